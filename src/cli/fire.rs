@@ -1,0 +1,140 @@
+//! `latch fire`: one event in, one outcome out.
+
+use std::io::{self, Read, Write};
+use std::path::PathBuf;
+
+use clap::Args;
+
+use latch::dialect::poolside::{Poolside, Sources};
+use latch::outcome::RunStatus;
+use latch::{Engine, Event, Session};
+
+use super::exit;
+
+/// Flags of `latch fire`.
+#[derive(Debug, Args)]
+pub struct FireArgs {
+    /// Read the event JSON from this file instead of stdin.
+    #[arg(long, value_name = "FILE")]
+    event: Option<PathBuf>,
+    /// The project directory (project-level settings). Default: the current directory.
+    #[arg(long, value_name = "DIR")]
+    project: Option<PathBuf>,
+    /// The user's home directory (user-level settings). Default: $HOME.
+    #[arg(long, value_name = "DIR")]
+    home: Option<PathBuf>,
+    /// An explicit poolside settings file, the most specific level.
+    #[arg(long, value_name = "FILE")]
+    settings: Option<PathBuf>,
+    /// Where per-session state lives.
+    /// Default: $XDG_STATE_HOME/latch, else ~/.local/state/latch.
+    #[arg(long, value_name = "DIR", env = "LATCH_STATE_DIR")]
+    state_dir: Option<PathBuf>,
+    /// Print the outcome as indented JSON.
+    #[arg(long)]
+    pretty: bool,
+}
+
+/// Runs `latch fire` and returns its exit code.
+pub async fn run(args: FireArgs) -> u8 {
+    let event = match read_event(args.event.as_ref()) {
+        Ok(e) => e,
+        Err(msg) => {
+            eprintln!("latch: error: {msg}");
+            return exit::BAD_EVENT;
+        }
+    };
+    if let Err(e) = event.validate() {
+        eprintln!("latch: error: invalid event: {e}");
+        return exit::BAD_EVENT;
+    }
+    let project = args
+        .project
+        .map(|p| std::path::absolute(&p).unwrap_or(p))
+        .or_else(|| std::env::current_dir().ok());
+    let home = args
+        .home
+        .or_else(|| std::env::var_os("HOME").map(PathBuf::from));
+    let pool = Poolside::load(&Sources {
+        home,
+        project,
+        settings: args.settings,
+    });
+    let engine = Engine::new().with_dialect(pool);
+    let mut stderr = io::stderr().lock();
+    for d in engine.diagnostics() {
+        let _ = writeln!(stderr, "{d}");
+    }
+    let session = match open_session(&event, args.state_dir) {
+        Ok(s) => s,
+        Err(msg) => {
+            eprintln!("latch: error: {msg}");
+            return exit::INTERNAL;
+        }
+    };
+    let outcome = match engine.dispatch(&event, &session).await {
+        Ok(o) => o,
+        Err(e) => {
+            eprintln!("latch: error: invalid event: {e}");
+            return exit::BAD_EVENT;
+        }
+    };
+    for run in outcome
+        .runs
+        .iter()
+        .filter(|r| r.status == RunStatus::Failed)
+    {
+        let _ = writeln!(
+            stderr,
+            "latch: warning: hook {} ({}) failed: {}",
+            run.hook,
+            run.event,
+            run.message.as_deref().unwrap_or("unknown error")
+        );
+    }
+    for w in &outcome.warnings {
+        let _ = writeln!(stderr, "latch: warning: {w}");
+    }
+    let json = if args.pretty {
+        serde_json::to_string_pretty(&outcome)
+    } else {
+        serde_json::to_string(&outcome)
+    };
+    let mut stdout = io::stdout().lock();
+    match json {
+        Ok(text) if writeln!(stdout, "{text}").is_ok() => exit::OK,
+        _ => exit::INTERNAL,
+    }
+}
+
+fn read_event(path: Option<&PathBuf>) -> Result<Event, String> {
+    let (bytes, from) = match path {
+        Some(p) => (
+            std::fs::read(p).map_err(|e| format!("cannot read {}: {e}", p.display()))?,
+            p.display().to_string(),
+        ),
+        None => {
+            let mut buf = Vec::new();
+            io::stdin()
+                .read_to_end(&mut buf)
+                .map_err(|e| format!("cannot read the event from stdin: {e}"))?;
+            (buf, "stdin".to_owned())
+        }
+    };
+    serde_json::from_slice(&bytes).map_err(|e| format!("{from} is not a valid event: {e}"))
+}
+
+fn open_session(event: &Event, state_dir: Option<PathBuf>) -> Result<Session, String> {
+    let Some(id) = &event.session_id else {
+        return Ok(Session::in_memory(None));
+    };
+    let Some(root) = state_dir.or_else(Session::default_state_root) else {
+        return Err("no state directory: set --state-dir, LATCH_STATE_DIR or HOME".into());
+    };
+    Session::open(&root, id).map_err(|e| {
+        format!(
+            "cannot open the session state under {}: {e}",
+            root.display()
+        )
+    })
+}

@@ -1,0 +1,53 @@
+//! The `latch` commands, one file each.
+
+mod fire;
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+/// Exit codes, documented in `docs/cli.md`.
+pub mod exit {
+    /// The command ran (for `fire`: the dispatch ran, whatever it decided).
+    pub const OK: u8 = 0;
+    /// Bad flags or arguments (clap's own code; listed for the docs).
+    #[allow(dead_code)]
+    pub const USAGE: u8 = 2;
+    /// The event could not be read or is not a valid event.
+    pub const BAD_EVENT: u8 = 3;
+    /// latch itself could not run (state directory, runtime).
+    pub const INTERNAL: u8 = 4;
+}
+
+/// latch: a hook engine for AI coding agents.
+#[derive(Debug, Parser)]
+#[command(name = "latch", version, about, long_about = None)]
+pub struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Fire one event: load the hook configuration, run the matching hooks,
+    /// print the outcome as JSON.
+    Fire(fire::FireArgs),
+}
+
+/// Runs the parsed command line.
+pub fn run(cli: Cli) -> ExitCode {
+    let runtime = match tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("latch: error: cannot start the async runtime: {e}");
+            return ExitCode::from(exit::INTERNAL);
+        }
+    };
+    let code = match cli.command {
+        Command::Fire(args) => runtime.block_on(fire::run(args)),
+    };
+    ExitCode::from(code)
+}

@@ -1,0 +1,8 @@
+//! Reading configuration text into located trees.
+//!
+//! Every dialect's file is parsed into a [`yaml::Node`] tree first, where
+//! every value carries its line and column. Dialects then validate the tree
+//! by hand, which lets them report *every* problem of a file at once, each at
+//! its exact position, and keep the hooks that are fine.
+
+pub mod yaml;

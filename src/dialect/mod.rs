@@ -1,0 +1,51 @@
+//! Dialects: one module per hook-configuration format, all feeding the same
+//! pipeline.
+//!
+//! A dialect *finds* its files, *loads* them into typed hooks (with
+//! diagnostics), and on each event *selects* its hooks, *runs* them through
+//! the shared [`Runner`](crate::run::Runner), *judges* each result and
+//! *combines* them into one [`Outcome`]. Nothing outside a dialect's module
+//! knows its field names.
+
+pub mod poolside;
+
+use std::future::Future;
+use std::pin::Pin;
+
+use crate::diag::Diagnostic;
+use crate::engine::InputValidator;
+use crate::event::Event;
+use crate::outcome::Outcome;
+use crate::run::Runner;
+use crate::session::Session;
+
+/// A boxed future, so dialects can be held as trait objects.
+pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+
+/// What a dialect gets from the engine for one dispatch.
+pub struct DispatchContext<'a> {
+    /// The process runner.
+    pub runner: &'a Runner,
+    /// The session the event belongs to.
+    pub session: &'a Session,
+    /// The harness's check for rewritten tool input.
+    pub validator: &'a dyn InputValidator,
+    /// The id of this event occurrence, shared by every hook that handles it.
+    pub event_id: &'a str,
+}
+
+/// One loaded hook configuration format.
+pub trait Dialect: Send + Sync {
+    /// The dialect's name, such as `poolside`.
+    fn name(&self) -> &'static str;
+
+    /// The problems found while loading, in file order.
+    fn diagnostics(&self) -> &[Diagnostic];
+
+    /// Runs this dialect's hooks for one event and combines their answers.
+    fn dispatch<'a>(
+        &'a self,
+        event: &'a Event,
+        cx: &'a DispatchContext<'a>,
+    ) -> BoxFuture<'a, Outcome>;
+}

@@ -1,0 +1,392 @@
+//! Running the selected hooks one after another and combining their
+//! verdicts into one [`Outcome`], by poolside's rules:
+//!
+//! - hooks run sequentially in configuration order, never in parallel;
+//! - rewrites thread from hook to hook: each sees the previous hook's
+//!   validated rewrite;
+//! - any deny blocks; deny reasons combine in order; later hooks still run,
+//!   but their rewrites are not applied after a deny; context accumulates;
+//! - a failed hook is skipped, the model is told, and it never blocks;
+//! - Stop continuations are capped by `stop_hook_max_continuations`.
+
+use std::ffi::OsString;
+use std::path::PathBuf;
+
+use serde_json::Value;
+
+use crate::dialect::DispatchContext;
+use crate::event::Event;
+use crate::outcome::{
+    Continuation, Decision, ErrorCategory, HookRun, Injection, NoticeKind, Outcome, Placement,
+    Reason, RunStatus,
+};
+use crate::run::{EnvPolicy, Exit, HookCommand, OutputLimits, Program, Termination};
+use crate::text::cap;
+
+use super::events::{PoolEvent, Threaded, payload};
+use super::judge::{Answer, MAX_STDERR, MAX_STDOUT, Verdict, judge};
+use super::load::Hook;
+use super::notice::{self, MODEL_TEXT_CAP, notice};
+use super::{DIALECT, Poolside};
+
+/// The session key of the consecutive-continuation counter.
+pub const CONTINUATIONS_KEY: &str = "poolside.stop_continuations";
+
+/// The shell every poolside command runs through.
+const SHELL: &str = "/bin/sh";
+
+/// The state of one dispatch as hooks run.
+struct Fold<'a> {
+    event: PoolEvent,
+    now: Threaded,
+    denied: bool,
+    continuing: Vec<String>,
+    continuation_texts: Vec<String>,
+    output_rewriters: Vec<String>,
+    out: Outcome,
+    tool: &'a str,
+}
+
+/// Runs poolside's hooks for one event.
+pub async fn dispatch(cfg: &Poolside, event: &Event, cx: &DispatchContext<'_>) -> Outcome {
+    let Some(pe) = PoolEvent::from_kind(event.event) else {
+        return Outcome::proceed(event.event);
+    };
+    let mut fold = Fold {
+        event: pe,
+        now: Threaded::from_event(event),
+        denied: false,
+        continuing: Vec::new(),
+        continuation_texts: Vec::new(),
+        output_rewriters: Vec::new(),
+        out: Outcome::proceed(event.event),
+        tool: event.tool_name().unwrap_or(""),
+    };
+    if pe == PoolEvent::UserPromptSubmit {
+        // A real prompt resets the count of consecutive Stop continuations.
+        if let Err(e) = cx.session.update(|s| s.set_counter(CONTINUATIONS_KEY, 0)) {
+            fold.out.warnings.push(format!(
+                "latch could not reset the Stop continuation counter: {e}"
+            ));
+        }
+    }
+    let original = fold.now.clone();
+    // Hooks run in the agent's working directory, else in the project.
+    let cwd = event
+        .cwd
+        .clone()
+        .filter(|d| d.is_dir())
+        .or_else(|| cfg.workdir().map(PathBuf::from));
+    for hook in cfg.select(event) {
+        let record = run_one(&mut fold, hook, event, cx, cwd.clone()).await;
+        fold.out.runs.push(record);
+    }
+    fold.finish(&original, cfg.max_continuations(), cx)
+}
+
+async fn run_one(
+    fold: &mut Fold<'_>,
+    hook: &Hook,
+    event: &Event,
+    cx: &DispatchContext<'_>,
+    cwd: Option<PathBuf>,
+) -> HookRun {
+    let pe = fold.event;
+    let mut record = HookRun::new(&hook.label, DIALECT, pe.as_str(), Some(hook.source.clone()));
+    if let Some(why) = hook.disabled() {
+        record.status = RunStatus::Skipped;
+        record.error = Some(ErrorCategory::InvalidMatcher);
+        record.message = Some(why);
+        return record;
+    }
+    let stdin = serde_json::to_vec(&payload(pe, event, cx.event_id, &fold.now)).unwrap_or_default();
+    let cmd = HookCommand {
+        program: Program::Shell {
+            shell: PathBuf::from(SHELL),
+            script: hook.command.clone(),
+        },
+        env: EnvPolicy::Inherit(Vec::<(OsString, OsString)>::new()),
+        cwd,
+        stdin,
+        timeout: hook.timeout,
+        limits: OutputLimits {
+            stdout: MAX_STDOUT,
+            stderr: MAX_STDERR,
+        },
+    };
+    let result = cx.runner.run(&cmd).await;
+    record.took(result.duration);
+    let exit = match result.termination {
+        Termination::Exited(e) | Termination::TimedOut { exit: e } => Some(e),
+        Termination::SpawnFailed { .. } => None,
+    };
+    match exit {
+        Some(Exit::Code(c)) => record.exit_code = Some(c),
+        Some(Exit::Signal(s)) => record.signal = Some(s),
+        None => {}
+    }
+    record.stdout_truncated = result.stdout.truncated;
+    record.stderr_truncated = result.stderr.truncated;
+    if result.killed_leftovers {
+        fold.out.warnings.push(format!(
+            "hook {} ({pe}) exited but left processes holding its output open; latch killed its process group",
+            hook.label
+        ));
+    }
+    match judge(pe, &result, hook.timeout.as_secs_f64()) {
+        Verdict::Failed { category, message } => {
+            fold.out.notices.push(notice(
+                NoticeKind::Failure,
+                &hook.label,
+                pe,
+                &format!(
+                    "The hook failed and was skipped: {message}. The event continued without it."
+                ),
+            ));
+            record.fail(category, message);
+        }
+        Verdict::Answered(answer) => fold.apply(hook, answer, &mut record, cx),
+    }
+    record
+}
+
+impl Fold<'_> {
+    fn apply(&mut self, hook: &Hook, a: Answer, record: &mut HookRun, cx: &DispatchContext<'_>) {
+        let pe = self.event;
+        let label = hook.label.as_str();
+        record.ignored_fields = a.ignored_fields;
+        if let Some(reason) = a.deny {
+            let text = if reason.trim().is_empty() {
+                notice::default_reason(label)
+            } else {
+                reason
+            };
+            self.block(label, text, record, ErrorCategory::HookBlocked);
+        }
+        if let Some(input) = a.tool_input {
+            if self.denied {
+                record
+                    .ignored_fields
+                    .push("updated_input (after a deny)".into());
+            } else {
+                match cx.validator.validate(self.tool, &input) {
+                    Ok(()) => {
+                        let shown = serde_json::to_string(&input).unwrap_or_default();
+                        self.now.tool_input = input;
+                        self.out.notices.push(notice(
+                            NoticeKind::Rewrite,
+                            label,
+                            pe,
+                            &format!("Rewrote the tool arguments; the tool runs with: {shown}"),
+                        ));
+                    }
+                    Err(why) => {
+                        let text = format!(
+                            "hook {label} rewrote the tool arguments, but they failed validation: {why}"
+                        );
+                        self.block(label, text, record, ErrorCategory::InvalidRewrite);
+                    }
+                }
+            }
+        }
+        if let Some(text) = a.tool_output {
+            match text {
+                Ok(t) => {
+                    self.now.tool_output = Value::String(t);
+                    self.output_rewriters.push(label.to_owned());
+                }
+                Err(why) => self.reject(label, "updated_tool_output", &why, record),
+            }
+        }
+        if let Some(text) = a.prompt {
+            match text {
+                Ok(_) if self.denied => record
+                    .ignored_fields
+                    .push("updated_prompt (after a deny)".into()),
+                Ok(t) => {
+                    self.now.prompt = Some(t);
+                    self.out.notices.push(notice(
+                        NoticeKind::Rewrite,
+                        label,
+                        pe,
+                        "Rewrote the user's prompt.",
+                    ));
+                }
+                Err(why) => self.reject(label, "updated_prompt", &why, record),
+            }
+        }
+        if let Some(text) = a.context {
+            match text {
+                Ok(t) if !t.is_empty() => self.out.context.push(Injection {
+                    hook: label.to_owned(),
+                    placement: placement(pe),
+                    text: cap(&t, MODEL_TEXT_CAP),
+                }),
+                Ok(_) => {}
+                Err(why) => self.reject(label, "additional_context", &why, record),
+            }
+        }
+        if let Some(text) = a.continuation {
+            record.status = RunStatus::Continued;
+            self.continuing.push(label.to_owned());
+            self.continuation_texts.extend(text);
+        }
+        if let Some(what) = a.refused {
+            record
+                .ignored_fields
+                .push(format!("{what} (not possible on {pe})"));
+            if pe == PoolEvent::PostToolUse {
+                self.out.warnings.push(format!(
+                    "hook {label} {what} on PostToolUse, which cannot block; it was ignored"
+                ));
+            } else {
+                self.out.notices.push(notice(
+                    NoticeKind::Ignored,
+                    label,
+                    pe,
+                    &format!("The hook {what}, which {pe} cannot do; the request was ignored."),
+                ));
+            }
+        }
+    }
+
+    fn block(&mut self, label: &str, text: String, record: &mut HookRun, category: ErrorCategory) {
+        self.denied = true;
+        record.status = RunStatus::Blocked;
+        record.error = Some(category);
+        record.message = Some(crate::text::first_line(&text).unwrap_or("").to_owned());
+        // The model never sees a blocked prompt; only tool calls get a tag.
+        if self.event == PoolEvent::PreToolUse {
+            self.out.notices.push(notice(
+                NoticeKind::Block,
+                label,
+                self.event,
+                &format!("Blocked this tool call: {text}"),
+            ));
+        }
+        self.out.reasons.push(Reason {
+            hook: label.to_owned(),
+            text,
+        });
+    }
+
+    fn reject(&mut self, label: &str, field: &str, why: &str, record: &mut HookRun) {
+        record.error = Some(ErrorCategory::InvalidText);
+        record.ignored_fields.push(format!("{field} ({why})"));
+        self.out.notices.push(notice(
+            NoticeKind::Rejected,
+            label,
+            self.event,
+            &format!(
+                "The hook returned {field} that {why}; it was rejected and the original kept."
+            ),
+        ));
+    }
+
+    fn finish(
+        mut self,
+        original: &Threaded,
+        max_continuations: Option<u32>,
+        cx: &DispatchContext<'_>,
+    ) -> Outcome {
+        let pe = self.event;
+        if self.denied {
+            self.out.decision = Decision::Deny;
+        }
+        match pe {
+            PoolEvent::PreToolUse if !self.denied && self.now.tool_input != original.tool_input => {
+                self.out.tool_input = Some(self.now.tool_input.clone());
+            }
+            PoolEvent::PostToolUse if !self.output_rewriters.is_empty() => {
+                let text = match &self.now.tool_output {
+                    Value::String(s) => s.clone(),
+                    other => other.to_string(),
+                };
+                let mut shown = cap(&text, MODEL_TEXT_CAP);
+                for label in &self.output_rewriters {
+                    shown.push('\n');
+                    shown.push_str(&notice::tag(
+                        label,
+                        pe,
+                        "This tool output was rewritten by the hook.",
+                    ));
+                }
+                self.out.tool_output = Some(shown);
+            }
+            PoolEvent::UserPromptSubmit if !self.denied && self.now.prompt != original.prompt => {
+                // Prompt rewrites are not capped.
+                self.out.prompt = self.now.prompt.clone();
+            }
+            PoolEvent::Stop if !self.continuing.is_empty() => {
+                self.continue_or_refuse(max_continuations, cx)
+            }
+            _ => {}
+        }
+        self.out
+    }
+
+    fn continue_or_refuse(&mut self, max: Option<u32>, cx: &DispatchContext<'_>) {
+        let allowed = cx.session.update(|s| {
+            let count = s.counter(CONTINUATIONS_KEY);
+            if max.is_some_and(|m| count >= u64::from(m)) {
+                false
+            } else {
+                s.set_counter(CONTINUATIONS_KEY, count + 1);
+                true
+            }
+        });
+        let allowed = match allowed {
+            Ok(a) => a,
+            Err(e) => {
+                // Without the counter the cap cannot be enforced; refusing is
+                // the choice that cannot loop forever.
+                self.out
+                    .warnings
+                    .push(format!("latch could not read the Stop continuation counter ({e}); the continuation was refused"));
+                false
+            }
+        };
+        if !allowed {
+            if let Some(m) = max {
+                self.out.warnings.push(format!(
+                    "Stop hook continuation refused: stop_hook_max_continuations ({m}) reached"
+                ));
+            }
+            for run in &mut self.out.runs {
+                if run.status == RunStatus::Continued {
+                    run.message =
+                        Some("continuation refused by stop_hook_max_continuations".into());
+                }
+            }
+            return;
+        }
+        let prompt = if self.continuation_texts.is_empty() {
+            notice::default_continuation(&self.continuing)
+        } else {
+            cap(&self.continuation_texts.join("\n"), MODEL_TEXT_CAP)
+        };
+        for label in &self.continuing {
+            self.out.notices.push(notice(
+                NoticeKind::Continuation,
+                label,
+                PoolEvent::Stop,
+                "Asked the agent to keep working instead of stopping.",
+            ));
+        }
+        self.out.continuation = Some(Continuation {
+            prompt,
+            hooks: self.continuing.clone(),
+        });
+    }
+}
+
+fn placement(pe: PoolEvent) -> Placement {
+    match pe {
+        PoolEvent::UserPromptSubmit => Placement::WithPrompt,
+        PoolEvent::PreCompact => Placement::AfterCompaction,
+        PoolEvent::PostToolUse => Placement::AfterToolResult,
+        PoolEvent::SessionStart | PoolEvent::PreToolUse | PoolEvent::Stop => {
+            Placement::SystemPrompt
+        }
+    }
+}

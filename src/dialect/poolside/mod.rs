@@ -1,0 +1,166 @@
+//! The poolside dialect: `hooks:` in `settings.yaml` at four levels, shell
+//! commands run one after another, rewrites that thread from hook to hook,
+//! and hooks that fail open.
+//!
+//! The pipeline, one module per stage:
+//! - [`discover`]: which settings files, in which level order;
+//! - [`load`]: one file into typed hooks, with located diagnostics;
+//! - [`merge`]: the levels into one ordered list per event (named replacement);
+//! - [`events`]: the event names and the stdin payload;
+//! - [`judge`]: one run's exit code and stdout into a verdict;
+//! - [`combine`]: the verdicts, in order, into one [`Outcome`](crate::Outcome).
+//!
+//! The user guide is `docs/dialects/poolside.md`.
+
+pub mod combine;
+pub mod discover;
+pub mod events;
+pub mod judge;
+pub mod load;
+pub mod merge;
+pub mod notice;
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+
+use crate::diag::Diagnostic;
+use crate::dialect::{BoxFuture, Dialect, DispatchContext};
+use crate::event::Event;
+use crate::matcher::{NameIndex, NameMatcher};
+use crate::outcome::Outcome;
+
+pub use discover::Sources;
+pub use events::PoolEvent;
+pub use load::{Hook, Level, Matcher};
+
+/// The dialect's name.
+pub const DIALECT: &str = "poolside";
+
+/// The hooks of one event, in run order, with their matchers folded.
+#[derive(Debug, Clone, Default)]
+pub struct EventHooks {
+    /// The hooks, in configuration order after merging levels.
+    pub hooks: Vec<Hook>,
+    index: NameIndex,
+}
+
+impl EventHooks {
+    fn new(hooks: Vec<Hook>) -> Self {
+        // A disabled hook is indexed as "any" so that it shows up in every
+        // run record of its event as skipped, never silently absent.
+        let any = NameMatcher::Any;
+        let index = NameIndex::build(hooks.iter().enumerate().map(|(i, h)| {
+            (
+                i,
+                match &h.matcher {
+                    Matcher::Valid(m) => m,
+                    Matcher::Invalid { .. } => &any,
+                },
+            )
+        }));
+        EventHooks { hooks, index }
+    }
+
+    /// The hooks that apply to an event, in order. `target` is the tool name
+    /// on tool events; other events ignore the matcher.
+    pub fn select(&self, event: PoolEvent, target: Option<&str>) -> Vec<&Hook> {
+        match target {
+            Some(name) if event.uses_matcher() => {
+                let fallback: Vec<&NameMatcher> = Vec::new();
+                self.index
+                    .select(name, &fallback)
+                    .into_iter()
+                    .filter_map(|i| self.hooks.get(i))
+                    .collect()
+            }
+            _ => self.hooks.iter().collect(),
+        }
+    }
+}
+
+/// A loaded poolside configuration.
+#[derive(Debug, Clone, Default)]
+pub struct Poolside {
+    events: HashMap<PoolEvent, EventHooks>,
+    max_continuations: Option<u32>,
+    workdir: Option<PathBuf>,
+    files: Vec<PathBuf>,
+    diagnostics: Vec<Diagnostic>,
+}
+
+impl Poolside {
+    /// Finds and loads every settings level. Never fails: problems are
+    /// diagnostics, and whatever is usable is kept.
+    pub fn load(sources: &Sources) -> Poolside {
+        let mut levels = Vec::new();
+        let mut diagnostics = Vec::new();
+        let mut files = Vec::new();
+        for found in sources.files(&mut diagnostics) {
+            let (config, diags) = load::load_file(&found.path, found.level, &found.text);
+            diagnostics.extend(diags);
+            files.push(found.path);
+            levels.push(config);
+        }
+        let merged = merge::merge(levels, &mut diagnostics);
+        Poolside {
+            events: merged
+                .hooks
+                .into_iter()
+                .map(|(e, hooks)| (e, EventHooks::new(hooks)))
+                .collect(),
+            max_continuations: merged.max_continuations,
+            workdir: sources.project.clone(),
+            files,
+            diagnostics,
+        }
+    }
+
+    /// The hooks of one event, after merging.
+    pub fn hooks(&self, event: PoolEvent) -> &[Hook] {
+        self.events.get(&event).map_or(&[], |e| e.hooks.as_slice())
+    }
+
+    /// The effective `stop_hook_max_continuations` (`None`: unlimited).
+    pub fn max_continuations(&self) -> Option<u32> {
+        self.max_continuations
+    }
+
+    /// The directory hooks run in when the event has no `cwd`: the project.
+    pub fn workdir(&self) -> Option<&std::path::Path> {
+        self.workdir.as_deref()
+    }
+
+    /// The settings files that were read, least specific first.
+    pub fn files(&self) -> &[PathBuf] {
+        &self.files
+    }
+
+    /// The hooks that would run for `event`, in order.
+    pub fn select(&self, event: &Event) -> Vec<&Hook> {
+        let Some(pe) = PoolEvent::from_kind(event.event) else {
+            return Vec::new();
+        };
+        self.events
+            .get(&pe)
+            .map(|e| e.select(pe, event.tool_name()))
+            .unwrap_or_default()
+    }
+}
+
+impl Dialect for Poolside {
+    fn name(&self) -> &'static str {
+        DIALECT
+    }
+
+    fn diagnostics(&self) -> &[Diagnostic] {
+        &self.diagnostics
+    }
+
+    fn dispatch<'a>(
+        &'a self,
+        event: &'a Event,
+        cx: &'a DispatchContext<'a>,
+    ) -> BoxFuture<'a, Outcome> {
+        Box::pin(combine::dispatch(self, event, cx))
+    }
+}

@@ -1,0 +1,139 @@
+//! The [`Engine`]: holds the loaded dialects and dispatches events to them.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use serde_json::Value;
+
+use crate::diag::Diagnostic;
+use crate::dialect::{Dialect, DispatchContext};
+use crate::event::{Event, EventError};
+use crate::outcome::Outcome;
+use crate::run::Runner;
+use crate::session::Session;
+
+/// The harness's check for a rewritten tool input, run after every rewrite
+/// so each hook sees the previous hook's *validated* rewrite.
+pub trait InputValidator: Send + Sync {
+    /// `Ok` if `input` is acceptable arguments for `tool`, else why not.
+    fn validate(&self, tool: &str, input: &Value) -> Result<(), String>;
+}
+
+/// The default validator: tool arguments must be a JSON object.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct ObjectArguments;
+
+impl InputValidator for ObjectArguments {
+    fn validate(&self, _tool: &str, input: &Value) -> Result<(), String> {
+        if input.is_object() {
+            Ok(())
+        } else {
+            Err("tool arguments must be a JSON object".to_owned())
+        }
+    }
+}
+
+impl<F> InputValidator for F
+where
+    F: Fn(&str, &Value) -> Result<(), String> + Send + Sync,
+{
+    fn validate(&self, tool: &str, input: &Value) -> Result<(), String> {
+        self(tool, input)
+    }
+}
+
+/// Runs every loaded dialect's hooks for an event and merges the outcomes.
+///
+/// Dialects run one after another in the order they were added; each sees
+/// the tool input, tool output and prompt as the previous one rewrote them,
+/// and any deny wins.
+pub struct Engine {
+    dialects: Vec<Box<dyn Dialect>>,
+    runner: Runner,
+    validator: Box<dyn InputValidator>,
+}
+
+impl Default for Engine {
+    fn default() -> Self {
+        Engine::new()
+    }
+}
+
+impl Engine {
+    /// An engine with no dialects, the default runner and validator.
+    pub fn new() -> Self {
+        Engine {
+            dialects: Vec::new(),
+            runner: Runner::default(),
+            validator: Box::new(ObjectArguments),
+        }
+    }
+
+    /// Adds a loaded dialect.
+    pub fn with_dialect(mut self, dialect: impl Dialect + 'static) -> Self {
+        self.dialects.push(Box::new(dialect));
+        self
+    }
+
+    /// Replaces the validator for rewritten tool input.
+    pub fn with_validator(mut self, validator: impl InputValidator + 'static) -> Self {
+        self.validator = Box::new(validator);
+        self
+    }
+
+    /// Replaces the runner (for example to change the kill grace period).
+    pub fn with_runner(mut self, runner: Runner) -> Self {
+        self.runner = runner;
+        self
+    }
+
+    /// The loaded dialects.
+    pub fn dialects(&self) -> impl Iterator<Item = &dyn Dialect> {
+        self.dialects.iter().map(|d| d.as_ref())
+    }
+
+    /// Every load diagnostic of every dialect.
+    pub fn diagnostics(&self) -> impl Iterator<Item = &Diagnostic> {
+        self.dialects.iter().flat_map(|d| d.diagnostics())
+    }
+
+    /// Runs the hooks for `event`. Fails only if the event itself is
+    /// malformed; every hook failure is part of the [`Outcome`].
+    pub async fn dispatch(&self, event: &Event, session: &Session) -> Result<Outcome, EventError> {
+        event.validate()?;
+        let event_id = event.id.clone().unwrap_or_else(new_event_id);
+        let cx = DispatchContext {
+            runner: &self.runner,
+            session,
+            validator: self.validator.as_ref(),
+            event_id: &event_id,
+        };
+        let mut outcome = Outcome::proceed(event.event);
+        let mut current = event.clone();
+        for dialect in &self.dialects {
+            let part = dialect.dispatch(&current, &cx).await;
+            if let (Some(input), Some(tool)) = (&part.tool_input, current.tool.as_mut()) {
+                tool.input = input.clone();
+            }
+            if let (Some(output), Some(tool)) = (&part.tool_output, current.tool.as_mut()) {
+                tool.output = Some(Value::String(output.clone()));
+            }
+            if let Some(prompt) = &part.prompt {
+                current.prompt = Some(prompt.clone());
+            }
+            outcome.absorb(part);
+        }
+        Ok(outcome)
+    }
+}
+
+/// A fresh id for an event occurrence: time, process and a counter, so ids
+/// from overlapping `latch fire` processes never collide.
+fn new_event_id() -> String {
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let nanos = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos());
+    let n = COUNTER.fetch_add(1, Ordering::Relaxed);
+    format!("evt-{nanos:x}-{:x}-{n}", std::process::id())
+}

@@ -1,0 +1,303 @@
+//! The neutral [`Event`]: what happened in the harness, in terms no dialect owns.
+//!
+//! Harnesses build an `Event` (or write its JSON for `latch fire`); each
+//! dialect translates it into its own event name and payload. See
+//! `docs/events.md` for the JSON form, field by field.
+
+use std::fmt;
+use std::path::PathBuf;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// The kind of point in a turn where hooks run.
+///
+/// One kind covers the equivalent event of every dialect: `tool_before` is
+/// poolside's and evener's `PreToolUse` and peen's `preToolUse` (plus its
+/// per-file-tool `pre<Tool>` event).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum EventKind {
+    /// A session starts or resumes (`source` says which).
+    SessionStart,
+    /// A user prompt arrived, before the agent processes it.
+    UserPrompt,
+    /// The turn for a user prompt has been prepared (peen's `postUserMessage`).
+    UserPromptReady,
+    /// A turn is about to call the model for the first time.
+    TurnStart,
+    /// A tool is about to run.
+    ToolBefore,
+    /// A tool ran and its result is being recorded.
+    ToolAfter,
+    /// A tool ran and failed.
+    ToolFailure,
+    /// The agent is about to end its turn.
+    Stop,
+    /// The user cancelled the turn.
+    TurnCancelled,
+    /// A delegated sub-agent finished and is about to settle.
+    SubagentStop,
+    /// Context compaction is about to run.
+    CompactBefore,
+    /// Context compaction finished and its summary is stored.
+    CompactAfter,
+    /// The harness shows the user a notification.
+    Notification,
+    /// The session is ending.
+    SessionEnd,
+}
+
+impl EventKind {
+    /// Every kind, in the order of a typical session.
+    pub const ALL: [EventKind; 14] = [
+        EventKind::SessionStart,
+        EventKind::UserPrompt,
+        EventKind::UserPromptReady,
+        EventKind::TurnStart,
+        EventKind::ToolBefore,
+        EventKind::ToolAfter,
+        EventKind::ToolFailure,
+        EventKind::Stop,
+        EventKind::TurnCancelled,
+        EventKind::SubagentStop,
+        EventKind::CompactBefore,
+        EventKind::CompactAfter,
+        EventKind::Notification,
+        EventKind::SessionEnd,
+    ];
+
+    /// The snake_case name used in the event JSON.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            EventKind::SessionStart => "session_start",
+            EventKind::UserPrompt => "user_prompt",
+            EventKind::UserPromptReady => "user_prompt_ready",
+            EventKind::TurnStart => "turn_start",
+            EventKind::ToolBefore => "tool_before",
+            EventKind::ToolAfter => "tool_after",
+            EventKind::ToolFailure => "tool_failure",
+            EventKind::Stop => "stop",
+            EventKind::TurnCancelled => "turn_cancelled",
+            EventKind::SubagentStop => "subagent_stop",
+            EventKind::CompactBefore => "compact_before",
+            EventKind::CompactAfter => "compact_after",
+            EventKind::Notification => "notification",
+            EventKind::SessionEnd => "session_end",
+        }
+    }
+
+    /// Whether this kind concerns one tool call (and so needs [`Event::tool`]).
+    pub fn is_tool_event(self) -> bool {
+        matches!(
+            self,
+            EventKind::ToolBefore | EventKind::ToolAfter | EventKind::ToolFailure
+        )
+    }
+}
+
+impl fmt::Display for EventKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// One tool call, as the model made it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ToolCall {
+    /// The harness's name for the tool (dialects may present another name).
+    pub name: String,
+    /// The arguments, exactly as the model passed them.
+    #[serde(default)]
+    pub input: Value,
+    /// The harness's id for this call, shared by its before and after events.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub call_id: Option<String>,
+    /// The tool's result, on `tool_after`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub output: Option<Value>,
+    /// The tool's error, on `tool_failure`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
+/// Figures that describe one compaction.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Compaction {
+    /// The estimated size of the request that went over budget, in tokens.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub estimated_tokens: Option<u64>,
+    /// The prompt budget that was exceeded, in tokens.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub budget_tokens: Option<u64>,
+    /// The model round within the turn where compaction started.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub round: Option<u64>,
+    /// How many conversation units the summary replaces.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub units_covered: Option<u64>,
+    /// How many stored messages the summary replaces.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub messages_covered: Option<u64>,
+    /// The size of the stored summary, in tokens (after compaction only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub summary_tokens: Option<u64>,
+}
+
+/// Something that happened in the harness, at a point where hooks run.
+///
+/// Only `event` is required; everything else is filled in when the harness
+/// knows it. Unknown fields are rejected so a misspelled field is an error,
+/// not a silently missing value.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Event {
+    /// What kind of point this is.
+    pub event: EventKind,
+    /// An id for this occurrence, shared by every hook that handles it.
+    /// latch makes one up when it is absent.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub id: Option<String>,
+    /// The session this event belongs to.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub session_id: Option<String>,
+    /// The agent's working directory (the workspace).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cwd: Option<PathBuf>,
+    /// Where the harness records the session's transcript or trajectory.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub transcript_path: Option<PathBuf>,
+    /// The id of the client request that started the turn.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub request_id: Option<String>,
+    /// The id of the turn.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub turn_id: Option<String>,
+    /// The id of the child agent run, when the event happens inside one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub agent_run_id: Option<String>,
+    /// The model the turn runs (or the one-turn override the client sent).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+    /// The session's reasoning-effort level, when configured.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub effort: Option<String>,
+    /// The tool call, on tool events.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool: Option<ToolCall>,
+    /// The user's prompt, on `user_prompt` and `user_prompt_ready`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prompt: Option<String>,
+    /// Why the turn or session ended (`stop`, `turn_cancelled`, `session_end`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    /// Why the model's last response ended (`stop`, `length`, …).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub finish_reason: Option<String>,
+    /// How the session started: `startup`, `resume`, `clear` or `compact`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source: Option<String>,
+    /// What triggered compaction: `auto`, `forced` or `manual`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trigger: Option<String>,
+    /// The notification text, on `notification`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
+    /// The notification type, on `notification`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub notification_type: Option<String>,
+    /// The harness's estimate of the current context size, in tokens.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub context_tokens: Option<u64>,
+    /// Compaction figures, on `compact_before` and `compact_after`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub compaction: Option<Compaction>,
+    /// On `stop`: the round ended with questions to the user still unanswered.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub pending_questions: bool,
+}
+
+/// Why an [`Event`] cannot be dispatched.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum EventError {
+    /// A tool event without its `tool` object.
+    #[error("a `{0}` event needs a `tool` object with at least a `name`")]
+    MissingTool(EventKind),
+    /// A tool call with an empty name.
+    #[error("`tool.name` must not be empty")]
+    EmptyToolName,
+}
+
+impl Event {
+    /// An event of the given kind with no data.
+    pub fn new(event: EventKind) -> Self {
+        Event {
+            event,
+            id: None,
+            session_id: None,
+            cwd: None,
+            transcript_path: None,
+            request_id: None,
+            turn_id: None,
+            agent_run_id: None,
+            model: None,
+            effort: None,
+            tool: None,
+            prompt: None,
+            reason: None,
+            finish_reason: None,
+            source: None,
+            trigger: None,
+            message: None,
+            notification_type: None,
+            context_tokens: None,
+            compaction: None,
+            pending_questions: false,
+        }
+    }
+
+    /// A `tool_before` event for one call.
+    pub fn tool_before(name: impl Into<String>, input: Value) -> Self {
+        let mut e = Event::new(EventKind::ToolBefore);
+        e.tool = Some(ToolCall {
+            name: name.into(),
+            input,
+            call_id: None,
+            output: None,
+            error: None,
+        });
+        e
+    }
+
+    /// Sets the session id.
+    pub fn with_session(mut self, id: impl Into<String>) -> Self {
+        self.session_id = Some(id.into());
+        self
+    }
+
+    /// Sets the working directory.
+    pub fn with_cwd(mut self, cwd: impl Into<PathBuf>) -> Self {
+        self.cwd = Some(cwd.into());
+        self
+    }
+
+    /// Checks the fields the kind requires.
+    pub fn validate(&self) -> Result<(), EventError> {
+        if self.event.is_tool_event() {
+            match &self.tool {
+                None => return Err(EventError::MissingTool(self.event)),
+                Some(t) if t.name.is_empty() => return Err(EventError::EmptyToolName),
+                Some(_) => {}
+            }
+        }
+        Ok(())
+    }
+
+    /// The tool name, on tool events.
+    pub fn tool_name(&self) -> Option<&str> {
+        self.tool.as_ref().map(|t| t.name.as_str())
+    }
+}

@@ -1,0 +1,210 @@
+//! Tool-name matchers.
+
+use std::collections::HashMap;
+
+use regex::{Regex, RegexBuilder, RegexSet, RegexSetBuilder};
+
+/// The largest compiled regex latch accepts from a configuration. A pattern
+/// over it is refused at load instead of using unbounded memory.
+const REGEX_SIZE_LIMIT: usize = 1 << 20;
+
+/// One matcher for a name (a tool name, or another target a dialect tests).
+#[derive(Debug, Clone)]
+pub enum NameMatcher {
+    /// Matches every name (`""`, `"*"`, or no matcher).
+    Any,
+    /// Matches exactly one name.
+    Exact(String),
+    /// Matches any of several exact names (`a|b|c`).
+    List(Vec<String>),
+    /// A regular expression that must match the whole name.
+    Regex {
+        /// The pattern as written.
+        pattern: String,
+        /// The compiled, anchored form.
+        regex: Regex,
+    },
+}
+
+impl NameMatcher {
+    /// Classifies a matcher the way poolside and evener do: surrounding
+    /// whitespace is trimmed; empty or `*` matches everything; a string of
+    /// only `[A-Za-z0-9_|]` is an exact name or a pipe list; anything else is
+    /// a regular expression (RE2 syntax), which must match the whole name.
+    pub fn parse(pattern: &str) -> Result<NameMatcher, regex::Error> {
+        let p = pattern.trim();
+        if p.is_empty() || p == "*" {
+            return Ok(NameMatcher::Any);
+        }
+        if p.chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '|')
+        {
+            let names: Vec<String> = p
+                .split('|')
+                .filter(|n| !n.is_empty())
+                .map(str::to_owned)
+                .collect();
+            return Ok(match names.len() {
+                0 => NameMatcher::Any,
+                1 => NameMatcher::Exact(names.into_iter().next().unwrap_or_default()),
+                _ => NameMatcher::List(names),
+            });
+        }
+        let regex = RegexBuilder::new(&anchored(p))
+            .size_limit(REGEX_SIZE_LIMIT)
+            .build()?;
+        Ok(NameMatcher::Regex {
+            pattern: p.to_owned(),
+            regex,
+        })
+    }
+
+    /// Whether `name` matches.
+    pub fn matches(&self, name: &str) -> bool {
+        match self {
+            NameMatcher::Any => true,
+            NameMatcher::Exact(n) => n == name,
+            NameMatcher::List(ns) => ns.iter().any(|n| n == name),
+            NameMatcher::Regex { regex, .. } => regex.is_match(name),
+        }
+    }
+}
+
+fn anchored(pattern: &str) -> String {
+    format!("^(?:{pattern})$")
+}
+
+/// All the matchers of one event, folded for fast selection.
+///
+/// Built from `(position, matcher)` pairs; [`NameIndex::select`] returns the
+/// positions whose matcher accepts a name, in ascending order, so hooks still
+/// run in configuration order.
+#[derive(Debug, Clone, Default)]
+pub struct NameIndex {
+    any: Vec<usize>,
+    exact: HashMap<String, Vec<usize>>,
+    regex_positions: Vec<usize>,
+    regexes: Option<RegexSet>,
+}
+
+impl NameIndex {
+    /// Folds the matchers. Positions must be given in ascending order.
+    pub fn build<'a>(matchers: impl IntoIterator<Item = (usize, &'a NameMatcher)>) -> Self {
+        let mut index = NameIndex::default();
+        let mut patterns = Vec::new();
+        for (pos, m) in matchers {
+            match m {
+                NameMatcher::Any => index.any.push(pos),
+                NameMatcher::Exact(n) => index.exact.entry(n.clone()).or_default().push(pos),
+                NameMatcher::List(ns) => {
+                    for n in ns {
+                        let slot = index.exact.entry(n.clone()).or_default();
+                        if slot.last() != Some(&pos) {
+                            slot.push(pos);
+                        }
+                    }
+                }
+                NameMatcher::Regex { pattern, .. } => {
+                    patterns.push(anchored(pattern));
+                    index.regex_positions.push(pos);
+                }
+            }
+        }
+        if !patterns.is_empty() {
+            // Each pattern compiled on its own already; the set only fails if
+            // the combined size is over the limit, and then the per-regex
+            // fallback below keeps selection correct.
+            index.regexes = RegexSetBuilder::new(&patterns)
+                .size_limit(REGEX_SIZE_LIMIT * 8)
+                .build()
+                .ok();
+        }
+        index
+    }
+
+    /// Positions whose matcher accepts `name`, ascending. `fallback` is the
+    /// full matcher list, consulted only if the regex set could not be built.
+    pub fn select(&self, name: &str, fallback: &[&NameMatcher]) -> Vec<usize> {
+        let mut out = self.any.clone();
+        if let Some(ps) = self.exact.get(name) {
+            out.extend_from_slice(ps);
+        }
+        match &self.regexes {
+            Some(set) if !self.regex_positions.is_empty() => {
+                out.extend(set.matches(name).iter().map(|i| self.regex_positions[i]));
+            }
+            _ => {
+                for &pos in &self.regex_positions {
+                    if fallback.get(pos).is_some_and(|m| m.matches(name)) {
+                        out.push(pos);
+                    }
+                }
+            }
+        }
+        out.sort_unstable();
+        out.dedup();
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    macro_rules! matches {
+        ($name:ident: $pat:expr, $target:expr) => {
+            #[test]
+            fn $name() {
+                let m = NameMatcher::parse($pat).expect("pattern compiles");
+                assert!(m.matches($target), "{:?} should match {:?}", $pat, $target);
+            }
+        };
+        ($name:ident: $pat:expr, !$target:expr) => {
+            #[test]
+            fn $name() {
+                let m = NameMatcher::parse($pat).expect("pattern compiles");
+                assert!(
+                    !m.matches($target),
+                    "{:?} should not match {:?}",
+                    $pat,
+                    $target
+                );
+            }
+        };
+    }
+
+    matches!(empty_matches_all: "", "shell");
+    matches!(star_matches_all: "*", "anything");
+    matches!(exact: "shell", "shell");
+    matches!(exact_is_not_substring: "shell", !"shell_exec");
+    matches!(exact_is_not_prefix: "Bash", !"BashOutput");
+    matches!(exact_is_case_sensitive: "shell", !"Shell");
+    matches!(list_first: "shell|bash", "shell");
+    matches!(list_second: "shell|bash", "bash");
+    matches!(list_no_substring: "shell|bash", !"bas");
+    matches!(regex_whole_name: "web_.*", "web_fetch");
+    matches!(regex_is_anchored_at_start: "fetch", !"web_fetch");
+    matches!(regex_is_anchored_at_end: "web_.", !"web_fetch");
+    matches!(regex_alternation_is_grouped: "read|write.*", "write_file");
+    matches!(trimmed: " shell ", "shell");
+    matches!(mcp_regex: "mcp__.*", "mcp__github__search");
+
+    #[test]
+    fn invalid_regex_is_an_error() {
+        assert!(NameMatcher::parse("(?<=a)b").is_err());
+        assert!(NameMatcher::parse("(unclosed").is_err());
+    }
+
+    #[test]
+    fn index_returns_positions_in_order() {
+        let ms: Vec<NameMatcher> = ["web_.*", "shell", "*", "shell|read", "nope"]
+            .iter()
+            .map(|p| NameMatcher::parse(p).expect("compiles"))
+            .collect();
+        let refs: Vec<&NameMatcher> = ms.iter().collect();
+        let idx = NameIndex::build(ms.iter().enumerate());
+        assert_eq!(idx.select("shell", &refs), vec![1, 2, 3]);
+        assert_eq!(idx.select("web_fetch", &refs), vec![0, 2]);
+        assert_eq!(idx.select("other", &refs), vec![2]);
+    }
+}

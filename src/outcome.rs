@@ -1,0 +1,330 @@
+//! The [`Outcome`]: the one decision the harness applies after an event's hooks ran.
+//!
+//! Every field is documented for users in `docs/outcome.md`.
+
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::diag::SourceRef;
+use crate::event::EventKind;
+
+/// Whether the harness goes on with what the event describes.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Decision {
+    /// Go on (possibly with rewritten input, output or prompt).
+    #[default]
+    Proceed,
+    /// Refuse the tool call, prompt or operation; `reasons` says why.
+    Deny,
+}
+
+/// One hook's reason for a deny.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Reason {
+    /// The label of the hook that denied.
+    pub hook: String,
+    /// The reason, as the hook gave it.
+    pub text: String,
+}
+
+/// Where injected context lands in what the model reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Placement {
+    /// Appended to the system prompt (session and turn start events).
+    SystemPrompt,
+    /// Added beside the user's prompt, for this turn.
+    WithPrompt,
+    /// A message right after the tool's result.
+    AfterToolResult,
+    /// Added after compaction ran, so it survives compaction verbatim.
+    AfterCompaction,
+}
+
+/// Context a hook asked to show the model.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Injection {
+    /// The label of the hook that injected it.
+    pub hook: String,
+    /// Where it lands.
+    pub placement: Placement,
+    /// The text, already capped and rendered as the dialect shows it.
+    pub text: String,
+}
+
+/// Why the model is told something about a hook.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum NoticeKind {
+    /// A hook rewrote the tool input, the tool output or the prompt.
+    Rewrite,
+    /// A hook blocked the event.
+    Block,
+    /// A hook made the agent keep working.
+    Continuation,
+    /// A hook failed and was skipped.
+    Failure,
+    /// A hook asked for something the event cannot do, and it was ignored.
+    Ignored,
+    /// A hook's rewrite or text was rejected and the original kept.
+    Rejected,
+}
+
+/// A message for the model about what a hook did.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Notice {
+    /// The hook's label.
+    pub hook: String,
+    /// The event, in the dialect's spelling.
+    pub event: String,
+    /// Why the model is told.
+    pub kind: NoticeKind,
+    /// The rendered text the model reads (for example a `<hook>` tag).
+    pub text: String,
+}
+
+/// A request that the agent keep working instead of stopping.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Continuation {
+    /// The text that arrives as the next input, as if the user sent it.
+    pub prompt: String,
+    /// The labels of the hooks that asked for it.
+    pub hooks: Vec<String>,
+}
+
+/// A session event a hook published.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PublishedEvent {
+    /// The session event's type, such as `repo.file.changed`.
+    #[serde(rename = "type")]
+    pub event_type: String,
+    /// One line the model reads.
+    #[serde(default)]
+    pub summary: String,
+    /// Structured data, a JSON object.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub data: Option<Value>,
+    /// `queue` or `wake`, when the hook chose.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub delivery: Option<String>,
+    /// Who published it.
+    pub source: String,
+}
+
+/// How one hook run ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RunStatus {
+    /// It ran and its answer was applied (or it had nothing to say).
+    Ok,
+    /// It ran and blocked (or denied) the event.
+    Blocked,
+    /// It ran and asked the agent to continue.
+    Continued,
+    /// It failed; the event went on without it.
+    Failed,
+    /// It was not run (disabled at load, or unsupported).
+    Skipped,
+}
+
+/// A coarse, sanitized category for a failed or unusual run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ErrorCategory {
+    /// The hook's output could not be parsed.
+    ParseError,
+    /// The hook is declared for an event that never fires.
+    UnsupportedEvent,
+    /// The handler type is not supported.
+    UnsupportedHandler,
+    /// The matcher did not compile.
+    InvalidMatcher,
+    /// The hook ran past its time limit and was killed.
+    Timeout,
+    /// The dispatch was cancelled while the hook ran.
+    Cancelled,
+    /// The command could not start, exited with an unexpected code, or died by a signal.
+    CommandError,
+    /// A prompt handler failed.
+    PromptError,
+    /// The hook blocked the event.
+    HookBlocked,
+    /// The hook printed more than the dialect allows.
+    OutputTooLarge,
+    /// The hook's text was not valid UTF-8.
+    InvalidText,
+    /// The hook's rewrite failed the harness's validation.
+    InvalidRewrite,
+}
+
+/// The record of one hook run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct HookRun {
+    /// The hook's label (its name, or a fallback the dialect documents).
+    pub hook: String,
+    /// The dialect that ran it.
+    pub dialect: String,
+    /// The event, in the dialect's spelling.
+    pub event: String,
+    /// Where the hook was declared.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source: Option<SourceRef>,
+    /// How it ended.
+    pub status: RunStatus,
+    /// The exit code, when the process exited.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub exit_code: Option<i32>,
+    /// The signal that killed the process, when one did.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub signal: Option<i32>,
+    /// Wall-clock time from spawn to the end of the output, in milliseconds.
+    pub duration_ms: f64,
+    /// The category of what went wrong, if anything did.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<ErrorCategory>,
+    /// A one-line explanation of the status, for people.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
+    /// Whether stdout went over the cap and was cut.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub stdout_truncated: bool,
+    /// Whether stderr went over the cap and was cut.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub stderr_truncated: bool,
+    /// Output fields the hook set that this event does not honour.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub ignored_fields: Vec<String>,
+}
+
+impl HookRun {
+    /// A record with the given identity, status `Ok` and no details.
+    pub fn new(hook: &str, dialect: &str, event: &str, source: Option<SourceRef>) -> Self {
+        HookRun {
+            hook: hook.to_owned(),
+            dialect: dialect.to_owned(),
+            event: event.to_owned(),
+            source,
+            status: RunStatus::Ok,
+            exit_code: None,
+            signal: None,
+            duration_ms: 0.0,
+            error: None,
+            message: None,
+            stdout_truncated: false,
+            stderr_truncated: false,
+            ignored_fields: Vec::new(),
+        }
+    }
+
+    /// Sets the duration.
+    pub fn took(&mut self, d: Duration) {
+        self.duration_ms = d.as_secs_f64() * 1000.0;
+    }
+
+    /// Marks the run failed with a category and a message.
+    pub fn fail(&mut self, category: ErrorCategory, message: impl Into<String>) {
+        self.status = RunStatus::Failed;
+        self.error = Some(category);
+        self.message = Some(message.into());
+    }
+}
+
+/// What the harness must do after an event's hooks ran.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Outcome {
+    /// The event kind this outcome answers.
+    pub event: EventKind,
+    /// Proceed or deny.
+    pub decision: Decision,
+    /// Every deny reason, in configuration order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub reasons: Vec<Reason>,
+    /// The tool input as rewritten by hooks, when a hook rewrote it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool_input: Option<Value>,
+    /// The tool output as the model should read it, when a hook rewrote it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool_output: Option<String>,
+    /// The prompt as rewritten by hooks, when a hook rewrote it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prompt: Option<String>,
+    /// Context to inject for the model, in order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub context: Vec<Injection>,
+    /// What the model is told about hooks that rewrote, blocked, continued or failed.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub notices: Vec<Notice>,
+    /// Messages for the user (never sent to the model).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
+    /// Session events hooks published.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub events: Vec<PublishedEvent>,
+    /// On a stop event: keep the agent working with this prompt.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub continuation: Option<Continuation>,
+    /// One record per hook that matched the event, in run order.
+    #[serde(default)]
+    pub runs: Vec<HookRun>,
+}
+
+impl Outcome {
+    /// An outcome that lets the event proceed unchanged.
+    pub fn proceed(event: EventKind) -> Self {
+        Outcome {
+            event,
+            decision: Decision::Proceed,
+            reasons: Vec::new(),
+            tool_input: None,
+            tool_output: None,
+            prompt: None,
+            context: Vec::new(),
+            notices: Vec::new(),
+            warnings: Vec::new(),
+            events: Vec::new(),
+            continuation: None,
+            runs: Vec::new(),
+        }
+    }
+
+    /// Whether the event is denied.
+    pub fn is_denied(&self) -> bool {
+        self.decision == Decision::Deny
+    }
+
+    /// Folds the outcome of a later dialect into this one: any deny wins,
+    /// reasons, context, notices, warnings, events and runs append in order,
+    /// and a later rewrite replaces an earlier one (the later dialect saw it).
+    pub fn absorb(&mut self, later: Outcome) {
+        if later.decision == Decision::Deny {
+            self.decision = Decision::Deny;
+        }
+        self.reasons.extend(later.reasons);
+        if later.tool_input.is_some() {
+            self.tool_input = later.tool_input;
+        }
+        if later.tool_output.is_some() {
+            self.tool_output = later.tool_output;
+        }
+        if later.prompt.is_some() {
+            self.prompt = later.prompt;
+        }
+        self.context.extend(later.context);
+        self.notices.extend(later.notices);
+        self.warnings.extend(later.warnings);
+        self.events.extend(later.events);
+        match (&mut self.continuation, later.continuation) {
+            (Some(mine), Some(theirs)) => {
+                mine.prompt.push('\n');
+                mine.prompt.push_str(&theirs.prompt);
+                mine.hooks.extend(theirs.hooks);
+            }
+            (slot @ None, Some(theirs)) => *slot = Some(theirs),
+            (_, None) => {}
+        }
+        self.runs.extend(later.runs);
+    }
+}

@@ -1,0 +1,84 @@
+//! Capped capture of one output stream.
+
+use tokio::io::{AsyncRead, AsyncReadExt};
+
+/// What latch kept of one output stream.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Captured {
+    /// The first `cap` bytes of the stream.
+    pub bytes: Vec<u8>,
+    /// Every byte read, kept or not.
+    pub total: u64,
+    /// More than `cap` bytes arrived.
+    pub truncated: bool,
+    cap: usize,
+}
+
+/// Read in chunks of this size; memory stays flat however much a hook prints.
+const CHUNK: usize = 64 * 1024;
+
+impl Captured {
+    /// An empty capture that keeps at most `cap` bytes.
+    pub fn new(cap: usize) -> Self {
+        Captured {
+            bytes: Vec::new(),
+            total: 0,
+            truncated: false,
+            cap,
+        }
+    }
+
+    /// Reads the stream to its end, keeping at most `cap` bytes and counting
+    /// the rest. A read error ends the stream.
+    pub(super) async fn drain<R: AsyncRead + Unpin>(&mut self, pipe: Option<R>) {
+        let Some(mut pipe) = pipe else { return };
+        let mut buf = vec![0u8; CHUNK];
+        loop {
+            match pipe.read(&mut buf).await {
+                Ok(0) => return,
+                Ok(n) => self.keep(&buf[..n]),
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(_) => return,
+            }
+        }
+    }
+
+    fn keep(&mut self, chunk: &[u8]) {
+        self.total += chunk.len() as u64;
+        let room = self.cap.saturating_sub(self.bytes.len());
+        if chunk.len() > room {
+            self.truncated = true;
+        }
+        self.bytes
+            .extend_from_slice(&chunk[..chunk.len().min(room)]);
+    }
+
+    /// The kept bytes as text, with invalid UTF-8 replaced by U+FFFD.
+    pub fn lossy(&self) -> std::borrow::Cow<'_, str> {
+        String::from_utf8_lossy(&self.bytes)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keeps_up_to_the_cap_and_counts_the_rest() {
+        let mut c = Captured::new(5);
+        c.keep(b"abc");
+        c.keep(b"defg");
+        c.keep(b"hij");
+        assert_eq!(c.bytes, b"abcde");
+        assert_eq!(c.total, 10);
+        assert!(c.truncated);
+    }
+
+    #[test]
+    fn exactly_the_cap_is_not_truncated() {
+        let mut c = Captured::new(3);
+        c.keep(b"abc");
+        assert!(!c.truncated);
+        assert_eq!(c.bytes, b"abc");
+    }
+}

@@ -1,0 +1,350 @@
+//! The process runner shared by every dialect.
+//!
+//! One call to [`Runner::run`] spawns one hook process and returns a
+//! [`RunResult`], a plain value: how it ended, what it printed (capped), how
+//! long it took. Nothing here knows a dialect; dialects describe the process
+//! with a [`HookCommand`] and judge the result themselves.
+//!
+//! The guarantees, each covered by a test in `tests/runner.rs`:
+//! - the event payload is written to stdin while stdout and stderr are read,
+//!   so a hook that never reads stdin, or exits early, cannot deadlock latch;
+//! - stdout and stderr are capped while reading: past the cap latch stops
+//!   storing but keeps draining, so the hook never blocks on a full pipe;
+//! - each hook leads its own process group; a timeout sends SIGTERM to the
+//!   group, waits a short grace, then sends SIGKILL, so no descendant survives;
+//! - dropping a run in progress (a cancelled dispatch) kills the group too;
+//! - after the hook exits, latch waits a bounded time for its pipes to close
+//!   (a grandchild may hold them), then kills what is left of the group.
+
+mod capture;
+mod group;
+
+use std::ffi::OsString;
+use std::io;
+use std::os::unix::process::ExitStatusExt;
+use std::path::PathBuf;
+use std::process::{ExitStatus, Stdio};
+use std::time::{Duration, Instant};
+
+use tokio::io::AsyncWriteExt;
+use tokio::process::{ChildStdin, Command};
+
+pub use capture::Captured;
+use group::GroupGuard;
+
+/// What to execute.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Program {
+    /// A script run by a shell: `<shell> -c <script>`. The script is the
+    /// user's own configuration text; event data never goes into it.
+    Shell {
+        /// The shell, such as `/bin/sh` or `bash`.
+        shell: PathBuf,
+        /// The script passed after `-c`.
+        script: String,
+    },
+    /// A program run directly with its arguments, no shell.
+    Exec {
+        /// The program (a path, or a name looked up on `PATH`).
+        program: PathBuf,
+        /// The arguments, passed verbatim.
+        args: Vec<String>,
+    },
+}
+
+/// Which environment the hook process gets.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum EnvPolicy {
+    /// The harness's environment plus these variables.
+    Inherit(Vec<(OsString, OsString)>),
+    /// Exactly these variables and nothing else.
+    Only(Vec<(OsString, OsString)>),
+}
+
+/// Byte caps for the captured output. Past a cap latch keeps reading but
+/// stops storing, and records that the stream was truncated.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct OutputLimits {
+    /// At most this many bytes of stdout are kept.
+    pub stdout: usize,
+    /// At most this many bytes of stderr are kept.
+    pub stderr: usize,
+}
+
+/// A full description of one hook process.
+#[derive(Debug, Clone)]
+pub struct HookCommand {
+    /// What to execute.
+    pub program: Program,
+    /// The environment.
+    pub env: EnvPolicy,
+    /// The working directory; the harness's own when `None`.
+    pub cwd: Option<PathBuf>,
+    /// The bytes written to the hook's stdin (the event payload).
+    pub stdin: Vec<u8>,
+    /// How long the hook may run before its group is killed.
+    pub timeout: Duration,
+    /// Caps on captured output.
+    pub limits: OutputLimits,
+}
+
+/// How a process that ran came to an end.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Exit {
+    /// It exited with this code.
+    Code(i32),
+    /// A signal killed it.
+    Signal(i32),
+}
+
+impl Exit {
+    fn from_status(status: ExitStatus) -> Exit {
+        match (status.code(), status.signal()) {
+            (Some(code), _) => Exit::Code(code),
+            (None, Some(sig)) => Exit::Signal(sig),
+            // Neither code nor signal cannot happen for a reaped child on Unix;
+            // report it as an unusual exit rather than panicking.
+            (None, None) => Exit::Code(-1),
+        }
+    }
+}
+
+/// Why a hook process could not start.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SpawnFailure {
+    /// The program does not exist.
+    NotFound,
+    /// The program exists but cannot be executed.
+    NotExecutable,
+    /// The working directory does not exist or cannot be entered.
+    BadWorkingDirectory,
+    /// Any other reason (resource limits, …).
+    Other,
+}
+
+/// The end of a hook run.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Termination {
+    /// The process ran and ended on its own.
+    Exited(Exit),
+    /// The process ran past its timeout; its group was killed. `exit` is how
+    /// the leader died after the signals.
+    TimedOut {
+        /// How the leader ended after being signalled.
+        exit: Exit,
+    },
+    /// The process never started.
+    SpawnFailed {
+        /// The reason, classified.
+        reason: SpawnFailure,
+        /// The operating system's message.
+        message: String,
+    },
+}
+
+/// Everything a dialect needs to judge one hook run.
+#[derive(Debug, Clone)]
+pub struct RunResult {
+    /// How it ended.
+    pub termination: Termination,
+    /// Captured stdout (capped).
+    pub stdout: Captured,
+    /// Captured stderr (capped).
+    pub stderr: Captured,
+    /// From spawn to the end of the output.
+    pub duration: Duration,
+    /// The hook exited but something it started kept its output open past the
+    /// drain window, and latch killed its process group.
+    pub killed_leftovers: bool,
+}
+
+impl RunResult {
+    /// The exit code, when the process exited normally.
+    pub fn exit_code(&self) -> Option<i32> {
+        match self.termination {
+            Termination::Exited(Exit::Code(c)) => Some(c),
+            _ => None,
+        }
+    }
+}
+
+/// Spawns hook processes. Cheap to clone; holds only its timing settings.
+#[derive(Debug, Clone, Copy)]
+pub struct Runner {
+    /// Time between SIGTERM and SIGKILL on timeout.
+    pub grace: Duration,
+    /// How long to wait for the output pipes to close after the hook exits.
+    pub drain: Duration,
+}
+
+impl Default for Runner {
+    fn default() -> Self {
+        Runner {
+            grace: Duration::from_millis(1000),
+            drain: Duration::from_millis(1000),
+        }
+    }
+}
+
+impl Runner {
+    /// Runs one hook to completion. Never panics and never returns an error:
+    /// every way a process can fail is a [`Termination`].
+    pub async fn run(&self, cmd: &HookCommand) -> RunResult {
+        let start = Instant::now();
+        let mut stdout = Captured::new(cmd.limits.stdout);
+        let mut stderr = Captured::new(cmd.limits.stderr);
+
+        let mut child = match build(cmd).spawn() {
+            Ok(child) => child,
+            Err(err) => {
+                return RunResult {
+                    termination: spawn_failure(&err, cmd),
+                    stdout,
+                    stderr,
+                    duration: start.elapsed(),
+                    killed_leftovers: false,
+                };
+            }
+        };
+        let mut guard = GroupGuard::new(child.id());
+        let stdin = child.stdin.take();
+        let out_pipe = child.stdout.take();
+        let err_pipe = child.stderr.take();
+
+        let mut killed_leftovers = false;
+        let termination;
+        {
+            let io = async {
+                tokio::join!(
+                    feed(stdin, &cmd.stdin),
+                    stdout.drain(out_pipe),
+                    stderr.drain(err_pipe)
+                )
+            };
+            tokio::pin!(io);
+            let mut io_done = false;
+            let wait = child.wait();
+            tokio::pin!(wait);
+            let deadline = tokio::time::sleep(cmd.timeout);
+            tokio::pin!(deadline);
+
+            // Phase 1: the hook runs until it exits or its time is up.
+            let mut timed_out = false;
+            let mut status = loop {
+                tokio::select! {
+                    biased;
+                    status = &mut wait => break Some(status),
+                    _ = &mut io, if !io_done => io_done = true,
+                    _ = &mut deadline => { timed_out = true; break None; }
+                }
+            };
+            // Phase 2: on timeout, SIGTERM the group, grace, then SIGKILL.
+            if timed_out {
+                guard.terminate();
+                let grace = tokio::time::sleep(self.grace);
+                tokio::pin!(grace);
+                status = loop {
+                    tokio::select! {
+                        biased;
+                        status = &mut wait => break Some(status),
+                        _ = &mut io, if !io_done => io_done = true,
+                        _ = &mut grace => break None,
+                    }
+                };
+                if status.is_none() {
+                    guard.kill();
+                    status = Some(wait.await);
+                }
+            }
+            let exit = match status {
+                Some(Ok(st)) => Exit::from_status(st),
+                // Waiting failed (should not happen): treat as killed.
+                _ => Exit::Signal(9),
+            };
+            // Phase 3: a bounded drain; a grandchild may hold the pipes open.
+            if !io_done && tokio::time::timeout(self.drain, &mut io).await.is_err() {
+                guard.kill();
+                killed_leftovers = true;
+                // After SIGKILL the pipes close at once, unless a process
+                // escaped the group (setsid); do not wait for it.
+                let _ = tokio::time::timeout(Duration::from_millis(100), &mut io).await;
+            }
+            termination = if timed_out {
+                Termination::TimedOut { exit }
+            } else {
+                Termination::Exited(exit)
+            };
+        }
+        // The leader is reaped; leave whatever it left in the background that
+        // let go of the pipes (a deliberate daemon), as a shell would.
+        guard.disarm();
+        RunResult {
+            termination,
+            stdout,
+            stderr,
+            duration: start.elapsed(),
+            killed_leftovers,
+        }
+    }
+}
+
+/// Builds the command. Only `process_group(0)` is set, no `pre_exec`
+/// closure, so the standard library can use its `posix_spawn` fast path.
+fn build(cmd: &HookCommand) -> Command {
+    let mut c = match &cmd.program {
+        Program::Shell { shell, script } => {
+            let mut c = Command::new(shell);
+            c.arg("-c").arg(script);
+            c
+        }
+        Program::Exec { program, args } => {
+            let mut c = Command::new(program);
+            c.args(args);
+            c
+        }
+    };
+    match &cmd.env {
+        EnvPolicy::Inherit(extra) => {
+            c.envs(extra.iter().map(|(k, v)| (k, v)));
+        }
+        EnvPolicy::Only(vars) => {
+            c.env_clear();
+            c.envs(vars.iter().map(|(k, v)| (k, v)));
+        }
+    }
+    if let Some(dir) = &cmd.cwd {
+        c.current_dir(dir);
+    }
+    c.stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .process_group(0)
+        .kill_on_drop(true);
+    c
+}
+
+fn spawn_failure(err: &io::Error, cmd: &HookCommand) -> Termination {
+    let reason = match err.kind() {
+        io::ErrorKind::NotFound => match &cmd.cwd {
+            Some(dir) if !dir.is_dir() => SpawnFailure::BadWorkingDirectory,
+            _ => SpawnFailure::NotFound,
+        },
+        io::ErrorKind::PermissionDenied => SpawnFailure::NotExecutable,
+        _ => SpawnFailure::Other,
+    };
+    Termination::SpawnFailed {
+        reason,
+        message: err.to_string(),
+    }
+}
+
+/// Writes the payload and closes stdin. A hook that exits or closes stdin
+/// without reading makes the write fail with EPIPE: that is its right, not
+/// an error. (Rust ignores SIGPIPE, so the write returns an error instead of
+/// killing latch.)
+async fn feed(stdin: Option<ChildStdin>, payload: &[u8]) {
+    if let Some(mut pipe) = stdin {
+        let _ = pipe.write_all(payload).await;
+        let _ = pipe.shutdown().await;
+    }
+}

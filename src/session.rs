@@ -1,0 +1,218 @@
+//! Per-session state that outlives one dispatch.
+//!
+//! A harness that shells out runs one `latch fire` per event, so anything a
+//! dialect keeps per session (the Stop continuation counter, private
+//! directories, …) lives on disk under a state directory:
+//!
+//! ```text
+//! <state root>/                 0700
+//!   sessions/<session id>/      0700, the id percent-encoded
+//!     lock                      flock'd around every read-modify-write
+//!     state.json                the [`SessionState`] values
+//! ```
+//!
+//! Two `latch fire` processes of one session may overlap; every update holds
+//! an exclusive lock on `lock`, reads `state.json`, changes it, writes it to
+//! a temporary file and renames it into place.
+
+use std::collections::BTreeMap;
+use std::fs::{self, DirBuilder, File, OpenOptions};
+use std::io::{self, Write};
+use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// The values a session keeps. Keys are namespaced by their owner, such as
+/// `poolside.stop_continuations`, so dialects never collide.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct SessionState {
+    /// The values, by key.
+    #[serde(default)]
+    pub values: BTreeMap<String, Value>,
+}
+
+impl SessionState {
+    /// A counter value (0 when unset).
+    pub fn counter(&self, key: &str) -> u64 {
+        self.values.get(key).and_then(Value::as_u64).unwrap_or(0)
+    }
+
+    /// Sets a counter.
+    pub fn set_counter(&mut self, key: &str, value: u64) {
+        self.values.insert(key.to_owned(), Value::from(value));
+    }
+}
+
+/// One session's state: on disk under a state directory, or in memory.
+#[derive(Debug)]
+pub struct Session {
+    id: Option<String>,
+    dir: Option<PathBuf>,
+    memory: Mutex<SessionState>,
+}
+
+impl Session {
+    /// A session whose state lives only as long as this value (for a harness
+    /// that embeds latch and keeps one `Session` per conversation).
+    pub fn in_memory(id: Option<String>) -> Session {
+        Session {
+            id,
+            dir: None,
+            memory: Mutex::new(SessionState::default()),
+        }
+    }
+
+    /// Opens (creating it if needed) the on-disk state of session `id` under
+    /// `state_root`. Every directory latch creates is private (0700).
+    pub fn open(state_root: &Path, id: &str) -> io::Result<Session> {
+        let dir = state_root.join("sessions").join(encode_id(id));
+        make_private_dir(state_root)?;
+        make_private_dir(&state_root.join("sessions"))?;
+        make_private_dir(&dir)?;
+        Ok(Session {
+            id: Some(id.to_owned()),
+            dir: Some(dir),
+            memory: Mutex::new(SessionState::default()),
+        })
+    }
+
+    /// The default state root: `$LATCH_STATE_DIR`, else
+    /// `$XDG_STATE_HOME/latch`, else `$HOME/.local/state/latch`.
+    pub fn default_state_root() -> Option<PathBuf> {
+        let nonempty = |k: &str| {
+            std::env::var_os(k)
+                .filter(|v| !v.is_empty())
+                .map(PathBuf::from)
+        };
+        nonempty("LATCH_STATE_DIR")
+            .or_else(|| nonempty("XDG_STATE_HOME").map(|p| p.join("latch")))
+            .or_else(|| nonempty("HOME").map(|p| p.join(".local/state/latch")))
+    }
+
+    /// The session id, if the session has one.
+    pub fn id(&self) -> Option<&str> {
+        self.id.as_deref()
+    }
+
+    /// The session's private directory on disk, if it has one.
+    pub fn dir(&self) -> Option<&Path> {
+        self.dir.as_deref()
+    }
+
+    /// A private (0700) directory for `name` inside the session directory,
+    /// created on first use. `None` for an in-memory session.
+    pub fn private_dir(&self, name: &str) -> io::Result<Option<PathBuf>> {
+        let Some(dir) = &self.dir else {
+            return Ok(None);
+        };
+        let sub = dir.join(encode_id(name));
+        make_private_dir(&sub)?;
+        Ok(Some(sub))
+    }
+
+    /// Reads the state, lets `f` change it, and stores it, atomically with
+    /// respect to other processes updating the same session.
+    pub fn update<T>(&self, f: impl FnOnce(&mut SessionState) -> T) -> io::Result<T> {
+        let Some(dir) = &self.dir else {
+            let mut state = self
+                .memory
+                .lock()
+                .map_err(|_| io::Error::other("session state lock poisoned"))?;
+            return Ok(f(&mut state));
+        };
+        let lock = OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(dir.join("lock"))?;
+        lock.lock()?;
+        let path = dir.join("state.json");
+        let mut state = match fs::read(&path) {
+            Ok(bytes) => serde_json::from_slice(&bytes).map_err(|e| {
+                io::Error::new(
+                    io::ErrorKind::InvalidData,
+                    format!("{} is corrupt: {e}", path.display()),
+                )
+            })?,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => SessionState::default(),
+            Err(e) => return Err(e),
+        };
+        let out = f(&mut state);
+        let tmp = dir.join(format!("state.json.{}.tmp", std::process::id()));
+        {
+            let mut file = File::create(&tmp)?;
+            file.write_all(&serde_json::to_vec_pretty(&state).map_err(io::Error::other)?)?;
+            file.sync_all()?;
+        }
+        fs::rename(&tmp, &path)?;
+        drop(lock);
+        Ok(out)
+    }
+
+    /// A snapshot of the state.
+    pub fn snapshot(&self) -> io::Result<SessionState> {
+        self.update(|s| s.clone())
+    }
+}
+
+/// Creates `dir` with mode 0700, or tightens an existing one to 0700.
+fn make_private_dir(dir: &Path) -> io::Result<()> {
+    match DirBuilder::new().mode(0o700).recursive(true).create(dir) {
+        Ok(()) => {}
+        Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {}
+        Err(e) => return Err(e),
+    }
+    let meta = fs::metadata(dir)?;
+    if meta.permissions().mode() & 0o077 != 0 {
+        fs::set_permissions(dir, fs::Permissions::from_mode(0o700))?;
+    }
+    Ok(())
+}
+
+/// Percent-encodes every byte outside `[A-Za-z0-9_-]`, so any session id
+/// maps to one safe file name (no `/`, no `..`).
+fn encode_id(id: &str) -> String {
+    if id.is_empty() {
+        return "%".to_owned();
+    }
+    let mut out = String::with_capacity(id.len());
+    for b in id.bytes() {
+        if b.is_ascii_alphanumeric() || b == b'_' || b == b'-' {
+            out.push(b as char);
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ids_cannot_escape_the_sessions_directory() {
+        assert_eq!(encode_id(".."), "%2E%2E");
+        assert_eq!(encode_id("a/b"), "a%2Fb");
+        assert_eq!(encode_id("abc-1_2"), "abc-1_2");
+    }
+
+    #[test]
+    fn state_persists_and_directories_are_private() {
+        let root = tempfile::tempdir().expect("tempdir");
+        let s = Session::open(root.path(), "s/1").expect("open");
+        s.update(|st| st.set_counter("x", 3)).expect("update");
+        let again = Session::open(root.path(), "s/1").expect("reopen");
+        assert_eq!(again.snapshot().expect("snapshot").counter("x"), 3);
+        for d in [
+            root.path().to_path_buf(),
+            again.dir().expect("dir").to_path_buf(),
+        ] {
+            let mode = fs::metadata(&d).expect("meta").permissions().mode() & 0o777;
+            assert_eq!(mode, 0o700, "{}", d.display());
+        }
+    }
+}
