@@ -151,15 +151,9 @@ impl NameIndex {
 mod tests {
     use super::*;
 
-    macro_rules! matches {
-        ($name:ident: $pat:expr, $target:expr) => {
-            #[test]
-            fn $name() {
-                let m = NameMatcher::parse($pat).expect("pattern compiles");
-                assert!(m.matches($target), "{:?} should match {:?}", $pat, $target);
-            }
-        };
-        ($name:ident: $pat:expr, !$target:expr) => {
+    /// `case!(test_name: pattern, target)` or `case!(test_name: pattern, !target)`.
+    macro_rules! case {
+        ($name:ident: $pat:expr, !$target:literal) => {
             #[test]
             fn $name() {
                 let m = NameMatcher::parse($pat).expect("pattern compiles");
@@ -171,23 +165,30 @@ mod tests {
                 );
             }
         };
+        ($name:ident: $pat:expr, $target:literal) => {
+            #[test]
+            fn $name() {
+                let m = NameMatcher::parse($pat).expect("pattern compiles");
+                assert!(m.matches($target), "{:?} should match {:?}", $pat, $target);
+            }
+        };
     }
 
-    matches!(empty_matches_all: "", "shell");
-    matches!(star_matches_all: "*", "anything");
-    matches!(exact: "shell", "shell");
-    matches!(exact_is_not_substring: "shell", !"shell_exec");
-    matches!(exact_is_not_prefix: "Bash", !"BashOutput");
-    matches!(exact_is_case_sensitive: "shell", !"Shell");
-    matches!(list_first: "shell|bash", "shell");
-    matches!(list_second: "shell|bash", "bash");
-    matches!(list_no_substring: "shell|bash", !"bas");
-    matches!(regex_whole_name: "web_.*", "web_fetch");
-    matches!(regex_is_anchored_at_start: "fetch", !"web_fetch");
-    matches!(regex_is_anchored_at_end: "web_.", !"web_fetch");
-    matches!(regex_alternation_is_grouped: "read|write.*", "write_file");
-    matches!(trimmed: " shell ", "shell");
-    matches!(mcp_regex: "mcp__.*", "mcp__github__search");
+    case!(empty_matches_all: "", "shell");
+    case!(star_matches_all: "*", "anything");
+    case!(exact: "shell", "shell");
+    case!(exact_is_not_substring: "shell", !"shell_exec");
+    case!(exact_is_not_prefix: "Bash", !"BashOutput");
+    case!(exact_is_case_sensitive: "shell", !"Shell");
+    case!(list_first: "shell|bash", "shell");
+    case!(list_second: "shell|bash", "bash");
+    case!(list_no_substring: "shell|bash", !"bas");
+    case!(regex_whole_name: "web_.*", "web_fetch");
+    case!(regex_is_anchored_at_start: "fetch", !"web_fetch");
+    case!(regex_is_anchored_at_end: "web_.", !"web_fetch");
+    case!(regex_alternation_is_grouped: "read|write.*", "write_file");
+    case!(trimmed: " shell ", "shell");
+    case!(mcp_regex: "mcp__.*", "mcp__github__search");
 
     #[test]
     fn invalid_regex_is_an_error() {

@@ -145,7 +145,7 @@ async fn run_one(
             ));
             record.fail(category, message);
         }
-        Verdict::Answered(answer) => fold.apply(hook, answer, &mut record, cx),
+        Verdict::Answered(answer) => fold.apply(hook, *answer, &mut record, cx),
     }
     record
 }

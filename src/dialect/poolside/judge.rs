@@ -50,7 +50,7 @@ pub enum Verdict {
         message: String,
     },
     /// The hook answered (possibly with nothing to say).
-    Answered(Answer),
+    Answered(Box<Answer>),
 }
 
 fn failed(category: ErrorCategory, message: impl Into<String>) -> Verdict {
@@ -86,7 +86,7 @@ pub fn judge(event: PoolEvent, run: &RunResult, timeout_secs: f64) -> Verdict {
             format!("killed by signal {sig}"),
         ),
         Exit::Code(0) => judge_stdout(event, run),
-        Exit::Code(2) => Verdict::Answered(exit_two(event, run)),
+        Exit::Code(2) => Verdict::Answered(Box::new(exit_two(event, run))),
         Exit::Code(code) => {
             let why = match code {
                 126 => " (the command is not executable)",
@@ -132,7 +132,7 @@ fn judge_stdout(event: PoolEvent, run: &RunResult) -> Verdict {
     let valid_utf8 = std::str::from_utf8(&run.stdout.bytes).is_ok();
     let text = run.stdout.lossy();
     if text.trim().is_empty() {
-        return Verdict::Answered(Answer::default());
+        return Verdict::Answered(Box::default());
     }
     let value: Value = match serde_json::from_str(&text) {
         Ok(v) => v,
@@ -149,7 +149,7 @@ fn judge_stdout(event: PoolEvent, run: &RunResult) -> Verdict {
             "stdout is JSON but not an object; a decision must be a JSON object",
         );
     };
-    Verdict::Answered(decision(event, &obj, valid_utf8))
+    Verdict::Answered(Box::new(decision(event, &obj, valid_utf8)))
 }
 
 /// Reads a decision object. Unknown fields are ignored, as poolside does;

@@ -404,8 +404,12 @@ impl Loader<'_> {
 
 /// The label of an unnamed hook: the file name of the command's program.
 pub fn command_label(command: &str) -> String {
-    let first = command.split_whitespace().next().unwrap_or(command);
-    let first = first.trim_matches(|c| c == '"' || c == '\'');
+    let trimmed = command.trim_start();
+    // A quoted program path may contain spaces: take it up to its closing quote.
+    let first = match trimmed.chars().next() {
+        Some(q @ ('"' | '\'')) => trimmed[1..].split(q).next().unwrap_or(""),
+        _ => trimmed.split_whitespace().next().unwrap_or(trimmed),
+    };
     Path::new(first)
         .file_name()
         .map(|f| f.to_string_lossy().into_owned())

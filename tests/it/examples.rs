@@ -1,0 +1,153 @@
+//! Every poolside example script of the spec, as shipped in
+//! `examples/poolside/`, shows its documented behaviour.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::{Value, json};
+
+use crate::util::{Fired, latch};
+
+/// A copy of `examples/poolside` in a temp dir, so markers stay out of the repo.
+struct Example {
+    dir: tempfile::TempDir,
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_dir(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), &target).unwrap();
+        }
+    }
+}
+
+impl Example {
+    fn new() -> Example {
+        let dir = tempfile::tempdir().unwrap();
+        let src = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("examples/poolside");
+        copy_dir(&src, &dir.path().join("project"));
+        Example { dir }
+    }
+
+    fn project(&self) -> PathBuf {
+        self.dir.path().join("project")
+    }
+
+    fn fire_file(&self, name: &str) -> Fired {
+        let event = std::fs::read(self.project().join("events").join(name)).unwrap();
+        self.fire_bytes(event)
+    }
+
+    fn fire(&self, event: &Value) -> Fired {
+        self.fire_bytes(serde_json::to_vec(event).unwrap())
+    }
+
+    fn fire_bytes(&self, event: Vec<u8>) -> Fired {
+        let out = latch()
+            .arg("fire")
+            .arg("--project")
+            .arg(self.project())
+            .arg("--home")
+            .arg(self.dir.path().join("home"))
+            .arg("--state-dir")
+            .arg(self.dir.path().join("state"))
+            .env("LOG_PAYLOAD_FILE", self.dir.path().join("payload.json"))
+            .write_stdin(event)
+            .output()
+            .unwrap();
+        Fired {
+            code: out.status.code().unwrap_or(-1),
+            outcome: serde_json::from_slice(&out.stdout).unwrap_or(Value::Null),
+            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        }
+    }
+}
+
+#[test]
+fn the_example_settings_load_without_diagnostics() {
+    let f = Example::new().fire_file("shell-allowed.json");
+    assert_eq!(f.code, 0);
+    assert_eq!(f.stderr, "");
+    assert_eq!(f.outcome["decision"], "proceed");
+    assert_eq!(f.runs().len(), 2);
+}
+
+#[test]
+fn block_hook_test_blocks_echo_hook_test() {
+    let f = Example::new().fire_file("shell-hook-test.json");
+    assert_eq!(f.outcome["decision"], "deny");
+    assert_eq!(
+        f.reasons(),
+        ["The hook test command was blocked (blocked by block-hook-test hook)"]
+    );
+}
+
+#[test]
+fn block_sudo_blocks_sudo_and_nothing_else() {
+    let ex = Example::new();
+    let f = ex.fire_file("shell-sudo.json");
+    assert_eq!(f.outcome["decision"], "deny");
+    assert_eq!(
+        f.reasons(),
+        ["sudo is forbidden in this workspace (blocked by block-sudo hook)"]
+    );
+    let f = ex.fire(
+        &json!({"event": "tool_before", "tool": {"name": "read", "input": {"path": "sudo"}}}),
+    );
+    assert!(f.runs().is_empty(), "the matcher selects only shell");
+}
+
+#[test]
+fn redact_rewrites_output_and_stays_silent_when_clean() {
+    let ex = Example::new();
+    let f = ex.fire_file("shell-output.json");
+    assert_eq!(
+        f.outcome["tool_output"],
+        "1 [sudo-redacted] make install\n2 make test\n-- reviewed by redact hook\n<hook name=\"redact\" event=\"PostToolUse\">This tool output was rewritten by the hook.</hook>"
+    );
+    let f = ex.fire(&json!({"event": "tool_after", "tool": {"name": "shell", "input": {}, "output": "all clean"}}));
+    assert!(f.outcome.get("tool_output").is_none());
+    assert!(f.outcome.get("notices").is_none());
+}
+
+#[test]
+fn drive_once_continues_exactly_once() {
+    let ex = Example::new();
+    let f = ex.fire_file("stop.json");
+    assert_eq!(
+        f.outcome["continuation"]["prompt"],
+        "You stopped early. Please also write a one-line summary to SUMMARY.md, then stop."
+    );
+    let f = ex.fire_file("stop.json");
+    assert!(
+        f.outcome.get("continuation").is_none(),
+        "the marker file stops the second continuation"
+    );
+    assert!(ex.project().join(".hook-continued").exists());
+}
+
+#[test]
+fn log_payload_writes_the_event_json() {
+    let ex = Example::new();
+    ex.fire_file("user-prompt.json");
+    let logged: Value =
+        serde_json::from_slice(&std::fs::read(ex.dir.path().join("payload.json")).unwrap())
+            .unwrap();
+    assert_eq!(logged["hook_event_name"], "UserPromptSubmit");
+    assert_eq!(logged["prompt"], "Install the package.");
+    assert_eq!(logged["session_id"], "demo");
+}
+
+#[test]
+fn announce_policy_injects_context_at_session_start() {
+    let f = Example::new().fire_file("session-start.json");
+    assert_eq!(
+        f.outcome["context"],
+        json!([{"hook": "announce-policy", "placement": "system_prompt",
+                "text": "Workspace policy (source=startup): sudo is forbidden in this workspace; hooks are active."}])
+    );
+}

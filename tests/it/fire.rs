@@ -1,0 +1,91 @@
+//! `latch fire` as a command: input handling and exit codes.
+
+use serde_json::json;
+
+use crate::util::Project;
+
+#[test]
+fn a_deny_is_an_outcome_with_exit_0() {
+    let p = Project::new().settings("hooks:\n  PreToolUse:\n    - {command: 'exit 2'}\n");
+    let f = p.fire(&json!({"event": "tool_before", "tool": {"name": "x", "input": {}}}));
+    assert_eq!(f.code, 0);
+    assert_eq!(f.outcome["decision"], "deny");
+}
+
+#[test]
+fn no_configuration_proceeds_with_no_runs() {
+    let p = Project::new();
+    let f = p.fire(&json!({"event": "stop"}));
+    assert_eq!(f.code, 0);
+    assert_eq!(
+        f.outcome,
+        json!({"event": "stop", "decision": "proceed", "runs": []})
+    );
+    assert_eq!(f.stderr, "");
+}
+
+#[test]
+fn malformed_event_json_exits_3() {
+    let p = Project::new();
+    let out = p.fire_raw(b"{not json", &[]);
+    assert_eq!(out.status.code(), Some(3));
+    assert!(
+        String::from_utf8_lossy(&out.stderr)
+            .starts_with("latch: error: stdin is not a valid event:")
+    );
+    assert!(out.stdout.is_empty());
+}
+
+#[test]
+fn unknown_event_fields_and_kinds_exit_3() {
+    let p = Project::new();
+    let out = p.fire_raw(br#"{"event":"stop","sesion_id":"x"}"#, &[]);
+    assert_eq!(out.status.code(), Some(3));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("unknown field `sesion_id`"));
+    let out = p.fire_raw(br#"{"event":"PreToolUse"}"#, &[]);
+    assert_eq!(out.status.code(), Some(3));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("unknown variant `PreToolUse`"));
+}
+
+#[test]
+fn a_tool_event_without_a_tool_exits_3() {
+    let p = Project::new();
+    let out = p.fire_raw(br#"{"event":"tool_before"}"#, &[]);
+    assert_eq!(out.status.code(), Some(3));
+    assert!(
+        String::from_utf8_lossy(&out.stderr)
+            .contains("a `tool_before` event needs a `tool` object")
+    );
+}
+
+#[test]
+fn the_event_can_come_from_a_file() {
+    let p = Project::new().settings("hooks:\n  Stop:\n    - {name: s, command: 'true'}\n");
+    let ev = p.write("ev.json", r#"{"event":"stop"}"#);
+    let f = p.fire_with(&json!(null), &["--event", ev.to_str().unwrap()]);
+    assert_eq!(f.code, 0, "{}", f.stderr);
+    assert_eq!(f.runs()[0]["hook"], "s");
+    let out = p.fire_raw(b"", &["--event", "/nonexistent.json"]);
+    assert_eq!(out.status.code(), Some(3));
+}
+
+#[test]
+fn bad_flags_exit_2() {
+    let out = crate::util::latch()
+        .args(["fire", "--bogus"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
+fn an_unusable_state_directory_exits_4() {
+    let p = Project::new();
+    let file = p.write("not-a-dir", "");
+    let out = p.fire_raw(
+        br#"{"event":"stop","session_id":"s"}"#,
+        &["--state-dir", file.to_str().unwrap()],
+    );
+    assert_eq!(out.status.code(), Some(4));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("cannot open the session state"));
+}

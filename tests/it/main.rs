@@ -1,0 +1,16 @@
+//! latch's integration tests: one binary, one module per topic. Every test
+//! spawns real processes in temp directories; the CLI tests run the real
+//! `latch` binary.
+
+#![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
+
+mod examples;
+mod fire;
+mod poolside_config;
+mod poolside_decisions;
+mod poolside_faults;
+mod poolside_payload;
+mod poolside_stop;
+mod props;
+mod runner;
+mod util;

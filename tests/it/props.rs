@@ -1,0 +1,85 @@
+//! Property tests for the matcher and the level-merging rules.
+
+use std::path::Path;
+
+use proptest::prelude::*;
+
+use latch::dialect::poolside::PoolEvent;
+use latch::dialect::poolside::load::{FileConfig, Level, load_file};
+use latch::dialect::poolside::merge::merge;
+use latch::matcher::{NameIndex, NameMatcher};
+
+fn name() -> impl Strategy<Value = String> {
+    "[a-c_]{1,3}"
+}
+
+proptest! {
+    /// A pipe list matches exactly its members, never a substring.
+    #[test]
+    fn pipe_lists_match_exactly_their_members(names in prop::collection::vec(name(), 1..4), probe in name()) {
+        let m = NameMatcher::parse(&names.join("|")).unwrap();
+        prop_assert_eq!(m.matches(&probe), names.contains(&probe));
+    }
+
+    /// A regex matches the whole name: `p.*` matches exactly the names
+    /// starting with `p`.
+    #[test]
+    fn regexes_are_anchored(prefix in name(), probe in "[a-c_]{0,6}") {
+        let m = NameMatcher::parse(&format!("{prefix}.*")).unwrap();
+        prop_assert_eq!(m.matches(&probe), probe.starts_with(&prefix));
+    }
+
+    /// The folded index selects exactly what the matchers select one by one,
+    /// in configuration order.
+    #[test]
+    fn the_index_agrees_with_the_matchers(
+        patterns in prop::collection::vec(prop_oneof![
+            Just("*".to_owned()), name(), (name(), name()).prop_map(|(a, b)| format!("{a}|{b}")),
+            name().prop_map(|n| format!("{n}.*")), name().prop_map(|n| format!(".*{n}")),
+        ], 0..12),
+        probe in name(),
+    ) {
+        let ms: Vec<NameMatcher> = patterns.iter().map(|p| NameMatcher::parse(p).unwrap()).collect();
+        let refs: Vec<&NameMatcher> = ms.iter().collect();
+        let idx = NameIndex::build(ms.iter().enumerate());
+        let expected: Vec<usize> = ms.iter().enumerate().filter(|(_, m)| m.matches(&probe)).map(|(i, _)| i).collect();
+        prop_assert_eq!(idx.select(&probe, &refs), expected);
+    }
+
+    /// Merging levels: the result is the concatenation in level order, where
+    /// a name already present takes the earlier position.
+    #[test]
+    fn merging_follows_the_named_replacement_rule(
+        levels in prop::collection::vec(prop::collection::vec(prop::option::of("[xyz]"), 0..4), 1..4),
+    ) {
+        let mut configs = Vec::new();
+        let mut model: Vec<(Option<String>, String)> = Vec::new();
+        for (li, hooks) in levels.iter().enumerate() {
+            let level = [Level::User, Level::Project, Level::Local, Level::Flag][li];
+            let mut yaml = "hooks:\n  Stop:\n".to_owned();
+            for (hi, name) in hooks.iter().enumerate() {
+                let cmd = format!("c{li}{hi}");
+                match name {
+                    Some(n) => yaml.push_str(&format!("    - {{name: {n}, command: {cmd}}}\n")),
+                    None => yaml.push_str(&format!("    - {{command: {cmd}}}\n")),
+                }
+                match name.as_ref().and_then(|n| model.iter().position(|(m, _)| m.as_ref() == Some(n))) {
+                    Some(pos) => model[pos] = (name.clone(), cmd),
+                    None => model.push((name.clone(), cmd)),
+                }
+            }
+            let (cfg, _) = load_file(Path::new("s.yaml"), level, &yaml);
+            configs.push(cfg);
+        }
+        let merged = merge(configs, &mut Vec::new());
+        let got: Vec<String> = merged.hooks.get(&PoolEvent::Stop).map(|hs| hs.iter().map(|h| h.command.clone()).collect()).unwrap_or_default();
+        let want: Vec<String> = model.into_iter().map(|(_, c)| c).collect();
+        prop_assert_eq!(got, want);
+    }
+
+    /// Loading never panics, whatever the text.
+    #[test]
+    fn loading_arbitrary_text_never_panics(text in "\\PC{0,200}") {
+        let (_cfg, _diags): (FileConfig, _) = load_file(Path::new("s.yaml"), Level::Project, &text);
+    }
+}

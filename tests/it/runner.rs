@@ -1,0 +1,249 @@
+//! The process runner, on real processes.
+
+use std::ffi::OsString;
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use latch::run::{
+    EnvPolicy, Exit, HookCommand, OutputLimits, Program, Runner, SpawnFailure, Termination,
+};
+
+use crate::util::{process_is_dead, read_pid, wait_dead};
+
+fn sh(script: &str) -> HookCommand {
+    HookCommand {
+        program: Program::Shell {
+            shell: PathBuf::from("/bin/sh"),
+            script: script.to_owned(),
+        },
+        env: EnvPolicy::Inherit(Vec::new()),
+        cwd: None,
+        stdin: b"{}".to_vec(),
+        timeout: Duration::from_secs(10),
+        limits: OutputLimits {
+            stdout: 1024 * 1024,
+            stderr: 64 * 1024,
+        },
+    }
+}
+
+fn fast() -> Runner {
+    Runner {
+        grace: Duration::from_millis(200),
+        drain: Duration::from_millis(300),
+    }
+}
+
+#[tokio::test]
+async fn exit_code_and_output_are_captured() {
+    let r = fast().run(&sh("cat; echo err >&2; exit 3")).await;
+    assert_eq!(r.termination, Termination::Exited(Exit::Code(3)));
+    assert_eq!(r.stdout.bytes, b"{}");
+    assert_eq!(r.stderr.bytes, b"err\n");
+    assert!(!r.killed_leftovers);
+}
+
+#[tokio::test]
+async fn death_by_signal_is_distinct_from_an_exit_code() {
+    let r = fast().run(&sh("kill -9 $$")).await;
+    assert_eq!(r.termination, Termination::Exited(Exit::Signal(9)));
+}
+
+#[tokio::test]
+async fn a_missing_program_could_not_start() {
+    let mut cmd = sh("");
+    cmd.program = Program::Exec {
+        program: PathBuf::from("/nonexistent/latch-hook"),
+        args: vec![],
+    };
+    let r = fast().run(&cmd).await;
+    assert!(
+        matches!(
+            r.termination,
+            Termination::SpawnFailed {
+                reason: SpawnFailure::NotFound,
+                ..
+            }
+        ),
+        "{:?}",
+        r.termination
+    );
+}
+
+#[tokio::test]
+async fn a_non_executable_program_could_not_start() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("hook.sh");
+    std::fs::write(&path, "#!/bin/sh\nexit 0\n").unwrap();
+    let mut cmd = sh("");
+    cmd.program = Program::Exec {
+        program: path,
+        args: vec![],
+    };
+    let r = fast().run(&cmd).await;
+    assert!(
+        matches!(
+            r.termination,
+            Termination::SpawnFailed {
+                reason: SpawnFailure::NotExecutable,
+                ..
+            }
+        ),
+        "{:?}",
+        r.termination
+    );
+}
+
+#[tokio::test]
+async fn a_timeout_kills_the_whole_group_grandchild_included() {
+    let dir = tempfile::tempdir().unwrap();
+    let pidfile = dir.path().join("pid");
+    let mut cmd = sh(&format!(
+        "sleep 1000 & echo $! > {}; sleep 1000",
+        pidfile.display()
+    ));
+    cmd.timeout = Duration::from_millis(300);
+    let started = Instant::now();
+    let r = fast().run(&cmd).await;
+    assert!(
+        matches!(r.termination, Termination::TimedOut { .. }),
+        "{:?}",
+        r.termination
+    );
+    assert!(started.elapsed() < Duration::from_secs(5));
+    let grandchild = read_pid(&pidfile);
+    assert!(
+        wait_dead(grandchild),
+        "grandchild {grandchild} survived the timeout"
+    );
+}
+
+#[tokio::test]
+async fn a_hook_that_ignores_sigterm_is_killed_after_the_grace() {
+    let mut cmd = sh("trap '' TERM; sleep 1000");
+    cmd.timeout = Duration::from_millis(200);
+    let r = fast().run(&cmd).await;
+    assert_eq!(
+        r.termination,
+        Termination::TimedOut {
+            exit: Exit::Signal(9)
+        }
+    );
+}
+
+#[tokio::test]
+async fn a_hook_that_never_reads_a_4_mib_stdin_does_not_deadlock() {
+    let mut cmd = sh("sleep 0.1; echo done");
+    cmd.stdin = vec![b'x'; 4 * 1024 * 1024];
+    let r = fast().run(&cmd).await;
+    assert_eq!(r.termination, Termination::Exited(Exit::Code(0)));
+    assert_eq!(r.stdout.bytes, b"done\n");
+}
+
+#[tokio::test]
+async fn a_hook_that_exits_at_once_with_a_large_stdin_is_fine() {
+    let mut cmd = sh("exit 0");
+    cmd.stdin = vec![b'x'; 4 * 1024 * 1024];
+    let r = fast().run(&cmd).await;
+    assert_eq!(r.termination, Termination::Exited(Exit::Code(0)));
+}
+
+#[tokio::test]
+async fn output_is_capped_while_reading_and_drained_to_the_end() {
+    let mut cmd = sh("head -c 10000000 /dev/zero; echo tail >&2");
+    cmd.limits.stdout = 64 * 1024;
+    let r = fast().run(&cmd).await;
+    assert_eq!(r.termination, Termination::Exited(Exit::Code(0)));
+    assert_eq!(r.stdout.bytes.len(), 64 * 1024);
+    assert_eq!(r.stdout.total, 10_000_000);
+    assert!(r.stdout.truncated);
+    assert_eq!(r.stderr.bytes, b"tail\n");
+}
+
+#[tokio::test]
+async fn a_grandchild_holding_the_pipe_is_killed_after_the_drain_window() {
+    let dir = tempfile::tempdir().unwrap();
+    let pidfile = dir.path().join("pid");
+    let cmd = sh(&format!(
+        "sleep 1000 & echo $! > {}; echo out",
+        pidfile.display()
+    ));
+    let started = Instant::now();
+    let r = fast().run(&cmd).await;
+    assert_eq!(r.termination, Termination::Exited(Exit::Code(0)));
+    assert!(r.killed_leftovers);
+    assert_eq!(r.stdout.bytes, b"out\n");
+    assert!(started.elapsed() < Duration::from_secs(5));
+    assert!(wait_dead(read_pid(&pidfile)));
+}
+
+#[tokio::test]
+async fn a_background_process_that_let_go_of_the_pipes_is_left_alone() {
+    let dir = tempfile::tempdir().unwrap();
+    let pidfile = dir.path().join("pid");
+    let cmd = sh(&format!(
+        "sleep 1000 >/dev/null 2>&1 </dev/null & echo $! > {}",
+        pidfile.display()
+    ));
+    let r = fast().run(&cmd).await;
+    assert!(!r.killed_leftovers);
+    let pid = read_pid(&pidfile);
+    assert!(!process_is_dead(pid), "a deliberate daemon was killed");
+    let _ = std::process::Command::new("kill")
+        .arg("-9")
+        .arg(pid.to_string())
+        .status();
+}
+
+#[tokio::test]
+async fn dropping_a_run_kills_its_group() {
+    let dir = tempfile::tempdir().unwrap();
+    let pidfile = dir.path().join("pid");
+    let cmd = sh(&format!(
+        "sleep 1000 & echo $! > {}; wait",
+        pidfile.display()
+    ));
+    let runner = fast();
+    let cancelled = tokio::time::timeout(Duration::from_millis(300), runner.run(&cmd)).await;
+    assert!(cancelled.is_err(), "the run should still be going");
+    assert!(
+        wait_dead(read_pid(&pidfile)),
+        "the cancelled hook's grandchild survived"
+    );
+}
+
+#[tokio::test]
+async fn an_only_environment_is_exactly_what_was_given() {
+    let mut cmd = sh("");
+    cmd.program = Program::Exec {
+        program: PathBuf::from("/usr/bin/env"),
+        args: vec![],
+    };
+    cmd.env = EnvPolicy::Only(vec![(OsString::from("ONLY"), OsString::from("this"))]);
+    let r = fast().run(&cmd).await;
+    assert_eq!(String::from_utf8_lossy(&r.stdout.bytes), "ONLY=this\n");
+}
+
+#[tokio::test]
+async fn the_working_directory_is_applied() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut cmd = sh("pwd");
+    cmd.cwd = Some(dir.path().to_path_buf());
+    let r = fast().run(&cmd).await;
+    let expected = dir.path().canonicalize().unwrap();
+    assert_eq!(
+        String::from_utf8_lossy(&r.stdout.bytes).trim(),
+        expected.to_str().unwrap()
+    );
+}
+
+#[tokio::test]
+async fn exec_form_passes_arguments_verbatim() {
+    let mut cmd = sh("");
+    cmd.program = Program::Exec {
+        program: PathBuf::from("printf"),
+        args: vec!["%s|".into(), "$HOME".into(), "a b".into()],
+    };
+    let r = fast().run(&cmd).await;
+    assert_eq!(r.stdout.bytes, b"$HOME|a b|");
+}

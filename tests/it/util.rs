@@ -1,0 +1,199 @@
+//! The test builder: a temp project with poolside settings and fixture hooks,
+//! fired through the real binary.
+
+use std::fs;
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+use std::process::Output;
+
+use assert_cmd::Command;
+use serde_json::Value;
+use tempfile::TempDir;
+
+/// A temp project: `<root>/project` with `.poolside/`, `<root>/home`, and a
+/// state directory.
+pub struct Project {
+    pub root: TempDir,
+}
+
+/// The result of one `latch fire`.
+pub struct Fired {
+    pub code: i32,
+    pub outcome: Value,
+    pub stderr: String,
+}
+
+impl Fired {
+    /// The `runs` array.
+    pub fn runs(&self) -> &Vec<Value> {
+        self.outcome["runs"].as_array().expect("runs is an array")
+    }
+
+    /// The `notices[].text` values.
+    pub fn notice_texts(&self) -> Vec<String> {
+        self.outcome["notices"]
+            .as_array()
+            .map(|a| {
+                a.iter()
+                    .map(|n| n["text"].as_str().unwrap_or("").to_owned())
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+
+    /// The `reasons[].text` values.
+    pub fn reasons(&self) -> Vec<String> {
+        self.outcome["reasons"]
+            .as_array()
+            .map(|a| {
+                a.iter()
+                    .map(|n| n["text"].as_str().unwrap_or("").to_owned())
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+
+    /// One run's status.
+    pub fn status(&self, i: usize) -> &str {
+        self.runs()[i]["status"].as_str().unwrap_or("")
+    }
+}
+
+impl Project {
+    pub fn new() -> Project {
+        let root = tempfile::tempdir().expect("tempdir");
+        fs::create_dir_all(root.path().join("project/.poolside")).expect("mkdir");
+        fs::create_dir_all(root.path().join("home")).expect("mkdir");
+        Project { root }
+    }
+
+    pub fn dir(&self) -> PathBuf {
+        self.root.path().join("project")
+    }
+
+    pub fn home(&self) -> PathBuf {
+        self.root.path().join("home")
+    }
+
+    pub fn state(&self) -> PathBuf {
+        self.root.path().join("state")
+    }
+
+    /// Writes `<project>/.poolside/settings.yaml`.
+    pub fn settings(self, yaml: &str) -> Project {
+        self.write(".poolside/settings.yaml", yaml);
+        self
+    }
+
+    /// Writes a file relative to the project and returns its path.
+    pub fn write(&self, rel: &str, text: &str) -> PathBuf {
+        let p = self.dir().join(rel);
+        if let Some(parent) = p.parent() {
+            fs::create_dir_all(parent).expect("mkdir");
+        }
+        fs::write(&p, text).expect("write");
+        p
+    }
+
+    /// Writes an executable script relative to the project.
+    pub fn script(&self, rel: &str, body: &str) -> PathBuf {
+        let p = self.write(rel, body);
+        fs::set_permissions(&p, fs::Permissions::from_mode(0o755)).expect("chmod");
+        p
+    }
+
+    /// A fixture hook command: records its stdin to `in.<id>.json`, prints
+    /// `stdout` and `stderr` (stored in files, so any bytes work), and exits
+    /// with `code`.
+    pub fn hook(&self, id: &str, stdout: &[u8], stderr: &[u8], code: i32) -> String {
+        fs::write(self.dir().join(format!("out.{id}")), stdout).expect("write");
+        fs::write(self.dir().join(format!("err.{id}")), stderr).expect("write");
+        format!("cat > in.{id}.json; cat out.{id}; cat err.{id} >&2; exit {code}")
+    }
+
+    /// What fixture hook `id` read on stdin, if it ran.
+    pub fn received(&self, id: &str) -> Option<Value> {
+        let text = fs::read_to_string(self.dir().join(format!("in.{id}.json"))).ok()?;
+        Some(serde_json::from_str(&text).expect("hook stdin is JSON"))
+    }
+
+    /// Runs `latch fire` with the event on stdin.
+    pub fn fire(&self, event: &Value) -> Fired {
+        self.fire_with(event, &[])
+    }
+
+    /// Runs `latch fire` with extra flags.
+    pub fn fire_with(&self, event: &Value, extra: &[&str]) -> Fired {
+        let out = self.fire_raw(&serde_json::to_vec(event).expect("json"), extra);
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        let outcome = serde_json::from_str(&stdout).unwrap_or(Value::Null);
+        Fired {
+            code: out.status.code().unwrap_or(-1),
+            outcome,
+            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        }
+    }
+
+    /// Runs `latch fire` with raw stdin bytes.
+    pub fn fire_raw(&self, stdin: &[u8], extra: &[&str]) -> Output {
+        let mut cmd = latch();
+        cmd.arg("fire")
+            .arg("--project")
+            .arg(self.dir())
+            .arg("--home")
+            .arg(self.home());
+        if !extra.contains(&"--state-dir") {
+            cmd.arg("--state-dir").arg(self.state());
+        }
+        cmd.args(extra)
+            .env_remove("LATCH_STATE_DIR")
+            .write_stdin(stdin.to_vec());
+        cmd.output().expect("latch runs")
+    }
+}
+
+/// The real binary.
+pub fn latch() -> Command {
+    Command::cargo_bin("latch").expect("binary built")
+}
+
+/// Indents a command for a YAML double-quoted scalar.
+pub fn yq(s: &str) -> String {
+    serde_json::to_string(s).expect("json string")
+}
+
+/// Whether a process is gone (or a zombie waiting to be reaped).
+pub fn process_is_dead(pid: i32) -> bool {
+    match fs::read_to_string(format!("/proc/{pid}/stat")) {
+        Err(_) => true,
+        Ok(stat) => stat
+            .rsplit(')')
+            .next()
+            .map(|rest| rest.trim_start().starts_with('Z'))
+            .unwrap_or(true),
+    }
+}
+
+/// Waits up to two seconds for a process to die.
+pub fn wait_dead(pid: i32) -> bool {
+    for _ in 0..40 {
+        if process_is_dead(pid) {
+            return true;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    false
+}
+
+/// Reads a pid written by a hook.
+pub fn read_pid(path: &Path) -> i32 {
+    for _ in 0..40 {
+        if let Ok(text) = fs::read_to_string(path)
+            && let Ok(pid) = text.trim().parse()
+        {
+            return pid;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    panic!("no pid in {}", path.display())
+}
