@@ -61,3 +61,8 @@ pub use engine::{Engine, InputValidator, ObjectArguments};
 pub use event::{Event, EventError, EventKind, ToolCall};
 pub use outcome::{Decision, HookRun, Outcome};
 pub use session::Session;
+
+/// The README's Rust examples, compiled as doctests so they cannot rot.
+#[doc = include_str!("../README.md")]
+#[cfg(doctest)]
+pub struct ReadmeDoctests;

@@ -12,5 +12,6 @@ mod poolside_faults;
 mod poolside_payload;
 mod poolside_stop;
 mod props;
+mod readme;
 mod runner;
 mod util;

@@ -1,0 +1,84 @@
+//! A tour of latch: fires the bundled poolside example events through the
+//! example hooks (`examples/poolside/`) and prints each outcome.
+//!
+//! Run it with `cargo run --example tour`. It works on a copy of the example
+//! project in a temp directory, so the hooks' marker files never land in the
+//! repository.
+
+use std::path::{Path, PathBuf};
+
+use latch::dialect::poolside::{Poolside, Sources};
+use latch::{Engine, Event, Session};
+
+/// The events, in the order a session would see them.
+const EVENTS: [&str; 7] = [
+    "session-start.json",
+    "user-prompt.json",
+    "shell-allowed.json",
+    "shell-sudo.json",
+    "shell-hook-test.json",
+    "shell-output.json",
+    "stop.json",
+];
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let source = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("examples/poolside");
+    let work = std::env::temp_dir().join(format!("latch-tour-{}", std::process::id()));
+    copy_dir(&source, &work)?;
+    // log-payload.sh writes where poolside's documentation says.
+    let payload_log = Path::new("/tmp/pool-hook-payload.json");
+
+    let pool = Poolside::load(&Sources {
+        project: Some(work.clone()),
+        ..Sources::default()
+    });
+    let engine = Engine::new().with_dialect(pool);
+    for d in engine.diagnostics() {
+        eprintln!("{d}");
+    }
+    let session = Session::in_memory(Some("demo".into()));
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?;
+
+    for name in EVENTS {
+        let text = std::fs::read_to_string(work.join("events").join(name))?;
+        let event: Event = serde_json::from_str(&text)?;
+        let outcome = runtime.block_on(engine.dispatch(&event, &session))?;
+        println!("── {name}: {}", text.trim());
+        println!("{}\n", serde_json::to_string_pretty(&summary(&outcome))?);
+    }
+    if let Ok(logged) = std::fs::read_to_string(payload_log) {
+        println!("── what log-payload.sh received on stdin:\n{logged}");
+    }
+    std::fs::remove_dir_all(&work)?;
+    Ok(())
+}
+
+/// The outcome without per-run timings, which change from run to run.
+fn summary(outcome: &latch::Outcome) -> serde_json::Value {
+    let mut v = serde_json::to_value(outcome).unwrap_or_default();
+    if let Some(runs) = v.get_mut("runs").and_then(|r| r.as_array_mut()) {
+        for run in runs {
+            if let Some(obj) = run.as_object_mut() {
+                obj.shift_remove("duration_ms");
+                obj.shift_remove("source");
+            }
+        }
+    }
+    v
+}
+
+fn copy_dir(from: &Path, to: &Path) -> std::io::Result<()> {
+    std::fs::create_dir_all(to)?;
+    for entry in std::fs::read_dir(from)? {
+        let entry = entry?;
+        let target = to.join(entry.file_name());
+        if entry.file_type()?.is_dir() {
+            copy_dir(&entry.path(), &target)?;
+        } else {
+            std::fs::copy(entry.path(), &target)?;
+        }
+    }
+    Ok(())
+}
