@@ -221,7 +221,8 @@ impl HookRun {
 
     /// Sets the duration.
     pub fn took(&mut self, d: Duration) {
-        self.duration_ms = d.as_secs_f64() * 1000.0;
+        // Microsecond precision is plenty and keeps the JSON readable.
+        self.duration_ms = (d.as_secs_f64() * 1_000_000.0).round() / 1000.0;
     }
 
     /// Marks the run failed with a category and a message.

@@ -84,9 +84,14 @@ pub async fn run(args: FireArgs) -> u8 {
         .iter()
         .filter(|r| r.status == RunStatus::Failed)
     {
+        let place = run
+            .source
+            .as_ref()
+            .map(|s| format!(", declared at {s}"))
+            .unwrap_or_default();
         let _ = writeln!(
             stderr,
-            "latch: warning: hook {} ({}) failed: {}",
+            "latch: warning: hook {} ({}{place}) failed: {}",
             run.hook,
             run.event,
             run.message.as_deref().unwrap_or("unknown error")

@@ -60,12 +60,12 @@ fn another_exit_code_is_a_failure_that_never_blocks_and_the_model_is_told() {
             "<hook name=\"h0\" event=\"PreToolUse\">The hook failed and was skipped: exited with code 1: boom. The event continued without it.</hook>"
         ]
     );
-    assert!(
-        f.stderr
-            .contains("latch: warning: hook h0 (PreToolUse) failed: exited with code 1: boom"),
-        "{}",
-        f.stderr
+    let settings = p.dir().join(".poolside/settings.yaml");
+    let expected = format!(
+        "latch: warning: hook h0 (PreToolUse, declared at {}:3:7) failed: exited with code 1: boom",
+        settings.display()
     );
+    assert!(f.stderr.contains(&expected), "{}", f.stderr);
 }
 
 #[test]

@@ -247,3 +247,33 @@ async fn exec_form_passes_arguments_verbatim() {
     let r = fast().run(&cmd).await;
     assert_eq!(r.stdout.bytes, b"$HOME|a b|");
 }
+
+#[tokio::test]
+async fn dropping_an_engine_dispatch_kills_the_running_hook_group() {
+    use latch::dialect::poolside::{Poolside, Sources};
+    use latch::{Engine, Event, Session};
+
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join(".poolside")).unwrap();
+    std::fs::write(
+        dir.path().join(".poolside/settings.yaml"),
+        "hooks:\n  PreToolUse:\n    - command: 'sleep 1000 & echo $! > pid; wait'\n",
+    )
+    .unwrap();
+    let engine = Engine::new().with_dialect(Poolside::load(&Sources {
+        project: Some(dir.path().to_path_buf()),
+        ..Sources::default()
+    }));
+    let event = Event::tool_before("shell", serde_json::json!({}));
+    let session = Session::in_memory(None);
+    let cancelled = tokio::time::timeout(
+        Duration::from_millis(400),
+        engine.dispatch(&event, &session),
+    )
+    .await;
+    assert!(cancelled.is_err(), "the dispatch should still be running");
+    assert!(
+        wait_dead(read_pid(&dir.path().join("pid"))),
+        "the cancelled hook's child survived"
+    );
+}
