@@ -33,6 +33,16 @@ pub fn escape_markup(value: &str) -> String {
     out
 }
 
+/// `line` cut to at most `max` characters, with an ellipsis when cut.
+pub fn clip(line: &str, max: usize) -> String {
+    if line.chars().count() > max {
+        let cut: String = line.chars().take(max).collect();
+        format!("{cut}…")
+    } else {
+        line.to_owned()
+    }
+}
+
 /// The first non-empty line of `text`, trimmed.
 pub fn first_line(text: &str) -> Option<&str> {
     text.lines().map(str::trim).find(|l| !l.is_empty())

@@ -26,9 +26,10 @@ pub struct FireArgs {
     /// An explicit poolside settings file, the most specific level.
     #[arg(long, value_name = "FILE")]
     settings: Option<PathBuf>,
-    /// Where per-session state lives.
-    /// Default: $XDG_STATE_HOME/latch, else ~/.local/state/latch.
-    #[arg(long, value_name = "DIR", env = "LATCH_STATE_DIR")]
+    /// Where per-session state lives. Default: $LATCH_STATE_DIR, else
+    /// $XDG_STATE_HOME/latch, else ~/.local/state/latch (empty variables
+    /// count as unset).
+    #[arg(long, value_name = "DIR")]
     state_dir: Option<PathBuf>,
     /// Print the outcome as indented JSON.
     #[arg(long)]
@@ -52,9 +53,11 @@ pub async fn run(args: FireArgs) -> u8 {
         .project
         .map(|p| std::path::absolute(&p).unwrap_or(p))
         .or_else(|| std::env::current_dir().ok());
-    let home = args
-        .home
-        .or_else(|| std::env::var_os("HOME").map(PathBuf::from));
+    let home = args.home.or_else(|| {
+        std::env::var_os("HOME")
+            .filter(|h| !h.is_empty())
+            .map(PathBuf::from)
+    });
     let pool = Poolside::load(&Sources {
         home,
         project,

@@ -55,10 +55,22 @@ impl fmt::Display for SyntaxError {
 pub fn parse(text: &str) -> Result<Node, SyntaxError> {
     let mut options = serde_saphyr::Options::default();
     options.strict_booleans = true;
+    parse_with(text, options)
+}
+
+/// Parses like [`parse`], but a duplicate key keeps its last value (JSON's rule).
+pub(crate) fn parse_with_last_key_wins(text: &str) -> Result<Node, SyntaxError> {
+    let mut options = serde_saphyr::Options::default();
+    options.strict_booleans = true;
+    options.duplicate_keys = serde_saphyr::options::DuplicateKeyPolicy::LastWins;
+    parse_with(text, options)
+}
+
+fn parse_with(text: &str, options: serde_saphyr::Options) -> Result<Node, SyntaxError> {
     match serde_saphyr::from_str_with_options::<Spanned<Value>>(text, options) {
         Ok(spanned) => Ok(Node::from(spanned)),
         Err(err) => Err(SyntaxError {
-            message: bare_message(&err.to_string()),
+            message: without_api_advice(bare_message(&err.to_string())),
             position: err.location().map(|l| Position {
                 line: l.line() as u32,
                 column: l.column() as u32,
@@ -79,6 +91,15 @@ fn bare_message(rendered: &str) -> String {
         return msg.to_owned();
     }
     first.to_owned()
+}
+
+/// serde-saphyr's messages sometimes end with advice for its API users,
+/// which means nothing to someone editing a settings file.
+fn without_api_advice(message: String) -> String {
+    match message.split_once(", set DuplicateKeyPolicy") {
+        Some((head, _)) => head.to_owned(),
+        None => message,
+    }
 }
 
 impl From<Spanned<Value>> for Node {
@@ -110,11 +131,12 @@ impl Node {
         }
     }
 
-    /// The value under a string key, if this is a mapping that has it.
+    /// The value under a string key, if this is a mapping that has it (the
+    /// last one, if a JSON document repeats the key).
     pub fn get(&self, key: &str) -> Option<&Node> {
         self.as_map()?
             .iter()
-            .find(|(k, _)| k.as_str() == Some(key))
+            .rfind(|(k, _)| k.as_str() == Some(key))
             .map(|(_, v)| v)
     }
 

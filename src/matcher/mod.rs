@@ -7,4 +7,4 @@
 
 mod name;
 
-pub use name::{NameIndex, NameMatcher};
+pub use name::{NameIndex, NameMatcher, RegexMode, regex_error_message};

@@ -17,13 +17,25 @@ pub enum NameMatcher {
     Exact(String),
     /// Matches any of several exact names (`a|b|c`).
     List(Vec<String>),
-    /// A regular expression that must match the whole name.
+    /// A regular expression.
     Regex {
         /// The pattern as written.
         pattern: String,
-        /// The compiled, anchored form.
+        /// How the pattern is applied to the name.
+        mode: RegexMode,
+        /// The compiled form (anchored for [`RegexMode::WholeName`]).
         regex: Regex,
     },
+}
+
+/// How a regex matcher is applied to a name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RegexMode {
+    /// The pattern must match the whole name (`^(?:p)$`).
+    WholeName,
+    /// The pattern may match anywhere in the name, as Go's
+    /// `regexp.MatchString` does.
+    Search,
 }
 
 impl NameMatcher {
@@ -32,6 +44,11 @@ impl NameMatcher {
     /// only `[A-Za-z0-9_|]` is an exact name or a pipe list; anything else is
     /// a regular expression (RE2 syntax), which must match the whole name.
     pub fn parse(pattern: &str) -> Result<NameMatcher, regex::Error> {
+        Self::parse_with(pattern, RegexMode::WholeName)
+    }
+
+    /// Like [`NameMatcher::parse`], with the given regex mode.
+    pub fn parse_with(pattern: &str, mode: RegexMode) -> Result<NameMatcher, regex::Error> {
         let p = pattern.trim();
         if p.is_empty() || p == "*" {
             return Ok(NameMatcher::Any);
@@ -50,11 +67,12 @@ impl NameMatcher {
                 _ => NameMatcher::List(names),
             });
         }
-        let regex = RegexBuilder::new(&anchored(p))
+        let regex = RegexBuilder::new(&compiled_form(p, mode))
             .size_limit(REGEX_SIZE_LIMIT)
             .build()?;
         Ok(NameMatcher::Regex {
             pattern: p.to_owned(),
+            mode,
             regex,
         })
     }
@@ -70,8 +88,22 @@ impl NameMatcher {
     }
 }
 
-fn anchored(pattern: &str) -> String {
-    format!("^(?:{pattern})$")
+/// The explanation line of a regex error (the crate's message spans several
+/// lines with a caret diagram).
+pub fn regex_error_message(e: &regex::Error) -> String {
+    let text = e.to_string();
+    text.lines()
+        .rev()
+        .find(|l| l.starts_with("error:"))
+        .map(|l| l.trim_start_matches("error:").trim().to_owned())
+        .unwrap_or(text)
+}
+
+fn compiled_form(pattern: &str, mode: RegexMode) -> String {
+    match mode {
+        RegexMode::WholeName => format!("^(?:{pattern})$"),
+        RegexMode::Search => pattern.to_owned(),
+    }
 }
 
 /// All the matchers of one event, folded for fast selection.
@@ -104,8 +136,8 @@ impl NameIndex {
                         }
                     }
                 }
-                NameMatcher::Regex { pattern, .. } => {
-                    patterns.push(anchored(pattern));
+                NameMatcher::Regex { pattern, mode, .. } => {
+                    patterns.push(compiled_form(pattern, *mode));
                     index.regex_positions.push(pos);
                 }
             }
@@ -189,6 +221,14 @@ mod tests {
     case!(regex_alternation_is_grouped: "read|write.*", "write_file");
     case!(trimmed: " shell ", "shell");
     case!(mcp_regex: "mcp__.*", "mcp__github__search");
+
+    #[test]
+    fn search_mode_matches_anywhere() {
+        let m = NameMatcher::parse_with("memor.", RegexMode::Search).expect("compiles");
+        assert!(m.matches("memory__search"));
+        let idx = NameIndex::build([(0, &m)]);
+        assert_eq!(idx.select("memory__search", &[&m]), vec![0]);
+    }
 
     #[test]
     fn invalid_regex_is_an_error() {

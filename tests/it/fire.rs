@@ -89,3 +89,44 @@ fn an_unusable_state_directory_exits_4() {
     assert_eq!(out.status.code(), Some(4));
     assert!(String::from_utf8_lossy(&out.stderr).contains("cannot open the session state"));
 }
+
+#[test]
+fn an_empty_state_dir_variable_counts_as_unset() {
+    let p = Project::new();
+    let home = p.home();
+    let out = crate::util::latch()
+        .args(["fire", "--project"])
+        .arg(p.dir())
+        .arg("--home")
+        .arg(&home)
+        .env("LATCH_STATE_DIR", "")
+        .env("XDG_STATE_HOME", "")
+        .env("HOME", &home)
+        .write_stdin(r#"{"event":"stop","session_id":"s"}"#)
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(home.join(".local/state/latch/sessions/s").is_dir());
+}
+
+#[test]
+fn the_state_dir_variable_is_used() {
+    let p = Project::new();
+    let dir = p.root.path().join("from-env");
+    let out = crate::util::latch()
+        .args(["fire", "--project"])
+        .arg(p.dir())
+        .arg("--home")
+        .arg(p.home())
+        .env("LATCH_STATE_DIR", &dir)
+        .write_stdin(r#"{"event":"stop","session_id":"s"}"#)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    assert!(dir.join("sessions/s").is_dir());
+}

@@ -175,7 +175,7 @@ fn an_entry_without_a_command_is_skipped_with_an_error() {
     let f = p.fire(&shell_event("ls"));
     assert!(
         f.stderr
-            .contains(":3:7: error: hook 0 of `PreToolUse` has no `command`; it is skipped"),
+            .contains(":3:7: error: hook #1 of `PreToolUse` has no `command`; it is skipped"),
         "{}",
         f.stderr
     );

@@ -401,3 +401,68 @@ fn an_unnamed_hook_is_labelled_by_its_command_file_name() {
     assert_eq!(f.outcome["reasons"][0]["hook"], "guard.sh");
     assert!(f.notice_texts()[0].starts_with("<hook name=\"guard.sh\" event=\"PreToolUse\">"));
 }
+
+#[test]
+fn invalid_utf8_in_updated_input_is_rejected_and_the_model_told() {
+    let mut out = br#"{"hook_specific_output":{"updated_input":{"cmd":"x "#.to_vec();
+    out.push(0xff);
+    out.extend_from_slice(br#""}}}"#);
+    let p = hooks("PreToolUse", &[(&out, b"", 0)]);
+    let f = pre(&p, json!({"cmd": "ls"}));
+    assert!(f.outcome.get("tool_input").is_none());
+    assert_eq!(f.outcome["decision"], "proceed");
+    assert_eq!(
+        f.notice_texts(),
+        [
+            "<hook name=\"h0\" event=\"PreToolUse\">The hook returned updated_input that is not valid UTF-8; it was rejected and the original kept.</hook>"
+        ]
+    );
+}
+
+#[test]
+fn invalid_utf8_in_a_stop_continuation_is_rejected_and_the_default_line_used() {
+    let mut out = br#"{"continue":true,"hook_specific_output":{"additional_context":"go "#.to_vec();
+    out.push(0xfe);
+    out.extend_from_slice(br#""}}"#);
+    let p = hooks("Stop", &[(&out, b"", 0)]);
+    let f = p.fire(&json!({"event": "stop"}));
+    assert_eq!(f.runs()[0]["error"], "invalid_text");
+    assert_eq!(
+        f.outcome["continuation"]["prompt"],
+        "The Stop hook `h0` asked you to keep working before you stop."
+    );
+    assert!(f.notice_texts()[0].contains("returned additional_context that is not valid UTF-8"));
+}
+
+#[test]
+fn a_rewrite_before_a_deny_is_not_announced() {
+    let p = hooks(
+        "PreToolUse",
+        &[
+            (
+                br#"{"hook_specific_output":{"updated_input":{"cmd":"safe"}}}"#,
+                b"",
+                0,
+            ),
+            (b"", b"no", 2),
+        ],
+    );
+    let f = pre(&p, json!({"cmd": "ls"}));
+    assert_eq!(f.outcome["decision"], "deny");
+    assert_eq!(
+        f.notice_texts(),
+        ["<hook name=\"h1\" event=\"PreToolUse\">Blocked this tool call: no</hook>"]
+    );
+}
+
+#[test]
+fn a_reason_cannot_close_the_hook_tag() {
+    let p = hooks("PreToolUse", &[(b"", b"bad </hook> <b>bold</b>", 2)]);
+    let f = pre(&p, json!({}));
+    assert_eq!(
+        f.notice_texts(),
+        [
+            "<hook name=\"h0\" event=\"PreToolUse\">Blocked this tool call: bad &lt;/hook> <b>bold</b></hook>"
+        ]
+    );
+}

@@ -155,6 +155,9 @@ impl Fold<'_> {
         let pe = self.event;
         let label = hook.label.as_str();
         record.ignored_fields = a.ignored_fields;
+        for (field, why) in &a.rejected {
+            self.reject(label, field, why, record);
+        }
         if let Some(reason) = a.deny {
             let text = if reason.trim().is_empty() {
                 notice::default_reason(label)
@@ -292,6 +295,9 @@ impl Fold<'_> {
         let pe = self.event;
         if self.denied {
             self.out.decision = Decision::Deny;
+            // Rewrites of a denied call or prompt never take effect; do not
+            // tell the model they did.
+            self.out.notices.retain(|n| n.kind != NoticeKind::Rewrite);
         }
         match pe {
             PoolEvent::PreToolUse if !self.denied && self.now.tool_input != original.tool_input => {

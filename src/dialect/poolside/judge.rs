@@ -34,6 +34,8 @@ pub struct Answer {
     pub context: Option<Text>,
     /// A block or continue the event cannot honour, described for the notice.
     pub refused: Option<String>,
+    /// Fields whose text was rejected, with why (the original is kept).
+    pub rejected: Vec<(String, String)>,
     /// Fields the hook set that this event does not honour, or whose value
     /// had the wrong type.
     pub ignored_fields: Vec<String>,
@@ -94,7 +96,7 @@ pub fn judge(event: PoolEvent, run: &RunResult, timeout_secs: f64) -> Verdict {
                 _ => "",
             };
             let tail = crate::text::first_line(&run.stderr.lossy())
-                .map(|l| format!(": {}", crate::text::cap(l, 200)))
+                .map(|l| format!(": {}", crate::text::clip(l, 200)))
                 .unwrap_or_default();
             failed(
                 ErrorCategory::CommandError,
@@ -239,8 +241,8 @@ fn decision(event: PoolEvent, obj: &Map<String, Value>, valid_utf8: bool) -> Ans
             }
             a.tool_input = match input {
                 Some(v) if !valid_utf8 && contains_replacement(&v) => {
-                    a.ignored_fields
-                        .push("updated_input (not valid UTF-8)".into());
+                    a.rejected
+                        .push(("updated_input".into(), "is not valid UTF-8".into()));
                     None
                 }
                 other => other,
@@ -279,7 +281,7 @@ fn decision(event: PoolEvent, obj: &Map<String, Value>, valid_utf8: bool) -> Ans
                 let text = match context.map(checked) {
                     Some(Ok(t)) => Some(t),
                     Some(Err(why)) => {
-                        a.ignored_fields.push(format!("additional_context ({why})"));
+                        a.rejected.push(("additional_context".into(), why));
                         None
                     }
                     None => reason.filter(|_| block),

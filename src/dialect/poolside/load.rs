@@ -118,6 +118,8 @@ pub fn load_file(path: &Path, level: Level, text: &str) -> (FileConfig, Vec<Diag
             );
         }
     }
+    // Report in file order, whatever order the checks ran in.
+    cx.diags.sort_by_key(|d| d.position);
     (cx.config, cx.diags)
 }
 
@@ -308,7 +310,10 @@ impl Loader<'_> {
             None => {
                 let d = self.error(
                     Some(item.position),
-                    format!("hook {index} of `{event}` has no `command`; it is skipped"),
+                    format!(
+                        "hook #{} of `{event}` has no `command`; it is skipped",
+                        index + 1
+                    ),
                 );
                 d.event = Some(ev);
                 d.hook = name;
@@ -339,7 +344,7 @@ impl Loader<'_> {
                 match NameMatcher::parse(&text) {
                     Ok(nm) => Matcher::Valid(nm),
                     Err(e) => {
-                        let error = regex_error_line(&e);
+                        let error = crate::matcher::regex_error_message(&e);
                         let d = self.warning(
                             Some(m.position),
                             format!(
@@ -417,17 +422,6 @@ pub fn command_label(command: &str) -> String {
         .unwrap_or_else(|| first.to_owned())
 }
 
-/// The regex crate's errors span several lines with a caret; keep the
-/// explanation line.
-fn regex_error_line(e: &regex::Error) -> String {
-    let text = e.to_string();
-    text.lines()
-        .rev()
-        .find(|l| l.starts_with("error:"))
-        .map(|l| l.trim_start_matches("error:").trim().to_owned())
-        .unwrap_or(text)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -459,13 +453,13 @@ mod tests {
         );
         assert!(
             lines[2]
-                .starts_with("settings.yaml:6:7: error: hook 1 of `PreToolUse` has no `command`")
+                .starts_with("settings.yaml:6:7: error: hook #2 of `PreToolUse` has no `command`")
         );
-        assert!(lines[3].starts_with("settings.yaml:9:7: warning: unknown field `tiemout`"));
         assert!(
-            lines[4]
+            lines[3]
                 .starts_with("settings.yaml:8:16: warning: `timeout` must be a positive number")
         );
+        assert!(lines[4].starts_with("settings.yaml:9:7: warning: unknown field `tiemout`"));
         assert!(lines[5].starts_with(
             "settings.yaml:10:32: error: `stop_hook_max_continuations` must not be negative"
         ));

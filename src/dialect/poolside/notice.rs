@@ -4,7 +4,9 @@
 //! Poolside documents that rewrites, blocks, continuations and failures add
 //! a tag naming the hook and event, but not the tag's exact shape. latch
 //! writes `<hook name="LABEL" event="EVENT">TEXT</hook>`, with the label and
-//! event escaped, and TEXT capped at 32 KiB.
+//! event escaped, and TEXT capped at 32 KiB. TEXT is the hook's own words
+//! and is kept as written, except that a `</hook` inside it is written
+//! `&lt;/hook` so it cannot close the tag early.
 
 use crate::outcome::{Notice, NoticeKind};
 use crate::text::{cap, escape_markup};
@@ -20,7 +22,7 @@ pub fn tag(label: &str, event: PoolEvent, text: &str) -> String {
         "<hook name=\"{}\" event=\"{}\">{}</hook>",
         escape_markup(label),
         event.as_str(),
-        cap(text, MODEL_TEXT_CAP)
+        cap(text, MODEL_TEXT_CAP).replace("</hook", "&lt;/hook")
     )
 }
 
