@@ -1,0 +1,161 @@
+//! The evener dialect: Claude-Code-format plugin hooks with Evener's exact
+//! semantics — nine fired events, Claude tool names, command and prompt
+//! handlers, and loud warnings for everything that would silently not run.
+//!
+//! The pipeline, one module per stage:
+//! - [`discover`]: plugin directories, manifests, which hooks file;
+//! - [`load`]: a hooks configuration into groups and handlers, with diagnostics;
+//! - [`events`]: event names, reserved names, matcher targets, the payload;
+//! - [`toolname`]: canonical → Claude tool names (data, extensible);
+//! - [`judge`]: one run's exit code and output into a verdict;
+//! - [`prompt`]: the prompt handler's model call;
+//! - [`combine`]: the verdicts, in order, into one [`Outcome`](crate::Outcome).
+//!
+//! The user guide is `docs/dialects/evener.md`.
+
+pub mod combine;
+pub mod discover;
+pub mod events;
+pub mod judge;
+pub mod load;
+pub mod prompt;
+pub mod toolname;
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+
+use crate::diag::Diagnostic;
+use crate::dialect::{BoxFuture, Dialect, DispatchContext};
+use crate::event::Event;
+use crate::matcher::{NameIndex, NameMatcher};
+use crate::outcome::Outcome;
+
+pub use discover::Plugin;
+pub use events::{EvEvent, EventName};
+pub use load::{Group, Handler, HandlerKind, Matcher};
+pub use prompt::PromptConfig;
+pub use toolname::ToolNames;
+
+/// The dialect's name.
+pub const DIALECT: &str = "evener";
+
+/// What to load and how to run it.
+#[derive(Debug, Clone, Default)]
+pub struct Options {
+    /// Plugin directories, in order (`--plugin-dir`, repeatable).
+    pub plugin_dirs: Vec<PathBuf>,
+    /// The session's working directory when an event has no `cwd`
+    /// (`CLAUDE_PROJECT_DIR`, and where hooks run).
+    pub project: Option<PathBuf>,
+    /// The tool-name translation table.
+    pub tool_names: ToolNames,
+    /// Where prompt handlers send their requests.
+    pub prompt: PromptConfig,
+}
+
+/// The groups of one fired event across all plugins, in order.
+#[derive(Debug, Clone, Default)]
+struct EventGroups {
+    /// (plugin index, group index), in plugin then file order.
+    refs: Vec<(usize, usize)>,
+    index: NameIndex,
+}
+
+/// A loaded set of Evener plugins.
+#[derive(Debug, Clone)]
+pub struct Evener {
+    plugins: Vec<Plugin>,
+    events: HashMap<EvEvent, EventGroups>,
+    options: Options,
+    diagnostics: Vec<Diagnostic>,
+}
+
+impl Evener {
+    /// Loads every plugin directory. Never fails: problems are diagnostics.
+    pub fn load(options: Options) -> Evener {
+        let mut diagnostics = Vec::new();
+        let plugins: Vec<Plugin> = options
+            .plugin_dirs
+            .iter()
+            .map(|d| discover::load_plugin(d, &mut diagnostics))
+            .collect();
+        let mut refs: HashMap<EvEvent, Vec<(usize, usize)>> = HashMap::new();
+        for (pi, p) in plugins.iter().enumerate() {
+            for (gi, g) in p.groups.iter().enumerate() {
+                if let EventName::Fired(e) = g.event {
+                    refs.entry(e).or_default().push((pi, gi));
+                }
+            }
+        }
+        let any = NameMatcher::Any;
+        let events = refs
+            .into_iter()
+            .map(|(e, refs)| {
+                // An invalid matcher is indexed as "any" so its group shows
+                // up as skipped on every occurrence, never silently absent.
+                let index = NameIndex::build(refs.iter().enumerate().map(|(i, (pi, gi))| {
+                    (
+                        i,
+                        match &plugins[*pi].groups[*gi].matcher {
+                            Matcher::Valid(m) => m,
+                            Matcher::Invalid(_) => &any,
+                        },
+                    )
+                }));
+                (e, EventGroups { refs, index })
+            })
+            .collect();
+        Evener {
+            plugins,
+            events,
+            options,
+            diagnostics,
+        }
+    }
+
+    /// The loaded plugins, in order.
+    pub fn plugins(&self) -> &[Plugin] {
+        &self.plugins
+    }
+
+    /// The options it was loaded with.
+    pub fn options(&self) -> &Options {
+        &self.options
+    }
+
+    /// The groups that apply to `event`, in run order, with their plugin.
+    pub fn select(&self, event: &Event) -> Vec<(&Plugin, &Group)> {
+        let Some(ev) = EvEvent::from_kind(event.event) else {
+            return Vec::new();
+        };
+        let Some(groups) = self.events.get(&ev) else {
+            return Vec::new();
+        };
+        let target = ev.target(event, &self.options.tool_names);
+        groups
+            .index
+            .select(target, &[])
+            .into_iter()
+            .filter_map(|i| groups.refs.get(i))
+            .map(|(pi, gi)| (&self.plugins[*pi], &self.plugins[*pi].groups[*gi]))
+            .collect()
+    }
+}
+
+impl Dialect for Evener {
+    fn name(&self) -> &'static str {
+        DIALECT
+    }
+
+    fn diagnostics(&self) -> &[Diagnostic] {
+        &self.diagnostics
+    }
+
+    fn dispatch<'a>(
+        &'a self,
+        event: &'a Event,
+        cx: &'a DispatchContext<'a>,
+    ) -> BoxFuture<'a, Outcome> {
+        Box::pin(combine::dispatch(self, event, cx))
+    }
+}

@@ -1,0 +1,127 @@
+//! The prompt handler: Evener-native sugar that asks a model instead of
+//! running a process, and reads the reply like a command's stdout.
+//!
+//! latch speaks the OpenAI-compatible chat-completions API: `POST
+//! {base_url}/chat/completions` with one user message. The base URL, key
+//! and default model come from [`PromptConfig`] (flags or environment); a
+//! handler's `model` (`provider/model`) overrides the model, without its
+//! `provider/` prefix, since the endpoint is the provider.
+//!
+//! The HTTP call uses `ureq` on a blocking thread with the handler's
+//! timeout as ureq's global timeout. reqwest (async) was the other choice;
+//! its rustls backend builds aws-lc from C, which costs minutes on a small
+//! machine, for no gain here: the timeout bounds the call either way.
+
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+use crate::event::Event;
+
+use super::toolname::ToolNames;
+
+/// Where prompt handlers send their requests.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PromptConfig {
+    /// The API base URL, such as `https://api.openai.com/v1`.
+    pub base_url: Option<String>,
+    /// The bearer token.
+    pub api_key: Option<String>,
+    /// The model when the handler names none.
+    pub model: Option<String>,
+}
+
+impl PromptConfig {
+    /// Reads `LATCH_PROMPT_BASE_URL` (else `OPENAI_BASE_URL`),
+    /// `LATCH_PROMPT_API_KEY` (else `OPENAI_API_KEY`) and `LATCH_PROMPT_MODEL`.
+    pub fn from_env() -> Self {
+        let var = |k: &str| std::env::var(k).ok().filter(|v| !v.is_empty());
+        PromptConfig {
+            base_url: var("LATCH_PROMPT_BASE_URL").or_else(|| var("OPENAI_BASE_URL")),
+            api_key: var("LATCH_PROMPT_API_KEY").or_else(|| var("OPENAI_API_KEY")),
+            model: var("LATCH_PROMPT_MODEL"),
+        }
+    }
+}
+
+/// Substitutes `$TOOL_INPUT`, `$TOOL_RESULT`, `$USER_PROMPT`, `$MESSAGE` and
+/// `$TOOL_NAME` into the template. Missing values become empty strings.
+pub fn render(template: &str, event: &Event, names: &ToolNames) -> String {
+    let tool = event.tool.as_ref();
+    let text = |v: &Value| match v {
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    };
+    let input = tool.map(|t| text(&t.input)).unwrap_or_default();
+    let result = tool
+        .and_then(|t| t.output.as_ref().map(text).or_else(|| t.error.clone()))
+        .unwrap_or_default();
+    let name = tool
+        .map(|t| names.claude_name(&t.name).to_owned())
+        .unwrap_or_default();
+    template
+        .replace("$TOOL_INPUT", &input)
+        .replace("$TOOL_RESULT", &result)
+        .replace("$USER_PROMPT", event.prompt.as_deref().unwrap_or(""))
+        .replace("$MESSAGE", event.message.as_deref().unwrap_or(""))
+        .replace("$TOOL_NAME", &name)
+}
+
+/// Sends the prompt and returns the reply text, or why there is none.
+pub async fn ask(
+    cfg: &PromptConfig,
+    prompt: String,
+    model: Option<&str>,
+    timeout: Duration,
+) -> Result<String, String> {
+    let base = cfg
+        .base_url
+        .clone()
+        .ok_or("no model endpoint configured (set --prompt-base-url or LATCH_PROMPT_BASE_URL)")?;
+    let model = model
+        .map(|m| m.split_once('/').map_or(m, |(_, name)| name).to_owned())
+        .or_else(|| cfg.model.clone())
+        .ok_or("no model configured (set the handler's \"model\", --prompt-model or LATCH_PROMPT_MODEL)")?;
+    let url = format!("{}/chat/completions", base.trim_end_matches('/'));
+    let key = cfg.api_key.clone();
+    let body = json!({"model": model, "messages": [{"role": "user", "content": prompt}]});
+    let call = tokio::task::spawn_blocking(move || post(&url, key.as_deref(), &body, timeout));
+    match tokio::time::timeout(timeout + Duration::from_millis(200), call).await {
+        Err(_) => Err(format!("timed out after {} s", timeout.as_secs_f64())),
+        Ok(Err(e)) => Err(format!("the request thread failed: {e}")),
+        Ok(Ok(reply)) => reply,
+    }
+}
+
+fn post(url: &str, key: Option<&str>, body: &Value, timeout: Duration) -> Result<String, String> {
+    let agent: ureq::Agent = ureq::Agent::config_builder()
+        .timeout_global(Some(timeout))
+        .http_status_as_error(false)
+        .build()
+        .into();
+    let mut req = agent.post(url);
+    if let Some(k) = key {
+        req = req.header("Authorization", &format!("Bearer {k}"));
+    }
+    let mut resp = req
+        .send_json(body)
+        .map_err(|e| format!("request to {url} failed: {e}"))?;
+    let status = resp.status();
+    let text = resp
+        .body_mut()
+        .read_to_string()
+        .map_err(|e| format!("reading the reply failed: {e}"))?;
+    if !status.is_success() {
+        let first = crate::text::first_line(&text).unwrap_or("");
+        return Err(format!(
+            "the endpoint answered {status}: {}",
+            crate::text::cap(first, 200)
+        ));
+    }
+    let reply: Value =
+        serde_json::from_str(&text).map_err(|e| format!("the reply is not JSON: {e}"))?;
+    reply["choices"][0]["message"]["content"]
+        .as_str()
+        .map(str::to_owned)
+        .ok_or_else(|| "the reply has no choices[0].message.content".to_owned())
+}
