@@ -5,6 +5,7 @@ use std::path::PathBuf;
 
 use clap::Args;
 
+use latch::dialect::evener::{self, Evener, PromptConfig, ToolNames};
 use latch::dialect::poolside::{Poolside, Sources};
 use latch::outcome::RunStatus;
 use latch::{Engine, Event, Session};
@@ -31,6 +32,18 @@ pub struct FireArgs {
     /// count as unset).
     #[arg(long, value_name = "DIR")]
     state_dir: Option<PathBuf>,
+    /// An evener plugin directory (repeatable, in run order).
+    #[arg(long = "plugin-dir", value_name = "DIR")]
+    plugin_dirs: Vec<PathBuf>,
+    /// The OpenAI-compatible base URL for evener prompt handlers.
+    /// Default: $LATCH_PROMPT_BASE_URL, else $OPENAI_BASE_URL. The API key
+    /// is read from $LATCH_PROMPT_API_KEY, else $OPENAI_API_KEY.
+    #[arg(long, value_name = "URL")]
+    prompt_base_url: Option<String>,
+    /// The model for evener prompt handlers that name none.
+    /// Default: $LATCH_PROMPT_MODEL.
+    #[arg(long, value_name = "MODEL")]
+    prompt_model: Option<String>,
     /// Print the outcome as indented JSON.
     #[arg(long)]
     pretty: bool,
@@ -60,10 +73,21 @@ pub async fn run(args: FireArgs) -> u8 {
     });
     let pool = Poolside::load(&Sources {
         home,
-        project,
+        project: project.clone(),
         settings: args.settings,
     });
-    let engine = Engine::new().with_dialect(pool);
+    let mut engine = Engine::new().with_dialect(pool);
+    if !args.plugin_dirs.is_empty() {
+        let mut prompt = PromptConfig::from_env();
+        prompt.base_url = args.prompt_base_url.or(prompt.base_url);
+        prompt.model = args.prompt_model.or(prompt.model);
+        engine = engine.with_dialect(Evener::load(evener::Options {
+            plugin_dirs: args.plugin_dirs,
+            project,
+            tool_names: ToolNames::default(),
+            prompt,
+        }));
+    }
     let mut stderr = io::stderr().lock();
     for d in engine.diagnostics() {
         let _ = writeln!(stderr, "{d}");

@@ -4,6 +4,11 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
+mod evener_faults;
+mod evener_load;
+mod evener_prompt;
+mod evener_run;
+mod evener_util;
 mod examples;
 mod fire;
 mod poolside_config;

@@ -1,0 +1,119 @@
+//! Builder for evener tests: plugins in a temp dir, fired through the binary.
+
+use std::fs;
+use std::path::PathBuf;
+
+use serde_json::Value;
+
+use crate::util::{Fired, latch};
+
+pub struct Plugins {
+    pub root: tempfile::TempDir,
+    pub dirs: Vec<PathBuf>,
+}
+
+impl Plugins {
+    pub fn new() -> Plugins {
+        let root = tempfile::tempdir().unwrap();
+        fs::create_dir_all(root.path().join("project")).unwrap();
+        Plugins {
+            root,
+            dirs: Vec::new(),
+        }
+    }
+
+    pub fn project(&self) -> PathBuf {
+        self.root.path().join("project")
+    }
+
+    /// A plugin with a manifest `{"name": name}` and `hooks/hooks.json`.
+    pub fn plugin(mut self, name: &str, hooks: &str) -> Plugins {
+        let dir = self.root.path().join(name);
+        fs::create_dir_all(dir.join(".claude-plugin")).unwrap();
+        fs::create_dir_all(dir.join("hooks")).unwrap();
+        fs::write(
+            dir.join(".claude-plugin/plugin.json"),
+            format!("{{\"name\":\"{name}\"}}"),
+        )
+        .unwrap();
+        fs::write(dir.join("hooks/hooks.json"), hooks).unwrap();
+        self.dirs.push(dir);
+        self
+    }
+
+    /// A plugin whose only hook is one `command` handler on `event`/`matcher`.
+    pub fn command(self, name: &str, event: &str, matcher: &str, command: &str) -> Plugins {
+        let hooks = serde_json::json!({"hooks": {event: [{"matcher": matcher, "hooks": [{"type": "command", "command": command}]}]}});
+        self.plugin(name, &hooks.to_string())
+    }
+
+    /// Writes a file in the temp root and returns its path.
+    pub fn write(&self, rel: &str, text: &[u8]) -> PathBuf {
+        let p = self.root.path().join(rel);
+        if let Some(parent) = p.parent() {
+            fs::create_dir_all(parent).unwrap();
+        }
+        fs::write(&p, text).unwrap();
+        p
+    }
+
+    pub fn fire(&self, event: &Value) -> Fired {
+        self.fire_with(event, &[], &[])
+    }
+
+    pub fn fire_with(&self, event: &Value, extra: &[&str], env: &[(&str, &str)]) -> Fired {
+        let mut cmd = latch();
+        cmd.arg("fire")
+            .arg("--project")
+            .arg(self.project())
+            .arg("--home")
+            .arg(self.root.path().join("home"))
+            .arg("--state-dir")
+            .arg(self.root.path().join("state"));
+        for d in &self.dirs {
+            cmd.arg("--plugin-dir").arg(d);
+        }
+        cmd.args(extra);
+        for (k, v) in env {
+            cmd.env(k, v);
+        }
+        let out = cmd
+            .write_stdin(serde_json::to_vec(event).unwrap())
+            .output()
+            .unwrap();
+        Fired {
+            code: out.status.code().unwrap_or(-1),
+            outcome: serde_json::from_slice(&out.stdout).unwrap_or(Value::Null),
+            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        }
+    }
+}
+
+/// A `tool_before` event for a canonical tool name.
+pub fn pre(tool: &str, input: Value) -> Value {
+    serde_json::json!({"event": "tool_before", "session_id": "s", "tool": {"name": tool, "input": input, "call_id": "c1"}})
+}
+
+impl Fired {
+    pub fn warnings(&self) -> Vec<String> {
+        self.outcome["warnings"]
+            .as_array()
+            .map(|a| {
+                a.iter()
+                    .map(|w| w.as_str().unwrap_or("").to_owned())
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+
+    pub fn context_texts(&self) -> Vec<String> {
+        self.outcome["context"]
+            .as_array()
+            .map(|a| {
+                a.iter()
+                    .map(|c| c["text"].as_str().unwrap_or("").to_owned())
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+}
