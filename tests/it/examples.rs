@@ -151,3 +151,91 @@ fn announce_policy_injects_context_at_session_start() {
                 "text": "Workspace policy (source=startup): sudo is forbidden in this workspace; hooks are active."}])
     );
 }
+
+/// The evener example plugins, fired through the real binary.
+mod evener {
+    use serde_json::{Value, json};
+
+    use crate::util::{Fired, latch};
+
+    fn fire(plugins: &[&str], event: &str) -> Fired {
+        let root = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("examples/evener");
+        let tmp = tempfile::tempdir().unwrap();
+        let mut cmd = latch();
+        cmd.arg("fire")
+            .arg("--project")
+            .arg(tmp.path())
+            .arg("--home")
+            .arg(tmp.path())
+            .arg("--state-dir")
+            .arg(tmp.path().join("state"))
+            .arg("--event")
+            .arg(root.join("events").join(event))
+            .env("LATCH_PROMPT_BASE_URL", "")
+            .env("OPENAI_BASE_URL", "");
+        for p in plugins {
+            cmd.arg("--plugin-dir").arg(root.join(p));
+        }
+        let out = cmd.output().unwrap();
+        Fired {
+            code: out.status.code().unwrap_or(-1),
+            outcome: serde_json::from_slice(&out.stdout).unwrap_or(Value::Null),
+            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        }
+    }
+
+    #[test]
+    fn hello_plugin_shows_its_system_message_warning() {
+        let f = fire(&["hello-plugin"], "session-start.json");
+        assert_eq!(f.outcome["warnings"], json!(["hello-plugin startup hook ran"]));
+        assert!(f.stderr.contains("latch: warning: hello-plugin startup hook ran"));
+    }
+
+    #[test]
+    fn guard_plugin_blocks_sudo_by_exit_2_and_by_json_deny() {
+        let f = fire(&["guard-plugin"], "shell-sudo.json");
+        assert_eq!(f.outcome["decision"], "deny");
+        assert_eq!(
+            f.reasons(),
+            [
+                "sudo is not allowed here (guard-plugin, exit 2)",
+                "sudo is not allowed here (guard-plugin, JSON deny)"
+            ]
+        );
+        let f = fire(&["guard-plugin"], "shell-allowed.json");
+        assert_eq!(f.outcome["decision"], "proceed");
+        assert_eq!(f.runs().len(), 2);
+    }
+
+    #[test]
+    fn exec_plugin_passes_home_literally() {
+        let f = fire(&["exec-plugin"], "edit-after.json");
+        assert_eq!(f.outcome["warnings"], json!(["exec form: $HOME stays literal"]));
+    }
+
+    #[test]
+    fn pointed_plugin_reads_the_manifest_path() {
+        let f = fire(&["pointed-plugin"], "user-prompt.json");
+        assert_eq!(
+            f.outcome["context"][0]["text"],
+            "<SYSTEM-REMINDER>\nProject rule: run make test before you say the work is done.\n</SYSTEM-REMINDER>"
+        );
+        assert!(f.runs()[0]["source"]["file"].as_str().unwrap().ends_with("pointed-plugin/config/prompt-hooks.json"));
+    }
+
+    #[test]
+    fn inline_plugin_keeps_the_turn_going_until_a_summary_exists() {
+        let f = fire(&["inline-plugin"], "stop.json");
+        assert_eq!(f.outcome["continuation"]["prompt"], "Write SUMMARY.md before you stop.");
+        let f = fire(&["inline-plugin"], "stop-with-question.json");
+        assert!(f.runs().is_empty(), "Stop is not consulted with a pending question");
+    }
+
+    #[test]
+    fn prompt_plugin_loads_cleanly() {
+        let f = fire(&["prompt-plugin"], "shell-allowed.json");
+        // No endpoint is configured in tests: a non-blocking prompt error.
+        assert_eq!(f.runs()[0]["error"], "prompt_error");
+        assert_eq!(f.outcome["decision"], "proceed");
+    }
+}
