@@ -9,7 +9,7 @@ use crate::diag::Diagnostic;
 use crate::dialect::{Dialect, DispatchContext};
 use crate::event::{Event, EventError};
 use crate::outcome::Outcome;
-use crate::run::Runner;
+use crate::run::{Cancel, Runner};
 use crate::session::Session;
 
 /// The harness's check for a rewritten tool input, run after every rewrite
@@ -100,6 +100,19 @@ impl Engine {
     /// Runs the hooks for `event`. Fails only if the event itself is
     /// malformed; every hook failure is part of the [`Outcome`].
     pub async fn dispatch(&self, event: &Event, session: &Session) -> Result<Outcome, EventError> {
+        self.dispatch_cancellable(event, session, &Cancel::never())
+            .await
+    }
+
+    /// Like [`Engine::dispatch`]; when `cancel` fires, the running hook's
+    /// process group is killed, its record says `cancelled`, and no further
+    /// hook runs. The outcome keeps everything decided before (a deny stays).
+    pub async fn dispatch_cancellable(
+        &self,
+        event: &Event,
+        session: &Session,
+        cancel: &Cancel,
+    ) -> Result<Outcome, EventError> {
         event.validate()?;
         let event_id = event.id.clone().unwrap_or_else(new_event_id);
         let cx = DispatchContext {
@@ -107,6 +120,7 @@ impl Engine {
             session,
             validator: self.validator.as_ref(),
             event_id: &event_id,
+            cancel,
         };
         let mut outcome = Outcome::proceed(event.event);
         let mut current = event.clone();

@@ -8,6 +8,7 @@ use clap::Args;
 use latch::dialect::evener::{self, Evener, PromptConfig, ToolNames};
 use latch::dialect::poolside::{Poolside, Sources};
 use latch::outcome::RunStatus;
+use latch::run::Cancel;
 use latch::{Engine, Event, Session};
 
 use super::exit;
@@ -99,7 +100,7 @@ pub async fn run(args: FireArgs) -> u8 {
             return exit::INTERNAL;
         }
     };
-    let outcome = match engine.dispatch(&event, &session).await {
+    let outcome = match dispatch_until_signalled(&engine, &event, &session).await {
         Ok(o) => o,
         Err(e) => {
             eprintln!("latch: error: invalid event: {e}");
@@ -169,4 +170,34 @@ fn open_session(event: &Event, state_dir: Option<PathBuf>) -> Result<Session, St
             root.display()
         )
     })
+}
+
+/// Dispatches; SIGTERM or SIGINT cancels the dispatch, which kills the
+/// running hook's process group, marks it `cancelled`, runs no more hooks,
+/// and still prints the outcome of what ran.
+async fn dispatch_until_signalled(
+    engine: &Engine,
+    event: &Event,
+    session: &Session,
+) -> Result<latch::Outcome, latch::EventError> {
+    use tokio::signal::unix::{SignalKind, signal};
+    let (handle, cancel) = Cancel::pair();
+    let dispatch = engine.dispatch_cancellable(event, session, &cancel);
+    tokio::pin!(dispatch);
+    let (Ok(mut term), Ok(mut int)) = (
+        signal(SignalKind::terminate()),
+        signal(SignalKind::interrupt()),
+    ) else {
+        // Without signal handlers latch still works; the default action
+        // (exit) applies, and the hook's group dies with the kill guard only
+        // if the process unwinds. Dispatch normally.
+        return dispatch.await;
+    };
+    loop {
+        tokio::select! {
+            outcome = &mut dispatch => return outcome,
+            _ = term.recv() => handle.cancel(),
+            _ = int.recv() => handle.cancel(),
+        }
+    }
 }

@@ -16,8 +16,8 @@ use std::pin::Pin;
 use crate::diag::Diagnostic;
 use crate::engine::InputValidator;
 use crate::event::Event;
-use crate::outcome::Outcome;
-use crate::run::Runner;
+use crate::outcome::{HookRun, Outcome};
+use crate::run::{Cancel, Exit, RunResult, Runner};
 use crate::session::Session;
 
 /// A boxed future, so dialects can be held as trait objects.
@@ -33,6 +33,21 @@ pub struct DispatchContext<'a> {
     pub validator: &'a dyn InputValidator,
     /// The id of this event occurrence, shared by every hook that handles it.
     pub event_id: &'a str,
+    /// Fires when the harness cancels the dispatch.
+    pub cancel: &'a Cancel,
+}
+
+/// Copies the process facts of a run (duration, exit code or signal,
+/// truncation) into its record.
+pub fn record_process(record: &mut HookRun, result: &RunResult) {
+    record.took(result.duration);
+    match result.termination.exit() {
+        Some(Exit::Code(c)) => record.exit_code = Some(c),
+        Some(Exit::Signal(s)) => record.signal = Some(s),
+        None => {}
+    }
+    record.stdout_truncated = result.stdout.truncated;
+    record.stderr_truncated = result.stderr.truncated;
 }
 
 /// One loaded hook configuration format.

@@ -16,6 +16,7 @@
 //! - after the hook exits, latch waits a bounded time for its pipes to close
 //!   (a grandchild may hold them), then kills what is left of the group.
 
+mod cancel;
 mod capture;
 mod group;
 
@@ -29,6 +30,7 @@ use std::time::{Duration, Instant};
 use tokio::io::AsyncWriteExt;
 use tokio::process::{ChildStdin, Command};
 
+pub use cancel::{Cancel, CancelHandle};
 pub use capture::Captured;
 use group::GroupGuard;
 
@@ -133,6 +135,12 @@ pub enum Termination {
         /// How the leader ended after being signalled.
         exit: Exit,
     },
+    /// The dispatch was cancelled while the process ran; its group was
+    /// killed like on a timeout.
+    Cancelled {
+        /// How the leader ended after being signalled.
+        exit: Exit,
+    },
     /// The process never started.
     SpawnFailed {
         /// The reason, classified.
@@ -156,6 +164,18 @@ pub struct RunResult {
     /// The hook exited but something it started kept its output open past the
     /// drain window, and latch killed its process group.
     pub killed_leftovers: bool,
+}
+
+impl Termination {
+    /// How the process ended, if it ran.
+    pub fn exit(&self) -> Option<Exit> {
+        match self {
+            Termination::Exited(e)
+            | Termination::TimedOut { exit: e }
+            | Termination::Cancelled { exit: e } => Some(*e),
+            Termination::SpawnFailed { .. } => None,
+        }
+    }
 }
 
 impl RunResult {
@@ -190,6 +210,12 @@ impl Runner {
     /// Runs one hook to completion. Never panics and never returns an error:
     /// every way a process can fail is a [`Termination`].
     pub async fn run(&self, cmd: &HookCommand) -> RunResult {
+        self.run_until(cmd, &Cancel::never()).await
+    }
+
+    /// Like [`Runner::run`], but stops the hook (as on a timeout) when
+    /// `cancel` fires, and reports [`Termination::Cancelled`].
+    pub async fn run_until(&self, cmd: &HookCommand, cancel: &Cancel) -> RunResult {
         let start = Instant::now();
         let mut stdout = Captured::new(cmd.limits.stdout);
         let mut stderr = Captured::new(cmd.limits.stderr);
@@ -227,19 +253,24 @@ impl Runner {
             tokio::pin!(wait);
             let deadline = tokio::time::sleep(cmd.timeout);
             tokio::pin!(deadline);
+            let cancelled = cancel.cancelled();
+            tokio::pin!(cancelled);
 
-            // Phase 1: the hook runs until it exits or its time is up.
+            // Phase 1: the hook runs until it exits, its time is up, or the
+            // dispatch is cancelled.
             let mut timed_out = false;
+            let mut was_cancelled = false;
             let mut status = loop {
                 tokio::select! {
                     biased;
                     status = &mut wait => break Some(status),
                     _ = &mut io, if !io_done => io_done = true,
                     _ = &mut deadline => { timed_out = true; break None; }
+                    _ = &mut cancelled => { was_cancelled = true; break None; }
                 }
             };
             // Phase 2: on timeout, SIGTERM the group, grace, then SIGKILL.
-            if timed_out {
+            if timed_out || was_cancelled {
                 guard.terminate();
                 let grace = tokio::time::sleep(self.grace);
                 tokio::pin!(grace);
@@ -271,6 +302,8 @@ impl Runner {
             }
             termination = if timed_out {
                 Termination::TimedOut { exit }
+            } else if was_cancelled {
+                Termination::Cancelled { exit }
             } else {
                 Termination::Exited(exit)
             };

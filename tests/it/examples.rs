@@ -187,8 +187,14 @@ mod evener {
     #[test]
     fn hello_plugin_shows_its_system_message_warning() {
         let f = fire(&["hello-plugin"], "session-start.json");
-        assert_eq!(f.outcome["warnings"], json!(["hello-plugin startup hook ran"]));
-        assert!(f.stderr.contains("latch: warning: hello-plugin startup hook ran"));
+        assert_eq!(
+            f.outcome["warnings"],
+            json!(["hello-plugin startup hook ran"])
+        );
+        assert!(
+            f.stderr
+                .contains("latch: warning: hello-plugin startup hook ran")
+        );
     }
 
     #[test]
@@ -210,7 +216,10 @@ mod evener {
     #[test]
     fn exec_plugin_passes_home_literally() {
         let f = fire(&["exec-plugin"], "edit-after.json");
-        assert_eq!(f.outcome["warnings"], json!(["exec form: $HOME stays literal"]));
+        assert_eq!(
+            f.outcome["warnings"],
+            json!(["exec form: $HOME stays literal"])
+        );
     }
 
     #[test]
@@ -220,15 +229,26 @@ mod evener {
             f.outcome["context"][0]["text"],
             "<SYSTEM-REMINDER>\nProject rule: run make test before you say the work is done.\n</SYSTEM-REMINDER>"
         );
-        assert!(f.runs()[0]["source"]["file"].as_str().unwrap().ends_with("pointed-plugin/config/prompt-hooks.json"));
+        assert!(
+            f.runs()[0]["source"]["file"]
+                .as_str()
+                .unwrap()
+                .ends_with("pointed-plugin/config/prompt-hooks.json")
+        );
     }
 
     #[test]
     fn inline_plugin_keeps_the_turn_going_until_a_summary_exists() {
         let f = fire(&["inline-plugin"], "stop.json");
-        assert_eq!(f.outcome["continuation"]["prompt"], "Write SUMMARY.md before you stop.");
+        assert_eq!(
+            f.outcome["continuation"]["prompt"],
+            "Write SUMMARY.md before you stop."
+        );
         let f = fire(&["inline-plugin"], "stop-with-question.json");
-        assert!(f.runs().is_empty(), "Stop is not consulted with a pending question");
+        assert!(
+            f.runs().is_empty(),
+            "Stop is not consulted with a pending question"
+        );
     }
 
     #[test]

@@ -130,3 +130,40 @@ fn the_state_dir_variable_is_used() {
     assert_eq!(out.status.code(), Some(0));
     assert!(dir.join("sessions/s").is_dir());
 }
+
+#[test]
+fn sigterm_cancels_the_running_hook_kills_its_group_and_prints_the_outcome() {
+    let p = Project::new().settings(
+        "hooks:\n  PreToolUse:\n    - {name: first, command: 'echo no >&2; exit 2'}\n    - {name: slow, command: 'sleep 1000 & echo $! > pid; wait'}\n    - {name: never, command: 'touch never-ran'}\n",
+    );
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("latch"))
+        .args(["fire", "--project"])
+        .arg(p.dir())
+        .arg("--home")
+        .arg(p.home())
+        .arg("--state-dir")
+        .arg(p.state())
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    {
+        use std::io::Write;
+        let mut stdin = child.stdin.take().unwrap();
+        stdin
+            .write_all(br#"{"event":"tool_before","tool":{"name":"shell","input":{}}}"#)
+            .unwrap();
+    }
+    let grandchild = crate::util::read_pid(&p.dir().join("pid"));
+    let pid = rustix::process::Pid::from_raw(child.id() as i32).unwrap();
+    rustix::process::kill_process(pid, rustix::process::Signal::TERM).unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let outcome: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(outcome["decision"], "deny", "the earlier deny is kept");
+    assert_eq!(outcome["runs"].as_array().unwrap().len(), 2);
+    assert_eq!(outcome["runs"][1]["error"], "cancelled");
+    assert!(crate::util::wait_dead(grandchild));
+    assert!(!p.dir().join("never-ran").exists());
+}

@@ -16,13 +16,13 @@ use std::path::PathBuf;
 
 use serde_json::{Map, Value};
 
-use crate::dialect::DispatchContext;
+use crate::dialect::{DispatchContext, record_process};
 use crate::event::Event;
 use crate::outcome::{
     Continuation, Decision, ErrorCategory, HookRun, Injection, Notice, NoticeKind, Outcome,
     Placement, Reason, RunStatus,
 };
-use crate::run::{EnvPolicy, Exit, HookCommand, OutputLimits, Program, Termination};
+use crate::run::{EnvPolicy, HookCommand, OutputLimits, Program};
 use crate::text::first_line;
 
 use super::events::{EvEvent, payload};
@@ -97,6 +97,9 @@ pub async fn dispatch(evener: &Evener, event: &Event, cx: &DispatchContext<'_>) 
             continue;
         }
         for handler in &group.handlers {
+            if cx.cancel.is_cancelled() {
+                break;
+            }
             let mut record = HookRun::new(
                 &plugin.name,
                 DIALECT,
@@ -119,21 +122,8 @@ pub async fn dispatch(evener: &Evener, event: &Event, cx: &DispatchContext<'_>) 
                 },
                 HandlerKind::Command(Ok(program)) => {
                     let cmd = command(program, plugin, handler, event, project.clone(), &stdin);
-                    let result = cx.runner.run(&cmd).await;
-                    record.took(result.duration);
-                    match result.termination {
-                        Termination::Exited(Exit::Code(c))
-                        | Termination::TimedOut {
-                            exit: Exit::Code(c),
-                        } => record.exit_code = Some(c),
-                        Termination::Exited(Exit::Signal(s))
-                        | Termination::TimedOut {
-                            exit: Exit::Signal(s),
-                        } => record.signal = Some(s),
-                        Termination::SpawnFailed { .. } => {}
-                    }
-                    record.stdout_truncated = result.stdout.truncated;
-                    record.stderr_truncated = result.stderr.truncated;
+                    let result = cx.runner.run_until(&cmd, cx.cancel).await;
+                    record_process(&mut record, &result);
                     if result.stdout.truncated || result.stderr.truncated {
                         st.out.warnings.push(format!(
                             "{ev} hook {} printed more than 1 MiB; latch kept the first 1 MiB",
@@ -159,7 +149,10 @@ pub async fn dispatch(evener: &Evener, event: &Event, cx: &DispatchContext<'_>) 
                 HandlerKind::Prompt { prompt, model } => {
                     let started = std::time::Instant::now();
                     let text = render(prompt, event, &options.tool_names);
-                    let reply = ask(&options.prompt, text, model.as_deref(), handler.timeout).await;
+                    let reply = tokio::select! {
+                        r = ask(&options.prompt, text, model.as_deref(), handler.timeout) => r,
+                        _ = cx.cancel.cancelled() => Err("cancelled".to_owned()),
+                    };
                     record.took(started.elapsed());
                     match reply {
                         Ok(reply) => match judge_text(&reply) {

@@ -76,6 +76,12 @@ pub fn judge_run(run: &RunResult, timeout_secs: f64) -> Verdict {
             exit_code: None,
             text: String::new(),
         },
+        Termination::Cancelled { .. } => Verdict::Failed {
+            category: ErrorCategory::Cancelled,
+            message: "cancelled while running".to_owned(),
+            exit_code: None,
+            text: String::new(),
+        },
         Termination::TimedOut { .. } => Verdict::Failed {
             category: ErrorCategory::Timeout,
             message: format!("timed out after {timeout_secs} s"),

@@ -14,13 +14,13 @@ use std::path::PathBuf;
 
 use serde_json::Value;
 
-use crate::dialect::DispatchContext;
+use crate::dialect::{DispatchContext, record_process};
 use crate::event::Event;
 use crate::outcome::{
     Continuation, Decision, ErrorCategory, HookRun, Injection, NoticeKind, Outcome, Placement,
     Reason, RunStatus,
 };
-use crate::run::{EnvPolicy, Exit, HookCommand, OutputLimits, Program, Termination};
+use crate::run::{EnvPolicy, HookCommand, OutputLimits, Program};
 use crate::text::cap;
 
 use super::events::{PoolEvent, Threaded, payload};
@@ -78,6 +78,9 @@ pub async fn dispatch(cfg: &Poolside, event: &Event, cx: &DispatchContext<'_>) -
         .filter(|d| d.is_dir())
         .or_else(|| cfg.workdir().map(PathBuf::from));
     for hook in cfg.select(event) {
+        if cx.cancel.is_cancelled() {
+            break;
+        }
         let record = run_one(&mut fold, hook, event, cx, cwd.clone()).await;
         fold.out.runs.push(record);
     }
@@ -114,19 +117,8 @@ async fn run_one(
             stderr: MAX_STDERR,
         },
     };
-    let result = cx.runner.run(&cmd).await;
-    record.took(result.duration);
-    let exit = match result.termination {
-        Termination::Exited(e) | Termination::TimedOut { exit: e } => Some(e),
-        Termination::SpawnFailed { .. } => None,
-    };
-    match exit {
-        Some(Exit::Code(c)) => record.exit_code = Some(c),
-        Some(Exit::Signal(s)) => record.signal = Some(s),
-        None => {}
-    }
-    record.stdout_truncated = result.stdout.truncated;
-    record.stderr_truncated = result.stderr.truncated;
+    let result = cx.runner.run_until(&cmd, cx.cancel).await;
+    record_process(&mut record, &result);
     if result.killed_leftovers {
         fold.out.warnings.push(format!(
             "hook {} ({pe}) exited but left processes holding its output open; latch killed its process group",

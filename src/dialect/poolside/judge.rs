@@ -74,6 +74,12 @@ pub fn judge(event: PoolEvent, run: &RunResult, timeout_secs: f64) -> Verdict {
             };
             return failed(ErrorCategory::CommandError, format!("{what}: {message}"));
         }
+        Termination::Cancelled { .. } => {
+            return failed(
+                ErrorCategory::Cancelled,
+                "cancelled while running; its process group was killed",
+            );
+        }
         Termination::TimedOut { .. } => {
             return failed(
                 ErrorCategory::Timeout,
