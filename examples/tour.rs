@@ -1,5 +1,6 @@
-//! A tour of latch: fires the bundled poolside example events through the
-//! example hooks (`examples/poolside/`) and prints each outcome.
+//! A tour of latch: fires the bundled example events through the example
+//! hooks of each dialect (`examples/poolside/`, `examples/evener/`) and
+//! prints each outcome.
 //!
 //! Run it with `cargo run --example tour`. It works on a copy of the example
 //! project in a temp directory, so the hooks' marker files never land in the
@@ -7,6 +8,7 @@
 
 use std::path::{Path, PathBuf};
 
+use latch::dialect::evener::{self, Evener};
 use latch::dialect::poolside::{Poolside, Sources};
 use latch::{Engine, Event, Session};
 
@@ -41,6 +43,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .enable_all()
         .build()?;
 
+    println!("════ poolside: .poolside/settings.yaml in examples/poolside/\n");
     for name in EVENTS {
         let text = std::fs::read_to_string(work.join("events").join(name))?;
         let event: Event = serde_json::from_str(&text)?;
@@ -52,8 +55,45 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         println!("── what log-payload.sh received on stdin:\n{logged}");
     }
     std::fs::remove_dir_all(&work)?;
+
+    println!("════ evener: Claude-format plugins in examples/evener/\n");
+    let plugins = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("examples/evener");
+    let evener = Evener::load(evener::Options {
+        plugin_dirs: [
+            "hello-plugin",
+            "guard-plugin",
+            "exec-plugin",
+            "pointed-plugin",
+            "inline-plugin",
+        ]
+        .iter()
+        .map(|p| plugins.join(p))
+        .collect(),
+        project: Some(std::env::temp_dir()),
+        ..evener::Options::default()
+    });
+    let engine = Engine::new().with_dialect(evener);
+    for d in engine.diagnostics() {
+        eprintln!("{d}");
+    }
+    for name in EVENER_EVENTS {
+        let text = std::fs::read_to_string(plugins.join("events").join(name))?;
+        let event: Event = serde_json::from_str(&text)?;
+        let outcome = runtime.block_on(engine.dispatch(&event, &session))?;
+        println!("── {name}: {}", text.trim());
+        println!("{}\n", serde_json::to_string_pretty(&summary(&outcome))?);
+    }
     Ok(())
 }
+
+/// The evener example events.
+const EVENER_EVENTS: [&str; 5] = [
+    "session-start.json",
+    "user-prompt.json",
+    "shell-sudo.json",
+    "edit-after.json",
+    "stop-with-question.json",
+];
 
 /// The outcome without per-run timings, which change from run to run.
 fn summary(outcome: &latch::Outcome) -> serde_json::Value {
