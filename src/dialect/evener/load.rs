@@ -549,3 +549,67 @@ pub fn expand_root(s: &str, dir: &Path) -> String {
     s.replace("${CLAUDE_PLUGIN_ROOT}", &root)
         .replace("${PLUGIN_ROOT}", &root)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::json;
+
+    fn load(text: &str) -> (Vec<Group>, Vec<Diagnostic>) {
+        let node = json::parse(text).expect("valid JSON");
+        load_config(&node, Path::new("hooks.json"), "p", Path::new("/plug"))
+    }
+
+    #[test]
+    fn default_timeouts_are_60_s_for_commands_and_30_s_for_prompts() {
+        let (groups, _) = load(
+            r#"{"hooks":{"Stop":[{"hooks":[{"type":"command","command":"x"},{"type":"prompt","prompt":"y"},{"type":"command","command":"z","timeout":5}]}]}}"#,
+        );
+        let t: Vec<u64> = groups[0]
+            .handlers
+            .iter()
+            .map(|h| h.timeout.as_secs())
+            .collect();
+        assert_eq!(t, [60, 30, 5]);
+    }
+
+    #[test]
+    fn plugin_root_is_expanded_in_command_and_args_at_load() {
+        let (groups, _) = load(
+            r#"{"hooks":{"Stop":[{"hooks":[{"type":"command","command":"${CLAUDE_PLUGIN_ROOT}/a","args":["${PLUGIN_ROOT}/b","$HOME"]},{"type":"command","command":"${PLUGIN_ROOT}/c --x"}]}]}}"#,
+        );
+        match &groups[0].handlers[0].kind {
+            HandlerKind::Command(Ok(Program::Exec { program, args })) => {
+                assert_eq!(program, Path::new("/plug/a"));
+                assert_eq!(args, &["/plug/b", "$HOME"]);
+            }
+            other => panic!("{other:?}"),
+        }
+        match &groups[0].handlers[1].kind {
+            HandlerKind::Command(Ok(Program::Shell { shell, script })) => {
+                assert_eq!(shell, Path::new("bash"));
+                assert_eq!(script, "/plug/c --x");
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn an_empty_args_array_is_shell_form() {
+        let (groups, _) =
+            load(r#"{"Stop":[{"hooks":[{"type":"command","command":"a b","args":[]}]}]}"#);
+        assert!(matches!(
+            &groups[0].handlers[0].kind,
+            HandlerKind::Command(Ok(Program::Shell { .. }))
+        ));
+    }
+
+    #[test]
+    fn groups_on_reserved_and_unknown_events_are_kept_but_classified() {
+        let (groups, diags) = load(r#"{"Setup":[{"hooks":[]}],"Stopp":[{"hooks":[]}]}"#);
+        assert_eq!(groups[0].event, EventName::Reserved("Setup".into()));
+        assert_eq!(groups[1].event, EventName::Unknown("Stopp".into()));
+        assert_eq!(diags.len(), 2);
+        assert_eq!(diags[1].hint.as_deref(), Some("did you mean \"Stop\"?"));
+    }
+}
