@@ -5,5 +5,6 @@
 //! by hand, which lets them report *every* problem of a file at once, each at
 //! its exact position, and keep the hooks that are fine.
 
+pub mod duration;
 pub mod json;
 pub mod yaml;
