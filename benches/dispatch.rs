@@ -1,1 +1,336 @@
-fn main() {}
+//! Dispatch overhead: N hooks that each run `true`, through latch, against
+//! spawning the same N processes directly with `std::process::Command`.
+//!
+//! Every variant runs `/bin/sh -c true` (poolside hooks go through
+//! `/bin/sh -c`), writes the same small JSON payload to stdin, captures
+//! stdout and stderr through pipes, and runs the N processes one after
+//! another, in the same working directory. The variants of one N share a
+//! benchmark group, so criterion's report puts them side by side:
+//!
+//! - `std`: `std::process::Command`, write stdin, `wait_with_output`;
+//! - `runner`: [`latch::run::Runner::run`] with a [`HookCommand`], N times;
+//! - `engine`: [`latch::Engine::dispatch`] of one `tool_before` event through
+//!   a [`Poolside`] config whose project `settings.yaml` declares N
+//!   `PreToolUse` hooks with `command: "true"`.
+//!
+//! The tokio runtime (current-thread, as `latch fire` uses) and the engine
+//! are built once, outside the timing loop.
+//!
+//! `dispatch_no_match` measures the engine alone: a dispatch whose event
+//! matches no hook, so nothing is spawned.
+//!
+//! A full run (no filter) ends with an interleaved measurement of the same
+//! variants plus three references that locate the overhead (`std` with a
+//! process group, the same on tokio's blocking pool, and plain
+//! `tokio::process`), and prints the medians with their ratio to `std`.
+//!
+//! Run with `cargo bench --bench dispatch`.
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::ffi::OsString;
+use std::hint::black_box;
+use std::io::Write;
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use criterion::{BenchmarkId, Criterion, SamplingMode, criterion_group};
+
+use latch::dialect::poolside::{Poolside, Sources};
+use latch::run::{EnvPolicy, HookCommand, OutputLimits, Program, Runner, Termination};
+use latch::{Engine, Event, Session};
+
+/// The hook counts measured.
+const COUNTS: [usize; 3] = [1, 4, 16];
+
+/// The payload every variant writes to the hook's stdin: the shape (and
+/// roughly the size) of what the poolside dialect sends on PreToolUse.
+const PAYLOAD: &[u8] = br#"{"hook_api_version":1,"hook_event_name":"PreToolUse","event_id":"evt-18f2c3a4b5d6e7f8-1a2b-0","session_id":"s","tool_name":"shell","tool_input":{"cmd":"ls"}}"#;
+
+const SHELL: &str = "/bin/sh";
+
+/// One hook run directly with the standard library; `group` adds the
+/// `process_group(0)` latch sets (the `std` variant leaves it out).
+fn std_once(cwd: &Path, group: bool) {
+    let mut command = Command::new(SHELL);
+    command
+        .arg("-c")
+        .arg("true")
+        .current_dir(cwd)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    if group {
+        command.process_group(0);
+    }
+    let mut child = command.spawn().expect("spawn /bin/sh");
+    if let Some(mut stdin) = child.stdin.take() {
+        // The payload is far below the pipe buffer, so writing before reading
+        // cannot deadlock; EPIPE (the shell exited first) is fine, as in latch.
+        let _ = stdin.write_all(PAYLOAD);
+    }
+    let out = child.wait_with_output().expect("wait for /bin/sh");
+    assert!(out.status.success());
+    black_box(out);
+}
+
+/// Plain `tokio::process`, without latch's runner: the same pipes, the
+/// payload written, `wait_with_output`.
+async fn tokio_once(cwd: &Path) {
+    use tokio::io::AsyncWriteExt;
+    let mut child = tokio::process::Command::new(SHELL)
+        .arg("-c")
+        .arg("true")
+        .current_dir(cwd)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn /bin/sh");
+    if let Some(mut stdin) = child.stdin.take() {
+        let _ = stdin.write_all(PAYLOAD).await;
+    }
+    let out = child.wait_with_output().await.expect("wait for /bin/sh");
+    assert!(out.status.success());
+    black_box(out);
+}
+
+/// The same hook as a latch [`HookCommand`], with poolside's limits.
+fn hook_command(cwd: &Path) -> HookCommand {
+    HookCommand {
+        program: Program::Shell {
+            shell: PathBuf::from(SHELL),
+            script: "true".to_owned(),
+        },
+        env: EnvPolicy::Inherit(Vec::<(OsString, OsString)>::new()),
+        cwd: Some(cwd.to_path_buf()),
+        stdin: PAYLOAD.to_vec(),
+        timeout: Duration::from_secs(10),
+        limits: OutputLimits {
+            stdout: 1024 * 1024,
+            stderr: 64 * 1024,
+        },
+    }
+}
+
+/// A project directory whose settings declare `n` PreToolUse hooks running `true`.
+fn project_with_hooks(n: usize) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let mut yaml = String::from("hooks:\n  PreToolUse:\n");
+    for i in 0..n {
+        yaml.push_str(&format!(
+            "    - name: h{i}\n      matcher: \"shell\"\n      command: \"true\"\n      timeout: 10\n"
+        ));
+    }
+    std::fs::create_dir(dir.path().join(".poolside")).expect("mkdir .poolside");
+    std::fs::write(dir.path().join(".poolside/settings.yaml"), yaml).expect("write settings");
+    dir
+}
+
+fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("tokio runtime")
+}
+
+fn bench_dispatch(c: &mut Criterion) {
+    let rt = runtime();
+    let runner = Runner::default();
+    let session = Session::in_memory(None);
+    let event = Event::tool_before("shell", serde_json::json!({"cmd": "ls"})).with_session("s");
+
+    for n in COUNTS {
+        let project = project_with_hooks(n);
+        let cwd = project.path().to_path_buf();
+        let pool = Poolside::load(&Sources {
+            project: Some(cwd.clone()),
+            ..Default::default()
+        });
+        let engine = Engine::new().with_dialect(pool);
+        assert_eq!(engine.diagnostics().count(), 0, "the settings load cleanly");
+        let cmd = hook_command(&cwd);
+
+        // Check once, outside timing, that each variant really runs n hooks.
+        let outcome = rt.block_on(engine.dispatch(&event, &session)).unwrap();
+        assert_eq!(outcome.runs.len(), n);
+        assert!(outcome.runs.iter().all(|r| r.exit_code == Some(0)));
+        let once = rt.block_on(runner.run(&cmd));
+        assert!(matches!(once.termination, Termination::Exited(_)));
+        assert_eq!(once.exit_code(), Some(0));
+
+        let mut group = c.benchmark_group(format!("dispatch_true/{n}"));
+        // Each iteration spawns processes (milliseconds): flat sampling keeps
+        // the run within its time budget.
+        group
+            .sampling_mode(SamplingMode::Flat)
+            .sample_size(25)
+            .warm_up_time(Duration::from_secs(1))
+            .measurement_time(Duration::from_secs(4));
+        group.bench_function(BenchmarkId::new("std", n), |b| {
+            b.iter(|| {
+                for _ in 0..n {
+                    std_once(&cwd, false);
+                }
+            });
+        });
+        group.bench_function(BenchmarkId::new("runner", n), |b| {
+            b.iter(|| {
+                rt.block_on(async {
+                    for _ in 0..n {
+                        black_box(runner.run(&cmd).await);
+                    }
+                });
+            });
+        });
+        group.bench_function(BenchmarkId::new("engine", n), |b| {
+            b.iter(|| black_box(rt.block_on(engine.dispatch(&event, &session)).unwrap()));
+        });
+        group.finish();
+    }
+}
+
+/// The engine's own cost: a dispatch whose event matches none of 16
+/// configured hooks (the tool is `read`, every matcher is `shell`), so no
+/// process is spawned and everything measured is in-process work.
+fn bench_no_match(c: &mut Criterion) {
+    let rt = runtime();
+    let session = Session::in_memory(None);
+    let project = project_with_hooks(16);
+    let engine = Engine::new().with_dialect(Poolside::load(&Sources {
+        project: Some(project.path().to_path_buf()),
+        ..Default::default()
+    }));
+    let event = Event::tool_before("read", serde_json::json!({"path": "a"})).with_session("s");
+    let outcome = rt.block_on(engine.dispatch(&event, &session)).unwrap();
+    assert!(outcome.runs.is_empty());
+    let mut group = c.benchmark_group("dispatch_no_match");
+    group
+        .sample_size(30)
+        .warm_up_time(Duration::from_secs(1))
+        .measurement_time(Duration::from_secs(2));
+    group.bench_function("engine/16_hooks", |b| {
+        b.iter(|| black_box(rt.block_on(engine.dispatch(&event, &session)).unwrap()));
+    });
+    group.finish();
+}
+
+/// The variants of the interleaved summary: the three measured above plus
+/// three references that locate latch's overhead.
+#[derive(Clone, Copy)]
+enum Variant {
+    /// `std::process::Command` (the baseline).
+    Std,
+    /// The baseline plus `process_group(0)`, as latch spawns.
+    StdGroup,
+    /// The baseline plus `process_group(0)`, on tokio's blocking pool.
+    Blocking,
+    /// Plain `tokio::process::Command`: write stdin, `wait_with_output`.
+    Tokio,
+    /// latch's `Runner::run`.
+    Runner,
+    /// latch's `Engine::dispatch`.
+    Engine,
+}
+
+const VARIANTS: [(Variant, &str); 6] = [
+    (Variant::Std, "std"),
+    (Variant::StdGroup, "std+pgroup"),
+    (Variant::Blocking, "blocking"),
+    (Variant::Tokio, "tokio"),
+    (Variant::Runner, "runner"),
+    (Variant::Engine, "engine"),
+];
+
+/// An interleaved measurement, independent of criterion: each round runs one
+/// dispatch of N hooks with every variant, starting with a different variant
+/// each round, so load from other processes on the machine (another build,
+/// say) hits all of them alike. Prints the medians and the ratios to `std`.
+fn interleaved_summary() {
+    let rt = runtime();
+    let runner = Runner::default();
+    let session = Session::in_memory(None);
+    let event = Event::tool_before("shell", serde_json::json!({"cmd": "ls"})).with_session("s");
+    println!("\ninterleaved medians per dispatch of N hooks (ratio to std):");
+    print!("{:>3}", "N");
+    for (_, name) in VARIANTS {
+        print!("  {name:>19}");
+    }
+    println!();
+    for n in COUNTS {
+        let project = project_with_hooks(n);
+        let cwd = project.path().to_path_buf();
+        let engine = Engine::new().with_dialect(Poolside::load(&Sources {
+            project: Some(cwd.clone()),
+            ..Default::default()
+        }));
+        let cmd = hook_command(&cwd);
+        let rounds = (1000 / n).max(60);
+        let mut times: Vec<Vec<Duration>> = vec![Vec::with_capacity(rounds); VARIANTS.len()];
+        for round in 0..rounds {
+            for k in 0..VARIANTS.len() {
+                let slot = (round + k) % VARIANTS.len();
+                let t = Instant::now();
+                match VARIANTS[slot].0 {
+                    Variant::Std => (0..n).for_each(|_| std_once(&cwd, false)),
+                    Variant::StdGroup => (0..n).for_each(|_| std_once(&cwd, true)),
+                    Variant::Blocking => rt.block_on(async {
+                        for _ in 0..n {
+                            let dir = cwd.clone();
+                            tokio::task::spawn_blocking(move || std_once(&dir, true))
+                                .await
+                                .unwrap();
+                        }
+                    }),
+                    Variant::Tokio => rt.block_on(async {
+                        for _ in 0..n {
+                            tokio_once(&cwd).await;
+                        }
+                    }),
+                    Variant::Runner => rt.block_on(async {
+                        for _ in 0..n {
+                            black_box(runner.run(&cmd).await);
+                        }
+                    }),
+                    Variant::Engine => {
+                        black_box(rt.block_on(engine.dispatch(&event, &session)).unwrap());
+                    }
+                }
+                times[slot].push(t.elapsed());
+            }
+        }
+        let medians: Vec<Duration> = times.into_iter().map(median).collect();
+        let base = medians[0].as_secs_f64();
+        print!("{n:>3}");
+        for m in &medians {
+            let cell = format!("{m:.3?} ({:.3})", m.as_secs_f64() / base);
+            print!("  {cell:>19}");
+        }
+        println!();
+    }
+    println!("target: runner/std and engine/std <= 1.05");
+}
+
+fn median(mut v: Vec<Duration>) -> Duration {
+    v.sort_unstable();
+    v[v.len() / 2]
+}
+
+criterion_group!(benches, bench_no_match, bench_dispatch);
+
+fn main() {
+    benches();
+    Criterion::default().configure_from_args().final_summary();
+    // Only a full `cargo bench` run prints the summary: not `cargo test
+    // --benches` (no `--bench` flag), a filtered run or `--list`.
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let bench_mode = args.iter().any(|a| a == "--bench");
+    let filtered = args
+        .iter()
+        .any(|a| !a.starts_with('-') || a == "--list" || a == "--test");
+    if bench_mode && !filtered {
+        interleaved_summary();
+    }
+}
