@@ -150,6 +150,11 @@ impl NameIndex {
                 .size_limit(REGEX_SIZE_LIMIT * 8)
                 .build()
                 .ok();
+            // The first search allocates the set's scratch space; do it at
+            // load so the first event does not pay for it.
+            if let Some(set) = &index.regexes {
+                let _ = set.is_match("");
+            }
         }
         index
     }

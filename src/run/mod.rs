@@ -220,7 +220,15 @@ impl Runner {
         let mut stdout = Captured::new(cmd.limits.stdout);
         let mut stderr = Captured::new(cmd.limits.stderr);
 
-        let mut child = match build(cmd).spawn() {
+        // A payload that fits in one page always fits in a pipe's buffer:
+        // write it before spawning and hand the hook the read end, which
+        // saves an async writer and a trip through the event loop per hook.
+        let prefilled = prefill(&cmd.stdin);
+        let mut command = build(cmd);
+        if let Some(reader) = prefilled {
+            command.stdin(reader);
+        }
+        let mut child = match command.spawn() {
             Ok(child) => child,
             Err(err) => {
                 return RunResult {
@@ -369,6 +377,23 @@ fn spawn_failure(err: &io::Error, cmd: &HookCommand) -> Termination {
         reason,
         message: err.to_string(),
     }
+}
+
+/// The payloads `prefill` handles: at most one page (`PIPE_BUF` on Linux),
+/// which any pipe buffer holds whole.
+const PREFILL_MAX: usize = 4096;
+
+/// A pipe whose read end holds `payload` followed by end-of-file, for
+/// small payloads; `None` for larger ones (or if the pipe cannot be made),
+/// which then go through [`feed`].
+fn prefill(payload: &[u8]) -> Option<Stdio> {
+    if payload.len() > PREFILL_MAX {
+        return None;
+    }
+    let (reader, mut writer) = std::io::pipe().ok()?;
+    std::io::Write::write_all(&mut writer, payload).ok()?;
+    drop(writer);
+    Some(Stdio::from(reader))
 }
 
 /// Writes the payload and closes stdin. A hook that exits or closes stdin
