@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use clap::Args;
 
 use latch::dialect::evener::{self, Evener, PromptConfig, ToolNames};
+use latch::dialect::peen::{self, Peen};
 use latch::dialect::poolside::{Poolside, Sources};
 use latch::outcome::RunStatus;
 use latch::run::Cancel;
@@ -45,6 +46,10 @@ pub struct FireArgs {
     /// Default: $LATCH_PROMPT_MODEL.
     #[arg(long, value_name = "MODEL")]
     prompt_model: Option<String>,
+    /// Peen's configuration directory (the trusted layer).
+    /// Default: $PEEN_CONFIG_DIR.
+    #[arg(long, value_name = "DIR")]
+    peen_config_dir: Option<PathBuf>,
     /// Print the outcome as indented JSON.
     #[arg(long)]
     pretty: bool,
@@ -78,6 +83,26 @@ pub async fn run(args: FireArgs) -> u8 {
         settings: args.settings,
     });
     let mut engine = Engine::new().with_dialect(pool);
+    // Peen reads its layers on every fire: the workspace is the agent's
+    // current directory, so a directory change takes effect on the next event.
+    let mut peen_diags = Vec::new();
+    let limits = peen::Limits::from_env(&mut peen_diags);
+    for d in &peen_diags {
+        eprintln!("{d}");
+    }
+    engine = engine.with_dialect(Peen::load(peen::Options {
+        config_dir: args.peen_config_dir.or_else(|| {
+            std::env::var_os("PEEN_CONFIG_DIR")
+                .filter(|v| !v.is_empty())
+                .map(PathBuf::from)
+        }),
+        workspace: event
+            .cwd
+            .clone()
+            .filter(|c| c.is_dir())
+            .or_else(|| project.clone()),
+        limits,
+    }));
     if !args.plugin_dirs.is_empty() {
         let mut prompt = PromptConfig::from_env();
         prompt.base_url = args.prompt_base_url.or(prompt.base_url);

@@ -34,8 +34,24 @@ enum Command {
     Fire(fire::FireArgs),
 }
 
+/// Sends `tracing` output to stderr when `LATCH_LOG` is set (for example
+/// `LATCH_LOG=debug`); stdout carries JSON only.
+fn init_logging() {
+    let Ok(filter) = std::env::var("LATCH_LOG") else {
+        return;
+    };
+    let filter = tracing_subscriber::EnvFilter::try_new(filter)
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("debug"));
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_ansi(false)
+        .try_init();
+}
+
 /// Runs the parsed command line.
 pub fn run(cli: Cli) -> ExitCode {
+    init_logging();
     let runtime = match tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()

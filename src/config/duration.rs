@@ -208,9 +208,24 @@ mod tests {
     #[test]
     fn go_rejections() {
         for bad in [
-            "", "3", "-", "s", ".", "-.", ".s", "+.s", "1d", "\u{85}\u{85}", "\u{ffff}",
-            "9223372036854775808ns", "9223372036854775.808us", "9223372036854ms775us808ns",
-            "-9223372036854775809ns", "1h 30m", "2 s", "5S",
+            "",
+            "3",
+            "-",
+            "s",
+            ".",
+            "-.",
+            ".s",
+            "+.s",
+            "1d",
+            "\u{85}\u{85}",
+            "\u{ffff}",
+            "9223372036854775808ns",
+            "9223372036854775.808us",
+            "9223372036854ms775us808ns",
+            "-9223372036854775809ns",
+            "1h 30m",
+            "2 s",
+            "5S",
         ] {
             assert!(parse_go_duration(bad).is_err(), "{bad:?} should fail");
         }
@@ -218,8 +233,17 @@ mod tests {
 
     #[test]
     fn messages_follow_go() {
-        assert_eq!(parse_go_duration("3").unwrap_err().to_string(), "missing unit in duration \"3\"");
-        assert_eq!(parse_go_duration("3d").unwrap_err().to_string(), "unknown unit \"d\" in duration \"3d\"");
-        assert_eq!(parse_go_duration("x").unwrap_err().to_string(), "invalid duration \"x\"");
+        assert_eq!(
+            parse_go_duration("3").unwrap_err().to_string(),
+            "missing unit in duration \"3\""
+        );
+        assert_eq!(
+            parse_go_duration("3d").unwrap_err().to_string(),
+            "unknown unit \"d\" in duration \"3d\""
+        );
+        assert_eq!(
+            parse_go_duration("x").unwrap_err().to_string(),
+            "invalid duration \"x\""
+        );
     }
 }

@@ -152,6 +152,15 @@ impl Node {
         }
     }
 
+    /// Like [`Node::kind`], in JSON's words ("an object", "an array").
+    pub fn json_kind(&self) -> &'static str {
+        match self.value {
+            Value::Seq(_) => "an array",
+            Value::Map(_) => "an object",
+            _ => self.kind(),
+        }
+    }
+
     /// The value as JSON. Mapping keys that are not strings are written as
     /// their YAML text.
     pub fn to_json(&self) -> serde_json::Value {

@@ -8,6 +8,7 @@
 //! knows its field names.
 
 pub mod evener;
+pub mod peen;
 pub mod poolside;
 
 use std::future::Future;

@@ -120,7 +120,7 @@ fn a_handler_without_type_is_a_load_error_naming_path_event_matcher_and_index() 
 fn a_malformed_hooks_array_is_a_load_error() {
     let p = Plugins::new().plugin("bad", r#"{"hooks":{"PreToolUse":{"matcher":"Bash"}}}"#);
     let f = p.fire(&pre("shell", json!({})));
-    assert!(f.stderr.contains("error: malformed hooks array: \"PreToolUse\" must be an array of matcher groups, found a mapping"), "{}", f.stderr);
+    assert!(f.stderr.contains("error: malformed hooks array: \"PreToolUse\" must be an array of matcher groups, found an object"), "{}", f.stderr);
 }
 
 #[test]

@@ -513,3 +513,39 @@ fn a_rewrite_that_fails_validation_denies_the_call() {
     // The raw arguments were not an object; the merge makes one, which passes.
     assert_eq!(f.outcome["tool_input"], json!({"x": 1}));
 }
+
+#[test]
+fn unknown_group_fields_warn_loudly() {
+    let p = Plugins::new().plugin("typo", r#"{"hooks":{"PreToolUse":[{"matchers":"Bash","hooks":[{"type":"command","command":"true"}]}]}}"#);
+    let f = p.fire(&pre("read_file", json!({})));
+    assert!(
+        f.stderr.contains(
+            "warning: unknown field \"matchers\" in a \"PreToolUse\" matcher group; it is ignored"
+        ),
+        "{}",
+        f.stderr
+    );
+    assert!(f.stderr.contains("did you mean \"matcher\"?"));
+}
+
+#[test]
+fn a_session_start_exit_2_is_recorded_as_a_failure() {
+    let f =
+        on("SessionStart", "*", "echo nope >&2; exit 2").fire(&json!({"event": "session_start"}));
+    assert_eq!(f.runs()[0]["status"], "failed");
+    assert_eq!(f.runs()[0]["error"], "command_error");
+    assert_eq!(f.warnings(), ["SessionStart hook p failed (exit 2): nope"]);
+}
+
+#[test]
+fn non_string_args_are_a_load_error() {
+    let p = Plugins::new().plugin("a", r#"{"hooks":{"Stop":[{"hooks":[{"type":"command","command":"printf","args":[{"x":1}]}]}]}}"#);
+    let f = p.fire(&json!({"event": "stop"}));
+    assert!(
+        f.stderr
+            .contains("each of \"args\" must be a string, found an object"),
+        "{}",
+        f.stderr
+    );
+    assert!(f.runs().is_empty());
+}

@@ -5,6 +5,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
 mod evener_faults;
+mod evener_lib;
 mod evener_load;
 mod evener_prompt;
 mod evener_run;

@@ -49,6 +49,8 @@ struct State {
     ev: EvEvent,
     denied: bool,
     merges: Vec<Map<String, Value>>,
+    /// The plugins whose hooks returned an `updatedInput`, in order.
+    mergers: Vec<String>,
     continuing: Vec<String>,
     continuation_texts: Vec<String>,
     out: Outcome,
@@ -60,6 +62,7 @@ pub async fn dispatch(evener: &Evener, event: &Event, cx: &DispatchContext<'_>) 
         ev: EvEvent::SessionStart,
         denied: false,
         merges: Vec::new(),
+        mergers: Vec::new(),
         continuing: Vec::new(),
         continuation_texts: Vec::new(),
         out: Outcome::proceed(event.event),
@@ -130,9 +133,13 @@ pub async fn dispatch(evener: &Evener, event: &Event, cx: &DispatchContext<'_>) 
                             plugin.name
                         ));
                     }
-                    if std::str::from_utf8(&result.stdout.bytes).is_err()
-                        || std::str::from_utf8(&result.stderr.bytes).is_err()
-                    {
+                    // A cut at the 1 MiB cap may split a character: that
+                    // is the cap's doing, not invalid output.
+                    let invalid = |c: &crate::run::Captured| match std::str::from_utf8(&c.bytes) {
+                        Ok(_) => false,
+                        Err(e) => !(c.truncated && e.error_len().is_none()),
+                    };
+                    if invalid(&result.stdout) || invalid(&result.stderr) {
                         st.out.warnings.push(format!(
                             "{ev} hook {} printed invalid UTF-8; latch replaced the bad bytes with U+FFFD",
                             plugin.name
@@ -158,7 +165,7 @@ pub async fn dispatch(evener: &Evener, event: &Event, cx: &DispatchContext<'_>) 
                         Ok(reply) => match judge_text(&reply) {
                             Verdict::Failed { message, .. } => Verdict::Failed {
                                 category: ErrorCategory::PromptError,
-                                message: format!("the model's reply {message}"),
+                                message: format!("the model's reply: {message}"),
                                 exit_code: None,
                                 text: String::new(),
                             },
@@ -286,7 +293,11 @@ impl State {
                 ));
                 self.context(plugin, &text);
             }
-            EvEvent::SessionStart => self.session_start_failed(plugin, Some(2), &text, ""),
+            EvEvent::SessionStart => {
+                // Exit 2 is no block on SessionStart: a failure like any non-zero exit.
+                record.fail(ErrorCategory::CommandError, "exited with code 2");
+                self.session_start_failed(plugin, Some(2), &text, "")
+            }
             EvEvent::SessionEnd => record.message = Some("SessionEnd output is discarded".into()),
         }
     }
@@ -391,6 +402,9 @@ impl State {
             }
             if let Some(input) = o.updated_input {
                 self.merges.push(input);
+                if !self.mergers.iter().any(|m| m == name) {
+                    self.mergers.push(name.to_owned());
+                }
             }
             return;
         }
@@ -440,15 +454,20 @@ impl State {
                     Ok(()) if merged != raw => self.out.tool_input = Some(merged),
                     Ok(()) => {}
                     Err(why) => {
-                        let mut record = HookRun::new("evener", DIALECT, "PreToolUse", None);
+                        // The rewrite belongs to every hook that returned
+                        // updatedInput; one record names them all.
+                        let hooks = std::mem::take(&mut self.mergers).join(", ");
+                        let mut record = HookRun::new(&hooks, DIALECT, "PreToolUse", None);
                         self.deny(
-                            "evener",
-                            Some(format!("the rewritten arguments failed validation: {why}")),
+                            &hooks,
+                            Some(format!(
+                                "the arguments rewritten by {hooks} failed validation: {why}"
+                            )),
                             &mut record,
                         );
-                        if let Some(last) = self.out.runs.last_mut() {
-                            last.error = Some(ErrorCategory::HookBlocked);
-                        }
+                        record.error = Some(ErrorCategory::InvalidRewrite);
+                        record.message = Some(format!("updatedInput failed validation: {why}"));
+                        self.out.runs.push(record);
                     }
                 }
             }

@@ -109,7 +109,7 @@ pub fn load_plugin(dir: &Path, diags: &mut Vec<Diagnostic>) -> Plugin {
             Some((h, _)) => diags.push(
                 Diagnostic::error(format!(
                     "manifest \"hooks\" must be a path string or an object, found {}",
-                    h.kind()
+                    h.json_kind()
                 ))
                 .in_file(path)
                 .at(Some(h.position))

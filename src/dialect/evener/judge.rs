@@ -119,7 +119,7 @@ pub fn judge_text(stdout: &str) -> Verdict {
         Ok(_) => Verdict::Text(trimmed.to_owned()),
         Err(e) => Verdict::Failed {
             category: ErrorCategory::ParseError,
-            message: format!("stdout looks like JSON but does not parse: {e}"),
+            message: format!("output looks like JSON but does not parse: {e}"),
             exit_code: Some(0),
             text: String::new(),
         },

@@ -106,6 +106,8 @@ pub fn load_config(
         groups: Vec::new(),
     };
     l.root(root);
+    // Report in file order, whatever order the checks ran in.
+    l.diags.sort_by_key(|d| d.position);
     (l.groups, l.diags)
 }
 
@@ -141,7 +143,7 @@ impl Loader<'_> {
             self.push(
                 Diagnostic::error(format!(
                     "hooks configuration must be a JSON object, found {}",
-                    root.kind()
+                    root.json_kind()
                 )),
                 root.position,
             );
@@ -167,7 +169,7 @@ impl Loader<'_> {
                     self.push(
                         Diagnostic::error(format!(
                             "\"hooks\" must be an object keyed by event name, found {}",
-                            hooks.kind()
+                            hooks.json_kind()
                         )),
                         hooks.position,
                     );
@@ -220,7 +222,7 @@ impl Loader<'_> {
             self.push(
                 Diagnostic::error(format!(
                     "malformed hooks array: \"{ev}\" must be an array of matcher groups, found {}",
-                    list.kind()
+                    list.json_kind()
                 )),
                 list.position,
             )
@@ -232,13 +234,27 @@ impl Loader<'_> {
                 self.push(
                     Diagnostic::error(format!(
                         "malformed hooks array: \"{ev}\" group {gi} must be an object with \"matcher\" and \"hooks\", found {}",
-                        g.kind()
+                        g.json_kind()
                     )),
                     g.position,
                 )
                 .event = Some(ev.clone());
                 continue;
             };
+            for (k, _) in g.as_map().unwrap_or(&[]) {
+                let key = k.scalar_text();
+                if key != "matcher" && key != "hooks" {
+                    let d = self.push(
+                        Diagnostic::warning(format!(
+                            "unknown field \"{key}\" in a \"{ev}\" matcher group; it is ignored"
+                        )),
+                        k.position,
+                    );
+                    d.event = Some(ev.clone());
+                    d.hint = closest(&key, ["matcher", "hooks"])
+                        .map(|c| format!("did you mean \"{c}\"?"));
+                }
+            }
             let matcher_text = match g.get("matcher") {
                 None => String::new(),
                 Some(m) => match &m.value {
@@ -248,7 +264,7 @@ impl Loader<'_> {
                         self.push(
                             Diagnostic::error(format!(
                                 "\"{ev}\" group {gi}: \"matcher\" must be a string, found {}; the group is skipped",
-                                m.kind()
+                                m.json_kind()
                             )),
                             m.position,
                         )
@@ -288,7 +304,7 @@ impl Loader<'_> {
                     self.push(
                         Diagnostic::error(format!(
                             "malformed hooks array: \"{ev}\" matcher \"{matcher_text}\": \"hooks\" must be an array of handlers, found {}",
-                            other.kind()
+                            other.json_kind()
                         )),
                         other.position,
                     )
@@ -320,7 +336,10 @@ impl Loader<'_> {
         let place = format!("\"{ev}\" matcher \"{matcher}\" handler {index}");
         let Some(fields) = h.as_map() else {
             self.push(
-                Diagnostic::error(format!("{place} must be an object, found {}", h.kind())),
+                Diagnostic::error(format!(
+                    "{place} must be an object, found {}",
+                    h.json_kind()
+                )),
                 h.position,
             )
             .event = Some(ev.to_owned());
@@ -332,7 +351,7 @@ impl Loader<'_> {
                 self.push(
                     Diagnostic::error(format!(
                         "{place}: \"type\" must be a string, found {}",
-                        t.kind()
+                        t.json_kind()
                     )),
                     t.position,
                 )
@@ -367,7 +386,10 @@ impl Loader<'_> {
                     self.push(
                         Diagnostic::warning(format!(
                             "{place}: \"timeout\" must be a positive number of seconds, found {}; the default of {} s is used",
-                            t.scalar_text(),
+                            match t.value {
+                                Value::Int(_) | Value::Float(_) => t.scalar_text(),
+                                _ => t.json_kind().to_owned(),
+                            },
                             default_timeout.as_secs()
                         )),
                         t.position,
@@ -481,15 +503,34 @@ impl Loader<'_> {
             Some(Node {
                 value: Value::Seq(items),
                 ..
-            }) => items
-                .iter()
-                .map(|a| self.expand(&a.scalar_text()))
-                .collect(),
+            }) => {
+                let mut args = Vec::new();
+                for a in items {
+                    match &a.value {
+                        Value::Str(s) => args.push(self.expand(s)),
+                        Value::Int(_) | Value::Float(_) | Value::Bool(_) => {
+                            args.push(a.scalar_text())
+                        }
+                        _ => {
+                            self.push(
+                                Diagnostic::error(format!(
+                                    "{place}: each of \"args\" must be a string, found {}",
+                                    a.json_kind()
+                                )),
+                                a.position,
+                            )
+                            .event = Some(ev.to_owned());
+                            return None;
+                        }
+                    }
+                }
+                args
+            }
             Some(other) => {
                 self.push(
                     Diagnostic::error(format!(
                         "{place}: \"args\" must be an array of strings, found {}",
-                        other.kind()
+                        other.json_kind()
                     )),
                     other.position,
                 )
@@ -515,7 +556,10 @@ impl Loader<'_> {
                     "shell \"{other}\" is not supported (only \"bash\")"
                 ))
             }
-            Some((s, None)) => Some(format!("\"shell\" must be a string, found {}", s.kind())),
+            Some((s, None)) => Some(format!(
+                "\"shell\" must be a string, found {}",
+                s.json_kind()
+            )),
         };
         if let Some(why) = bad {
             let at = shell.map_or(h.position, |s| s.position);

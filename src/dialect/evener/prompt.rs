@@ -59,12 +59,33 @@ pub fn render(template: &str, event: &Event, names: &ToolNames) -> String {
     let name = tool
         .map(|t| names.claude_name(&t.name).to_owned())
         .unwrap_or_default();
-    template
-        .replace("$TOOL_INPUT", &input)
-        .replace("$TOOL_RESULT", &result)
-        .replace("$USER_PROMPT", event.prompt.as_deref().unwrap_or(""))
-        .replace("$MESSAGE", event.message.as_deref().unwrap_or(""))
-        .replace("$TOOL_NAME", &name)
+    let values: [(&str, &str); 5] = [
+        ("$TOOL_INPUT", &input),
+        ("$TOOL_RESULT", &result),
+        ("$USER_PROMPT", event.prompt.as_deref().unwrap_or("")),
+        ("$MESSAGE", event.message.as_deref().unwrap_or("")),
+        ("$TOOL_NAME", &name),
+    ];
+    // One pass over the template: a substituted value is never scanned
+    // again, so a prompt that contains `$TOOL_NAME` stays as the user wrote it.
+    let mut out = String::with_capacity(template.len());
+    let mut rest = template;
+    while let Some(at) = rest.find('$') {
+        out.push_str(&rest[..at]);
+        let tail = &rest[at..];
+        match values.iter().find(|(k, _)| tail.starts_with(k)) {
+            Some((k, v)) => {
+                out.push_str(v);
+                rest = &tail[k.len()..];
+            }
+            None => {
+                out.push('$');
+                rest = &tail[1..];
+            }
+        }
+    }
+    out.push_str(rest);
+    out
 }
 
 /// Sends the prompt and returns the reply text, or why there is none.
@@ -124,4 +145,21 @@ fn post(url: &str, key: Option<&str>, body: &Value, timeout: Duration) -> Result
         .as_str()
         .map(str::to_owned)
         .ok_or_else(|| "the reply has no choices[0].message.content".to_owned())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn substitution_is_one_pass() {
+        let mut e = Event::tool_before("shell", serde_json::json!("echo $TOOL_NAME $USER_PROMPT"));
+        e.prompt = Some("SECRET".into());
+        let got = render(
+            "in=$TOOL_INPUT by $TOOL_NAME, $5 $OTHER",
+            &e,
+            &ToolNames::default(),
+        );
+        assert_eq!(got, "in=echo $TOOL_NAME $USER_PROMPT by Bash, $5 $OTHER");
+    }
 }

@@ -1,0 +1,688 @@
+//! Running peen's groups and actions for one event, in layer then file
+//! order, one action at a time, and folding what they did into one
+//! [`Outcome`].
+//!
+//! - A deny (a `deny` action, or a command's `decision: deny`) always stops
+//!   the operation; nothing after it runs. `allow` skips nothing.
+//! - Any other failure follows `onFailure`: by default a deny on `pre*`
+//!   events, `sessionStart` and `turnStart`; elsewhere a warning, a
+//!   `hook.action.failed` session event, and the next action.
+//! - Injections of one event are joined into one `<hook>` block.
+//! - The opening and compaction checkpoints go through the restart journal.
+
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+use tracing::debug;
+
+use crate::dialect::{DispatchContext, record_process};
+use crate::event::Event;
+use crate::journal::{Begin, Journal, RunState};
+use crate::outcome::{
+    Decision, ErrorCategory, HookRun, Injection, Outcome, Placement, PublishedEvent, Reason,
+    RunStatus,
+};
+use crate::run::{EnvPolicy, Exit, HookCommand, OutputLimits, Program, Termination};
+use crate::text::escape_markup;
+
+use super::events::PeenEvent;
+use super::load::{ActionKind, CommandSpec, EventSpec, Group, OnFailure, check_event_type};
+use super::matching::Subject;
+use super::payload::{CommandInput, affected_paths, event_input};
+use super::{DIALECT, MAX_GROUPS, Peen};
+
+/// The reason of a command's deny that gives none.
+pub const DEFAULT_DENY: &str = "hook command denied operation";
+/// Every published event's source.
+pub const SOURCE: &str = "hooks";
+/// Tools whose calls do not bound their hooks' commands.
+const UNBOUNDED_TOOLS: [&str; 2] = ["runCommand", "waitJob"];
+
+/// What the hooks of one peen event did, storable in the journal.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct EventResult {
+    /// The deny: (group/action label, reason).
+    pub deny: Option<(String, String)>,
+    /// Injected texts, in order, with the group that injected each.
+    pub injections: Vec<(String, String)>,
+    /// Published session events.
+    pub events: Vec<PublishedEvent>,
+    /// Warnings for the user.
+    pub warnings: Vec<String>,
+}
+
+/// How one action ended.
+enum ActionEnd {
+    /// It succeeded, possibly with text to inject.
+    Done(Option<String>),
+    /// It denied.
+    Deny(String),
+    /// It failed.
+    Failed(ErrorCategory, String),
+}
+
+/// Runs peen's hooks for one event.
+pub async fn dispatch(peen: &Peen, event: &Event, cx: &DispatchContext<'_>) -> Outcome {
+    let mut out = Outcome::proceed(event.event);
+    let events = PeenEvent::fired_by(event, peen.options().limits.summarize);
+    if events.is_empty() {
+        return out;
+    }
+    if peen.group_count() > MAX_GROUPS {
+        out.decision = Decision::Deny;
+        out.reasons.push(Reason {
+            hook: DIALECT.to_owned(),
+            text: format!(
+                "peen has {} hook groups across all layers, more than the limit of {MAX_GROUPS}; remove some groups",
+                peen.group_count()
+            ),
+        });
+        return out;
+    }
+    let cwd = peen.cwd_for(event);
+    let paths = if event.event.is_tool_event() {
+        affected_paths(event, &cwd)
+    } else {
+        Vec::new()
+    };
+    let state_dir = match cx.session.id() {
+        Some(_) => match cx.session.private_dir("peen-hook-state") {
+            Ok(d) => d,
+            Err(e) => {
+                out.warnings.push(format!(
+                    "peen: cannot create the session's state directory: {e}"
+                ));
+                None
+            }
+        },
+        None => None,
+    };
+    let turn = event
+        .turn_id
+        .clone()
+        .or_else(|| event.request_id.clone())
+        .or_else(|| event.id.clone());
+    for pe in events {
+        let started = Instant::now();
+        debug!(hook_event = %pe, "hook event started");
+        let key = turn
+            .as_ref()
+            .filter(|_| pe.journaled() && cx.session.dir().is_some())
+            .map(|t| format!("{t}/{pe}"));
+        let journal = Journal::new(cx.session);
+        let mut runs = Vec::new();
+        let result = match key.as_ref().map(|k| journal.begin(k, DIALECT, &pe.name())) {
+            Some(Ok(Begin::Finished(entry))) => {
+                let mut r = HookRun::new(&pe.name(), DIALECT, &pe.name(), None);
+                r.message = Some(format!(
+                    "reused the journaled result of {} (state: {:?})",
+                    entry.key, entry.state
+                ));
+                runs.push(r);
+                match entry.state {
+                    RunState::Failed => EventResult {
+                        deny: Some((
+                            pe.name(),
+                            entry.reason.unwrap_or_else(|| {
+                                format!("the {pe} hook failed earlier; it is not run again")
+                            }),
+                        )),
+                        ..EventResult::default()
+                    },
+                    _ => entry
+                        .result
+                        .and_then(|v| serde_json::from_value(v).ok())
+                        .unwrap_or_default(),
+                }
+            }
+            Some(Ok(Begin::Uncertain(entry))) => EventResult {
+                deny: Some((
+                    pe.name(),
+                    format!(
+                        "the {pe} hook run {} was interrupted and its outcome is uncertain; inspect and resolve it before the turn continues",
+                        entry.key
+                    ),
+                )),
+                ..EventResult::default()
+            },
+            Some(Err(e)) => {
+                // latch itself failed: record nothing runnable, fail the turn
+                // with a reason naming the event; the hook is not run.
+                EventResult {
+                    deny: Some((
+                        pe.name(),
+                        format!("latch could not use the restart journal for {pe}: {e}"),
+                    )),
+                    ..EventResult::default()
+                }
+            }
+            Some(Ok(Begin::Fresh)) | None => {
+                let r = run_event(
+                    peen,
+                    &pe,
+                    event,
+                    cx,
+                    &cwd,
+                    &paths,
+                    state_dir.as_deref(),
+                    &mut runs,
+                )
+                .await;
+                if let Some(k) = &key {
+                    let state = if r.deny.is_some() {
+                        RunState::Denied
+                    } else {
+                        RunState::Completed
+                    };
+                    if let Err(e) = journal.finish(
+                        k,
+                        state,
+                        serde_json::to_value(&r).ok(),
+                        r.deny.as_ref().map(|d| d.1.clone()),
+                    ) {
+                        out.warnings.push(format!(
+                            "latch could not record {k} in the restart journal: {e}"
+                        ));
+                    }
+                }
+                r
+            }
+        };
+        debug!(
+            hook_event = %pe,
+            outcome = if result.deny.is_some() { "deny" } else { "ok" },
+            duration_ms = started.elapsed().as_secs_f64() * 1000.0,
+            "hook event finished"
+        );
+        out.runs.extend(runs);
+        let denied = apply(&mut out, &pe, event, result);
+        if denied || cx.cancel.is_cancelled() {
+            break;
+        }
+    }
+    out
+}
+
+/// Folds one event's result into the outcome; true if the operation is denied.
+fn apply(out: &mut Outcome, pe: &PeenEvent, event: &Event, r: EventResult) -> bool {
+    out.events.extend(r.events);
+    out.warnings.extend(r.warnings);
+    if !r.injections.is_empty() {
+        if pe.injects() {
+            let hooks: Vec<&str> = r.injections.iter().map(|(g, _)| g.as_str()).collect();
+            let mut block = format!("<hook>\n<event>{}</event>\n", escape_markup(&pe.name()));
+            if pe.is_tool()
+                && let Some(t) = event.tool_name()
+            {
+                block.push_str(&format!("<tool>{}</tool>\n", escape_markup(t)));
+            }
+            block.push('\n');
+            block.push_str(
+                &r.injections
+                    .iter()
+                    .map(|(_, t)| t.trim_end())
+                    .collect::<Vec<_>>()
+                    .join("\n\n"),
+            );
+            block.push_str("\n</hook>");
+            out.context.push(Injection {
+                hook: hooks.join(", "),
+                placement: if pe.is_tool() {
+                    Placement::AfterToolResult
+                } else {
+                    Placement::SystemPrompt
+                },
+                text: block,
+            });
+        } else {
+            out.warnings.push(format!(
+                "peen: injections on {pe} are dropped: no model call follows"
+            ));
+        }
+    }
+    let Some((hook, reason)) = r.deny else {
+        return false;
+    };
+    match pe {
+        PeenEvent::Lifecycle("turnCancelled") => {
+            out.warnings.push(format!(
+                "peen: {hook} denied turnCancelled; the turn is already cancelled"
+            ));
+            false
+        }
+        PeenEvent::Lifecycle("postCompact") => {
+            out.warnings.push(format!(
+                "peen: {hook} denied postCompact; the summary is already stored ({reason})"
+            ));
+            false
+        }
+        _ => {
+            out.decision = Decision::Deny;
+            if matches!(pe, PeenEvent::Tool(p) | PeenEvent::FileTool(p, _) if *p != super::events::Phase::Pre)
+            {
+                // The tool already ran: its result is replaced with the error.
+                out.tool_output = Some(reason.clone());
+            }
+            out.reasons.push(Reason { hook, text: reason });
+            true
+        }
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+async fn run_event(
+    peen: &Peen,
+    pe: &PeenEvent,
+    event: &Event,
+    cx: &DispatchContext<'_>,
+    cwd: &Path,
+    paths: &[PathBuf],
+    state_dir: Option<&Path>,
+    runs: &mut Vec<HookRun>,
+) -> EventResult {
+    let mut result = EventResult::default();
+    let input = event_input(pe, event, cwd);
+    let subject = Subject {
+        tool: event.tool_name().filter(|_| pe.is_tool()),
+        cwd,
+        paths,
+        input: &input,
+    };
+    for (file, group) in peen.groups_for(pe) {
+        if group.matcher.as_ref().is_some_and(|m| !m.matches(&subject)) {
+            continue;
+        }
+        debug!(hook_name = %group.name, "group started");
+        for action in &group.actions {
+            if cx.cancel.is_cancelled() {
+                return result;
+            }
+            if action.when.as_ref().is_some_and(|m| !m.matches(&subject)) {
+                continue;
+            }
+            let label = format!("{}/{}", group.name, action.name);
+            let mut record = HookRun::new(&label, DIALECT, &pe.name(), Some(action.source.clone()));
+            let started = Instant::now();
+            let end = match &action.kind {
+                ActionKind::Deny(reason) => ActionEnd::Deny(reason.clone()),
+                ActionKind::Inject(text) => ActionEnd::Done(Some(text.clone())),
+                ActionKind::EmitEvent(spec) => match publish(spec, cx, &peen.options().limits) {
+                    Ok(e) => {
+                        result.events.push(e);
+                        ActionEnd::Done(None)
+                    }
+                    Err(why) => ActionEnd::Failed(ErrorCategory::CommandError, why),
+                },
+                ActionKind::Command(spec) => {
+                    let stdin = CommandInput {
+                        pe,
+                        event,
+                        workspace: cwd,
+                        paths,
+                        input: &input,
+                        state_dir,
+                    };
+                    command(
+                        spec,
+                        pe,
+                        event,
+                        cwd,
+                        stdin.to_json(),
+                        peen,
+                        cx,
+                        &mut record,
+                        &mut result,
+                    )
+                    .await
+                }
+            };
+            record.took(started.elapsed());
+            let outcome = match end {
+                ActionEnd::Done(text) => {
+                    if let Some(t) = text {
+                        result.injections.push((group.name.clone(), t));
+                    }
+                    "ok"
+                }
+                ActionEnd::Deny(reason) => {
+                    record.status = RunStatus::Blocked;
+                    record.error = Some(ErrorCategory::HookBlocked);
+                    record.message = Some(crate::text::clip(
+                        crate::text::first_line(&reason).unwrap_or(""),
+                        200,
+                    ));
+                    result.deny = Some((label.clone(), reason));
+                    "deny"
+                }
+                ActionEnd::Failed(category, why) => {
+                    record.fail(category, why.clone());
+                    let policy = action.on_failure.unwrap_or(if pe.fails_closed() {
+                        OnFailure::Deny
+                    } else {
+                        OnFailure::Continue
+                    });
+                    match policy {
+                        OnFailure::Deny => {
+                            result.deny =
+                                Some((label.clone(), format!("hook action {label} failed: {why}")));
+                            "failed, deny"
+                        }
+                        OnFailure::Continue => {
+                            result
+                                .warnings
+                                .push(format!("peen: hook action {label} on {pe} failed: {why}"));
+                            if cx.session.id().is_some() {
+                                result.events.push(action_failed(
+                                    pe,
+                                    group,
+                                    &action.name,
+                                    action.kind.type_name(),
+                                    file,
+                                ));
+                            }
+                            "failed, continue"
+                        }
+                    }
+                }
+            };
+            debug!(
+                hook_name = %group.name,
+                hook_action_name = %action.name,
+                outcome,
+                duration_ms = started.elapsed().as_secs_f64() * 1000.0,
+                "action finished"
+            );
+            runs.push(record);
+            if result.deny.is_some() {
+                return result;
+            }
+        }
+    }
+    result
+}
+
+/// The `hook.action.failed` session event.
+fn action_failed(
+    pe: &PeenEvent,
+    group: &Group,
+    action: &str,
+    action_type: &str,
+    file: &Path,
+) -> PublishedEvent {
+    PublishedEvent {
+        event_type: "hook.action.failed".to_owned(),
+        summary: "Hook action failed after the operation.".to_owned(),
+        data: Some(json!({
+            "event": pe.name(),
+            "hookName": group.name,
+            "action": action,
+            "actionType": action_type,
+            "source": file.to_string_lossy(),
+        })),
+        delivery: None,
+        source: SOURCE.to_owned(),
+    }
+}
+
+/// Checks and builds a session event; publishing needs a session.
+fn publish(
+    spec: &EventSpec,
+    cx: &DispatchContext<'_>,
+    limits: &super::Limits,
+) -> Result<PublishedEvent, String> {
+    if cx.session.id().is_none() {
+        return Err("publishing a session event needs a session".to_owned());
+    }
+    check_event_type(&spec.event_type)?;
+    if spec.summary.len() > limits.max_summary {
+        return Err(format!(
+            "the summary of {} has {} bytes, more than PEEN_MAX_EVENT_SUMMARY_BYTES ({})",
+            spec.event_type,
+            spec.summary.len(),
+            limits.max_summary
+        ));
+    }
+    if let Some(d) = &spec.data {
+        let size = serde_json::to_vec(d).map_or(0, |v| v.len());
+        if size > limits.max_data {
+            return Err(format!(
+                "the data of {} has {size} bytes, more than PEEN_MAX_EVENT_DATA_BYTES ({})",
+                spec.event_type, limits.max_data
+            ));
+        }
+    }
+    Ok(PublishedEvent {
+        event_type: spec.event_type.clone(),
+        summary: spec.summary.clone(),
+        data: spec.data.clone(),
+        delivery: spec.delivery.clone(),
+        source: SOURCE.to_owned(),
+    })
+}
+
+#[allow(clippy::too_many_arguments)]
+async fn command(
+    spec: &CommandSpec,
+    pe: &PeenEvent,
+    event: &Event,
+    cwd: &Path,
+    stdin: Value,
+    peen: &Peen,
+    cx: &DispatchContext<'_>,
+    record: &mut HookRun,
+    result: &mut EventResult,
+) -> ActionEnd {
+    let limits = &peen.options().limits;
+    let mut timeout = spec.timeout.unwrap_or(limits.default_timeout);
+    if pe.is_tool()
+        && !event
+            .tool_name()
+            .is_some_and(|t| UNBOUNDED_TOOLS.contains(&t))
+        && let Some(t) = limits.tool_timeout
+    {
+        timeout = timeout.min(t);
+    }
+    let mut env: Vec<(OsString, OsString)> = vec![(
+        "PATH".into(),
+        std::env::var_os("PATH").unwrap_or_else(|| "/usr/local/bin:/usr/bin:/bin".into()),
+    )];
+    env.extend(
+        spec.environment
+            .iter()
+            .map(|(k, v)| (OsString::from(k), OsString::from(v))),
+    );
+    let cmd = HookCommand {
+        program: Program::Exec {
+            program: PathBuf::from(&spec.command),
+            args: spec.args.clone(),
+        },
+        env: EnvPolicy::Only(env),
+        cwd: Some(
+            spec.working_dir
+                .as_ref()
+                .map_or_else(|| cwd.to_path_buf(), |w| cwd.join(w)),
+        ),
+        stdin: serde_json::to_vec(&stdin).unwrap_or_default(),
+        timeout,
+        limits: OutputLimits {
+            stdout: limits.max_output,
+            stderr: limits.max_output,
+        },
+    };
+    let run = cx.runner.run_until(&cmd, cx.cancel).await;
+    record_process(record, &run);
+    match &run.termination {
+        Termination::SpawnFailed { message, .. } => {
+            return ActionEnd::Failed(
+                ErrorCategory::CommandError,
+                format!("cannot start {}: {message}", spec.command),
+            );
+        }
+        Termination::TimedOut { .. } => {
+            return ActionEnd::Failed(
+                ErrorCategory::Timeout,
+                format!("timed out after {}", go_duration_text(timeout)),
+            );
+        }
+        Termination::Cancelled { .. } => {
+            return ActionEnd::Failed(ErrorCategory::Cancelled, "cancelled".to_owned());
+        }
+        Termination::Exited(Exit::Signal(s)) => {
+            return ActionEnd::Failed(ErrorCategory::CommandError, format!("killed by signal {s}"));
+        }
+        Termination::Exited(Exit::Code(0)) => {}
+        Termination::Exited(Exit::Code(c)) => {
+            let tail = crate::text::first_line(&run.stderr.lossy())
+                .map(|l| format!(": {}", crate::text::clip(l, 200)))
+                .unwrap_or_default();
+            return ActionEnd::Failed(
+                ErrorCategory::CommandError,
+                format!("exited with code {c}{tail}"),
+            );
+        }
+    }
+    for (name, c) in [("stdout", &run.stdout), ("stderr", &run.stderr)] {
+        if c.truncated {
+            return ActionEnd::Failed(
+                ErrorCategory::OutputTooLarge,
+                format!(
+                    "wrote more than {} bytes to {name} (PEEN_MAX_HOOK_COMMAND_OUTPUT)",
+                    limits.max_output
+                ),
+            );
+        }
+    }
+    let text = run.stdout.lossy();
+    if text.trim().is_empty() {
+        return ActionEnd::Done(None);
+    }
+    // Output that is not JSON has no effect.
+    let Ok(value) = serde_json::from_str::<Value>(text.trim()) else {
+        return ActionEnd::Done(None);
+    };
+    match read_output(value, cx, limits) {
+        Err(why) => ActionEnd::Failed(ErrorCategory::ParseError, why),
+        Ok(o) => {
+            // Events are published before the decision is applied.
+            result.events.extend(o.events);
+            if o.deny {
+                ActionEnd::Deny(
+                    o.reason
+                        .filter(|r| !r.is_empty())
+                        .unwrap_or_else(|| DEFAULT_DENY.to_owned()),
+                )
+            } else {
+                ActionEnd::Done(o.message.filter(|m| !m.is_empty()))
+            }
+        }
+    }
+}
+
+struct CommandOutput {
+    deny: bool,
+    reason: Option<String>,
+    message: Option<String>,
+    events: Vec<PublishedEvent>,
+}
+
+/// Reads a command's JSON output strictly.
+fn read_output(
+    value: Value,
+    cx: &DispatchContext<'_>,
+    limits: &super::Limits,
+) -> Result<CommandOutput, String> {
+    let Value::Object(obj) = value else {
+        return Err("the output is JSON but not an object".to_owned());
+    };
+    if let Some(k) = obj
+        .keys()
+        .find(|k| !["decision", "reason", "message", "events"].contains(&k.as_str()))
+    {
+        return Err(format!(
+            "unknown field {k:?} in the output (only decision, reason, message, events)"
+        ));
+    }
+    let string = |k: &str| -> Result<Option<String>, String> {
+        match obj.get(k) {
+            None | Some(Value::Null) => Ok(None),
+            Some(Value::String(s)) => Ok(Some(s.clone())),
+            Some(_) => Err(format!("{k:?} in the output must be a string")),
+        }
+    };
+    let deny = match string("decision")?.as_deref() {
+        None | Some("") | Some("allow") => false,
+        Some("deny") => true,
+        Some(other) => return Err(format!("decision {other:?} must be allow, deny or empty")),
+    };
+    let mut events = Vec::new();
+    match obj.get("events") {
+        None | Some(Value::Null) => {}
+        Some(Value::Array(items)) => {
+            for item in items {
+                events.push(publish(&event_entry(item)?, cx, limits)?);
+            }
+        }
+        Some(_) => return Err("\"events\" in the output must be a list".to_owned()),
+    }
+    Ok(CommandOutput {
+        deny,
+        reason: string("reason")?,
+        message: string("message")?,
+        events,
+    })
+}
+
+/// One `events` entry: an emitEvent with `type` instead of `eventType`.
+fn event_entry(item: &Value) -> Result<EventSpec, String> {
+    let Value::Object(m) = item else {
+        return Err("each entry of \"events\" must be an object".to_owned());
+    };
+    if let Some(k) = m
+        .keys()
+        .find(|k| !["type", "summary", "data", "delivery"].contains(&k.as_str()))
+    {
+        return Err(format!("unknown field {k:?} in an \"events\" entry"));
+    }
+    let event_type = m
+        .get("type")
+        .and_then(Value::as_str)
+        .ok_or("an \"events\" entry needs a string \"type\"")?;
+    let data = match m.get("data") {
+        None | Some(Value::Null) => None,
+        Some(v @ Value::Object(_)) => Some(v.clone()),
+        Some(_) => return Err(format!("the data of {event_type} must be a JSON object")),
+    };
+    let delivery = match m.get("delivery") {
+        None | Some(Value::Null) => None,
+        Some(Value::String(d)) if d == "queue" || d == "wake" => Some(d.clone()),
+        Some(_) => {
+            return Err(format!(
+                "the delivery of {event_type} must be queue or wake"
+            ));
+        }
+    };
+    Ok(EventSpec {
+        event_type: event_type.to_owned(),
+        summary: m
+            .get("summary")
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_owned(),
+        data,
+        delivery,
+    })
+}
+
+/// A duration as Go prints short ones (`30s`, `1.5s`, `5m0s`).
+fn go_duration_text(d: std::time::Duration) -> String {
+    let secs = d.as_secs_f64();
+    if secs < 60.0 {
+        format!("{secs}s")
+    } else {
+        let m = (secs / 60.0).floor();
+        format!("{m}m{}s", secs - m * 60.0)
+    }
+}

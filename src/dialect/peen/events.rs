@@ -1,0 +1,236 @@
+//! Peen's hook events: lifecycle events, the generic tool events, and the
+//! per-file-tool events, with the order they fire in for one tool call.
+
+use std::fmt;
+
+use crate::event::{Event, EventKind};
+
+/// The file tools that have events of their own, with their event names'
+/// stem (`readFile` → `preReadFile`, `postReadFile`, `readFileFailure`).
+pub const FILE_TOOLS: [&str; 9] = [
+    "readFile",
+    "listFiles",
+    "searchText",
+    "writeFile",
+    "editFile",
+    "applyPatch",
+    "movePath",
+    "removePath",
+    "makeDirectory",
+];
+
+/// The lifecycle events.
+pub const LIFECYCLE: [&str; 8] = [
+    "preUserMessage",
+    "sessionStart",
+    "postUserMessage",
+    "turnStart",
+    "turnStop",
+    "turnCancelled",
+    "preCompact",
+    "postCompact",
+];
+
+/// The phase of a tool call an event belongs to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Phase {
+    /// Before the tool runs.
+    Pre,
+    /// After it succeeded.
+    Post,
+    /// After it failed.
+    Failure,
+}
+
+/// One peen hook event.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum PeenEvent {
+    /// A lifecycle event, by name.
+    Lifecycle(&'static str),
+    /// `preToolUse`, `postToolUse` or `toolUseFailure`.
+    Tool(Phase),
+    /// A file tool's own event, such as `preWriteFile`.
+    FileTool(Phase, &'static str),
+}
+
+fn capitalized(s: &str) -> String {
+    let mut c = s.chars();
+    match c.next() {
+        Some(f) => f.to_uppercase().chain(c).collect(),
+        None => String::new(),
+    }
+}
+
+impl PeenEvent {
+    /// The event's name as written in `hooks.yaml`.
+    pub fn name(&self) -> String {
+        match self {
+            PeenEvent::Lifecycle(n) => (*n).to_owned(),
+            PeenEvent::Tool(Phase::Pre) => "preToolUse".to_owned(),
+            PeenEvent::Tool(Phase::Post) => "postToolUse".to_owned(),
+            PeenEvent::Tool(Phase::Failure) => "toolUseFailure".to_owned(),
+            PeenEvent::FileTool(Phase::Pre, t) => format!("pre{}", capitalized(t)),
+            PeenEvent::FileTool(Phase::Post, t) => format!("post{}", capitalized(t)),
+            PeenEvent::FileTool(Phase::Failure, t) => format!("{t}Failure"),
+        }
+    }
+
+    /// Every event name peen knows.
+    pub fn all() -> Vec<PeenEvent> {
+        let mut out: Vec<PeenEvent> = LIFECYCLE.iter().map(|n| PeenEvent::Lifecycle(n)).collect();
+        for p in [Phase::Pre, Phase::Post, Phase::Failure] {
+            out.push(PeenEvent::Tool(p));
+            for t in FILE_TOOLS {
+                out.push(PeenEvent::FileTool(p, t));
+            }
+        }
+        out
+    }
+
+    /// Parses an event name.
+    pub fn from_name(name: &str) -> Option<PeenEvent> {
+        PeenEvent::all().into_iter().find(|e| e.name() == name)
+    }
+
+    /// Whether this is a tool event (generic or per-file).
+    pub fn is_tool(&self) -> bool {
+        !matches!(self, PeenEvent::Lifecycle(_))
+    }
+
+    /// The events a neutral event fires, in order. Compaction events fire
+    /// only when `summarize` is set (`PEEN_COMPACTION_MODE=summarize`);
+    /// `sessionStart` only on a session's first turn (`source` is
+    /// `startup`, or absent).
+    pub fn fired_by(event: &Event, summarize: bool) -> Vec<PeenEvent> {
+        let file_tool = event
+            .tool_name()
+            .and_then(|n| FILE_TOOLS.iter().find(|t| **t == n).copied());
+        let tool = |first: PeenEvent, own: Option<PeenEvent>, last: Option<PeenEvent>| {
+            let mut v = vec![first];
+            v.extend(own);
+            v.extend(last);
+            v
+        };
+        match event.event {
+            EventKind::UserPrompt => vec![PeenEvent::Lifecycle("preUserMessage")],
+            EventKind::SessionStart => match event.source.as_deref() {
+                None | Some("startup") => vec![PeenEvent::Lifecycle("sessionStart")],
+                Some(_) => Vec::new(),
+            },
+            EventKind::UserPromptReady => vec![PeenEvent::Lifecycle("postUserMessage")],
+            EventKind::TurnStart => vec![PeenEvent::Lifecycle("turnStart")],
+            EventKind::Stop => vec![PeenEvent::Lifecycle("turnStop")],
+            EventKind::TurnCancelled => vec![PeenEvent::Lifecycle("turnCancelled")],
+            EventKind::CompactBefore if summarize => vec![PeenEvent::Lifecycle("preCompact")],
+            EventKind::CompactAfter if summarize => vec![PeenEvent::Lifecycle("postCompact")],
+            EventKind::ToolBefore => tool(
+                PeenEvent::Tool(Phase::Pre),
+                file_tool.map(|t| PeenEvent::FileTool(Phase::Pre, t)),
+                None,
+            ),
+            EventKind::ToolAfter => {
+                let mut v: Vec<PeenEvent> = file_tool
+                    .map(|t| PeenEvent::FileTool(Phase::Post, t))
+                    .into_iter()
+                    .collect();
+                v.push(PeenEvent::Tool(Phase::Post));
+                v
+            }
+            EventKind::ToolFailure => tool(
+                PeenEvent::Tool(Phase::Failure),
+                file_tool.map(|t| PeenEvent::FileTool(Phase::Failure, t)),
+                Some(PeenEvent::Tool(Phase::Post)),
+            ),
+            _ => Vec::new(),
+        }
+    }
+
+    /// Whether a failed action counts as a deny by default: events whose
+    /// name starts with `pre`, `sessionStart` and `turnStart`.
+    pub fn fails_closed(&self) -> bool {
+        let n = self.name();
+        n.starts_with("pre") || n == "sessionStart" || n == "turnStart"
+    }
+
+    /// Whether injected text reaches the model on this event, and where.
+    pub fn injects(&self) -> bool {
+        !matches!(
+            self,
+            PeenEvent::Lifecycle("turnStop" | "turnCancelled" | "preCompact" | "postCompact")
+        )
+    }
+
+    /// Whether this event belongs to the opening or compaction checkpoints
+    /// that the restart journal keeps.
+    pub fn journaled(&self) -> bool {
+        matches!(
+            self,
+            PeenEvent::Lifecycle(
+                "preUserMessage"
+                    | "sessionStart"
+                    | "postUserMessage"
+                    | "turnStart"
+                    | "preCompact"
+                    | "postCompact"
+            )
+        )
+    }
+}
+
+impl fmt::Display for PeenEvent {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.name())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_round_trip() {
+        for e in PeenEvent::all() {
+            assert_eq!(PeenEvent::from_name(&e.name()), Some(e.clone()));
+        }
+        assert_eq!(
+            PeenEvent::FileTool(Phase::Failure, "readFile").name(),
+            "readFileFailure"
+        );
+        assert_eq!(
+            PeenEvent::FileTool(Phase::Pre, "makeDirectory").name(),
+            "preMakeDirectory"
+        );
+        assert_eq!(PeenEvent::all().len(), 8 + 3 * 10);
+    }
+
+    #[test]
+    fn tool_calls_fire_in_the_documented_order() {
+        let names = |kind: EventKind, tool: &str| {
+            let mut e = Event::new(kind);
+            e.tool = Some(crate::event::ToolCall {
+                name: tool.into(),
+                input: serde_json::json!({}),
+                call_id: None,
+                output: None,
+                error: None,
+            });
+            PeenEvent::fired_by(&e, false)
+                .iter()
+                .map(PeenEvent::name)
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(
+            names(EventKind::ToolBefore, "writeFile"),
+            ["preToolUse", "preWriteFile"]
+        );
+        assert_eq!(
+            names(EventKind::ToolAfter, "writeFile"),
+            ["postWriteFile", "postToolUse"]
+        );
+        assert_eq!(
+            names(EventKind::ToolFailure, "writeFile"),
+            ["toolUseFailure", "writeFileFailure", "postToolUse"]
+        );
+        assert_eq!(names(EventKind::ToolBefore, "runCommand"), ["preToolUse"]);
+    }
+}

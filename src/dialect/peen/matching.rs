@@ -1,0 +1,259 @@
+//! Peen's `match` and `when`: tool name, affected paths (root, glob,
+//! extensions) and JSON Pointer checks on the event input. Compiled at load.
+
+use std::path::{Component, Path, PathBuf};
+
+use globset::GlobMatcher;
+use regex::Regex;
+use serde_json::Value;
+
+/// One input check. Every check that is set must pass.
+#[derive(Debug, Clone)]
+pub struct Check {
+    /// `exists: true|false`.
+    pub exists: Option<bool>,
+    /// `equals: <value>` (never null: `equals: null` is no check).
+    pub equals: Option<Value>,
+    /// `regex: <pattern>`, run on the value formatted as Go prints it.
+    pub regex: Option<Regex>,
+}
+
+/// A compiled `match` (or `when`).
+#[derive(Debug, Clone, Default)]
+pub struct Match {
+    /// The exact tool name.
+    pub tool: Option<String>,
+    /// The directory affected paths must be inside (as written).
+    pub root: Option<String>,
+    /// The glob affected paths must match, relative to the base.
+    pub path: Option<GlobMatcher>,
+    /// Extensions (with their leading dot) an affected path must have.
+    pub extensions: Option<Vec<String>>,
+    /// JSON Pointer (as unescaped tokens) → check.
+    pub input: Vec<(Vec<String>, Check)>,
+}
+
+/// What a match is tested against.
+#[derive(Debug, Clone, Copy)]
+pub struct Subject<'a> {
+    /// The tool name, on tool events.
+    pub tool: Option<&'a str>,
+    /// The agent's current directory.
+    pub cwd: &'a Path,
+    /// The affected paths, absolute and normalized.
+    pub paths: &'a [PathBuf],
+    /// The event input.
+    pub input: &'a Value,
+}
+
+impl Match {
+    /// Whether every field that is set matches.
+    pub fn matches(&self, s: &Subject<'_>) -> bool {
+        if let Some(tool) = &self.tool
+            && s.tool != Some(tool.as_str())
+        {
+            return false;
+        }
+        if (self.root.is_some() || self.path.is_some() || self.extensions.is_some())
+            && !self.any_path(s)
+        {
+            return false;
+        }
+        self.input
+            .iter()
+            .all(|(ptr, check)| check.passes(walk(s.input, ptr)))
+    }
+
+    fn any_path(&self, s: &Subject<'_>) -> bool {
+        let base = match &self.root {
+            Some(r) => normalize(&s.cwd.join(r)),
+            None => normalize(s.cwd),
+        };
+        s.paths.iter().any(|p| {
+            let Ok(rel) = p.strip_prefix(&base) else {
+                return false;
+            };
+            if let Some(glob) = &self.path
+                && !glob.is_match(rel)
+            {
+                return false;
+            }
+            if let Some(exts) = &self.extensions {
+                let ext = p.extension().map(|e| format!(".{}", e.to_string_lossy()));
+                if !ext.is_some_and(|e| exts.contains(&e)) {
+                    return false;
+                }
+            }
+            true
+        })
+    }
+}
+
+impl Check {
+    fn passes(&self, value: Option<&Value>) -> bool {
+        if let Some(want) = self.exists
+            && value.is_some() != want
+        {
+            return false;
+        }
+        if let Some(eq) = &self.equals
+            && value != Some(eq)
+        {
+            return false;
+        }
+        if let Some(re) = &self.regex {
+            match value {
+                Some(v) => return re.is_match(&go_text(v)),
+                None => return false,
+            }
+        }
+        true
+    }
+}
+
+/// Parses a JSON Pointer into tokens (`~1` → `/`, `~0` → `~`). The empty
+/// pointer is the whole input.
+pub fn parse_pointer(ptr: &str) -> Result<Vec<String>, String> {
+    if ptr.is_empty() {
+        return Ok(Vec::new());
+    }
+    let Some(rest) = ptr.strip_prefix('/') else {
+        return Err(format!("JSON Pointer {ptr:?} must start with \"/\""));
+    };
+    rest.split('/')
+        .map(|t| {
+            let mut out = String::new();
+            let mut chars = t.chars();
+            while let Some(c) = chars.next() {
+                if c == '~' {
+                    match chars.next() {
+                        Some('0') => out.push('~'),
+                        Some('1') => out.push('/'),
+                        _ => {
+                            return Err(format!(
+                                "JSON Pointer {ptr:?} has a \"~\" not followed by 0 or 1"
+                            ));
+                        }
+                    }
+                } else {
+                    out.push(c);
+                }
+            }
+            Ok(out)
+        })
+        .collect()
+}
+
+/// Walks objects only: a pointer cannot index into an array.
+fn walk<'a>(v: &'a Value, tokens: &[String]) -> Option<&'a Value> {
+    tokens.iter().try_fold(v, |cur, t| match cur {
+        Value::Object(m) => m.get(t),
+        _ => None,
+    })
+}
+
+/// A value as Go's `fmt` prints what `encoding/json` decoded: strings as
+/// written, numbers as float64 `%v`, objects as `map[k:v …]` with sorted
+/// keys, arrays as `[a b]`, null as `<nil>`.
+pub fn go_text(v: &Value) -> String {
+    match v {
+        Value::String(s) => s.clone(),
+        Value::Null => "<nil>".to_owned(),
+        Value::Bool(b) => b.to_string(),
+        Value::Number(n) => go_float(n.as_f64().unwrap_or(0.0)),
+        Value::Array(items) => format!(
+            "[{}]",
+            items.iter().map(go_text).collect::<Vec<_>>().join(" ")
+        ),
+        Value::Object(m) => {
+            let mut keys: Vec<&String> = m.keys().collect();
+            keys.sort();
+            let parts: Vec<String> = keys
+                .iter()
+                .map(|k| format!("{k}:{}", go_text(&m[*k])))
+                .collect();
+            format!("map[{}]", parts.join(" "))
+        }
+    }
+}
+
+/// Go's `%v` for a float64: the shortest representation, in exponent form
+/// when the exponent is below -4 or at least 21.
+fn go_float(f: f64) -> String {
+    if f == 0.0 {
+        return "0".to_owned();
+    }
+    let exp = f.abs().log10().floor() as i32;
+    if (-4..21).contains(&exp) {
+        format!("{f}")
+    } else {
+        // Rust's `{:e}` is the shortest round-trip digits, like Go's 'g' with
+        // precision -1; Go writes the exponent with a sign and two digits.
+        let s = format!("{f:e}");
+        match s.split_once('e') {
+            Some((mant, e)) => {
+                let (sign, digits) = match e.strip_prefix('-') {
+                    Some(d) => ('-', d),
+                    None => ('+', e),
+                };
+                format!("{mant}e{sign}{digits:0>2}")
+            }
+            None => s,
+        }
+    }
+}
+
+/// Resolves `.` and `..` lexically (no file system access).
+pub fn normalize(p: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for c in p.components() {
+        match c {
+            Component::ParentDir => {
+                out.pop();
+            }
+            Component::CurDir => {}
+            other => out.push(other),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn values_format_as_go_prints_them() {
+        assert_eq!(go_text(&json!("a b")), "a b");
+        assert_eq!(go_text(&json!(100)), "100");
+        assert_eq!(go_text(&json!(1.5)), "1.5");
+        assert_eq!(go_text(&json!(1e21)), "1e+21");
+        assert_eq!(go_text(&json!(0.00001)), "1e-05");
+        assert_eq!(go_text(&json!(true)), "true");
+        assert_eq!(go_text(&json!(null)), "<nil>");
+        assert_eq!(go_text(&json!({"b": 1, "a": "x"})), "map[a:x b:1]");
+        assert_eq!(go_text(&json!([1, "x"])), "[1 x]");
+    }
+
+    #[test]
+    fn pointers_walk_objects_only() {
+        let v = json!({"a": {"b/c": 1, "t~": 2}, "paths": ["x"]});
+        assert_eq!(
+            walk(&v, &parse_pointer("/a/b~1c").unwrap()),
+            Some(&json!(1))
+        );
+        assert_eq!(walk(&v, &parse_pointer("/a/t~0").unwrap()), Some(&json!(2)));
+        assert_eq!(walk(&v, &parse_pointer("/paths/0").unwrap()), None);
+        assert!(parse_pointer("a").is_err());
+        assert!(parse_pointer("/a~2").is_err());
+    }
+
+    #[test]
+    fn normalize_is_lexical() {
+        assert_eq!(
+            normalize(Path::new("/w/a/../b/./c")),
+            PathBuf::from("/w/b/c")
+        );
+    }
+}

@@ -1,0 +1,236 @@
+//! The peen dialect: `.agents/hooks.yaml` in each harness layer, strict
+//! YAML, ordered inline actions (`deny`, `inject`, `emitEvent`, `command`),
+//! rich match fields, per-file-tool events, `onFailure`, session events,
+//! and a restart journal for the opening and compaction checkpoints.
+//!
+//! The pipeline, one module per stage:
+//! - [`mod@self`]: the layers (configuration directory, then workspace);
+//! - [`load`]: one file, strictly, into groups and actions;
+//! - [`events`]: event names and the order they fire in;
+//! - [`matching`]: `match` / `when` (tool, root, path, extensions, input);
+//! - [`payload`]: event inputs, affected paths, the command's stdin;
+//! - [`combine`]: running actions in order and folding their results.
+//!
+//! The user guide is `docs/dialects/peen.md`.
+
+pub mod combine;
+pub mod events;
+pub mod load;
+pub mod matching;
+pub mod payload;
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use crate::config::duration::parse_go_duration;
+use crate::diag::Diagnostic;
+use crate::dialect::{BoxFuture, Dialect, DispatchContext};
+use crate::event::Event;
+use crate::outcome::Outcome;
+
+pub use events::PeenEvent;
+pub use load::{Action, ActionKind, Group, HooksFile, OnFailure};
+
+/// The dialect's name.
+pub const DIALECT: &str = "peen";
+
+/// The hooks file, relative to a layer's directory.
+pub const HOOKS_FILE: &str = ".agents/hooks.yaml";
+
+/// At most this many groups across all layers.
+pub const MAX_GROUPS: usize = 256;
+
+/// Peen's limits and switches, from its environment variables.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Limits {
+    /// `PEEN_DEFAULT_HOOK_COMMAND_TIMEOUT` (30 s).
+    pub default_timeout: Duration,
+    /// `PEEN_MAX_HOOK_COMMAND_OUTPUT` (65536 bytes per stream).
+    pub max_output: usize,
+    /// `PEEN_MAX_EVENT_SUMMARY_BYTES` (latch's default: 1024).
+    pub max_summary: usize,
+    /// `PEEN_MAX_EVENT_DATA_BYTES` (latch's default: 65536).
+    pub max_data: usize,
+    /// `PEEN_TOOL_TIMEOUT`: a tool call's own limit, which also bounds
+    /// commands on tool events (except runCommand and waitJob). Unset: none.
+    pub tool_timeout: Option<Duration>,
+    /// `PEEN_COMPACTION_MODE=summarize`: the compaction events fire.
+    pub summarize: bool,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            default_timeout: Duration::from_secs(30),
+            max_output: 65536,
+            max_summary: 1024,
+            max_data: 65536,
+            tool_timeout: None,
+            summarize: false,
+        }
+    }
+}
+
+impl Limits {
+    /// Reads the `PEEN_*` variables; unset or unparsable ones keep their
+    /// defaults (with a diagnostic for unparsable ones).
+    pub fn from_env(diags: &mut Vec<Diagnostic>) -> Limits {
+        let mut l = Limits::default();
+        let var = |k: &str| std::env::var(k).ok().filter(|v| !v.is_empty());
+        let mut bad = |k: &str, v: &str, why: String| {
+            diags.push(
+                Diagnostic::warning(format!(
+                    "{k}={v:?} is not usable ({why}); the default applies"
+                ))
+                .for_dialect(DIALECT),
+            );
+        };
+        let duration = |k: &str, bad: &mut dyn FnMut(&str, &str, String)| -> Option<Duration> {
+            let v = var(k)?;
+            match parse_go_duration(&v) {
+                Ok(n) if n > 0 => Some(Duration::from_nanos(n as u64)),
+                Ok(_) => {
+                    bad(k, &v, "must be positive".into());
+                    None
+                }
+                Err(e) => {
+                    bad(k, &v, e.to_string());
+                    None
+                }
+            }
+        };
+        if let Some(d) = duration("PEEN_DEFAULT_HOOK_COMMAND_TIMEOUT", &mut bad) {
+            l.default_timeout = d;
+        }
+        l.tool_timeout = duration("PEEN_TOOL_TIMEOUT", &mut bad);
+        for (k, slot) in [
+            ("PEEN_MAX_HOOK_COMMAND_OUTPUT", &mut l.max_output),
+            ("PEEN_MAX_EVENT_SUMMARY_BYTES", &mut l.max_summary),
+            ("PEEN_MAX_EVENT_DATA_BYTES", &mut l.max_data),
+        ] {
+            if let Some(v) = var(k) {
+                match v.parse::<usize>() {
+                    Ok(n) => *slot = n,
+                    Err(e) => bad(k, &v, e.to_string()),
+                }
+            }
+        }
+        l.summarize = var("PEEN_COMPACTION_MODE").as_deref() == Some("summarize");
+        l
+    }
+}
+
+/// Where the layers are.
+#[derive(Debug, Clone, Default)]
+pub struct Options {
+    /// `PEEN_CONFIG_DIR`: the trusted, deployment-wide layer.
+    pub config_dir: Option<PathBuf>,
+    /// The workspace (the agent's current directory): the project layer.
+    pub workspace: Option<PathBuf>,
+    /// Limits and switches.
+    pub limits: Limits,
+}
+
+/// A loaded set of peen layers.
+#[derive(Debug, Clone)]
+pub struct Peen {
+    files: Vec<HooksFile>,
+    options: Options,
+    diagnostics: Vec<Diagnostic>,
+}
+
+impl Peen {
+    /// Reads every layer's hooks file. Peen re-reads at the start of every
+    /// turn and on each directory change: call this again then (a hop runs
+    /// under the old scope; later calls under the new one).
+    pub fn load(options: Options) -> Peen {
+        let mut diagnostics = Vec::new();
+        let mut files = Vec::new();
+        for dir in options.config_dir.iter().chain(options.workspace.iter()) {
+            let path = dir.join(HOOKS_FILE);
+            match std::fs::read_to_string(&path) {
+                Ok(text) => match load::load_file(&path, &text) {
+                    Ok(f) => files.push(f),
+                    Err(d) => diagnostics.extend(d),
+                },
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                Err(e) => diagnostics.push(
+                    Diagnostic::warning(format!(
+                        "harness.warning: hooks file skipped: cannot read it: {e}"
+                    ))
+                    .in_file(&path)
+                    .for_dialect(DIALECT),
+                ),
+            }
+        }
+        let total: usize = files.iter().map(|f| f.groups.len()).sum();
+        if total > MAX_GROUPS {
+            diagnostics.push(
+                Diagnostic::error(format!(
+                    "{total} hook groups across all layers, more than the limit of {MAX_GROUPS}; every turn fails until groups are removed"
+                ))
+                .for_dialect(DIALECT),
+            );
+        }
+        Peen {
+            files,
+            options,
+            diagnostics,
+        }
+    }
+
+    /// The valid files, in layer order.
+    pub fn files(&self) -> &[HooksFile] {
+        &self.files
+    }
+
+    /// The options it was loaded with.
+    pub fn options(&self) -> &Options {
+        &self.options
+    }
+
+    /// The number of groups across all layers.
+    pub fn group_count(&self) -> usize {
+        self.files.iter().map(|f| f.groups.len()).sum()
+    }
+
+    /// The agent's current directory for an event.
+    pub fn cwd_for(&self, event: &Event) -> PathBuf {
+        event
+            .cwd
+            .clone()
+            .or_else(|| self.options.workspace.clone())
+            .unwrap_or_else(|| PathBuf::from("/"))
+    }
+
+    /// Every group declared for `event`, in layer then file order.
+    pub fn groups_for<'a>(
+        &'a self,
+        event: &'a PeenEvent,
+    ) -> impl Iterator<Item = (&'a Path, &'a Group)> + 'a {
+        self.files.iter().flat_map(move |f| {
+            f.groups
+                .iter()
+                .filter(move |g| g.event == *event)
+                .map(move |g| (f.path.as_path(), g))
+        })
+    }
+}
+
+impl Dialect for Peen {
+    fn name(&self) -> &'static str {
+        DIALECT
+    }
+
+    fn diagnostics(&self) -> &[Diagnostic] {
+        &self.diagnostics
+    }
+
+    fn dispatch<'a>(
+        &'a self,
+        event: &'a Event,
+        cx: &'a DispatchContext<'a>,
+    ) -> BoxFuture<'a, Outcome> {
+        Box::pin(combine::dispatch(self, event, cx))
+    }
+}
