@@ -13,6 +13,10 @@
 //! clone of the config, so the regex engines' lazy caches start empty, as in
 //! a `latch fire` process that selects once).
 //!
+//! A second group measures evener's selection among 256 matcher groups
+//! spread over 4 plugins (pipe lists and regexes mixed), with the same
+//! target.
+//!
 //! Run with `cargo bench --bench select`.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
@@ -24,6 +28,7 @@ use criterion::{BatchSize, BenchmarkId, Criterion, criterion_group, criterion_ma
 
 use latch::Event;
 use latch::dialect::Dialect;
+use latch::dialect::evener::{self, Evener};
 use latch::dialect::poolside::{Poolside, Sources};
 
 /// How many PreToolUse hooks are configured.
@@ -108,5 +113,75 @@ fn bench_select(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, bench_select);
+/// The matcher of evener group `i`: Claude tool names, pipe lists and
+/// regexes mixed (regexes are searched anywhere in the name, as Go does).
+fn evener_matcher(i: usize) -> String {
+    match i % 4 {
+        0 => format!("Tool{i}|Read{i}|Write{i}"),
+        1 => format!("^mcp__srv{i}__.*"),
+        2 => format!("Edit{i}|MultiEdit{i}"),
+        _ => format!("^Web(Fetch|Search){i}$"),
+    }
+}
+
+/// 256 groups across 4 plugins of 64 groups each.
+fn load_evener() -> (tempfile::TempDir, Evener) {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let mut plugin_dirs = Vec::new();
+    for p in 0..4 {
+        let groups: Vec<serde_json::Value> = (p * 64..(p + 1) * 64)
+            .map(|i| {
+                serde_json::json!({"matcher": evener_matcher(i),
+                    "hooks": [{"type": "command", "command": "true"}]})
+            })
+            .collect();
+        let plugin = dir.path().join(format!("plugin{p}"));
+        std::fs::create_dir_all(plugin.join("hooks")).expect("mkdir");
+        std::fs::write(
+            plugin.join("hooks/hooks.json"),
+            serde_json::json!({"hooks": {"PreToolUse": groups}}).to_string(),
+        )
+        .expect("write hooks.json");
+        plugin_dirs.push(plugin);
+    }
+    let evener = Evener::load(evener::Options {
+        plugin_dirs,
+        ..evener::Options::default()
+    });
+    assert!(
+        evener
+            .diagnostics()
+            .iter()
+            .all(|d| d.severity == latch::Severity::Info),
+        "plugins load cleanly: {:?}",
+        evener.diagnostics()
+    );
+    (dir, evener)
+}
+
+fn bench_select_evener(c: &mut Criterion) {
+    let (_dir, evener) = load_evener();
+    // (label, canonical tool name, expected number of selected groups)
+    let cases = [
+        ("list", "Read16", 1),
+        ("regex", "mcp__srv21__search", 1),
+        ("regex_anchored", "WebSearch23", 1),
+        ("none", "shell", 0),
+    ];
+    let mut group = c.benchmark_group(format!("select_evener/{HOOKS}_groups"));
+    group
+        .sample_size(30)
+        .warm_up_time(Duration::from_secs(1))
+        .measurement_time(Duration::from_secs(3));
+    for (label, tool, expected) in cases {
+        let event = Event::tool_before(tool, serde_json::json!({})).with_session("s");
+        assert_eq!(evener.select(&event).len(), expected, "{tool}");
+        group.bench_with_input(BenchmarkId::new(label, tool), &event, |b, event| {
+            b.iter(|| black_box(evener.select(black_box(event))));
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, bench_select, bench_select_evener);
 criterion_main!(benches);
