@@ -40,7 +40,11 @@ fn path_globs_relative_to_the_current_directory() {
     ];
     for (glob, path, want) in cases {
         let l = guarded(&format!("{{path: {glob}}}"));
-        assert_eq!(denies(&l, "writeFile", json!({"path": path})), want, "{glob} vs {path}");
+        assert_eq!(
+            denies(&l, "writeFile", json!({"path": path})),
+            want,
+            "{glob} vs {path}"
+        );
     }
 }
 
@@ -48,7 +52,10 @@ fn path_globs_relative_to_the_current_directory() {
 fn only_paths_inside_the_base_match_and_root_slash_matches_anywhere() {
     let l = guarded("{extensions: [\".go\"]}");
     assert!(denies(&l, "writeFile", json!({"path": "a.go"})));
-    assert!(!denies(&l, "writeFile", json!({"path": "/tmp/x.go"})), "outside the current directory");
+    assert!(
+        !denies(&l, "writeFile", json!({"path": "/tmp/x.go"})),
+        "outside the current directory"
+    );
     assert!(!denies(&l, "writeFile", json!({"path": "../x.go"})));
     let l = guarded("{root: /, extensions: [\".go\"]}");
     assert!(denies(&l, "writeFile", json!({"path": "/tmp/x.go"})));
@@ -64,16 +71,35 @@ fn extensions_are_the_last_dot_suffix() {
     assert!(!denies(&l, "editFile", json!({"path": "Makefile"})));
     let l = guarded("{extensions: [\"_test.go\"]}");
     let f = l.fire(&l.tool("tool_before", "editFile", json!({"path": "x_test.go"})));
-    assert!(f.stderr.contains("each extension must start with"), "{}", f.stderr);
+    assert!(
+        f.stderr.contains("each extension must start with"),
+        "{}",
+        f.stderr
+    );
 }
 
 #[test]
 fn affected_paths_of_move_patch_and_commands() {
     let l = guarded("{path: \"db/*.sql\"}");
-    assert!(denies(&l, "movePath", json!({"source": "a.txt", "destination": "db/a.sql"})));
-    assert!(denies(&l, "applyPatch", json!({"patch": "*** Begin Patch\n*** Update File: db/b.sql\n*** End Patch"})));
-    assert!(denies(&l, "runCommand", json!({"command": "ls", "directory": "db/x.sql"})));
-    assert!(!denies(&l, "runCommand", json!({"command": "cat db/x.sql"})), "runCommand has a path only with directory");
+    assert!(denies(
+        &l,
+        "movePath",
+        json!({"source": "a.txt", "destination": "db/a.sql"})
+    ));
+    assert!(denies(
+        &l,
+        "applyPatch",
+        json!({"patch": "*** Begin Patch\n*** Update File: db/b.sql\n*** End Patch"})
+    ));
+    assert!(denies(
+        &l,
+        "runCommand",
+        json!({"command": "ls", "directory": "db/x.sql"})
+    ));
+    assert!(
+        !denies(&l, "runCommand", json!({"command": "cat db/x.sql"})),
+        "runCommand has a path only with directory"
+    );
 }
 
 #[test]
@@ -88,8 +114,16 @@ fn lifecycle_events_have_no_paths_but_input_works() {
 #[test]
 fn input_checks() {
     let l = guarded("{input: {/command: {regex: \"git push .*--force\"}}}");
-    assert!(denies(&l, "runCommand", json!({"command": "git push origin --force"})));
-    assert!(!denies(&l, "runCommand", json!({"command": "git push origin"})));
+    assert!(denies(
+        &l,
+        "runCommand",
+        json!({"command": "git push origin --force"})
+    ));
+    assert!(!denies(
+        &l,
+        "runCommand",
+        json!({"command": "git push origin"})
+    ));
     let l = guarded("{input: {/timeout: {equals: 5}}}");
     assert!(denies(&l, "runCommand", json!({"timeout": 5})));
     assert!(!denies(&l, "runCommand", json!({"timeout": "5"})));
@@ -97,11 +131,17 @@ fn input_checks() {
     assert!(denies(&l, "runCommand", json!({"command": "x"})));
     assert!(!denies(&l, "runCommand", json!({"purpose": "y"})));
     let l = guarded("{input: {/opts: {regex: \"^map\\\\[a:1 b:x\\\\]$\"}}}");
-    assert!(denies(&l, "runCommand", json!({"opts": {"b": "x", "a": 1}})), "objects format as Go prints them");
+    assert!(
+        denies(&l, "runCommand", json!({"opts": {"b": "x", "a": 1}})),
+        "objects format as Go prints them"
+    );
     let l = guarded("{input: {/n: {regex: \"^1e\\\\+21$\"}}}");
     assert!(denies(&l, "runCommand", json!({"n": 1e21})));
     let l = guarded("{input: {/paths/0: {exists: true}}}");
-    assert!(!denies(&l, "runCommand", json!({"paths": ["a"]})), "pointers walk objects only");
+    assert!(
+        !denies(&l, "runCommand", json!({"paths": ["a"]})),
+        "pointers walk objects only"
+    );
 }
 
 #[test]

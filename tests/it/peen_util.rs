@@ -82,7 +82,10 @@ impl Layers {
         for (k, v) in env {
             cmd.env(k, v);
         }
-        let out = cmd.write_stdin(serde_json::to_vec(event).unwrap()).output().unwrap();
+        let out = cmd
+            .write_stdin(serde_json::to_vec(event).unwrap())
+            .output()
+            .unwrap();
         Fired {
             code: out.status.code().unwrap_or(-1),
             outcome: serde_json::from_slice(&out.stdout).unwrap_or(Value::Null),
