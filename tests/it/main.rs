@@ -12,6 +12,8 @@ mod evener_run;
 mod evener_util;
 mod examples;
 mod fire;
+mod peen_actions;
+mod peen_command;
 mod peen_load;
 mod peen_match;
 mod peen_util;

@@ -53,6 +53,13 @@ impl Fired {
             .unwrap_or_default()
     }
 
+    /// Whether any user warning contains `text`.
+    pub fn warnings_contain(&self, text: &str) -> bool {
+        self.outcome["warnings"]
+            .as_array()
+            .is_some_and(|a| a.iter().any(|w| w.as_str().unwrap_or("").contains(text)))
+    }
+
     /// One run's status.
     pub fn status(&self, i: usize) -> &str {
         self.runs()[i]["status"].as_str().unwrap_or("")
