@@ -14,6 +14,7 @@ mod examples;
 mod fire;
 mod peen_actions;
 mod peen_command;
+mod peen_journal;
 mod peen_load;
 mod peen_match;
 mod peen_util;

@@ -28,7 +28,10 @@ fn inject_lands_in_the_system_prompt_on_opening_events_and_is_dropped_after() {
     );
     let f = l.fire(&lifecycle(&l, "turn_start"));
     assert_eq!(f.outcome["context"][0]["placement"], "system_prompt");
-    assert_eq!(f.outcome["context"][0]["text"], "<hook>\n<event>turnStart</event>\n\nremind\n</hook>");
+    assert_eq!(
+        f.outcome["context"][0]["text"],
+        "<hook>\n<event>turnStart</event>\n\nremind\n</hook>"
+    );
     let f = l.fire(&lifecycle(&l, "stop"));
     assert!(f.outcome.get("context").is_none());
     assert!(f.warnings_contain("injections on turnStop are dropped"));
@@ -38,11 +41,19 @@ fn inject_lands_in_the_system_prompt_on_opening_events_and_is_dropped_after() {
 fn message_file_is_relative_to_the_hooks_file_and_read_at_load() {
     let l = Layers::new();
     l.write(".agents/messages/go.md", "Go standards.\n");
-    let l = l.workspace_hooks("version: 1\nsessionStart:\n  - actions: [{type: inject, messageFile: messages/go.md}]\n");
+    let l = l.workspace_hooks(
+        "version: 1\nsessionStart:\n  - actions: [{type: inject, messageFile: messages/go.md}]\n",
+    );
     let f = l.fire(&json!({"event": "session_start", "cwd": l.ws(), "source": "startup"}));
-    assert_eq!(f.outcome["context"][0]["text"], "<hook>\n<event>sessionStart</event>\n\nGo standards.\n</hook>");
+    assert_eq!(
+        f.outcome["context"][0]["text"],
+        "<hook>\n<event>sessionStart</event>\n\nGo standards.\n</hook>"
+    );
     let f = l.fire(&json!({"event": "session_start", "cwd": l.ws(), "source": "resume"}));
-    assert!(f.runs().is_empty(), "sessionStart runs only on a session's first turn");
+    assert!(
+        f.runs().is_empty(),
+        "sessionStart runs only on a session's first turn"
+    );
 }
 
 #[test]
@@ -68,9 +79,19 @@ fn emit_event_size_limits_fail_the_action() {
     let l = Layers::new().workspace_hooks(
         "version: 1\npreWriteFile:\n  - actions:\n      - {type: emitEvent, eventType: big.one, summary: \"0123456789\"}\n",
     );
-    let f = l.fire_env(&l.tool("tool_before", "writeFile", json!({"path": "a"})), &[("PEEN_MAX_EVENT_SUMMARY_BYTES", "5")]);
-    assert_eq!(f.outcome["decision"], "deny", "a failure on a pre event denies by default");
-    assert!(f.reasons()[0].contains("more than PEEN_MAX_EVENT_SUMMARY_BYTES (5)"), "{:?}", f.reasons());
+    let f = l.fire_env(
+        &l.tool("tool_before", "writeFile", json!({"path": "a"})),
+        &[("PEEN_MAX_EVENT_SUMMARY_BYTES", "5")],
+    );
+    assert_eq!(
+        f.outcome["decision"], "deny",
+        "a failure on a pre event denies by default"
+    );
+    assert!(
+        f.reasons()[0].contains("more than PEEN_MAX_EVENT_SUMMARY_BYTES (5)"),
+        "{:?}",
+        f.reasons()
+    );
 }
 
 #[test]
@@ -85,21 +106,38 @@ fn deny_effects_per_event() {
     ] {
         let l = Layers::new().workspace_hooks(&hooks.replace("{EV}", ev));
         let f = l.fire(&lifecycle(&l, kind));
-        assert_eq!(f.outcome["decision"] == "deny", denied, "{ev}: {}", f.outcome);
+        assert_eq!(
+            f.outcome["decision"] == "deny",
+            denied,
+            "{ev}: {}",
+            f.outcome
+        );
     }
     let l = Layers::new().workspace_hooks(&hooks.replace("{EV}", "postCompact"));
-    let f = l.fire_env(&json!({"event": "compact_after", "cwd": l.ws()}), &[("PEEN_COMPACTION_MODE", "summarize")]);
+    let f = l.fire_env(
+        &json!({"event": "compact_after", "cwd": l.ws()}),
+        &[("PEEN_COMPACTION_MODE", "summarize")],
+    );
     assert_eq!(f.outcome["decision"], "proceed");
     assert!(f.warnings_contain("the summary is already stored"));
     let l = Layers::new().workspace_hooks(&hooks.replace("{EV}", "preCompact"));
-    let f = l.fire_env(&json!({"event": "compact_before", "cwd": l.ws()}), &[("PEEN_COMPACTION_MODE", "summarize")]);
+    let f = l.fire_env(
+        &json!({"event": "compact_before", "cwd": l.ws()}),
+        &[("PEEN_COMPACTION_MODE", "summarize")],
+    );
     assert_eq!(f.outcome["decision"], "deny");
     let f = l.fire(&json!({"event": "compact_before", "cwd": l.ws()}));
-    assert!(f.runs().is_empty(), "compaction events need PEEN_COMPACTION_MODE=summarize");
+    assert!(
+        f.runs().is_empty(),
+        "compaction events need PEEN_COMPACTION_MODE=summarize"
+    );
     let l = Layers::new().workspace_hooks(&hooks.replace("{EV}", "postToolUse"));
     let f = l.fire(&l.tool("tool_after", "readFile", json!({"path": "a"})));
     assert_eq!(f.outcome["decision"], "deny");
-    assert_eq!(f.outcome["tool_output"], "stop here", "the result is replaced with the error");
+    assert_eq!(
+        f.outcome["tool_output"], "stop here",
+        "the result is replaced with the error"
+    );
 }
 
 #[test]
@@ -120,7 +158,12 @@ fn tool_events_fire_in_order_generic_and_per_tool() {
     let mut ev = l.tool("tool_failure", "readFile", json!({"path": "a"}));
     ev["tool"]["error"] = json!("no such file");
     let f = l.fire(&ev);
-    let types: Vec<&str> = f.outcome["events"].as_array().unwrap().iter().map(|e| e["type"].as_str().unwrap()).collect();
+    let types: Vec<&str> = f.outcome["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["type"].as_str().unwrap())
+        .collect();
     assert_eq!(types, ["a.one", "a.two", "a.three"]);
 }
 
@@ -137,7 +180,12 @@ fn on_failure_default_continue_elsewhere_publishes_hook_action_failed() {
             "data": {"event": "postWriteFile", "hookName": "fmt", "action": "run", "actionType": "command",
                      "source": l.ws().join(".agents/hooks.yaml")}, "source": "hooks"}])
     );
-    assert!(f.outcome["context"][0]["text"].as_str().unwrap().contains("still runs"));
+    assert!(
+        f.outcome["context"][0]["text"]
+            .as_str()
+            .unwrap()
+            .contains("still runs")
+    );
 }
 
 #[test]
@@ -149,12 +197,19 @@ fn on_failure_overrides() {
     assert_eq!(f.outcome["decision"], "proceed");
     let f = l.fire(&l.tool("tool_after", "readFile", json!({})));
     assert_eq!(f.outcome["decision"], "deny");
-    assert!(f.outcome["tool_output"].as_str().unwrap().contains("failed: cannot start /nonexistent/tool"));
+    assert!(
+        f.outcome["tool_output"]
+            .as_str()
+            .unwrap()
+            .contains("failed: cannot start /nonexistent/tool")
+    );
 }
 
 #[test]
 fn a_deny_is_never_overridden_by_a_failure_policy() {
-    let l = Layers::new().workspace_hooks("version: 1\npostToolUse:\n  - actions: [{type: deny, reason: no, onFailure: continue}]\n");
+    let l = Layers::new().workspace_hooks(
+        "version: 1\npostToolUse:\n  - actions: [{type: deny, reason: no, onFailure: continue}]\n",
+    );
     let f = l.fire(&l.tool("tool_after", "readFile", json!({})));
     assert_eq!(f.outcome["decision"], "deny");
 }

@@ -189,10 +189,9 @@ async fn a_background_process_that_let_go_of_the_pipes_is_left_alone() {
     assert!(!r.killed_leftovers);
     let pid = read_pid(&pidfile);
     assert!(!process_is_dead(pid), "a deliberate daemon was killed");
-    let _ = std::process::Command::new("kill")
-        .arg("-9")
-        .arg(pid.to_string())
-        .status();
+    if let Some(p) = rustix::process::Pid::from_raw(pid) {
+        let _ = rustix::process::kill_process(p, rustix::process::Signal::KILL);
+    }
 }
 
 #[tokio::test]

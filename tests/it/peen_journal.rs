@@ -1,0 +1,188 @@
+//! The restart journal and debug logging, through the real binary.
+
+use std::io::Write;
+use std::process::{Command, Stdio};
+
+use serde_json::json;
+
+use latch::Session;
+use latch::journal::{Journal, Resolution, RunState};
+
+use crate::peen_util::Layers;
+use crate::util::{read_pid, wait_dead};
+
+fn turn_start(l: &Layers) -> serde_json::Value {
+    json!({"event": "turn_start", "session_id": "s1", "turn_id": "t1", "cwd": l.ws(), "model": "m"})
+}
+
+#[test]
+fn a_completed_opening_hook_is_reused_not_rerun() {
+    let l = Layers::new().workspace_hooks(
+        "version: 1\nturnStart:\n  - actions: [{type: command, command: sh, args: [\"-c\", \"echo x >> runs; echo '{\\\"message\\\":\\\"ctx\\\"}'\"]}]\n",
+    );
+    let first = l.fire(&turn_start(&l));
+    let second = l.fire(&turn_start(&l));
+    assert_eq!(
+        std::fs::read_to_string(l.ws().join("runs")).unwrap(),
+        "x\n",
+        "the hook ran once"
+    );
+    assert_eq!(first.outcome["context"], second.outcome["context"]);
+    assert!(
+        second.runs()[0]["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("reused the journaled result of t1/turnStart")
+    );
+    // Another turn runs it again.
+    let mut next = turn_start(&l);
+    next["turn_id"] = json!("t2");
+    l.fire(&next);
+    assert_eq!(
+        std::fs::read_to_string(l.ws().join("runs")).unwrap(),
+        "x\nx\n"
+    );
+}
+
+#[test]
+fn a_hook_interrupted_by_a_crash_is_uncertain_until_resolved() {
+    let l = Layers::new().workspace_hooks(
+        "version: 1\nturnStart:\n  - actions: [{type: command, command: sh, args: [\"-c\", \"echo $$ >> started; sleep 1000\"]}]\n",
+    );
+    // Run latch and kill it with SIGKILL while the hook runs: a crash.
+    let mut child = Command::new(assert_cmd::cargo::cargo_bin("latch"))
+        .args(["fire", "--project"])
+        .arg(l.ws())
+        .arg("--home")
+        .arg(l.root.path().join("home"))
+        .arg("--state-dir")
+        .arg(l.root.path().join("state"))
+        .env_remove("PEEN_CONFIG_DIR")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(&serde_json::to_vec(&turn_start(&l)).unwrap())
+        .unwrap();
+    let hook = read_pid(&l.ws().join("started"));
+    child.kill().unwrap();
+    child.wait().unwrap();
+    // A crash leaves the hook behind (nothing in latch ran to stop it).
+    if let Some(pgid) = rustix::process::Pid::from_raw(hook) {
+        let _ = rustix::process::kill_process_group(pgid, rustix::process::Signal::KILL);
+    }
+    assert!(wait_dead(hook));
+
+    // After the restart the turn cannot continue: the run is uncertain.
+    let f = l.fire(&turn_start(&l));
+    assert_eq!(f.outcome["decision"], "deny");
+    assert!(
+        f.reasons()[0].contains(
+            "the turnStart hook run t1/turnStart was interrupted and its outcome is uncertain"
+        ),
+        "{:?}",
+        f.reasons()
+    );
+    assert_eq!(
+        std::fs::read_to_string(l.ws().join("started"))
+            .unwrap()
+            .lines()
+            .count(),
+        1,
+        "not run again"
+    );
+
+    // The library reads and resolves it.
+    let session = Session::open(&l.root.path().join("state"), "s1").unwrap();
+    let journal = Journal::new(&session);
+    let entries = journal.read().unwrap();
+    assert_eq!(entries.len(), 1);
+    assert_eq!(entries[0].state, RunState::Started);
+    assert_eq!(entries[0].key, "t1/turnStart");
+    assert!(
+        journal
+            .resolve("t1/turnStart", Resolution::Completed)
+            .unwrap()
+    );
+    let f = l.fire(&turn_start(&l));
+    assert_eq!(f.outcome["decision"], "proceed");
+    assert!(
+        journal
+            .resolve(
+                "t1/turnStart",
+                Resolution::Failed("inspected: it broke things".into())
+            )
+            .unwrap()
+    );
+    let f = l.fire(&turn_start(&l));
+    assert_eq!(
+        f.reasons(),
+        ["inspected: it broke things"],
+        "a failed run is never run again"
+    );
+    assert!(journal.resolve("t1/turnStart", Resolution::Retry).unwrap());
+    let l2 = l
+        .workspace_hooks("version: 1\nturnStart:\n  - actions: [{type: inject, message: fresh}]\n");
+    let f = l2.fire(&turn_start(&l2));
+    assert!(
+        f.outcome["context"][0]["text"]
+            .as_str()
+            .unwrap()
+            .contains("fresh"),
+        "a retried run runs again"
+    );
+}
+
+#[test]
+fn debug_logging_names_hooks_and_never_the_input() {
+    let l = Layers::new().workspace_hooks(
+        "version: 1\npreToolUse:\n  - name: guard\n    actions:\n      - {name: check, type: command, command: sh, args: [\"-c\", \"cat >/dev/null; echo out-secret-9\"]}\npostToolUse:\n  - name: unmatched\n    match: {tool: nothing}\n    actions: [{type: deny, reason: x}]\n",
+    );
+    let ev = l.tool(
+        "tool_before",
+        "runCommand",
+        json!({"command": "curl -H 'token: in-secret-7'"}),
+    );
+    let f = l.fire_env(
+        &ev,
+        &[("LATCH_LOG", "debug"), ("SECRET_ENV", "env-secret-5")],
+    );
+    assert!(
+        f.stderr.contains("hook event started") && f.stderr.contains("hook_event=preToolUse"),
+        "{}",
+        f.stderr
+    );
+    assert!(
+        f.stderr.contains("group started") && f.stderr.contains("hook_name=guard"),
+        "{}",
+        f.stderr
+    );
+    assert!(
+        f.stderr.contains("hook_action_name=check") && f.stderr.contains("outcome=\"ok\""),
+        "{}",
+        f.stderr
+    );
+    assert!(f.stderr.contains("duration_ms="));
+    for secret in ["in-secret-7", "out-secret-9", "env-secret-5"] {
+        assert!(
+            !f.stderr.contains(secret),
+            "{secret} leaked into the log:\n{}",
+            f.stderr
+        );
+    }
+    // An event with no matching group is still logged.
+    let f = l.fire_env(
+        &l.tool("tool_after", "readFile", json!({})),
+        &[("LATCH_LOG", "debug")],
+    );
+    assert!(
+        f.stderr.contains("hook_event=postToolUse") && f.stderr.contains("hook event finished"),
+        "{}",
+        f.stderr
+    );
+}
