@@ -259,3 +259,255 @@ mod evener {
         assert_eq!(f.outcome["decision"], "proceed");
     }
 }
+
+/// The peen examples of the spec, fired through the real binary.
+mod peen {
+    use std::path::{Path, PathBuf};
+
+    use serde_json::{Value, json};
+
+    use crate::util::{Fired, latch};
+
+    fn examples() -> PathBuf {
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("examples/peen")
+    }
+
+    /// A copy of one example workspace in a temp dir.
+    fn workspace(name: &str) -> tempfile::TempDir {
+        let tmp = tempfile::tempdir().unwrap();
+        super::copy_dir(&examples().join(name), tmp.path());
+        tmp
+    }
+
+    fn fire(ws: &Path, state: &Path, event: Value, env: &[(&str, &str)]) -> Fired {
+        let mut cmd = latch();
+        cmd.args(["fire", "--project"])
+            .arg(ws)
+            .arg("--home")
+            .arg(state)
+            .arg("--state-dir")
+            .arg(state)
+            .env_remove("PEEN_CONFIG_DIR");
+        for (k, v) in env {
+            cmd.env(k, v);
+        }
+        let out = cmd
+            .write_stdin(serde_json::to_vec(&event).unwrap())
+            .output()
+            .unwrap();
+        Fired {
+            code: out.status.code().unwrap_or(-1),
+            outcome: serde_json::from_slice(&out.stdout).unwrap_or(Value::Null),
+            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        }
+    }
+
+    fn tool(ws: &Path, kind: &str, name: &str, input: Value) -> Value {
+        json!({"event": kind, "session_id": "s", "turn_id": "t", "cwd": ws, "context_tokens": 1000,
+            "tool": {"name": name, "input": input, "call_id": "c"}})
+    }
+
+    #[test]
+    fn no_force_push_and_no_rm_rf() {
+        let state = tempfile::tempdir().unwrap();
+        let ws = workspace("no-force-push");
+        let f = fire(
+            ws.path(),
+            state.path(),
+            tool(
+                ws.path(),
+                "tool_before",
+                "runCommand",
+                json!({"command": "git push origin main --force"}),
+            ),
+            &[],
+        );
+        assert_eq!(f.stderr, "");
+        assert_eq!(
+            f.reasons(),
+            ["Never force-push. Push a new commit instead."]
+        );
+        let f = fire(
+            ws.path(),
+            state.path(),
+            tool(
+                ws.path(),
+                "tool_before",
+                "runCommand",
+                json!({"command": "git push origin main"}),
+            ),
+            &[],
+        );
+        assert_eq!(f.outcome["decision"], "proceed");
+        let ws = workspace("no-rm-rf");
+        let f = fire(
+            ws.path(),
+            state.path(),
+            tool(
+                ws.path(),
+                "tool_before",
+                "runCommand",
+                json!({"command": "rm -rf /"}),
+            ),
+            &[],
+        );
+        assert_eq!(
+            f.reasons(),
+            ["Refusing to run rm -rf on the filesystem root."]
+        );
+    }
+
+    #[test]
+    fn gofmt_runs_after_a_go_write_only() {
+        let state = tempfile::tempdir().unwrap();
+        let ws = workspace("gofmt");
+        let log = ws.path().join(".gofmt.log");
+        let path = format!(
+            "{}:{}",
+            examples().join("bin").display(),
+            std::env::var("PATH").unwrap_or_default()
+        );
+        let env = [("PATH", path.as_str())];
+        let f = fire(
+            ws.path(),
+            state.path(),
+            tool(
+                ws.path(),
+                "tool_after",
+                "writeFile",
+                json!({"path": "main.go"}),
+            ),
+            &env,
+        );
+        assert_eq!(f.runs()[0]["status"], "ok", "{}", f.stderr);
+        let logged = std::fs::read_to_string(&log).unwrap();
+        assert_eq!(logged.lines().collect::<Vec<_>>(), ["-l", "-w", "."]);
+        std::fs::remove_file(&log).unwrap();
+        let f = fire(
+            ws.path(),
+            state.path(),
+            tool(
+                ws.path(),
+                "tool_after",
+                "writeFile",
+                json!({"path": "README.md"}),
+            ),
+            &env,
+        );
+        assert!(f.runs().is_empty());
+    }
+
+    #[test]
+    fn test_reminder_injects_on_every_turn() {
+        let state = tempfile::tempdir().unwrap();
+        let ws = workspace("test-reminder");
+        let f = fire(
+            ws.path(),
+            state.path(),
+            json!({"event": "turn_start", "cwd": ws.path(), "model": "zai/glm-5.3"}),
+            &[],
+        );
+        assert_eq!(
+            f.outcome["context"][0]["text"],
+            "<hook>\n<event>turnStart</event>\n\nRun make test before you say the work is done.\n</hook>"
+        );
+    }
+
+    #[test]
+    fn migration_changed_announces_sql_migrations() {
+        let state = tempfile::tempdir().unwrap();
+        let ws = workspace("migration-changed");
+        let f = fire(
+            ws.path(),
+            state.path(),
+            tool(
+                ws.path(),
+                "tool_after",
+                "writeFile",
+                json!({"path": "db/migrations/001_init.sql"}),
+            ),
+            &[],
+        );
+        assert_eq!(f.outcome["events"][0]["type"], "repo.migration.changed");
+        assert_eq!(
+            f.outcome["events"][0]["summary"],
+            "A migration file changed. Run make migrate-check."
+        );
+        let f = fire(
+            ws.path(),
+            state.path(),
+            tool(
+                ws.path(),
+                "tool_after",
+                "writeFile",
+                json!({"path": "db/seed.sql"}),
+            ),
+            &[],
+        );
+        assert!(f.outcome.get("events").is_none());
+    }
+
+    #[test]
+    fn rule_before_write_denies_the_first_new_go_file_once() {
+        let state = tempfile::tempdir().unwrap();
+        let ws = workspace("rules");
+        let ev = tool(
+            ws.path(),
+            "tool_before",
+            "writeFile",
+            json!({"path": "hello/main.go", "content": "package main"}),
+        );
+        let f = fire(ws.path(), state.path(), ev.clone(), &[]);
+        assert_eq!(f.outcome["decision"], "deny", "{}", f.stderr);
+        assert!(
+            f.reasons()[0].starts_with("# Go rules"),
+            "the rule is the reason: {:?}",
+            f.reasons()
+        );
+        let f = fire(ws.path(), state.path(), ev, &[]);
+        assert_eq!(
+            f.outcome["decision"], "proceed",
+            "the marker in stateDirectory lets the retry through"
+        );
+    }
+
+    #[test]
+    fn rule_refresh_sends_the_rule_again_as_the_context_grows() {
+        let state = tempfile::tempdir().unwrap();
+        let ws = workspace("rules");
+        let mut ev = tool(
+            ws.path(),
+            "tool_after",
+            "readFile",
+            json!({"path": "main.go"}),
+        );
+        let f = fire(ws.path(), state.path(), ev.clone(), &[]);
+        assert!(
+            f.outcome["context"][0]["text"]
+                .as_str()
+                .unwrap()
+                .contains("# Go rules"),
+            "{}",
+            f.stderr
+        );
+        ev["context_tokens"] = json!(50_000);
+        let f = fire(ws.path(), state.path(), ev.clone(), &[]);
+        assert!(
+            f.outcome.get("context").is_none(),
+            "grew by less than REFRESH_TOKENS"
+        );
+        ev["context_tokens"] = json!(200_000);
+        let f = fire(ws.path(), state.path(), ev.clone(), &[]);
+        assert!(
+            f.outcome.get("context").is_some(),
+            "grew by more than REFRESH_TOKENS"
+        );
+        ev["context_tokens"] = json!(10);
+        ev["tool"]["name"] = json!("editFile");
+        let f = fire(ws.path(), state.path(), ev, &[]);
+        assert!(
+            f.outcome.get("context").is_some(),
+            "compaction dropped history"
+        );
+    }
+}
