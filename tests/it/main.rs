@@ -15,6 +15,7 @@ mod fire;
 mod peen_actions;
 mod peen_command;
 mod peen_journal;
+mod peen_lib;
 mod peen_load;
 mod peen_match;
 mod peen_util;

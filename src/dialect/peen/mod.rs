@@ -179,6 +179,20 @@ impl Peen {
         }
     }
 
+    /// Re-reads every layer, as peen does at the start of every turn.
+    pub fn reload(&mut self) {
+        *self = Peen::load(self.options.clone());
+    }
+
+    /// Moves the workspace layer to `dir` and re-reads, as peen does on each
+    /// `changeDirectory` call. Dispatch the hop itself (its `tool_before`)
+    /// before calling this: a hop runs under the old scope's hooks, later
+    /// calls under the new one.
+    pub fn change_directory(&mut self, dir: impl Into<PathBuf>) {
+        self.options.workspace = Some(dir.into());
+        self.reload();
+    }
+
     /// The valid files, in layer order.
     pub fn files(&self) -> &[HooksFile] {
         &self.files
