@@ -166,6 +166,12 @@ fn make_private_dir(dir: &Path) -> io::Result<()> {
         Err(e) => return Err(e),
     }
     let meta = fs::metadata(dir)?;
+    if !meta.is_dir() {
+        return Err(io::Error::other(format!(
+            "{} exists and is not a directory",
+            dir.display()
+        )));
+    }
     if meta.permissions().mode() & 0o077 != 0 {
         fs::set_permissions(dir, fs::Permissions::from_mode(0o700))?;
     }

@@ -186,3 +186,31 @@ fn debug_logging_names_hooks_and_never_the_input() {
         f.stderr
     );
 }
+
+#[test]
+fn a_failure_of_latch_itself_is_recorded_as_failed_and_never_rerun() {
+    let l = Layers::new().workspace_hooks(
+        "version: 1\nturnStart:\n  - actions: [{type: command, command: sh, args: [\"-c\", \"echo x >> runs\"]}]\n",
+    );
+    // Make the session's hook-state directory impossible: a file in its place.
+    let session_dir = l.root.path().join("state/sessions/s1");
+    std::fs::create_dir_all(&session_dir).unwrap();
+    std::fs::write(session_dir.join("peen-hook-state"), "").unwrap();
+    let f = l.fire(&turn_start(&l));
+    assert_eq!(f.outcome["decision"], "deny");
+    assert!(
+        f.reasons()[0].starts_with("turnStart hook failed inside latch"),
+        "{:?}",
+        f.reasons()
+    );
+    assert!(!l.ws().join("runs").exists());
+    // Even once the cause is gone, the failed checkpoint is not run again.
+    std::fs::remove_file(session_dir.join("peen-hook-state")).unwrap();
+    let f = l.fire(&turn_start(&l));
+    assert_eq!(f.outcome["decision"], "deny");
+    assert!(!l.ws().join("runs").exists());
+    let journal = Journal::new(&Session::open(&l.root.path().join("state"), "s1").unwrap())
+        .read()
+        .unwrap();
+    assert_eq!(journal[0].state, RunState::Failed);
+}

@@ -88,17 +88,18 @@ pub async fn dispatch(peen: &Peen, event: &Event, cx: &DispatchContext<'_>) -> O
     } else {
         Vec::new()
     };
-    let state_dir = match cx.session.id() {
+    // A session's private directory that cannot be made is latch's own
+    // failure, not a hook's: journaled checkpoints record it as failed.
+    let (state_dir, internal_error) = match cx.session.id() {
         Some(_) => match cx.session.private_dir("peen-hook-state") {
-            Ok(d) => d,
+            Ok(d) => (d, None),
             Err(e) => {
-                out.warnings.push(format!(
-                    "peen: cannot create the session's state directory: {e}"
-                ));
-                None
+                let why = format!("latch cannot create the session's hook state directory: {e}");
+                out.warnings.push(format!("peen: {why}"));
+                (None, Some(why))
             }
         },
-        None => None,
+        None => (None, None),
     };
     let turn = event
         .turn_id
@@ -156,6 +157,19 @@ pub async fn dispatch(peen: &Peen, event: &Event, cx: &DispatchContext<'_>) -> O
                         pe.name(),
                         format!("latch could not use the restart journal for {pe}: {e}"),
                     )),
+                    ..EventResult::default()
+                }
+            }
+            Some(Ok(Begin::Fresh)) if internal_error.is_some() => {
+                let why = format!(
+                    "{pe} hook failed inside latch: {}",
+                    internal_error.clone().unwrap_or_default()
+                );
+                if let Some(k) = &key {
+                    let _ = journal.finish(k, RunState::Failed, None, Some(why.clone()));
+                }
+                EventResult {
+                    deny: Some((pe.name(), why)),
                     ..EventResult::default()
                 }
             }
