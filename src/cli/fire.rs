@@ -5,13 +5,11 @@ use std::path::PathBuf;
 
 use clap::Args;
 
-use latch::dialect::evener::{self, Evener, PromptConfig, ToolNames};
-use latch::dialect::peen::{self, Peen};
-use latch::dialect::poolside::{Poolside, Sources};
 use latch::outcome::RunStatus;
 use latch::run::Cancel;
 use latch::{Engine, Event, Session};
 
+use super::config::ConfigArgs;
 use super::exit;
 
 /// Flags of `latch fire`.
@@ -20,36 +18,13 @@ pub struct FireArgs {
     /// Read the event JSON from this file instead of stdin.
     #[arg(long, value_name = "FILE")]
     event: Option<PathBuf>,
-    /// The project directory (project-level settings). Default: the current directory.
-    #[arg(long, value_name = "DIR")]
-    project: Option<PathBuf>,
-    /// The user's home directory (user-level settings). Default: $HOME.
-    #[arg(long, value_name = "DIR")]
-    home: Option<PathBuf>,
-    /// An explicit poolside settings file, the most specific level.
-    #[arg(long, value_name = "FILE")]
-    settings: Option<PathBuf>,
+    #[command(flatten)]
+    config: ConfigArgs,
     /// Where per-session state lives. Default: $LATCH_STATE_DIR, else
     /// $XDG_STATE_HOME/latch, else ~/.local/state/latch (empty variables
     /// count as unset).
     #[arg(long, value_name = "DIR")]
     state_dir: Option<PathBuf>,
-    /// An evener plugin directory (repeatable, in run order).
-    #[arg(long = "plugin-dir", value_name = "DIR")]
-    plugin_dirs: Vec<PathBuf>,
-    /// The OpenAI-compatible base URL for evener prompt handlers.
-    /// Default: $LATCH_PROMPT_BASE_URL, else $OPENAI_BASE_URL. The API key
-    /// is read from $LATCH_PROMPT_API_KEY, else $OPENAI_API_KEY.
-    #[arg(long, value_name = "URL")]
-    prompt_base_url: Option<String>,
-    /// The model for evener prompt handlers that name none.
-    /// Default: $LATCH_PROMPT_MODEL.
-    #[arg(long, value_name = "MODEL")]
-    prompt_model: Option<String>,
-    /// Peen's configuration directory (the trusted layer).
-    /// Default: $PEEN_CONFIG_DIR.
-    #[arg(long, value_name = "DIR")]
-    peen_config_dir: Option<PathBuf>,
     /// Print the outcome as indented JSON.
     #[arg(long)]
     pretty: bool,
@@ -68,51 +43,10 @@ pub async fn run(args: FireArgs) -> u8 {
         eprintln!("latch: error: invalid event: {e}");
         return exit::BAD_EVENT;
     }
-    let project = args
-        .project
-        .map(|p| std::path::absolute(&p).unwrap_or(p))
-        .or_else(|| std::env::current_dir().ok());
-    let home = args.home.or_else(|| {
-        std::env::var_os("HOME")
-            .filter(|h| !h.is_empty())
-            .map(PathBuf::from)
-    });
-    let pool = Poolside::load(&Sources {
-        home,
-        project: project.clone(),
-        settings: args.settings,
-    });
-    let mut engine = Engine::new().with_dialect(pool);
-    // Peen reads its layers on every fire: the workspace is the agent's
-    // current directory, so a directory change takes effect on the next event.
-    let mut peen_diags = Vec::new();
-    let limits = peen::Limits::from_env(&mut peen_diags);
-    for d in &peen_diags {
+    let mut diags = Vec::new();
+    let engine = args.config.engine(&event, &mut diags);
+    for d in &diags {
         eprintln!("{d}");
-    }
-    engine = engine.with_dialect(Peen::load(peen::Options {
-        config_dir: args.peen_config_dir.or_else(|| {
-            std::env::var_os("PEEN_CONFIG_DIR")
-                .filter(|v| !v.is_empty())
-                .map(PathBuf::from)
-        }),
-        workspace: event
-            .cwd
-            .clone()
-            .filter(|c| c.is_dir())
-            .or_else(|| project.clone()),
-        limits,
-    }));
-    if !args.plugin_dirs.is_empty() {
-        let mut prompt = PromptConfig::from_env();
-        prompt.base_url = args.prompt_base_url.or(prompt.base_url);
-        prompt.model = args.prompt_model.or(prompt.model);
-        engine = engine.with_dialect(Evener::load(evener::Options {
-            plugin_dirs: args.plugin_dirs,
-            project,
-            tool_names: ToolNames::default(),
-            prompt,
-        }));
     }
     let mut stderr = io::stderr().lock();
     for d in engine.diagnostics() {

@@ -1,5 +1,6 @@
 //! The `latch` commands, one file each.
 
+mod config;
 mod fire;
 
 use std::process::ExitCode;

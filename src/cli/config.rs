@@ -1,0 +1,92 @@
+//! The flags that say where hook configuration lives, shared by the
+//! commands that load it (`fire`, `explain`), and the loading itself.
+
+use std::path::PathBuf;
+
+use clap::Args;
+
+use latch::dialect::evener::{self, Evener, PromptConfig, ToolNames};
+use latch::dialect::peen::{self, Peen};
+use latch::dialect::poolside::{Poolside, Sources};
+use latch::{Diagnostic, Engine, Event};
+
+/// Where each dialect's configuration is.
+#[derive(Debug, Args)]
+pub struct ConfigArgs {
+    /// The project directory (project-level settings). Default: the current directory.
+    #[arg(long, value_name = "DIR")]
+    project: Option<PathBuf>,
+    /// The user's home directory (user-level settings). Default: $HOME.
+    #[arg(long, value_name = "DIR")]
+    home: Option<PathBuf>,
+    /// An explicit poolside settings file, the most specific level.
+    #[arg(long, value_name = "FILE")]
+    settings: Option<PathBuf>,
+    /// An evener plugin directory (repeatable, in run order).
+    #[arg(long = "plugin-dir", value_name = "DIR")]
+    plugin_dirs: Vec<PathBuf>,
+    /// The OpenAI-compatible base URL for evener prompt handlers.
+    /// Default: $LATCH_PROMPT_BASE_URL, else $OPENAI_BASE_URL. The API key
+    /// is read from $LATCH_PROMPT_API_KEY, else $OPENAI_API_KEY.
+    #[arg(long, value_name = "URL")]
+    prompt_base_url: Option<String>,
+    /// The model for evener prompt handlers that name none.
+    /// Default: $LATCH_PROMPT_MODEL.
+    #[arg(long, value_name = "MODEL")]
+    prompt_model: Option<String>,
+    /// Peen's configuration directory (the trusted layer).
+    /// Default: $PEEN_CONFIG_DIR.
+    #[arg(long, value_name = "DIR")]
+    peen_config_dir: Option<PathBuf>,
+}
+
+impl ConfigArgs {
+    /// Loads every dialect for `event`: poolside always, peen always (its
+    /// workspace is the event's `cwd`, else the project, so a directory
+    /// change applies to the next event), evener when plugin directories
+    /// are given. Problems outside any file (bad `PEEN_*` values) go to
+    /// `diags`; file problems are the engine's diagnostics.
+    pub fn engine(self, event: &Event, diags: &mut Vec<Diagnostic>) -> Engine {
+        let project = self
+            .project
+            .map(|p| std::path::absolute(&p).unwrap_or(p))
+            .or_else(|| std::env::current_dir().ok());
+        let home = self.home.or_else(|| {
+            std::env::var_os("HOME")
+                .filter(|h| !h.is_empty())
+                .map(PathBuf::from)
+        });
+        let pool = Poolside::load(&Sources {
+            home,
+            project: project.clone(),
+            settings: self.settings,
+        });
+        let mut engine = Engine::new().with_dialect(pool);
+        let limits = peen::Limits::from_env(diags);
+        engine = engine.with_dialect(Peen::load(peen::Options {
+            config_dir: self.peen_config_dir.or_else(|| {
+                std::env::var_os("PEEN_CONFIG_DIR")
+                    .filter(|v| !v.is_empty())
+                    .map(PathBuf::from)
+            }),
+            workspace: event
+                .cwd
+                .clone()
+                .filter(|c| c.is_dir())
+                .or_else(|| project.clone()),
+            limits,
+        }));
+        if !self.plugin_dirs.is_empty() {
+            let mut prompt = PromptConfig::from_env();
+            prompt.base_url = self.prompt_base_url.or(prompt.base_url);
+            prompt.model = self.prompt_model.or(prompt.model);
+            engine = engine.with_dialect(Evener::load(evener::Options {
+                plugin_dirs: self.plugin_dirs,
+                project,
+                tool_names: ToolNames::default(),
+                prompt,
+            }));
+        }
+        engine
+    }
+}
