@@ -12,10 +12,9 @@ use crate::util::{read_pid, wait_dead};
 fn with_script(event: &str, script: &str, extra: &str) -> Layers {
     let l = Layers::new();
     l.script("hook.sh", &format!("#!/bin/sh\n{script}\n"));
-    let l = l.workspace_hooks(&format!(
+    l.workspace_hooks(&format!(
         "version: 1\n{event}:\n  - name: g\n    actions:\n      - {{name: c, type: command, command: ./hook.sh{extra}}}\n"
-    ));
-    l
+    ))
 }
 
 fn pre(l: &Layers) -> crate::util::Fired {
