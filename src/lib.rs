@@ -50,6 +50,7 @@ pub mod diag;
 pub mod dialect;
 pub mod engine;
 pub mod event;
+pub mod explain;
 pub mod journal;
 pub mod matcher;
 pub mod outcome;

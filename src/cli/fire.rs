@@ -99,7 +99,8 @@ pub async fn run(args: FireArgs) -> u8 {
     }
 }
 
-fn read_event(path: Option<&PathBuf>) -> Result<Event, String> {
+/// Reads one event from a file, or stdin when `path` is `None`.
+pub fn read_event(path: Option<&PathBuf>) -> Result<Event, String> {
     let (bytes, from) = match path {
         Some(p) => (
             std::fs::read(p).map_err(|e| format!("cannot read {}: {e}", p.display()))?,

@@ -1,6 +1,7 @@
 //! The `latch` commands, one file each.
 
 mod config;
+mod explain;
 mod fire;
 
 use std::process::ExitCode;
@@ -33,6 +34,9 @@ enum Command {
     /// Fire one event: load the hook configuration, run the matching hooks,
     /// print the outcome as JSON.
     Fire(fire::FireArgs),
+    /// For one event, list every configured hook, whether it would run,
+    /// and why. Runs nothing.
+    Explain(explain::ExplainArgs),
 }
 
 /// Sends `tracing` output to stderr when `LATCH_LOG` is set (for example
@@ -65,6 +69,7 @@ pub fn run(cli: Cli) -> ExitCode {
     };
     let code = match cli.command {
         Command::Fire(args) => runtime.block_on(fire::run(args)),
+        Command::Explain(args) => explain::run(args),
     };
     ExitCode::from(code)
 }

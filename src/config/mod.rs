@@ -8,3 +8,20 @@
 pub mod duration;
 pub mod json;
 pub mod yaml;
+
+use std::path::{Component, Path, PathBuf};
+
+/// Resolves `.` and `..` lexically (no file system access, no symlinks).
+pub fn normalize(p: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for c in p.components() {
+        match c {
+            Component::ParentDir => {
+                out.pop();
+            }
+            Component::CurDir => {}
+            other => out.push(other),
+        }
+    }
+    out
+}

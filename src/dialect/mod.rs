@@ -17,6 +17,7 @@ use std::pin::Pin;
 use crate::diag::Diagnostic;
 use crate::engine::InputValidator;
 use crate::event::Event;
+use crate::explain::Explanation;
 use crate::outcome::{HookRun, Outcome};
 use crate::run::{Cancel, Exit, RunResult, Runner};
 use crate::session::Session;
@@ -58,6 +59,10 @@ pub trait Dialect: Send + Sync {
 
     /// The problems found while loading, in file order.
     fn diagnostics(&self) -> &[Diagnostic];
+
+    /// For one event, every configured hook and whether it would run, and
+    /// why; runs nothing. The hooks that would run come first, in run order.
+    fn explain(&self, event: &Event) -> Vec<Explanation>;
 
     /// Runs this dialect's hooks for one event and combines their answers.
     fn dispatch<'a>(

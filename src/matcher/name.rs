@@ -77,6 +77,19 @@ impl NameMatcher {
         })
     }
 
+    /// The matcher in words, for explanations: `` `Bash` (exact name) ``.
+    pub fn describe(&self) -> String {
+        match self {
+            NameMatcher::Any => "`*` (matches everything)".to_owned(),
+            NameMatcher::Exact(n) => format!("`{n}` (exact name)"),
+            NameMatcher::List(ns) => format!("`{}` (list of exact names)", ns.join("|")),
+            NameMatcher::Regex { pattern, mode, .. } => match mode {
+                RegexMode::WholeName => format!("`{pattern}` (regex on the whole name)"),
+                RegexMode::Search => format!("`{pattern}` (regex, anywhere in the name)"),
+            },
+        }
+    }
+
     /// Whether `name` matches.
     pub fn matches(&self, name: &str) -> bool {
         match self {

@@ -11,6 +11,7 @@ mod evener_prompt;
 mod evener_run;
 mod evener_util;
 mod examples;
+mod explain;
 mod fire;
 mod peen_actions;
 mod peen_command;

@@ -34,7 +34,8 @@ pub struct Plugin {
 
 /// Loads one plugin directory. Never fails: problems are diagnostics.
 pub fn load_plugin(dir: &Path, diags: &mut Vec<Diagnostic>) -> Plugin {
-    let root = std::path::absolute(dir).unwrap_or_else(|_| dir.to_path_buf());
+    let root =
+        crate::config::normalize(&std::path::absolute(dir).unwrap_or_else(|_| dir.to_path_buf()));
     let fallback_name = root
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())

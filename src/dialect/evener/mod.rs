@@ -16,6 +16,7 @@
 pub mod combine;
 pub mod discover;
 pub mod events;
+pub mod explain;
 pub mod judge;
 pub mod load;
 pub mod prompt;
@@ -149,6 +150,10 @@ impl Dialect for Evener {
 
     fn diagnostics(&self) -> &[Diagnostic] {
         &self.diagnostics
+    }
+
+    fn explain(&self, event: &Event) -> Vec<crate::explain::Explanation> {
+        explain::explain(self, event)
     }
 
     fn dispatch<'a>(

@@ -429,7 +429,7 @@ impl Loader<'_> {
                             }
                         };
                         if let Some(c) = self.check(&ptr_text, check) {
-                            out.input.push((ptr, c));
+                            out.input.push((ptr_text.clone(), ptr, c));
                         }
                     }
                 }

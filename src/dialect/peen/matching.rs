@@ -1,7 +1,9 @@
 //! Peen's `match` and `when`: tool name, affected paths (root, glob,
 //! extensions) and JSON Pointer checks on the event input. Compiled at load.
 
-use std::path::{Component, Path, PathBuf};
+use std::path::{Path, PathBuf};
+
+pub use crate::config::normalize;
 
 use globset::GlobMatcher;
 use regex::Regex;
@@ -29,8 +31,8 @@ pub struct Match {
     pub path: Option<GlobMatcher>,
     /// Extensions (with their leading dot) an affected path must have.
     pub extensions: Option<Vec<String>>,
-    /// JSON Pointer (as unescaped tokens) → check.
-    pub input: Vec<(Vec<String>, Check)>,
+    /// JSON Pointer (as written, and as unescaped tokens) → check.
+    pub input: Vec<(String, Vec<String>, Check)>,
 }
 
 /// What a match is tested against.
@@ -49,65 +51,104 @@ pub struct Subject<'a> {
 impl Match {
     /// Whether every field that is set matches.
     pub fn matches(&self, s: &Subject<'_>) -> bool {
+        self.explain(s).is_ok()
+    }
+
+    /// `Ok` if every field that is set matches, else the first field that
+    /// does not, in words.
+    pub fn explain(&self, s: &Subject<'_>) -> Result<(), String> {
         if let Some(tool) = &self.tool
             && s.tool != Some(tool.as_str())
         {
-            return false;
+            return Err(match s.tool {
+                Some(t) => format!("tool is `{t}`, not `{tool}`"),
+                None => format!("`tool: {tool}` never matches a lifecycle event"),
+            });
         }
-        if (self.root.is_some() || self.path.is_some() || self.extensions.is_some())
-            && !self.any_path(s)
-        {
-            return false;
+        if self.root.is_some() || self.path.is_some() || self.extensions.is_some() {
+            self.any_path(s)?;
         }
-        self.input
-            .iter()
-            .all(|(ptr, check)| check.passes(walk(s.input, ptr)))
+        for (text, ptr, check) in &self.input {
+            check.explain(text, walk(s.input, ptr))?;
+        }
+        Ok(())
     }
 
-    fn any_path(&self, s: &Subject<'_>) -> bool {
+    fn any_path(&self, s: &Subject<'_>) -> Result<(), String> {
+        if s.paths.is_empty() {
+            return Err("the event has no affected paths".to_owned());
+        }
         let base = match &self.root {
             Some(r) => normalize(&s.cwd.join(r)),
             None => normalize(s.cwd),
         };
-        s.paths.iter().any(|p| {
-            let Ok(rel) = p.strip_prefix(&base) else {
-                return false;
-            };
+        let inside: Vec<(&PathBuf, &Path)> = s
+            .paths
+            .iter()
+            .filter_map(|p| p.strip_prefix(&base).ok().map(|rel| (p, rel)))
+            .collect();
+        if inside.is_empty() {
+            return Err(format!("no affected path is inside {}", base.display()));
+        }
+        let mut reason = String::new();
+        for (p, rel) in inside {
             if let Some(glob) = &self.path
                 && !glob.is_match(rel)
             {
-                return false;
+                reason = format!("no affected path matches `path: {}`", glob.glob());
+                continue;
             }
             if let Some(exts) = &self.extensions {
                 let ext = p.extension().map(|e| format!(".{}", e.to_string_lossy()));
                 if !ext.is_some_and(|e| exts.contains(&e)) {
-                    return false;
+                    reason = format!("no affected path has an extension in [{}]", exts.join(", "));
+                    continue;
                 }
             }
-            true
-        })
+            return Ok(());
+        }
+        Err(reason)
     }
 }
 
 impl Check {
-    fn passes(&self, value: Option<&Value>) -> bool {
+    fn explain(&self, ptr: &str, value: Option<&Value>) -> Result<(), String> {
         if let Some(want) = self.exists
             && value.is_some() != want
         {
-            return false;
+            return Err(if want {
+                format!("input {ptr} does not exist")
+            } else {
+                format!("input {ptr} exists")
+            });
         }
         if let Some(eq) = &self.equals
             && value != Some(eq)
         {
-            return false;
+            return Err(match value {
+                Some(v) => format!("input {ptr} is {v}, not {eq}"),
+                None => format!("input {ptr} does not exist (wanted {eq})"),
+            });
         }
         if let Some(re) = &self.regex {
             match value {
-                Some(v) => return re.is_match(&go_text(v)),
-                None => return false,
+                Some(v) if re.is_match(&go_text(v)) => {}
+                Some(v) => {
+                    return Err(format!(
+                        "input {ptr} ({:?}) does not match regex `{}`",
+                        go_text(v),
+                        re.as_str()
+                    ));
+                }
+                None => {
+                    return Err(format!(
+                        "input {ptr} does not exist (wanted regex `{}`)",
+                        re.as_str()
+                    ));
+                }
             }
         }
-        true
+        Ok(())
     }
 }
 
@@ -201,21 +242,6 @@ fn go_float(f: f64) -> String {
             None => s,
         }
     }
-}
-
-/// Resolves `.` and `..` lexically (no file system access).
-pub fn normalize(p: &Path) -> PathBuf {
-    let mut out = PathBuf::new();
-    for c in p.components() {
-        match c {
-            Component::ParentDir => {
-                out.pop();
-            }
-            Component::CurDir => {}
-            other => out.push(other),
-        }
-    }
-    out
 }
 
 #[cfg(test)]

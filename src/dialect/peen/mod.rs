@@ -15,6 +15,7 @@
 
 pub mod combine;
 pub mod events;
+pub mod explain;
 pub mod load;
 pub mod matching;
 pub mod payload;
@@ -135,6 +136,8 @@ pub struct Options {
 #[derive(Debug, Clone)]
 pub struct Peen {
     files: Vec<HooksFile>,
+    /// Files skipped as invalid, with their first problem.
+    skipped: Vec<(PathBuf, String)>,
     options: Options,
     diagnostics: Vec<Diagnostic>,
 }
@@ -146,12 +149,17 @@ impl Peen {
     pub fn load(options: Options) -> Peen {
         let mut diagnostics = Vec::new();
         let mut files = Vec::new();
+        let mut skipped = Vec::new();
         for dir in options.config_dir.iter().chain(options.workspace.iter()) {
             let path = dir.join(HOOKS_FILE);
             match std::fs::read_to_string(&path) {
                 Ok(text) => match load::load_file(&path, &text) {
                     Ok(f) => files.push(f),
-                    Err(d) => diagnostics.extend(d),
+                    Err(d) => {
+                        let first = d.first().map(|d| d.message.clone()).unwrap_or_default();
+                        skipped.push((path.clone(), first));
+                        diagnostics.extend(d);
+                    }
                 },
                 Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
                 Err(e) => diagnostics.push(
@@ -174,6 +182,7 @@ impl Peen {
         }
         Peen {
             files,
+            skipped,
             options,
             diagnostics,
         }
@@ -196,6 +205,11 @@ impl Peen {
     /// The valid files, in layer order.
     pub fn files(&self) -> &[HooksFile] {
         &self.files
+    }
+
+    /// The files skipped as invalid, with their first problem.
+    pub fn skipped(&self) -> &[(PathBuf, String)] {
+        &self.skipped
     }
 
     /// The options it was loaded with.
@@ -238,6 +252,10 @@ impl Dialect for Peen {
 
     fn diagnostics(&self) -> &[Diagnostic] {
         &self.diagnostics
+    }
+
+    fn explain(&self, event: &Event) -> Vec<crate::explain::Explanation> {
+        explain::explain(self, event)
     }
 
     fn dispatch<'a>(

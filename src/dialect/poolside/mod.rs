@@ -15,6 +15,7 @@
 pub mod combine;
 pub mod discover;
 pub mod events;
+pub mod explain;
 pub mod judge;
 pub mod load;
 pub mod merge;
@@ -154,6 +155,10 @@ impl Dialect for Poolside {
 
     fn diagnostics(&self) -> &[Diagnostic] {
         &self.diagnostics
+    }
+
+    fn explain(&self, event: &Event) -> Vec<crate::explain::Explanation> {
+        explain::explain(self, event)
     }
 
     fn dispatch<'a>(

@@ -1,0 +1,94 @@
+//! `latch explain`: for one event, every configured hook of every loaded
+//! dialect, whether it would run and why. Runs nothing.
+
+use std::io::{self, Write};
+use std::path::PathBuf;
+
+use clap::{Args, ValueEnum};
+
+use latch::explain::Explanation;
+
+use super::config::ConfigArgs;
+use super::exit;
+use super::fire::read_event;
+
+/// Output formats.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Format {
+    /// Lines for people.
+    Text,
+    /// A JSON array for tools.
+    Json,
+}
+
+/// Flags of `latch explain`.
+#[derive(Debug, Args)]
+pub struct ExplainArgs {
+    /// The event JSON file (default: stdin).
+    #[arg(value_name = "EVENT-JSON")]
+    event: Option<PathBuf>,
+    #[command(flatten)]
+    config: ConfigArgs,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    format: Format,
+}
+
+/// Runs `latch explain` and returns its exit code.
+pub fn run(args: ExplainArgs) -> u8 {
+    let event = match read_event(args.event.as_ref()) {
+        Ok(e) => e,
+        Err(msg) => {
+            eprintln!("latch: error: {msg}");
+            return exit::BAD_EVENT;
+        }
+    };
+    if let Err(e) = event.validate() {
+        eprintln!("latch: error: invalid event: {e}");
+        return exit::BAD_EVENT;
+    }
+    let mut diags = Vec::new();
+    let engine = args.config.engine(&event, &mut diags);
+    let mut stderr = io::stderr().lock();
+    for d in diags.iter().chain(engine.diagnostics()) {
+        let _ = writeln!(stderr, "{d}");
+    }
+    let all: Vec<Explanation> = engine.dialects().flat_map(|d| d.explain(&event)).collect();
+    let mut stdout = io::stdout().lock();
+    let written = match args.format {
+        Format::Json => serde_json::to_string_pretty(&all)
+            .map_err(io::Error::other)
+            .and_then(|j| writeln!(stdout, "{j}")),
+        Format::Text => text(&mut stdout, &event, &all),
+    };
+    if written.is_err() {
+        return exit::INTERNAL;
+    }
+    exit::OK
+}
+
+fn text(out: &mut impl Write, event: &latch::Event, all: &[Explanation]) -> io::Result<()> {
+    let tool = event
+        .tool_name()
+        .map(|t| format!(" (tool `{t}`)"))
+        .unwrap_or_default();
+    let running = all.iter().filter(|e| e.runs).count();
+    writeln!(
+        out,
+        "{}{tool}: {running} of {} configured hooks would run",
+        event.event,
+        all.len()
+    )?;
+    for e in all {
+        let mark = if e.runs { "run " } else { "skip" };
+        let place = e
+            .source
+            .as_ref()
+            .map(|s| format!("  {s}"))
+            .unwrap_or_default();
+        let event = if e.event.is_empty() { "-" } else { &e.event };
+        writeln!(out, "  {mark} {} {event} {}{place}", e.dialect, e.hook)?;
+        writeln!(out, "       {}", e.reason)?;
+    }
+    Ok(())
+}

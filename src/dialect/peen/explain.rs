@@ -1,0 +1,108 @@
+//! Why each peen action would or would not run for an event.
+
+use crate::diag::SourceRef;
+use crate::event::{Event, EventKind};
+use crate::explain::{Explanation, run_order_first};
+
+use super::events::PeenEvent;
+use super::matching::Subject;
+use super::payload::{affected_paths, event_input};
+use super::{DIALECT, MAX_GROUPS, Peen};
+
+/// Explains every action of every valid file, and every skipped file.
+pub fn explain(peen: &Peen, event: &Event) -> Vec<Explanation> {
+    let summarize = peen.options().limits.summarize;
+    let fired = PeenEvent::fired_by(event, summarize);
+    let cwd = peen.cwd_for(event);
+    let paths = if event.event.is_tool_event() {
+        affected_paths(event, &cwd)
+    } else {
+        Vec::new()
+    };
+    let not_fired = match event.event {
+        EventKind::CompactBefore | EventKind::CompactAfter if !summarize => {
+            "compaction events fire only with PEEN_COMPACTION_MODE=summarize".to_owned()
+        }
+        EventKind::SessionStart if fired.is_empty() => {
+            "sessionStart runs only on a session's first turn (source `startup`)".to_owned()
+        }
+        _ if fired.is_empty() => format!("a `{}` event fires no peen event", event.event),
+        _ => format!(
+            "this event fires {}",
+            fired
+                .iter()
+                .map(PeenEvent::name)
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    };
+    let over_limit = peen.group_count() > MAX_GROUPS;
+    let mut out = Vec::new();
+    // Fired events in run order (event, then layer, then file order), then
+    // the groups of every other event in file order.
+    let mut groups: Vec<(&PeenEvent, &super::load::Group)> = Vec::new();
+    for pe in &fired {
+        groups.extend(peen.groups_for(pe).map(|(_, g)| (pe, g)));
+    }
+    for file in peen.files() {
+        groups.extend(
+            file.groups
+                .iter()
+                .filter(|g| !fired.contains(&g.event))
+                .map(|g| (&g.event, g)),
+        );
+    }
+    for (pe, group) in groups {
+        let input = event_input(pe, event, &cwd);
+        let subject = Subject {
+            tool: event.tool_name().filter(|_| pe.is_tool()),
+            cwd: &cwd,
+            paths: &paths,
+            input: &input,
+        };
+        let group_verdict = if over_limit {
+            Err(format!(
+                "more than {MAX_GROUPS} groups across all layers: every turn fails"
+            ))
+        } else if !fired.contains(pe) {
+            Err(format!("declared for {pe}; {not_fired}"))
+        } else {
+            group.matcher.as_ref().map_or(Ok(()), |m| {
+                m.explain(&subject).map_err(|why| format!("match: {why}"))
+            })
+        };
+        for action in &group.actions {
+            let verdict = group_verdict.clone().and_then(|()| {
+                action.when.as_ref().map_or(Ok(()), |m| {
+                    m.explain(&subject).map_err(|why| format!("when: {why}"))
+                })
+            });
+            let (runs, reason) = match verdict {
+                Ok(()) => (true, format!("runs its {} action", action.kind.type_name())),
+                Err(why) => (false, why),
+            };
+            out.push(Explanation::new(
+                DIALECT,
+                pe.name(),
+                format!("{}/{}", group.name, action.name),
+                Some(action.source.clone()),
+                runs,
+                reason,
+            ));
+        }
+    }
+    for (path, why) in peen.skipped() {
+        out.push(Explanation::new(
+            DIALECT,
+            "",
+            "(whole file)",
+            Some(SourceRef {
+                file: path.clone(),
+                position: None,
+            }),
+            false,
+            format!("the file is skipped as invalid: {why}"),
+        ));
+    }
+    run_order_first(out)
+}
