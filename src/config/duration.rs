@@ -115,10 +115,10 @@ pub fn parse_go_duration(text: &str) -> Result<i64, DurationError> {
                 return Err(invalid(orig));
             }
         }
-        total += v;
-        if total > LIMIT {
-            return Err(invalid(orig));
-        }
+        total = match total.checked_add(v) {
+            Some(t) if t <= LIMIT => t,
+            _ => return Err(invalid(orig)),
+        };
     }
     if neg {
         // total ≤ 2^63, so its negation fits in i64.
@@ -227,6 +227,13 @@ mod tests {
             "2 s",
             "5S",
         ] {
+            assert!(parse_go_duration(bad).is_err(), "{bad:?} should fail");
+        }
+    }
+
+    #[test]
+    fn sums_past_the_limit_are_errors_not_overflows() {
+        for bad in ["9223372036854775808ns9223372036854775808ns", "2562047h2562047h"] {
             assert!(parse_go_duration(bad).is_err(), "{bad:?} should fail");
         }
     }

@@ -290,8 +290,11 @@ impl Runner {
                         _ = &mut grace => break None,
                     }
                 };
+                // Whether or not the leader went quietly, nothing of the
+                // group may outlive a timeout: a descendant that ignores
+                // SIGTERM and has let go of the pipes would otherwise live on.
+                guard.kill();
                 if status.is_none() {
-                    guard.kill();
                     status = Some(wait.await);
                 }
             }

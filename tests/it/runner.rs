@@ -276,3 +276,19 @@ async fn dropping_an_engine_dispatch_kills_the_running_hook_group() {
         "the cancelled hook's child survived"
     );
 }
+
+#[tokio::test]
+async fn a_timeout_kills_a_descendant_that_ignores_sigterm_and_closed_its_pipes() {
+    let dir = tempfile::tempdir().unwrap();
+    let pidfile = dir.path().join("pid");
+    // The grandchild ignores TERM and lets go of the pipes; the leader dies
+    // on TERM at once, well within the grace.
+    let mut cmd = sh(&format!(
+        "(trap '' TERM; exec sleep 1000) >/dev/null 2>&1 </dev/null & echo $! > {}; sleep 1000",
+        pidfile.display()
+    ));
+    cmd.timeout = Duration::from_millis(300);
+    let r = fast().run(&cmd).await;
+    assert!(matches!(r.termination, Termination::TimedOut { .. }), "{:?}", r.termination);
+    assert!(wait_dead(read_pid(&pidfile)), "the TERM-ignoring grandchild survived the timeout");
+}

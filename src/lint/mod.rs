@@ -1,0 +1,246 @@
+//! `latch lint`'s library side: find every hook configuration under some
+//! paths, load each with its dialect, and add the checks for mistakes that
+//! load fine but do not do what their author meant.
+//!
+//! The dialect-specific rules live in each dialect's `lint` module; this
+//! module finds the files and holds the checks every dialect shares.
+
+pub mod render;
+
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+
+use crate::diag::{Diagnostic, Position, Severity};
+use crate::dialect::Dialect;
+use crate::dialect::evener::{self, Evener};
+use crate::dialect::peen::{self, Peen};
+use crate::dialect::poolside::{Poolside, Sources};
+
+/// One hook configuration found on disk.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Target {
+    /// A poolside project (`<dir>/.poolside/settings*.yaml`).
+    PoolsideProject(PathBuf),
+    /// One poolside settings file given directly.
+    PoolsideFile(PathBuf),
+    /// A directory with a peen `.agents/hooks.yaml`.
+    PeenLayer(PathBuf),
+    /// An evener plugin directory.
+    EvenerPlugin(PathBuf),
+}
+
+/// Directories never searched.
+const SKIP_DIRS: [&str; 4] = [".git", "target", "node_modules", ".cache"];
+/// How deep the search goes below each path.
+const MAX_DEPTH: usize = 8;
+
+/// Finds every configuration under `paths` (directories are searched,
+/// files are classified by name), in a stable order.
+pub fn discover(paths: &[PathBuf]) -> Vec<Target> {
+    let mut out = Vec::new();
+    for p in paths {
+        if p.is_file() {
+            out.extend(classify_file(p));
+        } else {
+            walk(p, 0, &mut out);
+        }
+    }
+    out.dedup();
+    out
+}
+
+fn classify_file(p: &Path) -> Option<Target> {
+    let name = p.file_name()?.to_string_lossy();
+    let parent = p.parent().unwrap_or(Path::new("."));
+    let parent_name = parent.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    match (name.as_ref(), parent_name.as_str()) {
+        ("hooks.yaml", ".agents") => parent.parent().map(|d| Target::PeenLayer(d.to_path_buf())),
+        ("hooks.json", "hooks") => parent.parent().map(|d| Target::EvenerPlugin(d.to_path_buf())),
+        ("plugin.json", ".claude-plugin" | ".codex-plugin") => parent.parent().map(|d| Target::EvenerPlugin(d.to_path_buf())),
+        (n, _) if n.ends_with(".yaml") || n.ends_with(".yml") => Some(Target::PoolsideFile(p.to_path_buf())),
+        _ => None,
+    }
+}
+
+fn walk(dir: &Path, depth: usize, out: &mut Vec<Target>) {
+    if depth > MAX_DEPTH {
+        return;
+    }
+    if dir.join(".poolside/settings.yaml").is_file() || dir.join(".poolside/settings.local.yaml").is_file() {
+        out.push(Target::PoolsideProject(dir.to_path_buf()));
+    }
+    if dir.join(peen::HOOKS_FILE).is_file() {
+        out.push(Target::PeenLayer(dir.to_path_buf()));
+    }
+    if evener::discover::MANIFESTS.iter().any(|m| dir.join(m).is_file())
+        || dir.join(evener::discover::DEFAULT_HOOKS_FILE).is_file()
+    {
+        out.push(Target::EvenerPlugin(dir.to_path_buf()));
+    }
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    let mut dirs: Vec<PathBuf> = entries
+        .filter_map(Result::ok)
+        .filter(|e| e.file_type().is_ok_and(|t| t.is_dir()))
+        .filter(|e| !SKIP_DIRS.contains(&e.file_name().to_string_lossy().as_ref()))
+        .map(|e| e.path())
+        .collect();
+    dirs.sort();
+    for d in dirs {
+        walk(&d, depth + 1, out);
+    }
+}
+
+/// Loads each target with its dialect and returns every load diagnostic
+/// and every lint finding, file by file.
+pub fn lint(targets: &[Target]) -> Vec<Diagnostic> {
+    let mut out = Vec::new();
+    for t in targets {
+        match t {
+            Target::PoolsideProject(dir) => {
+                let p = Poolside::load(&Sources {
+                    project: Some(dir.clone()),
+                    ..Sources::default()
+                });
+                out.extend(p.diagnostics().iter().cloned());
+                out.extend(p.lint());
+            }
+            Target::PoolsideFile(file) => {
+                let p = Poolside::load(&Sources {
+                    settings: Some(file.clone()),
+                    project: file.parent().and_then(Path::parent).map(Path::to_path_buf),
+                    ..Sources::default()
+                });
+                out.extend(p.diagnostics().iter().cloned());
+                out.extend(p.lint());
+            }
+            Target::PeenLayer(dir) => {
+                let p = Peen::load(peen::Options {
+                    workspace: Some(dir.clone()),
+                    ..peen::Options::default()
+                });
+                out.extend(p.diagnostics().iter().cloned());
+                out.extend(p.lint());
+            }
+            Target::EvenerPlugin(dir) => {
+                let e = Evener::load(evener::Options {
+                    plugin_dirs: vec![dir.clone()],
+                    project: Some(dir.clone()),
+                    ..evener::Options::default()
+                });
+                out.extend(e.diagnostics().iter().cloned());
+                out.extend(e.lint());
+            }
+        }
+    }
+    out
+}
+
+/// Whether a severity fails the lint: errors always, warnings with
+/// `deny_warnings`.
+pub fn fails(diags: &[Diagnostic], deny_warnings: bool) -> (bool, bool) {
+    let errors = diags.iter().any(|d| d.severity == Severity::Error);
+    let warnings = diags.iter().any(|d| d.severity == Severity::Warning);
+    (errors, warnings && deny_warnings)
+}
+
+// ---- checks shared by the dialects ----
+
+/// A timeout in seconds that is probably milliseconds (`timeout: 5000`).
+pub fn millis_timeout(secs: f64) -> Option<String> {
+    (secs >= 1000.0).then(|| {
+        format!(
+            "`timeout` is in seconds: {secs} s is {}; did you mean {} s?",
+            human(secs),
+            secs / 1000.0
+        )
+    })
+}
+
+fn human(secs: f64) -> String {
+    if secs >= 3600.0 {
+        format!("{:.1} hours", secs / 3600.0)
+    } else {
+        format!("{:.1} minutes", secs / 60.0)
+    }
+}
+
+/// Problems with a command's program: it does not exist, is not
+/// executable, or is a relative path that depends on the working
+/// directory. `base` is the directory the hook runs in; `what` names it.
+pub fn check_program(program: &str, base: Option<&Path>, what: &str) -> Vec<(Severity, String, Option<String>)> {
+    let mut out = Vec::new();
+    if program.is_empty() || program.contains('$') {
+        // Shell variables: cannot be resolved statically.
+        return out;
+    }
+    let path = Path::new(program);
+    let resolved = if path.is_absolute() {
+        Some(path.to_path_buf())
+    } else if program.contains('/') {
+        out.push((
+            Severity::Warning,
+            format!("the command path `{program}` is relative: it depends on the working directory ({what})"),
+            Some("use an absolute path".to_owned()),
+        ));
+        base.map(|b| b.join(path))
+    } else {
+        // A bare name is looked up on PATH.
+        match std::env::var_os("PATH") {
+            Some(paths) => std::env::split_paths(&paths).map(|d| d.join(program)).find(|p| p.is_file()).or_else(|| {
+                out.push((Severity::Warning, format!("the command `{program}` is not on PATH"), None));
+                None
+            }),
+            None => None,
+        }
+    };
+    if let Some(p) = resolved {
+        match std::fs::metadata(&p) {
+            Err(_) if program.contains('/') => out.push((
+                Severity::Warning,
+                format!("the command `{program}` does not exist ({})", p.display()),
+                None,
+            )),
+            Ok(m) if m.is_file() && m.permissions().mode() & 0o111 == 0 => out.push((
+                Severity::Warning,
+                format!("the command `{program}` is not executable"),
+                Some(format!("chmod +x {}", p.display())),
+            )),
+            _ => {}
+        }
+    }
+    out
+}
+
+/// The program of a shell command line: its first word, without quotes;
+/// `None` when the line starts with shell syntax that hides it.
+pub fn shell_program(command: &str) -> Option<String> {
+    let t = command.trim_start();
+    let first = match t.chars().next()? {
+        q @ ('"' | '\'') => t[1..].split(q).next()?.to_owned(),
+        _ => t.split_whitespace().next()?.to_owned(),
+    };
+    let shell_syntax = ["(", "{", "!", "if", "for", "while", "case", "test", "[", "exec", "cd"];
+    if shell_syntax.contains(&first.as_str()) || first.contains('=') {
+        return None;
+    }
+    Some(first)
+}
+
+/// A lint diagnostic with its place.
+pub fn finding(
+    severity: Severity,
+    message: String,
+    dialect: &str,
+    file: &Path,
+    position: Option<Position>,
+    hint: Option<String>,
+) -> Diagnostic {
+    let mut d = Diagnostic::new(severity, message)
+        .in_file(file)
+        .at(position)
+        .for_dialect(dialect);
+    d.hint = hint;
+    d
+}

@@ -1,0 +1,116 @@
+//! Rendering diagnostics the way rustc does: `path:line:col`, the source
+//! line, a caret under the problem, and the hint, with `annotate-snippets`
+//! (the renderer rustc and cargo use).
+
+use std::collections::HashMap;
+use std::ops::Range;
+use std::path::PathBuf;
+
+use annotate_snippets::{AnnotationKind, Group, Level, Origin, Renderer, Snippet};
+
+use crate::diag::{Diagnostic, Position, Severity};
+
+/// Renders every diagnostic, reading each file once.
+pub fn render(diags: &[Diagnostic]) -> String {
+    let mut sources: HashMap<PathBuf, Option<String>> = HashMap::new();
+    for d in diags {
+        if let Some(f) = &d.file {
+            sources
+                .entry(f.clone())
+                .or_insert_with(|| std::fs::read_to_string(f).ok());
+        }
+    }
+    let renderer = Renderer::plain();
+    let mut out = String::new();
+    for d in diags {
+        let level = match d.severity {
+            Severity::Error => Level::ERROR,
+            Severity::Warning => Level::WARNING,
+            Severity::Info => Level::NOTE,
+        };
+        let mut message = d.message.clone();
+        match (&d.hook, &d.event) {
+            (Some(h), Some(e)) => message.push_str(&format!(" [hook {h}, event {e}]")),
+            (Some(h), None) => message.push_str(&format!(" [hook {h}]")),
+            (None, Some(e)) => message.push_str(&format!(" [event {e}]")),
+            (None, None) => {}
+        }
+        let mut group: Group<'_> = level.primary_title(message.clone());
+        let path = d.file.as_ref().map(|f| f.display().to_string());
+        let source = d.file.as_ref().and_then(|f| sources.get(f)).and_then(|s| s.as_deref());
+        match (path, source, d.position) {
+            (Some(path), Some(text), Some(pos)) if span(text, pos).is_some() => {
+                let range = span(text, pos).unwrap_or(0..0);
+                group = group.element(
+                    Snippet::source(text)
+                        .path(path)
+                        .annotation(AnnotationKind::Primary.span(range)),
+                );
+            }
+            (Some(path), _, pos) => {
+                let mut origin = Origin::path(path);
+                if let Some(p) = pos {
+                    origin = origin.line(p.line as usize).char_column(p.column as usize - 1);
+                }
+                group = group.element(origin);
+            }
+            _ => {}
+        }
+        if let Some(hint) = &d.hint {
+            group = group.element(Level::HELP.message(hint.clone()));
+        }
+        out.push_str(&renderer.render(&[group]));
+        out.push_str("\n\n");
+    }
+    out
+}
+
+/// The byte range of the token at `pos` (1-based line and column, in
+/// characters): up to the next space or YAML/JSON punctuation, at least
+/// one character; `None` if the position is outside the text.
+fn span(text: &str, pos: Position) -> Option<Range<usize>> {
+    let line_start = if pos.line <= 1 {
+        0
+    } else {
+        let mut seen = 1;
+        let mut start = None;
+        for (i, c) in text.char_indices() {
+            if c == '\n' {
+                seen += 1;
+                if seen == pos.line {
+                    start = Some(i + 1);
+                    break;
+                }
+            }
+        }
+        start?
+    };
+    let line = &text[line_start..];
+    let line = &line[..line.find('\n').unwrap_or(line.len())];
+    let col = pos.column.saturating_sub(1) as usize;
+    let start = line.char_indices().nth(col).map(|(i, _)| i)?;
+    let rest = &line[start..];
+    let len = match rest.chars().next() {
+        Some('"') => rest[1..].find('"').map_or(rest.len(), |e| e + 2),
+        _ => rest
+            .find(|c: char| c.is_whitespace() || ":,]}".contains(c))
+            .unwrap_or(rest.len()),
+    }
+    .max(1)
+    .min(rest.len().max(1));
+    Some(line_start + start..line_start + start + len)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn spans_cover_the_token() {
+        let text = "hooks:\n  PreToolUze:\n    - x\n";
+        assert_eq!(span(text, Position { line: 2, column: 3 }), Some(9..19));
+        assert_eq!(span(text, Position { line: 9, column: 1 }), None);
+        let json = "{\"a\": \"b c\"}";
+        assert_eq!(span(json, Position { line: 1, column: 7 }), Some(6..11));
+    }
+}
