@@ -233,7 +233,10 @@ mod tests {
 
     #[test]
     fn sums_past_the_limit_are_errors_not_overflows() {
-        for bad in ["9223372036854775808ns9223372036854775808ns", "2562047h2562047h"] {
+        for bad in [
+            "9223372036854775808ns9223372036854775808ns",
+            "2562047h2562047h",
+        ] {
             assert!(parse_go_duration(bad).is_err(), "{bad:?} should fail");
         }
     }

@@ -67,9 +67,15 @@ impl NameMatcher {
                 _ => NameMatcher::List(names),
             });
         }
-        let regex = RegexBuilder::new(&compiled_form(p, mode))
-            .size_limit(REGEX_SIZE_LIMIT)
-            .build()?;
+        // Validate the pattern as written: wrapping it first would let a
+        // broken pattern such as `a)|(.*` compile into one that matches all.
+        let raw = RegexBuilder::new(p).size_limit(REGEX_SIZE_LIMIT).build()?;
+        let regex = match mode {
+            RegexMode::Search => raw,
+            RegexMode::WholeName => RegexBuilder::new(&compiled_form(p, mode))
+                .size_limit(REGEX_SIZE_LIMIT)
+                .build()?,
+        };
         Ok(NameMatcher::Regex {
             pattern: p.to_owned(),
             mode,
@@ -129,6 +135,8 @@ pub struct NameIndex {
     any: Vec<usize>,
     exact: HashMap<String, Vec<usize>>,
     regex_positions: Vec<usize>,
+    /// The regex matchers themselves, for when the set could not be built.
+    regex_matchers: Vec<NameMatcher>,
     regexes: Option<RegexSet>,
 }
 
@@ -152,6 +160,7 @@ impl NameIndex {
                 NameMatcher::Regex { pattern, mode, .. } => {
                     patterns.push(compiled_form(pattern, *mode));
                     index.regex_positions.push(pos);
+                    index.regex_matchers.push(m.clone());
                 }
             }
         }
@@ -172,9 +181,8 @@ impl NameIndex {
         index
     }
 
-    /// Positions whose matcher accepts `name`, ascending. `fallback` is the
-    /// full matcher list, consulted only if the regex set could not be built.
-    pub fn select(&self, name: &str, fallback: &[&NameMatcher]) -> Vec<usize> {
+    /// Positions whose matcher accepts `name`, ascending.
+    pub fn select(&self, name: &str) -> Vec<usize> {
         let mut out = self.any.clone();
         if let Some(ps) = self.exact.get(name) {
             out.extend_from_slice(ps);
@@ -184,9 +192,10 @@ impl NameIndex {
                 out.extend(set.matches(name).iter().map(|i| self.regex_positions[i]));
             }
             _ => {
-                for &pos in &self.regex_positions {
-                    if fallback.get(pos).is_some_and(|m| m.matches(name)) {
-                        out.push(pos);
+                // The combined set was over its size limit: match one by one.
+                for (pos, m) in self.regex_positions.iter().zip(&self.regex_matchers) {
+                    if m.matches(name) {
+                        out.push(*pos);
                     }
                 }
             }
@@ -245,13 +254,27 @@ mod tests {
         let m = NameMatcher::parse_with("memor.", RegexMode::Search).expect("compiles");
         assert!(m.matches("memory__search"));
         let idx = NameIndex::build([(0, &m)]);
-        assert_eq!(idx.select("memory__search", &[&m]), vec![0]);
+        assert_eq!(idx.select("memory__search"), vec![0]);
     }
 
     #[test]
     fn invalid_regex_is_an_error() {
         assert!(NameMatcher::parse("(?<=a)b").is_err());
         assert!(NameMatcher::parse("(unclosed").is_err());
+        // Wrapped as ^(?:…)$ this would compile and match everything.
+        assert!(NameMatcher::parse("Bash)|(.*").is_err());
+    }
+
+    #[test]
+    fn an_index_over_the_set_size_limit_still_selects() {
+        let big: Vec<NameMatcher> = (0..40)
+            .map(|i| {
+                NameMatcher::parse(&format!("\\w{{1,5}}X{i}\\w{{1,5}}")).expect("compiles alone")
+            })
+            .collect();
+        let idx = NameIndex::build(big.iter().enumerate());
+        assert!(idx.regexes.is_none(), "the set should be over its limit");
+        assert_eq!(idx.select("aX7b"), vec![7]);
     }
 
     #[test]
@@ -260,10 +283,9 @@ mod tests {
             .iter()
             .map(|p| NameMatcher::parse(p).expect("compiles"))
             .collect();
-        let refs: Vec<&NameMatcher> = ms.iter().collect();
         let idx = NameIndex::build(ms.iter().enumerate());
-        assert_eq!(idx.select("shell", &refs), vec![1, 2, 3]);
-        assert_eq!(idx.select("web_fetch", &refs), vec![0, 2]);
-        assert_eq!(idx.select("other", &refs), vec![2]);
+        assert_eq!(idx.select("shell"), vec![1, 2, 3]);
+        assert_eq!(idx.select("web_fetch"), vec![0, 2]);
+        assert_eq!(idx.select("other"), vec![2]);
     }
 }

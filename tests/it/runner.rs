@@ -289,6 +289,13 @@ async fn a_timeout_kills_a_descendant_that_ignores_sigterm_and_closed_its_pipes(
     ));
     cmd.timeout = Duration::from_millis(300);
     let r = fast().run(&cmd).await;
-    assert!(matches!(r.termination, Termination::TimedOut { .. }), "{:?}", r.termination);
-    assert!(wait_dead(read_pid(&pidfile)), "the TERM-ignoring grandchild survived the timeout");
+    assert!(
+        matches!(r.termination, Termination::TimedOut { .. }),
+        "{:?}",
+        r.termination
+    );
+    assert!(
+        wait_dead(read_pid(&pidfile)),
+        "the TERM-ignoring grandchild survived the timeout"
+    );
 }

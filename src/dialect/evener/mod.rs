@@ -135,7 +135,7 @@ impl Evener {
         let target = ev.target(event, &self.options.tool_names);
         groups
             .index
-            .select(target, &[])
+            .select(target)
             .into_iter()
             .filter_map(|i| groups.refs.get(i))
             .map(|(pi, gi)| (&self.plugins[*pi], &self.plugins[*pi].groups[*gi]))

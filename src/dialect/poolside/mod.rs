@@ -66,14 +66,12 @@ impl EventHooks {
     /// on tool events; other events ignore the matcher.
     pub fn select(&self, event: PoolEvent, target: Option<&str>) -> Vec<&Hook> {
         match target {
-            Some(name) if event.uses_matcher() => {
-                let fallback: Vec<&NameMatcher> = Vec::new();
-                self.index
-                    .select(name, &fallback)
-                    .into_iter()
-                    .filter_map(|i| self.hooks.get(i))
-                    .collect()
-            }
+            Some(name) if event.uses_matcher() => self
+                .index
+                .select(name)
+                .into_iter()
+                .filter_map(|i| self.hooks.get(i))
+                .collect(),
             _ => self.hooks.iter().collect(),
         }
     }
