@@ -96,17 +96,27 @@ fn now() -> u64 {
         .map_or(0, |d| d.as_secs())
 }
 
-fn entries(values: &BTreeMap<String, Value>) -> BTreeMap<String, Entry> {
-    values
-        .get(KEY)
-        .and_then(|v| serde_json::from_value(v.clone()).ok())
-        .unwrap_or_default()
+/// The journal's entries. A journal that does not parse is an error, never
+/// an empty journal: forgetting a `started` entry would run an interrupted
+/// hook again.
+fn entries(values: &BTreeMap<String, Value>) -> io::Result<BTreeMap<String, Entry>> {
+    match values.get(KEY) {
+        None => Ok(BTreeMap::new()),
+        Some(v) => serde_json::from_value(v.clone()).map_err(|e| {
+            io::Error::new(
+                io::ErrorKind::InvalidData,
+                format!("the restart journal is corrupt: {e}"),
+            )
+        }),
+    }
 }
 
-fn store(values: &mut BTreeMap<String, Value>, map: &BTreeMap<String, Entry>) {
-    if let Ok(v) = serde_json::to_value(map) {
-        values.insert(KEY.to_owned(), v);
-    }
+fn store(values: &mut BTreeMap<String, Value>, map: &BTreeMap<String, Entry>) -> io::Result<()> {
+    values.insert(
+        KEY.to_owned(),
+        serde_json::to_value(map).map_err(io::Error::other)?,
+    );
+    Ok(())
 }
 
 impl<'a> Journal<'a> {
@@ -117,14 +127,15 @@ impl<'a> Journal<'a> {
 
     /// Every entry, by key.
     pub fn read(&self) -> io::Result<Vec<Entry>> {
-        self.session
-            .update(|s| entries(&s.values).into_values().collect())
+        Ok(entries(&self.session.snapshot()?.values)?
+            .into_values()
+            .collect())
     }
 
     /// Looks the checkpoint up and, if it is fresh, records it as started.
     pub fn begin(&self, key: &str, dialect: &str, event: &str) -> io::Result<Begin> {
-        self.session.update(|s| {
-            let mut map = entries(&s.values);
+        self.session.try_update(|s| {
+            let mut map = entries(&s.values)?;
             let found = match map.get(key) {
                 Some(e) if e.state == RunState::Started => Begin::Uncertain(e.clone()),
                 Some(e) => Begin::Finished(e.clone()),
@@ -144,8 +155,8 @@ impl<'a> Journal<'a> {
                     Begin::Fresh
                 }
             };
-            store(&mut s.values, &map);
-            found
+            store(&mut s.values, &map)?;
+            Ok(found)
         })
     }
 
@@ -157,22 +168,22 @@ impl<'a> Journal<'a> {
         result: Option<Value>,
         reason: Option<String>,
     ) -> io::Result<()> {
-        self.session.update(|s| {
-            let mut map = entries(&s.values);
+        self.session.try_update(|s| {
+            let mut map = entries(&s.values)?;
             if let Some(e) = map.get_mut(key) {
                 e.state = state;
                 e.result = result;
                 e.reason = reason;
                 e.updated = now();
             }
-            store(&mut s.values, &map);
+            store(&mut s.values, &map)
         })
     }
 
     /// Settles an entry (normally an uncertain one). Returns whether the key existed.
     pub fn resolve(&self, key: &str, resolution: Resolution) -> io::Result<bool> {
-        self.session.update(|s| {
-            let mut map = entries(&s.values);
+        self.session.try_update(|s| {
+            let mut map = entries(&s.values)?;
             let existed = match resolution {
                 Resolution::Retry => map.remove(key).is_some(),
                 Resolution::Completed | Resolution::Failed(_) => match map.get_mut(key) {
@@ -191,8 +202,8 @@ impl<'a> Journal<'a> {
                     None => false,
                 },
             };
-            store(&mut s.values, &map);
-            existed
+            store(&mut s.values, &map)?;
+            Ok(existed)
         })
     }
 }
@@ -236,5 +247,27 @@ mod tests {
             Begin::Fresh
         );
         assert!(!j.resolve("nope", Resolution::Completed).unwrap());
+    }
+
+    #[test]
+    fn a_corrupt_journal_is_an_error_and_is_left_alone() {
+        let root = tempfile::tempdir().unwrap();
+        let s = Session::open(root.path(), "s").unwrap();
+        s.update(|st| {
+            st.values.insert(
+                KEY.to_owned(),
+                serde_json::json!({"t/turnStart": {"state": "bogus"}}),
+            );
+        })
+        .unwrap();
+        let j = Journal::new(&s);
+        let err = j.begin("t/turnStart", "peen", "turnStart").unwrap_err();
+        assert_eq!(err.kind(), io::ErrorKind::InvalidData);
+        assert!(j.read().is_err());
+        let kept = s.snapshot().unwrap();
+        assert_eq!(
+            kept.values[KEY],
+            serde_json::json!({"t/turnStart": {"state": "bogus"}})
+        );
     }
 }

@@ -69,7 +69,11 @@ impl Session {
     /// `state_root`. Every directory latch creates is private (0700).
     pub fn open(state_root: &Path, id: &str) -> io::Result<Session> {
         let dir = state_root.join("sessions").join(encode_id(id));
-        make_private_dir(state_root)?;
+        // The root may be a directory the user chose (even $HOME): create
+        // it private if it is missing, but never change an existing one.
+        if !state_root.is_dir() {
+            make_private_dir(state_root)?;
+        }
         make_private_dir(&state_root.join("sessions"))?;
         make_private_dir(&dir)?;
         Ok(Session {
@@ -116,12 +120,21 @@ impl Session {
     /// Reads the state, lets `f` change it, and stores it, atomically with
     /// respect to other processes updating the same session.
     pub fn update<T>(&self, f: impl FnOnce(&mut SessionState) -> T) -> io::Result<T> {
+        self.try_update(|s| Ok(f(s)))
+    }
+
+    /// Like [`Session::update`], but `f` may refuse: on `Err` nothing is
+    /// written and the error is returned.
+    pub fn try_update<T>(
+        &self,
+        f: impl FnOnce(&mut SessionState) -> io::Result<T>,
+    ) -> io::Result<T> {
         let Some(dir) = &self.dir else {
             let mut state = self
                 .memory
                 .lock()
                 .map_err(|_| io::Error::other("session state lock poisoned"))?;
-            return Ok(f(&mut state));
+            return f(&mut state);
         };
         let lock = OpenOptions::new()
             .create(true)
@@ -140,7 +153,7 @@ impl Session {
             Err(e) if e.kind() == io::ErrorKind::NotFound => SessionState::default(),
             Err(e) => return Err(e),
         };
-        let out = f(&mut state);
+        let out = f(&mut state)?;
         let tmp = dir.join(format!("state.json.{}.tmp", std::process::id()));
         {
             let mut file = File::create(&tmp)?;
@@ -148,13 +161,38 @@ impl Session {
             file.sync_all()?;
         }
         fs::rename(&tmp, &path)?;
+        // The rename is durable only once the directory entry is on disk.
+        File::open(dir)?.sync_all()?;
         drop(lock);
         Ok(out)
     }
 
-    /// A snapshot of the state.
+    /// A snapshot of the state, read under a shared lock (nothing is written).
     pub fn snapshot(&self) -> io::Result<SessionState> {
-        self.update(|s| s.clone())
+        let Some(dir) = &self.dir else {
+            return self
+                .memory
+                .lock()
+                .map(|s| s.clone())
+                .map_err(|_| io::Error::other("session state lock poisoned"));
+        };
+        let lock = OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(dir.join("lock"))?;
+        lock.lock_shared()?;
+        let path = dir.join("state.json");
+        match fs::read(&path) {
+            Ok(bytes) => serde_json::from_slice(&bytes).map_err(|e| {
+                io::Error::new(
+                    io::ErrorKind::InvalidData,
+                    format!("{} is corrupt: {e}", path.display()),
+                )
+            }),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(SessionState::default()),
+            Err(e) => Err(e),
+        }
     }
 }
 
@@ -179,7 +217,9 @@ fn make_private_dir(dir: &Path) -> io::Result<()> {
 }
 
 /// Percent-encodes every byte outside `[A-Za-z0-9_-]`, so any session id
-/// maps to one safe file name (no `/`, no `..`).
+/// maps to one safe file name (no `/`, no `..`). A long id keeps a
+/// readable prefix and gets a hash of the whole id, so the name stays far
+/// below the file-name limit and distinct ids stay distinct.
 fn encode_id(id: &str) -> String {
     if id.is_empty() {
         return "%".to_owned();
@@ -192,7 +232,20 @@ fn encode_id(id: &str) -> String {
             out.push_str(&format!("%{b:02X}"));
         }
     }
+    const MAX: usize = 120;
+    if out.len() > MAX {
+        out.truncate(64);
+        out.push_str(&format!("~{:016x}", fnv1a(id.as_bytes())));
+    }
     out
+}
+
+/// FNV-1a, 64 bits: small, and stable across Rust releases (unlike
+/// `DefaultHasher`), which matters for names stored on disk.
+fn fnv1a(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, b| {
+        (h ^ u64::from(*b)).wrapping_mul(0x0000_0100_0000_01b3)
+    })
 }
 
 #[cfg(test)]
@@ -204,6 +257,29 @@ mod tests {
         assert_eq!(encode_id(".."), "%2E%2E");
         assert_eq!(encode_id("a/b"), "a%2Fb");
         assert_eq!(encode_id("abc-1_2"), "abc-1_2");
+        let long = ".".repeat(100);
+        let enc = encode_id(&long);
+        assert!(enc.len() <= 81, "{enc}");
+        assert_ne!(enc, encode_id(&".".repeat(101)));
+    }
+
+    #[test]
+    fn an_existing_root_keeps_its_permissions() {
+        let root = tempfile::tempdir().expect("tempdir");
+        fs::set_permissions(root.path(), fs::Permissions::from_mode(0o755)).expect("chmod");
+        Session::open(root.path(), "s").expect("open");
+        let mode = fs::metadata(root.path())
+            .expect("meta")
+            .permissions()
+            .mode()
+            & 0o777;
+        assert_eq!(mode, 0o755);
+        let sessions = fs::metadata(root.path().join("sessions"))
+            .expect("meta")
+            .permissions()
+            .mode()
+            & 0o777;
+        assert_eq!(sessions, 0o700);
     }
 
     #[test]
@@ -214,7 +290,7 @@ mod tests {
         let again = Session::open(root.path(), "s/1").expect("reopen");
         assert_eq!(again.snapshot().expect("snapshot").counter("x"), 3);
         for d in [
-            root.path().to_path_buf(),
+            root.path().join("sessions"),
             again.dir().expect("dir").to_path_buf(),
         ] {
             let mode = fs::metadata(&d).expect("meta").permissions().mode() & 0o777;

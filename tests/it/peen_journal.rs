@@ -214,3 +214,58 @@ fn a_failure_of_latch_itself_is_recorded_as_failed_and_never_rerun() {
         .unwrap();
     assert_eq!(journal[0].state, RunState::Failed);
 }
+
+#[test]
+fn a_hook_cancelled_by_sigterm_stays_uncertain() {
+    let l = Layers::new().workspace_hooks(
+        "version: 1\nturnStart:\n  - actions: [{type: command, command: sh, args: [\"-c\", \"echo $$ >> started; sleep 1000\"], onFailure: continue}]\n",
+    );
+    let mut child = Command::new(assert_cmd::cargo::cargo_bin("latch"))
+        .args(["fire", "--project"])
+        .arg(l.ws())
+        .arg("--home")
+        .arg(l.root.path().join("home"))
+        .arg("--state-dir")
+        .arg(l.root.path().join("state"))
+        .env_remove("PEEN_CONFIG_DIR")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(&serde_json::to_vec(&turn_start(&l)).unwrap())
+        .unwrap();
+    let hook = read_pid(&l.ws().join("started"));
+    let pid = rustix::process::Pid::from_raw(child.id() as i32).unwrap();
+    rustix::process::kill_process(pid, rustix::process::Signal::TERM).unwrap();
+    child.wait().unwrap();
+    assert!(wait_dead(hook), "cancellation killed the hook");
+    let f = l.fire(&turn_start(&l));
+    assert_eq!(f.outcome["decision"], "deny");
+    assert!(
+        f.reasons()[0].contains("was interrupted and its outcome is uncertain"),
+        "{:?}",
+        f.reasons()
+    );
+}
+
+#[test]
+fn each_compaction_round_is_its_own_checkpoint() {
+    let l = Layers::new().workspace_hooks(
+        "version: 1\npreCompact:\n  - actions: [{type: command, command: sh, args: [\"-c\", \"echo x >> runs\"]}]\n",
+    );
+    let ev = |round: u64| json!({"event": "compact_before", "session_id": "s1", "turn_id": "t1", "cwd": l.ws(), "compaction": {"round": round}});
+    let env = [("PEEN_COMPACTION_MODE", "summarize")];
+    l.fire_env(&ev(1), &env);
+    l.fire_env(&ev(5), &env);
+    l.fire_env(&ev(5), &env);
+    assert_eq!(
+        std::fs::read_to_string(l.ws().join("runs")).unwrap(),
+        "x\nx\n",
+        "round 5 reused, round 1 and 5 each ran once"
+    );
+}

@@ -109,10 +109,19 @@ pub async fn dispatch(peen: &Peen, event: &Event, cx: &DispatchContext<'_>) -> O
     for pe in events {
         let started = Instant::now();
         debug!(hook_event = %pe, "hook event started");
+        // One checkpoint per turn and event; a turn may compact more than
+        // once, so compaction checkpoints also carry their round.
+        let round = event
+            .compaction
+            .as_ref()
+            .and_then(|c| c.round)
+            .filter(|_| matches!(pe, PeenEvent::Lifecycle("preCompact" | "postCompact")))
+            .map(|r| format!("/round-{r}"))
+            .unwrap_or_default();
         let key = turn
             .as_ref()
             .filter(|_| pe.journaled() && cx.session.dir().is_some())
-            .map(|t| format!("{t}/{pe}"));
+            .map(|t| format!("{t}/{pe}{round}"));
         let journal = Journal::new(cx.session);
         let mut runs = Vec::new();
         let result = match key.as_ref().map(|k| journal.begin(k, DIALECT, &pe.name())) {
@@ -185,7 +194,13 @@ pub async fn dispatch(peen: &Peen, event: &Event, cx: &DispatchContext<'_>) -> O
                     &mut runs,
                 )
                 .await;
-                if let Some(k) = &key {
+                // A run stopped by cancellation (a worker shutdown) has an
+                // uncertain outcome: leave it `started` for inspection.
+                let interrupted = cx.cancel.is_cancelled()
+                    || runs
+                        .iter()
+                        .any(|r| r.error == Some(ErrorCategory::Cancelled));
+                if let Some(k) = key.as_ref().filter(|_| !interrupted) {
                     let state = if r.deny.is_some() {
                         RunState::Denied
                     } else {
