@@ -549,3 +549,51 @@ fn non_string_args_are_a_load_error() {
     );
     assert!(f.runs().is_empty());
 }
+
+#[test]
+fn a_plugin_directory_name_is_never_run_as_shell_code() {
+    let p = Plugins::new();
+    let dir = p.root.path().join("p$(touch INJECTED)x");
+    std::fs::create_dir_all(dir.join("hooks")).unwrap();
+    std::fs::write(
+        dir.join("hooks/hooks.json"),
+        r#"{"hooks":{"Notification":[{"hooks":[{"type":"command","command":"echo \"${CLAUDE_PLUGIN_ROOT}\" > \"$CLAUDE_PROJECT_DIR/root.txt\""}]}]}}"#,
+    )
+    .unwrap();
+    let mut p = p;
+    p.dirs.push(dir.clone());
+    let f = p.fire(&json!({"event": "notification"}));
+    assert_eq!(f.runs()[0]["status"], "ok", "{}", f.stderr);
+    assert!(!p.project().join("INJECTED").exists() && !p.root.path().join("INJECTED").exists());
+    let root = std::fs::read_to_string(p.project().join("root.txt")).unwrap();
+    assert_eq!(
+        root.trim(),
+        dir.display().to_string(),
+        "bash expanded the variable from the environment"
+    );
+}
+
+#[test]
+fn api_keys_and_stale_claude_variables_are_not_inherited() {
+    let p = Plugins::new();
+    let rec = p.root.path().join("env.txt");
+    let p = p.command(
+        "p",
+        "Notification",
+        "*",
+        &format!("env > {}", rec.display()),
+    );
+    p.fire_with(
+        &json!({"event": "notification"}),
+        &[],
+        &[
+            ("OPENAI_API_KEY", "sk-1"),
+            ("LATCH_PROMPT_API_KEY", "sk-2"),
+            ("CLAUDE_EFFORT", "stale"),
+        ],
+    );
+    let env = std::fs::read_to_string(&rec).unwrap();
+    for gone in ["OPENAI_API_KEY=", "LATCH_PROMPT_API_KEY=", "CLAUDE_EFFORT="] {
+        assert!(!env.contains(gone), "{gone} leaked");
+    }
+}

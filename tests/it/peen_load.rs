@@ -128,6 +128,18 @@ fn whole_file_invalid_for_each_documented_reason() {
             "version: 1\npreToolUse:\n  - match: {extensions: [go]}\n    actions: [{type: deny, reason: x}]\n",
             "each extension must start with \".\"",
         ),
+        (
+            "version: 1\npostToolUse:\n  - actions: [{type: command, command: x, args: [{a: 1}]}]\n",
+            "each of `args` must be a string, found a mapping",
+        ),
+        (
+            "version: 1\npostToolUse:\n  - actions: [{type: command, command: x, environment: {A: [1]}}]\n",
+            "`environment.A` must be a string, found a list",
+        ),
+        (
+            "version: 1\npostToolUse:\n  - actions: [{type: inject, messageFile: /dev/zero}]\n",
+            "it is not a regular file",
+        ),
     ];
     for (yaml, expected) in cases {
         skipped(yaml, expected);

@@ -76,9 +76,30 @@ proptest! {
         prop_assert_eq!(got, want);
     }
 
-    /// Loading never panics, whatever the text.
+    /// Loading never panics, whatever the text, in any dialect.
     #[test]
     fn loading_arbitrary_text_never_panics(text in "\\PC{0,200}") {
         let (_cfg, _diags): (FileConfig, _) = load_file(Path::new("s.yaml"), Level::Project, &text);
+        let _ = latch::dialect::peen::load::load_file(Path::new("/w/.agents/hooks.yaml"), &text);
+        if let Ok(node) = latch::config::json::parse(&text) {
+            let _ = latch::dialect::evener::load::load_config(&node, Path::new("h.json"), "p", Path::new("/p"));
+        }
+    }
+
+    /// Peen-shaped YAML with arbitrary values never panics the strict loader.
+    #[test]
+    fn peen_files_with_arbitrary_values_never_panic(
+        event in "[a-zA-Z]{1,14}", field in "[a-zA-Z]{1,10}", value in "\\PC{0,30}",
+    ) {
+        let yaml = format!("version: 1\n{event}:\n  - match: {{{field}: {value:?}}}\n    actions:\n      - {{type: command, command: x, {field}: {value:?}}}\n");
+        let _ = latch::dialect::peen::load::load_file(Path::new("/w/.agents/hooks.yaml"), &yaml);
+    }
+
+    /// The Go duration parser never panics and never overflows.
+    #[test]
+    fn go_durations_never_panic(text in "[-+]?([0-9]{0,25}(\\.[0-9]{0,25})?(ns|us|µs|ms|s|m|h|d)?){0,4}") {
+        if let Ok(n) = latch::config::duration::parse_go_duration(&text) {
+            prop_assert_eq!(latch::config::duration::parse_go_duration(&format!("{n}ns")), Ok(n));
+        }
     }
 }

@@ -35,11 +35,17 @@ use super::{DIALECT, Evener, Plugin};
 /// each and says so when it cuts.
 pub const MAX_OUTPUT: usize = 1024 * 1024;
 
-/// Variables Evener does not set; removed even if latch's caller has them.
-const UNSET_VARS: [&str; 3] = [
+/// Variables removed from what hooks inherit: the three Evener does not
+/// set, the two latch sets per hook (so a stale value from latch's caller
+/// never shows through), and the prompt handler's API keys.
+const UNSET_VARS: [&str; 7] = [
     "CLAUDE_PLUGIN_DATA",
     "CLAUDE_CODE_REMOTE",
     "CLAUDE_ENV_FILE",
+    "CLAUDE_EFFORT",
+    "CLAUDE_PROJECT_DIR",
+    "LATCH_PROMPT_API_KEY",
+    "OPENAI_API_KEY",
 ];
 
 /// A SessionStart failure line keeps this many characters of output.

@@ -486,7 +486,7 @@ impl Loader<'_> {
     /// else `bash -c` (the only shell Evener supports).
     fn command(&mut self, place: &str, ev: &str, h: &Node) -> Option<Result<Program, String>> {
         let command = match h.get("command").and_then(Node::as_str) {
-            Some(c) if !c.trim().is_empty() => self.expand(c),
+            Some(c) if !c.trim().is_empty() => c.to_owned(),
             _ => {
                 self.push(
                     Diagnostic::error(format!(
@@ -540,7 +540,7 @@ impl Loader<'_> {
         };
         if !args.is_empty() {
             return Some(Ok(Program::Exec {
-                program: PathBuf::from(command),
+                program: PathBuf::from(self.expand(&command)),
                 args,
             }));
         }
@@ -575,6 +575,10 @@ impl Loader<'_> {
             );
             return Some(Err(why));
         }
+        // In shell form bash expands `${CLAUDE_PLUGIN_ROOT}` itself from the
+        // environment latch sets: the same value as a textual expansion,
+        // without pasting a directory name (which may hold `$(…)`) into a
+        // script.
         Some(Ok(Program::Shell {
             shell: PathBuf::from("bash"),
             script: command,
@@ -632,7 +636,10 @@ mod tests {
         match &groups[0].handlers[1].kind {
             HandlerKind::Command(Ok(Program::Shell { shell, script })) => {
                 assert_eq!(shell, Path::new("bash"));
-                assert_eq!(script, "/plug/c --x");
+                assert_eq!(
+                    script, "${PLUGIN_ROOT}/c --x",
+                    "bash expands it from the environment"
+                );
             }
             other => panic!("{other:?}"),
         }

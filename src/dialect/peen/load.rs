@@ -213,6 +213,21 @@ impl Loader<'_> {
         self.problems.push((at, msg));
     }
 
+    /// A string, number or boolean as text; anything else is a problem.
+    fn scalar(&mut self, n: &Node, what: &str) -> Option<String> {
+        match &n.value {
+            Value::Str(s) => Some(s.clone()),
+            Value::Int(_) | Value::Float(_) | Value::Bool(_) => Some(n.scalar_text()),
+            _ => {
+                self.problem(
+                    Some(n.position),
+                    format!("{what} must be a string, found {}", n.kind()),
+                );
+                None
+            }
+        }
+    }
+
     fn finish(mut self) -> Vec<Diagnostic> {
         self.problems.sort_by_key(|(p, _)| *p);
         self.problems
@@ -588,7 +603,7 @@ impl Loader<'_> {
             (None, Some(f)) => {
                 let at = a.get("messageFile").map(|n| n.position);
                 let path = self.dir.join(&f);
-                match std::fs::read_to_string(&path) {
+                match read_message_file(&path) {
                     Ok(t) if !t.trim().is_empty() => Some(t),
                     Ok(_) => {
                         self.problem(at, format!("messageFile {} is empty", path.display()));
@@ -680,7 +695,16 @@ impl Loader<'_> {
             Some(Node {
                 value: Value::Seq(items),
                 ..
-            }) => items.iter().map(Node::scalar_text).collect(),
+            }) => {
+                let mut args = Vec::new();
+                for it in items {
+                    match self.scalar(it, "each of `args`") {
+                        Some(a) => args.push(a),
+                        None => return None,
+                    }
+                }
+                args
+            }
             Some(other) => {
                 self.problem(
                     Some(other.position),
@@ -692,10 +716,16 @@ impl Loader<'_> {
         let environment = match a.get("environment") {
             None => Vec::new(),
             Some(e) => match e.as_map() {
-                Some(entries) => entries
-                    .iter()
-                    .map(|(k, v)| (k.scalar_text(), v.scalar_text()))
-                    .collect(),
+                Some(entries) => {
+                    let mut env = Vec::new();
+                    for (k, v) in entries {
+                        match self.scalar(v, &format!("`environment.{}`", k.scalar_text())) {
+                            Some(val) => env.push((k.scalar_text(), val)),
+                            None => return None,
+                        }
+                    }
+                    env
+                }
                 None => {
                     self.problem(
                         Some(e.position),
@@ -737,4 +767,22 @@ impl Loader<'_> {
             timeout,
         })
     }
+}
+
+/// The largest message file latch reads: the text goes to the model, and a
+/// huge (or endless, like a FIFO or `/dev/zero`) file must not stall loading.
+const MAX_MESSAGE_FILE: u64 = 1024 * 1024;
+
+fn read_message_file(path: &Path) -> std::io::Result<String> {
+    let meta = std::fs::metadata(path)?;
+    if !meta.is_file() {
+        return Err(std::io::Error::other("it is not a regular file"));
+    }
+    if meta.len() > MAX_MESSAGE_FILE {
+        return Err(std::io::Error::other(format!(
+            "it has {} bytes, more than {MAX_MESSAGE_FILE}",
+            meta.len()
+        )));
+    }
+    std::fs::read_to_string(path)
 }

@@ -218,14 +218,15 @@ pub fn go_text(v: &Value) -> String {
     }
 }
 
-/// Go's `%v` for a float64: the shortest representation, in exponent form
-/// when the exponent is below -4 or at least 21.
+/// Go's `%v` for a float64 (`strconv.FormatFloat(f, 'g', -1, 64)`): the
+/// shortest representation, in exponent form when the exponent is below -4
+/// or at least 6 (the precision Go uses for that decision in shortest mode).
 fn go_float(f: f64) -> String {
     if f == 0.0 {
         return "0".to_owned();
     }
     let exp = f.abs().log10().floor() as i32;
-    if (-4..21).contains(&exp) {
+    if (-4..6).contains(&exp) {
         format!("{f}")
     } else {
         // Rust's `{:e}` is the shortest round-trip digits, like Go's 'g' with
@@ -253,6 +254,9 @@ mod tests {
     fn values_format_as_go_prints_them() {
         assert_eq!(go_text(&json!("a b")), "a b");
         assert_eq!(go_text(&json!(100)), "100");
+        assert_eq!(go_text(&json!(123456)), "123456");
+        assert_eq!(go_text(&json!(1000000)), "1e+06");
+        assert_eq!(go_text(&json!(1234567)), "1.234567e+06");
         assert_eq!(go_text(&json!(1.5)), "1.5");
         assert_eq!(go_text(&json!(1e21)), "1e+21");
         assert_eq!(go_text(&json!(0.00001)), "1e-05");
