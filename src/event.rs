@@ -296,6 +296,15 @@ impl Event {
         Ok(())
     }
 
+    /// The directory hooks run in: the event's `cwd` when it is an existing
+    /// directory, else `fallback` (the project).
+    pub fn workdir(&self, fallback: Option<&std::path::Path>) -> Option<PathBuf> {
+        self.cwd
+            .clone()
+            .filter(|d| d.is_dir())
+            .or_else(|| fallback.map(std::path::Path::to_path_buf))
+    }
+
     /// The tool name, on tool events.
     pub fn tool_name(&self) -> Option<&str> {
         self.tool.as_ref().map(|t| t.name.as_str())

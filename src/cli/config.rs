@@ -69,11 +69,7 @@ impl ConfigArgs {
                     .filter(|v| !v.is_empty())
                     .map(PathBuf::from)
             }),
-            workspace: event
-                .cwd
-                .clone()
-                .filter(|c| c.is_dir())
-                .or_else(|| project.clone()),
+            workspace: event.workdir(project.as_deref()),
             limits,
         }));
         if !self.plugin_dirs.is_empty() {

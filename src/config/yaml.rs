@@ -161,6 +161,21 @@ impl Node {
         }
     }
 
+    /// A positive number of seconds (at most 10^9, fractions allowed), or
+    /// `Err` with what was found instead, for the message.
+    pub fn seconds(&self) -> Result<std::time::Duration, String> {
+        let secs = match self.value {
+            Value::Int(i) => i as f64,
+            Value::Float(f) => f,
+            _ => return Err(self.kind().to_owned()),
+        };
+        if secs > 0.0 && secs.is_finite() && secs <= 1e9 {
+            Ok(std::time::Duration::from_secs_f64(secs))
+        } else {
+            Err(self.scalar_text())
+        }
+    }
+
     /// The value as JSON. Mapping keys that are not strings are written as
     /// their YAML text.
     pub fn to_json(&self) -> serde_json::Value {

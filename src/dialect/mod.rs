@@ -39,6 +39,16 @@ pub struct DispatchContext<'a> {
     pub cancel: &'a Cancel,
 }
 
+/// The user warning for a hook that exited but left processes holding its
+/// output open (latch killed its process group), if it did.
+pub fn leftovers_warning(hook: &str, event: &str, result: &RunResult) -> Option<String> {
+    result.killed_leftovers.then(|| {
+        format!(
+            "hook {hook} ({event}) exited but left processes holding its output open; latch killed its process group"
+        )
+    })
+}
+
 /// Copies the process facts of a run (duration, exit code or signal,
 /// truncation) into its record.
 pub fn record_process(record: &mut HookRun, result: &RunResult) {

@@ -16,7 +16,7 @@ use std::path::PathBuf;
 
 use serde_json::{Map, Value};
 
-use crate::dialect::{DispatchContext, record_process};
+use crate::dialect::{DispatchContext, leftovers_warning, record_process};
 use crate::event::Event;
 use crate::outcome::{
     Continuation, Decision, ErrorCategory, HookRun, Injection, Notice, NoticeKind, Outcome,
@@ -82,11 +82,7 @@ pub async fn dispatch(evener: &Evener, event: &Event, cx: &DispatchContext<'_>) 
         return st.out;
     }
     let options = evener.options();
-    let project = event
-        .cwd
-        .clone()
-        .filter(|d| d.is_dir())
-        .or_else(|| options.project.clone());
+    let project = event.workdir(options.project.as_deref());
     let stdin = serde_json::to_vec(&payload(ev, event, &options.tool_names)).unwrap_or_default();
     for (plugin, group) in evener.select(event) {
         if let Matcher::Invalid(error) = &group.matcher {
@@ -151,12 +147,9 @@ pub async fn dispatch(evener: &Evener, event: &Event, cx: &DispatchContext<'_>) 
                             plugin.name
                         ));
                     }
-                    if result.killed_leftovers {
-                        st.out.warnings.push(format!(
-                            "{ev} hook {} exited but left processes holding its output open; latch killed its process group",
-                            plugin.name
-                        ));
-                    }
+                    st.out
+                        .warnings
+                        .extend(leftovers_warning(&plugin.name, ev.as_str(), &result));
                     judge_run(&result, handler.timeout.as_secs_f64())
                 }
                 HandlerKind::Prompt { prompt, model } => {

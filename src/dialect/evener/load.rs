@@ -377,19 +377,16 @@ impl Loader<'_> {
         };
         let timeout = match h.get("timeout") {
             None => default_timeout,
-            Some(t) => match t.value {
-                Value::Int(i) if i > 0 => Duration::from_secs(i as u64),
-                Value::Float(f) if f > 0.0 && f.is_finite() && f <= 1e9 => {
-                    Duration::from_secs_f64(f)
-                }
-                _ => {
+            Some(t) => match t.seconds() {
+                Ok(d) => d,
+                Err(_) => {
+                    let found = match t.value {
+                        Value::Int(_) | Value::Float(_) => t.scalar_text(),
+                        _ => t.json_kind().to_owned(),
+                    };
                     self.push(
                         Diagnostic::warning(format!(
-                            "{place}: \"timeout\" must be a positive number of seconds, found {}; the default of {} s is used",
-                            match t.value {
-                                Value::Int(_) | Value::Float(_) => t.scalar_text(),
-                                _ => t.json_kind().to_owned(),
-                            },
+                            "{place}: \"timeout\" must be a positive number of seconds, found {found}; the default of {} s is used",
                             default_timeout.as_secs()
                         )),
                         t.position,

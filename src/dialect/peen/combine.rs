@@ -18,7 +18,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use tracing::debug;
 
-use crate::dialect::{DispatchContext, record_process};
+use crate::dialect::{DispatchContext, leftovers_warning, record_process};
 use crate::event::Event;
 use crate::journal::{Begin, Journal, RunState};
 use crate::outcome::{
@@ -543,6 +543,9 @@ async fn command(
     };
     let run = cx.runner.run_until(&cmd, cx.cancel).await;
     record_process(record, &run);
+    result
+        .warnings
+        .extend(leftovers_warning(&record.hook, &pe.name(), &run));
     match &run.termination {
         Termination::SpawnFailed { message, .. } => {
             return ActionEnd::Failed(

@@ -225,9 +225,7 @@ impl Peen {
     /// The agent's current directory for an event.
     pub fn cwd_for(&self, event: &Event) -> PathBuf {
         event
-            .cwd
-            .clone()
-            .or_else(|| self.options.workspace.clone())
+            .workdir(self.options.workspace.as_deref())
             .unwrap_or_else(|| PathBuf::from("/"))
     }
 

@@ -14,7 +14,7 @@ use std::path::PathBuf;
 
 use serde_json::Value;
 
-use crate::dialect::{DispatchContext, record_process};
+use crate::dialect::{DispatchContext, leftovers_warning, record_process};
 use crate::event::Event;
 use crate::outcome::{
     Continuation, Decision, ErrorCategory, HookRun, Injection, NoticeKind, Outcome, Placement,
@@ -72,11 +72,7 @@ pub async fn dispatch(cfg: &Poolside, event: &Event, cx: &DispatchContext<'_>) -
     }
     let original = fold.now.clone();
     // Hooks run in the agent's working directory, else in the project.
-    let cwd = event
-        .cwd
-        .clone()
-        .filter(|d| d.is_dir())
-        .or_else(|| cfg.workdir().map(PathBuf::from));
+    let cwd = event.workdir(cfg.workdir());
     for hook in cfg.select(event) {
         if cx.cancel.is_cancelled() {
             break;
@@ -119,12 +115,9 @@ async fn run_one(
     };
     let result = cx.runner.run_until(&cmd, cx.cancel).await;
     record_process(&mut record, &result);
-    if result.killed_leftovers {
-        fold.out.warnings.push(format!(
-            "hook {} ({pe}) exited but left processes holding its output open; latch killed its process group",
-            hook.label
-        ));
-    }
+    fold.out
+        .warnings
+        .extend(leftovers_warning(&hook.label, pe.as_str(), &result));
     match judge(pe, &result, hook.timeout.as_secs_f64()) {
         Verdict::Failed { category, message } => {
             fold.out.notices.push(notice(

@@ -366,31 +366,20 @@ impl Loader<'_> {
         };
         let timeout = match item.get("timeout") {
             None => DEFAULT_TIMEOUT,
-            Some(t) => {
-                let secs = match t.value {
-                    Value::Int(i) => Some(i as f64),
-                    Value::Float(f) => Some(f),
-                    _ => None,
-                };
-                match secs {
-                    Some(s) if s > 0.0 && s.is_finite() && s <= 1e9 => Duration::from_secs_f64(s),
-                    _ => {
-                        let d = self.warning(
-                            Some(t.position),
-                            format!(
-                                "`timeout` must be a positive number of seconds, found {}; the default of 60 s is used",
-                                match t.value {
-                                    Value::Int(_) | Value::Float(_) => t.scalar_text(),
-                                    _ => t.kind().to_owned(),
-                                }
-                            ),
-                        );
-                        d.event = Some(ev.clone());
-                        d.hook = Some(label.clone());
-                        DEFAULT_TIMEOUT
-                    }
+            Some(t) => match t.seconds() {
+                Ok(d) => d,
+                Err(found) => {
+                    let d = self.warning(
+                        Some(t.position),
+                        format!(
+                            "`timeout` must be a positive number of seconds, found {found}; the default of 60 s is used"
+                        ),
+                    );
+                    d.event = Some(ev.clone());
+                    d.hook = Some(label.clone());
+                    DEFAULT_TIMEOUT
                 }
-            }
+            },
         };
         Some(Hook {
             name,
