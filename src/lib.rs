@@ -52,6 +52,7 @@ pub mod engine;
 pub mod event;
 pub mod explain;
 pub mod journal;
+pub mod lint;
 pub mod matcher;
 pub mod outcome;
 pub mod run;

@@ -3,6 +3,7 @@
 mod config;
 mod explain;
 mod fire;
+mod lint;
 
 use std::process::ExitCode;
 
@@ -19,6 +20,10 @@ pub mod exit {
     pub const BAD_EVENT: u8 = 3;
     /// latch itself could not run (state directory, runtime).
     pub const INTERNAL: u8 = 4;
+    /// `lint` found warnings and `--deny-warnings` was given.
+    pub const LINT_WARNINGS: u8 = 1;
+    /// `lint` found errors.
+    pub const LINT_ERRORS: u8 = 5;
 }
 
 /// latch: a hook engine for AI coding agents.
@@ -37,6 +42,9 @@ enum Command {
     /// For one event, list every configured hook, whether it would run,
     /// and why. Runs nothing.
     Explain(explain::ExplainArgs),
+    /// Find every hook configuration under the given paths and report every
+    /// problem: load errors and likely mistakes.
+    Lint(lint::LintArgs),
 }
 
 /// Sends `tracing` output to stderr when `LATCH_LOG` is set (for example
@@ -70,6 +78,7 @@ pub fn run(cli: Cli) -> ExitCode {
     let code = match cli.command {
         Command::Fire(args) => runtime.block_on(fire::run(args)),
         Command::Explain(args) => explain::run(args),
+        Command::Lint(args) => lint::run(args),
     };
     ExitCode::from(code)
 }

@@ -52,12 +52,21 @@ pub fn discover(paths: &[PathBuf]) -> Vec<Target> {
 fn classify_file(p: &Path) -> Option<Target> {
     let name = p.file_name()?.to_string_lossy();
     let parent = p.parent().unwrap_or(Path::new("."));
-    let parent_name = parent.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let parent_name = parent
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
     match (name.as_ref(), parent_name.as_str()) {
         ("hooks.yaml", ".agents") => parent.parent().map(|d| Target::PeenLayer(d.to_path_buf())),
-        ("hooks.json", "hooks") => parent.parent().map(|d| Target::EvenerPlugin(d.to_path_buf())),
-        ("plugin.json", ".claude-plugin" | ".codex-plugin") => parent.parent().map(|d| Target::EvenerPlugin(d.to_path_buf())),
-        (n, _) if n.ends_with(".yaml") || n.ends_with(".yml") => Some(Target::PoolsideFile(p.to_path_buf())),
+        ("hooks.json", "hooks") => parent
+            .parent()
+            .map(|d| Target::EvenerPlugin(d.to_path_buf())),
+        ("plugin.json", ".claude-plugin" | ".codex-plugin") => parent
+            .parent()
+            .map(|d| Target::EvenerPlugin(d.to_path_buf())),
+        (n, _) if n.ends_with(".yaml") || n.ends_with(".yml") => {
+            Some(Target::PoolsideFile(p.to_path_buf()))
+        }
         _ => None,
     }
 }
@@ -66,13 +75,17 @@ fn walk(dir: &Path, depth: usize, out: &mut Vec<Target>) {
     if depth > MAX_DEPTH {
         return;
     }
-    if dir.join(".poolside/settings.yaml").is_file() || dir.join(".poolside/settings.local.yaml").is_file() {
+    if dir.join(".poolside/settings.yaml").is_file()
+        || dir.join(".poolside/settings.local.yaml").is_file()
+    {
         out.push(Target::PoolsideProject(dir.to_path_buf()));
     }
     if dir.join(peen::HOOKS_FILE).is_file() {
         out.push(Target::PeenLayer(dir.to_path_buf()));
     }
-    if evener::discover::MANIFESTS.iter().any(|m| dir.join(m).is_file())
+    if evener::discover::MANIFESTS
+        .iter()
+        .any(|m| dir.join(m).is_file())
         || dir.join(evener::discover::DEFAULT_HOOKS_FILE).is_file()
     {
         out.push(Target::EvenerPlugin(dir.to_path_buf()));
@@ -169,7 +182,11 @@ fn human(secs: f64) -> String {
 /// Problems with a command's program: it does not exist, is not
 /// executable, or is a relative path that depends on the working
 /// directory. `base` is the directory the hook runs in; `what` names it.
-pub fn check_program(program: &str, base: Option<&Path>, what: &str) -> Vec<(Severity, String, Option<String>)> {
+pub fn check_program(
+    program: &str,
+    base: Option<&Path>,
+    what: &str,
+) -> Vec<(Severity, String, Option<String>)> {
     let mut out = Vec::new();
     if program.is_empty() || program.contains('$') {
         // Shell variables: cannot be resolved statically.
@@ -188,10 +205,17 @@ pub fn check_program(program: &str, base: Option<&Path>, what: &str) -> Vec<(Sev
     } else {
         // A bare name is looked up on PATH.
         match std::env::var_os("PATH") {
-            Some(paths) => std::env::split_paths(&paths).map(|d| d.join(program)).find(|p| p.is_file()).or_else(|| {
-                out.push((Severity::Warning, format!("the command `{program}` is not on PATH"), None));
-                None
-            }),
+            Some(paths) => std::env::split_paths(&paths)
+                .map(|d| d.join(program))
+                .find(|p| p.is_file())
+                .or_else(|| {
+                    out.push((
+                        Severity::Warning,
+                        format!("the command `{program}` is not on PATH"),
+                        None,
+                    ));
+                    None
+                }),
             None => None,
         }
     };
@@ -221,7 +245,9 @@ pub fn shell_program(command: &str) -> Option<String> {
         q @ ('"' | '\'') => t[1..].split(q).next()?.to_owned(),
         _ => t.split_whitespace().next()?.to_owned(),
     };
-    let shell_syntax = ["(", "{", "!", "if", "for", "while", "case", "test", "[", "exec", "cd"];
+    let shell_syntax = [
+        "(", "{", "!", "if", "for", "while", "case", "test", "[", "exec", "cd",
+    ];
     if shell_syntax.contains(&first.as_str()) || first.contains('=') {
         return None;
     }

@@ -35,9 +35,13 @@ pub fn render(diags: &[Diagnostic]) -> String {
             (None, Some(e)) => message.push_str(&format!(" [event {e}]")),
             (None, None) => {}
         }
-        let mut group: Group<'_> = level.primary_title(message.clone());
+        let mut group: Group<'_> = Group::with_title(level.primary_title(message.clone()));
         let path = d.file.as_ref().map(|f| f.display().to_string());
-        let source = d.file.as_ref().and_then(|f| sources.get(f)).and_then(|s| s.as_deref());
+        let source = d
+            .file
+            .as_ref()
+            .and_then(|f| sources.get(f))
+            .and_then(|s| s.as_deref());
         match (path, source, d.position) {
             (Some(path), Some(text), Some(pos)) if span(text, pos).is_some() => {
                 let range = span(text, pos).unwrap_or(0..0);
@@ -50,7 +54,9 @@ pub fn render(diags: &[Diagnostic]) -> String {
             (Some(path), _, pos) => {
                 let mut origin = Origin::path(path);
                 if let Some(p) = pos {
-                    origin = origin.line(p.line as usize).char_column(p.column as usize - 1);
+                    origin = origin
+                        .line(p.line as usize)
+                        .char_column(p.column as usize - 1);
                 }
                 group = group.element(origin);
             }
@@ -92,6 +98,8 @@ fn span(text: &str, pos: Position) -> Option<Range<usize>> {
     let rest = &line[start..];
     let len = match rest.chars().next() {
         Some('"') => rest[1..].find('"').map_or(rest.len(), |e| e + 2),
+        // A flow mapping or list: point at its opening bracket.
+        Some('{' | '[') => 1,
         _ => rest
             .find(|c: char| c.is_whitespace() || ":,]}".contains(c))
             .unwrap_or(rest.len()),

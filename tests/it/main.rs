@@ -13,6 +13,7 @@ mod evener_util;
 mod examples;
 mod explain;
 mod fire;
+mod lint;
 mod peen_actions;
 mod peen_command;
 mod peen_journal;

@@ -61,6 +61,8 @@ pub struct Handler {
     pub timeout: Duration,
     /// Where it was declared.
     pub source: SourceRef,
+    /// Where its `command` is written, for command handlers.
+    pub command_at: Option<Position>,
     /// Reserved and unknown fields, kept as written for diagnostics.
     pub extra: BTreeMap<String, serde_json::Value>,
 }
@@ -474,6 +476,7 @@ impl Loader<'_> {
             index,
             kind,
             timeout,
+            command_at: h.get("command").map(|c| c.position),
             source: self.source(h.position),
             extra,
         })

@@ -18,6 +18,7 @@ pub mod discover;
 pub mod events;
 pub mod explain;
 pub mod judge;
+pub mod lint;
 pub mod load;
 pub mod prompt;
 pub mod toolname;

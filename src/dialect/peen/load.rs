@@ -48,6 +48,8 @@ pub struct EventSpec {
 pub struct CommandSpec {
     /// The executable.
     pub command: String,
+    /// Where `command` is written.
+    pub command_at: Option<Position>,
     /// Its arguments.
     pub args: Vec<String>,
     /// Variables added to `PATH`.
@@ -760,6 +762,7 @@ impl Loader<'_> {
             }
         };
         Some(CommandSpec {
+            command_at: a.get("command").map(|n| n.position),
             command,
             args,
             environment,

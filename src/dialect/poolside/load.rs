@@ -69,6 +69,8 @@ pub struct Hook {
     pub label: String,
     /// The shell command.
     pub command: String,
+    /// Where the command is written.
+    pub command_at: Option<Position>,
     /// The matcher (`*` when omitted).
     pub matcher: Matcher,
     /// The time limit.
@@ -385,6 +387,7 @@ impl Loader<'_> {
             name,
             label,
             command,
+            command_at: item.get("command").map(|c| c.position),
             matcher,
             timeout,
             source: SourceRef {

@@ -17,6 +17,7 @@ pub mod discover;
 pub mod events;
 pub mod explain;
 pub mod judge;
+pub mod lint;
 pub mod load;
 pub mod merge;
 pub mod notice;

@@ -1,0 +1,86 @@
+//! `latch lint`: find every hook configuration, report every problem.
+
+use std::io::{self, Write};
+use std::path::PathBuf;
+
+use clap::Args;
+
+use latch::Severity;
+use latch::lint::{Target, discover, lint, render::render};
+
+use super::exit;
+use super::explain::Format;
+
+/// Flags of `latch lint`.
+#[derive(Debug, Args)]
+pub struct LintArgs {
+    /// Files or directories to check (directories are searched). Default:
+    /// the current directory, the user's poolside settings and
+    /// $PEEN_CONFIG_DIR.
+    #[arg(value_name = "PATH")]
+    paths: Vec<PathBuf>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    format: Format,
+    /// Exit 1 when there are warnings (errors always fail).
+    #[arg(long)]
+    deny_warnings: bool,
+}
+
+/// Runs `latch lint` and returns its exit code.
+pub fn run(args: LintArgs) -> u8 {
+    let mut targets = if args.paths.is_empty() {
+        let mut t = discover(&[std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."))]);
+        if let Some(home) = std::env::var_os("HOME").filter(|h| !h.is_empty()) {
+            let user = PathBuf::from(home).join(".config/poolside/settings.yaml");
+            if user.is_file() {
+                t.push(Target::PoolsideFile(user));
+            }
+        }
+        if let Some(dir) = std::env::var_os("PEEN_CONFIG_DIR").filter(|v| !v.is_empty()) {
+            t.extend(discover(&[PathBuf::from(dir)]));
+        }
+        t
+    } else {
+        discover(&args.paths)
+    };
+    targets.dedup();
+    let diags = lint(&targets);
+    let mut stdout = io::stdout().lock();
+    let count = |s: Severity| diags.iter().filter(|d| d.severity == s).count();
+    let (errors, warnings, notes) = (
+        count(Severity::Error),
+        count(Severity::Warning),
+        count(Severity::Info),
+    );
+    let written = match args.format {
+        Format::Json => serde_json::to_string_pretty(&diags)
+            .map_err(io::Error::other)
+            .and_then(|j| writeln!(stdout, "{j}")),
+        Format::Text => write!(stdout, "{}", render(&diags)).and_then(|()| {
+            writeln!(
+                stdout,
+                "{errors} error{}, {warnings} warning{}, {notes} note{} in {} configuration{}",
+                plural(errors),
+                plural(warnings),
+                plural(notes),
+                targets.len(),
+                plural(targets.len())
+            )
+        }),
+    };
+    if written.is_err() {
+        return exit::INTERNAL;
+    }
+    if errors > 0 {
+        exit::LINT_ERRORS
+    } else if warnings > 0 && args.deny_warnings {
+        exit::LINT_WARNINGS
+    } else {
+        exit::OK
+    }
+}
+
+fn plural(n: usize) -> &'static str {
+    if n == 1 { "" } else { "s" }
+}

@@ -1,0 +1,124 @@
+//! Lint rules for peen hooks files.
+
+use crate::diag::{Diagnostic, Severity};
+use crate::lint::{check_program, finding};
+
+use super::events::FILE_TOOLS;
+use super::load::{ActionKind, Group};
+use super::{DIALECT, Peen};
+
+/// The tools peen presents that have no events of their own.
+const OTHER_TOOLS: [&str; 14] = [
+    "runCommand",
+    "changeDirectory",
+    "startJob",
+    "waitJob",
+    "readJob",
+    "stopJob",
+    "listJobs",
+    "useSkill",
+    "launchAgent",
+    "sendMessage",
+    "waitMessages",
+    "stopAgent",
+    "ask",
+    "emitEvent",
+];
+
+fn camel(snake: &str) -> String {
+    let mut out = String::new();
+    let mut up = false;
+    for c in snake.chars() {
+        if c == '_' {
+            up = true;
+        } else if up {
+            out.extend(c.to_uppercase());
+            up = false;
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+impl Peen {
+    /// Lint findings for the loaded files.
+    pub fn lint(&self) -> Vec<Diagnostic> {
+        let mut out = Vec::new();
+        let known = |t: &str| FILE_TOOLS.contains(&t) || OTHER_TOOLS.contains(&t);
+        let mut seen: Vec<&Group> = Vec::new();
+        for file in self.files() {
+            for group in &file.groups {
+                let at = |sev: Severity, msg: String| {
+                    finding(
+                        sev,
+                        msg,
+                        DIALECT,
+                        &group.source.file,
+                        group.source.position,
+                        None,
+                    )
+                    .for_hook(group.name.clone())
+                    .for_event(group.event.name())
+                };
+                let tools = group
+                    .matcher
+                    .iter()
+                    .chain(group.actions.iter().filter_map(|a| a.when.as_ref()))
+                    .filter_map(|m| m.tool.as_deref());
+                for tool in tools {
+                    if known(tool) {
+                        continue;
+                    }
+                    let c = camel(tool);
+                    out.push(if known(&c) {
+                        at(Severity::Warning, format!("`tool: {tool}` is not a peen tool name; it never matches"))
+                            .with_hint(format!("peen names it `{c}`"))
+                    } else {
+                        at(Severity::Warning, format!("`tool: {tool}` is not a tool peen presents; peen does not check it, and it may never match"))
+                    });
+                }
+                if let Some(first) = seen
+                    .iter()
+                    .find(|g| g.event == group.event && g.name == group.name)
+                {
+                    out.push(at(
+                        Severity::Warning,
+                        format!("a group named `{}` is already declared for {} at {}; layers add, so both run", group.name, group.event, first.source),
+                    ));
+                }
+                seen.push(group);
+                for action in &group.actions {
+                    if let ActionKind::Command(spec) = &action.kind {
+                        let base = self.options().workspace.as_deref();
+                        for (sev, msg, hint) in check_program(
+                            &spec.command,
+                            base,
+                            "peen runs commands in the agent's current directory",
+                        ) {
+                            let mut d = finding(
+                                sev,
+                                msg,
+                                DIALECT,
+                                &action.source.file,
+                                spec.command_at.or(action.source.position),
+                                hint,
+                            )
+                            .for_hook(format!("{}/{}", group.name, action.name))
+                            .for_event(group.event.name());
+                            if d.hint.is_none()
+                                && !spec.command.starts_with('/')
+                                && spec.command.contains('/')
+                            {
+                                d.hint =
+                                    Some("use an absolute path, or set `workingDir`".to_owned());
+                            }
+                            out.push(d);
+                        }
+                    }
+                }
+            }
+        }
+        out
+    }
+}

@@ -1,0 +1,264 @@
+//! `latch lint`, through the real binary: discovery, every rule, the
+//! rendered output and the exit codes.
+
+use std::os::unix::fs::PermissionsExt;
+use std::path::Path;
+
+use serde_json::Value;
+
+use crate::util::latch;
+
+fn write(dir: &Path, rel: &str, text: &str) {
+    let p = dir.join(rel);
+    std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+    std::fs::write(p, text).unwrap();
+}
+
+fn script(dir: &Path, rel: &str, text: &str) {
+    write(dir, rel, text);
+    std::fs::set_permissions(dir.join(rel), std::fs::Permissions::from_mode(0o755)).unwrap();
+}
+
+/// Runs `latch lint --format json` and returns (exit code, messages).
+fn lint_json(args: &[&str]) -> (i32, Vec<Value>) {
+    let out = latch()
+        .arg("lint")
+        .args(["--format", "json"])
+        .args(args)
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        serde_json::from_slice(&out.stdout).unwrap(),
+    )
+}
+
+fn messages(diags: &[Value]) -> Vec<String> {
+    diags
+        .iter()
+        .map(|d| d["message"].as_str().unwrap().to_owned())
+        .collect()
+}
+
+fn has(diags: &[Value], needle: &str) -> bool {
+    messages(diags).iter().any(|m| m.contains(needle))
+}
+
+#[test]
+fn a_clean_configuration_exits_0() {
+    let d = tempfile::tempdir().unwrap();
+    let abs = d.path().join("hook.sh");
+    script(d.path(), "hook.sh", "#!/bin/sh\nexit 0\n");
+    write(
+        d.path(),
+        ".poolside/settings.yaml",
+        &format!(
+            "hooks:\n  PreToolUse:\n    - {{matcher: shell, command: {}}}\n",
+            abs.display()
+        ),
+    );
+    let (code, diags) = lint_json(&[d.path().to_str().unwrap()]);
+    assert_eq!(code, 0, "{diags:?}");
+    assert!(diags.is_empty(), "{diags:?}");
+}
+
+#[test]
+fn poolside_rules() {
+    let d = tempfile::tempdir().unwrap();
+    let abs = d.path().join("guard.sh");
+    script(
+        d.path(),
+        "guard.sh",
+        "#!/bin/sh\ncmd=$(jq -r '.tool_input.command' )\ncwd=$(jq -r '.tool_input.cwd')\n",
+    );
+    write(d.path(), "plain.sh", "#!/bin/sh\n");
+    write(
+        d.path(),
+        ".poolside/settings.yaml",
+        &format!(
+            "hooks:\n  PreToolUse:\n    - {{name: a, matcher: Bash, command: {g}}}\n    - {{name: b, matcher: 'shell.*', command: {g}, timeout: 5000}}\n    - {{name: c, matcher: shell, command: {g}}}\n    - {{name: d, matcher: shell, command: {g}}}\n    - {{name: e, matcher: shell, command: ./plain.sh}}\n    - {{name: f, matcher: shell, command: /nonexistent/x.sh}}\n  Stop:\n    - {{name: s, matcher: shell, command: {g}}}\n",
+            g = abs.display()
+        ),
+    );
+    let (code, diags) = lint_json(&[d.path().to_str().unwrap()]);
+    assert_eq!(code, 0, "warnings alone pass");
+    for needle in [
+        "matcher `Bash` is not a poolside tool name; it never matches",
+        "regex `shell.*` matches every tool whose name starts with `shell`, not only `shell`",
+        "`timeout` is in seconds: 5000 s is 1.4 hours; did you mean 5 s?",
+        "this hook duplicates the one at",
+        "the command path `./plain.sh` is relative",
+        "the command `./plain.sh` is not executable",
+        "the command `/nonexistent/x.sh` does not exist",
+        "the matcher is ignored on Stop",
+        "no level sets `stop_hook_max_continuations`",
+        "the script reads `.tool_input.command`, which `shell` does not have",
+    ] {
+        assert!(
+            has(&diags, needle),
+            "missing {needle:?} in {:#?}",
+            messages(&diags)
+        );
+    }
+    assert!(!has(&diags, "`.tool_input.cwd`"), "cwd is a shell key");
+    let script_finding = diags
+        .iter()
+        .find(|d| {
+            d["message"]
+                .as_str()
+                .unwrap()
+                .contains(".tool_input.command")
+        })
+        .unwrap();
+    assert_eq!(script_finding["file"], abs.to_str().unwrap());
+    assert_eq!(
+        (
+            script_finding["line"].as_u64(),
+            script_finding["column"].as_u64()
+        ),
+        (Some(2), Some(26))
+    );
+    let (code, _) = lint_json(&["--deny-warnings", d.path().to_str().unwrap()]);
+    assert_eq!(code, 1);
+}
+
+#[test]
+fn load_errors_exit_5_and_render_like_rustc() {
+    let d = tempfile::tempdir().unwrap();
+    write(
+        d.path(),
+        ".poolside/settings.yaml",
+        "hooks:\n  PreToolUze:\n    - {matcher: '*', command: /bin/true}\n  Stop:\n    - {name: x}\n  stop_hook_max_continuations: 1\n",
+    );
+    let out = latch().arg("lint").arg(d.path()).output().unwrap();
+    assert_eq!(out.status.code(), Some(5));
+    let text = String::from_utf8(out.stdout).unwrap();
+    let file = d.path().join(".poolside/settings.yaml");
+    assert_eq!(
+        text,
+        format!(
+            "warning: unknown hook event `PreToolUze`; its hooks are skipped
+ --> {f}:2:3
+  |
+2 |   PreToolUze:
+  |   ^^^^^^^^^^
+  |
+  = help: did you mean `PreToolUse`?
+
+error: hook #1 of `Stop` has no `command`; it is skipped [hook x, event Stop]
+ --> {f}:5:7
+  |
+5 |     - {{name: x}}
+  |       ^
+  |
+  = help: add `command: /path/to/script.sh`
+
+1 error, 1 warning, 0 notes in 1 configuration
+",
+            f = file.display()
+        )
+    );
+}
+
+#[test]
+fn evener_rules() {
+    let d = tempfile::tempdir().unwrap();
+    write(
+        d.path(),
+        "pl/hooks/hooks.json",
+        r#"{"hooks":{
+  "PreToolUse":[
+    {"matcher":"shell|Read","hooks":[{"type":"command","command":"true"}]},
+    {"matcher":"Bash.*","hooks":[{"type":"command","command":"hooks/missing.sh","timeout":3000}]}],
+  "Stop":[{"hooks":[{"type":"command","command":"true"}]}]}}"#,
+    );
+    let (code, diags) = lint_json(&[d.path().join("pl").to_str().unwrap()]);
+    assert_eq!(code, 0);
+    for needle in [
+        "matcher `shell` is evener's own name; hooks see `Bash`, so it never matches",
+        "regex `Bash.*` matches every tool whose name contains `Bash`",
+        "the command path `hooks/missing.sh` is relative",
+        "`timeout` is in seconds: 3000 s",
+        "evener has no continuation cap",
+    ] {
+        assert!(
+            has(&diags, needle),
+            "missing {needle:?} in {:#?}",
+            messages(&diags)
+        );
+    }
+    let rel = diags
+        .iter()
+        .find(|d| d["message"].as_str().unwrap().contains("is relative"))
+        .unwrap();
+    assert_eq!(rel["hint"], "start the path with ${CLAUDE_PLUGIN_ROOT}/");
+}
+
+#[test]
+fn peen_rules() {
+    let d = tempfile::tempdir().unwrap();
+    write(
+        d.path(),
+        "ws/.agents/hooks.yaml",
+        "version: 1\npreToolUse:\n  - name: g\n    match: {tool: run_command}\n    actions: [{type: command, command: ./check.sh}]\n  - name: g\n    match: {tool: frobnicate}\n    actions: [{type: deny, reason: x}]\n",
+    );
+    let (_, diags) = lint_json(&[d.path().to_str().unwrap()]);
+    for needle in [
+        "`tool: run_command` is not a peen tool name; it never matches",
+        "`tool: frobnicate` is not a tool peen presents",
+        "a group named `g` is already declared for preToolUse",
+        "the command path `./check.sh` is relative",
+        "the command `./check.sh` does not exist",
+    ] {
+        assert!(
+            has(&diags, needle),
+            "missing {needle:?} in {:#?}",
+            messages(&diags)
+        );
+    }
+    let hint = diags
+        .iter()
+        .find(|d| d["message"].as_str().unwrap().contains("run_command"))
+        .unwrap();
+    assert_eq!(hint["hint"], "peen names it `runCommand`");
+}
+
+#[test]
+fn discovery_finds_every_dialect_below_a_directory_and_takes_files() {
+    let d = tempfile::tempdir().unwrap();
+    write(
+        d.path(),
+        "a/.poolside/settings.yaml",
+        "hooks:\n  Bogus: []\n",
+    );
+    write(d.path(), "b/c/.agents/hooks.yaml", "version: 2\n");
+    write(
+        d.path(),
+        "plugins/p/.claude-plugin/plugin.json",
+        "{\"name\": 5}",
+    );
+    write(d.path(), "target/.agents/hooks.yaml", "version: 2\n");
+    let (_, diags) = lint_json(&[d.path().to_str().unwrap()]);
+    let files: Vec<String> = diags
+        .iter()
+        .map(|d| d["file"].as_str().unwrap_or("").to_owned())
+        .collect();
+    assert!(
+        files
+            .iter()
+            .any(|f| f.ends_with("a/.poolside/settings.yaml"))
+    );
+    assert!(files.iter().any(|f| f.ends_with("b/c/.agents/hooks.yaml")));
+    assert!(
+        files
+            .iter()
+            .any(|f| f.ends_with("plugins/p/.claude-plugin/plugin.json"))
+    );
+    assert!(
+        !files.iter().any(|f| f.contains("/target/")),
+        "target/ is not searched"
+    );
+    let (_, diags) = lint_json(&[d.path().join("b/c/.agents/hooks.yaml").to_str().unwrap()]);
+    assert_eq!(diags.len(), 1);
+    assert!(has(&diags, "`version` must be 1, found 2"));
+}
