@@ -47,16 +47,19 @@ enum Command {
     Lint(lint::LintArgs),
 }
 
-/// Sends `tracing` output to stderr when `LATCH_LOG` is set (for example
-/// `LATCH_LOG=debug`); stdout carries JSON only.
+/// Sends `tracing` output to stderr when `LATCH_LOG` names a level
+/// (`error`, `warn`, `info`, `debug`, `trace`); stdout carries JSON only.
+/// A plain level, not an `EnvFilter`: the filter's regex engine would pull
+/// the full-DFA regex build into every matcher latch compiles.
 fn init_logging() {
-    let Ok(filter) = std::env::var("LATCH_LOG") else {
+    let Ok(level) = std::env::var("LATCH_LOG") else {
         return;
     };
-    let filter = tracing_subscriber::EnvFilter::try_new(filter)
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("debug"));
+    let level = level
+        .parse::<tracing_subscriber::filter::LevelFilter>()
+        .unwrap_or(tracing_subscriber::filter::LevelFilter::DEBUG);
     let _ = tracing_subscriber::fmt()
-        .with_env_filter(filter)
+        .with_max_level(level)
         .with_writer(std::io::stderr)
         .with_ansi(false)
         .try_init();

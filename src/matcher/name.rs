@@ -2,6 +2,8 @@
 
 use std::collections::HashMap;
 
+use std::sync::OnceLock;
+
 use regex::{Regex, RegexBuilder, RegexSet, RegexSetBuilder};
 
 /// The largest compiled regex latch accepts from a configuration. A pattern
@@ -67,15 +69,15 @@ impl NameMatcher {
                 _ => NameMatcher::List(names),
             });
         }
-        // Validate the pattern as written: wrapping it first would let a
-        // broken pattern such as `a)|(.*` compile into one that matches all.
-        let raw = RegexBuilder::new(p).size_limit(REGEX_SIZE_LIMIT).build()?;
-        let regex = match mode {
-            RegexMode::Search => raw,
-            RegexMode::WholeName => RegexBuilder::new(&compiled_form(p, mode))
-                .size_limit(REGEX_SIZE_LIMIT)
-                .build()?,
-        };
+        // Validate the pattern as written (parsing only, which is cheap):
+        // wrapping it first would let a broken pattern such as `a)|(.*`
+        // compile into one that matches everything.
+        regex_syntax::Parser::new()
+            .parse(p)
+            .map_err(|e| regex::Error::Syntax(e.to_string()))?;
+        let regex = RegexBuilder::new(&compiled_form(p, mode))
+            .size_limit(REGEX_SIZE_LIMIT)
+            .build()?;
         Ok(NameMatcher::Regex {
             pattern: p.to_owned(),
             mode,
@@ -137,14 +139,18 @@ pub struct NameIndex {
     regex_positions: Vec<usize>,
     /// The regex matchers themselves, for when the set could not be built.
     regex_matchers: Vec<NameMatcher>,
-    regexes: Option<RegexSet>,
+    /// The patterns in their compiled form, for the set.
+    patterns: Vec<String>,
+    /// The combined set, built on the first selection: loading stays cheap
+    /// for commands that never select (`explain`, `lint`), and `None` inside
+    /// means the set was over its size limit.
+    regexes: OnceLock<Option<RegexSet>>,
 }
 
 impl NameIndex {
     /// Folds the matchers. Positions must be given in ascending order.
     pub fn build<'a>(matchers: impl IntoIterator<Item = (usize, &'a NameMatcher)>) -> Self {
         let mut index = NameIndex::default();
-        let mut patterns = Vec::new();
         for (pos, m) in matchers {
             match m {
                 NameMatcher::Any => index.any.push(pos),
@@ -158,27 +164,27 @@ impl NameIndex {
                     }
                 }
                 NameMatcher::Regex { pattern, mode, .. } => {
-                    patterns.push(compiled_form(pattern, *mode));
+                    index.patterns.push(compiled_form(pattern, *mode));
                     index.regex_positions.push(pos);
                     index.regex_matchers.push(m.clone());
                 }
             }
         }
-        if !patterns.is_empty() {
-            // Each pattern compiled on its own already; the set only fails if
-            // the combined size is over the limit, and then the per-regex
-            // fallback below keeps selection correct.
-            index.regexes = RegexSetBuilder::new(&patterns)
-                .size_limit(REGEX_SIZE_LIMIT * 8)
-                .build()
-                .ok();
-            // The first search allocates the set's scratch space; do it at
-            // load so the first event does not pay for it.
-            if let Some(set) = &index.regexes {
-                let _ = set.is_match("");
-            }
-        }
         index
+    }
+
+    fn set(&self) -> Option<&RegexSet> {
+        self.regexes
+            .get_or_init(|| {
+                // Each pattern compiled on its own already; the set only
+                // fails if the combined size is over the limit, and then the
+                // per-regex fallback in `select` keeps selection correct.
+                RegexSetBuilder::new(&self.patterns)
+                    .size_limit(REGEX_SIZE_LIMIT * 8)
+                    .build()
+                    .ok()
+            })
+            .as_ref()
     }
 
     /// Positions whose matcher accepts `name`, ascending.
@@ -187,16 +193,15 @@ impl NameIndex {
         if let Some(ps) = self.exact.get(name) {
             out.extend_from_slice(ps);
         }
-        match &self.regexes {
-            Some(set) if !self.regex_positions.is_empty() => {
-                out.extend(set.matches(name).iter().map(|i| self.regex_positions[i]));
-            }
-            _ => {
-                // The combined set was over its size limit: match one by one.
-                for (pos, m) in self.regex_positions.iter().zip(&self.regex_matchers) {
-                    if m.matches(name) {
-                        out.push(*pos);
-                    }
+        if self.regex_positions.is_empty() {
+            // nothing to search
+        } else if let Some(set) = self.set() {
+            out.extend(set.matches(name).iter().map(|i| self.regex_positions[i]));
+        } else {
+            // The combined set was over its size limit: match one by one.
+            for (pos, m) in self.regex_positions.iter().zip(&self.regex_matchers) {
+                if m.matches(name) {
+                    out.push(*pos);
                 }
             }
         }
@@ -273,7 +278,7 @@ mod tests {
             })
             .collect();
         let idx = NameIndex::build(big.iter().enumerate());
-        assert!(idx.regexes.is_none(), "the set should be over its limit");
+        assert!(idx.set().is_none(), "the set should be over its limit");
         assert_eq!(idx.select("aX7b"), vec![7]);
     }
 
