@@ -64,11 +64,14 @@ impl ConfigArgs {
         let mut engine = Engine::new().with_dialect(pool);
         let limits = peen::Limits::from_env(diags);
         engine = engine.with_dialect(Peen::load(peen::Options {
-            config_dir: self.peen_config_dir.or_else(|| {
-                std::env::var_os("PEEN_CONFIG_DIR")
-                    .filter(|v| !v.is_empty())
-                    .map(PathBuf::from)
-            }),
+            config_dir: self
+                .peen_config_dir
+                .map(|p| std::path::absolute(&p).unwrap_or(p))
+                .or_else(|| {
+                    std::env::var_os("PEEN_CONFIG_DIR")
+                        .filter(|v| !v.is_empty())
+                        .map(PathBuf::from)
+                }),
             workspace: event.workdir(project.as_deref()),
             limits,
         }));

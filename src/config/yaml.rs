@@ -96,10 +96,12 @@ fn bare_message(rendered: &str) -> String {
 /// serde-saphyr's messages sometimes end with advice for its API users,
 /// which means nothing to someone editing a settings file.
 fn without_api_advice(message: String) -> String {
-    match message.split_once(", set DuplicateKeyPolicy") {
-        Some((head, _)) => head.to_owned(),
-        None => message,
+    for advice in [", set DuplicateKeyPolicy", "; use from_str_multiple"] {
+        if let Some((head, _)) = message.split_once(advice) {
+            return head.to_owned();
+        }
     }
+    message
 }
 
 impl From<Spanned<Value>> for Node {

@@ -205,7 +205,7 @@ fn timeouts_kill_the_group_and_default_from_the_environment() {
     assert_eq!(f.runs()[0]["error"], "timeout");
     assert_eq!(
         f.reasons(),
-        ["hook action g/c failed: timed out after 0.3s"]
+        ["hook action g/c failed: timed out after 300ms"]
     );
     assert!(wait_dead(read_pid(&l.ws().join("pid"))));
     let l = with_script("preWriteFile", "sleep 5", "");

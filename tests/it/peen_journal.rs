@@ -269,3 +269,11 @@ fn each_compaction_round_is_its_own_checkpoint() {
         "round 5 reused, round 1 and 5 each ran once"
     );
 }
+
+#[test]
+fn events_no_group_handles_leave_no_checkpoint() {
+    let l = Layers::new().workspace_hooks("version: 1\npreToolUse:\n  - actions: [{type: inject, message: x}]\n");
+    l.fire(&turn_start(&l));
+    let session = Session::open(&l.root.path().join("state"), "s1").unwrap();
+    assert!(Journal::new(&session).read().unwrap().is_empty());
+}

@@ -52,6 +52,10 @@ pub struct EventResult {
     pub events: Vec<PublishedEvent>,
     /// Warnings for the user.
     pub warnings: Vec<String>,
+    /// The deny blocks the turn whatever the event (an uncertain checkpoint
+    /// needs inspection even on postCompact).
+    #[serde(default)]
+    pub blocks_always: bool,
 }
 
 /// How one action ended.
@@ -108,7 +112,13 @@ pub async fn dispatch(peen: &Peen, event: &Event, cx: &DispatchContext<'_>) -> O
         .or_else(|| event.id.clone());
     for pe in events {
         let started = Instant::now();
-        debug!(hook_event = %pe, "hook event started");
+        debug!(
+            hook_event = %pe,
+            session_id = event.session_id.as_deref().unwrap_or(""),
+            turn_id = event.turn_id.as_deref().unwrap_or(""),
+            request_id = event.request_id.as_deref().unwrap_or(""),
+            "hook event started"
+        );
         // One checkpoint per turn and event; a turn may compact more than
         // once, so compaction checkpoints also carry their round.
         let round = event
@@ -118,10 +128,19 @@ pub async fn dispatch(peen: &Peen, event: &Event, cx: &DispatchContext<'_>) -> O
             .filter(|_| matches!(pe, PeenEvent::Lifecycle("preCompact" | "postCompact")))
             .map(|r| format!("/round-{r}"))
             .unwrap_or_default();
+        // A child agent keeps its own checkpoints.
+        let agent = event
+            .agent_run_id
+            .as_deref()
+            .map(|a| format!("/agent-{a}"))
+            .unwrap_or_default();
+        // Events no group handles leave no checkpoint (the journal would
+        // only grow).
+        let handled = peen.groups_for(&pe).next().is_some();
         let key = turn
             .as_ref()
-            .filter(|_| pe.journaled() && cx.session.dir().is_some())
-            .map(|t| format!("{t}/{pe}{round}"));
+            .filter(|_| handled && pe.journaled() && cx.session.dir().is_some())
+            .map(|t| format!("{t}/{pe}{round}{agent}"));
         let journal = Journal::new(cx.session);
         let mut runs = Vec::new();
         let result = match key.as_ref().map(|k| journal.begin(k, DIALECT, &pe.name())) {
@@ -156,6 +175,7 @@ pub async fn dispatch(peen: &Peen, event: &Event, cx: &DispatchContext<'_>) -> O
                         entry.key
                     ),
                 )),
+                blocks_always: true,
                 ..EventResult::default()
             },
             Some(Err(e)) => {
@@ -275,6 +295,11 @@ fn apply(out: &mut Outcome, pe: &PeenEvent, event: &Event, r: EventResult) -> bo
     let Some((hook, reason)) = r.deny else {
         return false;
     };
+    if r.blocks_always {
+        out.decision = Decision::Deny;
+        out.reasons.push(Reason { hook, text: reason });
+        return true;
+    }
     match pe {
         PeenEvent::Lifecycle("turnCancelled") => {
             out.warnings.push(format!(
@@ -284,7 +309,7 @@ fn apply(out: &mut Outcome, pe: &PeenEvent, event: &Event, r: EventResult) -> bo
         }
         PeenEvent::Lifecycle("postCompact") => {
             out.warnings.push(format!(
-                "peen: {hook} denied postCompact; the summary is already stored ({reason})"
+                "peen: {hook} denied on postCompact; the summary is already stored ({reason})"
             ));
             false
         }
@@ -698,23 +723,55 @@ fn event_entry(item: &Value) -> Result<EventSpec, String> {
     };
     Ok(EventSpec {
         event_type: event_type.to_owned(),
-        summary: m
-            .get("summary")
-            .and_then(Value::as_str)
-            .unwrap_or("")
-            .to_owned(),
+        summary: match m.get("summary") {
+            None | Some(Value::Null) => String::new(),
+            Some(Value::String(s)) => s.clone(),
+            Some(_) => return Err(format!("the summary of {event_type} must be a string")),
+        },
         data,
         delivery,
     })
 }
 
-/// A duration as Go prints short ones (`30s`, `1.5s`, `5m0s`).
+/// A duration as Go's `Duration.String` prints it: `300ms`, `1.5s`,
+/// `1m30s`, `1h0m0s`.
 fn go_duration_text(d: std::time::Duration) -> String {
+    let nanos = d.as_nanos();
+    let trim = |v: f64| {
+        let s = format!("{v:.9}");
+        s.trim_end_matches('0').trim_end_matches('.').to_owned()
+    };
+    if nanos < 1_000 {
+        return format!("{nanos}ns");
+    }
+    if nanos < 1_000_000 {
+        return format!("{}µs", trim(nanos as f64 / 1e3));
+    }
+    if nanos < 1_000_000_000 {
+        return format!("{}ms", trim(nanos as f64 / 1e6));
+    }
     let secs = d.as_secs_f64();
-    if secs < 60.0 {
-        format!("{secs}s")
-    } else {
-        let m = (secs / 60.0).floor();
-        format!("{m}m{}s", secs - m * 60.0)
+    let h = (secs / 3600.0).floor();
+    let m = ((secs - h * 3600.0) / 60.0).floor();
+    let s = secs - h * 3600.0 - m * 60.0;
+    match (h > 0.0, m > 0.0) {
+        (true, _) => format!("{h}h{m}m{}s", trim(s)),
+        (false, true) => format!("{m}m{}s", trim(s)),
+        _ => format!("{}s", trim(s)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations_print_as_go_does() {
+        use std::time::Duration;
+        assert_eq!(go_duration_text(Duration::from_millis(300)), "300ms");
+        assert_eq!(go_duration_text(Duration::from_millis(1500)), "1.5s");
+        assert_eq!(go_duration_text(Duration::from_secs(90)), "1m30s");
+        assert_eq!(go_duration_text(Duration::from_secs(3600)), "1h0m0s");
+        assert_eq!(go_duration_text(Duration::from_secs(30)), "30s");
     }
 }

@@ -99,7 +99,7 @@ impl Match {
                 continue;
             }
             if let Some(exts) = &self.extensions {
-                let ext = p.extension().map(|e| format!(".{}", e.to_string_lossy()));
+                let ext = go_ext(p);
                 if !ext.is_some_and(|e| exts.contains(&e)) {
                     reason = format!("no affected path has an extension in [{}]", exts.join(", "));
                     continue;
@@ -123,7 +123,7 @@ impl Check {
             });
         }
         if let Some(eq) = &self.equals
-            && value != Some(eq)
+            && !value.is_some_and(|v| json_equal(v, eq))
         {
             return Err(match value {
                 Some(v) => format!("input {ptr} is {v}, not {eq}"),
@@ -149,6 +149,30 @@ impl Check {
             }
         }
         Ok(())
+    }
+}
+
+/// Go's `filepath.Ext`: the suffix from the last dot of the file name, so
+/// `.gitignore` is its own extension and `Makefile` has none.
+fn go_ext(p: &Path) -> Option<String> {
+    let name = p.file_name()?.to_string_lossy();
+    name.rfind('.').map(|i| name[i..].to_owned())
+}
+
+/// Equality as Go sees decoded JSON: every number is a float64, so `5`
+/// equals `5.0`.
+fn json_equal(a: &Value, b: &Value) -> bool {
+    match (a, b) {
+        (Value::Number(x), Value::Number(y)) => x.as_f64() == y.as_f64(),
+        (Value::Array(x), Value::Array(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(a, b)| json_equal(a, b))
+        }
+        (Value::Object(x), Value::Object(y)) => {
+            x.len() == y.len()
+                && x.iter()
+                    .all(|(k, v)| y.get(k).is_some_and(|w| json_equal(v, w)))
+        }
+        _ => a == b,
     }
 }
 
@@ -264,6 +288,19 @@ mod tests {
         assert_eq!(go_text(&json!(null)), "<nil>");
         assert_eq!(go_text(&json!({"b": 1, "a": "x"})), "map[a:x b:1]");
         assert_eq!(go_text(&json!([1, "x"])), "[1 x]");
+    }
+
+    #[test]
+    fn go_extensions_and_numeric_equality() {
+        assert_eq!(
+            go_ext(Path::new("/w/.gitignore")).as_deref(),
+            Some(".gitignore")
+        );
+        assert_eq!(go_ext(Path::new("/w/a.tar.gz")).as_deref(), Some(".gz"));
+        assert_eq!(go_ext(Path::new("/w/Makefile")), None);
+        assert!(json_equal(&json!(5), &json!(5.0)));
+        assert!(json_equal(&json!({"a": [1]}), &json!({"a": [1.0]})));
+        assert!(!json_equal(&json!("5"), &json!(5)));
     }
 
     #[test]

@@ -100,6 +100,8 @@ pub fn affected_paths(event: &Event, cwd: &Path) -> Vec<PathBuf> {
 /// unified diff (without `a/`/`b/` prefixes and `/dev/null`).
 pub fn patch_paths(patch: &str) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
+    // In peen's own format `-`/`+` lines are hunk content, not headers.
+    let peen_format = patch.contains("*** Begin Patch");
     for line in patch.lines() {
         let found = [
             "*** Add File: ",
@@ -111,6 +113,9 @@ pub fn patch_paths(patch: &str) -> Vec<String> {
         .find_map(|h| line.strip_prefix(h))
         .map(str::to_owned)
         .or_else(|| {
+            if peen_format {
+                return None;
+            }
             ["+++ ", "--- "]
                 .iter()
                 .find_map(|h| line.strip_prefix(h))
@@ -230,6 +235,8 @@ mod tests {
     fn patch_headers_and_unified_diffs() {
         let p = "*** Begin Patch\n*** Update File: src/a.go\n@@\n*** Add File: b.md\n*** Move to: c.go\n*** End Patch";
         assert_eq!(patch_paths(p), ["src/a.go", "b.md", "c.go"]);
+        let hunk = "*** Begin Patch\n*** Update File: a.go\n@@\n--- x\n+++ y\n*** End Patch";
+        assert_eq!(patch_paths(hunk), ["a.go"], "hunk lines are not headers");
         let d = "--- a/x.go\t2024\n+++ b/x.go\n--- /dev/null\n+++ b/new.go\n";
         assert_eq!(patch_paths(d), ["x.go", "new.go"]);
     }
