@@ -10,7 +10,7 @@ use latch::explain::Explanation;
 
 use super::config::ConfigArgs;
 use super::exit;
-use super::fire::read_event;
+use super::fire::read_valid_event;
 
 /// Output formats.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -36,17 +36,10 @@ pub struct ExplainArgs {
 
 /// Runs `latch explain` and returns its exit code.
 pub fn run(args: ExplainArgs) -> u8 {
-    let event = match read_event(args.event.as_ref()) {
+    let event = match read_valid_event(args.event.as_ref()) {
         Ok(e) => e,
-        Err(msg) => {
-            eprintln!("latch: error: {msg}");
-            return exit::BAD_EVENT;
-        }
+        Err(code) => return code,
     };
-    if let Err(e) = event.validate() {
-        eprintln!("latch: error: invalid event: {e}");
-        return exit::BAD_EVENT;
-    }
     let mut diags = Vec::new();
     let engine = args.config.engine(&event, &mut diags);
     let mut stderr = io::stderr().lock();

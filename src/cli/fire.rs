@@ -32,17 +32,10 @@ pub struct FireArgs {
 
 /// Runs `latch fire` and returns its exit code.
 pub async fn run(args: FireArgs) -> u8 {
-    let event = match read_event(args.event.as_ref()) {
+    let event = match read_valid_event(args.event.as_ref()) {
         Ok(e) => e,
-        Err(msg) => {
-            eprintln!("latch: error: {msg}");
-            return exit::BAD_EVENT;
-        }
+        Err(code) => return code,
     };
-    if let Err(e) = event.validate() {
-        eprintln!("latch: error: invalid event: {e}");
-        return exit::BAD_EVENT;
-    }
     let mut diags = Vec::new();
     let engine = args.config.engine(&event, &mut diags);
     for d in &diags {
@@ -99,8 +92,22 @@ pub async fn run(args: FireArgs) -> u8 {
     }
 }
 
+/// Reads and validates one event; on failure prints why and returns the
+/// exit code.
+pub fn read_valid_event(path: Option<&PathBuf>) -> Result<Event, u8> {
+    let event = read_event(path).map_err(|msg| {
+        eprintln!("latch: error: {msg}");
+        exit::BAD_EVENT
+    })?;
+    event.validate().map_err(|e| {
+        eprintln!("latch: error: invalid event: {e}");
+        exit::BAD_EVENT
+    })?;
+    Ok(event)
+}
+
 /// Reads one event from a file, or stdin when `path` is `None`.
-pub fn read_event(path: Option<&PathBuf>) -> Result<Event, String> {
+fn read_event(path: Option<&PathBuf>) -> Result<Event, String> {
     let (bytes, from) = match path {
         Some(p) => (
             std::fs::read(p).map_err(|e| format!("cannot read {}: {e}", p.display()))?,

@@ -81,11 +81,7 @@ impl Plugins {
             .write_stdin(serde_json::to_vec(event).unwrap())
             .output()
             .unwrap();
-        Fired {
-            code: out.status.code().unwrap_or(-1),
-            outcome: serde_json::from_slice(&out.stdout).unwrap_or(Value::Null),
-            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-        }
+        Fired::from_output(&out)
     }
 }
 

@@ -59,11 +59,7 @@ impl Example {
             .write_stdin(event)
             .output()
             .unwrap();
-        Fired {
-            code: out.status.code().unwrap_or(-1),
-            outcome: serde_json::from_slice(&out.stdout).unwrap_or(Value::Null),
-            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-        }
+        Fired::from_output(&out)
     }
 }
 
@@ -154,7 +150,7 @@ fn announce_policy_injects_context_at_session_start() {
 
 /// The evener example plugins, fired through the real binary.
 mod evener {
-    use serde_json::{Value, json};
+    use serde_json::json;
 
     use crate::util::{Fired, latch};
 
@@ -177,11 +173,7 @@ mod evener {
             cmd.arg("--plugin-dir").arg(root.join(p));
         }
         let out = cmd.output().unwrap();
-        Fired {
-            code: out.status.code().unwrap_or(-1),
-            outcome: serde_json::from_slice(&out.stdout).unwrap_or(Value::Null),
-            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-        }
+        Fired::from_output(&out)
     }
 
     #[test]
@@ -295,11 +287,7 @@ mod peen {
             .write_stdin(serde_json::to_vec(&event).unwrap())
             .output()
             .unwrap();
-        Fired {
-            code: out.status.code().unwrap_or(-1),
-            outcome: serde_json::from_slice(&out.stdout).unwrap_or(Value::Null),
-            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-        }
+        Fired::from_output(&out)
     }
 
     fn tool(ws: &Path, kind: &str, name: &str, input: Value) -> Value {

@@ -11,6 +11,30 @@ use latch::journal::{Journal, Resolution, RunState};
 use crate::peen_util::Layers;
 use crate::util::{read_pid, wait_dead};
 
+/// Starts `latch fire` with the turn_start event, in the background.
+fn spawn_turn_start(l: &Layers) -> std::process::Child {
+    let mut child = Command::new(assert_cmd::cargo::cargo_bin("latch"))
+        .args(["fire", "--project"])
+        .arg(l.ws())
+        .arg("--home")
+        .arg(l.root.path().join("home"))
+        .arg("--state-dir")
+        .arg(l.root.path().join("state"))
+        .env_remove("PEEN_CONFIG_DIR")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(&serde_json::to_vec(&turn_start(l)).unwrap())
+        .unwrap();
+    child
+}
+
 fn turn_start(l: &Layers) -> serde_json::Value {
     json!({"event": "turn_start", "session_id": "s1", "turn_id": "t1", "cwd": l.ws(), "model": "m"})
 }
@@ -50,25 +74,7 @@ fn a_hook_interrupted_by_a_crash_is_uncertain_until_resolved() {
         "version: 1\nturnStart:\n  - actions: [{type: command, command: sh, args: [\"-c\", \"echo $$ >> started; sleep 1000\"]}]\n",
     );
     // Run latch and kill it with SIGKILL while the hook runs: a crash.
-    let mut child = Command::new(assert_cmd::cargo::cargo_bin("latch"))
-        .args(["fire", "--project"])
-        .arg(l.ws())
-        .arg("--home")
-        .arg(l.root.path().join("home"))
-        .arg("--state-dir")
-        .arg(l.root.path().join("state"))
-        .env_remove("PEEN_CONFIG_DIR")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(&serde_json::to_vec(&turn_start(&l)).unwrap())
-        .unwrap();
+    let mut child = spawn_turn_start(&l);
     let hook = read_pid(&l.ws().join("started"));
     child.kill().unwrap();
     child.wait().unwrap();
@@ -220,25 +226,7 @@ fn a_hook_cancelled_by_sigterm_stays_uncertain() {
     let l = Layers::new().workspace_hooks(
         "version: 1\nturnStart:\n  - actions: [{type: command, command: sh, args: [\"-c\", \"echo $$ >> started; sleep 1000\"], onFailure: continue}]\n",
     );
-    let mut child = Command::new(assert_cmd::cargo::cargo_bin("latch"))
-        .args(["fire", "--project"])
-        .arg(l.ws())
-        .arg("--home")
-        .arg(l.root.path().join("home"))
-        .arg("--state-dir")
-        .arg(l.root.path().join("state"))
-        .env_remove("PEEN_CONFIG_DIR")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(&serde_json::to_vec(&turn_start(&l)).unwrap())
-        .unwrap();
+    let mut child = spawn_turn_start(&l);
     let hook = read_pid(&l.ws().join("started"));
     let pid = rustix::process::Pid::from_raw(child.id() as i32).unwrap();
     rustix::process::kill_process(pid, rustix::process::Signal::TERM).unwrap();
@@ -272,7 +260,8 @@ fn each_compaction_round_is_its_own_checkpoint() {
 
 #[test]
 fn events_no_group_handles_leave_no_checkpoint() {
-    let l = Layers::new().workspace_hooks("version: 1\npreToolUse:\n  - actions: [{type: inject, message: x}]\n");
+    let l = Layers::new()
+        .workspace_hooks("version: 1\npreToolUse:\n  - actions: [{type: inject, message: x}]\n");
     l.fire(&turn_start(&l));
     let session = Session::open(&l.root.path().join("state"), "s1").unwrap();
     assert!(Journal::new(&session).read().unwrap().is_empty());

@@ -24,6 +24,15 @@ pub struct Fired {
 }
 
 impl Fired {
+    /// Reads a finished `latch` process: exit code, JSON outcome, stderr.
+    pub fn from_output(out: &Output) -> Fired {
+        Fired {
+            code: out.status.code().unwrap_or(-1),
+            outcome: serde_json::from_slice(&out.stdout).unwrap_or(Value::Null),
+            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        }
+    }
+
     /// The `runs` array.
     pub fn runs(&self) -> &Vec<Value> {
         self.outcome["runs"].as_array().expect("runs is an array")
@@ -132,13 +141,7 @@ impl Project {
     /// Runs `latch fire` with extra flags.
     pub fn fire_with(&self, event: &Value, extra: &[&str]) -> Fired {
         let out = self.fire_raw(&serde_json::to_vec(event).expect("json"), extra);
-        let stdout = String::from_utf8_lossy(&out.stdout);
-        let outcome = serde_json::from_str(&stdout).unwrap_or(Value::Null);
-        Fired {
-            code: out.status.code().unwrap_or(-1),
-            outcome,
-            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
-        }
+        Fired::from_output(&out)
     }
 
     /// Runs `latch fire` with raw stdin bytes.
