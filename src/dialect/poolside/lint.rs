@@ -112,6 +112,7 @@ fn lint_hook(cfg: &Poolside, pe: PoolEvent, hook: &Hook, out: &mut Vec<Diagnosti
                             ),
                         )
                         .for_event(ev)
+                        .at(hook.matcher_at.or(hook.source.position))
                         .with_hint(format!("poolside calls this tool `{pool}`")),
                     );
                 }
@@ -123,6 +124,7 @@ fn lint_hook(cfg: &Poolside, pe: PoolEvent, hook: &Hook, out: &mut Vec<Diagnosti
                 out.push(
                     at(hook, Severity::Warning, format!("regex `{pattern}` matches every tool whose name starts with `{prefix}`, not only `{prefix}`"))
                         .for_event(ev)
+                        .at(hook.matcher_at.or(hook.source.position))
                         .with_hint(format!("for exactly that tool, write `{prefix}`")),
                 );
             }
@@ -134,12 +136,13 @@ fn lint_hook(cfg: &Poolside, pe: PoolEvent, hook: &Hook, out: &mut Vec<Diagnosti
                     format!("the matcher is ignored on {ev}; this hook runs on every {ev}"),
                 )
                 .for_event(ev)
+                .at(hook.matcher_at.or(hook.source.position))
                 .with_hint("write `matcher: \"*\"`"),
             );
         }
     }
     if let Some(msg) = millis_timeout(hook.timeout.as_secs_f64()) {
-        out.push(at(hook, Severity::Warning, msg).for_event(ev));
+        out.push(at(hook, Severity::Warning, msg).for_event(ev).at(hook.timeout_at.or(hook.source.position)));
     }
     if let Some(program) = shell_program(&hook.command) {
         for (sev, msg, hint) in check_program(

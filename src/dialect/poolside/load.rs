@@ -71,6 +71,10 @@ pub struct Hook {
     pub command: String,
     /// Where the command is written.
     pub command_at: Option<Position>,
+    /// Where the matcher is written, if it is.
+    pub matcher_at: Option<Position>,
+    /// Where the timeout is written, if it is.
+    pub timeout_at: Option<Position>,
     /// The matcher (`*` when omitted).
     pub matcher: Matcher,
     /// The time limit.
@@ -388,6 +392,8 @@ impl Loader<'_> {
             label,
             command,
             command_at: item.get("command").map(|c| c.position),
+            matcher_at: item.get("matcher").map(|c| c.position),
+            timeout_at: item.get("timeout").map(|c| c.position),
             matcher,
             timeout,
             source: SourceRef {
