@@ -56,6 +56,7 @@ pub mod lint;
 pub mod matcher;
 pub mod outcome;
 pub mod run;
+pub mod scenario;
 pub mod session;
 pub mod text;
 

@@ -4,6 +4,7 @@ mod config;
 mod explain;
 mod fire;
 mod lint;
+mod test;
 
 use std::process::ExitCode;
 
@@ -24,6 +25,8 @@ pub mod exit {
     pub const LINT_WARNINGS: u8 = 1;
     /// `lint` found errors.
     pub const LINT_ERRORS: u8 = 5;
+    /// `test`: a case failed.
+    pub const TEST_FAILED: u8 = 1;
 }
 
 /// latch: a hook engine for AI coding agents.
@@ -45,6 +48,9 @@ enum Command {
     /// Find every hook configuration under the given paths and report every
     /// problem: load errors and likely mistakes.
     Lint(lint::LintArgs),
+    /// Run hook test scenarios: events through real hooks, checked against
+    /// expected outcomes.
+    Test(test::TestArgs),
 }
 
 /// Sends `tracing` output to stderr when `LATCH_LOG` names a level
@@ -82,6 +88,7 @@ pub fn run(cli: Cli) -> ExitCode {
         Command::Fire(args) => runtime.block_on(fire::run(args)),
         Command::Explain(args) => explain::run(args),
         Command::Lint(args) => lint::run(args),
+        Command::Test(args) => runtime.block_on(test::run(args)),
     };
     ExitCode::from(code)
 }

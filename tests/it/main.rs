@@ -29,4 +29,5 @@ mod poolside_stop;
 mod props;
 mod readme;
 mod runner;
+mod scenarios;
 mod util;

@@ -142,7 +142,11 @@ fn lint_hook(cfg: &Poolside, pe: PoolEvent, hook: &Hook, out: &mut Vec<Diagnosti
         }
     }
     if let Some(msg) = millis_timeout(hook.timeout.as_secs_f64()) {
-        out.push(at(hook, Severity::Warning, msg).for_event(ev).at(hook.timeout_at.or(hook.source.position)));
+        out.push(
+            at(hook, Severity::Warning, msg)
+                .for_event(ev)
+                .at(hook.timeout_at.or(hook.source.position)),
+        );
     }
     if let Some(program) = shell_program(&hook.command) {
         for (sev, msg, hint) in check_program(

@@ -1,0 +1,77 @@
+//! `latch test`: run hook test scenarios.
+
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+
+use clap::Args;
+
+use latch::scenario::Scenario;
+
+use super::exit;
+
+/// Flags of `latch test`.
+#[derive(Debug, Args)]
+pub struct TestArgs {
+    /// Scenario files, or directories whose `*.yaml` files are scenarios.
+    #[arg(value_name = "FILES", required = true)]
+    files: Vec<PathBuf>,
+}
+
+/// Runs `latch test`: one line per case, a diff for each failure, and a
+/// closing `N passed, M failed` line. Exit 1 when a case fails, 3 when a
+/// scenario cannot be read.
+pub async fn run(args: TestArgs) -> u8 {
+    let mut files = Vec::new();
+    for f in &args.files {
+        collect(f, &mut files);
+    }
+    let mut out = io::stdout().lock();
+    let (mut passed, mut failed, mut broken) = (0usize, 0usize, 0usize);
+    for file in files {
+        let _ = writeln!(out, "{}", file.display());
+        let scenario = match Scenario::load(&file) {
+            Ok(s) => s,
+            Err(e) => {
+                let _ = writeln!(out, "  error {e}");
+                broken += 1;
+                continue;
+            }
+        };
+        for result in scenario.run().await {
+            if result.failures.is_empty() {
+                passed += 1;
+                let _ = writeln!(out, "  ok    {}", result.name);
+            } else {
+                failed += 1;
+                let _ = writeln!(out, "  FAIL  {}", result.name);
+                for f in &result.failures {
+                    let _ = writeln!(out, "        {f}");
+                }
+            }
+        }
+    }
+    let _ = writeln!(out, "{passed} passed, {failed} failed");
+    if broken > 0 {
+        exit::BAD_EVENT
+    } else if failed > 0 {
+        exit::TEST_FAILED
+    } else {
+        exit::OK
+    }
+}
+
+fn collect(path: &Path, out: &mut Vec<PathBuf>) {
+    if path.is_dir() {
+        let mut entries: Vec<PathBuf> = std::fs::read_dir(path)
+            .map(|rd| rd.filter_map(Result::ok).map(|e| e.path()).collect())
+            .unwrap_or_default();
+        entries.sort();
+        out.extend(
+            entries
+                .into_iter()
+                .filter(|p| p.extension().is_some_and(|e| e == "yaml" || e == "yml")),
+        );
+    } else {
+        out.push(path.to_path_buf());
+    }
+}

@@ -1,0 +1,206 @@
+//! Hook test scenarios: a YAML file names a dialect and its configuration,
+//! then cases (an event and what its outcome must show). Hooks run for
+//! real; `latch test` prints one line per case and a diff for each failure.
+//! The format is documented in `docs/testing.md`.
+
+mod expect;
+
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use crate::config::yaml;
+use crate::dialect::evener::{self, Evener};
+use crate::dialect::peen::{self, Peen};
+use crate::dialect::poolside::{Poolside, Sources};
+use crate::engine::Engine;
+use crate::event::Event;
+use crate::session::Session;
+
+pub use expect::check;
+
+/// One parsed scenario file.
+#[derive(Debug)]
+pub struct Scenario {
+    /// The file it came from.
+    pub file: PathBuf,
+    /// `poolside`, `evener` or `peen`.
+    pub dialect: String,
+    /// The configuration directory (a copy, when inline files are given).
+    pub dir: PathBuf,
+    /// The cases, in order.
+    pub cases: Vec<Case>,
+    /// Keeps the inline configuration's temp directory alive.
+    _temp: Option<tempfile::TempDir>,
+}
+
+/// One case: an event and its expectations.
+#[derive(Debug, Clone)]
+pub struct Case {
+    /// Its name (or `case N`).
+    pub name: String,
+    /// The event, as JSON.
+    pub event: Value,
+    /// The `expect` mapping, as JSON.
+    pub expect: Value,
+}
+
+/// The result of one case.
+#[derive(Debug, Clone)]
+pub struct CaseResult {
+    /// The case name.
+    pub name: String,
+    /// Every expectation that did not hold, as `field: expected …, got …`.
+    pub failures: Vec<String>,
+}
+
+impl Scenario {
+    /// Reads a scenario file. Inline `files` are written into a temp
+    /// directory (a file starting with `#!` is made executable).
+    pub fn load(file: &Path) -> Result<Scenario, String> {
+        let text = std::fs::read_to_string(file).map_err(|e| format!("{}: {e}", file.display()))?;
+        let root = yaml::parse(&text).map_err(|e| {
+            let at = e
+                .position
+                .map(|p| format!(":{}:{}", p.line, p.column))
+                .unwrap_or_default();
+            format!("{}{at}: invalid YAML: {}", file.display(), e.message)
+        })?;
+        let doc = root.to_json();
+        let dialect = doc["dialect"]
+            .as_str()
+            .filter(|d| ["poolside", "evener", "peen"].contains(d))
+            .ok_or_else(|| {
+                format!(
+                    "{}: `dialect` must be poolside, evener or peen",
+                    file.display()
+                )
+            })?
+            .to_owned();
+        let base = file.parent().unwrap_or(Path::new("."));
+        let config = &doc["config"];
+        let (dir, temp) = if let Some(p) = config["path"].as_str() {
+            (
+                crate::config::normalize(
+                    &std::path::absolute(base.join(p)).unwrap_or_else(|_| base.join(p)),
+                ),
+                None,
+            )
+        } else if let Some(files) = config["files"].as_object() {
+            let temp =
+                tempfile::tempdir().map_err(|e| format!("cannot make a temp directory: {e}"))?;
+            for (rel, content) in files {
+                let text = content.as_str().ok_or_else(|| {
+                    format!("{}: config.files.{rel} must be text", file.display())
+                })?;
+                write_file(temp.path(), rel, text)?;
+            }
+            (temp.path().to_path_buf(), Some(temp))
+        } else {
+            return Err(format!(
+                "{}: `config` needs `path` or `files`",
+                file.display()
+            ));
+        };
+        let cases = doc["cases"]
+            .as_array()
+            .ok_or_else(|| format!("{}: `cases` must be a list", file.display()))?
+            .iter()
+            .enumerate()
+            .map(|(i, c)| Case {
+                name: c["name"]
+                    .as_str()
+                    .map_or_else(|| format!("case {}", i + 1), str::to_owned),
+                event: c["event"].clone(),
+                expect: c["expect"].clone(),
+            })
+            .collect();
+        Ok(Scenario {
+            file: file.to_path_buf(),
+            dialect,
+            dir,
+            cases,
+            _temp: temp,
+        })
+    }
+
+    /// Runs every case in order against one session (so session state, such
+    /// as the Stop continuation counter, carries from case to case).
+    pub async fn run(&self) -> Vec<CaseResult> {
+        let state = tempfile::tempdir().ok();
+        let mut results = Vec::new();
+        for case in &self.cases {
+            let mut event_json = case.event.clone();
+            if self.dialect == "peen"
+                && event_json.get("cwd").is_none()
+                && let Some(obj) = event_json.as_object_mut()
+            {
+                obj.insert("cwd".into(), Value::from(self.dir.to_string_lossy()));
+            }
+            let failures = match serde_json::from_value::<Event>(event_json) {
+                Err(e) => vec![format!("event: not a valid event: {e}")],
+                Ok(event) => {
+                    let engine = self.engine(&event);
+                    let session = match (&state, &event.session_id) {
+                        (Some(dir), Some(id)) => Session::open(dir.path(), id)
+                            .unwrap_or_else(|_| Session::in_memory(None)),
+                        _ => Session::in_memory(None),
+                    };
+                    match engine.dispatch(&event, &session).await {
+                        Ok(outcome) => check(
+                            &case.expect,
+                            &serde_json::to_value(&outcome).unwrap_or(Value::Null),
+                        ),
+                        Err(e) => vec![format!("event: {e}")],
+                    }
+                }
+            };
+            results.push(CaseResult {
+                name: case.name.clone(),
+                failures,
+            });
+        }
+        results
+    }
+
+    fn engine(&self, event: &Event) -> Engine {
+        match self.dialect.as_str() {
+            "poolside" => Engine::new().with_dialect(Poolside::load(&Sources {
+                project: Some(self.dir.clone()),
+                ..Sources::default()
+            })),
+            "evener" => Engine::new().with_dialect(Evener::load(evener::Options {
+                plugin_dirs: vec![self.dir.clone()],
+                project: Some(
+                    event
+                        .workdir(Some(&self.dir))
+                        .unwrap_or_else(|| self.dir.clone()),
+                ),
+                ..evener::Options::default()
+            })),
+            _ => Engine::new().with_dialect(Peen::load(peen::Options {
+                workspace: Some(self.dir.clone()),
+                ..peen::Options::default()
+            })),
+        }
+    }
+}
+
+fn write_file(root: &Path, rel: &str, text: &str) -> Result<(), String> {
+    use std::os::unix::fs::PermissionsExt;
+    let path = root.join(rel);
+    if !crate::config::normalize(&path).starts_with(root) {
+        return Err(format!(
+            "config.files: {rel} leaves the scenario's directory"
+        ));
+    }
+    if let Some(parent) = path.parent() {
+        std::fs::create_dir_all(parent).map_err(|e| format!("{}: {e}", parent.display()))?;
+    }
+    std::fs::write(&path, text).map_err(|e| format!("{}: {e}", path.display()))?;
+    if text.starts_with("#!") {
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755))
+            .map_err(|e| format!("{}: {e}", path.display()))?;
+    }
+    Ok(())
+}

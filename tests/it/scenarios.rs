@@ -1,0 +1,54 @@
+//! `latch test`: latch's own scenarios pass (dogfooding), and failures show
+//! a diff and fail the command.
+
+use crate::util::latch;
+
+#[test]
+fn latchs_own_scenarios_pass() {
+    let out = latch()
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .args(["test", "tests/scenarios"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    assert!(text.ends_with("11 passed, 0 failed\n"), "{text}");
+    assert!(!text.contains("FAIL"));
+}
+
+#[test]
+fn a_failing_case_prints_a_diff_and_exits_1() {
+    let d = tempfile::tempdir().unwrap();
+    let file = d.path().join("s.yaml");
+    std::fs::write(
+        &file,
+        "dialect: poolside\nconfig:\n  files:\n    .poolside/settings.yaml: |\n      hooks:\n        PreToolUse:\n          - {name: g, matcher: shell, command: 'echo no >&2; exit 2'}\ncases:\n  - name: wrong on purpose\n    event: {event: tool_before, tool: {name: shell, input: {}}}\n    expect:\n      decision: proceed\n      reason_matches: '^yes'\n      runs: [{hook: g, status: ok}]\n  - name: right\n    event: {event: tool_before, tool: {name: read, input: {}}}\n    expect: {decision: proceed, runs: []}\n",
+    )
+    .unwrap();
+    let out = latch().arg("test").arg(&file).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(
+        text,
+        format!(
+            "{}\n  FAIL  wrong on purpose\n        decision: expected \"proceed\", got \"deny\"\n        reason_matches: `^yes` does not match \"no\"\n        runs[0]: expected {{\"hook\":\"g\",\"status\":\"ok\"}} (as a subset), got {}\n  ok    right\n1 passed, 1 failed\n",
+            file.display(),
+            text.lines()
+                .nth(4)
+                .and_then(|l| l.split("got ").nth(1))
+                .unwrap_or("?")
+        )
+    );
+}
+
+#[test]
+fn an_unreadable_scenario_exits_3() {
+    let d = tempfile::tempdir().unwrap();
+    let file = d.path().join("bad.yaml");
+    std::fs::write(&file, "dialect: nope\n").unwrap();
+    let out = latch().arg("test").arg(&file).output().unwrap();
+    assert_eq!(out.status.code(), Some(3));
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("`dialect` must be poolside, evener or peen")
+    );
+}
