@@ -262,3 +262,37 @@ fn discovery_finds_every_dialect_below_a_directory_and_takes_files() {
     assert_eq!(diags.len(), 1);
     assert!(has(&diags, "`version` must be 1, found 2"));
 }
+
+#[test]
+fn matchers_that_can_never_match() {
+    let d = tempfile::tempdir().unwrap();
+    write(
+        d.path(),
+        "pl/hooks/hooks.json",
+        r#"{"hooks":{"Notification":[{"matcher":"idle","hooks":[{"type":"command","command":"true"}]}],
+                    "SessionStart":[{"matcher":"boot","hooks":[{"type":"command","command":"true"}]},
+                                    {"matcher":"startup|resume","hooks":[{"type":"command","command":"true"}]}]}}"#,
+    );
+    write(
+        d.path(),
+        "ws/.agents/hooks.yaml",
+        "version: 1\nturnStart:\n  - match: {tool: runCommand, extensions: [\".go\"]}\n    actions: [{type: inject, message: x}]\n",
+    );
+    let (_, diags) = lint_json(&[d.path().to_str().unwrap()]);
+    for needle in [
+        "matcher `idle` (exact name) never matches on Notification: evener tests Notification matchers against an empty target today",
+        "matcher `boot` (exact name) never matches on SessionStart: its targets are startup, resume, clear and compact",
+        "`tool: runCommand` never matches on turnStart: lifecycle events have no tool",
+        "`root`, `path` and `extensions` never match on turnStart: lifecycle events have no paths",
+    ] {
+        assert!(
+            has(&diags, needle),
+            "missing {needle:?} in {:#?}",
+            messages(&diags)
+        );
+    }
+    assert!(
+        !has(&diags, "`startup|resume`"),
+        "a valid SessionStart matcher is fine"
+    );
+}

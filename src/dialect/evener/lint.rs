@@ -64,6 +64,31 @@ impl Evener {
                 );
             }
         }
+        if let Matcher::Valid(m) = &group.matcher
+            && !matches!(ev, EvEvent::PreToolUse | EvEvent::PostToolUse)
+        {
+            let targets: &[&str] = if ev == EvEvent::SessionStart {
+                &["startup", "resume", "clear", "compact"]
+            } else {
+                &[""]
+            };
+            if !targets.iter().any(|t| m.matches(t)) {
+                let what = if ev == EvEvent::SessionStart {
+                    "its targets are startup, resume, clear and compact".to_owned()
+                } else {
+                    format!("evener tests {ev} matchers against an empty target today")
+                };
+                out.push(
+                    at(
+                        plugin,
+                        group,
+                        Severity::Warning,
+                        format!("matcher {} never matches on {ev}: {what}", m.describe()),
+                    )
+                    .with_hint("use \"*\" or omit the matcher"),
+                );
+            }
+        }
         for handler in &group.handlers {
             self.lint_handler(plugin, group, ev, handler, out);
         }

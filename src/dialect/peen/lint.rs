@@ -78,6 +78,26 @@ impl Peen {
                         at(Severity::Warning, format!("`tool: {tool}` is not a tool peen presents; peen does not check it, and it may never match"))
                     });
                 }
+                if !group.event.is_tool() {
+                    for m in group
+                        .matcher
+                        .iter()
+                        .chain(group.actions.iter().filter_map(|a| a.when.as_ref()))
+                    {
+                        if let Some(tool) = &m.tool {
+                            out.push(at(
+                                Severity::Warning,
+                                format!("`tool: {tool}` never matches on {}: lifecycle events have no tool", group.event),
+                            ));
+                        }
+                        if m.root.is_some() || m.path.is_some() || m.extensions.is_some() {
+                            out.push(at(
+                                Severity::Warning,
+                                format!("`root`, `path` and `extensions` never match on {}: lifecycle events have no paths", group.event),
+                            ));
+                        }
+                    }
+                }
                 if let Some(first) = seen
                     .iter()
                     .find(|g| g.event == group.event && g.name == group.name)
