@@ -4,6 +4,7 @@ mod config;
 mod explain;
 mod fire;
 mod lint;
+mod schema;
 mod test;
 
 use std::process::ExitCode;
@@ -51,6 +52,8 @@ enum Command {
     /// Run hook test scenarios: events through real hooks, checked against
     /// expected outcomes.
     Test(test::TestArgs),
+    /// Print the JSON Schema of a dialect's configuration format.
+    Schema(schema::SchemaArgs),
 }
 
 /// Sends `tracing` output to stderr when `LATCH_LOG` names a level
@@ -89,6 +92,7 @@ pub fn run(cli: Cli) -> ExitCode {
         Command::Explain(args) => explain::run(args),
         Command::Lint(args) => lint::run(args),
         Command::Test(args) => runtime.block_on(test::run(args)),
+        Command::Schema(args) => schema::run(args),
     };
     ExitCode::from(code)
 }

@@ -30,4 +30,5 @@ mod props;
 mod readme;
 mod runner;
 mod scenarios;
+mod schema;
 mod util;

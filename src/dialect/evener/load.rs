@@ -27,11 +27,15 @@ pub const COMMAND_TIMEOUT: Duration = Duration::from_secs(60);
 pub const PROMPT_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// Fields every handler may have.
-const COMMON_FIELDS: [&str; 5] = ["type", "timeout", "if", "statusMessage", "once"];
+pub const COMMON_FIELDS: [&str; 5] = ["type", "timeout", "if", "statusMessage", "once"];
 /// Fields that parse but have no effect yet.
-const RESERVED_FIELDS: [&str; 5] = ["if", "statusMessage", "once", "async", "asyncRewake"];
+pub const RESERVED_FIELDS: [&str; 5] = ["if", "statusMessage", "once", "async", "asyncRewake"];
+/// Fields of a command handler.
+pub const COMMAND_FIELDS: [&str; 5] = ["command", "args", "shell", "async", "asyncRewake"];
+/// Fields of a prompt handler.
+pub const PROMPT_FIELDS: [&str; 2] = ["prompt", "model"];
 /// Handler types Evener knows but does not run.
-const RESERVED_TYPES: [&str; 3] = ["http", "mcp_tool", "agent"];
+pub const RESERVED_TYPES: [&str; 3] = ["http", "mcp_tool", "agent"];
 
 /// What a handler does.
 #[derive(Debug, Clone)]
@@ -399,8 +403,8 @@ impl Loader<'_> {
             },
         };
         let type_fields: &[&str] = match type_name.as_str() {
-            "command" => &["command", "args", "shell", "async", "asyncRewake"],
-            "prompt" => &["prompt", "model"],
+            "command" => &COMMAND_FIELDS,
+            "prompt" => &PROMPT_FIELDS,
             _ => &[],
         };
         let mut extra = BTreeMap::new();

@@ -21,6 +21,7 @@ pub mod judge;
 pub mod lint;
 pub mod load;
 pub mod prompt;
+pub mod schema;
 pub mod toolname;
 
 use std::collections::HashMap;

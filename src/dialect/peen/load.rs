@@ -124,11 +124,14 @@ pub struct HooksFile {
     pub groups: Vec<Group>,
 }
 
-const GROUP_FIELDS: [&str; 3] = ["name", "match", "actions"];
-const MATCH_FIELDS: [&str; 5] = ["tool", "root", "path", "extensions", "input"];
-const CHECK_FIELDS: [&str; 3] = ["exists", "equals", "regex"];
+/// Fields of a group.
+pub const GROUP_FIELDS: [&str; 3] = ["name", "match", "actions"];
+/// Fields of a `match` or `when`.
+pub const MATCH_FIELDS: [&str; 5] = ["tool", "root", "path", "extensions", "input"];
+/// Fields of an input check.
+pub const CHECK_FIELDS: [&str; 3] = ["exists", "equals", "regex"];
 /// Every action type shares one set of field names.
-const ACTION_FIELDS: [&str; 16] = [
+pub const ACTION_FIELDS: [&str; 16] = [
     "name",
     "type",
     "when",
@@ -146,7 +149,8 @@ const ACTION_FIELDS: [&str; 16] = [
     "workingDir",
     "timeout",
 ];
-const ACTION_TYPES: [&str; 4] = ["deny", "inject", "emitEvent", "command"];
+/// The action types.
+pub const ACTION_TYPES: [&str; 4] = ["deny", "inject", "emitEvent", "command"];
 
 /// Checks a session event type: 1 to 8 lowercase dotted parts, each
 /// starting with a letter and holding only letters and digits, at most 128

@@ -20,6 +20,7 @@ pub mod lint;
 pub mod load;
 pub mod matching;
 pub mod payload;
+pub mod schema;
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;

@@ -19,7 +19,7 @@ pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
 pub const MAX_CONTINUATIONS_KEY: &str = "stop_hook_max_continuations";
 
 /// The fields a hook entry may have.
-const ENTRY_FIELDS: [&str; 4] = ["command", "matcher", "name", "timeout"];
+pub const ENTRY_FIELDS: [&str; 4] = ["command", "matcher", "name", "timeout"];
 
 /// The settings levels, least specific first.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]

@@ -21,6 +21,7 @@ pub mod lint;
 pub mod load;
 pub mod merge;
 pub mod notice;
+pub mod schema;
 
 use std::collections::HashMap;
 use std::path::PathBuf;

@@ -1,0 +1,45 @@
+//! `latch schema DIALECT`: print a configuration format's JSON Schema.
+
+use clap::{Args, ValueEnum};
+
+use latch::dialect::{evener, peen, poolside};
+
+use super::exit;
+
+/// The dialects with a configuration format.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum DialectName {
+    /// `settings.yaml` (its `hooks:` section).
+    Poolside,
+    /// `hooks/hooks.json` (or a manifest's inline `hooks`).
+    Evener,
+    /// `.agents/hooks.yaml`.
+    Peen,
+}
+
+/// Flags of `latch schema`.
+#[derive(Debug, Args)]
+pub struct SchemaArgs {
+    /// Which format.
+    #[arg(value_enum)]
+    dialect: DialectName,
+}
+
+/// The schema of a dialect, as committed under `schemas/`.
+pub fn text(dialect: DialectName) -> String {
+    let value = match dialect {
+        DialectName::Poolside => poolside::schema::schema(),
+        DialectName::Evener => evener::schema::schema(),
+        DialectName::Peen => peen::schema::schema(),
+    };
+    format!(
+        "{}\n",
+        serde_json::to_string_pretty(&value).unwrap_or_default()
+    )
+}
+
+/// Runs `latch schema`.
+pub fn run(args: SchemaArgs) -> u8 {
+    print!("{}", text(args.dialect));
+    exit::OK
+}
