@@ -46,6 +46,7 @@
 //! ```
 
 pub mod config;
+pub mod convert;
 pub mod diag;
 pub mod dialect;
 pub mod engine;

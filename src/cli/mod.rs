@@ -1,6 +1,7 @@
 //! The `latch` commands, one file each.
 
 mod config;
+mod convert;
 mod explain;
 mod fire;
 mod lint;
@@ -54,6 +55,9 @@ enum Command {
     Test(test::TestArgs),
     /// Print the JSON Schema of a dialect's configuration format.
     Schema(schema::SchemaArgs),
+    /// Translate a configuration between dialects, reporting what cannot be
+    /// expressed.
+    Convert(convert::ConvertArgs),
 }
 
 /// Sends `tracing` output to stderr when `LATCH_LOG` names a level
@@ -93,6 +97,7 @@ pub fn run(cli: Cli) -> ExitCode {
         Command::Lint(args) => lint::run(args),
         Command::Test(args) => runtime.block_on(test::run(args)),
         Command::Schema(args) => schema::run(args),
+        Command::Convert(args) => convert::run(args),
     };
     ExitCode::from(code)
 }

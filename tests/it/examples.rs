@@ -12,6 +12,11 @@ struct Example {
     dir: tempfile::TempDir,
 }
 
+/// Copies a directory tree (for tests that need a writable example).
+pub fn examples_copy_dir(from: &Path, to: &Path) {
+    copy_dir(from, to);
+}
+
 fn copy_dir(from: &Path, to: &Path) {
     std::fs::create_dir_all(to).unwrap();
     for entry in std::fs::read_dir(from).unwrap() {

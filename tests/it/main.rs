@@ -4,6 +4,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
+mod convert;
 mod evener_faults;
 mod evener_lib;
 mod evener_load;
@@ -11,6 +12,7 @@ mod evener_prompt;
 mod evener_run;
 mod evener_util;
 mod examples;
+pub use examples::examples_copy_dir;
 mod explain;
 mod fire;
 mod lint;

@@ -1,0 +1,99 @@
+//! `latch convert`: translate a configuration between dialects.
+
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+
+use clap::Args;
+
+use latch::convert::{from_evener, from_peen, from_poolside, to_evener, to_peen, to_poolside};
+use latch::dialect::Dialect;
+use latch::dialect::evener::{self, Evener};
+use latch::dialect::peen::{self, Peen};
+use latch::dialect::poolside::{Poolside, Sources};
+use latch::lint::render::render;
+
+use super::exit;
+use super::schema::DialectName;
+
+/// Flags of `latch convert`.
+#[derive(Debug, Args)]
+pub struct ConvertArgs {
+    /// The source dialect.
+    #[arg(long, value_enum)]
+    from: DialectName,
+    /// The target dialect.
+    #[arg(long, value_enum)]
+    to: DialectName,
+    /// The source: a poolside project directory or settings file, an evener
+    /// plugin directory, or a peen workspace directory or hooks file.
+    #[arg(value_name = "PATH")]
+    path: PathBuf,
+}
+
+/// Runs `latch convert`: the converted configuration on stdout, and a
+/// report of everything that could not be expressed on stderr.
+pub fn run(args: ConvertArgs) -> u8 {
+    let path = std::path::absolute(&args.path).unwrap_or(args.path.clone());
+    let (rules, mut notes, load) = match args.from {
+        DialectName::Poolside => {
+            let sources = if path.is_file() {
+                Sources {
+                    settings: Some(path.clone()),
+                    ..Sources::default()
+                }
+            } else {
+                Sources {
+                    project: Some(path.clone()),
+                    ..Sources::default()
+                }
+            };
+            let cfg = Poolside::load(&sources);
+            let (r, n) = from_poolside(&cfg);
+            (r, n, cfg.diagnostics().to_vec())
+        }
+        DialectName::Evener => {
+            let cfg = Evener::load(evener::Options {
+                plugin_dirs: vec![path.clone()],
+                ..evener::Options::default()
+            });
+            let (r, n) = from_evener(&cfg);
+            (r, n, cfg.diagnostics().to_vec())
+        }
+        DialectName::Peen => {
+            let dir = if path.is_file() {
+                path.parent()
+                    .and_then(Path::parent)
+                    .map_or_else(|| path.clone(), Path::to_path_buf)
+            } else {
+                path.clone()
+            };
+            let cfg = Peen::load(peen::Options {
+                workspace: Some(dir),
+                ..peen::Options::default()
+            });
+            let (r, n) = from_peen(&cfg);
+            (r, n, cfg.diagnostics().to_vec())
+        }
+    };
+    let (text, more) = match args.to {
+        DialectName::Poolside => to_poolside(&rules),
+        DialectName::Evener => to_evener(&rules),
+        DialectName::Peen => to_peen(&rules),
+    };
+    notes.extend(more);
+    let mut all = load;
+    all.extend(notes);
+    if !all.is_empty() {
+        let _ = write!(io::stderr().lock(), "{}", render(&all));
+    }
+    if args.from != args.to {
+        let _ = writeln!(
+            io::stderr().lock(),
+            "latch: note: commands keep their text; each dialect sends its own payload and reads its own output format, so check each script"
+        );
+    }
+    match io::stdout().lock().write_all(text.as_bytes()) {
+        Ok(()) => exit::OK,
+        Err(_) => exit::INTERNAL,
+    }
+}

@@ -1,0 +1,281 @@
+//! Reading each dialect's loaded configuration into neutral rules.
+
+use crate::diag::Diagnostic;
+use crate::dialect::evener::{self, EvEvent, Evener, EventName, HandlerKind};
+use crate::dialect::peen::events::{PeenEvent, Phase};
+use crate::dialect::peen::{ActionKind, Peen};
+use crate::dialect::poolside::{PoolEvent, Poolside};
+use crate::event::EventKind;
+use crate::matcher::NameMatcher;
+use crate::run::Program;
+
+use super::{Handler, Rule, Side, Tools, report, to_neutral};
+
+fn tools_of(side: Side, m: &NameMatcher) -> Tools {
+    match m {
+        NameMatcher::Any => Tools::Any,
+        NameMatcher::Exact(n) => Tools::Names(vec![to_neutral(side, n)]),
+        NameMatcher::List(ns) => Tools::Names(ns.iter().map(|n| to_neutral(side, n)).collect()),
+        NameMatcher::Regex { pattern, mode, .. } => Tools::Regex(match mode {
+            crate::matcher::RegexMode::WholeName => pattern.clone(),
+            // A search-anywhere regex, as a whole-name one.
+            crate::matcher::RegexMode::Search => format!(".*(?:{pattern}).*"),
+        }),
+    }
+}
+
+/// Poolside hooks as rules.
+pub fn from_poolside(cfg: &Poolside) -> (Vec<Rule>, Vec<Diagnostic>) {
+    let mut rules = Vec::new();
+    let mut notes = Vec::new();
+    if let (Some(max), Some(first)) = (cfg.max_continuations(), cfg.hooks(PoolEvent::Stop).first())
+    {
+        notes.push(report(
+            &first.source,
+            format!("stop_hook_max_continuations ({max}) has no equivalent in the target; dropped"),
+        ));
+    }
+    for pe in PoolEvent::ALL {
+        let kind = match pe {
+            PoolEvent::PreToolUse => EventKind::ToolBefore,
+            PoolEvent::PostToolUse => EventKind::ToolAfter,
+            PoolEvent::UserPromptSubmit => EventKind::UserPrompt,
+            PoolEvent::Stop => EventKind::Stop,
+            PoolEvent::PreCompact => EventKind::CompactBefore,
+            PoolEvent::SessionStart => EventKind::SessionStart,
+        };
+        for hook in cfg.hooks(pe) {
+            let tools = match &hook.matcher {
+                crate::dialect::poolside::Matcher::Valid(m) if pe.uses_matcher() => {
+                    tools_of(Side::Poolside, m)
+                }
+                crate::dialect::poolside::Matcher::Valid(_) => Tools::Any,
+                crate::dialect::poolside::Matcher::Invalid { pattern, .. } => {
+                    notes.push(report(
+                        &hook.source,
+                        format!(
+                            "hook {} has an invalid matcher `{pattern}` (disabled); not converted",
+                            hook.label
+                        ),
+                    ));
+                    continue;
+                }
+            };
+            rules.push(Rule {
+                kind,
+                tools,
+                handler: Handler::Shell(hook.command.clone()),
+                timeout: Some(hook.timeout),
+                name: hook.name.clone(),
+                source: hook.source.clone(),
+            });
+        }
+    }
+    (rules, notes)
+}
+
+/// Evener handlers as rules.
+pub fn from_evener(ev: &Evener) -> (Vec<Rule>, Vec<Diagnostic>) {
+    let mut rules = Vec::new();
+    let mut notes = Vec::new();
+    for plugin in ev.plugins() {
+        for group in &plugin.groups {
+            let e = match &group.event {
+                EventName::Fired(e) => *e,
+                other => {
+                    notes.push(report(
+                        &group.source,
+                        format!(
+                            "{} is not an event evener fires; its hooks are not converted",
+                            other.as_str()
+                        ),
+                    ));
+                    continue;
+                }
+            };
+            let kind = match e {
+                EvEvent::SessionStart => EventKind::SessionStart,
+                EvEvent::UserPromptSubmit => EventKind::UserPrompt,
+                EvEvent::PreToolUse => EventKind::ToolBefore,
+                EvEvent::PostToolUse => EventKind::ToolAfter,
+                EvEvent::Stop => EventKind::Stop,
+                EvEvent::SubagentStop => EventKind::SubagentStop,
+                EvEvent::PreCompact => EventKind::CompactBefore,
+                EvEvent::SessionEnd => EventKind::SessionEnd,
+                EvEvent::Notification => EventKind::Notification,
+            };
+            let tools = match &group.matcher {
+                evener::Matcher::Valid(m)
+                    if matches!(e, EvEvent::PreToolUse | EvEvent::PostToolUse) =>
+                {
+                    tools_of(Side::Evener, m)
+                }
+                evener::Matcher::Valid(NameMatcher::Any) => Tools::Any,
+                evener::Matcher::Valid(m) => {
+                    notes.push(report(
+                        &group.source,
+                        format!("matcher {} on {e} (a start kind or an unwired target) has no equivalent; the hooks are converted without it", m.describe()),
+                    ));
+                    Tools::Any
+                }
+                evener::Matcher::Invalid(_) => {
+                    notes.push(report(
+                        &group.source,
+                        format!(
+                            "invalid matcher `{}` (skipped by evener); not converted",
+                            group.matcher_text
+                        ),
+                    ));
+                    continue;
+                }
+            };
+            for h in &group.handlers {
+                let handler = match &h.kind {
+                    HandlerKind::Command(Ok(Program::Shell { script, .. })) => {
+                        Handler::Shell(script.clone())
+                    }
+                    HandlerKind::Command(Ok(Program::Exec { program, args })) => {
+                        Handler::Exec(program.to_string_lossy().into_owned(), args.clone())
+                    }
+                    HandlerKind::Command(Err(why)) => {
+                        notes.push(report(
+                            &h.source,
+                            format!("this handler cannot run ({why}); not converted"),
+                        ));
+                        continue;
+                    }
+                    HandlerKind::Prompt { .. } => {
+                        notes.push(report(
+                            &h.source,
+                            "a prompt handler (a model call) has no equivalent; dropped".to_owned(),
+                        ));
+                        continue;
+                    }
+                    HandlerKind::Unsupported(t) => {
+                        notes.push(report(
+                            &h.source,
+                            format!("handler type `{t}` does not run in evener; dropped"),
+                        ));
+                        continue;
+                    }
+                };
+                rules.push(Rule {
+                    kind,
+                    tools: tools.clone(),
+                    handler,
+                    timeout: Some(h.timeout),
+                    name: None,
+                    source: h.source.clone(),
+                });
+            }
+        }
+    }
+    (rules, notes)
+}
+
+/// Peen actions as rules. Only what survives converts: `tool` matching,
+/// `deny` and `command` actions; other match fields, `inject` and
+/// `emitEvent` are reported and dropped (a filter dropped silently would
+/// widen a hook; the whole action is dropped instead).
+pub fn from_peen(peen: &Peen) -> (Vec<Rule>, Vec<Diagnostic>) {
+    let mut rules = Vec::new();
+    let mut notes = Vec::new();
+    for file in peen.files() {
+        for group in &file.groups {
+            let (kind, own_tool) = match &group.event {
+                PeenEvent::Tool(p) | PeenEvent::FileTool(p, _) => (
+                    match p {
+                        Phase::Pre => EventKind::ToolBefore,
+                        Phase::Post => EventKind::ToolAfter,
+                        Phase::Failure => EventKind::ToolFailure,
+                    },
+                    match &group.event {
+                        PeenEvent::FileTool(_, t) => Some((*t).to_owned()),
+                        _ => None,
+                    },
+                ),
+                PeenEvent::Lifecycle(n) => (
+                    match *n {
+                        "preUserMessage" => EventKind::UserPrompt,
+                        "sessionStart" => EventKind::SessionStart,
+                        "postUserMessage" => EventKind::UserPromptReady,
+                        "turnStart" => EventKind::TurnStart,
+                        "turnStop" => EventKind::Stop,
+                        "turnCancelled" => EventKind::TurnCancelled,
+                        "preCompact" => EventKind::CompactBefore,
+                        _ => EventKind::CompactAfter,
+                    },
+                    None,
+                ),
+            };
+            for action in &group.actions {
+                let mut tool = own_tool.clone();
+                let mut ok = true;
+                for m in group.matcher.iter().chain(action.when.iter()) {
+                    if m.root.is_some()
+                        || m.path.is_some()
+                        || m.extensions.is_some()
+                        || !m.input.is_empty()
+                    {
+                        notes.push(report(
+                            &action.source,
+                            format!("{}/{}: root, path, extensions and input checks have no equivalent; the action is dropped", group.name, action.name),
+                        ));
+                        ok = false;
+                    }
+                    if let Some(t) = &m.tool {
+                        if tool.as_ref().is_some_and(|own| own != t) {
+                            ok = false;
+                        }
+                        tool = Some(t.clone());
+                    }
+                }
+                if !ok {
+                    continue;
+                }
+                let handler = match &action.kind {
+                    ActionKind::Deny(reason) => Handler::Deny(reason.clone()),
+                    ActionKind::Command(spec) => {
+                        if !spec.environment.is_empty() || spec.working_dir.is_some() {
+                            notes.push(report(
+                                &action.source,
+                                format!(
+                                    "{}/{}: `environment` and `workingDir` are dropped",
+                                    group.name, action.name
+                                ),
+                            ));
+                        }
+                        Handler::Exec(spec.command.clone(), spec.args.clone())
+                    }
+                    ActionKind::Inject(_) | ActionKind::EmitEvent(_) => {
+                        notes.push(report(
+                            &action.source,
+                            format!(
+                                "{}/{}: `{}` has no equivalent; dropped",
+                                group.name,
+                                action.name,
+                                action.kind.type_name()
+                            ),
+                        ));
+                        continue;
+                    }
+                };
+                let timeout = match &action.kind {
+                    ActionKind::Command(spec) => spec.timeout,
+                    _ => None,
+                };
+                rules.push(Rule {
+                    kind,
+                    tools: tool.map_or(Tools::Any, |t| {
+                        Tools::Names(vec![to_neutral(Side::Peen, &t)])
+                    }),
+                    handler,
+                    timeout,
+                    name: Some(group.name.clone()),
+                    source: action.source.clone(),
+                });
+            }
+        }
+    }
+    (rules, notes)
+}

@@ -1,0 +1,343 @@
+//! Writing neutral rules in each dialect's syntax.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::time::Duration;
+
+use serde_json::{Value, json};
+
+use crate::diag::Diagnostic;
+use crate::event::EventKind;
+
+use super::{Handler, Rule, Side, Tools, from_neutral, report};
+
+/// A YAML double-quoted scalar (JSON string syntax is valid YAML).
+fn q(s: &str) -> String {
+    serde_json::to_string(s).unwrap_or_else(|_| "\"\"".to_owned())
+}
+
+/// Quotes one word for `sh`: `'…'`, with `'` written as `'\''`.
+fn sh_word(w: &str) -> String {
+    if !w.is_empty()
+        && w.chars()
+            .all(|c| c.is_ascii_alphanumeric() || "/._-=:@%+,".contains(c))
+    {
+        return w.to_owned();
+    }
+    format!("'{}'", w.replace('\'', "'\\''"))
+}
+
+/// The shell script for a handler, for dialects whose hooks are scripts.
+fn script(h: &Handler) -> String {
+    match h {
+        Handler::Shell(s) => s.clone(),
+        Handler::Exec(p, args) => std::iter::once(p.as_str())
+            .chain(args.iter().map(String::as_str))
+            .map(sh_word)
+            .collect::<Vec<_>>()
+            .join(" "),
+        Handler::Deny(reason) => format!("printf '%s\\n' {} >&2; exit 2", sh_word(reason)),
+    }
+}
+
+fn tool_names(side: Side, rule: &Rule, notes: &mut Vec<Diagnostic>) -> Vec<String> {
+    match &rule.tools {
+        Tools::Names(ns) => ns
+            .iter()
+            .map(|n| {
+                from_neutral(side, n).unwrap_or_else(|kept| {
+                    notes.push(report(
+                        &rule.source,
+                        format!(
+                            "tool `{kept}` has no known equivalent in the target; kept as written"
+                        ),
+                    ));
+                    kept
+                })
+            })
+            .collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// Whether a deny on this point blocks the same thing in a script dialect
+/// (exit 2): only before a tool runs and on a user prompt.
+fn exit2_denies(kind: EventKind) -> bool {
+    matches!(kind, EventKind::ToolBefore | EventKind::UserPrompt)
+}
+
+/// Rules as a poolside `settings.yaml`.
+pub fn to_poolside(rules: &[Rule]) -> (String, Vec<Diagnostic>) {
+    let mut notes = Vec::new();
+    let mut events: BTreeMap<usize, (&str, Vec<String>)> = BTreeMap::new();
+    let mut used: BTreeMap<(String, String), usize> = BTreeMap::new();
+    for rule in rules {
+        let (order, event) = match rule.kind {
+            EventKind::ToolBefore => (0, "PreToolUse"),
+            EventKind::ToolAfter => (1, "PostToolUse"),
+            EventKind::ToolFailure => {
+                notes.push(report(&rule.source, "poolside has no failure event: PostToolUse runs on every tool result, failed or not".to_owned()));
+                (1, "PostToolUse")
+            }
+            EventKind::UserPrompt => (2, "UserPromptSubmit"),
+            EventKind::Stop => (3, "Stop"),
+            EventKind::CompactBefore => (4, "PreCompact"),
+            EventKind::SessionStart => (5, "SessionStart"),
+            other => {
+                notes.push(report(
+                    &rule.source,
+                    format!("poolside has no event for `{other}`; dropped"),
+                ));
+                continue;
+            }
+        };
+        if matches!(rule.handler, Handler::Deny(_)) && !exit2_denies(rule.kind) {
+            notes.push(report(
+                &rule.source,
+                format!("a deny on {event} means something else in poolside (exit 2); dropped"),
+            ));
+            continue;
+        }
+        let matcher = match &rule.tools {
+            Tools::Any => "*".to_owned(),
+            Tools::Names(_) => tool_names(Side::Poolside, rule, &mut notes).join("|"),
+            Tools::Regex(r) => {
+                notes.push(report(
+                    &rule.source,
+                    format!(
+                        "regex `{r}` is kept as written; tool names inside it are not translated"
+                    ),
+                ));
+                r.clone()
+            }
+        };
+        let mut entry = String::new();
+        if let Some(name) = &rule.name {
+            // A repeated name would replace the earlier hook in poolside.
+            let n = used.entry((event.to_owned(), name.clone())).or_insert(0);
+            *n += 1;
+            let name = if *n == 1 {
+                name.clone()
+            } else {
+                format!("{name}-{n}")
+            };
+            let _ = write!(
+                entry,
+                "    - name: {}\n      matcher: {}\n",
+                q(&name),
+                q(&matcher)
+            );
+        } else {
+            let _ = writeln!(entry, "    - matcher: {}", q(&matcher));
+        }
+        let _ = writeln!(entry, "      command: {}", q(&script(&rule.handler)));
+        if let Some(t) = rule.timeout {
+            let _ = writeln!(entry, "      timeout: {}", t.as_secs_f64());
+        }
+        events
+            .entry(order)
+            .or_insert((event, Vec::new()))
+            .1
+            .push(entry);
+    }
+    let mut out = String::from("# Converted by latch convert.\nhooks:\n");
+    for (event, entries) in events.values() {
+        let _ = writeln!(out, "  {event}:");
+        for e in entries {
+            out.push_str(e);
+        }
+    }
+    (out, notes)
+}
+
+/// Rules as an evener `hooks/hooks.json`.
+pub fn to_evener(rules: &[Rule]) -> (String, Vec<Diagnostic>) {
+    let mut notes = Vec::new();
+    let mut events: BTreeMap<usize, (&str, Vec<Value>)> = BTreeMap::new();
+    for rule in rules {
+        let (order, event) = match rule.kind {
+            EventKind::SessionStart => (0, "SessionStart"),
+            EventKind::UserPrompt => (1, "UserPromptSubmit"),
+            EventKind::ToolBefore => (2, "PreToolUse"),
+            EventKind::ToolAfter => (3, "PostToolUse"),
+            EventKind::ToolFailure => {
+                notes.push(report(
+                    &rule.source,
+                    "evener fires no failure event: PostToolUse runs on every tool result"
+                        .to_owned(),
+                ));
+                (3, "PostToolUse")
+            }
+            EventKind::Stop => (4, "Stop"),
+            EventKind::SubagentStop => (5, "SubagentStop"),
+            EventKind::CompactBefore => (6, "PreCompact"),
+            EventKind::SessionEnd => (7, "SessionEnd"),
+            EventKind::Notification => (8, "Notification"),
+            other => {
+                notes.push(report(
+                    &rule.source,
+                    format!("evener has no event for `{other}`; dropped"),
+                ));
+                continue;
+            }
+        };
+        if matches!(rule.handler, Handler::Deny(_)) && rule.kind != EventKind::ToolBefore {
+            notes.push(report(
+                &rule.source,
+                format!("a deny on {event} means something else in evener (exit 2); dropped"),
+            ));
+            continue;
+        }
+        if rule.name.is_some() {
+            notes.push(report(
+                &rule.source,
+                "evener hooks have no names (runs are labelled by plugin); the name is dropped"
+                    .to_owned(),
+            ));
+        }
+        let matcher = match &rule.tools {
+            Tools::Any => "*".to_owned(),
+            Tools::Names(_) => tool_names(Side::Evener, rule, &mut notes).join("|"),
+            // evener regexes match anywhere in the name: anchor to keep the meaning.
+            Tools::Regex(r) => {
+                notes.push(report(
+                    &rule.source,
+                    format!(
+                        "regex `{r}` is kept (anchored); tool names inside it are not translated"
+                    ),
+                ));
+                format!("^(?:{r})$")
+            }
+        };
+        let mut handler = match &rule.handler {
+            Handler::Exec(p, args) if !args.is_empty() => {
+                json!({"type": "command", "command": p, "args": args})
+            }
+            h => json!({"type": "command", "command": script(h)}),
+        };
+        if let Some(t) = rule.timeout {
+            handler["timeout"] = seconds(t);
+        }
+        events
+            .entry(order)
+            .or_insert((event, Vec::new()))
+            .1
+            .push(json!({"matcher": matcher, "hooks": [handler]}));
+    }
+    let mut hooks = serde_json::Map::new();
+    for (event, groups) in events.into_values() {
+        hooks.insert(event.to_owned(), Value::Array(groups));
+    }
+    let doc = json!({"description": "Converted by latch convert.", "hooks": hooks});
+    (
+        format!(
+            "{}\n",
+            serde_json::to_string_pretty(&doc).unwrap_or_default()
+        ),
+        notes,
+    )
+}
+
+/// Seconds as JSON: an integer when whole.
+fn seconds(d: Duration) -> Value {
+    if d.subsec_nanos() == 0 {
+        json!(d.as_secs())
+    } else {
+        json!(d.as_secs_f64())
+    }
+}
+
+/// A duration as a Go duration string.
+fn go_duration(d: Duration) -> String {
+    let ms = d.as_millis();
+    if ms.is_multiple_of(1000) {
+        format!("{}s", ms / 1000)
+    } else {
+        format!("{ms}ms")
+    }
+}
+
+/// Rules as a peen `.agents/hooks.yaml`.
+pub fn to_peen(rules: &[Rule]) -> (String, Vec<Diagnostic>) {
+    let mut notes = Vec::new();
+    let mut events: BTreeMap<usize, (&str, Vec<String>)> = BTreeMap::new();
+    for rule in rules {
+        let (order, event) = match rule.kind {
+            EventKind::UserPrompt => (0, "preUserMessage"),
+            EventKind::SessionStart => (1, "sessionStart"),
+            EventKind::UserPromptReady => (2, "postUserMessage"),
+            EventKind::TurnStart => (3, "turnStart"),
+            EventKind::ToolBefore => (4, "preToolUse"),
+            EventKind::ToolAfter => (5, "postToolUse"),
+            EventKind::ToolFailure => (6, "toolUseFailure"),
+            EventKind::Stop => (7, "turnStop"),
+            EventKind::TurnCancelled => (8, "turnCancelled"),
+            EventKind::CompactBefore => (9, "preCompact"),
+            EventKind::CompactAfter => (10, "postCompact"),
+            other => {
+                notes.push(report(
+                    &rule.source,
+                    format!("peen has no event for `{other}`; dropped"),
+                ));
+                continue;
+            }
+        };
+        let tools: Vec<Option<String>> = match &rule.tools {
+            Tools::Any => vec![None],
+            Tools::Names(_) => tool_names(Side::Peen, rule, &mut notes)
+                .into_iter()
+                .map(Some)
+                .collect(),
+            Tools::Regex(r) => {
+                notes.push(report(&rule.source, format!("peen matches tools by exact name only: regex `{r}` cannot be expressed; dropped")));
+                continue;
+            }
+        };
+        let action = match &rule.handler {
+            Handler::Deny(reason) => format!("      - type: deny\n        reason: {}\n", q(reason)),
+            h => {
+                let (command, args): (String, Vec<String>) = match h {
+                    Handler::Exec(p, a) => (p.clone(), a.clone()),
+                    other => {
+                        notes.push(report(
+                            &rule.source,
+                            "peen runs no shell: the script runs as /bin/sh -c; peen reads JSON decisions in its own format, and a non-zero exit (exit 2 included) is an action failure, which denies only on pre events".to_owned(),
+                        ));
+                        ("/bin/sh".to_owned(), vec!["-c".to_owned(), script(other)])
+                    }
+                };
+                let mut a = format!("      - type: command\n        command: {}\n", q(&command));
+                if !args.is_empty() {
+                    let list: Vec<String> = args.iter().map(|x| q(x)).collect();
+                    let _ = writeln!(a, "        args: [{}]", list.join(", "));
+                }
+                if let Some(t) = rule.timeout {
+                    let _ = writeln!(a, "        timeout: {}", go_duration(t));
+                }
+                a
+            }
+        };
+        for tool in tools {
+            let mut g = String::new();
+            match &rule.name {
+                Some(n) => {
+                    let _ = writeln!(g, "  - name: {}", q(n));
+                }
+                None => g.push_str("  -\n"),
+            }
+            if let Some(t) = tool {
+                let _ = writeln!(g, "    match:\n      tool: {}", q(&t));
+            }
+            let _ = write!(g, "    actions:\n{action}");
+            events.entry(order).or_insert((event, Vec::new())).1.push(g);
+        }
+    }
+    let mut out = String::from("# Converted by latch convert.\nversion: 1\n");
+    for (event, groups) in events.values() {
+        let _ = writeln!(out, "{event}:");
+        for g in groups {
+            out.push_str(&g.replace("  -\n    ", "  - "));
+        }
+    }
+    (out, notes)
+}

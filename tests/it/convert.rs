@@ -1,0 +1,204 @@
+//! `latch convert`: what converts keeps its behaviour (same outcomes on the
+//! same events), and what cannot be expressed is reported with its place.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::{Value, json};
+
+use crate::util::latch;
+
+fn convert(from: &str, to: &str, path: &Path) -> (String, String) {
+    let out = latch()
+        .args(["convert", "--from", from, "--to", to])
+        .arg(path)
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    (
+        String::from_utf8(out.stdout).unwrap(),
+        String::from_utf8(out.stderr).unwrap(),
+    )
+}
+
+fn copy_examples(dst: &Path) {
+    super::examples_copy_dir(
+        &PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("examples/poolside"),
+        dst,
+    );
+}
+
+/// Fires `event` with only the given dialect's configuration present.
+fn fire(project: &Path, plugin: Option<&Path>, event: &Value) -> Value {
+    let state = tempfile::tempdir().unwrap();
+    let mut cmd = latch();
+    cmd.args(["fire", "--project"])
+        .arg(project)
+        .arg("--home")
+        .arg(state.path())
+        .arg("--state-dir")
+        .arg(state.path());
+    if let Some(p) = plugin {
+        cmd.arg("--plugin-dir").arg(p);
+    }
+    let out = cmd
+        .env_remove("PEEN_CONFIG_DIR")
+        .write_stdin(serde_json::to_vec(event).unwrap())
+        .output()
+        .unwrap();
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+/// What must survive a conversion: the decision, the reasons' texts, the
+/// injected context, the continuation, and the rewritten output's text.
+fn meaning(o: &Value) -> Value {
+    let texts = |k: &str| -> Vec<Value> {
+        o[k].as_array()
+            .map(|a| a.iter().map(|x| x["text"].clone()).collect())
+            .unwrap_or_default()
+    };
+    json!({
+        "decision": o["decision"],
+        "reasons": texts("reasons"),
+        "context": texts("context"),
+        "continuation": o["continuation"]["prompt"],
+        "tool_output": o["tool_output"].as_str().map(|t| t.split("\n<hook").next().unwrap_or("").to_owned()),
+    })
+}
+
+fn example_events() -> Vec<Value> {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("examples/poolside/events");
+    let mut names: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    names.sort();
+    names
+        .iter()
+        .map(|p| serde_json::from_slice(&std::fs::read(p).unwrap()).unwrap())
+        .collect()
+}
+
+#[test]
+fn poolside_to_evener_and_back_keeps_every_outcome() {
+    let original = tempfile::tempdir().unwrap();
+    copy_examples(original.path());
+    let (json_text, report) = convert("poolside", "evener", original.path());
+    assert!(
+        report.contains("stop_hook_max_continuations (1) has no equivalent in the target; dropped"),
+        "{report}"
+    );
+    assert!(
+        report.contains("settings.yaml:30:7"),
+        "the report has positions: {report}"
+    );
+    let plugin = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(plugin.path().join("hooks")).unwrap();
+    std::fs::write(plugin.path().join("hooks/hooks.json"), &json_text).unwrap();
+
+    let back = tempfile::tempdir().unwrap();
+    copy_examples(back.path());
+    let (yaml, _) = convert("evener", "poolside", plugin.path());
+    std::fs::write(
+        back.path().join(".poolside/settings.yaml"),
+        format!("{yaml}  stop_hook_max_continuations: 1\n"),
+    )
+    .unwrap();
+
+    for event in example_events() {
+        let a = meaning(&fire(original.path(), None, &event));
+        let b = meaning(&fire(back.path(), None, &event));
+        assert_eq!(a, b, "event {event}");
+    }
+}
+
+#[test]
+fn poolside_to_evener_keeps_exit_2_denies() {
+    let project = tempfile::tempdir().unwrap();
+    copy_examples(project.path());
+    let (json_text, _) = convert("poolside", "evener", project.path());
+    let plugin = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(plugin.path().join("hooks")).unwrap();
+    std::fs::write(plugin.path().join("hooks/hooks.json"), json_text).unwrap();
+    // The evener copy runs its hooks in the project, where the scripts are;
+    // the project's own poolside settings go, so only evener runs there.
+    std::fs::remove_file(project.path().join(".poolside/settings.yaml")).unwrap();
+    for cmd in ["sudo make install", "echo hook-test", "make test"] {
+        let event = json!({"event": "tool_before", "cwd": project.path(), "tool": {"name": "shell", "input": {"cmd": cmd}}});
+        let original = tempfile::tempdir().unwrap();
+        copy_examples(original.path());
+        let a = meaning(&fire(original.path(), None, &event));
+        let b = meaning(&fire(project.path(), Some(plugin.path()), &event));
+        assert_eq!(a["decision"], b["decision"], "{cmd}");
+        assert_eq!(a["reasons"], b["reasons"], "{cmd}");
+    }
+}
+
+#[test]
+fn peen_to_poolside_and_evener_keeps_tool_denies_and_reports_the_rest() {
+    let ws = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(ws.path().join(".agents")).unwrap();
+    std::fs::write(
+        ws.path().join(".agents/hooks.yaml"),
+        "version: 1\npreToolUse:\n  - name: no-shell\n    match: {tool: runCommand}\n    actions: [{type: deny, reason: No commands here.}]\npreWriteFile:\n  - name: go\n    match: {extensions: [\".go\"]}\n    actions: [{type: deny, reason: x}]\nturnStart:\n  - actions: [{type: inject, message: hi}]\n",
+    )
+    .unwrap();
+    let event = json!({"event": "tool_before", "cwd": ws.path(), "tool": {"name": "shell", "input": {"cmd": "ls"}}});
+
+    let (yaml, report) = convert("peen", "poolside", ws.path());
+    assert!(report.contains("go/deny-1: root, path, extensions and input checks have no equivalent; the action is dropped"), "{report}");
+    assert!(
+        report.contains("turnStart-1/inject-1: `inject` has no equivalent; dropped"),
+        "{report}"
+    );
+    let project = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(project.path().join(".poolside")).unwrap();
+    std::fs::write(project.path().join(".poolside/settings.yaml"), &yaml).unwrap();
+    let pool = fire(project.path(), None, &event);
+    assert_eq!(pool["decision"], "deny", "{yaml}");
+    assert_eq!(pool["reasons"][0]["text"], "No commands here.");
+
+    let (json_text, _) = convert("peen", "evener", ws.path());
+    let plugin = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(plugin.path().join("hooks")).unwrap();
+    std::fs::write(plugin.path().join("hooks/hooks.json"), &json_text).unwrap();
+    let empty = tempfile::tempdir().unwrap();
+    let ev = fire(empty.path(), Some(plugin.path()), &event);
+    assert_eq!(ev["decision"], "deny", "{json_text}");
+    assert_eq!(ev["reasons"][0]["text"], "No commands here.");
+
+    // And back to peen: the deny survives as a deny action.
+    let (peen_back, _) = convert("poolside", "peen", project.path());
+    assert!(
+        peen_back.contains(
+            "preToolUse:\n  - name: \"no-shell\"\n    match:\n      tool: \"runCommand\"\n"
+        ),
+        "{peen_back}"
+    );
+}
+
+#[test]
+fn what_cannot_be_expressed_is_reported() {
+    let d = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(d.path().join("pl/hooks")).unwrap();
+    std::fs::write(
+        d.path().join("pl/hooks/hooks.json"),
+        r#"{"hooks":{"PreToolUse":[{"matcher":"mcp__.*","hooks":[{"type":"prompt","prompt":"ok?"},{"type":"command","command":"true"}]}],"Notification":[{"hooks":[{"type":"command","command":"true"}]}]}}"#,
+    )
+    .unwrap();
+    let (_, report) = convert("evener", "peen", &d.path().join("pl"));
+    assert!(
+        report.contains("a prompt handler (a model call) has no equivalent; dropped"),
+        "{report}"
+    );
+    assert!(report.contains("peen matches tools by exact name only: regex `.*(?:mcp__.*).*` cannot be expressed; dropped"), "{report}");
+    assert!(
+        report.contains("peen has no event for `notification`; dropped"),
+        "{report}"
+    );
+    assert!(report.contains("hooks.json:1:"), "positions: {report}");
+}
