@@ -221,3 +221,91 @@ fn text_output_lists_running_hooks_first() {
         )
     );
 }
+
+#[test]
+fn remaining_reasons() {
+    let d = tempfile::tempdir().unwrap();
+    write(
+        d.path(),
+        "pl/hooks/hooks.json",
+        r#"{"hooks":{
+            "SessionStart":[{"matcher":"resume","hooks":[{"type":"command","command":"x"}]}],
+            "Notification":[{"matcher":"idle","hooks":[{"type":"command","command":"x","shell":"zsh"}]},
+                            {"hooks":[{"type":"command","command":"x","shell":"zsh"}]}]}}"#,
+    );
+    let pl = d.path().join("pl");
+    let flags = ["--plugin-dir", pl.to_str().unwrap()];
+    let got = reasons(&explain(
+        d.path(),
+        &json!({"event": "session_start", "source": "startup"}),
+        &flags,
+    ));
+    assert!(
+        got.contains(&(
+            false,
+            "pl#0".into(),
+            "matcher `resume` (exact name) does not match start kind `startup`".into()
+        )),
+        "{got:?}"
+    );
+    let got = reasons(&explain(
+        d.path(),
+        &json!({"event": "notification", "message": "m"}),
+        &flags,
+    ));
+    assert!(
+        got.contains(&(false, "pl#0".into(), "matcher `idle` (exact name) does not match the empty target (Notification has no matcher target yet)".into())),
+        "{got:?}"
+    );
+    assert!(
+        got.contains(&(true, "pl#0".into(), "matcher `*` (matches everything) matches the empty target (Notification has no matcher target yet); it will fail: shell \"zsh\" is not supported (only \"bash\")".into())),
+        "{got:?}"
+    );
+
+    write(
+        d.path(),
+        "ws/.agents/hooks.yaml",
+        "version: 1\nsessionStart:\n  - actions: [{type: inject, message: x}]\npreToolUse:\n  - match: {input: {/a: {exists: true}, /b: {equals: 2}}}\n    actions: [{type: inject, message: y}]\n",
+    );
+    let ws = d.path().join("ws");
+    let got = reasons(&explain(
+        &ws,
+        &json!({"event": "session_start", "cwd": ws, "source": "resume"}),
+        &[],
+    ));
+    assert!(got.iter().any(|g| g.2 == "declared for sessionStart; sessionStart runs only on a session's first turn (source `startup`)"), "{got:?}");
+    let got = reasons(&explain(
+        &ws,
+        &json!({"event": "tool_before", "cwd": ws, "tool": {"name": "x", "input": {"b": 2}}}),
+        &[],
+    ));
+    assert!(
+        got.iter().any(|g| g.2 == "match: input /a does not exist"),
+        "{got:?}"
+    );
+    let got = reasons(&explain(
+        &ws,
+        &json!({"event": "tool_before", "cwd": ws, "tool": {"name": "x", "input": {"a": 1, "b": 3}}}),
+        &[],
+    ));
+    assert!(
+        got.iter().any(|g| g.2 == "match: input /b is 3, not 2"),
+        "{got:?}"
+    );
+
+    let mut yaml = "version: 1\nturnStart:\n".to_owned();
+    for _ in 0..257 {
+        yaml.push_str("  - actions: [{type: inject, message: x}]\n");
+    }
+    write(d.path(), "big/.agents/hooks.yaml", &yaml);
+    let big = d.path().join("big");
+    let got = reasons(&explain(
+        &big,
+        &json!({"event": "turn_start", "cwd": big}),
+        &[],
+    ));
+    assert!(
+        got.iter()
+            .all(|g| !g.0 && g.2 == "more than 256 groups across all layers: every turn fails")
+    );
+}
