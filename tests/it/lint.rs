@@ -76,7 +76,7 @@ fn poolside_rules() {
         d.path(),
         ".poolside/settings.yaml",
         &format!(
-            "hooks:\n  PreToolUse:\n    - {{name: a, matcher: Bash, command: {g}}}\n    - {{name: b, matcher: 'shell.*', command: {g}, timeout: 5000}}\n    - {{name: c, matcher: shell, command: {g}}}\n    - {{name: d, matcher: shell, command: {g}}}\n    - {{name: e, matcher: shell, command: ./plain.sh}}\n    - {{name: f, matcher: shell, command: /nonexistent/x.sh}}\n  Stop:\n    - {{name: s, matcher: shell, command: {g}}}\n",
+            "hooks:\n  PreToolUse:\n    - {{name: a, matcher: Bash, command: {g}}}\n    - {{name: b, matcher: 'shell.*', command: {g}, timeout: 5000}}\n    - {{name: c, matcher: shell, command: {g}}}\n    - {{name: d, matcher: shell, command: {g}}}\n    - {{name: e, matcher: shell, command: ./plain.sh}}\n    - {{name: f, matcher: shell, command: /nonexistent/x.sh}}\n    - {{name: g, matcher: read, command: no-such-tool-on-path --x}}\n  Stop:\n    - {{name: s, matcher: shell, command: {g}}}\n",
             g = abs.display()
         ),
     );
@@ -90,6 +90,7 @@ fn poolside_rules() {
         "the command path `./plain.sh` is relative",
         "the command `./plain.sh` is not executable",
         "the command `/nonexistent/x.sh` does not exist",
+        "the command `no-such-tool-on-path` is not on PATH",
         "the matcher is ignored on Stop",
         "no level sets `stop_hook_max_continuations`",
         "the script reads `.tool_input.command`, which `shell` does not have",
