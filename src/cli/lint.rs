@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use clap::Args;
 
 use latch::Severity;
-use latch::lint::{Target, discover, lint, render::render};
+use latch::lint::{Target, discover, discover_reporting, lint, render::render};
 
 use super::exit;
 use super::explain::Format;
@@ -29,7 +29,7 @@ pub struct LintArgs {
 
 /// Runs `latch lint` and returns its exit code.
 pub fn run(args: LintArgs) -> u8 {
-    let mut targets = if args.paths.is_empty() {
+    let (mut targets, missing) = if args.paths.is_empty() {
         let mut t = discover(&[std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."))]);
         if let Some(home) = std::env::var_os("HOME").filter(|h| !h.is_empty()) {
             let user = PathBuf::from(home).join(".config/poolside/settings.yaml");
@@ -40,12 +40,14 @@ pub fn run(args: LintArgs) -> u8 {
         if let Some(dir) = std::env::var_os("PEEN_CONFIG_DIR").filter(|v| !v.is_empty()) {
             t.extend(discover(&[PathBuf::from(dir)]));
         }
-        t
+        (t, Vec::new())
     } else {
-        discover(&args.paths)
+        discover_reporting(&args.paths)
     };
-    targets.dedup();
-    let diags = lint(&targets);
+    let mut seen = std::collections::HashSet::new();
+    targets.retain(|t| seen.insert(t.clone()));
+    let mut diags = missing;
+    diags.extend(lint(&targets));
     let mut stdout = io::stdout().lock();
     let count = |s: Severity| diags.iter().filter(|d| d.severity == s).count();
     let (errors, warnings, notes) = (

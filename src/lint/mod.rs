@@ -17,7 +17,7 @@ use crate::dialect::peen::{self, Peen};
 use crate::dialect::poolside::{Poolside, Sources};
 
 /// One hook configuration found on disk.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum Target {
     /// A poolside project (`<dir>/.poolside/settings*.yaml`).
     PoolsideProject(PathBuf),
@@ -35,18 +35,35 @@ const SKIP_DIRS: [&str; 4] = [".git", "target", "node_modules", ".cache"];
 const MAX_DEPTH: usize = 8;
 
 /// Finds every configuration under `paths` (directories are searched,
-/// files are classified by name), in a stable order.
+/// files are classified by name), in a stable order, each once.
 pub fn discover(paths: &[PathBuf]) -> Vec<Target> {
+    discover_reporting(paths).0
+}
+
+/// Like [`discover`], with an error for each path that holds no hook
+/// configuration (it does not exist, or is a file latch does not know).
+pub fn discover_reporting(paths: &[PathBuf]) -> (Vec<Target>, Vec<Diagnostic>) {
     let mut out = Vec::new();
+    let mut problems = Vec::new();
     for p in paths {
+        let before = out.len();
         if p.is_file() {
             out.extend(classify_file(p));
-        } else {
+        } else if p.is_dir() {
             walk(p, 0, &mut out);
         }
+        if out.len() == before {
+            let what = if p.exists() {
+                "no hook configuration here"
+            } else {
+                "no such file or directory"
+            };
+            problems.push(Diagnostic::error(what).in_file(p));
+        }
     }
-    out.dedup();
-    out
+    let mut seen = std::collections::HashSet::new();
+    out.retain(|t| seen.insert(t.clone()));
+    (out, problems)
 }
 
 fn classify_file(p: &Path) -> Option<Target> {
@@ -64,7 +81,12 @@ fn classify_file(p: &Path) -> Option<Target> {
         ("plugin.json", ".claude-plugin" | ".codex-plugin") => parent
             .parent()
             .map(|d| Target::EvenerPlugin(d.to_path_buf())),
-        (n, _) if n.ends_with(".yaml") || n.ends_with(".yml") => {
+        ("settings.yaml" | "settings.local.yaml", ".poolside") => parent
+            .parent()
+            .map(|d| Target::PoolsideProject(d.to_path_buf())),
+        // Another settings file (for `--settings`); any other YAML file
+        // is not taken for hook configuration.
+        (n, _) if n.starts_with("settings") && (n.ends_with(".yaml") || n.ends_with(".yml")) => {
             Some(Target::PoolsideFile(p.to_path_buf()))
         }
         _ => None,
@@ -150,14 +172,6 @@ pub fn lint(targets: &[Target]) -> Vec<Diagnostic> {
     out
 }
 
-/// Whether a severity fails the lint: errors always, warnings with
-/// `deny_warnings`.
-pub fn fails(diags: &[Diagnostic], deny_warnings: bool) -> (bool, bool) {
-    let errors = diags.iter().any(|d| d.severity == Severity::Error);
-    let warnings = diags.iter().any(|d| d.severity == Severity::Warning);
-    (errors, warnings && deny_warnings)
-}
-
 // ---- checks shared by the dialects ----
 
 /// A timeout in seconds that is probably milliseconds (`timeout: 5000`).
@@ -201,7 +215,7 @@ pub fn check_program(
             format!("the command path `{program}` is relative: it depends on the working directory ({what})"),
             Some("use an absolute path".to_owned()),
         ));
-        base.map(|b| b.join(path))
+        base.map(|b| crate::config::normalize(&b.join(path)))
     } else {
         // A bare name is looked up on PATH.
         match std::env::var_os("PATH") {

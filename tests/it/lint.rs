@@ -297,3 +297,32 @@ fn matchers_that_can_never_match() {
         "a valid SessionStart matcher is fine"
     );
 }
+
+#[test]
+fn missing_paths_are_errors_and_overlapping_paths_count_once() {
+    let d = tempfile::tempdir().unwrap();
+    write(d.path(), "ws/.agents/hooks.yaml", "version: 2\n");
+    let ws = d.path().join("ws");
+    let (code, diags) = lint_json(&[d.path().to_str().unwrap(), ws.to_str().unwrap()]);
+    assert_eq!(
+        diags
+            .iter()
+            .filter(|d| d["message"]
+                .as_str()
+                .unwrap()
+                .contains("`version` must be 1"))
+            .count(),
+        1
+    );
+    assert_eq!(code, 0, "a skipped peen file is a warning");
+    let (code, diags) = lint_json(&[d.path().join("nope").to_str().unwrap()]);
+    assert_eq!(code, 5);
+    assert!(has(&diags, "no such file or directory"));
+    write(d.path(), "ci.yaml", "on: push\n");
+    let (code, diags) = lint_json(&[d.path().join("ci.yaml").to_str().unwrap()]);
+    assert_eq!(code, 5);
+    assert!(
+        has(&diags, "no hook configuration here"),
+        "an unrelated YAML file is not read as settings"
+    );
+}

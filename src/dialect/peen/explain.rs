@@ -65,7 +65,10 @@ pub fn explain(peen: &Peen, event: &Event) -> Vec<Explanation> {
                 "more than {MAX_GROUPS} groups across all layers: every turn fails"
             ))
         } else if !fired.contains(pe) {
-            Err(format!("declared for {pe}; {not_fired}"))
+            Err(format!(
+                "declared for {pe}; {}",
+                not_fired_for(pe, event, summarize, &not_fired)
+            ))
         } else {
             group.matcher.as_ref().map_or(Ok(()), |m| {
                 m.explain(&subject).map_err(|why| format!("match: {why}"))
@@ -105,4 +108,30 @@ pub fn explain(peen: &Peen, event: &Event) -> Vec<Explanation> {
         ));
     }
     run_order_first(out)
+}
+
+/// Why a group's own event does not fire for `event`.
+fn not_fired_for(pe: &PeenEvent, event: &Event, summarize: bool, general: &str) -> String {
+    match pe {
+        PeenEvent::Lifecycle("preCompact" | "postCompact")
+            if !summarize
+                && matches!(
+                    event.event,
+                    EventKind::CompactBefore | EventKind::CompactAfter
+                ) =>
+        {
+            "compaction events fire only with PEEN_COMPACTION_MODE=summarize".to_owned()
+        }
+        PeenEvent::Lifecycle("sessionStart") if event.event == EventKind::SessionStart => {
+            "sessionStart runs only on a session's first turn (source `startup`)".to_owned()
+        }
+        _ if matches!(
+            event.event,
+            EventKind::CompactBefore | EventKind::CompactAfter | EventKind::SessionStart
+        ) =>
+        {
+            format!("a `{}` event fires no other peen event", event.event)
+        }
+        _ => general.to_owned(),
+    }
 }

@@ -110,7 +110,13 @@ impl Peen {
                 seen.push(group);
                 for action in &group.actions {
                     if let ActionKind::Command(spec) = &action.kind {
-                        let base = self.options().workspace.as_deref();
+                        // The command runs in the workspace, or `workingDir` in it.
+                        let base = self.options().workspace.as_ref().map(|w| {
+                            spec.working_dir
+                                .as_ref()
+                                .map_or_else(|| w.clone(), |d| w.join(d))
+                        });
+                        let base = base.as_deref();
                         for (sev, msg, hint) in check_program(
                             &spec.command,
                             base,

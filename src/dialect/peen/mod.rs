@@ -164,13 +164,16 @@ impl Peen {
                     }
                 },
                 Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-                Err(e) => diagnostics.push(
-                    Diagnostic::warning(format!(
-                        "harness.warning: hooks file skipped: cannot read it: {e}"
-                    ))
-                    .in_file(&path)
-                    .for_dialect(DIALECT),
-                ),
+                Err(e) => {
+                    skipped.push((path.clone(), format!("cannot read it: {e}")));
+                    diagnostics.push(
+                        Diagnostic::warning(format!(
+                            "harness.warning: hooks file skipped: cannot read it: {e}"
+                        ))
+                        .in_file(&path)
+                        .for_dialect(DIALECT),
+                    );
+                }
             }
         }
         let total: usize = files.iter().map(|f| f.groups.len()).sum();
