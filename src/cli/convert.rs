@@ -34,6 +34,13 @@ pub struct ConvertArgs {
 /// report of everything that could not be expressed on stderr.
 pub fn run(args: ConvertArgs) -> u8 {
     let path = std::path::absolute(&args.path).unwrap_or(args.path.clone());
+    if !path.exists() {
+        eprintln!(
+            "latch: error: {}: no such file or directory",
+            path.display()
+        );
+        return exit::LINT_ERRORS;
+    }
     let (rules, mut notes, load) = match args.from {
         DialectName::Poolside => {
             let sources = if path.is_file() {
@@ -83,6 +90,9 @@ pub fn run(args: ConvertArgs) -> u8 {
     notes.extend(more);
     let mut all = load;
     all.extend(notes);
+    if rules.is_empty() && all.is_empty() {
+        all.push(latch::Diagnostic::error("no hooks found to convert").in_file(&path));
+    }
     if !all.is_empty() {
         let _ = write!(io::stderr().lock(), "{}", render(&all));
     }
@@ -92,8 +102,13 @@ pub fn run(args: ConvertArgs) -> u8 {
             "latch: note: commands keep their text; each dialect sends its own payload and reads its own output format, so check each script"
         );
     }
-    match io::stdout().lock().write_all(text.as_bytes()) {
-        Ok(()) => exit::OK,
-        Err(_) => exit::INTERNAL,
+    if io::stdout().lock().write_all(text.as_bytes()).is_err() {
+        return exit::INTERNAL;
+    }
+    // A source with load errors converted only in part: say so in the code.
+    if all.iter().any(|d| d.severity == latch::Severity::Error) {
+        exit::LINT_ERRORS
+    } else {
+        exit::OK
     }
 }

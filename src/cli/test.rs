@@ -37,6 +37,14 @@ pub async fn run(args: TestArgs) -> u8 {
                 continue;
             }
         };
+        let problems = scenario.config_problems();
+        if !problems.is_empty() {
+            for d in problems {
+                let _ = writeln!(out, "  error {d}");
+            }
+            broken += 1;
+            continue;
+        }
         for result in scenario.run().await {
             if result.failures.is_empty() {
                 passed += 1;

@@ -23,7 +23,8 @@ pub fn parse(text: &str) -> Result<Node, SyntaxError> {
             message,
             position: (e.line() > 0).then(|| Position {
                 line: e.line() as u32,
-                column: e.column() as u32,
+                // serde_json says column 0 for an error at a line's start.
+                column: (e.column() as u32).max(1),
             }),
         });
     }

@@ -55,6 +55,8 @@ pub struct Rule {
     pub name: Option<String>,
     /// Where it was declared.
     pub source: SourceRef,
+    /// The dialect it came from.
+    pub origin: Side,
 }
 
 /// One tool: its neutral name, then what poolside, evener and peen call
@@ -78,7 +80,7 @@ pub const TOOLS: [ToolRow; 7] = [
 ];
 
 /// A dialect, for the tool table.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Side {
     /// poolside.
     Poolside,
@@ -110,6 +112,18 @@ pub fn to_neutral(side: Side, name: &str) -> String {
         .iter()
         .find(|row| column(side, row) == Some(name))
         .map_or_else(|| name.to_owned(), |row| row.0.to_owned())
+}
+
+/// Whether `name` is another dialect's name for a tool `side` calls
+/// something else (or does not have): such a matcher never matched in
+/// `side` (evener's `shell`, poolside's `Bash`).
+pub fn foreign_name(side: Side, name: &str) -> bool {
+    TOOLS.iter().any(|row| {
+        column(side, row) != Some(name)
+            && [Side::Poolside, Side::Evener, Side::Peen]
+                .iter()
+                .any(|s| *s != side && column(*s, row) == Some(name))
+    })
 }
 
 /// A neutral tool name in a dialect's terms: `Ok(name)`, or `Err(name)`

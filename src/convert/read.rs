@@ -9,19 +9,40 @@ use crate::event::EventKind;
 use crate::matcher::NameMatcher;
 use crate::run::Program;
 
-use super::{Handler, Rule, Side, Tools, report, to_neutral};
+use super::{Handler, Rule, Side, Tools, foreign_name, report, to_neutral};
 
-fn tools_of(side: Side, m: &NameMatcher) -> Tools {
-    match m {
+/// The tools a matcher selects, or `None` when it can never match in its
+/// own dialect (then converting it must not make it match).
+fn tools_of(
+    side: Side,
+    m: &NameMatcher,
+    source: &crate::diag::SourceRef,
+    notes: &mut Vec<Diagnostic>,
+) -> Option<Tools> {
+    let names = |ns: &[&String], notes: &mut Vec<Diagnostic>| -> Option<Tools> {
+        let mut kept = Vec::new();
+        for n in ns {
+            if foreign_name(side, n) {
+                notes.push(report(
+                    source,
+                    format!("matcher name `{n}` is not this dialect's name for the tool: it never matched here, so it is dropped rather than made to match"),
+                ));
+            } else {
+                kept.push(to_neutral(side, n));
+            }
+        }
+        (!kept.is_empty()).then_some(Tools::Names(kept))
+    };
+    Some(match m {
         NameMatcher::Any => Tools::Any,
-        NameMatcher::Exact(n) => Tools::Names(vec![to_neutral(side, n)]),
-        NameMatcher::List(ns) => Tools::Names(ns.iter().map(|n| to_neutral(side, n)).collect()),
+        NameMatcher::Exact(n) => return names(&[n], notes),
+        NameMatcher::List(ns) => return names(&ns.iter().collect::<Vec<_>>(), notes),
         NameMatcher::Regex { pattern, mode, .. } => Tools::Regex(match mode {
             crate::matcher::RegexMode::WholeName => pattern.clone(),
             // A search-anywhere regex, as a whole-name one.
             crate::matcher::RegexMode::Search => format!(".*(?:{pattern}).*"),
         }),
-    }
+    })
 }
 
 /// Poolside hooks as rules.
@@ -47,7 +68,10 @@ pub fn from_poolside(cfg: &Poolside) -> (Vec<Rule>, Vec<Diagnostic>) {
         for hook in cfg.hooks(pe) {
             let tools = match &hook.matcher {
                 crate::dialect::poolside::Matcher::Valid(m) if pe.uses_matcher() => {
-                    tools_of(Side::Poolside, m)
+                    match tools_of(Side::Poolside, m, &hook.source, &mut notes) {
+                        Some(t) => t,
+                        None => continue,
+                    }
                 }
                 crate::dialect::poolside::Matcher::Valid(_) => Tools::Any,
                 crate::dialect::poolside::Matcher::Invalid { pattern, .. } => {
@@ -68,6 +92,7 @@ pub fn from_poolside(cfg: &Poolside) -> (Vec<Rule>, Vec<Diagnostic>) {
                 timeout: Some(hook.timeout),
                 name: hook.name.clone(),
                 source: hook.source.clone(),
+                origin: Side::Poolside,
             });
         }
     }
@@ -108,7 +133,10 @@ pub fn from_evener(ev: &Evener) -> (Vec<Rule>, Vec<Diagnostic>) {
                 evener::Matcher::Valid(m)
                     if matches!(e, EvEvent::PreToolUse | EvEvent::PostToolUse) =>
                 {
-                    tools_of(Side::Evener, m)
+                    match tools_of(Side::Evener, m, &group.source, &mut notes) {
+                        Some(t) => t,
+                        None => continue,
+                    }
                 }
                 evener::Matcher::Valid(NameMatcher::Any) => Tools::Any,
                 evener::Matcher::Valid(m) => {
@@ -132,7 +160,16 @@ pub fn from_evener(ev: &Evener) -> (Vec<Rule>, Vec<Diagnostic>) {
             for h in &group.handlers {
                 let handler = match &h.kind {
                     HandlerKind::Command(Ok(Program::Shell { script, .. })) => {
-                        Handler::Shell(script.clone())
+                        // The targets set no plugin variables: expand them here.
+                        let script = evener::load::expand_root(script, &plugin.root);
+                        if script.contains("$CLAUDE_") || script.contains("${CLAUDE_") {
+                            notes.push(report(
+                                &h.source,
+                                "the script uses $CLAUDE_* variables, which only evener sets"
+                                    .to_owned(),
+                            ));
+                        }
+                        Handler::Shell(script)
                     }
                     HandlerKind::Command(Ok(Program::Exec { program, args })) => {
                         Handler::Exec(program.to_string_lossy().into_owned(), args.clone())
@@ -166,6 +203,7 @@ pub fn from_evener(ev: &Evener) -> (Vec<Rule>, Vec<Diagnostic>) {
                     timeout: Some(h.timeout),
                     name: None,
                     source: h.source.clone(),
+                    origin: Side::Evener,
                 });
             }
         }
@@ -225,6 +263,10 @@ pub fn from_peen(peen: &Peen) -> (Vec<Rule>, Vec<Diagnostic>) {
                     }
                     if let Some(t) = &m.tool {
                         if tool.as_ref().is_some_and(|own| own != t) {
+                            notes.push(report(
+                                &action.source,
+                                format!("{}/{}: `tool: {t}` conflicts with the group's tool; the action never runs, so it is not converted", group.name, action.name),
+                            ));
                             ok = false;
                         }
                         tool = Some(t.clone());
@@ -236,6 +278,16 @@ pub fn from_peen(peen: &Peen) -> (Vec<Rule>, Vec<Diagnostic>) {
                 let handler = match &action.kind {
                     ActionKind::Deny(reason) => Handler::Deny(reason.clone()),
                     ActionKind::Command(spec) => {
+                        let fails_closed = action.on_failure.map_or_else(
+                            || group.event.fails_closed(),
+                            |f| f == crate::dialect::peen::OnFailure::Deny,
+                        );
+                        if fails_closed {
+                            notes.push(report(
+                                &action.source,
+                                format!("{}/{}: in peen a failed command denies here; converted hooks fail open (a failure never blocks)", group.name, action.name),
+                            ));
+                        }
                         if !spec.environment.is_empty() || spec.working_dir.is_some() {
                             notes.push(report(
                                 &action.source,
@@ -273,6 +325,7 @@ pub fn from_peen(peen: &Peen) -> (Vec<Rule>, Vec<Diagnostic>) {
                     timeout,
                     name: Some(group.name.clone()),
                     source: action.source.clone(),
+                    origin: Side::Peen,
                 });
             }
         }

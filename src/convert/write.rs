@@ -11,9 +11,17 @@ use crate::event::EventKind;
 
 use super::{Handler, Rule, Side, Tools, from_neutral, report};
 
-/// A YAML double-quoted scalar (JSON string syntax is valid YAML).
+/// A YAML double-quoted scalar. JSON string syntax is valid YAML, except
+/// that YAML does not allow some characters raw (DEL, C1 controls,
+/// U+FFFE/U+FFFF): those are written as `\uXXXX`.
 fn q(s: &str) -> String {
-    serde_json::to_string(s).unwrap_or_else(|_| "\"\"".to_owned())
+    let json = serde_json::to_string(s).unwrap_or_else(|_| "\"\"".to_owned());
+    json.chars()
+        .map(|c| match c {
+            '\u{7f}'..='\u{9f}' | '\u{fffe}' | '\u{ffff}' => format!("\\u{:04x}", c as u32),
+            c => c.to_string(),
+        })
+        .collect()
 }
 
 /// Quotes one word for `sh`: `'…'`, with `'` written as `'\''`.
@@ -111,6 +119,12 @@ pub fn to_poolside(rules: &[Rule]) -> (String, Vec<Diagnostic>) {
                 r.clone()
             }
         };
+        if rule.origin == Side::Evener && matches!(rule.handler, Handler::Shell(_)) {
+            notes.push(report(
+                &rule.source,
+                "this script ran under bash in evener; poolside runs it with /bin/sh".to_owned(),
+            ));
+        }
         let mut entry = String::new();
         if let Some(name) = &rule.name {
             // A repeated name would replace the earlier hook in poolside.
@@ -196,6 +210,11 @@ pub fn to_evener(rules: &[Rule]) -> (String, Vec<Diagnostic>) {
             ));
         }
         let matcher = match &rule.tools {
+            // poolside and peen session-start hooks run on startup and resume,
+            // not after a clear or a compaction.
+            Tools::Any if rule.kind == EventKind::SessionStart && rule.origin != Side::Evener => {
+                "startup|resume".to_owned()
+            }
             Tools::Any => "*".to_owned(),
             Tools::Names(_) => tool_names(Side::Evener, rule, &mut notes).join("|"),
             // evener regexes match anywhere in the name: anchor to keep the meaning.
@@ -247,14 +266,19 @@ fn seconds(d: Duration) -> Value {
     }
 }
 
-/// A duration as a Go duration string.
+/// A duration as a Go duration string, exactly (in the largest unit that
+/// divides it).
 fn go_duration(d: Duration) -> String {
-    let ms = d.as_millis();
-    if ms.is_multiple_of(1000) {
-        format!("{}s", ms / 1000)
-    } else {
-        format!("{ms}ms")
+    let ns = d.as_nanos();
+    if ns == 0 {
+        return "1ns".to_owned();
     }
+    for (unit, size) in [("s", 1_000_000_000u128), ("ms", 1_000_000), ("us", 1_000)] {
+        if ns.is_multiple_of(size) {
+            return format!("{}{unit}", ns / size);
+        }
+    }
+    format!("{ns}ns")
 }
 
 /// Rules as a peen `.agents/hooks.yaml`.
@@ -282,6 +306,19 @@ pub fn to_peen(rules: &[Rule]) -> (String, Vec<Diagnostic>) {
                 continue;
             }
         };
+        if rule.kind == EventKind::SessionStart && rule.origin != Side::Peen {
+            notes.push(report(
+                &rule.source,
+                "peen's sessionStart runs only on a session's first turn, not on resume".to_owned(),
+            ));
+        }
+        if rule.origin == Side::Evener && matches!(rule.handler, Handler::Shell(_)) {
+            notes.push(report(
+                &rule.source,
+                "this script ran under bash in evener; the peen action runs it with /bin/sh"
+                    .to_owned(),
+            ));
+        }
         let tools: Vec<Option<String>> = match &rule.tools {
             Tools::Any => vec![None],
             Tools::Names(_) => tool_names(Side::Peen, rule, &mut notes)

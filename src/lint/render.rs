@@ -104,8 +104,13 @@ fn span(text: &str, pos: Position) -> Option<Range<usize>> {
             .find(|c: char| c.is_whitespace() || ":,]}".contains(c))
             .unwrap_or(rest.len()),
     }
-    .max(1)
+    .max(rest.chars().next().map_or(1, char::len_utf8))
     .min(rest.len().max(1));
+    // A cut must fall on a character boundary.
+    let mut len = len;
+    while len < rest.len() && !rest.is_char_boundary(len) {
+        len += 1;
+    }
     Some(line_start + start..line_start + start + len)
 }
 
@@ -120,5 +125,10 @@ mod tests {
         assert_eq!(span(text, Position { line: 9, column: 1 }), None);
         let json = "{\"a\": \"b c\"}";
         assert_eq!(span(json, Position { line: 1, column: 7 }), Some(6..11));
+        // A multi-byte space starts the token: the span covers it whole.
+        let nbsp = "a:\n  \u{a0}Stop: []\n";
+        let r = span(nbsp, Position { line: 2, column: 3 }).unwrap();
+        assert!(nbsp.is_char_boundary(r.start) && nbsp.is_char_boundary(r.end));
+        assert_eq!(span("x", Position { line: 1, column: 0 }), Some(0..1));
     }
 }

@@ -60,7 +60,10 @@ pub fn check(expect: &Value, outcome: &Value) -> Vec<String> {
                     .as_array()
                     .cloned()
                     .unwrap_or_default();
-                let want = want.as_array().cloned().unwrap_or_default();
+                let Some(want) = want.as_array().cloned() else {
+                    out.push(format!("{key}: must be a list"));
+                    continue;
+                };
                 if got.len() != want.len() {
                     out.push(format!(
                         "{key}: expected {} entries, got {}: {}",

@@ -43,6 +43,29 @@ pub struct Case {
     pub event: Value,
     /// The `expect` mapping, as JSON.
     pub expect: Value,
+    /// What is wrong with the case itself (unknown keys, no `expect`).
+    pub problems: Vec<String>,
+}
+
+/// A case must have an `event` and an `expect`, and nothing else but a
+/// `name`: a misspelled key must not make a case pass.
+fn case_problems(c: &Value) -> Vec<String> {
+    let mut out = Vec::new();
+    match c.as_object() {
+        None => out.push("a case must be a mapping".to_owned()),
+        Some(m) => {
+            for k in m
+                .keys()
+                .filter(|k| !["name", "event", "expect"].contains(&k.as_str()))
+            {
+                out.push(format!("{k}: not a case key (name, event, expect)"));
+            }
+            if !m.contains_key("expect") {
+                out.push("expect: missing; a case must expect something".to_owned());
+            }
+        }
+    }
+    out
 }
 
 /// The result of one case.
@@ -80,12 +103,17 @@ impl Scenario {
         let base = file.parent().unwrap_or(Path::new("."));
         let config = &doc["config"];
         let (dir, temp) = if let Some(p) = config["path"].as_str() {
-            (
-                crate::config::normalize(
-                    &std::path::absolute(base.join(p)).unwrap_or_else(|_| base.join(p)),
-                ),
-                None,
-            )
+            let dir = crate::config::normalize(
+                &std::path::absolute(base.join(p)).unwrap_or_else(|_| base.join(p)),
+            );
+            if !dir.is_dir() {
+                return Err(format!(
+                    "{}: config.path {} is not a directory",
+                    file.display(),
+                    dir.display()
+                ));
+            }
+            (dir, None)
         } else if let Some(files) = config["files"].as_object() {
             let temp =
                 tempfile::tempdir().map_err(|e| format!("cannot make a temp directory: {e}"))?;
@@ -113,6 +141,7 @@ impl Scenario {
                     .map_or_else(|| format!("case {}", i + 1), str::to_owned),
                 event: c["event"].clone(),
                 expect: c["expect"].clone(),
+                problems: case_problems(c),
             })
             .collect();
         Ok(Scenario {
@@ -137,21 +166,25 @@ impl Scenario {
             {
                 obj.insert("cwd".into(), Value::from(self.dir.to_string_lossy()));
             }
-            let failures = match serde_json::from_value::<Event>(event_json) {
-                Err(e) => vec![format!("event: not a valid event: {e}")],
-                Ok(event) => {
-                    let engine = self.engine(&event);
-                    let session = match (&state, &event.session_id) {
-                        (Some(dir), Some(id)) => Session::open(dir.path(), id)
-                            .unwrap_or_else(|_| Session::in_memory(None)),
-                        _ => Session::in_memory(None),
-                    };
-                    match engine.dispatch(&event, &session).await {
-                        Ok(outcome) => check(
-                            &case.expect,
-                            &serde_json::to_value(&outcome).unwrap_or(Value::Null),
-                        ),
-                        Err(e) => vec![format!("event: {e}")],
+            let failures = if !case.problems.is_empty() {
+                case.problems.clone()
+            } else {
+                match serde_json::from_value::<Event>(event_json) {
+                    Err(e) => vec![format!("event: not a valid event: {e}")],
+                    Ok(event) => {
+                        let engine = self.engine(&event);
+                        let session = match (&state, &event.session_id) {
+                            (Some(dir), Some(id)) => Session::open(dir.path(), id)
+                                .unwrap_or_else(|_| Session::in_memory(None)),
+                            _ => Session::in_memory(None),
+                        };
+                        match engine.dispatch(&event, &session).await {
+                            Ok(outcome) => check(
+                                &case.expect,
+                                &serde_json::to_value(&outcome).unwrap_or(Value::Null),
+                            ),
+                            Err(e) => vec![format!("event: {e}")],
+                        }
                     }
                 }
             };
@@ -161,6 +194,21 @@ impl Scenario {
             });
         }
         results
+    }
+
+    /// Problems of the configuration that would make cases meaningless:
+    /// load errors, and peen files skipped as invalid. A scenario with any
+    /// of these does not run.
+    pub fn config_problems(&self) -> Vec<crate::diag::Diagnostic> {
+        let probe = Event::new(crate::event::EventKind::SessionStart);
+        self.engine(&probe)
+            .diagnostics()
+            .filter(|d| {
+                d.severity == crate::diag::Severity::Error
+                    || d.message.contains("hooks file skipped")
+            })
+            .cloned()
+            .collect()
     }
 
     fn engine(&self, event: &Event) -> Engine {

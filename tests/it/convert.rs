@@ -202,3 +202,136 @@ fn what_cannot_be_expressed_is_reported() {
     );
     assert!(report.contains("hooks.json:1:"), "positions: {report}");
 }
+
+fn write(dir: &Path, rel: &str, text: &str) {
+    let p = dir.join(rel);
+    std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+    std::fs::write(p, text).unwrap();
+}
+
+#[test]
+fn a_matcher_that_never_matched_is_not_made_to_match() {
+    let d = tempfile::tempdir().unwrap();
+    write(
+        d.path(),
+        "pl/hooks/hooks.json",
+        r#"{"PreToolUse":[{"matcher":"shell","hooks":[{"type":"command","command":"exit 2"}]}]}"#,
+    );
+    let (yaml, report) = convert("evener", "poolside", &d.path().join("pl"));
+    assert!(report.contains("matcher name `shell` is not this dialect's name for the tool: it never matched here, so it is dropped rather than made to match"), "{report}");
+    assert!(!yaml.contains("exit 2"), "{yaml}");
+}
+
+#[test]
+fn plugin_root_is_expanded_durations_stay_exact_and_odd_text_survives() {
+    let d = tempfile::tempdir().unwrap();
+    write(
+        d.path(),
+        "pl/hooks/hooks.json",
+        r#"{"PreToolUse":[{"matcher":"Bash","hooks":[{"type":"command","command":"${CLAUDE_PLUGIN_ROOT}/check.sh","timeout":0.0004}]}]}"#,
+    );
+    let plugin = crate::util_canonical(&d.path().join("pl"));
+    let (yaml, report) = convert("evener", "poolside", &d.path().join("pl"));
+    assert!(
+        yaml.contains(&format!("command: \"{}/check.sh\"", plugin.display())),
+        "{yaml}"
+    );
+    assert!(
+        report.contains("this script ran under bash in evener; poolside runs it with /bin/sh"),
+        "{report}"
+    );
+    let (peen, _) = convert("evener", "peen", &d.path().join("pl"));
+    assert!(peen.contains("timeout: 400us"), "{peen}");
+
+    write(
+        d.path(),
+        "ws/.agents/hooks.yaml",
+        "version: 1\npreToolUse:\n  - match: {tool: runCommand}\n    actions: [{type: deny, reason: \"a\\x7Fb 'q' \\\"d\\\" $HOME \\\\ é\"}]\n",
+    );
+    let (yaml, _) = convert("peen", "poolside", &d.path().join("ws"));
+    let project = d.path().join("proj");
+    write(&project, ".poolside/settings.yaml", &yaml);
+    let lint = latch()
+        .args(["lint", "--format", "json"])
+        .arg(&project)
+        .output()
+        .unwrap();
+    let diags: Value = serde_json::from_slice(&lint.stdout).unwrap();
+    assert!(
+        !diags.to_string().contains("invalid YAML"),
+        "{yaml}\n{diags}"
+    );
+    let out = fire(
+        &project,
+        None,
+        &json!({"event": "tool_before", "tool": {"name": "shell", "input": {}}}),
+    );
+    assert_eq!(out["reasons"][0]["text"], "a\u{7f}b 'q' \"d\" $HOME \\ é");
+}
+
+#[test]
+fn fail_closed_peen_commands_and_session_start_scope_are_reported() {
+    let d = tempfile::tempdir().unwrap();
+    write(
+        d.path(),
+        "ws/.agents/hooks.yaml",
+        "version: 1\npreToolUse:\n  - name: check\n    actions: [{type: command, command: /bin/true}]\nsessionStart:\n  - actions: [{type: command, command: /bin/true}]\n",
+    );
+    let (_, report) = convert("peen", "poolside", &d.path().join("ws"));
+    assert!(
+        report.contains(
+            "check/command-1: in peen a failed command denies here; converted hooks fail open"
+        ),
+        "{report}"
+    );
+    write(
+        d.path(),
+        "proj/.poolside/settings.yaml",
+        "hooks:\n  SessionStart:\n    - {command: /bin/true}\n",
+    );
+    let (json_text, _) = convert("poolside", "evener", &d.path().join("proj"));
+    assert!(
+        json_text.contains("\"matcher\": \"startup|resume\""),
+        "{json_text}"
+    );
+    let (_, report) = convert("poolside", "peen", &d.path().join("proj"));
+    assert!(
+        report.contains("peen's sessionStart runs only on a session's first turn, not on resume"),
+        "{report}"
+    );
+    let out = latch()
+        .args(["convert", "--from", "peen", "--to", "poolside"])
+        .arg(d.path().join("nope"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(5));
+}
+
+#[test]
+fn a_peen_deny_survives_poolside_and_evener_and_comes_back() {
+    let d = tempfile::tempdir().unwrap();
+    write(
+        d.path(),
+        "ws/.agents/hooks.yaml",
+        "version: 1\npreToolUse:\n  - name: g\n    match: {tool: runCommand}\n    actions: [{type: deny, reason: No.}]\n",
+    );
+    let (yaml, _) = convert("peen", "poolside", &d.path().join("ws"));
+    write(d.path(), "proj/.poolside/settings.yaml", &yaml);
+    let (json_text, _) = convert("poolside", "evener", &d.path().join("proj"));
+    write(d.path(), "pl/hooks/hooks.json", &json_text);
+    let (peen, _) = convert("evener", "peen", &d.path().join("pl"));
+    write(d.path(), "ws2/.agents/hooks.yaml", &peen);
+    let event = |ws: &Path| json!({"event": "tool_before", "cwd": ws, "tool": {"name": "runCommand", "input": {}}});
+    let ws2 = d.path().join("ws2");
+    let back = fire(&ws2, None, &event(&ws2));
+    assert_eq!(back["decision"], "deny", "{peen}");
+    // The deny went through a script (exit 2), which peen runs as a
+    // failing command: a deny on a pre event, with peen's failure text.
+    assert!(
+        back["reasons"][0]["text"]
+            .as_str()
+            .unwrap()
+            .ends_with("exited with code 2: No."),
+        "{back}"
+    );
+}

@@ -326,3 +326,54 @@ fn missing_paths_are_errors_and_overlapping_paths_count_once() {
         "an unrelated YAML file is not read as settings"
     );
 }
+
+#[test]
+fn truncated_json_and_odd_spaces_render_without_panicking() {
+    let d = tempfile::tempdir().unwrap();
+    write(d.path(), "p/hooks/hooks.json", "{\n");
+    let out = latch()
+        .arg("lint")
+        .arg(d.path().join("p"))
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(5),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        String::from_utf8_lossy(&out.stdout)
+            .contains("error: invalid JSON: EOF while parsing an object")
+    );
+    write(
+        d.path(),
+        "q/.poolside/settings.yaml",
+        "hooks:\n  \u{a0}Stop: []\n",
+    );
+    let out = latch()
+        .arg("lint")
+        .arg(d.path().join("q"))
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(String::from_utf8_lossy(&out.stdout).contains("unknown hook event"));
+}
+
+#[test]
+fn evener_duplicate_groups() {
+    let d = tempfile::tempdir().unwrap();
+    write(
+        d.path(),
+        "pl/hooks/hooks.json",
+        r#"{"PreToolUse":[{"matcher":"Bash","hooks":[{"type":"command","command":"/bin/true"}]},{"matcher":"Bash","hooks":[{"type":"command","command":"/bin/true"}]}]}"#,
+    );
+    let (_, diags) = lint_json(&[d.path().join("pl").to_str().unwrap()]);
+    assert!(has(&diags, "this group duplicates the one at"), "{diags:?}");
+    assert!(has(&diags, "its hooks run twice"));
+}

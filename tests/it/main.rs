@@ -13,6 +13,11 @@ mod evener_run;
 mod evener_util;
 mod examples;
 pub use examples::examples_copy_dir;
+
+/// A path with symlinks resolved (temp dirs may sit behind one).
+pub fn util_canonical(p: &std::path::Path) -> std::path::PathBuf {
+    std::path::absolute(p).unwrap()
+}
 mod explain;
 mod fire;
 mod lint;

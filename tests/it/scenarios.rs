@@ -52,3 +52,48 @@ fn an_unreadable_scenario_exits_3() {
         String::from_utf8_lossy(&out.stdout).contains("`dialect` must be poolside, evener or peen")
     );
 }
+
+#[test]
+fn a_misspelled_case_key_or_a_mistyped_list_fails_instead_of_passing() {
+    let d = tempfile::tempdir().unwrap();
+    let file = d.path().join("s.yaml");
+    std::fs::write(
+        &file,
+        "dialect: poolside\nconfig:\n  files:\n    .poolside/settings.yaml: \"hooks: {}\\n\"\ncases:\n  - name: typo\n    event: {event: stop}\n    expects: {decision: deny}\n  - name: mapping instead of list\n    event: {event: stop}\n    expect: {runs: {hook: x}}\n",
+    )
+    .unwrap();
+    let out = latch().arg("test").arg(&file).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("  FAIL  typo\n        expects: not a case key (name, event, expect)\n        expect: missing; a case must expect something\n"), "{text}");
+    assert!(
+        text.contains("  FAIL  mapping instead of list\n        runs: must be a list\n"),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_configuration_that_does_not_load_stops_the_scenario() {
+    let d = tempfile::tempdir().unwrap();
+    let file = d.path().join("s.yaml");
+    std::fs::write(
+        &file,
+        "dialect: peen\nconfig:\n  files:\n    .agents/hooks.yaml: |\n      version: 1\n      preToolUse:\n        - actions: [{type: command, command: x, timeout: 0s}]\ncases:\n  - event: {event: stop}\n    expect: {decision: proceed}\n",
+    )
+    .unwrap();
+    let out = latch().arg("test").arg(&file).output().unwrap();
+    assert_eq!(out.status.code(), Some(3));
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.contains("hooks file skipped: `timeout` must be positive"),
+        "{text}"
+    );
+    std::fs::write(
+        &file,
+        "dialect: poolside\nconfig: {path: ./nowhere}\ncases: []\n",
+    )
+    .unwrap();
+    let out = latch().arg("test").arg(&file).output().unwrap();
+    assert_eq!(out.status.code(), Some(3));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("is not a directory"));
+}
