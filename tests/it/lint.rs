@@ -377,3 +377,49 @@ fn evener_duplicate_groups() {
     assert!(has(&diags, "this group duplicates the one at"), "{diags:?}");
     assert!(has(&diags, "its hooks run twice"));
 }
+
+#[test]
+fn evener_and_peen_findings_render_in_full() {
+    let d = tempfile::tempdir().unwrap();
+    write(
+        d.path(),
+        "pl/hooks/hooks.json",
+        "{\"hooks\": {\n  \"PreToolUse\": [{\"matcher\": \"shell\", \"hooks\": [{\"type\": \"command\", \"command\": \"/bin/true\"}]}]\n}}\n",
+    );
+    write(
+        d.path(),
+        "ws/.agents/hooks.yaml",
+        "version: 1\npreToolUse:\n  - name: g\n    match: {tool: run_command}\n    actions: [{type: deny, reason: x}]\n",
+    );
+    let out = latch()
+        .arg("lint")
+        .arg(d.path().join("pl"))
+        .arg(d.path().join("ws"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let root = d.path().display();
+    assert_eq!(
+        String::from_utf8(out.stdout).unwrap(),
+        format!(
+            r#"warning: matcher `shell` is evener's own name; hooks see `Bash`, so it never matches [hook pl, event PreToolUse]
+ --> {root}/pl/hooks/hooks.json:2:30
+  |
+2 |   "PreToolUse": [{{"matcher": "shell", "hooks": [{{"type": "command", "command": "/bin/true"}}]}}]
+  |                              ^^^^^^^
+  |
+  = help: write `Bash`
+
+warning: `tool: run_command` is not a peen tool name; it never matches [hook g, event preToolUse]
+ --> {root}/ws/.agents/hooks.yaml:4:19
+  |
+4 |     match: {{tool: run_command}}
+  |                   ^^^^^^^^^^^
+  |
+  = help: peen names it `runCommand`
+
+0 errors, 2 warnings, 0 notes in 2 configurations
+"#
+        )
+    );
+}

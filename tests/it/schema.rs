@@ -25,37 +25,59 @@ fn committed_schemas_match_the_generated_ones() {
 
 #[test]
 fn schemas_name_every_event_and_field_the_loaders_accept() {
+    use latch::dialect::{evener, peen, poolside};
     let schema = |d: &str| -> Value {
         serde_json::from_slice(&latch().args(["schema", d]).output().unwrap().stdout).unwrap()
     };
+    let keys = |v: &Value| -> Vec<String> { v.as_object().unwrap().keys().cloned().collect() };
+
     let pool = schema("poolside");
+    let events = keys(&pool["properties"]["hooks"]["properties"]);
+    for e in poolside::PoolEvent::ALL {
+        assert!(events.contains(&e.as_str().to_owned()), "{e}");
+    }
+    assert!(events.contains(&"stop_hook_max_continuations".to_owned()));
     assert_eq!(
-        pool["properties"]["hooks"]["properties"]
-            .as_object()
-            .unwrap()
-            .len(),
-        7,
-        "six events and the cap"
+        keys(&pool["$defs"]["hook"]["properties"]),
+        poolside::load::ENTRY_FIELDS.map(str::to_owned)
+    );
+
+    let ev = schema("evener");
+    let events = keys(&ev["$defs"]["events"]["properties"]);
+    for e in evener::EvEvent::ALL {
+        assert!(events.contains(&e.as_str().to_owned()), "{e}");
+    }
+    for e in evener::events::RESERVED_EVENTS {
+        assert!(events.contains(&e.to_owned()), "{e}");
+    }
+    let handler = keys(&ev["$defs"]["handler"]["properties"]);
+    for f in evener::load::COMMON_FIELDS
+        .iter()
+        .chain(&evener::load::COMMAND_FIELDS)
+        .chain(&evener::load::PROMPT_FIELDS)
+    {
+        assert!(handler.contains(&(*f).to_owned()), "{f}");
+    }
+
+    let pe = schema("peen");
+    let events = keys(&pe["properties"]);
+    for e in peen::PeenEvent::all() {
+        assert!(events.contains(&e.name()), "{e}");
+    }
+    assert_eq!(
+        keys(&pe["$defs"]["action"]["properties"]),
+        peen::load::ACTION_FIELDS.map(str::to_owned)
     );
     assert_eq!(
-        pool["$defs"]["hook"]["required"],
-        serde_json::json!(["command"])
+        keys(&pe["$defs"]["match"]["properties"]),
+        peen::load::MATCH_FIELDS.map(str::to_owned)
     );
-    let peen = schema("peen");
-    assert!(peen["properties"]["preWriteFile"].is_object());
-    assert!(peen["properties"]["readFileFailure"].is_object());
     assert_eq!(
-        peen["$defs"]["action"]["properties"]
-            .as_object()
-            .unwrap()
-            .len(),
-        16
+        keys(&pe["$defs"]["group"]["properties"]),
+        peen::load::GROUP_FIELDS.map(str::to_owned)
     );
-    let evener = schema("evener");
-    assert!(
-        evener["$defs"]["events"]["properties"]["PostToolUseFailure"]["description"]
-            .as_str()
-            .unwrap()
-            .contains("never run")
+    assert_eq!(
+        keys(&pe["$defs"]["check"]["properties"]),
+        peen::load::CHECK_FIELDS.map(str::to_owned)
     );
 }

@@ -50,6 +50,7 @@ impl Evener {
                 if claude != name {
                     out.push(
                         at(plugin, group, Severity::Warning, format!("matcher `{name}` is evener's own name; hooks see `{claude}`, so it never matches"))
+                            .at(group.matcher_at.or(group.source.position))
                             .with_hint(format!("write `{claude}`")),
                     );
                 }

@@ -90,6 +90,8 @@ pub struct Group {
     pub matcher_text: String,
     /// The compiled matcher.
     pub matcher: Matcher,
+    /// Where the matcher is written, if it is.
+    pub matcher_at: Option<Position>,
     /// The handlers, in order.
     pub handlers: Vec<Handler>,
     /// Where the group was declared.
@@ -332,6 +334,7 @@ impl Loader<'_> {
                 event: event.clone(),
                 matcher_text,
                 matcher,
+                matcher_at: g.get("matcher").map(|m| m.position),
                 handlers,
                 source: self.source(g.position),
             });

@@ -65,8 +65,11 @@ impl Peen {
                     .matcher
                     .iter()
                     .chain(group.actions.iter().filter_map(|a| a.when.as_ref()))
-                    .filter_map(|m| m.tool.as_deref());
-                for tool in tools {
+                    .filter_map(|m| m.tool.as_deref().map(|t| (t, m.tool_at)));
+                for (tool, tool_at) in tools {
+                    let at = |sev: Severity, msg: String| {
+                        at(sev, msg).at(tool_at.or(group.source.position))
+                    };
                     if known(tool) {
                         continue;
                     }

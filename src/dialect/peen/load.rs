@@ -397,6 +397,7 @@ impl Loader<'_> {
         self.unknown_fields(m, &MATCH_FIELDS, &format!("`{what}`"));
         let mut out = Match {
             tool: self.string(m.get("tool"), "tool"),
+            tool_at: m.get("tool").map(|t| t.position),
             root: self.string(m.get("root"), "root"),
             ..Match::default()
         };

@@ -25,6 +25,8 @@ pub struct Check {
 pub struct Match {
     /// The exact tool name.
     pub tool: Option<String>,
+    /// Where `tool` is written, if it is.
+    pub tool_at: Option<crate::diag::Position>,
     /// The directory affected paths must be inside (as written).
     pub root: Option<String>,
     /// The glob affected paths must match, relative to the base.
