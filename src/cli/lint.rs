@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use clap::Args;
 
 use latch::Severity;
-use latch::lint::{Target, discover, discover_reporting, lint, render::render};
+use latch::lint::{Target, UserLevels, discover, discover_reporting, lint_with, render::render};
 
 use super::exit;
 use super::explain::Format;
@@ -29,25 +29,31 @@ pub struct LintArgs {
 
 /// Runs `latch lint` and returns its exit code.
 pub fn run(args: LintArgs) -> u8 {
+    let mut user = UserLevels::default();
     let (mut targets, missing) = if args.paths.is_empty() {
         let mut t = discover(&[std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."))]);
         if let Some(home) = std::env::var_os("HOME").filter(|h| !h.is_empty()) {
-            let user = PathBuf::from(home).join(".config/poolside/settings.yaml");
-            if user.is_file() {
-                t.push(Target::PoolsideFile(user));
+            let home = PathBuf::from(home);
+            let settings = home.join(".config/poolside/settings.yaml");
+            if settings.is_file() {
+                t.push(Target::PoolsideFile(settings));
             }
+            user.poolside_home = Some(home);
         }
         if let Some(dir) = std::env::var_os("PEEN_CONFIG_DIR").filter(|v| !v.is_empty()) {
-            t.extend(discover(&[PathBuf::from(dir)]));
+            let dir = PathBuf::from(dir);
+            t.extend(discover(std::slice::from_ref(&dir)));
+            user.peen_config_dir = Some(dir);
         }
         (t, Vec::new())
     } else {
+        // Explicit paths are checked as they are, whoever runs lint.
         discover_reporting(&args.paths)
     };
     let mut seen = std::collections::HashSet::new();
     targets.retain(|t| seen.insert(t.clone()));
     let mut diags = missing;
-    diags.extend(lint(&targets));
+    diags.extend(lint_with(&targets, &user));
     let mut stdout = io::stdout().lock();
     let count = |s: Severity| diags.iter().filter(|d| d.severity == s).count();
     let (errors, warnings, notes) = (

@@ -127,19 +127,62 @@ fn walk(dir: &Path, depth: usize, out: &mut Vec<Target>) {
     }
 }
 
+/// The user's own levels, which project configurations are checked
+/// against: the findings that depend on another level or layer (the
+/// poolside Stop cap, peen groups declared twice) then see the
+/// combination `latch fire` would load.
+#[derive(Debug, Clone, Default)]
+pub struct UserLevels {
+    /// The home directory holding `.config/poolside/settings.yaml`.
+    pub poolside_home: Option<PathBuf>,
+    /// `PEEN_CONFIG_DIR`, the peen configuration layer.
+    pub peen_config_dir: Option<PathBuf>,
+}
+
+impl UserLevels {
+    /// The user's poolside settings file, when there is one.
+    fn poolside_file(&self) -> Option<PathBuf> {
+        self.poolside_home
+            .as_ref()
+            .map(|h| h.join(".config/poolside/settings.yaml"))
+            .filter(|f| f.is_file())
+    }
+
+    /// The peen configuration layer's hooks file, when there is one.
+    fn peen_file(&self) -> Option<PathBuf> {
+        self.peen_config_dir
+            .as_ref()
+            .map(|d| d.join(peen::HOOKS_FILE))
+            .filter(|f| f.is_file())
+    }
+}
+
 /// Loads each target with its dialect and returns every load diagnostic
-/// and every lint finding, file by file.
+/// and every lint finding, file by file. Each target is loaded alone.
 pub fn lint(targets: &[Target]) -> Vec<Diagnostic> {
+    lint_with(targets, &UserLevels::default())
+}
+
+/// Like [`lint`], loading each poolside project with the user's poolside
+/// level and each peen layer other than the configuration layer itself
+/// together with it. Diagnostics about the user's own files are left to
+/// the target that is that file, so nothing is reported twice.
+pub fn lint_with(targets: &[Target], user: &UserLevels) -> Vec<Diagnostic> {
     let mut out = Vec::new();
+    let poolside_user = user.poolside_file();
+    let peen_user = user.peen_file();
     for t in targets {
         match t {
             Target::PoolsideProject(dir) => {
+                let home = poolside_user.as_ref().and(user.poolside_home.clone());
                 let p = Poolside::load(&Sources {
+                    home,
                     project: Some(dir.clone()),
                     ..Sources::default()
                 });
-                out.extend(p.diagnostics().iter().cloned());
-                out.extend(p.lint());
+                let mut found = p.diagnostics().to_vec();
+                found.extend(p.lint());
+                out.extend(own(found, poolside_user.as_ref()));
             }
             Target::PoolsideFile(file) => {
                 let p = Poolside::load(&Sources {
@@ -151,12 +194,25 @@ pub fn lint(targets: &[Target]) -> Vec<Diagnostic> {
                 out.extend(p.lint());
             }
             Target::PeenLayer(dir) => {
+                let is_config_layer = peen_user.as_ref() == Some(&dir.join(peen::HOOKS_FILE));
+                let config_dir = if is_config_layer {
+                    None
+                } else {
+                    peen_user.as_ref().and(user.peen_config_dir.clone())
+                };
                 let p = Peen::load(peen::Options {
+                    config_dir,
                     workspace: Some(dir.clone()),
                     ..peen::Options::default()
                 });
-                out.extend(p.diagnostics().iter().cloned());
-                out.extend(p.lint());
+                let mut found = p.diagnostics().to_vec();
+                found.extend(p.lint());
+                let added = if is_config_layer {
+                    None
+                } else {
+                    peen_user.as_ref()
+                };
+                out.extend(own(found, added));
             }
             Target::EvenerPlugin(dir) => {
                 let e = Evener::load(evener::Options {
@@ -170,6 +226,18 @@ pub fn lint(targets: &[Target]) -> Vec<Diagnostic> {
         }
     }
     out
+}
+
+/// Drops the diagnostics about `added`, a user level loaded only so that
+/// a project is seen with it.
+fn own(diags: Vec<Diagnostic>, added: Option<&PathBuf>) -> Vec<Diagnostic> {
+    match added {
+        None => diags,
+        Some(file) => diags
+            .into_iter()
+            .filter(|d| d.file.as_ref() != Some(file))
+            .collect(),
+    }
 }
 
 // ---- checks shared by the dialects ----

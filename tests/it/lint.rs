@@ -423,3 +423,76 @@ warning: `tool: run_command` is not a peen tool name; it never matches [hook g, 
         )
     );
 }
+
+/// Without paths, a project is checked together with the user's levels:
+/// the user's Stop cap silences the warning, a peen group declared in both
+/// layers is reported once at the project's copy, and the user's own files
+/// are still checked (once). With explicit paths each file stands alone.
+#[test]
+fn without_paths_projects_are_checked_with_the_user_levels() {
+    let d = tempfile::tempdir().unwrap();
+    let (home, cfg, proj) = (
+        d.path().join("home"),
+        d.path().join("cfg"),
+        d.path().join("proj"),
+    );
+    write(
+        &home,
+        ".config/poolside/settings.yaml",
+        "hooks:\n  stop_hook_max_continuations: 3\n  Bogus: []\n",
+    );
+    write(
+        &proj,
+        ".poolside/settings.yaml",
+        "hooks:\n  Stop:\n    - command: /bin/true\n",
+    );
+    let layer = "version: 1\nturnStart:\n  - name: remind\n    actions:\n      - {name: say, type: inject, message: hi}\n";
+    write(&cfg, ".agents/hooks.yaml", layer);
+    write(&proj, ".agents/hooks.yaml", layer);
+    let run = |args: &[&str]| {
+        let out = latch()
+            .current_dir(&proj)
+            .env("HOME", &home)
+            .env("PEEN_CONFIG_DIR", &cfg)
+            .args(["lint", "--format", "json"])
+            .args(args)
+            .output()
+            .unwrap();
+        serde_json::from_slice::<Vec<Value>>(&out.stdout).unwrap()
+    };
+    let together = run(&[]);
+    let root = d.path().to_str().unwrap();
+    let found: Vec<(String, String)> = together
+        .iter()
+        .map(|diag| {
+            let file = diag["file"].as_str().unwrap_or("");
+            let short = file.strip_prefix(root).unwrap_or(file);
+            (
+                short.to_owned(),
+                diag["message"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect();
+    let unknown_event = found
+        .iter()
+        .filter(|(f, _)| f == "/home/.config/poolside/settings.yaml")
+        .count();
+    assert_eq!(
+        unknown_event, 1,
+        "the user's file is checked once: {found:?}"
+    );
+    assert!(
+        !has(&together, "no level sets `stop_hook_max_continuations`"),
+        "{found:?}"
+    );
+    let dup: Vec<_> = found
+        .iter()
+        .filter(|(_, m)| m.starts_with("a group named `remind` is already declared"))
+        .collect();
+    assert_eq!(dup.len(), 1, "{found:?}");
+    assert_eq!(dup[0].0, "/proj/.agents/hooks.yaml");
+
+    let alone = run(&["."]);
+    assert!(has(&alone, "no level sets `stop_hook_max_continuations`"));
+    assert!(!has(&alone, "already declared"));
+}

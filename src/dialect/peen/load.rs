@@ -262,19 +262,9 @@ impl Loader<'_> {
         }
     }
 
+    /// The optional field `what` as text (see [`Loader::scalar`]).
     fn string(&mut self, node: Option<&Node>, what: &str) -> Option<String> {
-        let n = node?;
-        match &n.value {
-            Value::Str(s) => Some(s.clone()),
-            Value::Int(_) | Value::Float(_) | Value::Bool(_) => Some(n.scalar_text()),
-            _ => {
-                self.problem(
-                    Some(n.position),
-                    format!("`{what}` must be a string, found {}", n.kind()),
-                );
-                None
-            }
-        }
+        self.scalar(node?, &format!("`{what}`"))
     }
 
     fn root(&mut self, root: &Node) -> Vec<Group> {
