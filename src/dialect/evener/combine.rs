@@ -27,7 +27,7 @@ use crate::text::first_line;
 
 use super::events::{EvEvent, payload};
 use super::judge::{Output, Verdict, judge_run, judge_text};
-use super::load::{Group, Handler, HandlerKind, Matcher};
+use super::load::{Handler, HandlerKind, Matcher};
 use super::prompt::{ask, render};
 use super::{DIALECT, Evener, Plugin};
 
@@ -179,7 +179,7 @@ pub async fn dispatch(evener: &Evener, event: &Event, cx: &DispatchContext<'_>) 
                     }
                 }
             };
-            st.apply(plugin, group, verdict, &mut record);
+            st.apply(plugin, verdict, &mut record);
             st.out.runs.push(record);
         }
     }
@@ -316,8 +316,7 @@ impl State {
         self.out.warnings.push(line);
     }
 
-    fn apply(&mut self, plugin: &Plugin, group: &Group, verdict: Verdict, record: &mut HookRun) {
-        let _ = group;
+    fn apply(&mut self, plugin: &Plugin, verdict: Verdict, record: &mut HookRun) {
         let name = plugin.name.as_str();
         let ev = self.ev;
         match verdict {

@@ -91,18 +91,11 @@ impl Evener {
             }
         }
         for handler in &group.handlers {
-            self.lint_handler(plugin, group, ev, handler, out);
+            self.lint_handler(plugin, ev, handler, out);
         }
     }
 
-    fn lint_handler(
-        &self,
-        plugin: &Plugin,
-        group: &Group,
-        ev: EvEvent,
-        h: &Handler,
-        out: &mut Vec<Diagnostic>,
-    ) {
+    fn lint_handler(&self, plugin: &Plugin, ev: EvEvent, h: &Handler, out: &mut Vec<Diagnostic>) {
         let here = |sev: Severity, msg: String| {
             finding(sev, msg, DIALECT, &h.source.file, h.source.position, None)
                 .for_hook(format!("{}#{}", plugin.name, h.index))
@@ -143,20 +136,16 @@ impl Evener {
                 out.push(d);
             }
         }
-        let _ = group;
     }
 }
 
 fn same(a: &Group, b: &Group) -> bool {
     a.event == b.event
         && a.matcher_text == b.matcher_text
-        && format!(
-            "{:?}",
-            a.handlers.iter().map(|h| &h.kind).collect::<Vec<_>>()
-        ) == format!(
-            "{:?}",
-            b.handlers.iter().map(|h| &h.kind).collect::<Vec<_>>()
-        )
+        && a.handlers
+            .iter()
+            .map(|h| &h.kind)
+            .eq(b.handlers.iter().map(|h| &h.kind))
 }
 
 fn at(plugin: &Plugin, group: &Group, sev: Severity, msg: String) -> Diagnostic {

@@ -38,7 +38,7 @@ pub const PROMPT_FIELDS: [&str; 2] = ["prompt", "model"];
 pub const RESERVED_TYPES: [&str; 3] = ["http", "mcp_tool", "agent"];
 
 /// What a handler does.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum HandlerKind {
     /// Run a process. `Err` holds why it cannot run (an unsupported shell),
     /// reported at load and again as a failed run.
@@ -557,12 +557,9 @@ impl Loader<'_> {
             Some((_, Some("powershell"))) => Some(
                 "shell \"powershell\" is reserved and not supported on this platform".to_owned(),
             ),
-            Some((s, Some(other))) => {
-                let _ = s;
-                Some(format!(
-                    "shell \"{other}\" is not supported (only \"bash\")"
-                ))
-            }
+            Some((_, Some(other))) => Some(format!(
+                "shell \"{other}\" is not supported (only \"bash\")"
+            )),
             Some((s, None)) => Some(format!(
                 "\"shell\" must be a string, found {}",
                 s.json_kind()
