@@ -125,6 +125,11 @@ impl Engine {
         let mut outcome = Outcome::proceed(event.event);
         let mut current = event.clone();
         for dialect in &self.dialects {
+            // Once cancelled, later dialects start nothing: a peen
+            // checkpoint begun now would be left uncertain for no run.
+            if cancel.is_cancelled() {
+                break;
+            }
             let part = dialect.dispatch(&current, &cx).await;
             if let (Some(input), Some(tool)) = (&part.tool_input, current.tool.as_mut()) {
                 tool.input = input.clone();

@@ -13,6 +13,11 @@ use crate::util::{read_pid, wait_dead};
 
 /// Starts `latch fire` with the turn_start event, in the background.
 fn spawn_turn_start(l: &Layers) -> std::process::Child {
+    spawn_fire(l, &turn_start(l))
+}
+
+/// Starts `latch fire` with `event`, in the background.
+fn spawn_fire(l: &Layers, event: &serde_json::Value) -> std::process::Child {
     let mut child = Command::new(assert_cmd::cargo::cargo_bin("latch"))
         .args(["fire", "--project"])
         .arg(l.ws())
@@ -30,7 +35,7 @@ fn spawn_turn_start(l: &Layers) -> std::process::Child {
         .stdin
         .take()
         .unwrap()
-        .write_all(&serde_json::to_vec(&turn_start(l)).unwrap())
+        .write_all(&serde_json::to_vec(event).unwrap())
         .unwrap();
     child
 }
@@ -265,4 +270,59 @@ fn events_no_group_handles_leave_no_checkpoint() {
     l.fire(&turn_start(&l));
     let session = Session::open(&l.root.path().join("state"), "s1").unwrap();
     assert!(Journal::new(&session).read().unwrap().is_empty());
+}
+
+#[test]
+fn a_journaled_deny_stays_a_deny_when_its_stored_result_is_unreadable() {
+    let l = Layers::new().workspace_hooks(
+        "version: 1\nturnStart:\n  - actions:\n      - {type: command, command: sh, args: [\"-c\", \"echo x >> runs\"]}\n      - {type: deny, reason: not today}\n",
+    );
+    let first = l.fire(&turn_start(&l));
+    assert_eq!(first.outcome["decision"], "deny", "{}", first.outcome);
+    // Damage the stored result, as an older or newer latch might leave it.
+    let state = l.root.path().join("state/sessions/s1/state.json");
+    let mut doc: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&state).unwrap()).unwrap();
+    let entries = doc["values"]["journal"].as_object_mut().unwrap();
+    assert_eq!(entries.len(), 1);
+    for entry in entries.values_mut() {
+        assert_eq!(entry["state"], "denied");
+        entry["result"] = json!("not a result");
+        entry.as_object_mut().unwrap().remove("reason");
+    }
+    std::fs::write(&state, serde_json::to_vec(&doc).unwrap()).unwrap();
+    let second = l.fire(&turn_start(&l));
+    assert_eq!(second.outcome["decision"], "deny", "{}", second.outcome);
+    assert_eq!(
+        second.reasons(),
+        ["the turnStart hook denied earlier; it is not run again"]
+    );
+    assert_eq!(std::fs::read_to_string(l.ws().join("runs")).unwrap(), "x\n");
+}
+
+/// A cancel that arrives while an earlier dialect's hook runs starts no
+/// peen checkpoint: nothing ran, so nothing is left uncertain.
+#[test]
+fn a_cancel_before_peen_starts_leaves_no_checkpoint() {
+    let l = Layers::new().workspace_hooks(
+        "version: 1\npreUserMessage:\n  - actions: [{type: command, command: sh, args: [\"-c\", \"echo x >> runs\"]}]\n",
+    );
+    std::fs::create_dir_all(l.ws().join(".poolside")).unwrap();
+    std::fs::write(
+        l.ws().join(".poolside/settings.yaml"),
+        "hooks:\n  UserPromptSubmit:\n    - command: echo $$ >> started; sleep 1000\n",
+    )
+    .unwrap();
+    let prompt = json!({"event": "user_prompt", "session_id": "s1", "turn_id": "t1", "cwd": l.ws(), "prompt": "hi"});
+    let mut child = spawn_fire(&l, &prompt);
+    let hook = read_pid(&l.ws().join("started"));
+    let pid = rustix::process::Pid::from_raw(child.id() as i32).unwrap();
+    rustix::process::kill_process(pid, rustix::process::Signal::TERM).unwrap();
+    child.wait().unwrap();
+    assert!(wait_dead(hook), "cancellation killed the poolside hook");
+    assert!(!l.ws().join("runs").exists(), "the peen hook never ran");
+    let journal = Journal::new(&Session::open(&l.root.path().join("state"), "s1").unwrap())
+        .read()
+        .unwrap();
+    assert_eq!(journal, [], "no checkpoint was begun");
 }

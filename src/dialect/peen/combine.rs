@@ -161,10 +161,23 @@ pub async fn dispatch(peen: &Peen, event: &Event, cx: &DispatchContext<'_>) -> O
                         )),
                         ..EventResult::default()
                     },
-                    _ => entry
-                        .result
-                        .and_then(|v| serde_json::from_value(v).ok())
-                        .unwrap_or_default(),
+                    state => {
+                        let mut reused: EventResult = entry
+                            .result
+                            .and_then(|v| serde_json::from_value(v).ok())
+                            .unwrap_or_default();
+                        // A journaled deny stays a deny even when its stored
+                        // result is missing or no longer reads.
+                        if state == RunState::Denied && reused.deny.is_none() {
+                            reused.deny = Some((
+                                pe.name(),
+                                entry.reason.unwrap_or_else(|| {
+                                    format!("the {pe} hook denied earlier; it is not run again")
+                                }),
+                            ));
+                        }
+                        reused
+                    }
                 }
             }
             Some(Ok(Begin::Uncertain(entry))) => EventResult {
