@@ -48,9 +48,31 @@ pub fn first_line(text: &str) -> Option<&str> {
     text.lines().map(str::trim).find(|l| !l.is_empty())
 }
 
+/// The first non-empty line of `text` clipped to `max` characters, for a
+/// one-line message; empty when `text` has no such line.
+pub fn summary(text: &str, max: usize) -> String {
+    first_line(text).map(|l| clip(l, max)).unwrap_or_default()
+}
+
+/// `": "` and the [`summary`] of `text`, to append to a message; empty
+/// when `text` has no non-empty line.
+pub fn detail(text: &str, max: usize) -> String {
+    first_line(text)
+        .map(|l| format!(": {}", clip(l, max)))
+        .unwrap_or_default()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn summary_and_detail_take_the_first_non_empty_line_clipped() {
+        assert_eq!(summary("\n  first  \nsecond", 3), "fir…");
+        assert_eq!(summary(" \n", 3), "");
+        assert_eq!(detail("\nboom\nmore", 10), ": boom");
+        assert_eq!(detail("", 10), "");
+    }
 
     #[test]
     fn cap_keeps_short_text() {

@@ -23,7 +23,6 @@ use crate::outcome::{
     Placement, Reason, RunStatus,
 };
 use crate::run::{EnvPolicy, HookCommand, OutputLimits, Program};
-use crate::text::first_line;
 
 use super::events::{EvEvent, payload};
 use super::judge::{Output, Verdict, judge_run, judge_text};
@@ -84,7 +83,7 @@ pub async fn dispatch(evener: &Evener, event: &Event, cx: &DispatchContext<'_>) 
     let options = evener.options();
     let project = event.workdir(options.project.as_deref());
     let stdin = serde_json::to_vec(&payload(ev, event, &options.tool_names)).unwrap_or_default();
-    for (plugin, group) in evener.select(event) {
+    'groups: for (plugin, group) in evener.select(event) {
         if let Matcher::Invalid(error) = &group.matcher {
             let mut record = HookRun::new(
                 &plugin.name,
@@ -103,7 +102,7 @@ pub async fn dispatch(evener: &Evener, event: &Event, cx: &DispatchContext<'_>) 
         }
         for handler in &group.handlers {
             if cx.cancel.is_cancelled() {
-                break;
+                break 'groups;
             }
             let mut record = HookRun::new(
                 &plugin.name,
@@ -233,11 +232,6 @@ fn placement(ev: EvEvent) -> Placement {
     }
 }
 
-/// The first non-empty line, cut to 160 characters plus an ellipsis.
-fn summary_line(text: &str) -> String {
-    crate::text::clip(first_line(text).unwrap_or(""), SUMMARY_CHARS)
-}
-
 impl State {
     fn context(&mut self, plugin: &str, text: &str) {
         if !text.trim().is_empty() {
@@ -256,7 +250,7 @@ impl State {
         self.denied = true;
         record.status = RunStatus::Blocked;
         record.error = Some(ErrorCategory::HookBlocked);
-        record.message = Some(summary_line(&text));
+        record.message = Some(crate::text::summary(&text, SUMMARY_CHARS));
         self.out.notices.push(Notice {
             hook: plugin.to_owned(),
             event: self.ev.as_str().to_owned(),
@@ -304,7 +298,7 @@ impl State {
     fn session_start_failed(&mut self, plugin: &str, exit: Option<i32>, text: &str, error: &str) {
         let line = match exit {
             Some(code) => {
-                let first = summary_line(text);
+                let first = crate::text::summary(text, SUMMARY_CHARS);
                 if first.is_empty() {
                     format!("SessionStart hook {plugin} failed (exit {code})")
                 } else {
@@ -349,9 +343,7 @@ impl State {
                         self.session_start_failed(name, exit_code, &text, &message)
                     }
                     _ => {
-                        let detail = first_line(&text)
-                            .map(|l| format!(": {}", summary_line(l)))
-                            .unwrap_or_default();
+                        let detail = crate::text::detail(&text, SUMMARY_CHARS);
                         self.out
                             .warnings
                             .push(format!("{ev} hook {name} failed: {message}{detail}"));

@@ -133,10 +133,9 @@ fn post(url: &str, key: Option<&str>, body: &Value, timeout: Duration) -> Result
         .read_to_string()
         .map_err(|e| format!("reading the reply failed: {e}"))?;
     if !status.is_success() {
-        let first = crate::text::first_line(&text).unwrap_or("");
         return Err(format!(
             "the endpoint answered {status}: {}",
-            crate::text::cap(first, 200)
+            crate::text::summary(&text, 200)
         ));
     }
     let reply: Value =

@@ -417,10 +417,7 @@ async fn run_event(
                 ActionEnd::Deny(reason) => {
                     record.status = RunStatus::Blocked;
                     record.error = Some(ErrorCategory::HookBlocked);
-                    record.message = Some(crate::text::clip(
-                        crate::text::first_line(&reason).unwrap_or(""),
-                        200,
-                    ));
+                    record.message = Some(crate::text::summary(&reason, 200));
                     result.deny = Some((label.clone(), reason));
                     "deny"
                 }
@@ -605,9 +602,7 @@ async fn command(
         }
         Termination::Exited(Exit::Code(0)) => {}
         Termination::Exited(Exit::Code(c)) => {
-            let tail = crate::text::first_line(&run.stderr.lossy())
-                .map(|l| format!(": {}", crate::text::clip(l, 200)))
-                .unwrap_or_default();
+            let tail = crate::text::detail(&run.stderr.lossy(), 200);
             return ActionEnd::Failed(
                 ErrorCategory::CommandError,
                 format!("exited with code {c}{tail}"),

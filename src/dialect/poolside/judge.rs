@@ -101,9 +101,7 @@ pub fn judge(event: PoolEvent, run: &RunResult, timeout_secs: f64) -> Verdict {
                 127 => " (the command was not found)",
                 _ => "",
             };
-            let tail = crate::text::first_line(&run.stderr.lossy())
-                .map(|l| format!(": {}", crate::text::clip(l, 200)))
-                .unwrap_or_default();
+            let tail = crate::text::detail(&run.stderr.lossy(), 200);
             failed(
                 ErrorCategory::CommandError,
                 format!("exited with code {code}{why}{tail}"),
