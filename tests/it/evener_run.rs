@@ -597,3 +597,48 @@ fn api_keys_and_stale_claude_variables_are_not_inherited() {
         assert!(!env.contains(gone), "{gone} leaked");
     }
 }
+
+/// SIGTERM stops every later group, not only the handlers of the group
+/// that was running: a later group (here one with an invalid matcher,
+/// which would be recorded as skipped) leaves no run record.
+#[test]
+fn sigterm_stops_every_later_group() {
+    let hooks = json!({"hooks": {"PreToolUse": [
+        {"matcher": "Bash", "hooks": [{"type": "command", "command": "sleep 1000 & echo $! > pid; wait"}]},
+        {"matcher": "Bash", "hooks": [{"type": "command", "command": "touch never-ran"}]},
+        {"matcher": "(?<=x)Bash", "hooks": [{"type": "command", "command": "true"}]}
+    ]}});
+    let p = Plugins::new().plugin("slow", &hooks.to_string());
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("latch"))
+        .args(["fire", "--project"])
+        .arg(p.project())
+        .arg("--home")
+        .arg(p.root.path().join("home"))
+        .arg("--state-dir")
+        .arg(p.root.path().join("state"))
+        .arg("--plugin-dir")
+        .arg(&p.dirs[0])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    {
+        use std::io::Write;
+        let mut stdin = child.stdin.take().unwrap();
+        stdin
+            .write_all(&serde_json::to_vec(&pre("shell", json!({"command": "ls"}))).unwrap())
+            .unwrap();
+    }
+    let grandchild = crate::util::read_pid(&p.project().join("pid"));
+    let pid = rustix::process::Pid::from_raw(child.id() as i32).unwrap();
+    rustix::process::kill_process(pid, rustix::process::Signal::TERM).unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let outcome: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let runs = outcome["runs"].as_array().unwrap();
+    assert_eq!(runs.len(), 1, "{outcome}");
+    assert_eq!(runs[0]["error"], "cancelled");
+    assert!(crate::util::wait_dead(grandchild));
+    assert!(!p.project().join("never-ran").exists());
+}
