@@ -42,21 +42,24 @@ pub fn render(diags: &[Diagnostic]) -> String {
             .as_ref()
             .and_then(|f| sources.get(f))
             .and_then(|s| s.as_deref());
-        match (path, source, d.position) {
-            (Some(path), Some(text), Some(pos)) if span(text, pos).is_some() => {
-                let range = span(text, pos).unwrap_or(0..0);
+        let range = source
+            .zip(d.position)
+            .and_then(|(text, pos)| span(text, pos));
+        match (path, source, range) {
+            (Some(path), Some(text), Some(range)) => {
                 group = group.element(
                     Snippet::source(text)
                         .path(path)
                         .annotation(AnnotationKind::Primary.span(range)),
                 );
             }
-            (Some(path), _, pos) => {
+            (Some(path), _, _) => {
                 let mut origin = Origin::path(path);
-                if let Some(p) = pos {
+                if let Some(p) = d.position {
                     origin = origin
                         .line(p.line as usize)
-                        .char_column(p.column as usize - 1);
+                        // An origin's column is shown as given (1-based).
+                        .char_column((p.column as usize).max(1));
                 }
                 group = group.element(origin);
             }
@@ -117,6 +120,24 @@ fn span(text: &str, pos: Position) -> Option<Range<usize>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn column_0_without_a_readable_source_renders_as_an_origin() {
+        let d = Diagnostic::warning("w")
+            .in_file("/nonexistent/latch/settings.yaml")
+            .at(Some(Position { line: 3, column: 0 }));
+        let text = render(std::slice::from_ref(&d));
+        assert!(
+            text.contains("/nonexistent/latch/settings.yaml:3:1"),
+            "{text}"
+        );
+        let d = d.at(Some(Position { line: 3, column: 5 }));
+        let text = render(&[d]);
+        assert!(
+            text.contains("/nonexistent/latch/settings.yaml:3:5"),
+            "{text}"
+        );
+    }
 
     #[test]
     fn spans_cover_the_token() {

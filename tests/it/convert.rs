@@ -109,11 +109,19 @@ fn poolside_to_evener_and_back_keeps_every_outcome() {
     )
     .unwrap();
 
-    for event in example_events() {
+    let events = example_events();
+    assert!(events.len() >= 3, "the examples have events");
+    let mut denies = 0;
+    for event in events {
         let a = meaning(&fire(original.path(), None, &event));
         let b = meaning(&fire(back.path(), None, &event));
         assert_eq!(a, b, "event {event}");
+        denies += usize::from(a["decision"] == "deny");
     }
+    assert!(
+        denies > 0,
+        "some example event is denied, so a lost deny shows"
+    );
 }
 
 #[test]
@@ -135,6 +143,12 @@ fn poolside_to_evener_keeps_exit_2_denies() {
         let b = meaning(&fire(project.path(), Some(plugin.path()), &event));
         assert_eq!(a["decision"], b["decision"], "{cmd}");
         assert_eq!(a["reasons"], b["reasons"], "{cmd}");
+        let expected = if cmd == "make test" {
+            "proceed"
+        } else {
+            "deny"
+        };
+        assert_eq!(b["decision"], expected, "{cmd}");
     }
 }
 
