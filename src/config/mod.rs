@@ -9,7 +9,48 @@ pub mod duration;
 pub mod json;
 pub mod yaml;
 
+use std::io::{self, Read};
 use std::path::{Component, Path, PathBuf};
+
+/// The largest configuration file latch reads.
+pub const MAX_CONFIG_FILE: u64 = 8 * 1024 * 1024;
+
+/// Reads a file a project or user controls, refusing anything but a
+/// regular file of at most `max` bytes: a FIFO, a device such as
+/// `/dev/zero` (or a link to one) or a huge file must not stall or
+/// exhaust loading. A missing file keeps its `NotFound` kind.
+pub fn read_bounded(path: &Path, max: u64) -> io::Result<Vec<u8>> {
+    let meta = std::fs::metadata(path)?;
+    if !meta.is_file() {
+        return Err(io::Error::other("it is not a regular file"));
+    }
+    let too_big = |len: u64| io::Error::other(format!("it has {len} bytes, more than {max}"));
+    if meta.len() > max {
+        return Err(too_big(meta.len()));
+    }
+    let mut bytes = Vec::new();
+    // The file may grow between the check and the read.
+    std::fs::File::open(path)?
+        .take(max + 1)
+        .read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > max {
+        return Err(too_big(bytes.len() as u64));
+    }
+    Ok(bytes)
+}
+
+/// [`read_bounded`] as UTF-8 text; invalid UTF-8 is an `InvalidData` error.
+pub fn read_bounded_text(path: &Path, max: u64) -> io::Result<String> {
+    String::from_utf8(read_bounded(path, max)?).map_err(|e| {
+        io::Error::new(
+            io::ErrorKind::InvalidData,
+            format!(
+                "it is not valid UTF-8 (byte {})",
+                e.utf8_error().valid_up_to()
+            ),
+        )
+    })
+}
 
 /// Resolves `.` and `..` lexically (no file system access, no symlinks).
 pub fn normalize(p: &Path) -> PathBuf {

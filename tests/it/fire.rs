@@ -2,7 +2,7 @@
 
 use serde_json::json;
 
-use crate::util::Project;
+use crate::util::{Project, latch};
 
 #[test]
 fn a_deny_is_an_outcome_with_exit_0() {
@@ -166,4 +166,74 @@ fn sigterm_cancels_the_running_hook_kills_its_group_and_prints_the_outcome() {
     assert_eq!(outcome["runs"][1]["error"], "cancelled");
     assert!(crate::util::wait_dead(grandchild));
     assert!(!p.dir().join("never-ran").exists());
+}
+
+/// A configuration path that is a FIFO or a link to a device never stalls
+/// loading: each dialect reports it as a file it cannot read.
+#[test]
+fn fifos_and_devices_in_place_of_configuration_files_are_reported() {
+    let d = tempfile::tempdir().unwrap();
+    let ws = d.path().join("ws");
+    let plugin = d.path().join("p");
+    for dir in [
+        ws.join(".agents"),
+        ws.join(".poolside"),
+        plugin.join("hooks"),
+    ] {
+        std::fs::create_dir_all(dir).unwrap();
+    }
+    for fifo in [
+        ws.join(".agents/hooks.yaml"),
+        ws.join(".poolside/settings.yaml"),
+        plugin.join("hooks/hooks.json"),
+    ] {
+        let made = std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap();
+        assert!(made.success());
+    }
+    std::os::unix::fs::symlink("/dev/zero", ws.join(".poolside/settings.local.yaml")).unwrap();
+    let out = latch()
+        .args(["fire", "--project"])
+        .arg(&ws)
+        .arg("--plugin-dir")
+        .arg(&plugin)
+        .arg("--state-dir")
+        .arg(d.path().join("state"))
+        .env_remove("PEEN_CONFIG_DIR")
+        .write_stdin(r#"{"event":"turn_start","session_id":"s","turn_id":"t"}"#)
+        .timeout(std::time::Duration::from_secs(20))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    for (file, message) in [
+        (
+            ".poolside/settings.yaml",
+            "error: cannot read settings file: it is not a regular file",
+        ),
+        (
+            ".poolside/settings.local.yaml",
+            "error: cannot read settings file: it is not a regular file",
+        ),
+        (
+            ".agents/hooks.yaml",
+            "warning: harness.warning: hooks file skipped: cannot read it: it is not a regular file",
+        ),
+    ] {
+        let path = ws.join(file);
+        assert!(
+            stderr.contains(&format!("{}: {message}", path.display())),
+            "{file}: {stderr}"
+        );
+    }
+    let json = plugin.join("hooks/hooks.json");
+    assert!(
+        stderr.contains(&format!(
+            "{}: error: cannot read: it is not a regular file",
+            json.display()
+        )),
+        "{stderr}"
+    );
 }

@@ -58,7 +58,9 @@ pub fn load_plugin(dir: &Path, diags: &mut Vec<Diagnostic>) -> Plugin {
     let manifest = MANIFESTS
         .iter()
         .map(|m| root.join(m))
-        .find(|p| p.is_file())
+        // Anything at the path is read, so a FIFO or a directory there is
+        // reported, not passed over.
+        .find(|p| p.exists())
         .and_then(|path| read_json(&path, diags).map(|node| (path, node)));
     let mut inline: Option<(PathBuf, Node)> = None;
     let mut pointed: Option<PathBuf> = None;
@@ -90,7 +92,7 @@ pub fn load_plugin(dir: &Path, diags: &mut Vec<Diagnostic>) -> Plugin {
         match node.get("hooks").map(|h| (h, &h.value)) {
             Some((_, Value::Str(rel))) => {
                 let target = root.join(expand_root(rel, &root));
-                if target.is_file() {
+                if target.exists() {
                     pointed = Some(target);
                 } else {
                     diags.push(
@@ -127,7 +129,7 @@ pub fn load_plugin(dir: &Path, diags: &mut Vec<Diagnostic>) -> Plugin {
         (file, node)
     } else {
         let file = root.join(DEFAULT_HOOKS_FILE);
-        if !file.is_file() {
+        if !file.exists() {
             diags.push(
                 Diagnostic::new(crate::diag::Severity::Info, "plugin declares no hooks")
                     .in_file(&root)
@@ -149,7 +151,7 @@ pub fn load_plugin(dir: &Path, diags: &mut Vec<Diagnostic>) -> Plugin {
 }
 
 fn read_json(path: &Path, diags: &mut Vec<Diagnostic>) -> Option<Node> {
-    let text = match std::fs::read_to_string(path) {
+    let text = match crate::config::read_bounded_text(path, crate::config::MAX_CONFIG_FILE) {
         Ok(t) => t,
         Err(e) => {
             diags.push(

@@ -772,15 +772,5 @@ impl Loader<'_> {
 const MAX_MESSAGE_FILE: u64 = 1024 * 1024;
 
 fn read_message_file(path: &Path) -> std::io::Result<String> {
-    let meta = std::fs::metadata(path)?;
-    if !meta.is_file() {
-        return Err(std::io::Error::other("it is not a regular file"));
-    }
-    if meta.len() > MAX_MESSAGE_FILE {
-        return Err(std::io::Error::other(format!(
-            "it has {} bytes, more than {MAX_MESSAGE_FILE}",
-            meta.len()
-        )));
-    }
-    std::fs::read_to_string(path)
+    crate::config::read_bounded_text(path, MAX_MESSAGE_FILE)
 }

@@ -154,7 +154,7 @@ impl Peen {
         let mut skipped = Vec::new();
         for dir in options.config_dir.iter().chain(options.workspace.iter()) {
             let path = dir.join(HOOKS_FILE);
-            match std::fs::read_to_string(&path) {
+            match crate::config::read_bounded_text(&path, crate::config::MAX_CONFIG_FILE) {
                 Ok(text) => match load::load_file(&path, &text) {
                     Ok(f) => files.push(f),
                     Err(d) => {

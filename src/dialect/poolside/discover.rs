@@ -55,7 +55,7 @@ impl Sources {
     pub fn files(&self, diags: &mut Vec<Diagnostic>) -> Vec<Found> {
         let mut out = Vec::new();
         for (level, path) in self.candidates() {
-            match std::fs::read(&path) {
+            match crate::config::read_bounded(&path, crate::config::MAX_CONFIG_FILE) {
                 Ok(bytes) => match String::from_utf8(bytes) {
                     Ok(text) => out.push(Found { level, path, text }),
                     Err(e) => diags.push(
