@@ -154,6 +154,10 @@ fn stdout_protocol() {
             "{\"events\":[{\"type\":\"a.b\",\"data\":[1]}]}",
             "must be a JSON object",
         ),
+        (
+            "{\"events\":[{\"type\":\"a.b\",\"summary\":7}]}",
+            "the summary of a.b must be a string",
+        ),
     ] {
         let f = pre(&with_script(
             "preWriteFile",
