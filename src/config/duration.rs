@@ -169,8 +169,64 @@ fn leading_fraction(s: &[u8]) -> (u64, f64, &[u8]) {
     (x, scale, &s[i..])
 }
 
+/// A duration as Go's `Duration.String` prints it, exactly (integer
+/// arithmetic): `0s`, `300ms`, `1.5s`, `1m30s`, `1h0m0.000000001s`. What
+/// it prints, [`parse_go_duration`] reads back to the same nanoseconds.
+pub fn format_go_duration(d: std::time::Duration) -> String {
+    const SEC: u128 = 1_000_000_000;
+    let ns = d.as_nanos();
+    match ns {
+        0 => "0s".to_owned(),
+        1..1_000 => format!("{ns}ns"),
+        1_000..1_000_000 => format!("{}µs", decimal(ns, 1_000)),
+        1_000_000..SEC => format!("{}ms", decimal(ns, 1_000_000)),
+        _ => {
+            let secs = decimal(ns % (60 * SEC), SEC);
+            let minutes = ns / (60 * SEC);
+            let (h, m) = (minutes / 60, minutes % 60);
+            if h > 0 {
+                format!("{h}h{m}m{secs}s")
+            } else if m > 0 {
+                format!("{m}m{secs}s")
+            } else {
+                format!("{secs}s")
+            }
+        }
+    }
+}
+
+/// `value / unit` as a decimal without trailing zeros (`unit` a power of 10).
+fn decimal(value: u128, unit: u128) -> String {
+    let (whole, rest) = (value / unit, value % unit);
+    if rest == 0 {
+        return whole.to_string();
+    }
+    let width = unit.ilog10() as usize;
+    let fraction = format!("{rest:0width$}");
+    format!("{whole}.{}", fraction.trim_end_matches('0'))
+}
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn formats_as_go_and_reads_back() {
+        use std::time::Duration;
+        for (d, text) in [
+            (Duration::ZERO, "0s"),
+            (Duration::from_nanos(7), "7ns"),
+            (Duration::from_nanos(1_500), "1.5µs"),
+            (Duration::from_millis(300), "300ms"),
+            (Duration::from_millis(1500), "1.5s"),
+            (Duration::from_secs(30), "30s"),
+            (Duration::from_secs(90), "1m30s"),
+            (Duration::from_secs(3600), "1h0m0s"),
+            (Duration::new(3600, 1), "1h0m0.000000001s"),
+        ] {
+            assert_eq!(format_go_duration(d), text);
+            assert_eq!(parse_go_duration(text), Ok(d.as_nanos() as i64), "{text}");
+        }
+    }
+
     use super::*;
 
     const S: i64 = 1_000_000_000;

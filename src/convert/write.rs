@@ -6,6 +6,7 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
+use crate::config::duration::format_go_duration;
 use crate::diag::Diagnostic;
 use crate::event::EventKind;
 
@@ -266,21 +267,6 @@ fn seconds(d: Duration) -> Value {
     }
 }
 
-/// A duration as a Go duration string, exactly (in the largest unit that
-/// divides it).
-fn go_duration(d: Duration) -> String {
-    let ns = d.as_nanos();
-    if ns == 0 {
-        return "1ns".to_owned();
-    }
-    for (unit, size) in [("s", 1_000_000_000u128), ("ms", 1_000_000), ("us", 1_000)] {
-        if ns.is_multiple_of(size) {
-            return format!("{}{unit}", ns / size);
-        }
-    }
-    format!("{ns}ns")
-}
-
 /// Rules as a peen `.agents/hooks.yaml`.
 pub fn to_peen(rules: &[Rule]) -> (String, Vec<Diagnostic>) {
     let mut notes = Vec::new();
@@ -349,7 +335,12 @@ pub fn to_peen(rules: &[Rule]) -> (String, Vec<Diagnostic>) {
                     let _ = writeln!(a, "        args: [{}]", list.join(", "));
                 }
                 if let Some(t) = rule.timeout {
-                    let _ = writeln!(a, "        timeout: {}", go_duration(t));
+                    let _ = writeln!(
+                        a,
+                        "        timeout: {}",
+                        // peen timeouts must be positive
+                        format_go_duration(t.max(Duration::from_nanos(1)))
+                    );
                 }
                 a
             }

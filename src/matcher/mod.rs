@@ -7,4 +7,4 @@
 
 mod name;
 
-pub use name::{NameIndex, NameMatcher, RegexMode, regex_error_message};
+pub use name::{NameIndex, NameMatcher, RegexMode, compile_regex, regex_error_message};

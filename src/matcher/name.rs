@@ -120,6 +120,15 @@ pub fn regex_error_message(e: &regex::Error) -> String {
         .unwrap_or(text)
 }
 
+/// Compiles a configuration's regex as written, within latch's size limit;
+/// the error is [`regex_error_message`]'s one line.
+pub fn compile_regex(pattern: &str) -> Result<Regex, String> {
+    RegexBuilder::new(pattern)
+        .size_limit(REGEX_SIZE_LIMIT)
+        .build()
+        .map_err(|e| regex_error_message(&e))
+}
+
 fn compiled_form(pattern: &str, mode: RegexMode) -> String {
     match mode {
         RegexMode::WholeName => format!("^(?:{pattern})$"),

@@ -255,7 +255,7 @@ fn plugin_root_is_expanded_durations_stay_exact_and_odd_text_survives() {
         "{report}"
     );
     let (peen, _) = convert("evener", "peen", &d.path().join("pl"));
-    assert!(peen.contains("timeout: 400us"), "{peen}");
+    assert!(peen.contains("timeout: 400µs"), "{peen}");
 
     write(
         d.path(),

@@ -591,7 +591,10 @@ async fn command(
         Termination::TimedOut { .. } => {
             return ActionEnd::Failed(
                 ErrorCategory::Timeout,
-                format!("timed out after {}", go_duration_text(timeout)),
+                format!(
+                    "timed out after {}",
+                    crate::config::duration::format_go_duration(timeout)
+                ),
             );
         }
         Termination::Cancelled { .. } => {
@@ -739,47 +742,4 @@ fn event_entry(item: &Value) -> Result<EventSpec, String> {
         data,
         delivery,
     })
-}
-
-/// A duration as Go's `Duration.String` prints it: `300ms`, `1.5s`,
-/// `1m30s`, `1h0m0s`.
-fn go_duration_text(d: std::time::Duration) -> String {
-    let nanos = d.as_nanos();
-    let trim = |v: f64| {
-        let s = format!("{v:.9}");
-        s.trim_end_matches('0').trim_end_matches('.').to_owned()
-    };
-    if nanos < 1_000 {
-        return format!("{nanos}ns");
-    }
-    if nanos < 1_000_000 {
-        return format!("{}µs", trim(nanos as f64 / 1e3));
-    }
-    if nanos < 1_000_000_000 {
-        return format!("{}ms", trim(nanos as f64 / 1e6));
-    }
-    let secs = d.as_secs_f64();
-    let h = (secs / 3600.0).floor();
-    let m = ((secs - h * 3600.0) / 60.0).floor();
-    let s = secs - h * 3600.0 - m * 60.0;
-    match (h > 0.0, m > 0.0) {
-        (true, _) => format!("{h}h{m}m{}s", trim(s)),
-        (false, true) => format!("{m}m{}s", trim(s)),
-        _ => format!("{}s", trim(s)),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn durations_print_as_go_does() {
-        use std::time::Duration;
-        assert_eq!(go_duration_text(Duration::from_millis(300)), "300ms");
-        assert_eq!(go_duration_text(Duration::from_millis(1500)), "1.5s");
-        assert_eq!(go_duration_text(Duration::from_secs(90)), "1m30s");
-        assert_eq!(go_duration_text(Duration::from_secs(3600)), "1h0m0s");
-        assert_eq!(go_duration_text(Duration::from_secs(30)), "30s");
-    }
 }

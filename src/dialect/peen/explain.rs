@@ -19,22 +19,13 @@ pub fn explain(peen: &Peen, event: &Event) -> Vec<Explanation> {
     } else {
         Vec::new()
     };
-    let not_fired = match event.event {
-        EventKind::CompactBefore | EventKind::CompactAfter if !summarize => {
-            "compaction events fire only with PEEN_COMPACTION_MODE=summarize".to_owned()
-        }
-        EventKind::SessionStart if fired.is_empty() => {
-            "sessionStart runs only on a session's first turn (source `startup`)".to_owned()
-        }
-        _ if fired.is_empty() => format!("a `{}` event fires no peen event", event.event),
-        _ => format!(
-            "this event fires {}",
-            fired
-                .iter()
-                .map(PeenEvent::name)
-                .collect::<Vec<_>>()
-                .join(", ")
-        ),
+    // Compaction and session-start events get their own reasons from
+    // `not_fired_for`; this is the reason for every other event.
+    let not_fired = if fired.is_empty() {
+        format!("a `{}` event fires no peen event", event.event)
+    } else {
+        let names: Vec<String> = fired.iter().map(PeenEvent::name).collect();
+        format!("this event fires {}", names.join(", "))
     };
     let over_limit = peen.group_count() > MAX_GROUPS;
     let mut out = Vec::new();

@@ -9,7 +9,6 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use globset::GlobBuilder;
-use regex::RegexBuilder;
 use serde_json::Value as Json;
 
 use crate::config::duration::parse_go_duration;
@@ -489,15 +488,12 @@ impl Loader<'_> {
             None => None,
             Some(r) => {
                 let pattern = self.string(Some(r), "regex")?;
-                match RegexBuilder::new(&pattern).size_limit(1 << 20).build() {
+                match crate::matcher::compile_regex(&pattern) {
                     Ok(re) => Some(re),
                     Err(e) => {
                         self.problem(
                             Some(r.position),
-                            format!(
-                                "invalid regular expression {pattern:?}: {}",
-                                crate::matcher::regex_error_message(&e)
-                            ),
+                            format!("invalid regular expression {pattern:?}: {e}"),
                         );
                         None
                     }
