@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 use crate::config::yaml;
+use crate::dialect::Dialect;
 use crate::dialect::evener::{self, Evener};
 use crate::dialect::peen::{self, Peen};
 use crate::dialect::poolside::{Poolside, Sources};
@@ -159,13 +160,7 @@ impl Scenario {
         let state = tempfile::tempdir().ok();
         let mut results = Vec::new();
         for case in &self.cases {
-            let mut event_json = case.event.clone();
-            if self.dialect == "peen"
-                && event_json.get("cwd").is_none()
-                && let Some(obj) = event_json.as_object_mut()
-            {
-                obj.insert("cwd".into(), Value::from(self.dir.to_string_lossy()));
-            }
+            let event_json = case.event.clone();
             let failures = if !case.problems.is_empty() {
                 case.problems.clone()
             } else {
@@ -200,15 +195,32 @@ impl Scenario {
     /// load errors, and peen files skipped as invalid. A scenario with any
     /// of these does not run.
     pub fn config_problems(&self) -> Vec<crate::diag::Diagnostic> {
+        let is_error = |d: &&crate::diag::Diagnostic| d.severity == crate::diag::Severity::Error;
+        if self.dialect == "peen" {
+            // Peen skips an invalid file with a warning; every case would
+            // then run without its hooks.
+            let peen = self.peen();
+            let skipped: Vec<&PathBuf> = peen.skipped().iter().map(|(f, _)| f).collect();
+            return peen
+                .diagnostics()
+                .iter()
+                .filter(|d| is_error(d) || d.file.as_ref().is_some_and(|f| skipped.contains(&f)))
+                .cloned()
+                .collect();
+        }
         let probe = Event::new(crate::event::EventKind::SessionStart);
         self.engine(&probe)
             .diagnostics()
-            .filter(|d| {
-                d.severity == crate::diag::Severity::Error
-                    || d.message.contains("hooks file skipped")
-            })
+            .filter(is_error)
             .cloned()
             .collect()
+    }
+
+    fn peen(&self) -> Peen {
+        Peen::load(peen::Options {
+            workspace: Some(self.dir.clone()),
+            ..peen::Options::default()
+        })
     }
 
     fn engine(&self, event: &Event) -> Engine {
@@ -226,10 +238,7 @@ impl Scenario {
                 ),
                 ..evener::Options::default()
             })),
-            _ => Engine::new().with_dialect(Peen::load(peen::Options {
-                workspace: Some(self.dir.clone()),
-                ..peen::Options::default()
-            })),
+            _ => Engine::new().with_dialect(self.peen()),
         }
     }
 }
