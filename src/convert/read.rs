@@ -2,7 +2,7 @@
 
 use crate::diag::Diagnostic;
 use crate::dialect::evener::{self, EvEvent, Evener, EventName, HandlerKind};
-use crate::dialect::peen::events::{PeenEvent, Phase};
+use crate::dialect::peen::events::PeenEvent;
 use crate::dialect::peen::{ActionKind, Peen};
 use crate::dialect::poolside::{PoolEvent, Poolside};
 use crate::event::EventKind;
@@ -220,31 +220,13 @@ pub fn from_peen(peen: &Peen) -> (Vec<Rule>, Vec<Diagnostic>) {
     let mut notes = Vec::new();
     for file in peen.files() {
         for group in &file.groups {
-            let (kind, own_tool) = match &group.event {
-                PeenEvent::Tool(p) | PeenEvent::FileTool(p, _) => (
-                    match p {
-                        Phase::Pre => EventKind::ToolBefore,
-                        Phase::Post => EventKind::ToolAfter,
-                        Phase::Failure => EventKind::ToolFailure,
-                    },
-                    match &group.event {
-                        PeenEvent::FileTool(_, t) => Some((*t).to_owned()),
-                        _ => None,
-                    },
-                ),
-                PeenEvent::Lifecycle(n) => (
-                    match *n {
-                        "preUserMessage" => EventKind::UserPrompt,
-                        "sessionStart" => EventKind::SessionStart,
-                        "postUserMessage" => EventKind::UserPromptReady,
-                        "turnStart" => EventKind::TurnStart,
-                        "turnStop" => EventKind::Stop,
-                        "turnCancelled" => EventKind::TurnCancelled,
-                        "preCompact" => EventKind::CompactBefore,
-                        _ => EventKind::CompactAfter,
-                    },
-                    None,
-                ),
+            // Every peen event has one (a unit test of `kind` checks).
+            let Some(kind) = group.event.kind() else {
+                continue;
+            };
+            let own_tool = match &group.event {
+                PeenEvent::FileTool(_, t) => Some((*t).to_owned()),
+                _ => None,
             };
             for action in &group.actions {
                 let mut tool = own_tool.clone();

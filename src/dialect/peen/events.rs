@@ -97,6 +97,21 @@ impl PeenEvent {
         !matches!(self, PeenEvent::Lifecycle(_))
     }
 
+    /// The neutral event that fires this one (with compaction summarized),
+    /// worked out from [`PeenEvent::fired_by`] so the two never disagree.
+    pub fn kind(&self) -> Option<EventKind> {
+        match self {
+            PeenEvent::Tool(phase) | PeenEvent::FileTool(phase, _) => Some(match phase {
+                Phase::Pre => EventKind::ToolBefore,
+                Phase::Post => EventKind::ToolAfter,
+                Phase::Failure => EventKind::ToolFailure,
+            }),
+            PeenEvent::Lifecycle(_) => EventKind::ALL
+                .into_iter()
+                .find(|k| PeenEvent::fired_by(&Event::new(*k), true).contains(self)),
+        }
+    }
+
     /// The events a neutral event fires, in order. Compaction events fire
     /// only when `summarize` is set (`PEEN_COMPACTION_MODE=summarize`);
     /// `sessionStart` only on a session's first turn (`source` is
@@ -186,6 +201,32 @@ impl fmt::Display for PeenEvent {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_lifecycle_event_has_the_kind_that_fires_it() {
+        let kinds: Vec<Option<EventKind>> = LIFECYCLE
+            .iter()
+            .map(|n| PeenEvent::Lifecycle(n).kind())
+            .collect();
+        assert_eq!(
+            kinds,
+            [
+                EventKind::UserPrompt,
+                EventKind::SessionStart,
+                EventKind::UserPromptReady,
+                EventKind::TurnStart,
+                EventKind::Stop,
+                EventKind::TurnCancelled,
+                EventKind::CompactBefore,
+                EventKind::CompactAfter,
+            ]
+            .map(Some)
+        );
+        assert_eq!(
+            PeenEvent::FileTool(Phase::Failure, "readFile").kind(),
+            Some(EventKind::ToolFailure)
+        );
+    }
 
     #[test]
     fn names_round_trip() {
