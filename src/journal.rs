@@ -184,23 +184,22 @@ impl<'a> Journal<'a> {
     pub fn resolve(&self, key: &str, resolution: Resolution) -> io::Result<bool> {
         self.session.try_update(|s| {
             let mut map = entries(&s.values)?;
-            let existed = match resolution {
-                Resolution::Retry => map.remove(key).is_some(),
-                Resolution::Completed | Resolution::Failed(_) => match map.get_mut(key) {
-                    Some(e) => {
-                        (e.state, e.reason) = match resolution {
-                            Resolution::Failed(r) => (RunState::Failed, Some(r)),
-                            _ => (
-                                RunState::Completed,
-                                Some("resolved as completed".to_owned()),
-                            ),
-                        };
-                        e.result = None;
-                        e.updated = now();
-                        true
-                    }
-                    None => false,
-                },
+            let (state, reason) = match resolution {
+                Resolution::Retry => {
+                    let existed = map.remove(key).is_some();
+                    store(&mut s.values, &map)?;
+                    return Ok(existed);
+                }
+                Resolution::Completed => (RunState::Completed, "resolved as completed".to_owned()),
+                Resolution::Failed(r) => (RunState::Failed, r),
+            };
+            let existed = match map.get_mut(key) {
+                Some(e) => {
+                    (e.state, e.reason, e.result) = (state, Some(reason), None);
+                    e.updated = now();
+                    true
+                }
+                None => false,
             };
             store(&mut s.values, &map)?;
             Ok(existed)

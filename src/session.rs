@@ -86,14 +86,10 @@ impl Session {
     /// The default state root: `$LATCH_STATE_DIR`, else
     /// `$XDG_STATE_HOME/latch`, else `$HOME/.local/state/latch`.
     pub fn default_state_root() -> Option<PathBuf> {
-        let nonempty = |k: &str| {
-            std::env::var_os(k)
-                .filter(|v| !v.is_empty())
-                .map(PathBuf::from)
-        };
-        nonempty("LATCH_STATE_DIR")
-            .or_else(|| nonempty("XDG_STATE_HOME").map(|p| p.join("latch")))
-            .or_else(|| nonempty("HOME").map(|p| p.join(".local/state/latch")))
+        use crate::config::env_path;
+        env_path("LATCH_STATE_DIR")
+            .or_else(|| env_path("XDG_STATE_HOME").map(|p| p.join("latch")))
+            .or_else(|| env_path("HOME").map(|p| p.join(".local/state/latch")))
     }
 
     /// The session id, if the session has one.
@@ -136,23 +132,10 @@ impl Session {
                 .map_err(|_| io::Error::other("session state lock poisoned"))?;
             return f(&mut state);
         };
-        let lock = OpenOptions::new()
-            .create(true)
-            .truncate(false)
-            .write(true)
-            .open(dir.join("lock"))?;
+        let lock = lock_file(dir)?;
         lock.lock()?;
         let path = dir.join("state.json");
-        let mut state = match fs::read(&path) {
-            Ok(bytes) => serde_json::from_slice(&bytes).map_err(|e| {
-                io::Error::new(
-                    io::ErrorKind::InvalidData,
-                    format!("{} is corrupt: {e}", path.display()),
-                )
-            })?,
-            Err(e) if e.kind() == io::ErrorKind::NotFound => SessionState::default(),
-            Err(e) => return Err(e),
-        };
+        let mut state = read_state(&path)?;
         let out = f(&mut state)?;
         let tmp = dir.join(format!("state.json.{}.tmp", std::process::id()));
         {
@@ -176,23 +159,33 @@ impl Session {
                 .map(|s| s.clone())
                 .map_err(|_| io::Error::other("session state lock poisoned"));
         };
-        let lock = OpenOptions::new()
-            .create(true)
-            .truncate(false)
-            .write(true)
-            .open(dir.join("lock"))?;
+        let lock = lock_file(dir)?;
         lock.lock_shared()?;
-        let path = dir.join("state.json");
-        match fs::read(&path) {
-            Ok(bytes) => serde_json::from_slice(&bytes).map_err(|e| {
-                io::Error::new(
-                    io::ErrorKind::InvalidData,
-                    format!("{} is corrupt: {e}", path.display()),
-                )
-            }),
-            Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(SessionState::default()),
-            Err(e) => Err(e),
-        }
+        read_state(&dir.join("state.json"))
+    }
+}
+
+/// The session's lock file, created on first use.
+fn lock_file(dir: &Path) -> io::Result<File> {
+    OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(dir.join("lock"))
+}
+
+/// The stored state; a missing file is the empty state, a corrupt one an
+/// error naming the file.
+fn read_state(path: &Path) -> io::Result<SessionState> {
+    match fs::read(path) {
+        Ok(bytes) => serde_json::from_slice(&bytes).map_err(|e| {
+            io::Error::new(
+                io::ErrorKind::InvalidData,
+                format!("{} is corrupt: {e}", path.display()),
+            )
+        }),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(SessionState::default()),
+        Err(e) => Err(e),
     }
 }
 

@@ -5,6 +5,7 @@ use std::path::PathBuf;
 
 use clap::Args;
 
+use latch::config::env_path;
 use latch::dialect::evener::{self, Evener, PromptConfig, ToolNames};
 use latch::dialect::peen::{self, Peen};
 use latch::dialect::poolside::{Poolside, Sources};
@@ -51,11 +52,7 @@ impl ConfigArgs {
             .project
             .map(|p| std::path::absolute(&p).unwrap_or(p))
             .or_else(|| std::env::current_dir().ok());
-        let home = self.home.or_else(|| {
-            std::env::var_os("HOME")
-                .filter(|h| !h.is_empty())
-                .map(PathBuf::from)
-        });
+        let home = self.home.or_else(|| env_path("HOME"));
         let pool = Poolside::load(&Sources {
             home,
             project: project.clone(),
@@ -67,11 +64,7 @@ impl ConfigArgs {
             config_dir: self
                 .peen_config_dir
                 .map(|p| std::path::absolute(&p).unwrap_or(p))
-                .or_else(|| {
-                    std::env::var_os("PEEN_CONFIG_DIR")
-                        .filter(|v| !v.is_empty())
-                        .map(PathBuf::from)
-                }),
+                .or_else(|| env_path("PEEN_CONFIG_DIR")),
             workspace: event.workdir(project.as_deref()),
             limits,
         }));

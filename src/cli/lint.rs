@@ -6,6 +6,8 @@ use std::path::PathBuf;
 use clap::Args;
 
 use latch::Severity;
+use latch::config::env_path;
+use latch::dialect::poolside::user_settings;
 use latch::lint::{Target, UserLevels, discover, discover_reporting, lint_with, render::render};
 
 use super::exit;
@@ -32,16 +34,14 @@ pub fn run(args: LintArgs) -> u8 {
     let mut user = UserLevels::default();
     let (mut targets, missing) = if args.paths.is_empty() {
         let mut t = discover(&[std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."))]);
-        if let Some(home) = std::env::var_os("HOME").filter(|h| !h.is_empty()) {
-            let home = PathBuf::from(home);
-            let settings = home.join(".config/poolside/settings.yaml");
+        if let Some(home) = env_path("HOME") {
+            let settings = user_settings(&home);
             if settings.is_file() {
                 t.push(Target::PoolsideFile(settings));
             }
             user.poolside_home = Some(home);
         }
-        if let Some(dir) = std::env::var_os("PEEN_CONFIG_DIR").filter(|v| !v.is_empty()) {
-            let dir = PathBuf::from(dir);
+        if let Some(dir) = env_path("PEEN_CONFIG_DIR") {
             t.extend(discover(std::slice::from_ref(&dir)));
             user.peen_config_dir = Some(dir);
         }

@@ -12,6 +12,13 @@ pub mod yaml;
 use std::io::{self, Read};
 use std::path::{Component, Path, PathBuf};
 
+/// An environment variable naming a path; unset and empty are the same.
+pub fn env_path(key: &str) -> Option<PathBuf> {
+    std::env::var_os(key)
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
+}
+
 /// The largest configuration file latch reads.
 pub const MAX_CONFIG_FILE: u64 = 8 * 1024 * 1024;
 

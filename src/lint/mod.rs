@@ -144,7 +144,7 @@ impl UserLevels {
     fn poolside_file(&self) -> Option<PathBuf> {
         self.poolside_home
             .as_ref()
-            .map(|h| h.join(".config/poolside/settings.yaml"))
+            .map(|h| crate::dialect::poolside::user_settings(h))
             .filter(|f| f.is_file())
     }
 

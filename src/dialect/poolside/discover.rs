@@ -1,12 +1,17 @@
 //! Where poolside settings live, and in which order the levels combine.
 
 use std::io;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use crate::diag::Diagnostic;
 
 use super::DIALECT;
 use super::load::Level;
+
+/// The user level's settings file under a home directory.
+pub fn user_settings(home: &Path) -> PathBuf {
+    home.join(".config/poolside/settings.yaml")
+}
 
 /// Where to look for settings. Every field is optional; a missing file at
 /// a level is simply an empty level.
@@ -38,7 +43,7 @@ impl Sources {
     pub fn candidates(&self) -> Vec<(Level, PathBuf)> {
         let mut out = Vec::new();
         if let Some(home) = &self.home {
-            out.push((Level::User, home.join(".config/poolside/settings.yaml")));
+            out.push((Level::User, user_settings(home)));
         }
         if let Some(project) = &self.project {
             out.push((Level::Project, project.join(".poolside/settings.yaml")));

@@ -32,7 +32,7 @@ use crate::event::Event;
 use crate::matcher::{NameIndex, NameMatcher};
 use crate::outcome::Outcome;
 
-pub use discover::Sources;
+pub use discover::{Sources, user_settings};
 pub use events::PoolEvent;
 pub use load::{Hook, Level, Matcher};
 
