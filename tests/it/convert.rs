@@ -217,11 +217,7 @@ fn what_cannot_be_expressed_is_reported() {
     assert!(report.contains("hooks.json:1:"), "positions: {report}");
 }
 
-fn write(dir: &Path, rel: &str, text: &str) {
-    let p = dir.join(rel);
-    std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-    std::fs::write(p, text).unwrap();
-}
+use crate::util::write_file as write;
 
 #[test]
 fn a_matcher_that_never_matched_is_not_made_to_match() {

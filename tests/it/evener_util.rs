@@ -49,12 +49,7 @@ impl Plugins {
 
     /// Writes a file in the temp root and returns its path.
     pub fn write(&self, rel: &str, text: &[u8]) -> PathBuf {
-        let p = self.root.path().join(rel);
-        if let Some(parent) = p.parent() {
-            fs::create_dir_all(parent).unwrap();
-        }
-        fs::write(&p, text).unwrap();
-        p
+        crate::util::write_file(self.root.path(), rel, text)
     }
 
     pub fn fire(&self, event: &Value) -> Fired {

@@ -38,11 +38,7 @@ fn reasons(list: &[Value]) -> Vec<(bool, String, String)> {
         .collect()
 }
 
-fn write(dir: &std::path::Path, rel: &str, text: &str) {
-    let p = dir.join(rel);
-    std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-    std::fs::write(p, text).unwrap();
-}
+use crate::util::write_file as write;
 
 #[test]
 fn poolside_reasons() {

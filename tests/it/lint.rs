@@ -1,23 +1,9 @@
 //! `latch lint`, through the real binary: discovery, every rule, the
 //! rendered output and the exit codes.
 
-use std::os::unix::fs::PermissionsExt;
-use std::path::Path;
-
 use serde_json::Value;
 
-use crate::util::latch;
-
-fn write(dir: &Path, rel: &str, text: &str) {
-    let p = dir.join(rel);
-    std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-    std::fs::write(p, text).unwrap();
-}
-
-fn script(dir: &Path, rel: &str, text: &str) {
-    write(dir, rel, text);
-    std::fs::set_permissions(dir.join(rel), std::fs::Permissions::from_mode(0o755)).unwrap();
-}
+use crate::util::{latch, write_file as write, write_script as script};
 
 /// Runs `latch lint --format json` and returns (exit code, messages).
 fn lint_json(args: &[&str]) -> (i32, Vec<Value>) {

@@ -42,20 +42,12 @@ impl Layers {
 
     /// Writes a file relative to the workspace.
     pub fn write(&self, rel: &str, text: &str) -> PathBuf {
-        let p = self.ws().join(rel);
-        if let Some(parent) = p.parent() {
-            fs::create_dir_all(parent).unwrap();
-        }
-        fs::write(&p, text).unwrap();
-        p
+        crate::util::write_file(&self.ws(), rel, text)
     }
 
     /// Writes an executable script relative to the workspace.
     pub fn script(&self, rel: &str, body: &str) -> PathBuf {
-        use std::os::unix::fs::PermissionsExt;
-        let p = self.write(rel, body);
-        fs::set_permissions(&p, fs::Permissions::from_mode(0o755)).unwrap();
-        p
+        crate::util::write_script(&self.ws(), rel, body)
     }
 
     pub fn fire(&self, event: &Value) -> Fired {

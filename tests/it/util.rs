@@ -103,19 +103,12 @@ impl Project {
 
     /// Writes a file relative to the project and returns its path.
     pub fn write(&self, rel: &str, text: &str) -> PathBuf {
-        let p = self.dir().join(rel);
-        if let Some(parent) = p.parent() {
-            fs::create_dir_all(parent).expect("mkdir");
-        }
-        fs::write(&p, text).expect("write");
-        p
+        write_file(&self.dir(), rel, text)
     }
 
     /// Writes an executable script relative to the project.
     pub fn script(&self, rel: &str, body: &str) -> PathBuf {
-        let p = self.write(rel, body);
-        fs::set_permissions(&p, fs::Permissions::from_mode(0o755)).expect("chmod");
-        p
+        write_script(&self.dir(), rel, body)
     }
 
     /// A fixture hook command: records its stdin to `in.<id>.json`, prints
@@ -163,6 +156,23 @@ impl Project {
 }
 
 /// The real binary.
+/// Writes `root/rel` (creating its directories) and returns its path.
+pub fn write_file(root: &Path, rel: &str, text: &(impl AsRef<[u8]> + ?Sized)) -> PathBuf {
+    let p = root.join(rel);
+    if let Some(parent) = p.parent() {
+        fs::create_dir_all(parent).expect("mkdir");
+    }
+    fs::write(&p, text).expect("write");
+    p
+}
+
+/// Writes an executable script at `root/rel` and returns its path.
+pub fn write_script(root: &Path, rel: &str, text: &str) -> PathBuf {
+    let p = write_file(root, rel, text);
+    fs::set_permissions(&p, fs::Permissions::from_mode(0o755)).expect("chmod");
+    p
+}
+
 pub fn latch() -> Command {
     Command::cargo_bin("latch").expect("binary built")
 }
