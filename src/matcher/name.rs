@@ -85,6 +85,15 @@ impl NameMatcher {
         })
     }
 
+    /// The names an exact or list matcher spells out; none for the others.
+    pub fn exact_names(&self) -> Vec<&str> {
+        match self {
+            NameMatcher::Exact(n) => vec![n.as_str()],
+            NameMatcher::List(ns) => ns.iter().map(String::as_str).collect(),
+            _ => Vec::new(),
+        }
+    }
+
     /// The matcher in words, for explanations: `` `Bash` (exact name) ``.
     pub fn describe(&self) -> String {
         match self {

@@ -40,12 +40,7 @@ impl Evener {
         if let Matcher::Valid(m) = &group.matcher
             && matches!(ev, EvEvent::PreToolUse | EvEvent::PostToolUse)
         {
-            let exact: Vec<&str> = match m {
-                NameMatcher::Exact(n) => vec![n.as_str()],
-                NameMatcher::List(ns) => ns.iter().map(String::as_str).collect(),
-                _ => Vec::new(),
-            };
-            for name in exact {
+            for name in m.exact_names() {
                 let claude = names.claude_name(name);
                 if claude != name {
                     out.push(

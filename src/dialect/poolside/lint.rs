@@ -101,7 +101,7 @@ fn lint_hook(cfg: &Poolside, pe: PoolEvent, hook: &Hook, out: &mut Vec<Diagnosti
     let ev = pe.as_str();
     if let Matcher::Valid(m) = &hook.matcher {
         if pe.uses_matcher() {
-            for name in exact_names(m) {
+            for name in m.exact_names() {
                 if let Some((_, pool)) = FOREIGN_NAMES.iter().find(|(f, _)| *f == name) {
                     out.push(
                         at(
@@ -171,14 +171,6 @@ fn lint_hook(cfg: &Poolside, pe: PoolEvent, hook: &Hook, out: &mut Vec<Diagnosti
     }
 }
 
-fn exact_names(m: &NameMatcher) -> Vec<&str> {
-    match m {
-        NameMatcher::Exact(n) => vec![n.as_str()],
-        NameMatcher::List(ns) => ns.iter().map(String::as_str).collect(),
-        _ => Vec::new(),
-    }
-}
-
 /// A script that reads `.tool_input.KEY` for a tool that has no such key
 /// silently does nothing. Checked when the matcher names tools whose keys
 /// poolside documents.
@@ -189,7 +181,7 @@ fn lint_script_fields(
     ev: &str,
     out: &mut Vec<Diagnostic>,
 ) {
-    let tools: Vec<&(&str, &[&str])> = exact_names(m)
+    let tools: Vec<&(&str, &[&str])> = m.exact_names()
         .iter()
         .filter_map(|n| TOOL_KEYS.iter().find(|(t, _)| t == n))
         .collect();
