@@ -10,6 +10,7 @@
 pub mod evener;
 pub mod peen;
 pub mod poolside;
+pub mod tools;
 
 use std::future::Future;
 use std::pin::Pin;

@@ -11,21 +11,6 @@ use super::events::PoolEvent;
 use super::load::{Hook, Matcher};
 use super::{DIALECT, Poolside};
 
-/// Names from other products, and the poolside tool each means.
-const FOREIGN_NAMES: [(&str, &str); 11] = [
-    ("Bash", "shell"),
-    ("Read", "read"),
-    ("Edit", "edit"),
-    ("Write", "write"),
-    ("WebFetch", "web_fetch"),
-    ("WebSearch", "web_search"),
-    ("runCommand", "shell"),
-    ("readFile", "read"),
-    ("writeFile", "write"),
-    ("editFile", "edit"),
-    ("removePath", "remove"),
-];
-
 /// The documented `tool_input` keys of the most commonly guarded tools.
 const TOOL_KEYS: [(&str, &[&str]); 7] = [
     ("shell", &["cmd", "cwd", "env", "mode", "shell_id"]),
@@ -102,7 +87,9 @@ fn lint_hook(cfg: &Poolside, pe: PoolEvent, hook: &Hook, out: &mut Vec<Diagnosti
     if let Matcher::Valid(m) = &hook.matcher {
         if pe.uses_matcher() {
             for name in m.exact_names() {
-                if let Some((_, pool)) = FOREIGN_NAMES.iter().find(|(f, _)| *f == name) {
+                if let Some(pool) =
+                    crate::dialect::tools::translate(name, crate::dialect::tools::Side::Poolside)
+                {
                     out.push(
                         at(
                             hook,
@@ -181,7 +168,8 @@ fn lint_script_fields(
     ev: &str,
     out: &mut Vec<Diagnostic>,
 ) {
-    let tools: Vec<&(&str, &[&str])> = m.exact_names()
+    let tools: Vec<&(&str, &[&str])> = m
+        .exact_names()
         .iter()
         .filter_map(|n| TOOL_KEYS.iter().find(|(t, _)| t == n))
         .collect();
