@@ -122,6 +122,15 @@ pub struct ToolCall {
     pub error: Option<String>,
 }
 
+impl ToolCall {
+    /// What the tool gave back: its output, else its error as a string.
+    pub fn result(&self) -> Option<Value> {
+        self.output
+            .clone()
+            .or_else(|| self.error.clone().map(Value::String))
+    }
+}
+
 /// Figures that describe one compaction.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]

@@ -182,11 +182,9 @@ pub fn payload(ev: EvEvent, event: &Event, names: &ToolNames) -> Value {
         put("tool_input", Some(t.input.clone()));
         put("tool_use_id", s(t.call_id.as_deref()));
     }
-    let response = tool.filter(|_| ev == EvEvent::PostToolUse).and_then(|t| {
-        t.output
-            .clone()
-            .or_else(|| t.error.clone().map(Value::from))
-    });
+    let response = tool
+        .filter(|_| ev == EvEvent::PostToolUse)
+        .and_then(|t| t.result());
     put("tool_response", response.clone());
     put(
         "transcript_path",

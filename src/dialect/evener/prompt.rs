@@ -54,7 +54,8 @@ pub fn render(template: &str, event: &Event, names: &ToolNames) -> String {
     };
     let input = tool.map(|t| text(&t.input)).unwrap_or_default();
     let result = tool
-        .and_then(|t| t.output.as_ref().map(text).or_else(|| t.error.clone()))
+        .and_then(|t| t.result())
+        .map(|v| text(&v))
         .unwrap_or_default();
     let name = tool
         .map(|t| names.claude_name(&t.name).to_owned())

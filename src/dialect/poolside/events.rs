@@ -96,17 +96,9 @@ impl Threaded {
     /// The starting values, taken from the event.
     pub fn from_event(event: &Event) -> Threaded {
         let tool = event.tool.as_ref();
-        let tool_output = match tool {
-            Some(t) => match (&t.output, &t.error) {
-                (Some(out), _) => out.clone(),
-                (None, Some(err)) => Value::String(err.clone()),
-                (None, None) => Value::Null,
-            },
-            None => Value::Null,
-        };
         Threaded {
             tool_input: tool.map_or(Value::Null, |t| t.input.clone()),
-            tool_output,
+            tool_output: tool.and_then(|t| t.result()).unwrap_or(Value::Null),
             prompt: event.prompt.clone(),
         }
     }
