@@ -52,7 +52,6 @@ const SUMMARY_CHARS: usize = 160;
 
 struct State {
     ev: EvEvent,
-    denied: bool,
     merges: Vec<Map<String, Value>>,
     /// The plugins whose hooks returned an `updatedInput`, in order.
     mergers: Vec<String>,
@@ -63,23 +62,21 @@ struct State {
 
 /// Runs Evener's hooks for one event.
 pub async fn dispatch(evener: &Evener, event: &Event, cx: &DispatchContext<'_>) -> Outcome {
+    let Some(ev) = EvEvent::from_kind(event.event) else {
+        return Outcome::proceed(event.event);
+    };
+    // A pending, unanswered question is a stronger stop than any hook.
+    if ev == EvEvent::Stop && event.pending_questions {
+        return Outcome::proceed(event.event);
+    }
     let mut st = State {
-        ev: EvEvent::SessionStart,
-        denied: false,
+        ev,
         merges: Vec::new(),
         mergers: Vec::new(),
         continuing: Vec::new(),
         continuation_texts: Vec::new(),
         out: Outcome::proceed(event.event),
     };
-    let Some(ev) = EvEvent::from_kind(event.event) else {
-        return st.out;
-    };
-    st.ev = ev;
-    // A pending, unanswered question is a stronger stop than any hook.
-    if ev == EvEvent::Stop && event.pending_questions {
-        return st.out;
-    }
     let options = evener.options();
     let project = event.workdir(options.project.as_deref());
     let stdin = serde_json::to_vec(&payload(ev, event, &options.tool_names)).unwrap_or_default();
@@ -247,7 +244,7 @@ impl State {
         let text = reason
             .filter(|r| !r.trim().is_empty())
             .unwrap_or_else(|| format!("blocked by {} hook {plugin}", self.ev));
-        self.denied = true;
+        self.out.decision = Decision::Deny;
         record.status = RunStatus::Blocked;
         record.error = Some(ErrorCategory::HookBlocked);
         record.message = Some(crate::text::summary(&text, SUMMARY_CHARS));
@@ -425,7 +422,7 @@ impl State {
 
     fn finish(mut self, event: &Event, cx: &DispatchContext<'_>) -> Outcome {
         match self.ev {
-            EvEvent::PreToolUse if !self.denied && !self.merges.is_empty() => {
+            EvEvent::PreToolUse if !self.out.is_denied() && !self.merges.is_empty() => {
                 let raw = event
                     .tool
                     .as_ref()
@@ -479,9 +476,6 @@ impl State {
                 });
             }
             _ => {}
-        }
-        if self.denied {
-            self.out.decision = Decision::Deny;
         }
         self.out
     }

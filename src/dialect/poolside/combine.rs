@@ -39,7 +39,6 @@ const SHELL: &str = "/bin/sh";
 struct Fold<'a> {
     event: PoolEvent,
     now: Threaded,
-    denied: bool,
     continuing: Vec<String>,
     continuation_texts: Vec<String>,
     output_rewriters: Vec<String>,
@@ -55,7 +54,6 @@ pub async fn dispatch(cfg: &Poolside, event: &Event, cx: &DispatchContext<'_>) -
     let mut fold = Fold {
         event: pe,
         now: Threaded::from_event(event),
-        denied: false,
         continuing: Vec::new(),
         continuation_texts: Vec::new(),
         output_rewriters: Vec::new(),
@@ -152,7 +150,7 @@ impl Fold<'_> {
             self.block(label, text, record, ErrorCategory::HookBlocked);
         }
         if let Some(input) = a.tool_input {
-            if self.denied {
+            if self.out.is_denied() {
                 record
                     .ignored_fields
                     .push("updated_input (after a deny)".into());
@@ -188,7 +186,7 @@ impl Fold<'_> {
         }
         if let Some(text) = a.prompt {
             match text {
-                Ok(_) if self.denied => record
+                Ok(_) if self.out.is_denied() => record
                     .ignored_fields
                     .push("updated_prompt (after a deny)".into()),
                 Ok(t) => {
@@ -239,7 +237,7 @@ impl Fold<'_> {
     }
 
     fn block(&mut self, label: &str, text: String, record: &mut HookRun, category: ErrorCategory) {
-        self.denied = true;
+        self.out.decision = Decision::Deny;
         record.status = RunStatus::Blocked;
         record.error = Some(category);
         record.message = Some(crate::text::first_line(&text).unwrap_or("").to_owned());
@@ -278,14 +276,15 @@ impl Fold<'_> {
         cx: &DispatchContext<'_>,
     ) -> Outcome {
         let pe = self.event;
-        if self.denied {
-            self.out.decision = Decision::Deny;
+        if self.out.is_denied() {
             // Rewrites of a denied call or prompt never take effect; do not
             // tell the model they did.
             self.out.notices.retain(|n| n.kind != NoticeKind::Rewrite);
         }
         match pe {
-            PoolEvent::PreToolUse if !self.denied && self.now.tool_input != original.tool_input => {
+            PoolEvent::PreToolUse
+                if !self.out.is_denied() && self.now.tool_input != original.tool_input =>
+            {
                 self.out.tool_input = Some(self.now.tool_input.clone());
             }
             PoolEvent::PostToolUse if !self.output_rewriters.is_empty() => {
@@ -304,7 +303,9 @@ impl Fold<'_> {
                 }
                 self.out.tool_output = Some(shown);
             }
-            PoolEvent::UserPromptSubmit if !self.denied && self.now.prompt != original.prompt => {
+            PoolEvent::UserPromptSubmit
+                if !self.out.is_denied() && self.now.prompt != original.prompt =>
+            {
                 // Prompt rewrites are not capped.
                 self.out.prompt = self.now.prompt.clone();
             }
