@@ -14,7 +14,7 @@ use crate::diag::{Diagnostic, Position, Severity};
 use crate::dialect::Dialect;
 use crate::dialect::evener::{self, Evener};
 use crate::dialect::peen::{self, Peen};
-use crate::dialect::poolside::{Poolside, Sources};
+use crate::dialect::poolside::{self, Poolside, Sources};
 
 /// One hook configuration found on disk.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -67,38 +67,42 @@ pub fn discover_reporting(paths: &[PathBuf]) -> (Vec<Target>, Vec<Diagnostic>) {
 }
 
 fn classify_file(p: &Path) -> Option<Target> {
-    let name = p.file_name()?.to_string_lossy();
-    let parent = p.parent().unwrap_or(Path::new("."));
-    let parent_name = parent
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    match (name.as_ref(), parent_name.as_str()) {
-        ("hooks.yaml", ".agents") => parent.parent().map(|d| Target::PeenLayer(d.to_path_buf())),
-        ("hooks.json", "hooks") => parent
-            .parent()
-            .map(|d| Target::EvenerPlugin(d.to_path_buf())),
-        ("plugin.json", ".claude-plugin" | ".codex-plugin") => parent
-            .parent()
-            .map(|d| Target::EvenerPlugin(d.to_path_buf())),
-        ("settings.yaml" | "settings.local.yaml", ".poolside") => parent
-            .parent()
-            .map(|d| Target::PoolsideProject(d.to_path_buf())),
-        // Another settings file (for `--settings`); any other YAML file
-        // is not taken for hook configuration.
-        (n, _) if n.starts_with("settings") && (n.ends_with(".yaml") || n.ends_with(".yml")) => {
-            Some(Target::PoolsideFile(p.to_path_buf()))
-        }
-        _ => None,
+    // The directory a configuration file at `rel` below it belongs to.
+    let owner = |rel: &str| {
+        let depth = Path::new(rel).components().count();
+        p.ends_with(rel)
+            .then(|| p.ancestors().nth(depth).map(Path::to_path_buf))
+            .flatten()
+    };
+    if let Some(dir) = owner(peen::HOOKS_FILE) {
+        return Some(Target::PeenLayer(dir));
     }
+    let evener_files = evener::discover::MANIFESTS
+        .iter()
+        .chain([&evener::discover::DEFAULT_HOOKS_FILE]);
+    if let Some(dir) = evener_files.filter_map(|f| owner(f)).next() {
+        return Some(Target::EvenerPlugin(dir));
+    }
+    if let Some(dir) = poolside::discover::PROJECT_FILES
+        .iter()
+        .find_map(|f| owner(f))
+    {
+        return Some(Target::PoolsideProject(dir));
+    }
+    // Another settings file (for `--settings`); any other YAML file is not
+    // taken for hook configuration.
+    let name = p.file_name()?.to_string_lossy();
+    (name.starts_with("settings") && (name.ends_with(".yaml") || name.ends_with(".yml")))
+        .then(|| Target::PoolsideFile(p.to_path_buf()))
 }
 
 fn walk(dir: &Path, depth: usize, out: &mut Vec<Target>) {
     if depth > MAX_DEPTH {
         return;
     }
-    if dir.join(".poolside/settings.yaml").is_file()
-        || dir.join(".poolside/settings.local.yaml").is_file()
+    if poolside::discover::PROJECT_FILES
+        .iter()
+        .any(|f| dir.join(f).is_file())
     {
         out.push(Target::PoolsideProject(dir.to_path_buf()));
     }

@@ -8,6 +8,10 @@ use crate::diag::Diagnostic;
 use super::DIALECT;
 use super::load::Level;
 
+/// A project's settings files, relative to the project: the project level,
+/// then the local level.
+pub const PROJECT_FILES: [&str; 2] = [".poolside/settings.yaml", ".poolside/settings.local.yaml"];
+
 /// The user level's settings file under a home directory.
 pub fn user_settings(home: &Path) -> PathBuf {
     home.join(".config/poolside/settings.yaml")
@@ -46,8 +50,9 @@ impl Sources {
             out.push((Level::User, user_settings(home)));
         }
         if let Some(project) = &self.project {
-            out.push((Level::Project, project.join(".poolside/settings.yaml")));
-            out.push((Level::Local, project.join(".poolside/settings.local.yaml")));
+            let [shared, local] = PROJECT_FILES;
+            out.push((Level::Project, project.join(shared)));
+            out.push((Level::Local, project.join(local)));
         }
         if let Some(flag) = &self.settings {
             out.push((Level::Flag, flag.clone()));
