@@ -5,7 +5,6 @@ use crate::dialect::evener::{self, EvEvent, Evener, EventName, HandlerKind};
 use crate::dialect::peen::events::PeenEvent;
 use crate::dialect::peen::{ActionKind, Peen};
 use crate::dialect::poolside::{PoolEvent, Poolside};
-use crate::event::EventKind;
 use crate::matcher::NameMatcher;
 use crate::run::Program;
 
@@ -57,14 +56,7 @@ pub fn from_poolside(cfg: &Poolside) -> (Vec<Rule>, Vec<Diagnostic>) {
         ));
     }
     for pe in PoolEvent::ALL {
-        let kind = match pe {
-            PoolEvent::PreToolUse => EventKind::ToolBefore,
-            PoolEvent::PostToolUse => EventKind::ToolAfter,
-            PoolEvent::UserPromptSubmit => EventKind::UserPrompt,
-            PoolEvent::Stop => EventKind::Stop,
-            PoolEvent::PreCompact => EventKind::CompactBefore,
-            PoolEvent::SessionStart => EventKind::SessionStart,
-        };
+        let kind = pe.kind();
         for hook in cfg.hooks(pe) {
             let tools = match &hook.matcher {
                 crate::dialect::poolside::Matcher::Valid(m) if pe.uses_matcher() => {
@@ -118,17 +110,7 @@ pub fn from_evener(ev: &Evener) -> (Vec<Rule>, Vec<Diagnostic>) {
                     continue;
                 }
             };
-            let kind = match e {
-                EvEvent::SessionStart => EventKind::SessionStart,
-                EvEvent::UserPromptSubmit => EventKind::UserPrompt,
-                EvEvent::PreToolUse => EventKind::ToolBefore,
-                EvEvent::PostToolUse => EventKind::ToolAfter,
-                EvEvent::Stop => EventKind::Stop,
-                EvEvent::SubagentStop => EventKind::SubagentStop,
-                EvEvent::PreCompact => EventKind::CompactBefore,
-                EvEvent::SessionEnd => EventKind::SessionEnd,
-                EvEvent::Notification => EventKind::Notification,
-            };
+            let kind = e.kind();
             let tools = match &group.matcher {
                 evener::Matcher::Valid(m)
                     if matches!(e, EvEvent::PreToolUse | EvEvent::PostToolUse) =>

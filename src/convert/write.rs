@@ -8,6 +8,8 @@ use serde_json::{Value, json};
 
 use crate::config::duration::format_go_duration;
 use crate::diag::Diagnostic;
+use crate::dialect::evener::events::EvEvent;
+use crate::dialect::poolside::PoolEvent;
 use crate::event::EventKind;
 
 use super::{Handler, Rule, Side, Tools, from_neutral, report};
@@ -78,28 +80,21 @@ fn exit2_denies(kind: EventKind) -> bool {
 /// Rules as a poolside `settings.yaml`.
 pub fn to_poolside(rules: &[Rule]) -> (String, Vec<Diagnostic>) {
     let mut notes = Vec::new();
-    let mut events: BTreeMap<usize, (&str, Vec<String>)> = BTreeMap::new();
+    let mut events: BTreeMap<PoolEvent, (&str, Vec<String>)> = BTreeMap::new();
     let mut used: BTreeMap<(String, String), usize> = BTreeMap::new();
     for rule in rules {
-        let (order, event) = match rule.kind {
-            EventKind::ToolBefore => (0, "PreToolUse"),
-            EventKind::ToolAfter => (1, "PostToolUse"),
-            EventKind::ToolFailure => {
-                notes.push(report(&rule.source, "poolside has no failure event: PostToolUse runs on every tool result, failed or not".to_owned()));
-                (1, "PostToolUse")
-            }
-            EventKind::UserPrompt => (2, "UserPromptSubmit"),
-            EventKind::Stop => (3, "Stop"),
-            EventKind::CompactBefore => (4, "PreCompact"),
-            EventKind::SessionStart => (5, "SessionStart"),
-            other => {
-                notes.push(report(
-                    &rule.source,
-                    format!("poolside has no event for `{other}`; dropped"),
-                ));
-                continue;
-            }
+        // Events sort by the dialect's own order (its enum's).
+        let Some(order) = PoolEvent::from_kind(rule.kind) else {
+            notes.push(report(
+                &rule.source,
+                format!("poolside has no event for `{}`; dropped", rule.kind),
+            ));
+            continue;
         };
+        if rule.kind == EventKind::ToolFailure {
+            notes.push(report(&rule.source, "poolside has no failure event: PostToolUse runs on every tool result, failed or not".to_owned()));
+        }
+        let event = order.as_str();
         if matches!(rule.handler, Handler::Deny(_)) && !exit2_denies(rule.kind) {
             notes.push(report(
                 &rule.source,
@@ -168,34 +163,22 @@ pub fn to_poolside(rules: &[Rule]) -> (String, Vec<Diagnostic>) {
 /// Rules as an evener `hooks/hooks.json`.
 pub fn to_evener(rules: &[Rule]) -> (String, Vec<Diagnostic>) {
     let mut notes = Vec::new();
-    let mut events: BTreeMap<usize, (&str, Vec<Value>)> = BTreeMap::new();
+    let mut events: BTreeMap<EvEvent, (&str, Vec<Value>)> = BTreeMap::new();
     for rule in rules {
-        let (order, event) = match rule.kind {
-            EventKind::SessionStart => (0, "SessionStart"),
-            EventKind::UserPrompt => (1, "UserPromptSubmit"),
-            EventKind::ToolBefore => (2, "PreToolUse"),
-            EventKind::ToolAfter => (3, "PostToolUse"),
-            EventKind::ToolFailure => {
-                notes.push(report(
-                    &rule.source,
-                    "evener fires no failure event: PostToolUse runs on every tool result"
-                        .to_owned(),
-                ));
-                (3, "PostToolUse")
-            }
-            EventKind::Stop => (4, "Stop"),
-            EventKind::SubagentStop => (5, "SubagentStop"),
-            EventKind::CompactBefore => (6, "PreCompact"),
-            EventKind::SessionEnd => (7, "SessionEnd"),
-            EventKind::Notification => (8, "Notification"),
-            other => {
-                notes.push(report(
-                    &rule.source,
-                    format!("evener has no event for `{other}`; dropped"),
-                ));
-                continue;
-            }
+        let Some(order) = EvEvent::from_kind(rule.kind) else {
+            notes.push(report(
+                &rule.source,
+                format!("evener has no event for `{}`; dropped", rule.kind),
+            ));
+            continue;
         };
+        if rule.kind == EventKind::ToolFailure {
+            notes.push(report(
+                &rule.source,
+                "evener fires no failure event: PostToolUse runs on every tool result".to_owned(),
+            ));
+        }
+        let event = order.as_str();
         if matches!(rule.handler, Handler::Deny(_)) && rule.kind != EventKind::ToolBefore {
             notes.push(report(
                 &rule.source,

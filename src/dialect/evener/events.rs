@@ -106,6 +106,22 @@ impl EvEvent {
         })
     }
 
+    /// The neutral event this one stands for (`PostToolUse`: `tool_after`;
+    /// it also runs on `tool_failure`).
+    pub fn kind(self) -> EventKind {
+        match self {
+            EvEvent::SessionStart => EventKind::SessionStart,
+            EvEvent::UserPromptSubmit => EventKind::UserPrompt,
+            EvEvent::PreToolUse => EventKind::ToolBefore,
+            EvEvent::PostToolUse => EventKind::ToolAfter,
+            EvEvent::Stop => EventKind::Stop,
+            EvEvent::SubagentStop => EventKind::SubagentStop,
+            EvEvent::PreCompact => EventKind::CompactBefore,
+            EvEvent::SessionEnd => EventKind::SessionEnd,
+            EvEvent::Notification => EventKind::Notification,
+        }
+    }
+
     /// The matcher target: the Claude tool name on tool events, the start
     /// kind on SessionStart, and the empty string on every other event
     /// (their targets are not wired in Evener yet).
@@ -211,5 +227,21 @@ fn is_empty(v: &Value) -> bool {
         Value::Object(m) => m.is_empty(),
         Value::Array(a) => a.is_empty(),
         _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn kind_and_from_kind_agree() {
+        for e in EvEvent::ALL {
+            assert_eq!(EvEvent::from_kind(e.kind()), Some(e));
+        }
+        assert_eq!(
+            EvEvent::from_kind(EventKind::ToolFailure),
+            Some(EvEvent::PostToolUse)
+        );
     }
 }

@@ -69,6 +69,19 @@ impl PoolEvent {
         })
     }
 
+    /// The neutral event this one stands for (`PostToolUse`: `tool_after`;
+    /// it also runs on `tool_failure`).
+    pub fn kind(self) -> EventKind {
+        match self {
+            PoolEvent::PreToolUse => EventKind::ToolBefore,
+            PoolEvent::PostToolUse => EventKind::ToolAfter,
+            PoolEvent::UserPromptSubmit => EventKind::UserPrompt,
+            PoolEvent::Stop => EventKind::Stop,
+            PoolEvent::PreCompact => EventKind::CompactBefore,
+            PoolEvent::SessionStart => EventKind::SessionStart,
+        }
+    }
+
     /// Whether `matcher` selects hooks on this event (tool events only).
     pub fn uses_matcher(self) -> bool {
         matches!(self, PoolEvent::PreToolUse | PoolEvent::PostToolUse)
@@ -161,4 +174,20 @@ pub fn payload(pe: PoolEvent, event: &Event, event_id: &str, now: &Threaded) -> 
         }
     }
     Value::Object(m)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn kind_and_from_kind_agree() {
+        for e in PoolEvent::ALL {
+            assert_eq!(PoolEvent::from_kind(e.kind()), Some(e));
+        }
+        assert_eq!(
+            PoolEvent::from_kind(EventKind::ToolFailure),
+            Some(PoolEvent::PostToolUse)
+        );
+    }
 }
