@@ -154,15 +154,13 @@ fn compiled_form(pattern: &str, mode: RegexMode) -> String {
 pub struct NameIndex {
     any: Vec<usize>,
     exact: HashMap<String, Vec<usize>>,
-    regex_positions: Vec<usize>,
-    /// The regex matchers themselves, for when the set could not be built.
-    regex_matchers: Vec<NameMatcher>,
-    /// The patterns in their compiled form, for the set.
-    patterns: Vec<String>,
+    /// The regex matchers by position, compiled; the set is built from
+    /// their patterns and falls back to them one by one.
+    regexes: Vec<(usize, Regex)>,
     /// The combined set, built on the first selection: loading stays cheap
     /// for commands that never select (`explain`, `lint`), and `None` inside
     /// means the set was over its size limit.
-    regexes: OnceLock<Option<RegexSet>>,
+    set: OnceLock<Option<RegexSet>>,
 }
 
 impl NameIndex {
@@ -181,23 +179,19 @@ impl NameIndex {
                         }
                     }
                 }
-                NameMatcher::Regex { pattern, mode, .. } => {
-                    index.patterns.push(compiled_form(pattern, *mode));
-                    index.regex_positions.push(pos);
-                    index.regex_matchers.push(m.clone());
-                }
+                NameMatcher::Regex { regex, .. } => index.regexes.push((pos, regex.clone())),
             }
         }
         index
     }
 
     fn set(&self) -> Option<&RegexSet> {
-        self.regexes
+        self.set
             .get_or_init(|| {
                 // Each pattern compiled on its own already; the set only
                 // fails if the combined size is over the limit, and then the
                 // per-regex fallback in `select` keeps selection correct.
-                RegexSetBuilder::new(&self.patterns)
+                RegexSetBuilder::new(self.regexes.iter().map(|(_, r)| r.as_str()))
                     .size_limit(REGEX_SIZE_LIMIT * 8)
                     .build()
                     .ok()
@@ -211,17 +205,22 @@ impl NameIndex {
         if let Some(ps) = self.exact.get(name) {
             out.extend_from_slice(ps);
         }
-        if self.regex_positions.is_empty() {
+        if self.regexes.is_empty() {
             // nothing to search
         } else if let Some(set) = self.set() {
-            out.extend(set.matches(name).iter().map(|i| self.regex_positions[i]));
+            out.extend(
+                set.matches(name)
+                    .iter()
+                    .filter_map(|i| self.regexes.get(i).map(|(pos, _)| *pos)),
+            );
         } else {
             // The combined set was over its size limit: match one by one.
-            for (pos, m) in self.regex_positions.iter().zip(&self.regex_matchers) {
-                if m.matches(name) {
-                    out.push(*pos);
-                }
-            }
+            out.extend(
+                self.regexes
+                    .iter()
+                    .filter(|(_, r)| r.is_match(name))
+                    .map(|(pos, _)| *pos),
+            );
         }
         out.sort_unstable();
         out.dedup();
