@@ -3,11 +3,11 @@
 
 use std::path::{Path, PathBuf};
 
-pub use crate::config::normalize;
-
 use globset::GlobMatcher;
 use regex::Regex;
 use serde_json::Value;
+
+use crate::config::normalize;
 
 /// One input check. Every check that is set must pass.
 #[derive(Debug, Clone)]

@@ -176,21 +176,22 @@ impl Peen {
                 }
             }
         }
-        let total: usize = files.iter().map(|f| f.groups.len()).sum();
+        let mut peen = Peen {
+            files,
+            skipped,
+            options,
+            diagnostics,
+        };
+        let total = peen.group_count();
         if total > MAX_GROUPS {
-            diagnostics.push(
+            peen.diagnostics.push(
                 Diagnostic::error(format!(
                     "{total} hook groups across all layers, more than the limit of {MAX_GROUPS}; every turn fails until groups are removed"
                 ))
                 .for_dialect(DIALECT),
             );
         }
-        Peen {
-            files,
-            skipped,
-            options,
-            diagnostics,
-        }
+        peen
     }
 
     /// Re-reads every layer, as peen does at the start of every turn.

@@ -8,7 +8,7 @@ use serde_json::{Map, Value, json};
 use crate::event::Event;
 
 use super::events::{FILE_TOOLS, PeenEvent, Phase};
-use super::matching::normalize;
+use crate::config::normalize;
 
 /// The input of an event: the tool's arguments on tool events, else the
 /// lifecycle event's own object as the spec tables it.
