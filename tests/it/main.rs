@@ -20,6 +20,7 @@ pub fn util_canonical(p: &std::path::Path) -> std::path::PathBuf {
 }
 mod explain;
 mod fire;
+mod hostile;
 mod lint;
 mod peen_actions;
 mod peen_command;
