@@ -6,11 +6,11 @@ use std::path::PathBuf;
 use clap::Args;
 
 use latch::outcome::RunStatus;
-use latch::run::Cancel;
 use latch::{Engine, Event, Session};
 
 use super::config::ConfigArgs;
 use super::exit;
+use super::signals::FireSignals;
 
 /// Flags of `latch fire`.
 #[derive(Debug, Args)]
@@ -32,6 +32,9 @@ pub struct FireArgs {
 
 /// Runs `latch fire` and returns its exit code.
 pub async fn run(args: FireArgs) -> u8 {
+    let signals = FireSignals::install();
+    // Without it (not Linux) the walk of /proc still finds most descendants.
+    let _ = latch::run::become_subreaper();
     let event = match read_valid_event(args.event.as_ref()) {
         Ok(e) => e,
         Err(code) => return code,
@@ -52,7 +55,7 @@ pub async fn run(args: FireArgs) -> u8 {
             return exit::INTERNAL;
         }
     };
-    let outcome = match dispatch_until_signalled(&engine, &event, &session).await {
+    let outcome = match dispatch_until_signalled(&engine, &event, &session, &signals).await {
         Ok(o) => o,
         Err(e) => {
             eprintln!("latch: error: invalid event: {e}");
@@ -139,32 +142,25 @@ fn open_session(event: &Event, state_dir: Option<PathBuf>) -> Result<Session, St
     })
 }
 
-/// Dispatches; SIGTERM or SIGINT cancels the dispatch, which kills the
-/// running hook's process group, marks it `cancelled`, runs no more hooks,
-/// and still prints the outcome of what ran.
+/// Dispatches; a signal (any of [`FireSignals`]) cancels the dispatch,
+/// which kills the running hook and its descendants, marks it `cancelled`,
+/// runs no more hooks, and still prints the outcome of what ran, with a
+/// warning naming the signal. A signal that came before is handled by
+/// [`FireSignals::begin_dispatch`]: latch exits without starting a hook.
 async fn dispatch_until_signalled(
     engine: &Engine,
     event: &Event,
     session: &Session,
+    signals: &FireSignals,
 ) -> Result<latch::Outcome, latch::EventError> {
-    use tokio::signal::unix::{SignalKind, signal};
-    let (handle, cancel) = Cancel::pair();
-    let dispatch = engine.dispatch_cancellable(event, session, &cancel);
-    tokio::pin!(dispatch);
-    let (Ok(mut term), Ok(mut int)) = (
-        signal(SignalKind::terminate()),
-        signal(SignalKind::interrupt()),
-    ) else {
-        // Without signal handlers latch still works; the default action
-        // (exit) applies, and the hook's group dies with the kill guard only
-        // if the process unwinds. Dispatch normally.
-        return dispatch.await;
-    };
-    loop {
-        tokio::select! {
-            outcome = &mut dispatch => return outcome,
-            _ = term.recv() => handle.cancel(),
-            _ = int.recv() => handle.cancel(),
-        }
+    let cancel = signals.begin_dispatch().await;
+    let dispatched = engine.dispatch_cancellable(event, session, &cancel).await;
+    signals.end_dispatch();
+    let mut outcome = dispatched?;
+    if let Some(name) = signals.received() {
+        outcome.warnings.push(format!(
+            "dispatch cancelled by {name}: latch killed the running hook and its descendants and started no further hook"
+        ));
     }
+    Ok(outcome)
 }

@@ -6,6 +6,7 @@ mod explain;
 mod fire;
 mod lint;
 mod schema;
+mod signals;
 mod test;
 
 use std::process::ExitCode;
@@ -23,6 +24,8 @@ pub mod exit {
     pub const BAD_EVENT: u8 = 3;
     /// latch itself could not run (state directory, runtime).
     pub const INTERNAL: u8 = 4;
+    /// `fire`: a signal arrived before any hook ran; no outcome.
+    pub const CANCELLED: u8 = 6;
     /// `lint` found warnings and `--deny-warnings` was given.
     pub const LINT_WARNINGS: u8 = 1;
     /// `lint` found errors.

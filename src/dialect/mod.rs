@@ -41,11 +41,11 @@ pub struct DispatchContext<'a> {
 }
 
 /// The user warning for a hook that exited but left processes holding its
-/// output open (latch killed its process group), if it did.
+/// output open (latch killed every descendant of the hook), if it did.
 pub fn leftovers_warning(hook: &str, event: &str, result: &RunResult) -> Option<String> {
     result.killed_leftovers.then(|| {
         format!(
-            "hook {hook} ({event}) exited but left processes holding its output open; latch killed its process group"
+            "hook {hook} ({event}) exited but left processes holding its output open; latch killed them and every other descendant of the hook"
         )
     })
 }

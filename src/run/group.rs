@@ -1,43 +1,52 @@
-//! The process-group guard: a hook's group never outlives latch's interest in it.
+//! The kill guard: nothing a hook started outlives latch's interest in it.
 
-use rustix::process::{Pid, Signal, kill_process_group};
+use rustix::process::Signal;
 
-/// Owns the process group of one hook (the hook is its leader, so the group
-/// id is the hook's pid). Dropping an armed guard SIGKILLs the whole group:
-/// that is what makes a cancelled dispatch leave nothing behind.
+use super::tree::HookTree;
+
+/// Owns the process tree of one hook (see [`HookTree`]). Dropping an armed
+/// guard kills the whole tree, the hook's group and every descendant that
+/// left it: that is what makes a dropped dispatch leave nothing behind.
 pub(super) struct GroupGuard {
-    pgid: Option<Pid>,
+    tree: Option<HookTree>,
 }
 
 impl GroupGuard {
-    pub(super) fn new(pid: Option<u32>) -> Self {
-        let pgid = pid
+    /// A guard for the hook `pid` (none if the pid is unknown), whose start
+    /// time was recorded at spawn when orphan adoption is on.
+    pub(super) fn new(pid: Option<u32>, start: Option<u64>) -> Self {
+        let tree = pid
             .and_then(|p| i32::try_from(p).ok())
-            .and_then(Pid::from_raw);
-        GroupGuard { pgid }
+            .filter(|&p| p > 0)
+            .map(|p| HookTree::new(p, start));
+        GroupGuard { tree }
     }
 
-    /// Asks every process of the group to stop.
-    pub(super) fn terminate(&self) {
-        self.signal(Signal::TERM);
-    }
-
-    /// Kills every process of the group.
-    pub(super) fn kill(&self) {
-        self.signal(Signal::KILL);
-    }
-
-    /// The run finished normally: dropping no longer kills.
-    pub(super) fn disarm(&mut self) {
-        self.pgid = None;
-    }
-
-    fn signal(&self, sig: Signal) {
-        if let Some(pgid) = self.pgid {
-            // ESRCH (the group is already gone) is the good case; nothing
-            // else can usefully be done about an error here.
-            let _ = kill_process_group(pgid, sig);
+    /// Asks every process of the tree to stop (SIGTERM).
+    pub(super) fn terminate(&mut self) {
+        if let Some(tree) = &mut self.tree {
+            tree.signal(Signal::TERM);
         }
+    }
+
+    /// Kills every process of the tree.
+    pub(super) fn kill(&mut self) {
+        if let Some(tree) = &mut self.tree {
+            tree.kill();
+        }
+    }
+
+    /// The hook itself was reaped (by tokio).
+    pub(super) fn leader_reaped(&mut self) {
+        if let Some(tree) = &mut self.tree {
+            tree.leader_reaped();
+        }
+    }
+
+    /// The run finished: dropping no longer kills. What the hook left
+    /// behind that let go of its output (a deliberate daemon) lives on.
+    pub(super) fn disarm(&mut self) {
+        self.tree = None;
     }
 }
 

@@ -5,20 +5,32 @@
 //! long it took. Nothing here knows a dialect; dialects describe the process
 //! with a [`HookCommand`] and judge the result themselves.
 //!
-//! The guarantees, each covered by a test in `tests/runner.rs`:
+//! The guarantees, each covered by a test in `tests/it/runner.rs` or
+//! `tests/it/hostile/processes.rs`:
 //! - the event payload is written to stdin while stdout and stderr are read,
 //!   so a hook that never reads stdin, or exits early, cannot deadlock latch;
 //! - stdout and stderr are capped while reading: past the cap latch stops
 //!   storing but keeps draining, so the hook never blocks on a full pipe;
 //! - each hook leads its own process group; a timeout sends SIGTERM to the
-//!   group, waits a short grace, then sends SIGKILL, so no descendant survives;
-//! - dropping a run in progress (a cancelled dispatch) kills the group too;
+//!   hook and every descendant, waits a short grace, then kills them all,
+//!   so no descendant survives, not even one that left the group
+//!   (`setsid`) or lost its parent;
+//! - dropping a run in progress (a cancelled dispatch) kills them all too;
 //! - after the hook exits, latch waits a bounded time for its pipes to close
-//!   (a grandchild may hold them), then kills what is left of the group.
+//!   (a grandchild may hold them), then kills every descendant; a
+//!   descendant that let go of the pipes in time (a deliberate daemon) is
+//!   left alone.
+//!
+//! Descendants are found by walking `/proc` (parent links, process groups,
+//! sessions); orphans whose parent died are found when the process called
+//! [`become_subreaper`], as the `latch` command does.
 
+mod adopt;
 mod cancel;
 mod capture;
 mod group;
+mod procfs;
+mod tree;
 
 use std::ffi::OsString;
 use std::io;
@@ -30,6 +42,7 @@ use std::time::{Duration, Instant};
 use tokio::io::AsyncWriteExt;
 use tokio::process::{ChildStdin, Command};
 
+pub use adopt::become_subreaper;
 pub use cancel::{Cancel, CancelHandle};
 pub use capture::Captured;
 use group::GroupGuard;
@@ -84,7 +97,7 @@ pub struct HookCommand {
     pub cwd: Option<PathBuf>,
     /// The bytes written to the hook's stdin (the event payload).
     pub stdin: Vec<u8>,
-    /// How long the hook may run before its group is killed.
+    /// How long the hook may run before it and its descendants are killed.
     pub timeout: Duration,
     /// Caps on captured output.
     pub limits: OutputLimits,
@@ -129,14 +142,14 @@ pub enum SpawnFailure {
 pub enum Termination {
     /// The process ran and ended on its own.
     Exited(Exit),
-    /// The process ran past its timeout; its group was killed. `exit` is how
-    /// the leader died after the signals.
+    /// The process ran past its timeout; it and its descendants were
+    /// killed. `exit` is how the leader died after the signals.
     TimedOut {
         /// How the leader ended after being signalled.
         exit: Exit,
     },
-    /// The dispatch was cancelled while the process ran; its group was
-    /// killed like on a timeout.
+    /// The dispatch was cancelled while the process ran; it and its
+    /// descendants were killed like on a timeout.
     Cancelled {
         /// How the leader ended after being signalled.
         exit: Exit,
@@ -162,7 +175,7 @@ pub struct RunResult {
     /// From spawn to the end of the output.
     pub duration: Duration,
     /// The hook exited but something it started kept its output open past the
-    /// drain window, and latch killed its process group.
+    /// drain window, and latch killed every descendant of the hook.
     pub killed_leftovers: bool,
 }
 
@@ -228,7 +241,8 @@ impl Runner {
         if let Some(reader) = prefilled {
             command.stdin(reader);
         }
-        let mut child = match command.spawn() {
+        let (spawned, leader_start) = spawn(&mut command);
+        let mut child = match spawned {
             Ok(child) => child,
             Err(err) => {
                 return RunResult {
@@ -240,7 +254,7 @@ impl Runner {
                 };
             }
         };
-        let mut guard = GroupGuard::new(child.id());
+        let mut guard = GroupGuard::new(child.id(), leader_start);
         let stdin = child.stdin.take();
         let out_pipe = child.stdout.take();
         let err_pipe = child.stderr.take();
@@ -277,7 +291,11 @@ impl Runner {
                     _ = &mut cancelled => { was_cancelled = true; break None; }
                 }
             };
-            // Phase 2: on timeout, SIGTERM the group, grace, then SIGKILL.
+            if status.is_some() {
+                guard.leader_reaped();
+            }
+            // Phase 2: on timeout, SIGTERM the hook and its descendants,
+            // grace, then SIGKILL them all.
             if timed_out || was_cancelled {
                 guard.terminate();
                 let grace = tokio::time::sleep(self.grace);
@@ -290,12 +308,17 @@ impl Runner {
                         _ = &mut grace => break None,
                     }
                 };
-                // Whether or not the leader went quietly, nothing of the
-                // group may outlive a timeout: a descendant that ignores
-                // SIGTERM and has let go of the pipes would otherwise live on.
+                if status.is_some() {
+                    guard.leader_reaped();
+                }
+                // Whether or not the leader went quietly, nothing it started
+                // may outlive a timeout: a descendant that ignores SIGTERM,
+                // left the group or has let go of the pipes would otherwise
+                // live on.
                 guard.kill();
                 if status.is_none() {
                     status = Some(wait.await);
+                    guard.leader_reaped();
                 }
             }
             let exit = match status {
@@ -304,11 +327,13 @@ impl Runner {
                 _ => Exit::Signal(9),
             };
             // Phase 3: a bounded drain; a grandchild may hold the pipes open.
+            // Then every descendant dies, not only the holders: a hook that
+            // keeps its output open past the window has not let go.
             if !io_done && tokio::time::timeout(self.drain, &mut io).await.is_err() {
                 guard.kill();
                 killed_leftovers = true;
-                // After SIGKILL the pipes close at once, unless a process
-                // escaped the group (setsid); do not wait for it.
+                // After SIGKILL the pipes close at once, unless a holder could
+                // not be found (no /proc); do not wait for it.
                 let _ = tokio::time::timeout(Duration::from_millis(100), &mut io).await;
             }
             termination = if timed_out {
@@ -330,6 +355,25 @@ impl Runner {
             killed_leftovers,
         }
     }
+}
+
+/// Spawns the command. With orphan adoption on, the hook is recorded as a
+/// leader (with its start time) under the leader table's lock, so that no
+/// concurrent kill takes it for an adopted orphan.
+fn spawn(command: &mut Command) -> (io::Result<tokio::process::Child>, Option<u64>) {
+    if !adopt::adopting() {
+        return (command.spawn(), None);
+    }
+    let mut table = adopt::leaders();
+    let spawned = command.spawn();
+    let start = match &spawned {
+        Ok(child) => child
+            .id()
+            .and_then(|p| i32::try_from(p).ok())
+            .and_then(|p| adopt::record_leader(&mut table, p)),
+        Err(_) => None,
+    };
+    (spawned, start)
 }
 
 /// Builds the command. Only `process_group(0)` is set, no `pre_exec`

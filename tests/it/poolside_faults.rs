@@ -76,7 +76,7 @@ fn leaves_a_child_holding_its_output() {
     let p = with_guard("sleep 1000 & echo $! > pid");
     let f = fire_big(&p, 10);
     assert_eq!(f.status(0), "ok");
-    assert!(f.stderr.contains("hook bad (PreToolUse) exited but left processes holding its output open; latch killed its process group"), "{}", f.stderr);
+    assert!(f.stderr.contains("hook bad (PreToolUse) exited but left processes holding its output open; latch killed them and every other descendant of the hook"), "{}", f.stderr);
     let pid = crate::util::read_pid(&p.dir().join("pid"));
     assert!(crate::util::wait_dead(pid));
 }

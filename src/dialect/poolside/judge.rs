@@ -77,13 +77,13 @@ pub fn judge(event: PoolEvent, run: &RunResult, timeout_secs: f64) -> Verdict {
         Termination::Cancelled { .. } => {
             return failed(
                 ErrorCategory::Cancelled,
-                "cancelled while running; its process group was killed",
+                "cancelled while running; latch killed it and its descendants",
             );
         }
         Termination::TimedOut { .. } => {
             return failed(
                 ErrorCategory::Timeout,
-                format!("timed out after {timeout_secs} s; its process group was killed"),
+                format!("timed out after {timeout_secs} s; latch killed it and its descendants"),
             );
         }
         Termination::Exited(exit) => *exit,

@@ -1,0 +1,89 @@
+//! Orphan adoption: the opt-in that lets latch find descendants whose
+//! parent died.
+//!
+//! When a process dies, Linux re-parents its children to the nearest
+//! ancestor marked as a *child subreaper*, else to init. After
+//! [`become_subreaper`], a hook's descendant orphaned by a dying
+//! intermediate parent (a double fork, `setsid` then exit) becomes a child of
+//! this process, where the runner can still find, kill and reap it.
+//!
+//! The runner must then tell the hooks it spawned (which tokio waits for)
+//! from the orphans it adopted (which nobody else will reap): every hook
+//! leader is recorded in [`LEADERS`] from spawn until it is reaped.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Mutex, MutexGuard};
+
+use super::procfs::{self, ProcInfo};
+
+/// Set once this process became a subreaper through [`become_subreaper`].
+static ADOPTING: AtomicBool = AtomicBool::new(false);
+
+/// The hook leaders spawned by any runner of this process that may not
+/// have been reaped yet, as (pid, start time). Held while a leader is
+/// spawned and while a descendant set is collected and killed, so a leader
+/// spawned concurrently is never taken for an orphan.
+static LEADERS: Mutex<Vec<(i32, u64)>> = Mutex::new(Vec::new());
+
+/// Makes this process a child subreaper (`prctl(PR_SET_CHILD_SUBREAPER)`),
+/// so that a hook's descendants orphaned by the death of their parent are
+/// re-parented here instead of to init, and the runner kills them with the
+/// hook on a timeout, a cancel, or a drain that expires.
+///
+/// This changes process-wide state, so the library never does it by
+/// itself: the `latch` command calls it at startup. An embedder that calls
+/// it accepts two consequences: every process re-parented to it that
+/// started after a hook and is not a hook of its own counts as that hook's
+/// descendant when the hook is killed (so it should not fork children of
+/// its own while hooks run, or it may lose them), and the runner reaps the
+/// zombies of such adopted orphans. Without it, the runner still kills every
+/// descendant it can reach through parent links, process groups and
+/// sessions, but an orphan that left the hook's group and whose parent died
+/// before the kill goes to init and escapes.
+///
+/// # Errors
+/// When the operating system refuses, or is not Linux.
+pub fn become_subreaper() -> std::io::Result<()> {
+    #[cfg(any(target_os = "linux", target_os = "android"))]
+    {
+        rustix::process::set_child_subreaper(rustix::process::getpid().into())?;
+        ADOPTING.store(true, Ordering::SeqCst);
+        Ok(())
+    }
+    #[cfg(not(any(target_os = "linux", target_os = "android")))]
+    {
+        Err(std::io::Error::from(std::io::ErrorKind::Unsupported))
+    }
+}
+
+/// Whether this process adopts orphans (see [`become_subreaper`]).
+pub(super) fn adopting() -> bool {
+    ADOPTING.load(Ordering::SeqCst)
+}
+
+/// The leader table, locked. A poisoned lock still holds a valid table.
+pub(super) fn leaders() -> MutexGuard<'static, Vec<(i32, u64)>> {
+    LEADERS.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Records a freshly spawned leader (with the table already locked) and
+/// returns its start time. Only needed, and only done, while adopting.
+pub(super) fn record_leader(table: &mut Vec<(i32, u64)>, pid: i32) -> Option<u64> {
+    let start = procfs::stat(pid)?.start;
+    // Forget leaders that are gone (reaped), or whose pid was reused.
+    table.retain(|&(p, s)| procfs::stat(p).is_some_and(|i| i.start == s));
+    table.push((pid, start));
+    Some(start)
+}
+
+/// Forgets a leader once tokio reaped it.
+pub(super) fn forget_leader(pid: i32) {
+    leaders().retain(|&(p, _)| p != pid);
+}
+
+/// Whether `p` is a hook leader of this process (tokio's to reap).
+pub(super) fn is_leader(table: &[(i32, u64)], p: &ProcInfo) -> bool {
+    table
+        .iter()
+        .any(|&(pid, start)| pid == p.pid && start == p.start)
+}

@@ -1,0 +1,246 @@
+//! A hook's process tree: every process the hook started, found by walking
+//! `/proc`, and killed so that none escapes.
+//!
+//! A hook leads its own process group, but a descendant may leave it
+//! (`setpgid`, `setsid`, as `timeout(1)` does) and its parent may die, so a
+//! group kill is not enough. [`HookTree`] collects, from one snapshot of the
+//! process table:
+//! - the hook itself, while it is not reaped;
+//! - every member of its process group;
+//! - every process it saw before, if still the same process (pid and start
+//!   time), whatever became of its parent;
+//! - with orphan adoption on ([`super::become_subreaper`]), every child of
+//!   latch that started after the hook, is not another hook, and does not
+//!   belong to another running hook's group or session;
+//!
+//! and then, until nothing new turns up, the children of those, the members
+//! of groups and sessions they lead. Killing first freezes the set with
+//! SIGSTOP, walking again until it stops growing, so a fork loop cannot
+//! outrun the walk; then SIGKILL goes to all of them at once, and the
+//! orphans latch adopted are reaped (by pid, never `waitpid(-1)`, which
+//! would steal tokio's children).
+
+use std::collections::{HashMap, HashSet};
+use std::time::{Duration, Instant};
+
+use rustix::process::{Pid, Signal, WaitOptions, kill_process, kill_process_group, waitpid};
+
+use super::adopt;
+use super::procfs::{self, ProcInfo};
+
+/// At most this many freezing walks; a set still growing after them is
+/// killed anyway (and what it spawned meanwhile is found by the sweeps
+/// after the kill).
+const FREEZE_ROUNDS: usize = 64;
+
+/// After SIGKILL, walks again at most this many times for processes that
+/// appeared between the last walk and the kill.
+const KILL_SWEEPS: usize = 8;
+
+/// How long to wait for killed orphans to become reapable.
+const REAP_WAIT: Duration = Duration::from_millis(200);
+
+/// The processes one hook started.
+#[derive(Debug)]
+pub(super) struct HookTree {
+    /// The hook's pid, which is also its process group id.
+    leader: i32,
+    /// The hook's start time, when known (orphan adoption needs it).
+    leader_start: Option<u64>,
+    /// Whether the leader is reaped (its pid may then be reused).
+    leader_reaped: bool,
+    /// Every process seen in the tree: pid to start time.
+    members: HashMap<i32, u64>,
+}
+
+impl HookTree {
+    /// The tree of the hook `leader`, spawned with `leader_start` recorded
+    /// (see [`adopt::record_leader`]).
+    pub(super) fn new(leader: i32, leader_start: Option<u64>) -> Self {
+        HookTree {
+            leader,
+            leader_start,
+            leader_reaped: false,
+            members: HashMap::new(),
+        }
+    }
+
+    /// The leader was reaped: from now on its pid names nothing of ours.
+    pub(super) fn leader_reaped(&mut self) {
+        self.leader_reaped = true;
+        if adopt::adopting() {
+            adopt::forget_leader(self.leader);
+        }
+    }
+
+    /// Sends `sig` to every process of the tree and to the hook's group,
+    /// without freezing (used for the polite SIGTERM).
+    pub(super) fn signal(&mut self, sig: Signal) {
+        let table = adopt::leaders();
+        if let Some(procs) = procfs::snapshot() {
+            let set = self.collect(&procs, &table);
+            for pid in set {
+                send(pid, sig);
+            }
+        }
+        self.signal_group(sig);
+    }
+
+    /// Kills every process of the tree: freeze, SIGKILL, reap the adopted.
+    pub(super) fn kill(&mut self) {
+        let table = adopt::leaders();
+        let Some(mut procs) = procfs::snapshot() else {
+            // No /proc: the process group is all that can be reached.
+            self.signal_group(Signal::KILL);
+            return;
+        };
+        let mut stopped: HashSet<i32> = HashSet::new();
+        for _ in 0..FREEZE_ROUNDS {
+            let set = self.collect(&procs, &table);
+            let fresh: Vec<i32> = set.difference(&stopped).copied().collect();
+            if fresh.is_empty() {
+                break;
+            }
+            for pid in fresh {
+                send(pid, Signal::STOP);
+                stopped.insert(pid);
+            }
+            match procfs::snapshot() {
+                Some(p) => procs = p,
+                None => break,
+            }
+        }
+        self.signal_group(Signal::KILL);
+        let mut killed: HashSet<i32> = HashSet::new();
+        for _ in 0..KILL_SWEEPS {
+            let set = self.collect(&procs, &table);
+            let fresh: Vec<i32> = set.difference(&killed).copied().collect();
+            if fresh.is_empty() {
+                break;
+            }
+            for pid in fresh {
+                send(pid, Signal::KILL);
+                killed.insert(pid);
+            }
+            match procfs::snapshot() {
+                Some(p) => procs = p,
+                None => break,
+            }
+        }
+        // The kill is done; a leader spawned from now on cannot be taken
+        // for a member, so other runners may go on spawning.
+        drop(table);
+        if adopt::adopting() {
+            self.reap();
+        }
+    }
+
+    /// The live processes of the tree in `procs` (remembering them).
+    fn collect(&mut self, procs: &[ProcInfo], leaders: &[(i32, u64)]) -> HashSet<i32> {
+        let me = i32::try_from(std::process::id()).unwrap_or(0);
+        let adopting = adopt::adopting();
+        let mut set: HashSet<i32> = HashSet::new();
+        let other_leader = |p: &ProcInfo| p.pid != self.leader && adopt::is_leader(leaders, p);
+        // Another running hook's own tree, which this tree must not touch.
+        let foreign = |p: &ProcInfo| {
+            leaders
+                .iter()
+                .any(|&(l, _)| l != self.leader && (p.pgid == l || p.sid == l))
+        };
+        for p in procs {
+            if p.zombie || p.pid == me || other_leader(p) {
+                continue;
+            }
+            let seed = (p.pid == self.leader && !self.leader_reaped)
+                || p.pgid == self.leader
+                || self.members.get(&p.pid) == Some(&p.start)
+                || (adopting
+                    && p.ppid == me
+                    && self.leader_start.is_some_and(|s| p.start >= s)
+                    && !foreign(p));
+            if seed {
+                set.insert(p.pid);
+            }
+        }
+        // Close over children, and over groups and sessions led by members.
+        loop {
+            let before = set.len();
+            for p in procs {
+                if p.zombie || p.pid == me || other_leader(p) || set.contains(&p.pid) {
+                    continue;
+                }
+                if set.contains(&p.ppid) || set.contains(&p.pgid) || set.contains(&p.sid) {
+                    set.insert(p.pid);
+                }
+            }
+            if set.len() == before {
+                break;
+            }
+        }
+        for p in procs {
+            if set.contains(&p.pid) {
+                self.members.insert(p.pid, p.start);
+            }
+        }
+        set
+    }
+
+    /// Reaps the members that latch adopted and that died, waiting a short
+    /// while for the kill to land. The hook itself is tokio's to reap.
+    fn reap(&self) {
+        let me = i32::try_from(std::process::id()).unwrap_or(0);
+        let deadline = Instant::now() + REAP_WAIT;
+        let mut pending: Vec<i32> = self
+            .members
+            .keys()
+            .copied()
+            .filter(|&p| p != self.leader)
+            .collect();
+        while !pending.is_empty() {
+            pending.retain(|&pid| {
+                let Some(info) = procfs::stat(pid) else {
+                    return false;
+                };
+                if self.members.get(&pid) != Some(&info.start) {
+                    return false;
+                }
+                if !info.zombie {
+                    // Still dying, or its parent is about to die and
+                    // hand it to latch.
+                    return true;
+                }
+                if info.ppid == me {
+                    reap_one(pid);
+                    return false;
+                }
+                // A zombie of another parent: if that parent is a member, it
+                // dies too and the zombie comes to latch.
+                self.members.contains_key(&info.ppid)
+            });
+            if Instant::now() >= deadline {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(2));
+        }
+    }
+
+    fn signal_group(&self, sig: Signal) {
+        if let Some(pgid) = Pid::from_raw(self.leader) {
+            // ESRCH (the group is gone) is the good case.
+            let _ = kill_process_group(pgid, sig);
+        }
+    }
+}
+
+fn send(pid: i32, sig: Signal) {
+    if let Some(p) = Pid::from_raw(pid) {
+        // ESRCH: it died meanwhile, which is the point.
+        let _ = kill_process(p, sig);
+    }
+}
+
+fn reap_one(pid: i32) {
+    if let Some(p) = Pid::from_raw(pid) {
+        let _ = waitpid(Some(p), WaitOptions::NOHANG);
+    }
+}
