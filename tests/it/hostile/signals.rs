@@ -1,1 +1,223 @@
-//! Hostile signals.
+//! Hostile signals: every catchable signal whose default action would end
+//! latch (the list in docs/cli.md#signals) cancels the dispatch the way
+//! SIGTERM does (the hook and its descendants die, the run is `cancelled`,
+//! a deny already decided stays, exit 0 with the outcome and a warning
+//! naming the signal); before the dispatch, it ends latch with exit code 6,
+//! no outcome, and no hook started.
+
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use super::processes::{Pids, finish, pid_in, spawn_fire, survivors};
+use crate::util::{Project, yq};
+
+/// The standard signals of the list, by number and name.
+const STANDARD: &[(i32, &str)] = &[
+    (1, "SIGHUP"),
+    (2, "SIGINT"),
+    (3, "SIGQUIT"),
+    (10, "SIGUSR1"),
+    (12, "SIGUSR2"),
+    (14, "SIGALRM"),
+    (15, "SIGTERM"),
+    (16, "SIGSTKFLT"),
+    (24, "SIGXCPU"),
+    (25, "SIGXFSZ"),
+    (26, "SIGVTALRM"),
+    (27, "SIGPROF"),
+    (29, "SIGIO"),
+    (30, "SIGPWR"),
+];
+
+/// `SIGRTMIN` with glibc; 32 and 33 are the C library's own.
+const RT_MIN: i32 = 34;
+const RT_MAX: i32 = 64;
+
+fn real_time() -> Vec<(i32, String)> {
+    (RT_MIN..=RT_MAX)
+        .map(|n| {
+            let name = match n - RT_MIN {
+                0 => "SIGRTMIN".to_owned(),
+                k => format!("SIGRTMIN+{k}"),
+            };
+            (n, name)
+        })
+        .collect()
+}
+
+fn standard() -> Vec<(i32, String)> {
+    STANDARD
+        .iter()
+        .map(|(n, s)| (*n, (*s).to_owned()))
+        .collect()
+}
+
+fn send(pid: u32, sig: i32) {
+    let ok = Command::new("kill")
+        .arg(format!("-{sig}"))
+        .arg(pid.to_string())
+        .status()
+        .expect("kill runs")
+        .success();
+    assert!(ok, "kill -{sig} {pid} failed");
+}
+
+/// A deny, then a hook that sleeps with a descendant in its own session,
+/// then a hook that must never run.
+fn three_hooks() -> Project {
+    let slow = "echo $$ > h.pid; setsid sh -c 'echo $$ > d.pid; exec sleep 300' </dev/null >/dev/null 2>&1 & sleep 300";
+    Project::new().settings(&format!(
+        "hooks:\n  PreToolUse:\n    - {{name: deny, command: 'echo no >&2; exit 2'}}\n    - {{name: slow, command: {}}}\n    - {{name: never, command: 'touch never-ran'}}\n",
+        yq(slow)
+    ))
+}
+
+/// Sends `sig` while the slow hook runs; returns what went wrong, if
+/// anything.
+fn cancel_with(sig: i32, name: &str) -> Option<String> {
+    let p = three_hooks();
+    let child = spawn_fire(&p);
+    let pids = Pids(vec![
+        pid_in(&p.dir().join("h.pid")),
+        pid_in(&p.dir().join("d.pid")),
+    ]);
+    send(child.id(), sig);
+    let f = finish(child);
+    let mut wrong = Vec::new();
+    if f.code != 0 {
+        wrong.push(format!("exit code {}", f.code));
+    }
+    if f.outcome["decision"] != "deny" {
+        wrong.push("the earlier deny was lost".to_owned());
+    }
+    let runs = f.outcome["runs"].as_array().cloned().unwrap_or_default();
+    if runs.len() != 2 || runs[1]["error"] != "cancelled" {
+        wrong.push(format!("runs are not [deny, cancelled]: {runs:?}"));
+    }
+    if !f.warnings_contain(&format!("dispatch cancelled by {name}:")) {
+        wrong.push(format!(
+            "no warning naming {name}: {}",
+            f.outcome["warnings"]
+        ));
+    }
+    if p.dir().join("never-ran").exists() {
+        wrong.push("a hook ran after the cancel".to_owned());
+    }
+    let alive = survivors(&pids.0);
+    if !alive.is_empty() {
+        wrong.push(format!("survivors {alive:?}"));
+    }
+    (!wrong.is_empty()).then(|| format!("{name}: {}; stderr: {}", wrong.join(", "), f.stderr))
+}
+
+fn cancel_each(signals: &[(i32, String)]) {
+    let failures: Vec<String> = std::thread::scope(|s| {
+        let handles: Vec<_> = signals
+            .iter()
+            .map(|(n, name)| s.spawn(move || cancel_with(*n, name)))
+            .collect();
+        handles
+            .into_iter()
+            .filter_map(|h| h.join().expect("no panic"))
+            .collect()
+    });
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn every_standard_terminating_signal_cancels_the_dispatch_and_kills_the_hook_tree() {
+    cancel_each(&standard());
+}
+
+#[test]
+fn every_real_time_signal_cancels_the_dispatch_and_kills_the_hook_tree() {
+    cancel_each(&real_time());
+}
+
+/// Whether `pid` catches signal `sig` (its `SigCgt` mask in /proc).
+fn catches(pid: u32, sig: i32) -> bool {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("SigCgt:"))
+        .and_then(|hex| u64::from_str_radix(hex.trim(), 16).ok())
+        .is_some_and(|mask| mask & (1 << (sig - 1)) != 0)
+}
+
+/// Starts `latch fire` with its stdin left open, so it is still reading
+/// the event, and waits until it catches every signal of the list.
+fn spawn_reading(p: &Project, all: &[(i32, String)]) -> Child {
+    let child = Command::new(assert_cmd::cargo::cargo_bin("latch"))
+        .args(["fire", "--project"])
+        .arg(p.dir())
+        .arg("--home")
+        .arg(p.home())
+        .arg("--state-dir")
+        .arg(p.state())
+        .env_remove("LATCH_STATE_DIR")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("latch starts");
+    let end = Instant::now() + Duration::from_secs(20);
+    while !all.iter().all(|(n, _)| catches(child.id(), *n)) {
+        assert!(
+            Instant::now() < end,
+            "latch never caught every signal of the list"
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    child
+}
+
+/// A signal while latch still reads the event (before any configuration
+/// is loaded, before any hook): exit 6, no outcome, a line naming the
+/// signal, and no hook ever starts.
+#[test]
+fn a_signal_before_the_dispatch_ends_latch_with_exit_6_and_runs_no_hook() {
+    let mut all = standard();
+    all.extend(real_time());
+    let failures: Vec<String> = std::thread::scope(|s| {
+        let handles: Vec<_> = all
+            .iter()
+            .map(|(n, name)| {
+                let all = &all;
+                s.spawn(move || {
+                    let p = Project::new()
+                        .settings("hooks:\n  PreToolUse:\n    - {name: h, command: 'touch ran'}\n");
+                    let mut child = spawn_reading(&p, all);
+                    // The event never ends: latch, blocked reading it, can
+                    // only leave through the signal.
+                    let stdin = child.stdin.take();
+                    send(child.id(), *n);
+                    let f = finish(child);
+                    drop(stdin);
+                    let mut wrong = Vec::new();
+                    if f.code != 6 {
+                        wrong.push(format!("exit code {}", f.code));
+                    }
+                    if !f.outcome.is_null() {
+                        wrong.push(format!("an outcome was printed: {}", f.outcome));
+                    }
+                    if !f
+                        .stderr
+                        .contains(&format!("{name} received before any hook ran"))
+                    {
+                        wrong.push("stderr does not name the signal".to_owned());
+                    }
+                    if p.dir().join("ran").exists() {
+                        wrong.push("the hook ran".to_owned());
+                    }
+                    (!wrong.is_empty())
+                        .then(|| format!("{name}: {}; stderr: {}", wrong.join(", "), f.stderr))
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .filter_map(|h| h.join().expect("no panic"))
+            .collect()
+    });
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
