@@ -98,7 +98,11 @@ pub fn run(cli: Cli) -> ExitCode {
         Command::Fire(args) => runtime.block_on(fire::run(args)),
         Command::Explain(args) => explain::run(args),
         Command::Lint(args) => lint::run(args),
-        Command::Test(args) => runtime.block_on(test::run(args)),
+        Command::Test(args) => {
+            // Scenario hooks' orphans are found and killed as in `fire`.
+            let _ = latch::run::become_subreaper();
+            runtime.block_on(test::run(args))
+        }
         Command::Schema(args) => schema::run(args),
         Command::Convert(args) => convert::run(args),
     };
