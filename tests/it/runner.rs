@@ -299,3 +299,48 @@ async fn a_timeout_kills_a_descendant_that_ignores_sigterm_and_closed_its_pipes(
         "the TERM-ignoring grandchild survived the timeout"
     );
 }
+
+/// Without orphan adoption (the library's default), the walk of /proc still
+/// finds a descendant that left the group while its parent lives.
+#[tokio::test]
+async fn a_timeout_kills_a_descendant_in_its_own_session_without_adoption() {
+    let dir = tempfile::tempdir().unwrap();
+    let pidfile = dir.path().join("pid");
+    let mut cmd = sh(&format!(
+        "setsid sh -c 'echo $$ > {}; exec sleep 1000' & wait",
+        pidfile.display()
+    ));
+    cmd.timeout = Duration::from_millis(300);
+    let r = fast().run(&cmd).await;
+    assert!(matches!(r.termination, Termination::TimedOut { .. }));
+    let pid = read_pid(&pidfile);
+    let dead = wait_dead(pid);
+    if let Some(p) = rustix::process::Pid::from_raw(pid) {
+        let _ = rustix::process::kill_process(p, rustix::process::Signal::KILL);
+    }
+    assert!(dead, "a descendant in its own session outlived the timeout");
+}
+
+/// Dropping a run (a dropped dispatch) kills a descendant that left the
+/// group too: the drop guard uses the same kill as the timeout.
+#[tokio::test]
+async fn dropping_a_run_kills_a_descendant_that_left_the_group() {
+    let dir = tempfile::tempdir().unwrap();
+    let pidfile = dir.path().join("pid");
+    let cmd = sh(&format!(
+        "setsid sh -c 'echo $$ > {}; exec sleep 1000' & wait",
+        pidfile.display()
+    ));
+    let runner = fast();
+    let dropped = tokio::time::timeout(Duration::from_millis(400), runner.run(&cmd)).await;
+    assert!(dropped.is_err(), "the run should still be going");
+    let pid = read_pid(&pidfile);
+    let dead = wait_dead(pid);
+    if let Some(p) = rustix::process::Pid::from_raw(pid) {
+        let _ = rustix::process::kill_process(p, rustix::process::Signal::KILL);
+    }
+    assert!(
+        dead,
+        "a descendant in its own session outlived the dropped run"
+    );
+}

@@ -152,6 +152,44 @@ fn a_timeout_kills_timeout_1_and_its_child_in_their_own_group() {
     );
 }
 
+/// The pids of processes whose command line is exactly `args`.
+fn processes_running(args: &[&str]) -> Vec<i32> {
+    let want: Vec<u8> = args
+        .iter()
+        .flat_map(|a| [a.as_bytes(), b"\0"].concat())
+        .collect();
+    std::fs::read_dir("/proc")
+        .expect("/proc")
+        .flatten()
+        .filter_map(|e| e.file_name().to_str()?.parse::<i32>().ok())
+        .filter(|pid| std::fs::read(format!("/proc/{pid}/cmdline")).is_ok_and(|c| c == want))
+        .collect()
+}
+
+/// The audit's hook, word for word: `timeout 300 sleep 300` (with numbers
+/// no other test uses, to find the processes afterwards).
+#[test]
+fn a_timeout_kills_the_audits_timeout_sleep_hook() {
+    let timeout = ["timeout", "317", "sleep", "317.25"];
+    let sleep = ["sleep", "317.25"];
+    let p = project_with_hook(&timeout.join(" "), 1.0);
+    let child = spawn_fire(&p);
+    let end = Instant::now() + Duration::from_secs(20);
+    while processes_running(&sleep).is_empty() {
+        assert!(Instant::now() < end, "the hook never started sleep");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let f = finish(child);
+    let mut pids = Pids(processes_running(&timeout));
+    pids.0.extend(processes_running(&sleep));
+    assert_eq!(f.runs()[0]["error"], "timeout", "{}", f.outcome);
+    assert_eq!(
+        survivors(&pids.0),
+        Vec::<i32>::new(),
+        "processes outlived the timeout"
+    );
+}
+
 #[test]
 fn a_timeout_kills_a_descendant_in_its_own_session() {
     assert_timeout_kills_all(
