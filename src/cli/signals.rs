@@ -16,7 +16,7 @@
 //! wins, atomically.
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicI32, AtomicU8, Ordering};
+use std::sync::atomic::{AtomicI32, AtomicU8, AtomicUsize, Ordering};
 
 use rustix::process::Signal;
 use signal_hook::iterator::Signals;
@@ -44,13 +44,6 @@ pub const CAUGHT: &[(i32, &str)] = &[
     (Signal::POWER.as_raw(), "SIGPWR"),
 ];
 
-/// The real-time signals are tried from here up; the C library reserves the
-/// first few for itself and refuses them, and the first one it accepts is
-/// `SIGRTMIN`.
-const RT_FIRST: i32 = 32;
-/// The last real-time signal on Linux (`SIGRTMAX`).
-const RT_LAST: i32 = 64;
-
 const LOADING: u8 = 0;
 const DISPATCHING: u8 = 1;
 const EXITING: u8 = 2;
@@ -58,10 +51,13 @@ const DONE: u8 = 3;
 
 struct Shared {
     phase: AtomicU8,
+    /// Set by the signal handler itself (not the thread), so a signal that
+    /// arrived before the dispatch is seen even if the thread was slow.
+    arrived: Arc<AtomicUsize>,
     /// The first signal that cancelled the dispatch, 0 if none.
     first: AtomicI32,
-    /// The first real-time signal the C library accepted.
-    rt_min: AtomicI32,
+    /// `SIGRTMIN`: the C library keeps the real-time signals below it.
+    rt_min: i32,
     handle: CancelHandle,
 }
 
@@ -72,34 +68,35 @@ pub struct FireSignals {
 }
 
 impl FireSignals {
-    /// Catches every signal of the list and starts the thread that answers
-    /// them. If the signals cannot be caught (it should not happen), latch
-    /// goes on without and their default actions apply; if they are caught
-    /// but the thread cannot start, latch exits with
-    /// [`exit::INTERNAL`](super::exit::INTERNAL) rather than swallow them.
+    /// Catches every signal of the list (except those latch was started
+    /// with ignored, which stay ignored) and starts the thread that answers
+    /// them. If they are caught but cannot be watched (it should not
+    /// happen), latch exits with [`exit::INTERNAL`](super::exit::INTERNAL)
+    /// rather than swallow them.
     pub fn install() -> FireSignals {
         let (handle, cancel) = Cancel::pair();
         let shared = Arc::new(Shared {
             phase: AtomicU8::new(LOADING),
+            arrived: Arc::new(AtomicUsize::new(0)),
             first: AtomicI32::new(0),
-            rt_min: AtomicI32::new(0),
+            rt_min: libc::SIGRTMIN(),
             handle,
         });
-        if let Some(signals) = register(&shared) {
-            let watcher = Arc::clone(&shared);
-            let spawned = std::thread::Builder::new()
-                .name("latch-signals".into())
-                .spawn(move || watch(signals, &watcher));
-            if let Err(e) = spawned {
-                eprintln!("latch: error: cannot start the signal thread: {e}");
-                std::process::exit(i32::from(exit::INTERNAL));
-            }
+        let signals = register(&shared);
+        let watcher = Arc::clone(&shared);
+        let spawned = std::thread::Builder::new()
+            .name("latch-signals".into())
+            .spawn(move || watch(signals, &watcher));
+        if let Err(e) = spawned {
+            eprintln!("latch: error: cannot start the signal thread: {e}");
+            std::process::exit(i32::from(exit::INTERNAL));
         }
         FireSignals { shared, cancel }
     }
 
-    /// Marks the start of the dispatch and returns its cancel token, or, if
-    /// a signal won the race, never returns: the signal thread is exiting.
+    /// Marks the start of the dispatch and returns its cancel token. If a
+    /// signal came first, it does not return: latch exits with
+    /// [`exit::CANCELLED`].
     pub async fn begin_dispatch(&self) -> Cancel {
         let won = self.shared.phase.compare_exchange(
             LOADING,
@@ -110,6 +107,12 @@ impl FireSignals {
         if won.is_err() {
             // The signal thread owns the exit; it is printing and exiting.
             std::future::pending::<()>().await;
+        }
+        // A signal handled, but not yet seen by the thread: no hook has
+        // started, so this is still "before the dispatch".
+        let n = self.shared.arrived.load(Ordering::SeqCst);
+        if n != 0 {
+            exit_before_dispatch(i32::try_from(n).unwrap_or(0), &self.shared);
         }
         self.cancel.clone()
     }
@@ -123,46 +126,72 @@ impl FireSignals {
     pub fn received(&self) -> Option<String> {
         match self.shared.first.load(Ordering::SeqCst) {
             0 => None,
-            n => Some(name(n, self.shared.rt_min.load(Ordering::SeqCst))),
+            n => Some(name(n, self.shared.rt_min)),
         }
     }
 }
 
-/// Registers the list; `None` (and a warning) if even the standard signals
-/// cannot be caught.
-fn register(shared: &Shared) -> Option<Signals> {
-    let signals = match Signals::new(CAUGHT.iter().map(|(n, _)| *n)) {
-        Ok(s) => s,
-        Err(e) => {
-            eprintln!("latch: warning: cannot catch signals: {e}");
-            return None;
-        }
-    };
-    for n in RT_FIRST..=RT_LAST {
+/// Registers the list, minus the signals latch was started with ignored;
+/// exits if they cannot be watched. The flag goes first, so
+/// a signal is never caught (visible in `SigCgt`) without setting it.
+fn register(shared: &Shared) -> Signals {
+    let ignored = ignored_at_start();
+    let is_ignored = |n: i32| (1..=64).contains(&n) && ignored & (1u64 << (n - 1)) != 0;
+    let rt_min = shared.rt_min;
+    let wanted = CAUGHT
+        .iter()
+        .map(|(n, _)| *n)
+        .chain(rt_min..=libc::SIGRTMAX())
+        .filter(|&n| !is_ignored(n));
+    let mut caught = Vec::new();
+    for n in wanted {
+        let value = usize::try_from(n).unwrap_or(0);
         // The C library's own signals are refused (EINVAL): skip them.
-        if signals.add_signal(n).is_ok() {
-            let _ = shared
-                .rt_min
-                .compare_exchange(0, n, Ordering::SeqCst, Ordering::SeqCst);
+        if signal_hook::flag::register_usize(n, Arc::clone(&shared.arrived), value).is_ok() {
+            caught.push(n);
         }
     }
-    Some(signals)
+    match Signals::new(&caught) {
+        Ok(s) => s,
+        Err(e) => {
+            // The flags are set: going on would swallow every signal.
+            eprintln!("latch: error: cannot watch signals: {e}");
+            std::process::exit(i32::from(exit::INTERNAL));
+        }
+    }
+}
+
+/// The signals this process was started with ignored (`SigIgn` in
+/// `/proc/self/status`, bit n-1 for signal n): whoever started latch asked
+/// for them to be ignored (`nohup` ignores SIGHUP, a shell ignores SIGINT
+/// and SIGQUIT in background jobs), and latch keeps them so. Read before
+/// any handler is installed; 0 if it cannot be read.
+fn ignored_at_start() -> u64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|status| {
+            status
+                .lines()
+                .find_map(|l| l.strip_prefix("SigIgn:"))
+                .and_then(|hex| u64::from_str_radix(hex.trim(), 16).ok())
+        })
+        .unwrap_or(0)
 }
 
 /// The signal thread: the first signal before the dispatch ends latch;
 /// during it, every signal cancels (the first one is remembered).
 fn watch(mut signals: Signals, shared: &Shared) {
-    for n in signals.forever() {
+    // A signal between the flag's registration and the watch's was seen
+    // only by the flag.
+    let early = i32::try_from(shared.arrived.load(Ordering::SeqCst)).unwrap_or(0);
+    let early = (early != 0).then_some(early);
+    for n in early.into_iter().chain(signals.forever()) {
         let exiting =
             shared
                 .phase
                 .compare_exchange(LOADING, EXITING, Ordering::SeqCst, Ordering::SeqCst);
         if exiting.is_ok() {
-            let what = name(n, shared.rt_min.load(Ordering::SeqCst));
-            eprintln!(
-                "latch: error: {what} received before any hook ran; no hook ran and there is no outcome"
-            );
-            std::process::exit(i32::from(exit::CANCELLED));
+            exit_before_dispatch(n, shared);
         }
         if shared.phase.load(Ordering::SeqCst) == DISPATCHING {
             let _ = shared
@@ -171,6 +200,29 @@ fn watch(mut signals: Signals, shared: &Shared) {
             shared.handle.cancel();
         }
     }
+}
+
+/// Ends latch for a signal that came before any hook started.
+///
+/// The line goes straight to file descriptor 2: the main thread may hold
+/// the lock of `std::io::stderr` (it does while it prints diagnostics), and
+/// `eprintln!` from here would wait for it forever.
+fn exit_before_dispatch(n: i32, shared: &Shared) -> ! {
+    use std::os::fd::AsFd;
+    let what = name(n, shared.rt_min);
+    let line = format!(
+        "latch: error: {what} received before any hook ran; no hook ran and there is no outcome\n"
+    );
+    let stderr = std::io::stderr();
+    let mut rest = line.as_bytes();
+    while !rest.is_empty() {
+        match rustix::io::write(stderr.as_fd(), rest) {
+            Err(rustix::io::Errno::INTR) => {}
+            Ok(0) | Err(_) => break,
+            Ok(k) => rest = rest.get(k..).unwrap_or_default(),
+        }
+    }
+    std::process::exit(i32::from(exit::CANCELLED));
 }
 
 /// `SIGHUP`, or `SIGRTMIN+3` for a real-time signal.
