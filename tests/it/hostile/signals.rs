@@ -263,3 +263,40 @@ fn a_signal_while_the_event_is_read_ends_latch_with_exit_6() {
 fn a_signal_just_before_the_dispatch_ends_latch_with_exit_6_and_runs_no_hook() {
     before_dispatch(true);
 }
+
+/// A signal latch was started with ignored (`nohup` ignores SIGHUP) stays
+/// ignored: the hook runs to its end and nothing is cancelled.
+#[test]
+fn a_signal_ignored_by_whoever_started_latch_stays_ignored() {
+    let p = Project::new()
+        .settings("hooks:\n  PreToolUse:\n    - {name: h, command: 'echo $$ > h.pid; sleep 1'}\n");
+    let latch = assert_cmd::cargo::cargo_bin("latch");
+    let mut child = Command::new("sh")
+        .arg("-c")
+        .arg("trap '' HUP; exec \"$@\"")
+        .arg("sh")
+        .arg(latch)
+        .args(["fire", "--project"])
+        .arg(p.dir())
+        .arg("--home")
+        .arg(p.home())
+        .arg("--state-dir")
+        .arg(p.state())
+        .env_remove("LATCH_STATE_DIR")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("latch starts");
+    std::io::Write::write_all(
+        &mut child.stdin.take().expect("stdin"),
+        br#"{"event":"tool_before","tool":{"name":"shell","input":{}}}"#,
+    )
+    .expect("write");
+    let _pids = Pids(vec![pid_in(&p.dir().join("h.pid"))]);
+    send(child.id(), 1);
+    let f = finish(child);
+    assert_eq!(f.code, 0, "{}", f.stderr);
+    assert_eq!(f.status(0), "ok", "{}", f.outcome);
+    assert!(!f.warnings_contain("cancelled"), "{}", f.outcome);
+}
