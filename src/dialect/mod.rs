@@ -44,9 +44,15 @@ pub struct DispatchContext<'a> {
 /// output open (latch killed every descendant of the hook), if it did.
 pub fn leftovers_warning(hook: &str, event: &str, result: &RunResult) -> Option<String> {
     result.killed_leftovers.then(|| {
-        format!(
-            "hook {hook} ({event}) exited but left processes holding its output open; latch killed them and every other descendant of the hook"
-        )
+        if result.leftovers_escaped {
+            format!(
+                "hook {hook} ({event}) exited but left processes holding its output open; latch killed every descendant of the hook it could find, but the output is still held by a process out of its reach"
+            )
+        } else {
+            format!(
+                "hook {hook} ({event}) exited but left processes holding its output open; latch killed them and every other descendant of the hook"
+            )
+        }
     })
 }
 

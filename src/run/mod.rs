@@ -177,6 +177,10 @@ pub struct RunResult {
     /// The hook exited but something it started kept its output open past the
     /// drain window, and latch killed every descendant of the hook.
     pub killed_leftovers: bool,
+    /// After that kill the output was still open: something holding it was
+    /// out of latch's reach (no `/proc`, or an orphan that left the group
+    /// without [`become_subreaper`]), and may still run.
+    pub leftovers_escaped: bool,
 }
 
 impl Termination {
@@ -251,6 +255,7 @@ impl Runner {
                     stderr,
                     duration: start.elapsed(),
                     killed_leftovers: false,
+                    leftovers_escaped: false,
                 };
             }
         };
@@ -260,6 +265,7 @@ impl Runner {
         let err_pipe = child.stderr.take();
 
         let mut killed_leftovers = false;
+        let mut leftovers_escaped = false;
         let termination;
         {
             let io = async {
@@ -333,8 +339,10 @@ impl Runner {
                 guard.kill();
                 killed_leftovers = true;
                 // After SIGKILL the pipes close at once, unless a holder could
-                // not be found (no /proc); do not wait for it.
-                let _ = tokio::time::timeout(Duration::from_millis(100), &mut io).await;
+                // not be found; do not wait for it, but say so.
+                leftovers_escaped = tokio::time::timeout(Duration::from_millis(100), &mut io)
+                    .await
+                    .is_err();
             }
             termination = if timed_out {
                 Termination::TimedOut { exit }
@@ -353,6 +361,7 @@ impl Runner {
             stderr,
             duration: start.elapsed(),
             killed_leftovers,
+            leftovers_escaped,
         }
     }
 }

@@ -172,6 +172,7 @@ async fn a_grandchild_holding_the_pipe_is_killed_after_the_drain_window() {
     let r = fast().run(&cmd).await;
     assert_eq!(r.termination, Termination::Exited(Exit::Code(0)));
     assert!(r.killed_leftovers);
+    assert!(!r.leftovers_escaped);
     assert_eq!(r.stdout.bytes, b"out\n");
     assert!(started.elapsed() < Duration::from_secs(5));
     assert!(wait_dead(read_pid(&pidfile)));
@@ -343,4 +344,23 @@ async fn dropping_a_run_kills_a_descendant_that_left_the_group() {
         dead,
         "a descendant in its own session outlived the dropped run"
     );
+}
+
+/// Without orphan adoption, a pipe holder that left the group and lost its
+/// parent cannot be found: the result says so instead of claiming a kill.
+#[tokio::test]
+async fn an_unreachable_holder_of_the_pipes_is_reported_as_escaped() {
+    let dir = tempfile::tempdir().unwrap();
+    let pidfile = dir.path().join("pid");
+    let cmd = sh(&format!(
+        "setsid sh -c 'echo $$ > {}; exec sleep 1000' & exit 0",
+        pidfile.display()
+    ));
+    let r = fast().run(&cmd).await;
+    let pid = read_pid(&pidfile);
+    if let Some(p) = rustix::process::Pid::from_raw(pid) {
+        let _ = rustix::process::kill_process(p, rustix::process::Signal::KILL);
+    }
+    assert!(r.killed_leftovers);
+    assert!(r.leftovers_escaped, "an escaped holder was reported killed");
 }
