@@ -246,6 +246,10 @@ fn own(diags: Vec<Diagnostic>, added: Option<&PathBuf>) -> Vec<Diagnostic> {
 
 // ---- checks shared by the dialects ----
 
+/// The largest hook script lint reads to check what it does; a larger one
+/// (or anything but a regular file) is not read.
+pub const MAX_SCRIPT_FILE: u64 = 1024 * 1024;
+
 /// A timeout in seconds that is probably milliseconds (`timeout: 5000`).
 pub fn millis_timeout(secs: f64) -> Option<String> {
     (secs >= 1000.0).then(|| {

@@ -1,5 +1,7 @@
 //! Lint rules for evener plugins.
 
+use std::collections::HashMap;
+
 use crate::diag::{Diagnostic, Severity};
 use crate::lint::{check_program, finding, millis_timeout, shell_program};
 use crate::matcher::NameMatcher;
@@ -14,9 +16,12 @@ impl Evener {
     pub fn lint(&self) -> Vec<Diagnostic> {
         let mut out = Vec::new();
         for plugin in self.plugins() {
-            for (gi, group) in plugin.groups.iter().enumerate() {
+            // Each group's first copy, by value: linear in the groups.
+            let mut firsts: HashMap<String, &Group> = HashMap::new();
+            for group in &plugin.groups {
                 self.lint_group(plugin, group, &mut out);
-                if let Some(first) = plugin.groups[..gi].iter().find(|g| same(g, group)) {
+                let first = *firsts.entry(identity(group)).or_insert(group);
+                if !std::ptr::eq(first, group) {
                     out.push(at(
                         plugin,
                         group,
@@ -134,13 +139,10 @@ impl Evener {
     }
 }
 
-fn same(a: &Group, b: &Group) -> bool {
-    a.event == b.event
-        && a.matcher_text == b.matcher_text
-        && a.handlers
-            .iter()
-            .map(|h| &h.kind)
-            .eq(b.handlers.iter().map(|h| &h.kind))
+/// What makes two groups the same: their event, matcher and handlers.
+fn identity(g: &Group) -> String {
+    let kinds: Vec<&HandlerKind> = g.handlers.iter().map(|h| &h.kind).collect();
+    format!("{:?}\0{}\0{kinds:?}", g.event, g.matcher_text)
 }
 
 fn at(plugin: &Plugin, group: &Group, sev: Severity, msg: String) -> Diagnostic {

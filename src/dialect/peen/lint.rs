@@ -1,5 +1,7 @@
 //! Lint rules for peen hooks files.
 
+use std::collections::HashMap;
+
 use crate::diag::{Diagnostic, Severity};
 use crate::lint::{check_program, finding};
 
@@ -46,7 +48,8 @@ impl Peen {
     pub fn lint(&self) -> Vec<Diagnostic> {
         let mut out = Vec::new();
         let known = |t: &str| FILE_TOOLS.contains(&t) || OTHER_TOOLS.contains(&t);
-        let mut seen: Vec<&Group> = Vec::new();
+        // Each (event, name)'s first group: linear in the groups.
+        let mut seen: HashMap<(String, &str), &Group> = HashMap::new();
         for file in self.files() {
             for group in &file.groups {
                 let at = |sev: Severity, msg: String| {
@@ -101,16 +104,15 @@ impl Peen {
                         }
                     }
                 }
-                if let Some(first) = seen
-                    .iter()
-                    .find(|g| g.event == group.event && g.name == group.name)
-                {
+                let first = *seen
+                    .entry((group.event.name(), group.name.as_str()))
+                    .or_insert(group);
+                if !std::ptr::eq(first, group) {
                     out.push(at(
                         Severity::Warning,
                         format!("a group named `{}` is already declared for {} at {}; layers add, so both run", group.name, group.event, first.source),
                     ));
                 }
-                seen.push(group);
                 for action in &group.actions {
                     if let ActionKind::Command(spec) = &action.kind {
                         // The command runs in the workspace, or `workingDir` in it.

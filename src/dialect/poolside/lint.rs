@@ -1,6 +1,7 @@
 //! Lint rules for poolside settings: mistakes that load fine but do not do
 //! what their author meant.
 
+use std::collections::HashMap;
 use std::path::Path;
 
 use crate::diag::{Diagnostic, Position, Severity};
@@ -27,10 +28,12 @@ impl Poolside {
     pub fn lint(&self) -> Vec<Diagnostic> {
         let mut out = Vec::new();
         for pe in PoolEvent::ALL {
-            let hooks = self.hooks(pe);
-            for (i, hook) in hooks.iter().enumerate() {
+            // Each hook's first copy, by value: linear in the hooks.
+            let mut firsts: HashMap<(String, String), &Hook> = HashMap::new();
+            for hook in self.hooks(pe) {
                 lint_hook(self, pe, hook, &mut out);
-                if let Some(first) = hooks[..i].iter().find(|h| same(h, hook)) {
+                let first = *firsts.entry(identity(hook)).or_insert(hook);
+                if !std::ptr::eq(first, hook) {
                     out.push(
                         at(
                             hook,
@@ -62,12 +65,13 @@ impl Poolside {
     }
 }
 
-fn same(a: &Hook, b: &Hook) -> bool {
-    let text = |h: &Hook| match &h.matcher {
+/// What makes two hooks the same: their command and matcher.
+fn identity(h: &Hook) -> (String, String) {
+    let matcher = match &h.matcher {
         Matcher::Valid(m) => m.describe(),
         Matcher::Invalid { pattern, .. } => pattern.clone(),
     };
-    a.command.trim() == b.command.trim() && text(a) == text(b)
+    (h.command.trim().to_owned(), matcher)
 }
 
 fn at(hook: &Hook, severity: Severity, message: String) -> Diagnostic {
@@ -176,7 +180,8 @@ fn lint_script_fields(
     if tools.is_empty() {
         return;
     }
-    let Ok(text) = std::fs::read_to_string(script) else {
+    // Bounded and never blocking: the "script" may be a FIFO or a device.
+    let Ok(text) = crate::config::read_bounded_text(script, crate::lint::MAX_SCRIPT_FILE) else {
         return;
     };
     for (lineno, line) in text.lines().enumerate() {
