@@ -6,6 +6,7 @@
 //! module finds the files and holds the checks every dialect shares.
 
 pub mod render;
+pub mod shell;
 
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
@@ -246,6 +247,24 @@ fn own(diags: Vec<Diagnostic>, added: Option<&PathBuf>) -> Vec<Diagnostic> {
 
 // ---- checks shared by the dialects ----
 
+/// Variables hook commands often read that no engine sets: the hook's
+/// input arrives as JSON on stdin, not in the environment.
+pub const INVENTED_VARIABLES: [&str; 13] = [
+    "TOOL_ARGS",
+    "TOOL_INPUT",
+    "TOOL_NAME",
+    "TOOL_OUTPUT",
+    "TOOL_RESULT",
+    "TOOL_RESPONSE",
+    "TOOL_USE_ID",
+    "FILE_PATH",
+    "FILE_PATHS",
+    "HOOK_EVENT",
+    "HOOK_EVENT_NAME",
+    "HOOK_INPUT",
+    "USER_PROMPT",
+];
+
 /// The largest hook script lint reads to check what it does; a larger one
 /// (or anything but a regular file) is not read.
 pub const MAX_SCRIPT_FILE: u64 = 1024 * 1024;
@@ -327,21 +346,20 @@ pub fn check_program(
     out
 }
 
-/// The program of a shell command line: its first word, without quotes;
-/// `None` when the line starts with shell syntax that hides it.
+/// The program of a shell command line: its first word, without quotes
+/// (`"${ROOT}"/bin/x` is `${ROOT}/bin/x`) and without `VAR=value`
+/// prefixes; `None` when the line starts with shell syntax that hides it.
 pub fn shell_program(command: &str) -> Option<String> {
-    let t = command.trim_start();
-    let first = match t.chars().next()? {
-        q @ ('"' | '\'') => t[1..].split(q).next()?.to_owned(),
-        _ => t.split_whitespace().next()?.to_owned(),
-    };
+    let first = shell::simple_commands(command)
+        .into_iter()
+        .next()?
+        .words
+        .into_iter()
+        .next()?;
     let shell_syntax = [
-        "(", "{", "!", "if", "for", "while", "case", "test", "[", "exec", "cd",
+        "{", "!", "if", "for", "while", "case", "test", "[", "[[", "cd", "until", "function",
     ];
-    if shell_syntax.contains(&first.as_str()) || first.contains('=') {
-        return None;
-    }
-    Some(first)
+    (!shell_syntax.contains(&first.as_str())).then_some(first)
 }
 
 /// A lint diagnostic with its place.
