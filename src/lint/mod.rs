@@ -265,6 +265,75 @@ pub const INVENTED_VARIABLES: [&str; 13] = [
     "USER_PROMPT",
 ];
 
+/// A script an interpreter in `command` runs that is not a regular file:
+/// (the path as written, where it resolves, what is wrong). `vars` are the
+/// variables the dialect expands or sets to known directories; a relative
+/// path resolves against `base`, the directory the hook runs in (not after
+/// a `cd`). Only looks at the file's type: never opens or runs it.
+pub fn missing_scripts(
+    command: &str,
+    vars: &[(&str, &Path)],
+    base: Option<&Path>,
+) -> Vec<(String, PathBuf, String)> {
+    let mut out = Vec::new();
+    for c in shell::simple_commands(command) {
+        let Some(written) = shell::interpreter_script(&c.words) else {
+            continue;
+        };
+        let resolved = shell::expand(written, vars).and_then(|p| {
+            if p.is_absolute() {
+                Some(p)
+            } else if c.after_cd {
+                None
+            } else {
+                base.map(|b| crate::config::normalize(&b.join(&p)))
+            }
+        });
+        if let Some(path) = resolved
+            && let Some(problem) = shell::script_problem(&path)
+        {
+            out.push((written.to_owned(), path, problem));
+        }
+    }
+    out
+}
+
+/// The variables `command` reads that the engine does not set, each with
+/// its severity and message: a warning for one no engine sets (the hook
+/// input is JSON on stdin: `$TOOL_ARGS`, `$CLAUDE_TOOL_INPUT`, …), a note
+/// for one only Claude Code sets. `sets`
+/// are the dialect's own; `claude_only` those Claude Code sets and the
+/// dialect does not.
+pub fn unset_variables(
+    command: &str,
+    dialect: &str,
+    sets: &[&str],
+    claude_only: &[&str],
+) -> Vec<(Severity, String)> {
+    let mut out = Vec::new();
+    for (name, _) in shell::variables_read(command) {
+        let n = name.as_str();
+        // `CLAUDE_CODE_*` are the user's own knobs.
+        if sets.contains(&n) || n.starts_with("CLAUDE_CODE_") && !claude_only.contains(&n) {
+            continue;
+        }
+        if claude_only.contains(&n) || n.starts_with("CLAUDE_PLUGIN_OPTION_") {
+            out.push((
+                Severity::Info,
+                format!("the command reads `${n}`, which Claude Code sets but {dialect} does not; it is empty under latch"),
+            ));
+        } else if n.starts_with("CLAUDE_") || INVENTED_VARIABLES.contains(&n) {
+            out.push((
+                Severity::Warning,
+                format!(
+                    "the command reads `${n}`, which {dialect} does not set: it is always empty"
+                ),
+            ));
+        }
+    }
+    out
+}
+
 /// The largest hook script lint reads to check what it does; a larger one
 /// (or anything but a regular file) is not read.
 pub const MAX_SCRIPT_FILE: u64 = 1024 * 1024;

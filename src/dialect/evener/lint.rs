@@ -3,8 +3,9 @@
 use std::collections::{HashMap, HashSet};
 
 use crate::diag::{Diagnostic, Severity};
-use crate::lint::shell::{self, interpreter_script};
-use crate::lint::{INVENTED_VARIABLES, check_program, finding, millis_timeout, shell_program};
+use crate::lint::{
+    check_program, finding, millis_timeout, missing_scripts, shell_program, unset_variables,
+};
 use crate::matcher::NameMatcher;
 use crate::run::Program;
 
@@ -131,24 +132,44 @@ impl Evener {
             );
         }
         let project = self.options().project.as_deref();
-        let (program, script) = match &h.kind {
+        let mut vars = vec![
+            ("CLAUDE_PLUGIN_ROOT", plugin.root.as_path()),
+            ("PLUGIN_ROOT", plugin.root.as_path()),
+        ];
+        vars.extend(project.map(|p| ("CLAUDE_PROJECT_DIR", p)));
+        let (program, scripts) = match &h.kind {
             HandlerKind::Command(Ok(Program::Exec { program, args })) => {
                 let mut words = vec![program.to_string_lossy().into_owned()];
                 words.extend(args.iter().cloned());
-                let script = interpreter_script(&words).map(|s| (s.to_owned(), false));
-                (Some(words[0].clone()), script)
+                let line = words
+                    .iter()
+                    .map(|w| format!("'{}'", w.replace('\'', "")))
+                    .collect::<Vec<_>>()
+                    .join(" ");
+                (
+                    Some(words[0].clone()),
+                    missing_scripts(&line, &vars, project),
+                )
             }
             HandlerKind::Command(Ok(Program::Shell { script, .. })) => {
-                lint_variables(script, &here, command_at, out);
+                for (sev, msg) in unset_variables(script, "evener", &EVENER_SETS, &CLAUDE_ONLY) {
+                    let d = here(sev, msg).at(command_at);
+                    out.push(if sev == Severity::Warning {
+                        d.with_hint(format!(
+                            "the hook's input is JSON on stdin (for example `jq -r '.tool_input'`); evener sets {}",
+                            EVENER_SETS.map(|v| format!("${v}")).join(", ")
+                        ))
+                    } else {
+                        d
+                    });
+                }
                 let expanded = super::load::expand_root(script, &plugin.root);
-                let commands = shell::simple_commands(&expanded);
-                let first = shell_program(&expanded);
-                let script = commands
-                    .iter()
-                    .find_map(|c| interpreter_script(&c.words).map(|s| (s.to_owned(), c.after_cd)));
-                (first, script)
+                (
+                    shell_program(&expanded),
+                    missing_scripts(script, &vars, project),
+                )
             }
-            _ => (None, None),
+            _ => (None, Vec::new()),
         };
         if let Some(p) = program {
             for (sev, msg, hint) in check_program(
@@ -163,7 +184,16 @@ impl Evener {
                 // relative path is not a mistake there; whether it exists is
                 // checked below it.
                 let relative = msg.contains("is relative");
-                let sev = if relative { Severity::Info } else { sev };
+                let (sev, msg) = if relative {
+                    (
+                        Severity::Info,
+                        format!(
+                            "the command path `{p}` is relative: evener resolves it in the project directory; Claude Code in the session's current directory, which a `cd` changes"
+                        ),
+                    )
+                } else {
+                    (sev, msg)
+                };
                 let mut d = here(sev, msg).at(command_at);
                 d.hint = if relative {
                     Some("for a file in the plugin, start the path with ${CLAUDE_PLUGIN_ROOT}/; for one in the project, with \"$CLAUDE_PROJECT_DIR\"/".to_owned())
@@ -173,39 +203,20 @@ impl Evener {
                 out.push(d);
             }
         }
-        if let Some((written, after_cd)) = script {
-            let vars = [
-                ("CLAUDE_PLUGIN_ROOT", plugin.root.as_path()),
-                ("PLUGIN_ROOT", plugin.root.as_path()),
-            ];
-            let project_vars = project.map(|p| ("CLAUDE_PROJECT_DIR", p));
-            let all: Vec<(&str, &std::path::Path)> = vars.into_iter().chain(project_vars).collect();
-            let resolved = shell::expand(&written, &all).and_then(|p| {
-                if p.is_absolute() {
-                    Some(p)
-                } else if after_cd {
-                    None
-                } else {
-                    project.map(|b| crate::config::normalize(&b.join(&p)))
-                }
-            });
-            if let Some(path) = resolved
-                && let Some(problem) = shell::script_problem(&path)
-            {
-                let hint = if std::path::Path::new(&written).is_relative() {
-                    "evener runs hooks in the project directory: for a file in the plugin, start the path with ${CLAUDE_PLUGIN_ROOT}/"
-                } else {
-                    "check the path for a typo"
-                };
-                out.push(
-                    here(
-                        Severity::Warning,
-                        format!("the script `{written}` {problem} ({})", path.display()),
-                    )
-                    .at(command_at)
-                    .with_hint(hint),
-                );
-            }
+        for (written, path, problem) in scripts {
+            let hint = if !written.starts_with(['/', '$']) {
+                "evener runs hooks in the project directory: for a file in the plugin, start the path with ${CLAUDE_PLUGIN_ROOT}/"
+            } else {
+                "check the path for a typo"
+            };
+            out.push(
+                here(
+                    Severity::Warning,
+                    format!("the script `{written}` {problem} ({})", path.display()),
+                )
+                .at(command_at)
+                .with_hint(hint),
+            );
         }
     }
 }
@@ -228,44 +239,6 @@ const CLAUDE_ONLY: [&str; 7] = [
     "CLAUDE_PID",
     "CLAUDE_CODE_CHILD_SESSION",
 ];
-
-/// A command that reads a variable no engine sets (`$CLAUDE_TOOL_INPUT`,
-/// `$TOOL_ARGS`) gets an empty string: the hook input is on stdin. One that
-/// only Claude Code sets is empty under evener.
-fn lint_variables(
-    command: &str,
-    here: &dyn Fn(Severity, String) -> Diagnostic,
-    at: Option<crate::diag::Position>,
-    out: &mut Vec<Diagnostic>,
-) {
-    for (name, _) in shell::variables_read(command) {
-        let n = name.as_str();
-        if EVENER_SETS.contains(&n) || n.starts_with("CLAUDE_CODE_") && !CLAUDE_ONLY.contains(&n) {
-            continue;
-        }
-        if CLAUDE_ONLY.contains(&n) || n.starts_with("CLAUDE_PLUGIN_OPTION_") {
-            out.push(
-                here(
-                    Severity::Info,
-                    format!("the command reads `${n}`, which Claude Code sets but evener does not; it is empty under latch"),
-                )
-                .at(at),
-            );
-        } else if n.starts_with("CLAUDE_") || INVENTED_VARIABLES.contains(&n) {
-            out.push(
-                here(
-                    Severity::Warning,
-                    format!("the command reads `${n}`, which no engine sets: it is always empty"),
-                )
-                .at(at)
-                .with_hint(format!(
-                    "the hook's input is JSON on stdin (for example `jq -r '.tool_input'`); evener sets {}",
-                    EVENER_SETS.map(|v| format!("${v}")).join(", ")
-                )),
-            );
-        }
-    }
-}
 
 /// A matcher written as an expression (`tool == "Bash" && …`) never
 /// matches a tool name; one with an empty alternative (`Edit||Write`)

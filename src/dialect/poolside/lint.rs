@@ -5,7 +5,9 @@ use std::collections::HashMap;
 use std::path::Path;
 
 use crate::diag::{Diagnostic, Position, Severity};
-use crate::lint::{check_program, finding, millis_timeout, shell_program};
+use crate::lint::{
+    check_program, finding, millis_timeout, missing_scripts, shell_program, unset_variables,
+};
 use crate::matcher::NameMatcher;
 
 use super::events::PoolEvent;
@@ -139,6 +141,15 @@ fn lint_hook(cfg: &Poolside, pe: PoolEvent, hook: &Hook, out: &mut Vec<Diagnosti
                 .at(hook.timeout_at.or(hook.source.position)),
         );
     }
+    // Poolside adds no variables to a hook's environment.
+    for (sev, msg) in unset_variables(&hook.command, "poolside", &[], &[]) {
+        out.push(
+            at(hook, sev, msg)
+                .for_event(ev)
+                .at(hook.command_at.or(hook.source.position))
+                .with_hint("the hook's input is JSON on stdin (for example `jq -r '.tool_input'`); poolside adds no variables"),
+        );
+    }
     if let Some(program) = shell_program(&hook.command) {
         for (sev, msg, hint) in check_program(
             &program,
@@ -150,6 +161,18 @@ fn lint_hook(cfg: &Poolside, pe: PoolEvent, hook: &Hook, out: &mut Vec<Diagnosti
                 .at(hook.command_at.or(hook.source.position));
             d.hint = hint;
             out.push(d);
+        }
+        for (written, path, problem) in missing_scripts(&hook.command, &[], cfg.workdir()) {
+            out.push(
+                at(
+                    hook,
+                    Severity::Warning,
+                    format!("the script `{written}` {problem} ({})", path.display()),
+                )
+                .for_event(ev)
+                .at(hook.command_at.or(hook.source.position))
+                .with_hint("poolside runs hooks in the agent's working directory, else the project: use an absolute path"),
+            );
         }
         if let (Some(dir), Matcher::Valid(m)) = (cfg.workdir(), &hook.matcher) {
             let script = if Path::new(&program).is_absolute() {
