@@ -690,3 +690,31 @@ fn poolside_scripts_and_unset_variables() {
         "{msgs:#?}"
     );
 }
+
+/// Peen runs `command` with `args` directly: an interpreter's script in
+/// `args` is checked too.
+#[test]
+fn peen_interpreter_scripts() {
+    let d = tempfile::tempdir().unwrap();
+    let path = stub_path(d.path());
+    write(d.path(), "ws/hooks/ok.py", "");
+    write(
+        d.path(),
+        "ws/.agents/hooks.yaml",
+        "version: 1\npreToolUse:\n  - name: g\n    actions:\n      - {name: a, type: command, command: python3, args: [hooks/ok.py]}\n      - {name: b, type: command, command: python3, args: [-u, hooks/okk.py]}\n",
+    );
+    let out = latch()
+        .args(["lint", "--format", "json"])
+        .arg(d.path().join("ws"))
+        .env("PATH", path)
+        .output()
+        .unwrap();
+    let diags: Vec<Value> = serde_json::from_slice(&out.stdout).unwrap();
+    let msgs = messages(&diags);
+    assert!(
+        msgs.iter()
+            .any(|m| m.starts_with("the script `hooks/okk.py` does not exist")),
+        "{msgs:#?}"
+    );
+    assert!(!msgs.iter().any(|m| m.contains("hooks/ok.py")), "{msgs:#?}");
+}

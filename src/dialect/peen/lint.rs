@@ -3,7 +3,7 @@
 use std::collections::HashMap;
 
 use crate::diag::{Diagnostic, Severity};
-use crate::lint::{check_program, finding};
+use crate::lint::{check_program, finding, missing_scripts};
 
 use super::events::FILE_TOOLS;
 use super::load::{ActionKind, Group};
@@ -122,6 +122,26 @@ impl Peen {
                                 .map_or_else(|| w.clone(), |d| w.join(d))
                         });
                         let base = base.as_deref();
+                        // `python3 check.py` in exec form: the script too.
+                        let line = std::iter::once(&spec.command)
+                            .chain(&spec.args)
+                            .map(|w| format!("'{}'", w.replace('\'', "")))
+                            .collect::<Vec<_>>()
+                            .join(" ");
+                        for (written, path, problem) in missing_scripts(&line, &[], base) {
+                            out.push(
+                                finding(
+                                    Severity::Warning,
+                                    format!("the script `{written}` {problem} ({})", path.display()),
+                                    DIALECT,
+                                    &action.source.file,
+                                    spec.command_at.or(action.source.position),
+                                    Some("peen runs commands in the agent's current directory, or `workingDir`: use an absolute path".to_owned()),
+                                )
+                                .for_hook(format!("{}/{}", group.name, action.name))
+                                .for_event(group.event.name()),
+                            );
+                        }
                         for (sev, msg, hint) in check_program(
                             &spec.command,
                             base,
