@@ -277,22 +277,21 @@ pub fn missing_scripts(
 ) -> Vec<(String, PathBuf, String)> {
     let mut out = Vec::new();
     for c in shell::simple_commands(command) {
-        let Some(written) = shell::interpreter_script(&c.words) else {
-            continue;
-        };
-        let resolved = shell::expand(written, vars).and_then(|p| {
-            if p.is_absolute() {
-                Some(p)
-            } else if c.after_cd {
-                None
-            } else {
-                base.map(|b| crate::config::normalize(&b.join(&p)))
+        for written in shell::interpreter_scripts(&c.words) {
+            let resolved = shell::expand(written, vars).and_then(|p| {
+                if p.is_absolute() {
+                    Some(p)
+                } else if c.after_cd {
+                    None
+                } else {
+                    base.map(|b| crate::config::normalize(&b.join(&p)))
+                }
+            });
+            if let Some(path) = resolved
+                && let Some(problem) = shell::script_problem(&path)
+            {
+                out.push((written.to_owned(), path, problem));
             }
-        });
-        if let Some(path) = resolved
-            && let Some(problem) = shell::script_problem(&path)
-        {
-            out.push((written.to_owned(), path, problem));
         }
     }
     out

@@ -171,6 +171,25 @@ pub fn interpreter_script(words: &[String]) -> Option<&str> {
     None
 }
 
+/// The scripts an interpreter command names: [`interpreter_script`], and
+/// after it every argument that is a script file under a directory
+/// variable (`node runner.js "${CLAUDE_PLUGIN_ROOT}/worker.cjs"`): a file
+/// of the plugin or project, which must exist.
+pub fn interpreter_scripts(words: &[String]) -> Vec<&str> {
+    let Some(first) = interpreter_script(words) else {
+        return Vec::new();
+    };
+    let mut out = vec![first];
+    let after = words.iter().skip_while(|w| w.as_str() != first).skip(1);
+    for w in after {
+        let ext = Path::new(w).extension().and_then(|e| e.to_str());
+        if w.starts_with('$') && ext.is_some_and(|e| SCRIPT_EXTENSIONS.contains(&e)) {
+            out.push(w);
+        }
+    }
+    out
+}
+
 /// Whether a word names a script file: it has a `/` or a script extension.
 fn looks_like_script(w: &str) -> bool {
     let ext = Path::new(w).extension().and_then(|e| e.to_str());
@@ -304,6 +323,11 @@ mod tests {
         assert_eq!(script("uv sync"), None);
         assert_eq!(script("bash -c 'echo hi'"), None);
         assert_eq!(script("jq -r ."), None);
+        let all = simple_commands(r#"node "$R/run.js" "${R}/worker.cjs" hook "$R/out.log" x.js"#);
+        assert_eq!(
+            interpreter_scripts(&all[0].words),
+            ["$R/run.js", "${R}/worker.cjs"]
+        );
     }
 
     #[test]
