@@ -27,9 +27,20 @@ pub const MAX_CONFIG_FILE: u64 = 8 * 1024 * 1024;
 /// `/dev/zero` (or a link to one) or a huge file must not stall or
 /// exhaust loading. A missing file keeps its `NotFound` kind.
 pub fn read_bounded(path: &Path, max: u64) -> io::Result<Vec<u8>> {
-    let meta = std::fs::metadata(path)?;
+    use std::os::unix::fs::OpenOptionsExt;
+    let not_regular = || io::Error::other("it is not a regular file");
+    if !std::fs::metadata(path)?.is_file() {
+        return Err(not_regular());
+    }
+    // Opened without blocking, and checked again once open: a FIFO swapped
+    // in after the check above must not block the open or the read.
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(rustix::fs::OFlags::NONBLOCK.bits() as i32)
+        .open(path)?;
+    let meta = file.metadata()?;
     if !meta.is_file() {
-        return Err(io::Error::other("it is not a regular file"));
+        return Err(not_regular());
     }
     let too_big = |len: u64| io::Error::other(format!("it has {len} bytes, more than {max}"));
     if meta.len() > max {
@@ -37,9 +48,7 @@ pub fn read_bounded(path: &Path, max: u64) -> io::Result<Vec<u8>> {
     }
     let mut bytes = Vec::new();
     // The file may grow between the check and the read.
-    std::fs::File::open(path)?
-        .take(max + 1)
-        .read_to_end(&mut bytes)?;
+    file.take(max + 1).read_to_end(&mut bytes)?;
     if bytes.len() as u64 > max {
         return Err(too_big(bytes.len() as u64));
     }

@@ -6,6 +6,7 @@
 //! module finds the files and holds the checks every dialect shares.
 
 pub mod render;
+pub mod shell;
 
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
@@ -246,6 +247,96 @@ fn own(diags: Vec<Diagnostic>, added: Option<&PathBuf>) -> Vec<Diagnostic> {
 
 // ---- checks shared by the dialects ----
 
+/// Variables hook commands often read that no engine sets: the hook's
+/// input arrives as JSON on stdin, not in the environment.
+pub const INVENTED_VARIABLES: [&str; 13] = [
+    "TOOL_ARGS",
+    "TOOL_INPUT",
+    "TOOL_NAME",
+    "TOOL_OUTPUT",
+    "TOOL_RESULT",
+    "TOOL_RESPONSE",
+    "TOOL_USE_ID",
+    "FILE_PATH",
+    "FILE_PATHS",
+    "HOOK_EVENT",
+    "HOOK_EVENT_NAME",
+    "HOOK_INPUT",
+    "USER_PROMPT",
+];
+
+/// A script an interpreter in `command` runs that is not a regular file:
+/// (the path as written, where it resolves, what is wrong). `vars` are the
+/// variables the dialect expands or sets to known directories; a relative
+/// path resolves against `base`, the directory the hook runs in (not after
+/// a `cd`). Only looks at the file's type: never opens or runs it.
+pub fn missing_scripts(
+    command: &str,
+    vars: &[(&str, &Path)],
+    base: Option<&Path>,
+) -> Vec<(String, PathBuf, String)> {
+    let mut out = Vec::new();
+    for c in shell::simple_commands(command) {
+        for written in shell::interpreter_scripts(&c.words) {
+            let resolved = shell::expand(written, vars).and_then(|p| {
+                if p.is_absolute() {
+                    Some(p)
+                } else if c.after_cd {
+                    None
+                } else {
+                    base.map(|b| crate::config::normalize(&b.join(&p)))
+                }
+            });
+            if let Some(path) = resolved
+                && let Some(problem) = shell::script_problem(&path)
+            {
+                out.push((written.to_owned(), path, problem));
+            }
+        }
+    }
+    out
+}
+
+/// The variables `command` reads that the engine does not set, each with
+/// its severity and message: a warning for one no engine sets (the hook
+/// input is JSON on stdin: `$TOOL_ARGS`, `$CLAUDE_TOOL_INPUT`, …), a note
+/// for one only Claude Code sets. `sets`
+/// are the dialect's own; `claude_only` those Claude Code sets and the
+/// dialect does not.
+pub fn unset_variables(
+    command: &str,
+    dialect: &str,
+    sets: &[&str],
+    claude_only: &[&str],
+) -> Vec<(Severity, String)> {
+    let mut out = Vec::new();
+    for (name, _) in shell::variables_read(command) {
+        let n = name.as_str();
+        // `CLAUDE_CODE_*` are the user's own knobs.
+        if sets.contains(&n) || n.starts_with("CLAUDE_CODE_") && !claude_only.contains(&n) {
+            continue;
+        }
+        if claude_only.contains(&n) || n.starts_with("CLAUDE_PLUGIN_OPTION_") {
+            out.push((
+                Severity::Info,
+                format!("the command reads `${n}`, which Claude Code sets but {dialect} does not; it is empty under latch"),
+            ));
+        } else if n.starts_with("CLAUDE_") || INVENTED_VARIABLES.contains(&n) {
+            out.push((
+                Severity::Warning,
+                format!(
+                    "the command reads `${n}`, which {dialect} does not set: it is always empty"
+                ),
+            ));
+        }
+    }
+    out
+}
+
+/// The largest hook script lint reads to check what it does; a larger one
+/// (or anything but a regular file) is not read.
+pub const MAX_SCRIPT_FILE: u64 = 1024 * 1024;
+
 /// A timeout in seconds that is probably milliseconds (`timeout: 5000`).
 pub fn millis_timeout(secs: f64) -> Option<String> {
     (secs >= 1000.0).then(|| {
@@ -323,21 +414,20 @@ pub fn check_program(
     out
 }
 
-/// The program of a shell command line: its first word, without quotes;
-/// `None` when the line starts with shell syntax that hides it.
+/// The program of a shell command line: its first word, without quotes
+/// (`"${ROOT}"/bin/x` is `${ROOT}/bin/x`) and without `VAR=value`
+/// prefixes; `None` when the line starts with shell syntax that hides it.
 pub fn shell_program(command: &str) -> Option<String> {
-    let t = command.trim_start();
-    let first = match t.chars().next()? {
-        q @ ('"' | '\'') => t[1..].split(q).next()?.to_owned(),
-        _ => t.split_whitespace().next()?.to_owned(),
-    };
+    let first = shell::simple_commands(command)
+        .into_iter()
+        .next()?
+        .words
+        .into_iter()
+        .next()?;
     let shell_syntax = [
-        "(", "{", "!", "if", "for", "while", "case", "test", "[", "exec", "cd",
+        "{", "!", "if", "for", "while", "case", "test", "[", "[[", "cd", "until", "function",
     ];
-    if shell_syntax.contains(&first.as_str()) || first.contains('=') {
-        return None;
-    }
-    Some(first)
+    (!shell_syntax.contains(&first.as_str())).then_some(first)
 }
 
 /// A lint diagnostic with its place.

@@ -8,16 +8,52 @@ use std::path::PathBuf;
 
 use annotate_snippets::{AnnotationKind, Group, Level, Origin, Renderer, Snippet};
 
-use crate::diag::{Diagnostic, Position, Severity};
+#[cfg(test)]
+use crate::diag::Position;
+use crate::diag::{Diagnostic, Severity};
+
+/// A file quoted under diagnostics, with where each line starts.
+struct Source {
+    text: String,
+    line_starts: Vec<usize>,
+}
+
+impl Source {
+    fn new(text: String) -> Source {
+        let line_starts = std::iter::once(0)
+            .chain(text.match_indices('\n').map(|(i, _)| i + 1))
+            .collect();
+        Source { text, line_starts }
+    }
+
+    /// The byte range of 1-based line `n`, without its newline.
+    fn line(&self, n: u32) -> Option<Range<usize>> {
+        let start = *self.line_starts.get((n.max(1) - 1) as usize)?;
+        let end = self.text[start..]
+            .find('\n')
+            .map_or(self.text.len(), |i| start + i);
+        Some(start..end)
+    }
+}
+
+/// The longest source line quoted under a diagnostic, in bytes; a longer
+/// one (minified JSON) is not quoted, the position alone says where.
+const MAX_QUOTED_LINE: usize = 1000;
 
 /// Renders every diagnostic, reading each file once.
 pub fn render(diags: &[Diagnostic]) -> String {
-    let mut sources: HashMap<PathBuf, Option<String>> = HashMap::new();
+    let mut sources: HashMap<PathBuf, Option<Source>> = HashMap::new();
     for d in diags {
         if let Some(f) = &d.file {
             sources
                 .entry(f.clone())
-                .or_insert_with(|| std::fs::read_to_string(f).ok());
+                // Bounded like the loaders: a diagnostic may name a FIFO,
+                // a device or a huge file.
+                .or_insert_with(|| {
+                    crate::config::read_bounded_text(f, crate::config::MAX_CONFIG_FILE)
+                        .ok()
+                        .map(Source::new)
+                });
         }
     }
     let renderer = Renderer::plain();
@@ -41,19 +77,27 @@ pub fn render(diags: &[Diagnostic]) -> String {
             .file
             .as_ref()
             .and_then(|f| sources.get(f))
-            .and_then(|s| s.as_deref());
-        let range = source
-            .zip(d.position)
-            .and_then(|(text, pos)| span(text, pos));
-        match (path, source, range) {
-            (Some(path), Some(text), Some(range)) => {
+            .and_then(Option::as_ref);
+        // Only the annotated line goes to the renderer: handing it the
+        // whole file for every diagnostic is quadratic.
+        let quoted = source.zip(d.position).and_then(|(src, pos)| {
+            let line = src.line(pos.line)?;
+            let text = &src.text[line];
+            if text.len() > MAX_QUOTED_LINE {
+                return None;
+            }
+            Some((text, token(text, pos.column)?, pos.line.max(1)))
+        });
+        match (path, quoted) {
+            (Some(path), Some((text, range, line))) => {
                 group = group.element(
                     Snippet::source(text)
+                        .line_start(line as usize)
                         .path(path)
                         .annotation(AnnotationKind::Primary.span(range)),
                 );
             }
-            (Some(path), _, _) => {
+            (Some(path), None) => {
                 let mut origin = Origin::path(path);
                 if let Some(p) = d.position {
                     origin = origin
@@ -75,28 +119,20 @@ pub fn render(diags: &[Diagnostic]) -> String {
 }
 
 /// The byte range of the token at `pos` (1-based line and column, in
-/// characters): up to the next space or YAML/JSON punctuation, at least
-/// one character; `None` if the position is outside the text.
+/// characters) in `text`; `None` if the position is outside the text.
+#[cfg(test)]
 fn span(text: &str, pos: Position) -> Option<Range<usize>> {
-    let line_start = if pos.line <= 1 {
-        0
-    } else {
-        let mut seen = 1;
-        let mut start = None;
-        for (i, c) in text.char_indices() {
-            if c == '\n' {
-                seen += 1;
-                if seen == pos.line {
-                    start = Some(i + 1);
-                    break;
-                }
-            }
-        }
-        start?
-    };
-    let line = &text[line_start..];
-    let line = &line[..line.find('\n').unwrap_or(line.len())];
-    let col = pos.column.saturating_sub(1) as usize;
+    let src = Source::new(text.to_owned());
+    let line = src.line(pos.line)?;
+    let r = token(&text[line.clone()], pos.column)?;
+    Some(line.start + r.start..line.start + r.end)
+}
+
+/// The byte range, in `line`, of the token at 1-based character `column`:
+/// up to the next space or YAML/JSON punctuation, at least one character;
+/// `None` if the column is past the line's end.
+fn token(line: &str, column: u32) -> Option<Range<usize>> {
+    let col = column.saturating_sub(1) as usize;
     let start = line.char_indices().nth(col).map(|(i, _)| i)?;
     let rest = &line[start..];
     let len = match rest.chars().next() {
@@ -114,7 +150,7 @@ fn span(text: &str, pos: Position) -> Option<Range<usize>> {
     while len < rest.len() && !rest.is_char_boundary(len) {
         len += 1;
     }
-    Some(line_start + start..line_start + start + len)
+    Some(start..start + len)
 }
 
 #[cfg(test)]

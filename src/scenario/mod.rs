@@ -82,7 +82,8 @@ impl Scenario {
     /// Reads a scenario file. Inline `files` are written into a temp
     /// directory (a file starting with `#!` is made executable).
     pub fn load(file: &Path) -> Result<Scenario, String> {
-        let text = std::fs::read_to_string(file).map_err(|e| format!("{}: {e}", file.display()))?;
+        let text = crate::config::read_bounded_text(file, crate::config::MAX_CONFIG_FILE)
+            .map_err(|e| format!("{}: {e}", file.display()))?;
         let root = yaml::parse(&text).map_err(|e| {
             let at = e
                 .position

@@ -642,3 +642,19 @@ fn sigterm_stops_every_later_group() {
     assert!(crate::util::wait_dead(grandchild));
     assert!(!p.project().join("never-ran").exists());
 }
+
+/// `latch fire` prints load problems only: group `description`/`id`, a
+/// top-level `$schema` and a Stop hook are not mistakes, and lint's advice
+/// is never printed at every event.
+#[test]
+fn fire_prints_no_lint_advice_for_real_world_shapes() {
+    let p = Plugins::new().plugin(
+        "annotated",
+        r#"{"$schema":"https://json.schemastore.org/claude-code-settings.json","hooks":{
+"PreToolUse":[{"matcher":"Bash","hooks":[{"type":"command","command":"true"}],"description":"d","id":"pre:bash"}],
+"Stop":[{"hooks":[{"type":"command","command":"true"}],"description":"s"}]}}"#,
+    );
+    let f = p.fire(&pre("shell", json!({"cmd": "ls"})));
+    assert!(!f.stderr.contains("warning"), "{}", f.stderr);
+    assert!(!f.stderr.contains("continuation"), "{}", f.stderr);
+}

@@ -178,7 +178,10 @@ fn evener_rules() {
         .iter()
         .find(|d| d["message"].as_str().unwrap().contains("is relative"))
         .unwrap();
-    assert_eq!(rel["hint"], "start the path with ${CLAUDE_PLUGIN_ROOT}/");
+    // Evener runs every hook in the project directory: a relative path is
+    // advice, and whether it exists is the warning.
+    assert_eq!(rel["severity"], "info");
+    assert!(has(&diags, "the command `hooks/missing.sh` does not exist"));
 }
 
 #[test]
@@ -481,4 +484,237 @@ fn without_paths_projects_are_checked_with_the_user_levels() {
     let alone = run(&["."]);
     assert!(has(&alone, "no level sets `stop_hook_max_continuations`"));
     assert!(!has(&alone, "already declared"));
+}
+
+/// A directory of stand-ins for the interpreters the fixtures name, so the
+/// result does not depend on what this machine has installed.
+fn stub_path(d: &std::path::Path) -> String {
+    for c in ["uv", "python3", "node", "npx", "jq"] {
+        script(d, &format!("bin/{c}"), "#!/bin/sh\nexit 0\n");
+    }
+    format!("{}:/usr/bin:/bin", d.join("bin").display())
+}
+
+fn shapes(rel: &str) -> String {
+    format!("{}/tests/lint-shapes/{rel}", env!("CARGO_MANIFEST_DIR"))
+}
+
+/// The shapes of real plugin and project configurations (written for
+/// these tests after public ones): a description, `$schema`, group
+/// `description`/`id`, settings keys next to `hooks`, quoted
+/// `${CLAUDE_PLUGIN_ROOT}`, interpreters with their scripts, Stop hooks,
+/// relative project paths. None is a mistake: no warning.
+#[test]
+fn real_world_shapes_lint_without_warnings() {
+    let d = tempfile::tempdir().unwrap();
+    let out = latch()
+        .args(["lint", "--format", "json", "--deny-warnings"])
+        .arg(shapes("clean"))
+        .env("PATH", stub_path(d.path()))
+        .output()
+        .unwrap();
+    let diags: Vec<Value> = serde_json::from_slice(&out.stdout).unwrap();
+    let loud: Vec<&Value> = diags.iter().filter(|d| d["severity"] != "info").collect();
+    assert!(loud.is_empty(), "{loud:#?}");
+    assert_eq!(out.status.code(), Some(0));
+}
+
+/// Each real mistake is found once, at its place, and nothing else warns.
+#[test]
+fn real_mistakes_are_found_at_their_place() {
+    let d = tempfile::tempdir().unwrap();
+    let out = latch()
+        .args(["lint", "--format", "json"])
+        .arg(shapes("mistakes"))
+        .env("PATH", stub_path(d.path()))
+        .output()
+        .unwrap();
+    let diags: Vec<Value> = serde_json::from_slice(&out.stdout).unwrap();
+    let found: Vec<(String, u64, u64, String)> = diags
+        .iter()
+        .filter(|d| d["severity"] == "warning")
+        .map(|d| {
+            let file = d["file"].as_str().unwrap();
+            (
+                file[file.find("mistakes/").unwrap() + 9..].replace("./", ""),
+                d["line"].as_u64().unwrap(),
+                d["column"].as_u64().unwrap(),
+                d["message"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect();
+    let expected: [(&str, u64, u64, &str); 11] = [
+        (
+            "duplicate-manifest/.claude-plugin/plugin.json",
+            3,
+            12,
+            "the manifest's \"hooks\" names the default `./hooks/hooks.json`, which is loaded without it; Claude Code rejects the plugin (\"Duplicate hooks file detected\")",
+        ),
+        (
+            "duplicate-manifest/hooks/hooks.json",
+            3,
+            68,
+            "the script `${CLAUDE_PLUGIN_ROOT}/scripts/start.mjs` does not exist (",
+        ),
+        (
+            "misplaced/hooks/hooks.json",
+            3,
+            23,
+            "unknown field \"matchers\" in a \"PreToolUse\" matcher group; it is ignored",
+        ),
+        (
+            "misplaced/hooks/hooks.json",
+            3,
+            43,
+            "handler field \"command\" is written on a \"PreToolUse\" matcher group, not on a handler in its \"hooks\"; it is ignored",
+        ),
+        (
+            "misplaced/hooks/hooks.json",
+            5,
+            3,
+            "event \"Stop\" is declared next to \"hooks\", not inside it; it is ignored",
+        ),
+        (
+            "typos/hooks/hooks.json",
+            4,
+            71,
+            "the script `${CLAUDE_PLUGIN_ROOT}/hooks/pretool.pyy` does not exist (",
+        ),
+        (
+            "typos/hooks/hooks.json",
+            5,
+            20,
+            "matcher `tool == \"Edit\" && tool_input.file_path matches \"\\.ts$\"` is written as an expression; a matcher is a pattern of tool names, so this one never matches",
+        ),
+        (
+            "typos/hooks/hooks.json",
+            6,
+            20,
+            "matcher `Edit||Write` has an empty alternative: read as a regex (Claude Code, evener) it matches every tool; latch skips the empty part",
+        ),
+        (
+            "typos/hooks/hooks.json",
+            6,
+            78,
+            "the script `.claude/hooks/missing.py` does not exist (",
+        ),
+        (
+            "typos/hooks/hooks.json",
+            9,
+            77,
+            "the command reads `$TOOL_ARGS`, which evener does not set: it is always empty",
+        ),
+        (
+            "typos/hooks/hooks.json",
+            10,
+            71,
+            "the command reads `$CLAUDE_TOOL_INPUT`, which evener does not set: it is always empty",
+        ),
+    ];
+    assert_eq!(found.len(), expected.len(), "{found:#?}");
+    for ((file, line, col, msg), (ef, el, ec, em)) in found.iter().zip(expected) {
+        assert_eq!((file.as_str(), *line, *col), (ef, el, ec), "{msg}");
+        assert!(msg.starts_with(em), "{msg}\n  expected {em}");
+    }
+}
+
+/// Real Claude Code events evener does not fire are reserved (the hook
+/// does not run here), not "likely a typo".
+#[test]
+fn claude_events_evener_does_not_fire_are_not_typos() {
+    let d = tempfile::tempdir().unwrap();
+    write(
+        d.path(),
+        "pl/hooks/hooks.json",
+        r#"{"hooks":{"UserPromptExpansion":[{"hooks":[{"type":"command","command":"true"}]}],
+"PostToolBatch":[{"hooks":[{"type":"command","command":"true"}]}],
+"UserPromptExpanse":[{"hooks":[{"type":"command","command":"true"}]}]}}"#,
+    );
+    let (_, diags) = lint_json(&[d.path().join("pl").to_str().unwrap()]);
+    let msgs = messages(&diags);
+    assert!(
+        msgs.iter().any(|m| m.starts_with(
+            "UserPromptExpansion hook declared for a reserved event evener does not yet fire"
+        )),
+        "{msgs:#?}"
+    );
+    assert!(
+        msgs.iter()
+            .any(|m| m.starts_with("PostToolBatch hook declared for a reserved event"))
+    );
+    let typos: Vec<&String> = msgs
+        .iter()
+        .filter(|m| m.contains("likely a typo"))
+        .collect();
+    assert_eq!(typos.len(), 1, "{msgs:#?}");
+    assert!(typos[0].contains("\"UserPromptExpanse\""));
+}
+
+/// Poolside runs shell commands too: a missing interpreter script and a
+/// variable no engine sets are found there as well.
+#[test]
+fn poolside_scripts_and_unset_variables() {
+    let d = tempfile::tempdir().unwrap();
+    let path = stub_path(d.path());
+    write(d.path(), "hooks/real.py", "");
+    write(
+        d.path(),
+        ".poolside/settings.yaml",
+        "hooks:\n  stop_hook_max_continuations: 2\n  PreToolUse:\n    - {matcher: shell, command: python3 hooks/reall.py}\n    - {matcher: shell, command: python3 hooks/real.py}\n    - {matcher: shell, command: 'echo \"$CLAUDE_TOOL_INPUT\" | jq .'}\n    - {matcher: shell, command: 'F=$(cat); echo \"$F\" \"$HOME\"'}\n",
+    );
+    let out = latch()
+        .args(["lint", "--format", "json"])
+        .arg(d.path())
+        .env("PATH", path)
+        .output()
+        .unwrap();
+    let diags: Vec<Value> = serde_json::from_slice(&out.stdout).unwrap();
+    let msgs = messages(&diags);
+    assert!(
+        msgs.iter()
+            .any(|m| m.starts_with("the script `hooks/reall.py` does not exist")),
+        "{msgs:#?}"
+    );
+    assert!(
+        !msgs.iter().any(|m| m.contains("hooks/real.py")),
+        "{msgs:#?}"
+    );
+    assert!(msgs.contains(
+        &"the command reads `$CLAUDE_TOOL_INPUT`, which poolside does not set: it is always empty"
+            .to_owned()
+    ));
+    assert!(
+        !msgs
+            .iter()
+            .any(|m| m.contains("`$F`") || m.contains("`$HOME`")),
+        "{msgs:#?}"
+    );
+}
+
+/// Peen runs `command` with `args` directly: an interpreter's script in
+/// `args` is checked too.
+#[test]
+fn peen_interpreter_scripts() {
+    let d = tempfile::tempdir().unwrap();
+    let path = stub_path(d.path());
+    write(d.path(), "ws/hooks/ok.py", "");
+    write(
+        d.path(),
+        "ws/.agents/hooks.yaml",
+        "version: 1\npreToolUse:\n  - name: g\n    actions:\n      - {name: a, type: command, command: python3, args: [hooks/ok.py]}\n      - {name: b, type: command, command: python3, args: [-u, hooks/okk.py]}\n",
+    );
+    let out = latch()
+        .args(["lint", "--format", "json"])
+        .arg(d.path().join("ws"))
+        .env("PATH", path)
+        .output()
+        .unwrap();
+    let diags: Vec<Value> = serde_json::from_slice(&out.stdout).unwrap();
+    let msgs = messages(&diags);
+    assert!(
+        msgs.iter()
+            .any(|m| m.starts_with("the script `hooks/okk.py` does not exist")),
+        "{msgs:#?}"
+    );
+    assert!(!msgs.iter().any(|m| m.contains("hooks/ok.py")), "{msgs:#?}");
 }

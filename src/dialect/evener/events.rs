@@ -34,7 +34,7 @@ pub enum EvEvent {
 
 /// Real Claude events Evener recognises but does not fire. Data, so the
 /// vocabulary can grow without code changes.
-pub const RESERVED_EVENTS: [&str; 18] = [
+pub const RESERVED_EVENTS: [&str; 22] = [
     "PostToolUseFailure",
     "PermissionRequest",
     "PermissionDenied",
@@ -53,6 +53,10 @@ pub const RESERVED_EVENTS: [&str; 18] = [
     "WorktreeRemove",
     "Elicitation",
     "ElicitationResult",
+    "UserPromptExpansion",
+    "MessageDisplay",
+    "PostToolBatch",
+    "DirectoryAdded",
 ];
 
 impl EvEvent {

@@ -96,6 +96,9 @@ pub struct Group {
     pub handlers: Vec<Handler>,
     /// Where the group was declared.
     pub source: SourceRef,
+    /// Keys of the group other than `matcher` and `hooks`, which evener
+    /// ignores, with where each is written.
+    pub ignored_keys: Vec<(String, Position)>,
 }
 
 /// Loads the hooks configuration rooted at `root` (a whole file, or a
@@ -160,15 +163,31 @@ impl Loader<'_> {
         // The wrapper shape has a `hooks` object; the direct shape has events
         // at the top level (no event is called `hooks`).
         if let Some(hooks) = root.get("hooks") {
+            // Other top-level keys are ignored silently (`$schema`, a
+            // description, a settings file's other keys); only one that looks
+            // like hooks put in the wrong place is a load problem.
             for (k, _) in entries {
                 let key = k.scalar_text();
-                if key != "hooks" && key != "description" {
+                if key == "hooks" {
+                    continue;
+                }
+                let misplaced_event = !matches!(EventName::classify(&key), EventName::Unknown(_));
+                if misplaced_event {
+                    self.push(
+                        Diagnostic::warning(format!(
+                            "event \"{key}\" is declared next to \"hooks\", not inside it; it is ignored"
+                        )),
+                        k.position,
+                    )
+                    .hint = Some(format!("move \"{key}\" into the \"hooks\" object"));
+                } else if let Some(c) = closest(&key, ["hooks"]) {
                     self.push(
                         Diagnostic::warning(format!(
                             "unknown top-level field \"{key}\" next to \"hooks\"; it is ignored"
                         )),
                         k.position,
-                    );
+                    )
+                    .hint = Some(format!("did you mean \"{c}\"?"));
                 }
             }
             match hooks.as_map() {
@@ -249,9 +268,20 @@ impl Loader<'_> {
                 .event = Some(ev.clone());
                 continue;
             };
+            // A group's other keys (`description`, `id`, …) are ignored
+            // silently, as documented; only a misspelt `matcher` or `hooks`, or
+            // a handler's field written on the group, changes what runs.
+            let mut ignored_keys = Vec::new();
             for (k, _) in g.as_map().unwrap_or(&[]) {
                 let key = k.scalar_text();
-                if key != "matcher" && key != "hooks" {
+                if key == "matcher" || key == "hooks" {
+                    continue;
+                }
+                let typo = closest(&key, ["matcher", "hooks"]);
+                let handler_field = COMMON_FIELDS.contains(&key.as_str())
+                    || COMMAND_FIELDS.contains(&key.as_str())
+                    || PROMPT_FIELDS.contains(&key.as_str());
+                if let Some(c) = typo {
                     let d = self.push(
                         Diagnostic::warning(format!(
                             "unknown field \"{key}\" in a \"{ev}\" matcher group; it is ignored"
@@ -259,9 +289,20 @@ impl Loader<'_> {
                         k.position,
                     );
                     d.event = Some(ev.clone());
-                    d.hint = closest(&key, ["matcher", "hooks"])
-                        .map(|c| format!("did you mean \"{c}\"?"));
+                    d.hint = Some(format!("did you mean \"{c}\"?"));
+                } else if handler_field {
+                    let d = self.push(
+                        Diagnostic::warning(format!(
+                            "handler field \"{key}\" is written on a \"{ev}\" matcher group, not on a handler in its \"hooks\"; it is ignored"
+                        )),
+                        k.position,
+                    );
+                    d.event = Some(ev.clone());
+                    d.hint = Some(format!(
+                        "move \"{key}\" into a handler: {{\"matcher\": …, \"hooks\": [{{\"type\": \"command\", …}}]}}"
+                    ));
                 }
+                ignored_keys.push((key, k.position));
             }
             let matcher_text = match g.get("matcher") {
                 None => String::new(),
@@ -336,6 +377,7 @@ impl Loader<'_> {
                 matcher,
                 matcher_at: g.get("matcher").map(|m| m.position),
                 handlers,
+                ignored_keys,
                 source: self.source(g.position),
             });
         }

@@ -1,7 +1,9 @@
 //! Lint rules for peen hooks files.
 
+use std::collections::HashMap;
+
 use crate::diag::{Diagnostic, Severity};
-use crate::lint::{check_program, finding};
+use crate::lint::{check_program, finding, missing_scripts};
 
 use super::events::FILE_TOOLS;
 use super::load::{ActionKind, Group};
@@ -46,7 +48,8 @@ impl Peen {
     pub fn lint(&self) -> Vec<Diagnostic> {
         let mut out = Vec::new();
         let known = |t: &str| FILE_TOOLS.contains(&t) || OTHER_TOOLS.contains(&t);
-        let mut seen: Vec<&Group> = Vec::new();
+        // Each (event, name)'s first group: linear in the groups.
+        let mut seen: HashMap<(String, &str), &Group> = HashMap::new();
         for file in self.files() {
             for group in &file.groups {
                 let at = |sev: Severity, msg: String| {
@@ -101,16 +104,15 @@ impl Peen {
                         }
                     }
                 }
-                if let Some(first) = seen
-                    .iter()
-                    .find(|g| g.event == group.event && g.name == group.name)
-                {
+                let first = *seen
+                    .entry((group.event.name(), group.name.as_str()))
+                    .or_insert(group);
+                if !std::ptr::eq(first, group) {
                     out.push(at(
                         Severity::Warning,
                         format!("a group named `{}` is already declared for {} at {}; layers add, so both run", group.name, group.event, first.source),
                     ));
                 }
-                seen.push(group);
                 for action in &group.actions {
                     if let ActionKind::Command(spec) = &action.kind {
                         // The command runs in the workspace, or `workingDir` in it.
@@ -120,6 +122,26 @@ impl Peen {
                                 .map_or_else(|| w.clone(), |d| w.join(d))
                         });
                         let base = base.as_deref();
+                        // `python3 check.py` in exec form: the script too.
+                        let line = std::iter::once(&spec.command)
+                            .chain(&spec.args)
+                            .map(|w| format!("'{}'", w.replace('\'', "")))
+                            .collect::<Vec<_>>()
+                            .join(" ");
+                        for (written, path, problem) in missing_scripts(&line, &[], base) {
+                            out.push(
+                                finding(
+                                    Severity::Warning,
+                                    format!("the script `{written}` {problem} ({})", path.display()),
+                                    DIALECT,
+                                    &action.source.file,
+                                    spec.command_at.or(action.source.position),
+                                    Some("peen runs commands in the agent's current directory, or `workingDir`: use an absolute path".to_owned()),
+                                )
+                                .for_hook(format!("{}/{}", group.name, action.name))
+                                .for_event(group.event.name()),
+                            );
+                        }
                         for (sev, msg, hint) in check_program(
                             &spec.command,
                             base,

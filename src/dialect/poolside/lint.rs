@@ -1,10 +1,13 @@
 //! Lint rules for poolside settings: mistakes that load fine but do not do
 //! what their author meant.
 
+use std::collections::HashMap;
 use std::path::Path;
 
 use crate::diag::{Diagnostic, Position, Severity};
-use crate::lint::{check_program, finding, millis_timeout, shell_program};
+use crate::lint::{
+    check_program, finding, millis_timeout, missing_scripts, shell_program, unset_variables,
+};
 use crate::matcher::NameMatcher;
 
 use super::events::PoolEvent;
@@ -27,10 +30,12 @@ impl Poolside {
     pub fn lint(&self) -> Vec<Diagnostic> {
         let mut out = Vec::new();
         for pe in PoolEvent::ALL {
-            let hooks = self.hooks(pe);
-            for (i, hook) in hooks.iter().enumerate() {
+            // Each hook's first copy, by value: linear in the hooks.
+            let mut firsts: HashMap<(String, String), &Hook> = HashMap::new();
+            for hook in self.hooks(pe) {
                 lint_hook(self, pe, hook, &mut out);
-                if let Some(first) = hooks[..i].iter().find(|h| same(h, hook)) {
+                let first = *firsts.entry(identity(hook)).or_insert(hook);
+                if !std::ptr::eq(first, hook) {
                     out.push(
                         at(
                             hook,
@@ -62,12 +67,13 @@ impl Poolside {
     }
 }
 
-fn same(a: &Hook, b: &Hook) -> bool {
-    let text = |h: &Hook| match &h.matcher {
+/// What makes two hooks the same: their command and matcher.
+fn identity(h: &Hook) -> (String, String) {
+    let matcher = match &h.matcher {
         Matcher::Valid(m) => m.describe(),
         Matcher::Invalid { pattern, .. } => pattern.clone(),
     };
-    a.command.trim() == b.command.trim() && text(a) == text(b)
+    (h.command.trim().to_owned(), matcher)
 }
 
 fn at(hook: &Hook, severity: Severity, message: String) -> Diagnostic {
@@ -135,6 +141,15 @@ fn lint_hook(cfg: &Poolside, pe: PoolEvent, hook: &Hook, out: &mut Vec<Diagnosti
                 .at(hook.timeout_at.or(hook.source.position)),
         );
     }
+    // Poolside adds no variables to a hook's environment.
+    for (sev, msg) in unset_variables(&hook.command, "poolside", &[], &[]) {
+        out.push(
+            at(hook, sev, msg)
+                .for_event(ev)
+                .at(hook.command_at.or(hook.source.position))
+                .with_hint("the hook's input is JSON on stdin (for example `jq -r '.tool_input'`); poolside adds no variables"),
+        );
+    }
     if let Some(program) = shell_program(&hook.command) {
         for (sev, msg, hint) in check_program(
             &program,
@@ -146,6 +161,18 @@ fn lint_hook(cfg: &Poolside, pe: PoolEvent, hook: &Hook, out: &mut Vec<Diagnosti
                 .at(hook.command_at.or(hook.source.position));
             d.hint = hint;
             out.push(d);
+        }
+        for (written, path, problem) in missing_scripts(&hook.command, &[], cfg.workdir()) {
+            out.push(
+                at(
+                    hook,
+                    Severity::Warning,
+                    format!("the script `{written}` {problem} ({})", path.display()),
+                )
+                .for_event(ev)
+                .at(hook.command_at.or(hook.source.position))
+                .with_hint("poolside runs hooks in the agent's working directory, else the project: use an absolute path"),
+            );
         }
         if let (Some(dir), Matcher::Valid(m)) = (cfg.workdir(), &hook.matcher) {
             let script = if Path::new(&program).is_absolute() {
@@ -176,7 +203,8 @@ fn lint_script_fields(
     if tools.is_empty() {
         return;
     }
-    let Ok(text) = std::fs::read_to_string(script) else {
+    // Bounded and never blocking: the "script" may be a FIFO or a device.
+    let Ok(text) = crate::config::read_bounded_text(script, crate::lint::MAX_SCRIPT_FILE) else {
         return;
     };
     for (lineno, line) in text.lines().enumerate() {
