@@ -156,8 +156,17 @@ pub async fn dispatch(evener: &Evener, event: &Event, cx: &DispatchContext<'_>) 
                         _ = cx.cancel.cancelled() => Err("cancelled".to_owned()),
                     };
                     record.took(started.elapsed());
+                    if let Ok(r) = &reply
+                        && r.truncated
+                    {
+                        record.stdout_truncated = true;
+                        st.out.warnings.push(format!(
+                            "{ev} hook {} replied with more than 1 MiB; latch kept the first 1 MiB",
+                            plugin.name
+                        ));
+                    }
                     match reply {
-                        Ok(reply) => match judge_text(&reply) {
+                        Ok(reply) => match judge_text(&reply.text) {
                             Verdict::Failed { message, .. } => Verdict::Failed {
                                 category: ErrorCategory::PromptError,
                                 message: format!("the model's reply: {message}"),
@@ -215,8 +224,12 @@ fn command(
     }
 }
 
-/// Wraps text for the model as Evener does.
+/// Wraps text for the model as Evener does. A closing
+/// `</SYSTEM-REMINDER` inside the text (any case, any whitespace around
+/// the slash) has its `<` written `&lt;`, so the text cannot end the
+/// wrapper early; everything else is written as is.
 pub fn system_reminder(text: &str) -> String {
+    let text = crate::text::neutralize_close_tag(text, "SYSTEM-REMINDER");
     format!("<SYSTEM-REMINDER>\n{text}\n</SYSTEM-REMINDER>")
 }
 
