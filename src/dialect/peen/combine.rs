@@ -71,7 +71,19 @@ enum ActionEnd {
 /// Runs peen's hooks for one event.
 pub async fn dispatch(peen: &Peen, event: &Event, cx: &DispatchContext<'_>) -> Outcome {
     let mut out = Outcome::proceed(event.event);
-    let events = PeenEvent::fired_by(event, peen.options().limits.summarize);
+    let turn = event
+        .turn_id
+        .clone()
+        .or_else(|| event.request_id.clone())
+        .or_else(|| event.id.clone());
+    let (events, warnings) = super::events::select(
+        event,
+        peen.options().limits.summarize,
+        cx.session,
+        turn.as_deref(),
+        |pe| peen.groups_for(pe).next().is_some(),
+    );
+    out.warnings.extend(warnings);
     if events.is_empty() {
         return out;
     }
@@ -105,11 +117,6 @@ pub async fn dispatch(peen: &Peen, event: &Event, cx: &DispatchContext<'_>) -> O
         },
         None => (None, None),
     };
-    let turn = event
-        .turn_id
-        .clone()
-        .or_else(|| event.request_id.clone())
-        .or_else(|| event.id.clone());
     for pe in events {
         let started = Instant::now();
         debug!(
