@@ -79,7 +79,9 @@ pub async fn dispatch(evener: &Evener, event: &Event, cx: &DispatchContext<'_>) 
     };
     let options = evener.options();
     let project = event.workdir(options.project.as_deref());
-    let stdin = serde_json::to_vec(&payload(ev, event, &options.tool_names)).unwrap_or_default();
+    // Serialized once; each handler's command borrows the buffer and hands
+    // it back after its run, so a large payload is never copied.
+    let mut stdin = crate::dialect::payload::to_bytes(&payload(ev, event, &options.tool_names));
     'groups: for (plugin, group) in evener.select(event) {
         if let Matcher::Invalid(error) = &group.matcher {
             let mut record = HookRun::new(
@@ -122,8 +124,16 @@ pub async fn dispatch(evener: &Evener, event: &Event, cx: &DispatchContext<'_>) 
                     text: String::new(),
                 },
                 HandlerKind::Command(Ok(program)) => {
-                    let cmd = command(program, plugin, handler, event, project.clone(), &stdin);
+                    let mut cmd = command(
+                        program,
+                        plugin,
+                        handler,
+                        event,
+                        project.clone(),
+                        std::mem::take(&mut stdin),
+                    );
                     let result = cx.runner.run_until(&cmd, cx.cancel).await;
+                    stdin = std::mem::take(&mut cmd.stdin);
                     record_process(&mut record, &result);
                     if result.stdout.truncated || result.stderr.truncated {
                         st.out.warnings.push(format!(
@@ -197,7 +207,7 @@ fn command(
     handler: &Handler,
     event: &Event,
     project: Option<PathBuf>,
-    stdin: &[u8],
+    stdin: Vec<u8>,
 ) -> HookCommand {
     let root = plugin.root.as_os_str().to_owned();
     let mut env: Vec<(OsString, OsString)> = std::env::vars_os()
@@ -215,7 +225,7 @@ fn command(
         program: program.clone(),
         env: EnvPolicy::Only(env),
         cwd: project,
-        stdin: stdin.to_vec(),
+        stdin,
         timeout: handler.timeout,
         limits: OutputLimits {
             stdout: MAX_OUTPUT,

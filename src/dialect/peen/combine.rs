@@ -363,7 +363,7 @@ async fn run_event(
         tool: event.tool_name().filter(|_| pe.is_tool()),
         cwd,
         paths,
-        input: &input,
+        input: input.as_ref(),
     };
     for (file, group) in peen.groups_for(pe) {
         if group.matcher.as_ref().is_some_and(|m| !m.matches(&subject)) {
@@ -396,7 +396,7 @@ async fn run_event(
                         event,
                         workspace: cwd,
                         paths,
-                        input: &input,
+                        input: input.as_ref(),
                         state_dir,
                     };
                     command(
@@ -404,7 +404,7 @@ async fn run_event(
                         pe,
                         event,
                         cwd,
-                        stdin.to_json(),
+                        crate::dialect::payload::to_bytes(&stdin.to_json()),
                         peen,
                         cx,
                         &mut record,
@@ -540,7 +540,7 @@ async fn command(
     pe: &PeenEvent,
     event: &Event,
     cwd: &Path,
-    stdin: Value,
+    stdin: Vec<u8>,
     peen: &Peen,
     cx: &DispatchContext<'_>,
     record: &mut HookRun,
@@ -576,7 +576,7 @@ async fn command(
                 .as_ref()
                 .map_or_else(|| cwd.to_path_buf(), |w| cwd.join(w)),
         ),
-        stdin: serde_json::to_vec(&stdin).unwrap_or_default(),
+        stdin,
         timeout,
         limits: OutputLimits {
             stdout: limits.max_output,
