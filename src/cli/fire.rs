@@ -16,7 +16,8 @@ use super::exit;
 /// Flags of `latch fire`.
 #[derive(Debug, Args)]
 pub struct FireArgs {
-    /// Read the event JSON from this file instead of stdin.
+    /// Read the event JSON from this file instead of stdin (a regular
+    /// file; at most 16 MiB, or $LATCH_MAX_EVENT_BYTES bytes).
     #[arg(long, value_name = "FILE")]
     event: Option<PathBuf>,
     #[command(flatten)]
