@@ -143,7 +143,7 @@ impl Engine {
                 && current.tool.is_some()
                 && let Some(tool) = current.to_mut().tool.as_mut()
             {
-                tool.output = Some(Value::String(output.clone()));
+                tool.output = Some(crate::event::RawJson::from(Value::String(output.clone())));
             }
             if let Some(prompt) = &part.prompt {
                 current.to_mut().prompt = Some(prompt.clone());

@@ -6,7 +6,7 @@ use std::fmt;
 
 use serde_json::Value;
 
-use crate::dialect::payload::JsonObject;
+use crate::dialect::payload::{Json, JsonObject};
 use crate::event::{Event, EventKind};
 
 use super::toolname::ToolNames;
@@ -180,24 +180,17 @@ impl EventName {
 /// tool input and result are borrowed from the event, not copied.
 pub fn payload<'a>(ev: EvEvent, event: &'a Event, names: &ToolNames) -> JsonObject<'a> {
     let mut m = JsonObject::new();
-    let mut put = |k: &'static str, v: Option<Cow<'a, Value>>| {
-        if let Some(v) = v.filter(|v| !is_empty(v)) {
+    let mut put = |k: &'static str, v: Option<Json<'a>>| {
+        if let Some(v) = v.filter(|v| !v.is_empty()) {
             m.insert(k, v);
         }
     };
-    let s = |o: Option<&str>| o.map(|v| Cow::Owned(Value::from(v)));
+    let owned = |v: Value| Json::Value(Cow::Owned(v));
+    let s = |o: Option<&str>| o.map(|v| owned(Value::from(v)));
+    let path = |p: Option<&std::path::PathBuf>| p.map(|p| owned(Value::from(p.to_string_lossy())));
     put("session_id", s(event.session_id.as_deref()));
-    put(
-        "cwd",
-        event
-            .cwd
-            .as_ref()
-            .map(|p| Cow::Owned(Value::from(p.to_string_lossy()))),
-    );
-    put(
-        "hook_event_name",
-        Some(Cow::Owned(Value::from(ev.as_str()))),
-    );
+    put("cwd", path(event.cwd.as_ref()));
+    put("hook_event_name", Some(owned(Value::from(ev.as_str()))));
     let tool = event
         .tool
         .as_ref()
@@ -205,26 +198,20 @@ pub fn payload<'a>(ev: EvEvent, event: &'a Event, names: &ToolNames) -> JsonObje
     if let Some(t) = tool {
         put(
             "tool_name",
-            Some(Cow::Owned(Value::from(names.claude_name(&t.name)))),
+            Some(owned(Value::from(names.claude_name(&t.name)))),
         );
-        put("tool_input", Some(Cow::Borrowed(&t.input)));
+        put("tool_input", Some(Json::Value(Cow::Borrowed(&t.input))));
         put("tool_use_id", s(t.call_id.as_deref()));
     }
-    let response: Option<Cow<'a, Value>> =
+    let response: Option<Json<'a>> =
         tool.filter(|_| ev == EvEvent::PostToolUse)
             .and_then(|t| match (&t.output, &t.error) {
-                (Some(o), _) => Some(Cow::Borrowed(o)),
-                (None, Some(e)) => Some(Cow::Owned(Value::from(e.as_str()))),
+                (Some(o), _) => Some(Json::Raw(o.get())),
+                (None, Some(e)) => Some(owned(Value::from(e.as_str()))),
                 (None, None) => None,
             });
     put("tool_response", response.clone());
-    put(
-        "transcript_path",
-        event
-            .transcript_path
-            .as_ref()
-            .map(|p| Cow::Owned(Value::from(p.to_string_lossy()))),
-    );
+    put("transcript_path", path(event.transcript_path.as_ref()));
     put("effort", s(event.effort.as_deref()));
     let prompt = s(event.prompt.as_deref()).filter(|_| ev == EvEvent::UserPromptSubmit);
     put("prompt", prompt.clone());
@@ -234,16 +221,6 @@ pub fn payload<'a>(ev: EvEvent, event: &'a Event, names: &ToolNames) -> JsonObje
     put("tool_result", response);
     put("user_prompt", prompt);
     m
-}
-
-fn is_empty(v: &Value) -> bool {
-    match v {
-        Value::Null => true,
-        Value::String(s) => s.is_empty(),
-        Value::Object(m) => m.is_empty(),
-        Value::Array(a) => a.is_empty(),
-        _ => false,
-    }
 }
 
 #[cfg(test)]

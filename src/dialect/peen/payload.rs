@@ -215,7 +215,7 @@ impl<'a> CommandInput<'a> {
         if matches!(phase, Some(Phase::Post))
             && let Some(output) = tool.and_then(|t| t.output.as_ref())
         {
-            m.insert("result", Cow::Borrowed(output));
+            m.insert("result", output.get());
         }
         let mut put = |k: &'static str, v: Option<Value>| {
             if let Some(v) = v {

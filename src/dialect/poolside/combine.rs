@@ -29,6 +29,7 @@ use super::judge::{Answer, MAX_STDERR, MAX_STDOUT, Verdict, judge};
 use super::load::Hook;
 use super::notice::{self, MODEL_TEXT_CAP, notice};
 use super::{DIALECT, Poolside};
+use crate::dialect::payload::Json;
 
 /// The session key of the consecutive-continuation counter.
 pub const CONTINUATIONS_KEY: &str = "poolside.stop_continuations";
@@ -179,7 +180,7 @@ impl Fold<'_> {
         if let Some(text) = a.tool_output {
             match text {
                 Ok(t) => {
-                    self.now.tool_output = Cow::Owned(Value::String(t));
+                    self.now.tool_output = Json::Value(Cow::Owned(Value::String(t)));
                     self.output_rewriters.push(label.to_owned());
                 }
                 Err(why) => self.reject(label, "updated_tool_output", &why, record),
@@ -289,10 +290,7 @@ impl Fold<'_> {
                 self.out.tool_input = Some(self.now.tool_input.clone().into_owned());
             }
             PoolEvent::PostToolUse if !self.output_rewriters.is_empty() => {
-                let text = match self.now.tool_output.as_ref() {
-                    Value::String(s) => s.clone(),
-                    other => other.to_string(),
-                };
+                let text = self.now.tool_output.to_text();
                 let mut shown = cap(&text, MODEL_TEXT_CAP);
                 for label in &self.output_rewriters {
                     shown.push('\n');

@@ -5,7 +5,7 @@ use std::fmt;
 
 use serde_json::Value;
 
-use crate::dialect::payload::JsonObject;
+use crate::dialect::payload::{Json, JsonObject};
 use crate::event::{Event, EventKind};
 
 /// The `hook_api_version` written in every payload.
@@ -103,8 +103,9 @@ impl fmt::Display for PoolEvent {
 pub struct Threaded<'a> {
     /// The tool input (PreToolUse rewrites it).
     pub tool_input: Cow<'a, Value>,
-    /// The tool output (PostToolUse rewrites it).
-    pub tool_output: Cow<'a, Value>,
+    /// The tool output (PostToolUse rewrites it), kept as the event's
+    /// JSON text until a hook rewrites it.
+    pub tool_output: Json<'a>,
     /// The prompt (UserPromptSubmit rewrites it).
     pub prompt: Option<String>,
 }
@@ -119,11 +120,11 @@ impl<'a> Threaded<'a> {
             tool_input: tool.map_or(Cow::Borrowed(&NULL), |t| Cow::Borrowed(&t.input)),
             tool_output: match tool {
                 Some(t) => match (&t.output, &t.error) {
-                    (Some(o), _) => Cow::Borrowed(o),
-                    (None, Some(e)) => Cow::Owned(Value::String(e.clone())),
-                    (None, None) => Cow::Borrowed(&NULL),
+                    (Some(o), _) => Json::Raw(o.get()),
+                    (None, Some(e)) => Json::Value(Cow::Owned(Value::String(e.clone()))),
+                    (None, None) => Json::Value(Cow::Borrowed(&NULL)),
                 },
-                None => Cow::Borrowed(&NULL),
+                None => Json::Value(Cow::Borrowed(&NULL)),
             },
             prompt: event.prompt.clone(),
         }
@@ -164,7 +165,7 @@ pub fn payload<'a>(
             );
             m.insert("tool_input", Cow::Borrowed(now.tool_input.as_ref()));
             if pe == PoolEvent::PostToolUse {
-                m.insert("tool_output", Cow::Borrowed(now.tool_output.as_ref()));
+                m.insert("tool_output", now.tool_output.clone());
             }
             let mut put = |k: &'static str, v: Value| {
                 m.insert(k, Cow::Owned(v));
