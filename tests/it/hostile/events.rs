@@ -268,3 +268,33 @@ fn malformed_json_is_an_error_with_its_position() {
     let out = fire_stdin(&p, b"", &[]);
     assert_bad_event(&out, &["EOF while parsing a value at line 1 column 0"]);
 }
+
+#[test]
+fn a_4_mb_structured_tool_output_costs_at_most_3_times_its_size() {
+    // The last hook records latch's peak resident set (VmHWM of its
+    // parent, latch itself) after every payload has been built.
+    let p = Project::new().settings(
+        "hooks:\n  PostToolUse:\n    - {name: reader, command: 'cat > /dev/null'}\n    - {name: probe, command: 'cat > /dev/null; grep VmHWM /proc/$PPID/status > hwm.txt'}\n",
+    );
+    let numbers = vec![json!(7); 2_000_000];
+    let event = json!({"event": "tool_after", "session_id": "s",
+        "tool": {"name": "shell", "input": {"cmd": "seq"}, "output": {"data": numbers}}});
+    let file = p.dir().join("big.json");
+    fs::write(&file, event.to_string()).expect("write");
+    let size = fs::metadata(&file).expect("size").len();
+    let out = fire_file(&p, &file);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let hwm = fs::read_to_string(p.dir().join("hwm.txt")).expect("the probe hook ran");
+    let kib: u64 = hwm
+        .split_whitespace()
+        .nth(1)
+        .and_then(|n| n.parse().ok())
+        .expect("VmHWM in KiB");
+    // 3 x the event plus a constant generous enough for a debug build.
+    let limit_kib = 3 * size / 1024 + 40 * 1024;
+    eprintln!("latch peaked at {kib} KiB for a {size}-byte event");
+    assert!(
+        kib <= limit_kib,
+        "latch peaked at {kib} KiB for a {size}-byte event (limit {limit_kib} KiB)"
+    );
+}
