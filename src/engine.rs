@@ -123,7 +123,9 @@ impl Engine {
             cancel,
         };
         let mut outcome = Outcome::proceed(event.event);
-        let mut current = event.clone();
+        // The event is copied only if a dialect rewrites it: a large tool
+        // input or output is not duplicated for nothing.
+        let mut current = std::borrow::Cow::Borrowed(event);
         for dialect in &self.dialects {
             // Once cancelled, later dialects start nothing: a peen
             // checkpoint begun now would be left uncertain for no run.
@@ -131,14 +133,20 @@ impl Engine {
                 break;
             }
             let part = dialect.dispatch(&current, &cx).await;
-            if let (Some(input), Some(tool)) = (&part.tool_input, current.tool.as_mut()) {
+            if let Some(input) = &part.tool_input
+                && current.tool.is_some()
+                && let Some(tool) = current.to_mut().tool.as_mut()
+            {
                 tool.input = input.clone();
             }
-            if let (Some(output), Some(tool)) = (&part.tool_output, current.tool.as_mut()) {
-                tool.output = Some(Value::String(output.clone()));
+            if let Some(output) = &part.tool_output
+                && current.tool.is_some()
+                && let Some(tool) = current.to_mut().tool.as_mut()
+            {
+                tool.output = Some(crate::event::RawJson::from(Value::String(output.clone())));
             }
             if let Some(prompt) = &part.prompt {
-                current.prompt = Some(prompt.clone());
+                current.to_mut().prompt = Some(prompt.clone());
             }
             outcome.absorb(part);
         }

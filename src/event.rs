@@ -9,6 +9,7 @@ use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+use serde_json::value::RawValue;
 
 /// The kind of point in a turn where hooks run.
 ///
@@ -114,20 +115,91 @@ pub struct ToolCall {
     /// The harness's id for this call, shared by its before and after events.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub call_id: Option<String>,
-    /// The tool's result, on `tool_after`.
+    /// The tool's result, on `tool_after`: any JSON, kept as its text
+    /// (see [`RawJson`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub output: Option<Value>,
+    pub output: Option<RawJson>,
     /// The tool's error, on `tool_failure`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
 }
 
 impl ToolCall {
-    /// What the tool gave back: its output, else its error as a string.
+    /// What the tool gave back: its output (parsed), else its error as a
+    /// string.
     pub fn result(&self) -> Option<Value> {
         self.output
-            .clone()
+            .as_ref()
+            .map(RawJson::to_value)
             .or_else(|| self.error.clone().map(Value::String))
+    }
+}
+
+/// A JSON value kept as its text, exactly as the harness wrote it.
+///
+/// A tool's output is the bulkiest part of an event and is usually only
+/// passed on to hooks. Parsed into a [`Value`], each array element or
+/// object member costs a node of about 80 bytes plus its own allocation,
+/// so 4 MB of small numbers would take hundreds of megabytes; as text it
+/// takes its own size, and payloads embed it verbatim. Parse it with
+/// [`RawJson::to_value`] only where its content matters.
+#[derive(Clone)]
+pub struct RawJson(Box<RawValue>);
+
+impl RawJson {
+    /// The JSON of `value`.
+    pub fn from_value(value: &Value) -> RawJson {
+        // Serializing a `Value` cannot fail (its keys are strings).
+        RawJson(
+            serde_json::value::to_raw_value(value).unwrap_or_else(|_| RawValue::NULL.to_owned()),
+        )
+    }
+
+    /// The raw value, to embed in serialized output as it is.
+    pub fn get(&self) -> &RawValue {
+        &self.0
+    }
+
+    /// The JSON text.
+    pub fn text(&self) -> &str {
+        self.0.get()
+    }
+
+    /// The value, parsed (`null` if the text were not JSON, which
+    /// deserialization rules out).
+    pub fn to_value(&self) -> Value {
+        serde_json::from_str(self.text()).unwrap_or(Value::Null)
+    }
+}
+
+impl From<Value> for RawJson {
+    fn from(value: Value) -> RawJson {
+        RawJson::from_value(&value)
+    }
+}
+
+impl PartialEq for RawJson {
+    /// Equal when the texts are equal (`[1,2]` and `[1, 2]` differ).
+    fn eq(&self, other: &RawJson) -> bool {
+        self.text() == other.text()
+    }
+}
+
+impl fmt::Debug for RawJson {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "RawJson({})", self.text())
+    }
+}
+
+impl Serialize for RawJson {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        self.0.serialize(serializer)
+    }
+}
+
+impl<'de> Deserialize<'de> for RawJson {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<RawJson, D::Error> {
+        Box::<RawValue>::deserialize(deserializer).map(RawJson)
     }
 }
 

@@ -63,7 +63,7 @@ pub mod text;
 
 pub use diag::{Diagnostic, Position, Severity, SourceRef};
 pub use engine::{Engine, InputValidator, ObjectArguments};
-pub use event::{Event, EventError, EventKind, ToolCall};
+pub use event::{Event, EventError, EventKind, RawJson, ToolCall};
 pub use outcome::{Decision, HookRun, Outcome};
 pub use session::Session;
 

@@ -33,6 +33,43 @@ pub fn escape_markup(value: &str) -> String {
     out
 }
 
+/// Neutralises every closing tag of `tag` in `text`, so text wrapped in
+/// `<tag>…</tag>` cannot end the wrapper early: a `<` that starts a close
+/// tag of `tag` is written `&lt;`. Matching is as lenient as a reader
+/// might be: any ASCII case (`</HOOK>`, `</Hook`) and whitespace around the
+/// slash (`< /hook`, `</ hook`, `</\nhook`), and a close tag cut off at
+/// the end of the text. Everything else, such as `</hooks>`, is kept as
+/// written. `tag` must be ASCII.
+pub fn neutralize_close_tag(text: &str, tag: &str) -> String {
+    let bytes = text.as_bytes();
+    let mut out = String::with_capacity(text.len());
+    let mut last = 0;
+    for (at, _) in text.match_indices('<') {
+        let rest = &bytes[at + 1..];
+        let ws = |s: &[u8]| s.iter().take_while(|b| b.is_ascii_whitespace()).count();
+        let mut i = ws(rest);
+        if rest.get(i) != Some(&b'/') {
+            continue;
+        }
+        i += 1;
+        i += ws(&rest[i..]);
+        let name = &rest[i..];
+        let ends = |b: Option<&u8>| {
+            b.is_none_or(|b| !(b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b':')))
+        };
+        if name.len() >= tag.len()
+            && name[..tag.len()].eq_ignore_ascii_case(tag.as_bytes())
+            && ends(name.get(tag.len()))
+        {
+            out.push_str(&text[last..at]);
+            out.push_str("&lt;");
+            last = at + 1;
+        }
+    }
+    out.push_str(&text[last..]);
+    out
+}
+
 /// `line` cut to at most `max` characters, with an ellipsis when cut.
 pub fn clip(line: &str, max: usize) -> String {
     if line.chars().count() > max {
@@ -87,6 +124,24 @@ mod tests {
             c.starts_with("é\n[latch: truncated, 4 of 6 bytes omitted]"),
             "{c}"
         );
+    }
+
+    #[test]
+    fn neutralizes_close_tags_in_any_case_and_spacing() {
+        let n = |t: &str| neutralize_close_tag(t, "hook");
+        assert_eq!(n("a</hook>b"), "a&lt;/hook>b");
+        assert_eq!(n("</HOOK>"), "&lt;/HOOK>");
+        assert_eq!(n("</Hook >"), "&lt;/Hook >");
+        assert_eq!(n("< /hook>"), "&lt; /hook>");
+        assert_eq!(n("</ hook>"), "&lt;/ hook>");
+        assert_eq!(n("<\t/\n\tHoOk>"), "&lt;\t/\n\tHoOk>");
+        assert_eq!(n("</hooks> </hook-x>"), "</hooks> </hook-x>");
+        assert_eq!(
+            n("<hook> </b> <//hook> < / é </ho"),
+            "<hook> </b> <//hook> < / é </ho"
+        );
+        assert_eq!(n("é</HOOK>é<"), "é&lt;/HOOK>é<");
+        assert_eq!(n("x </hook"), "x &lt;/hook");
     }
 
     #[test]

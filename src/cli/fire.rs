@@ -1,6 +1,6 @@
 //! `latch fire`: one event in, one outcome out.
 
-use std::io::{self, Read, Write};
+use std::io::{self, Write};
 use std::path::PathBuf;
 
 use clap::Args;
@@ -9,13 +9,15 @@ use latch::outcome::RunStatus;
 use latch::{Engine, Event, Session};
 
 use super::config::ConfigArgs;
+use super::event_input;
 use super::exit;
 use super::signals::FireSignals;
 
 /// Flags of `latch fire`.
 #[derive(Debug, Args)]
 pub struct FireArgs {
-    /// Read the event JSON from this file instead of stdin.
+    /// Read the event JSON from this file instead of stdin (a regular
+    /// file; at most 16 MiB, or $LATCH_MAX_EVENT_BYTES bytes).
     #[arg(long, value_name = "FILE")]
     event: Option<PathBuf>,
     #[command(flatten)]
@@ -109,21 +111,17 @@ pub fn read_valid_event(path: Option<&PathBuf>) -> Result<Event, u8> {
     Ok(event)
 }
 
-/// Reads one event from a file, or stdin when `path` is `None`.
+/// Reads one event from a file, or stdin when `path` is `None`: at most
+/// the event size limit, and from a file only if it is a regular file
+/// (see `event_input`).
 fn read_event(path: Option<&PathBuf>) -> Result<Event, String> {
+    let max = event_input::max_event_bytes()?;
     let (bytes, from) = match path {
-        Some(p) => (
-            std::fs::read(p).map_err(|e| format!("cannot read {}: {e}", p.display()))?,
-            p.display().to_string(),
-        ),
-        None => {
-            let mut buf = Vec::new();
-            io::stdin()
-                .read_to_end(&mut buf)
-                .map_err(|e| format!("cannot read the event from stdin: {e}"))?;
-            (buf, "stdin".to_owned())
-        }
+        Some(p) => (event_input::read_file(p, max)?, p.display().to_string()),
+        None => (event_input::read_stdin(max)?, "stdin".to_owned()),
     };
+    // serde_json keeps its recursion limit (128 levels) here: a deeply
+    // nested event is an error with its position, never a stack overflow.
     serde_json::from_slice(&bytes).map_err(|e| format!("{from} is not a valid event: {e}"))
 }
 

@@ -2,6 +2,7 @@
 
 mod config;
 mod convert;
+mod event_input;
 mod explain;
 mod fire;
 mod lint;

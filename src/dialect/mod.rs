@@ -8,6 +8,7 @@
 //! knows its field names.
 
 pub mod evener;
+pub mod payload;
 pub mod peen;
 pub mod poolside;
 pub mod tools;

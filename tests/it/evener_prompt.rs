@@ -149,3 +149,61 @@ fn no_endpoint_configured_is_a_prompt_error() {
     assert_eq!(f.runs()[0]["error"], "prompt_error");
     assert!(f.warnings()[0].contains("no model endpoint configured"));
 }
+
+fn prompt_on_user_prompt() -> Plugins {
+    Plugins::new().plugin(
+        "judge",
+        &json!({"hooks": {"UserPromptSubmit": [{"hooks": [{"type": "prompt",
+            "prompt": "Say something about $USER_PROMPT", "timeout": 20}]}]}})
+        .to_string(),
+    )
+}
+
+fn user_prompt() -> Value {
+    json!({"event": "user_prompt", "session_id": "s", "prompt": "hi"})
+}
+
+#[test]
+fn an_8_mb_reply_is_not_read_whole_nor_injected() {
+    let huge = "a".repeat(8 * 1000 * 1000);
+    let (url, _seen) = server(vec![(200, chat_reply(&huge))], Duration::ZERO);
+    let f = prompt_on_user_prompt().fire_with(
+        &user_prompt(),
+        &["--prompt-base-url", &url],
+        &[("LATCH_PROMPT_MODEL", "m")],
+    );
+    assert_eq!(f.outcome["decision"], "proceed", "{}", f.stderr);
+    assert_eq!(f.runs()[0]["error"], "prompt_error", "{:?}", f.runs());
+    assert!(f.context_texts().is_empty(), "the reply was injected");
+    assert!(
+        f.warnings()
+            .iter()
+            .any(|w| w.contains("the reply is larger than 4 MiB; latch read no further")),
+        "{:?}",
+        f.warnings()
+    );
+}
+
+#[test]
+fn a_reply_text_over_1_mib_is_cut_to_1_mib() {
+    let long = "é".repeat(1024 * 1024);
+    let (url, _seen) = server(vec![(200, chat_reply(&long))], Duration::ZERO);
+    let f = prompt_on_user_prompt().fire_with(
+        &user_prompt(),
+        &["--prompt-base-url", &url],
+        &[("LATCH_PROMPT_MODEL", "m")],
+    );
+    let texts = f.context_texts();
+    assert_eq!(texts.len(), 1, "{}", f.stderr);
+    let wrapper = "<SYSTEM-REMINDER>\n\n</SYSTEM-REMINDER>".len();
+    assert_eq!(texts[0].len(), 1024 * 1024 + wrapper);
+    assert_eq!(f.runs()[0]["stdout_truncated"], true);
+    assert!(
+        f.warnings().contains(
+            &"UserPromptSubmit hook judge replied with more than 1 MiB; latch kept the first 1 MiB"
+                .to_owned()
+        ),
+        "{:?}",
+        f.warnings()
+    );
+}

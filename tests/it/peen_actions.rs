@@ -213,3 +213,91 @@ fn a_deny_is_never_overridden_by_a_failure_policy() {
     let f = l.fire(&l.tool("tool_after", "readFile", json!({})));
     assert_eq!(f.outcome["decision"], "deny");
 }
+
+#[test]
+fn session_start_runs_only_on_the_first_turn_a_session_ever_runs() {
+    let l = Layers::new().workspace_hooks(
+        "version: 1\nsessionStart:\n  - name: hello\n    actions: [{type: inject, message: first turn only}]\n",
+    );
+    let start = |turn: &str| json!({"event": "session_start", "session_id": "s1", "turn_id": turn, "cwd": l.ws(), "source": "startup"});
+    let f = l.fire(&start("t1"));
+    assert_eq!(f.runs().len(), 1, "{}", f.outcome);
+    assert!(f.outcome.get("warnings").is_none(), "{}", f.outcome);
+    // The same turn again (a resumed turn) still fires; the journal reuses it.
+    let f = l.fire(&start("t1"));
+    assert_eq!(f.runs().len(), 1, "{}", f.outcome);
+    // A later turn's session_start fires nothing, and says so.
+    l.fire(&json!({"event": "turn_start", "session_id": "s1", "turn_id": "t2", "cwd": l.ws()}));
+    let f = l.fire(&start("t3"));
+    assert!(f.runs().is_empty(), "{}", f.outcome);
+    assert!(f.outcome.get("context").is_none());
+    assert!(
+        f.warnings_contain(
+            "peen: sessionStart did not run: it runs only on the first turn a session ever runs, and session `s1` already had turns (first turn `t1`)"
+        ),
+        "{}",
+        f.outcome
+    );
+    // Another session is a first turn again.
+    let mut other = start("t9");
+    other["session_id"] = json!("s2");
+    assert_eq!(l.fire(&other).runs().len(), 1);
+}
+
+#[test]
+fn a_session_that_had_turns_before_its_first_session_start_runs_no_session_start() {
+    let l = Layers::new().workspace_hooks(
+        "version: 1\nsessionStart:\n  - name: hello\n    actions: [{type: inject, message: hi}]\n",
+    );
+    // preUserMessage comes before sessionStart: it does not count.
+    l.fire(&json!({"event": "user_prompt", "session_id": "s1", "turn_id": "t1", "cwd": l.ws(), "prompt": "p"}));
+    let f = l.fire(
+        &json!({"event": "session_start", "session_id": "s1", "turn_id": "t1", "cwd": l.ws()}),
+    );
+    assert_eq!(f.runs().len(), 1, "{}", f.outcome);
+    // A tool call in a session whose session_start never came counts.
+    let l = Layers::new().workspace_hooks(
+        "version: 1\nsessionStart:\n  - name: hello\n    actions: [{type: inject, message: hi}]\n",
+    );
+    l.fire(&l.tool("tool_before", "readFile", json!({"path": "a"})));
+    let f = l.fire(
+        &json!({"event": "session_start", "session_id": "s1", "turn_id": "t5", "cwd": l.ws()}),
+    );
+    assert!(f.runs().is_empty(), "{}", f.outcome);
+    assert!(f.warnings_contain("sessionStart did not run"));
+}
+
+#[test]
+fn an_under_budget_compaction_round_runs_neither_compaction_hook() {
+    let l = Layers::new().workspace_hooks(
+        "version: 1\npreCompact:\n  - name: pre\n    actions: [{type: deny, reason: no}]\npostCompact:\n  - name: post\n    actions: [{type: emitEvent, eventType: x.y, summary: s}]\n",
+    );
+    let summarize = [("PEEN_COMPACTION_MODE", "summarize")];
+    let ev = |kind: &str, estimated: u64, budget: u64| {
+        json!({"event": kind, "session_id": "s1", "turn_id": "t1", "cwd": l.ws(),
+            "compaction": {"estimated_tokens": estimated, "budget_tokens": budget, "round": 7}})
+    };
+    for kind in ["compact_before", "compact_after"] {
+        for (estimated, budget) in [(90_000, 120_000), (120_000, 120_000)] {
+            let f = l.fire_env(&ev(kind, estimated, budget), &summarize);
+            assert!(f.runs().is_empty(), "{kind}: {}", f.outcome);
+            assert_eq!(f.outcome["decision"], "proceed");
+            assert!(
+                f.warnings_contain(&format!(
+                    "peen: compaction round 7 is under budget ({estimated} estimated tokens, budget {budget}); neither preCompact nor postCompact runs"
+                )),
+                "{}",
+                f.outcome
+            );
+        }
+    }
+    // Over budget, the hooks run.
+    let f = l.fire_env(&ev("compact_before", 131_072, 120_000), &summarize);
+    assert_eq!(f.outcome["decision"], "deny", "{}", f.outcome);
+    // Without both figures the round counts as over budget.
+    let f = l.fire_env(
+        &json!({"event": "compact_before", "session_id": "s1", "turn_id": "t2", "cwd": l.ws(), "compaction": {"budget_tokens": 5}}),
+        &summarize,
+    );
+    assert_eq!(f.outcome["decision"], "deny", "{}", f.outcome);
+}

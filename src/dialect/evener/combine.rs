@@ -79,7 +79,9 @@ pub async fn dispatch(evener: &Evener, event: &Event, cx: &DispatchContext<'_>) 
     };
     let options = evener.options();
     let project = event.workdir(options.project.as_deref());
-    let stdin = serde_json::to_vec(&payload(ev, event, &options.tool_names)).unwrap_or_default();
+    // Serialized once; each handler's command borrows the buffer and hands
+    // it back after its run, so a large payload is never copied.
+    let mut stdin = crate::dialect::payload::to_bytes(&payload(ev, event, &options.tool_names));
     'groups: for (plugin, group) in evener.select(event) {
         if let Matcher::Invalid(error) = &group.matcher {
             let mut record = HookRun::new(
@@ -122,8 +124,16 @@ pub async fn dispatch(evener: &Evener, event: &Event, cx: &DispatchContext<'_>) 
                     text: String::new(),
                 },
                 HandlerKind::Command(Ok(program)) => {
-                    let cmd = command(program, plugin, handler, event, project.clone(), &stdin);
+                    let mut cmd = command(
+                        program,
+                        plugin,
+                        handler,
+                        event,
+                        project.clone(),
+                        std::mem::take(&mut stdin),
+                    );
                     let result = cx.runner.run_until(&cmd, cx.cancel).await;
+                    stdin = std::mem::take(&mut cmd.stdin);
                     record_process(&mut record, &result);
                     if result.stdout.truncated || result.stderr.truncated {
                         st.out.warnings.push(format!(
@@ -156,8 +166,17 @@ pub async fn dispatch(evener: &Evener, event: &Event, cx: &DispatchContext<'_>) 
                         _ = cx.cancel.cancelled() => Err("cancelled".to_owned()),
                     };
                     record.took(started.elapsed());
+                    if let Ok(r) = &reply
+                        && r.truncated
+                    {
+                        record.stdout_truncated = true;
+                        st.out.warnings.push(format!(
+                            "{ev} hook {} replied with more than 1 MiB; latch kept the first 1 MiB",
+                            plugin.name
+                        ));
+                    }
                     match reply {
-                        Ok(reply) => match judge_text(&reply) {
+                        Ok(reply) => match judge_text(&reply.text) {
                             Verdict::Failed { message, .. } => Verdict::Failed {
                                 category: ErrorCategory::PromptError,
                                 message: format!("the model's reply: {message}"),
@@ -188,7 +207,7 @@ fn command(
     handler: &Handler,
     event: &Event,
     project: Option<PathBuf>,
-    stdin: &[u8],
+    stdin: Vec<u8>,
 ) -> HookCommand {
     let root = plugin.root.as_os_str().to_owned();
     let mut env: Vec<(OsString, OsString)> = std::env::vars_os()
@@ -206,7 +225,7 @@ fn command(
         program: program.clone(),
         env: EnvPolicy::Only(env),
         cwd: project,
-        stdin: stdin.to_vec(),
+        stdin,
         timeout: handler.timeout,
         limits: OutputLimits {
             stdout: MAX_OUTPUT,
@@ -215,8 +234,12 @@ fn command(
     }
 }
 
-/// Wraps text for the model as Evener does.
+/// Wraps text for the model as Evener does. A closing
+/// `</SYSTEM-REMINDER` inside the text (any case, any whitespace around
+/// the slash) has its `<` written `&lt;`, so the text cannot end the
+/// wrapper early; everything else is written as is.
 pub fn system_reminder(text: &str) -> String {
+    let text = crate::text::neutralize_close_tag(text, "SYSTEM-REMINDER");
     format!("<SYSTEM-REMINDER>\n{text}\n</SYSTEM-REMINDER>")
 }
 

@@ -1,10 +1,12 @@
 //! Evener's event vocabulary: the nine fired events, the reserved Claude
 //! events, matcher targets, and the stdin payload.
 
+use std::borrow::Cow;
 use std::fmt;
 
-use serde_json::{Map, Value};
+use serde_json::Value;
 
+use crate::dialect::payload::{Json, JsonObject};
 use crate::event::{Event, EventKind};
 
 use super::toolname::ToolNames;
@@ -178,41 +180,42 @@ impl EventName {
     }
 }
 
-/// The JSON a command hook reads on stdin. Empty fields are omitted.
-pub fn payload(ev: EvEvent, event: &Event, names: &ToolNames) -> Value {
-    let mut m = Map::new();
-    let mut put = |k: &str, v: Option<Value>| {
-        if let Some(v) = v.filter(|v| !is_empty(v)) {
-            m.insert(k.to_owned(), v);
+/// The JSON a command hook reads on stdin. Empty fields are omitted. The
+/// tool input and result are borrowed from the event, not copied.
+pub fn payload<'a>(ev: EvEvent, event: &'a Event, names: &ToolNames) -> JsonObject<'a> {
+    let mut m = JsonObject::new();
+    let mut put = |k: &'static str, v: Option<Json<'a>>| {
+        if let Some(v) = v.filter(|v| !v.is_empty()) {
+            m.insert(k, v);
         }
     };
-    let s = |o: Option<&str>| o.map(Value::from);
+    let owned = |v: Value| Json::Value(Cow::Owned(v));
+    let s = |o: Option<&str>| o.map(|v| owned(Value::from(v)));
+    let path = |p: Option<&std::path::PathBuf>| p.map(|p| owned(Value::from(p.to_string_lossy())));
     put("session_id", s(event.session_id.as_deref()));
-    put(
-        "cwd",
-        event.cwd.as_ref().map(|p| Value::from(p.to_string_lossy())),
-    );
-    put("hook_event_name", Some(Value::from(ev.as_str())));
+    put("cwd", path(event.cwd.as_ref()));
+    put("hook_event_name", Some(owned(Value::from(ev.as_str()))));
     let tool = event
         .tool
         .as_ref()
         .filter(|_| matches!(ev, EvEvent::PreToolUse | EvEvent::PostToolUse));
     if let Some(t) = tool {
-        put("tool_name", Some(Value::from(names.claude_name(&t.name))));
-        put("tool_input", Some(t.input.clone()));
+        put(
+            "tool_name",
+            Some(owned(Value::from(names.claude_name(&t.name)))),
+        );
+        put("tool_input", Some(Json::Value(Cow::Borrowed(&t.input))));
         put("tool_use_id", s(t.call_id.as_deref()));
     }
-    let response = tool
-        .filter(|_| ev == EvEvent::PostToolUse)
-        .and_then(|t| t.result());
+    let response: Option<Json<'a>> =
+        tool.filter(|_| ev == EvEvent::PostToolUse)
+            .and_then(|t| match (&t.output, &t.error) {
+                (Some(o), _) => Some(Json::Raw(o.get())),
+                (None, Some(e)) => Some(owned(Value::from(e.as_str()))),
+                (None, None) => None,
+            });
     put("tool_response", response.clone());
-    put(
-        "transcript_path",
-        event
-            .transcript_path
-            .as_ref()
-            .map(|p| Value::from(p.to_string_lossy())),
-    );
+    put("transcript_path", path(event.transcript_path.as_ref()));
     put("effort", s(event.effort.as_deref()));
     let prompt = s(event.prompt.as_deref()).filter(|_| ev == EvEvent::UserPromptSubmit);
     put("prompt", prompt.clone());
@@ -221,17 +224,7 @@ pub fn payload(ev: EvEvent, event: &Event, names: &ToolNames) -> Value {
     // Legacy aliases, kept during Evener's migration.
     put("tool_result", response);
     put("user_prompt", prompt);
-    Value::Object(m)
-}
-
-fn is_empty(v: &Value) -> bool {
-    match v {
-        Value::Null => true,
-        Value::String(s) => s.is_empty(),
-        Value::Object(m) => m.is_empty(),
-        Value::Array(a) => a.is_empty(),
-        _ => false,
-    }
+    m
 }
 
 #[cfg(test)]

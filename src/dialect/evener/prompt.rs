@@ -89,13 +89,33 @@ pub fn render(template: &str, event: &Event, names: &ToolNames) -> String {
     out
 }
 
-/// Sends the prompt and returns the reply text, or why there is none.
+/// The most of a reply's text (`choices[0].message.content`) latch keeps:
+/// 1 MiB, the same as a command's stdout. The rest is dropped and the
+/// reply is marked truncated.
+pub const MAX_REPLY_TEXT: usize = 1024 * 1024;
+
+/// The most of the HTTP response body latch reads: 4 MiB, room for a
+/// reply text of [`MAX_REPLY_TEXT`] with JSON escapes. A longer body is
+/// not read on: the call fails with a `prompt_error`.
+pub const MAX_REPLY_BODY: u64 = 4 * 1024 * 1024;
+
+/// A model's reply, capped at [`MAX_REPLY_TEXT`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Reply {
+    /// The reply text, at most [`MAX_REPLY_TEXT`] bytes (cut on a
+    /// character boundary).
+    pub text: String,
+    /// The text was longer and was cut.
+    pub truncated: bool,
+}
+
+/// Sends the prompt and returns the reply, or why there is none.
 pub async fn ask(
     cfg: &PromptConfig,
     prompt: String,
     model: Option<&str>,
     timeout: Duration,
-) -> Result<String, String> {
+) -> Result<Reply, String> {
     let base = cfg
         .base_url
         .clone()
@@ -115,7 +135,7 @@ pub async fn ask(
     }
 }
 
-fn post(url: &str, key: Option<&str>, body: &Value, timeout: Duration) -> Result<String, String> {
+fn post(url: &str, key: Option<&str>, body: &Value, timeout: Duration) -> Result<Reply, String> {
     let agent: ureq::Agent = ureq::Agent::config_builder()
         .timeout_global(Some(timeout))
         .http_status_as_error(false)
@@ -129,10 +149,19 @@ fn post(url: &str, key: Option<&str>, body: &Value, timeout: Duration) -> Result
         .send_json(body)
         .map_err(|e| format!("request to {url} failed: {e}"))?;
     let status = resp.status();
+    // The body read itself is capped: a huge reply is never buffered.
     let text = resp
         .body_mut()
+        .with_config()
+        .limit(MAX_REPLY_BODY)
         .read_to_string()
-        .map_err(|e| format!("reading the reply failed: {e}"))?;
+        .map_err(|e| match e {
+            ureq::Error::BodyExceedsLimit(_) => format!(
+                "the reply is larger than {} MiB; latch read no further",
+                MAX_REPLY_BODY / (1024 * 1024)
+            ),
+            e => format!("reading the reply failed: {e}"),
+        })?;
     if !status.is_success() {
         return Err(format!(
             "the endpoint answered {status}: {}",
@@ -143,13 +172,48 @@ fn post(url: &str, key: Option<&str>, body: &Value, timeout: Duration) -> Result
         serde_json::from_str(&text).map_err(|e| format!("the reply is not JSON: {e}"))?;
     reply["choices"][0]["message"]["content"]
         .as_str()
-        .map(str::to_owned)
+        .map(capped)
         .ok_or_else(|| "the reply has no choices[0].message.content".to_owned())
+}
+
+/// The first [`MAX_REPLY_TEXT`] bytes of `text`, cut on a character boundary.
+fn capped(text: &str) -> Reply {
+    if text.len() <= MAX_REPLY_TEXT {
+        return Reply {
+            text: text.to_owned(),
+            truncated: false,
+        };
+    }
+    let mut end = MAX_REPLY_TEXT;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    Reply {
+        text: text[..end].to_owned(),
+        truncated: true,
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_long_reply_is_cut_on_a_char_boundary() {
+        let r = capped(&"é".repeat(MAX_REPLY_TEXT));
+        assert!(r.truncated);
+        assert_eq!(r.text.len(), MAX_REPLY_TEXT);
+        let r = capped(&format!("a{}", "é".repeat(MAX_REPLY_TEXT / 2)));
+        assert!(r.truncated);
+        assert_eq!(r.text.len(), MAX_REPLY_TEXT - 1);
+        assert_eq!(
+            capped("short"),
+            Reply {
+                text: "short".into(),
+                truncated: false
+            }
+        );
+    }
 
     #[test]
     fn substitution_is_one_pass() {

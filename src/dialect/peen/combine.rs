@@ -71,7 +71,19 @@ enum ActionEnd {
 /// Runs peen's hooks for one event.
 pub async fn dispatch(peen: &Peen, event: &Event, cx: &DispatchContext<'_>) -> Outcome {
     let mut out = Outcome::proceed(event.event);
-    let events = PeenEvent::fired_by(event, peen.options().limits.summarize);
+    let turn = event
+        .turn_id
+        .clone()
+        .or_else(|| event.request_id.clone())
+        .or_else(|| event.id.clone());
+    let (events, warnings) = super::events::select(
+        event,
+        peen.options().limits.summarize,
+        cx.session,
+        turn.as_deref(),
+        |pe| peen.groups_for(pe).next().is_some(),
+    );
+    out.warnings.extend(warnings);
     if events.is_empty() {
         return out;
     }
@@ -105,11 +117,6 @@ pub async fn dispatch(peen: &Peen, event: &Event, cx: &DispatchContext<'_>) -> O
         },
         None => (None, None),
     };
-    let turn = event
-        .turn_id
-        .clone()
-        .or_else(|| event.request_id.clone())
-        .or_else(|| event.id.clone());
     for pe in events {
         let started = Instant::now();
         debug!(
@@ -356,7 +363,7 @@ async fn run_event(
         tool: event.tool_name().filter(|_| pe.is_tool()),
         cwd,
         paths,
-        input: &input,
+        input: input.as_ref(),
     };
     for (file, group) in peen.groups_for(pe) {
         if group.matcher.as_ref().is_some_and(|m| !m.matches(&subject)) {
@@ -389,7 +396,7 @@ async fn run_event(
                         event,
                         workspace: cwd,
                         paths,
-                        input: &input,
+                        input: input.as_ref(),
                         state_dir,
                     };
                     command(
@@ -397,7 +404,7 @@ async fn run_event(
                         pe,
                         event,
                         cwd,
-                        stdin.to_json(),
+                        crate::dialect::payload::to_bytes(&stdin.to_json()),
                         peen,
                         cx,
                         &mut record,
@@ -533,7 +540,7 @@ async fn command(
     pe: &PeenEvent,
     event: &Event,
     cwd: &Path,
-    stdin: Value,
+    stdin: Vec<u8>,
     peen: &Peen,
     cx: &DispatchContext<'_>,
     record: &mut HookRun,
@@ -569,7 +576,7 @@ async fn command(
                 .as_ref()
                 .map_or_else(|| cwd.to_path_buf(), |w| cwd.join(w)),
         ),
-        stdin: serde_json::to_vec(&stdin).unwrap_or_default(),
+        stdin,
         timeout,
         limits: OutputLimits {
             stdout: limits.max_output,

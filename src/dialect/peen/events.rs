@@ -3,7 +3,10 @@
 
 use std::fmt;
 
+use serde_json::Value;
+
 use crate::event::{Event, EventKind};
+use crate::session::Session;
 
 /// The file tools that have events of their own, with their event names'
 /// stem (`readFile` → `preReadFile`, `postReadFile`, `readFileFailure`).
@@ -113,9 +116,10 @@ impl PeenEvent {
     }
 
     /// The events a neutral event fires, in order. Compaction events fire
-    /// only when `summarize` is set (`PEEN_COMPACTION_MODE=summarize`);
-    /// `sessionStart` only on a session's first turn (`source` is
-    /// `startup`, or absent).
+    /// only when `summarize` is set (`PEEN_COMPACTION_MODE=summarize`) and
+    /// the round is not [under budget](under_budget); `sessionStart` only
+    /// when `source` is `startup`, or absent (whether the session already
+    /// had turns is a question for its state: see [`select`]).
     pub fn fired_by(event: &Event, summarize: bool) -> Vec<PeenEvent> {
         let file_tool = event
             .tool_name()
@@ -136,6 +140,9 @@ impl PeenEvent {
             EventKind::TurnStart => vec![PeenEvent::Lifecycle("turnStart")],
             EventKind::Stop => vec![PeenEvent::Lifecycle("turnStop")],
             EventKind::TurnCancelled => vec![PeenEvent::Lifecycle("turnCancelled")],
+            EventKind::CompactBefore | EventKind::CompactAfter if under_budget(event).is_some() => {
+                Vec::new()
+            }
             EventKind::CompactBefore if summarize => vec![PeenEvent::Lifecycle("preCompact")],
             EventKind::CompactAfter if summarize => vec![PeenEvent::Lifecycle("postCompact")],
             EventKind::ToolBefore => tool(
@@ -190,6 +197,114 @@ impl PeenEvent {
             )
         )
     }
+}
+
+/// The estimated and budget tokens of a compaction event whose figures show
+/// the round under budget (the estimate at most the budget). Peen runs
+/// neither compaction hook for such a round. Without both figures the
+/// round counts as over budget, as a harness sends compaction events only
+/// when it compacts.
+pub fn under_budget(event: &Event) -> Option<(u64, u64)> {
+    if !matches!(
+        event.event,
+        EventKind::CompactBefore | EventKind::CompactAfter
+    ) {
+        return None;
+    }
+    let c = event.compaction.as_ref()?;
+    let (estimated, budget) = (c.estimated_tokens?, c.budget_tokens?);
+    (estimated <= budget).then_some((estimated, budget))
+}
+
+/// The session-state key that records a session's first turn: the turn's
+/// id as a string, or `true` when the turn had no id.
+pub const FIRST_TURN_KEY: &str = "peen.first_turn";
+
+/// The peen events `event` fires in `session`, with warnings for the
+/// outcome. On top of [`PeenEvent::fired_by`], `sessionStart` runs only on
+/// the first turn a session ever runs: every event of a turn (all but
+/// `user_prompt`, whose `preUserMessage` comes before `sessionStart`)
+/// records the session's first turn in its state, and a `session_start`
+/// of a later turn fires nothing. A `session_start` of the recorded turn
+/// itself (a retry) still fires, and the restart journal reuses its
+/// result. `handled` says whether any group handles an event; warnings
+/// are given only for events some group handles. `turn` is the event's
+/// turn (its `turn_id`, `request_id` or `id`).
+pub fn select(
+    event: &Event,
+    summarize: bool,
+    session: &Session,
+    turn: Option<&str>,
+    handled: impl Fn(&PeenEvent) -> bool,
+) -> (Vec<PeenEvent>, Vec<String>) {
+    let mut warnings = Vec::new();
+    let compaction = [
+        PeenEvent::Lifecycle("preCompact"),
+        PeenEvent::Lifecycle("postCompact"),
+    ];
+    if summarize
+        && let Some((estimated, budget)) = under_budget(event)
+        && compaction.iter().any(&handled)
+    {
+        let round = event
+            .compaction
+            .as_ref()
+            .and_then(|c| c.round)
+            .map(|r| format!(" {r}"))
+            .unwrap_or_default();
+        warnings.push(format!(
+            "peen: compaction round{round} is under budget ({estimated} estimated tokens, budget {budget}); neither preCompact nor postCompact runs"
+        ));
+    }
+    let mut events = PeenEvent::fired_by(event, summarize);
+    if events.is_empty() || event.event == EventKind::UserPrompt || session.id().is_none() {
+        return (events, warnings);
+    }
+    let this_turn = || turn.map_or(Value::Bool(true), |t| Value::String(t.to_owned()));
+    let first = match session.snapshot() {
+        Ok(state) => state.values.get(FIRST_TURN_KEY).cloned(),
+        Err(e) => {
+            if events.iter().any(&handled) {
+                warnings.push(format!(
+                    "peen: cannot read the session state to tell whether this is the session's first turn: {e}"
+                ));
+            }
+            return (events, warnings);
+        }
+    };
+    match first {
+        None => {
+            if let Err(e) = session.update(|s| {
+                s.values
+                    .entry(FIRST_TURN_KEY.to_owned())
+                    .or_insert_with(this_turn);
+            }) && events.iter().any(&handled)
+            {
+                warnings.push(format!(
+                    "peen: cannot record the session's first turn in its state: {e}"
+                ));
+            }
+        }
+        Some(first) if event.event == EventKind::SessionStart => {
+            let same_turn = matches!((&first, turn), (Value::String(f), Some(t)) if f == t);
+            if !same_turn {
+                let start = PeenEvent::Lifecycle("sessionStart");
+                if handled(&start) {
+                    let which = match &first {
+                        Value::String(t) => format!(" (first turn `{t}`)"),
+                        _ => String::new(),
+                    };
+                    warnings.push(format!(
+                        "peen: sessionStart did not run: it runs only on the first turn a session ever runs, and session `{}` already had turns{which}",
+                        session.id().unwrap_or_default()
+                    ));
+                }
+                events.retain(|e| *e != start);
+            }
+        }
+        Some(_) => {}
+    }
+    (events, warnings)
 }
 
 impl fmt::Display for PeenEvent {

@@ -113,6 +113,13 @@ fn not_fired_for(pe: &PeenEvent, event: &Event, summarize: bool, general: &str) 
         {
             "compaction events fire only with PEEN_COMPACTION_MODE=summarize".to_owned()
         }
+        PeenEvent::Lifecycle("preCompact" | "postCompact")
+            if let Some((estimated, budget)) = super::events::under_budget(event) =>
+        {
+            format!(
+                "the round is under budget ({estimated} estimated tokens, budget {budget}): neither compaction hook runs"
+            )
+        }
         PeenEvent::Lifecycle("sessionStart") if event.event == EventKind::SessionStart => {
             "sessionStart runs only on a session's first turn (source `startup`)".to_owned()
         }

@@ -1,10 +1,12 @@
 //! What peen hooks see: the event input, the affected paths, and the JSON
 //! a `command` action reads on stdin.
 
+use std::borrow::Cow;
 use std::path::{Path, PathBuf};
 
 use serde_json::{Map, Value, json};
 
+use crate::dialect::payload::JsonObject;
 use crate::event::Event;
 
 use super::events::{FILE_TOOLS, PeenEvent, Phase};
@@ -12,7 +14,7 @@ use crate::config::normalize;
 
 /// The input of an event: the tool's arguments on tool events, else the
 /// lifecycle event's own object as the spec tables it.
-pub fn event_input(pe: &PeenEvent, event: &Event, workspace: &Path) -> Value {
+pub fn event_input<'a>(pe: &PeenEvent, event: &'a Event, workspace: &Path) -> Cow<'a, Value> {
     let ws = Value::from(workspace.to_string_lossy());
     let mut obj = Map::new();
     let mut put = |k: &str, v: Option<Value>| {
@@ -23,7 +25,10 @@ pub fn event_input(pe: &PeenEvent, event: &Event, workspace: &Path) -> Value {
     let c = event.compaction.clone().unwrap_or_default();
     match pe {
         PeenEvent::Tool(_) | PeenEvent::FileTool(..) => {
-            return event.tool.as_ref().map_or(Value::Null, |t| t.input.clone());
+            return event
+                .tool
+                .as_ref()
+                .map_or(Cow::Owned(Value::Null), |t| Cow::Borrowed(&t.input));
         }
         PeenEvent::Lifecycle("preUserMessage" | "postUserMessage") => {
             put(
@@ -66,7 +71,7 @@ pub fn event_input(pe: &PeenEvent, event: &Event, workspace: &Path) -> Value {
         }
         PeenEvent::Lifecycle(_) => {}
     }
-    Value::Object(obj)
+    Cow::Owned(Value::Object(obj))
 }
 
 /// The paths a tool call affects, absolute and normalized: `path` of file
@@ -160,14 +165,15 @@ pub struct CommandInput<'a> {
     pub state_dir: Option<&'a Path>,
 }
 
-impl CommandInput<'_> {
-    /// The JSON object.
-    pub fn to_json(&self) -> Value {
+impl<'a> CommandInput<'a> {
+    /// The JSON object. The input and the tool result are borrowed, not
+    /// copied.
+    pub fn to_json(&self) -> JsonObject<'a> {
         let e = self.event;
-        let mut m = Map::new();
-        let mut put = |k: &str, v: Option<Value>| {
+        let mut m = JsonObject::new();
+        let mut put = |k: &'static str, v: Option<Value>| {
             if let Some(v) = v {
-                m.insert(k.to_owned(), v);
+                m.insert(k, Cow::Owned(v));
             }
         };
         let s = |o: &Option<String>| o.clone().filter(|v| !v.is_empty()).map(Value::from);
@@ -200,15 +206,22 @@ impl CommandInput<'_> {
             );
         }
         if !self.input.is_null() {
-            put("input", Some(self.input.clone()));
+            m.insert("input", Cow::Borrowed(self.input));
         }
         let phase = match self.pe {
             PeenEvent::Tool(p) | PeenEvent::FileTool(p, _) => Some(*p),
             PeenEvent::Lifecycle(_) => None,
         };
-        if matches!(phase, Some(Phase::Post)) {
-            put("result", tool.and_then(|t| t.output.clone()));
+        if matches!(phase, Some(Phase::Post))
+            && let Some(output) = tool.and_then(|t| t.output.as_ref())
+        {
+            m.insert("result", output.get());
         }
+        let mut put = |k: &'static str, v: Option<Value>| {
+            if let Some(v) = v {
+                m.insert(k, Cow::Owned(v));
+            }
+        };
         if matches!(phase, Some(Phase::Failure))
             || (matches!(phase, Some(Phase::Post))
                 && e.event == crate::event::EventKind::ToolFailure)
@@ -223,7 +236,7 @@ impl CommandInput<'_> {
             "contextTokens",
             Some(Value::from(e.context_tokens.unwrap_or(0))),
         );
-        Value::Object(m)
+        m
     }
 }
 

@@ -9,6 +9,7 @@
 //! - a failed hook is skipped, the model is told, and it never blocks;
 //! - Stop continuations are capped by `stop_hook_max_continuations`.
 
+use std::borrow::Cow;
 use std::ffi::OsString;
 use std::path::PathBuf;
 
@@ -28,6 +29,7 @@ use super::judge::{Answer, MAX_STDERR, MAX_STDOUT, Verdict, judge};
 use super::load::Hook;
 use super::notice::{self, MODEL_TEXT_CAP, notice};
 use super::{DIALECT, Poolside};
+use crate::dialect::payload::Json;
 
 /// The session key of the consecutive-continuation counter.
 pub const CONTINUATIONS_KEY: &str = "poolside.stop_continuations";
@@ -38,7 +40,7 @@ const SHELL: &str = "/bin/sh";
 /// The state of one dispatch as hooks run.
 struct Fold<'a> {
     event: PoolEvent,
-    now: Threaded,
+    now: Threaded<'a>,
     continuing: Vec<String>,
     continuation_texts: Vec<String>,
     output_rewriters: Vec<String>,
@@ -96,7 +98,7 @@ async fn run_one(
         record.message = Some(why);
         return record;
     }
-    let stdin = serde_json::to_vec(&payload(pe, event, cx.event_id, &fold.now)).unwrap_or_default();
+    let stdin = crate::dialect::payload::to_bytes(&payload(pe, event, cx.event_id, &fold.now));
     let cmd = HookCommand {
         program: Program::Shell {
             shell: PathBuf::from(SHELL),
@@ -158,7 +160,7 @@ impl Fold<'_> {
                 match cx.validator.validate(self.tool, &input) {
                     Ok(()) => {
                         let shown = serde_json::to_string(&input).unwrap_or_default();
-                        self.now.tool_input = input;
+                        self.now.tool_input = Cow::Owned(input);
                         self.out.notices.push(notice(
                             NoticeKind::Rewrite,
                             label,
@@ -178,7 +180,7 @@ impl Fold<'_> {
         if let Some(text) = a.tool_output {
             match text {
                 Ok(t) => {
-                    self.now.tool_output = Value::String(t);
+                    self.now.tool_output = Json::Value(Cow::Owned(Value::String(t)));
                     self.output_rewriters.push(label.to_owned());
                 }
                 Err(why) => self.reject(label, "updated_tool_output", &why, record),
@@ -271,7 +273,7 @@ impl Fold<'_> {
 
     fn finish(
         mut self,
-        original: &Threaded,
+        original: &Threaded<'_>,
         max_continuations: Option<u32>,
         cx: &DispatchContext<'_>,
     ) -> Outcome {
@@ -285,13 +287,10 @@ impl Fold<'_> {
             PoolEvent::PreToolUse
                 if !self.out.is_denied() && self.now.tool_input != original.tool_input =>
             {
-                self.out.tool_input = Some(self.now.tool_input.clone());
+                self.out.tool_input = Some(self.now.tool_input.clone().into_owned());
             }
             PoolEvent::PostToolUse if !self.output_rewriters.is_empty() => {
-                let text = match &self.now.tool_output {
-                    Value::String(s) => s.clone(),
-                    other => other.to_string(),
-                };
+                let text = self.now.tool_output.to_text();
                 let mut shown = cap(&text, MODEL_TEXT_CAP);
                 for label in &self.output_rewriters {
                     shown.push('\n');

@@ -1,9 +1,11 @@
 //! Poolside's six events, their names, and the payload each hook reads.
 
+use std::borrow::Cow;
 use std::fmt;
 
-use serde_json::{Map, Value};
+use serde_json::Value;
 
+use crate::dialect::payload::{Json, JsonObject};
 use crate::event::{Event, EventKind};
 
 /// The `hook_api_version` written in every payload.
@@ -94,35 +96,53 @@ impl fmt::Display for PoolEvent {
     }
 }
 
-/// The values that thread from hook to hook within one event.
+/// The values that thread from hook to hook within one event. They borrow
+/// the event's values until a hook rewrites them, so a large tool input or
+/// output is not copied.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Threaded {
+pub struct Threaded<'a> {
     /// The tool input (PreToolUse rewrites it).
-    pub tool_input: Value,
-    /// The tool output (PostToolUse rewrites it).
-    pub tool_output: Value,
+    pub tool_input: Cow<'a, Value>,
+    /// The tool output (PostToolUse rewrites it), kept as the event's
+    /// JSON text until a hook rewrites it.
+    pub tool_output: Json<'a>,
     /// The prompt (UserPromptSubmit rewrites it).
     pub prompt: Option<String>,
 }
 
-impl Threaded {
+const NULL: Value = Value::Null;
+
+impl<'a> Threaded<'a> {
     /// The starting values, taken from the event.
-    pub fn from_event(event: &Event) -> Threaded {
+    pub fn from_event(event: &'a Event) -> Threaded<'a> {
         let tool = event.tool.as_ref();
         Threaded {
-            tool_input: tool.map_or(Value::Null, |t| t.input.clone()),
-            tool_output: tool.and_then(|t| t.result()).unwrap_or(Value::Null),
+            tool_input: tool.map_or(Cow::Borrowed(&NULL), |t| Cow::Borrowed(&t.input)),
+            tool_output: match tool {
+                Some(t) => match (&t.output, &t.error) {
+                    (Some(o), _) => Json::Raw(o.get()),
+                    (None, Some(e)) => Json::Value(Cow::Owned(Value::String(e.clone()))),
+                    (None, None) => Json::Value(Cow::Borrowed(&NULL)),
+                },
+                None => Json::Value(Cow::Borrowed(&NULL)),
+            },
             prompt: event.prompt.clone(),
         }
     }
 }
 
 /// Builds the JSON object a hook reads on stdin: the envelope, then the
-/// event's own fields, exactly as poolside documents them.
-pub fn payload(pe: PoolEvent, event: &Event, event_id: &str, now: &Threaded) -> Value {
-    let mut m = Map::new();
-    let mut put = |k: &str, v: Value| {
-        m.insert(k.to_owned(), v);
+/// event's own fields, exactly as poolside documents them. The tool input
+/// and output are borrowed, not copied.
+pub fn payload<'a>(
+    pe: PoolEvent,
+    event: &'a Event,
+    event_id: &'a str,
+    now: &'a Threaded<'a>,
+) -> JsonObject<'a> {
+    let mut m = JsonObject::new();
+    let mut put = |k: &'static str, v: Value| {
+        m.insert(k, Cow::Owned(v));
     };
     put("hook_api_version", Value::from(HOOK_API_VERSION));
     put("hook_event_name", Value::from(pe.as_str()));
@@ -143,10 +163,13 @@ pub fn payload(pe: PoolEvent, event: &Event, event_id: &str, now: &Threaded) -> 
                 "tool_name",
                 Value::from(tool.map_or("", |t| t.name.as_str())),
             );
-            put("tool_input", now.tool_input.clone());
+            m.insert("tool_input", Cow::Borrowed(now.tool_input.as_ref()));
             if pe == PoolEvent::PostToolUse {
-                put("tool_output", now.tool_output.clone());
+                m.insert("tool_output", now.tool_output.clone());
             }
+            let mut put = |k: &'static str, v: Value| {
+                m.insert(k, Cow::Owned(v));
+            };
             if let Some(id) = tool.and_then(|t| t.call_id.as_deref()) {
                 put("tool_call_id", Value::from(id));
             }
@@ -173,7 +196,7 @@ pub fn payload(pe: PoolEvent, event: &Event, event_id: &str, now: &Threaded) -> 
             }
         }
     }
-    Value::Object(m)
+    m
 }
 
 #[cfg(test)]

@@ -5,11 +5,12 @@
 //! a tag naming the hook and event, but not the tag's exact shape. latch
 //! writes `<hook name="LABEL" event="EVENT">TEXT</hook>`, with the label and
 //! event escaped, and TEXT capped at 32 KiB. TEXT is the hook's own words
-//! and is kept as written, except that a `</hook` inside it is written
-//! `&lt;/hook` so it cannot close the tag early.
+//! and is kept as written, except that a closing `</hook` inside it, in
+//! any case and with any whitespace around the slash (`</HOOK>`,
+//! `< / hook`), has its `<` written `&lt;` so it cannot close the tag early.
 
 use crate::outcome::{Notice, NoticeKind};
-use crate::text::{cap, escape_markup};
+use crate::text::{cap, escape_markup, neutralize_close_tag};
 
 use super::events::PoolEvent;
 
@@ -22,7 +23,7 @@ pub fn tag(label: &str, event: PoolEvent, text: &str) -> String {
         "<hook name=\"{}\" event=\"{}\">{}</hook>",
         escape_markup(label),
         event.as_str(),
-        cap(text, MODEL_TEXT_CAP).replace("</hook", "&lt;/hook")
+        neutralize_close_tag(&cap(text, MODEL_TEXT_CAP), "hook")
     )
 }
 

@@ -1,0 +1,195 @@
+//! Hook payloads serialized without copying the event's bulky values.
+//!
+//! A 4 MB tool output would otherwise be cloned into each dialect's
+//! payload `Value` before being serialized. A [`JsonObject`] borrows the
+//! event's values (`Cow::Borrowed`) and owns only what it builds, and
+//! [`to_bytes`] serializes into a buffer of the exact size, so a payload
+//! costs its serialized bytes and nothing more.
+
+use std::borrow::Cow;
+use std::io;
+
+use serde::ser::{Serialize, SerializeMap, Serializer};
+use serde_json::Value;
+use serde_json::value::RawValue;
+
+/// One value of a payload: a [`Value`] (borrowed or owned) or JSON text
+/// embedded as it is (a tool's output, see [`crate::event::RawJson`]).
+#[derive(Debug, Clone)]
+pub enum Json<'a> {
+    /// A parsed value.
+    Value(Cow<'a, Value>),
+    /// JSON text, written verbatim.
+    Raw(&'a RawValue),
+}
+
+impl Json<'_> {
+    /// Whether this is `null`, `""`, `{}` or `[]`.
+    pub fn is_empty(&self) -> bool {
+        match self {
+            Json::Value(v) => match v.as_ref() {
+                Value::Null => true,
+                Value::String(s) => s.is_empty(),
+                Value::Object(m) => m.is_empty(),
+                Value::Array(a) => a.is_empty(),
+                _ => false,
+            },
+            Json::Raw(r) => {
+                let t = r.get().trim();
+                let inner = |open: char, close: char| {
+                    t.strip_prefix(open)
+                        .and_then(|t| t.strip_suffix(close))
+                        .is_some_and(|i| i.trim().is_empty())
+                };
+                t == "null" || t == "\"\"" || inner('{', '}') || inner('[', ']')
+            }
+        }
+    }
+
+    /// The text a person or model reads: a string as it is, anything else
+    /// as JSON.
+    pub fn to_text(&self) -> String {
+        match self {
+            Json::Value(v) => match v.as_ref() {
+                Value::String(s) => s.clone(),
+                other => other.to_string(),
+            },
+            Json::Raw(r) => match serde_json::from_str::<String>(r.get()) {
+                Ok(s) => s,
+                Err(_) => r.get().trim().to_owned(),
+            },
+        }
+    }
+}
+
+impl PartialEq for Json<'_> {
+    fn eq(&self, other: &Self) -> bool {
+        match (self, other) {
+            (Json::Value(a), Json::Value(b)) => a == b,
+            (Json::Raw(a), Json::Raw(b)) => a.get() == b.get(),
+            _ => false,
+        }
+    }
+}
+
+impl<'a> From<Cow<'a, Value>> for Json<'a> {
+    fn from(v: Cow<'a, Value>) -> Self {
+        Json::Value(v)
+    }
+}
+
+impl<'a> From<&'a RawValue> for Json<'a> {
+    fn from(v: &'a RawValue) -> Self {
+        Json::Raw(v)
+    }
+}
+
+impl Serialize for Json<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Json::Value(v) => v.serialize(serializer),
+            Json::Raw(r) => r.serialize(serializer),
+        }
+    }
+}
+
+/// A JSON object whose values may be borrowed; keys keep insertion order.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct JsonObject<'a> {
+    entries: Vec<(Cow<'a, str>, Json<'a>)>,
+}
+
+impl<'a> JsonObject<'a> {
+    /// An empty object.
+    pub fn new() -> Self {
+        JsonObject::default()
+    }
+
+    /// Sets `key` (replacing an earlier value of the same key in place).
+    pub fn insert(&mut self, key: impl Into<Cow<'a, str>>, value: impl Into<Json<'a>>) {
+        let (key, value) = (key.into(), value.into());
+        match self.entries.iter_mut().find(|(k, _)| *k == key) {
+            Some(slot) => slot.1 = value,
+            None => self.entries.push((key, value)),
+        }
+    }
+
+    /// The value of `key`.
+    pub fn get(&self, key: &str) -> Option<&Json<'a>> {
+        self.entries.iter().find(|(k, _)| k == key).map(|(_, v)| v)
+    }
+}
+
+impl Serialize for JsonObject<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_map(Some(self.entries.len()))?;
+        for (k, v) in &self.entries {
+            map.serialize_entry(k.as_ref(), v)?;
+        }
+        map.end()
+    }
+}
+
+/// Counts bytes written.
+struct Counter(usize);
+
+impl io::Write for Counter {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.0 += buf.len();
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+/// `value` as compact JSON in a buffer of exactly its size (a first pass
+/// counts the bytes), so a large payload is never over-allocated by a
+/// growing buffer. Empty if it cannot be serialized.
+pub fn to_bytes(value: &impl Serialize) -> Vec<u8> {
+    let mut counter = Counter(0);
+    if serde_json::to_writer(&mut counter, value).is_err() {
+        return Vec::new();
+    }
+    let mut out = Vec::with_capacity(counter.0);
+    if serde_json::to_writer(&mut out, value).is_err() {
+        return Vec::new();
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn serializes_in_order_with_borrowed_values() {
+        let big = Value::from("x".repeat(100));
+        let mut o = JsonObject::new();
+        o.insert("b", Cow::Owned(Value::from(1)));
+        o.insert("a", Cow::Borrowed(&big));
+        o.insert("b", Cow::Owned(Value::from(2)));
+        let bytes = to_bytes(&o);
+        assert_eq!(bytes.capacity(), bytes.len());
+        assert_eq!(
+            String::from_utf8(bytes).unwrap(),
+            format!("{{\"b\":2,\"a\":\"{}\"}}", "x".repeat(100))
+        );
+        assert_eq!(o.get("a"), Some(&Json::Value(Cow::Borrowed(&big))));
+    }
+
+    #[test]
+    fn raw_json_is_embedded_verbatim_and_judged_empty_by_its_value() {
+        let raw = RawValue::from_string("[ 1,2 ]".to_owned()).unwrap();
+        let mut o = JsonObject::new();
+        o.insert("r", raw.as_ref());
+        assert_eq!(to_bytes(&o), b"{\"r\":[ 1,2 ]}");
+        for empty in ["null", "\"\"", "{ }", "[]", "[\n]"] {
+            let r = RawValue::from_string(empty.to_owned()).unwrap();
+            assert!(Json::Raw(&r).is_empty(), "{empty}");
+        }
+        let r = RawValue::from_string("\"a\\nb\"".to_owned()).unwrap();
+        assert!(!Json::Raw(&r).is_empty());
+        assert_eq!(Json::Raw(&r).to_text(), "a\nb");
+    }
+}
