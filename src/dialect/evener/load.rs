@@ -69,6 +69,8 @@ pub struct Handler {
     pub command_at: Option<Position>,
     /// Reserved and unknown fields, kept as written for diagnostics.
     pub extra: BTreeMap<String, serde_json::Value>,
+    /// Where each key of `extra` is written.
+    pub extra_at: BTreeMap<String, Position>,
 }
 
 /// A matcher as loaded.
@@ -96,6 +98,19 @@ pub struct Group {
     pub handlers: Vec<Handler>,
     /// Where the group was declared.
     pub source: SourceRef,
+    /// Keys of the group other than `matcher` and `hooks` (such as
+    /// `description` or `id`), which latch does not read, and where they are.
+    pub ignored_keys: Vec<(String, Position)>,
+}
+
+/// The keys of a group object latch does not read, and where they are.
+fn ignored_group_keys(g: &Node) -> Vec<(String, Position)> {
+    g.as_map()
+        .unwrap_or(&[])
+        .iter()
+        .map(|(k, _)| (k.scalar_text(), k.position))
+        .filter(|(k, _)| k != "matcher" && k != "hooks")
+        .collect()
 }
 
 /// Loads the hooks configuration rooted at `root` (a whole file, or a
@@ -337,6 +352,7 @@ impl Loader<'_> {
                 matcher_at: g.get("matcher").map(|m| m.position),
                 handlers,
                 source: self.source(g.position),
+                ignored_keys: ignored_group_keys(g),
             });
         }
     }
@@ -411,6 +427,7 @@ impl Loader<'_> {
             _ => &[],
         };
         let mut extra = BTreeMap::new();
+        let mut extra_at = BTreeMap::new();
         for (k, v) in fields {
             let key = k.scalar_text();
             if RESERVED_FIELDS.contains(&key.as_str())
@@ -424,6 +441,7 @@ impl Loader<'_> {
                     k.position,
                 )
                 .event = Some(ev.to_owned());
+                extra_at.insert(key.clone(), k.position);
                 extra.insert(key, v.to_json());
             } else if !COMMON_FIELDS.contains(&key.as_str()) && !type_fields.contains(&key.as_str())
             {
@@ -436,6 +454,7 @@ impl Loader<'_> {
                     k.position,
                 )
                 .event = Some(ev.to_owned());
+                extra_at.insert(key.clone(), k.position);
                 extra.insert(key, v.to_json());
             }
         }
@@ -486,6 +505,7 @@ impl Loader<'_> {
             command_at: h.get("command").map(|c| c.position),
             source: self.source(h.position),
             extra,
+            extra_at,
         })
     }
 
