@@ -569,3 +569,36 @@ fn variables_the_target_does_not_set_are_reported() {
         "5:9"
     );
 }
+
+#[test]
+fn the_docs_plugin_example_is_real_output() {
+    let docs =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/convert.md")).unwrap();
+    let between = |a: &str, b: &str| -> String {
+        let start = docs.find(a).unwrap() + a.len();
+        docs[start..start + docs[start..].find(b).unwrap()].to_owned()
+    };
+    let hooks = between(
+        "$ cat plug/hooks/hooks.json\n",
+        "$ cat plug/hooks/check.py\n",
+    );
+    let check = between(
+        "$ cat plug/hooks/check.py\n",
+        "$ latch convert --from evener",
+    );
+    let report = between(
+        "$ latch convert --from evener --to poolside plug > settings.yaml\n",
+        "$ cat settings.yaml\n",
+    );
+    // The plugin example is the last `cat settings.yaml` of the page.
+    let at = docs.rfind("$ cat settings.yaml\n").unwrap() + "$ cat settings.yaml\n".len();
+    let settings = &docs[at..at + docs[at..].find("```").unwrap()];
+    let d = tempfile::tempdir().unwrap();
+    write(d.path(), "plug/hooks/hooks.json", &hooks);
+    write(d.path(), "plug/hooks/check.py", &check);
+    let dir = crate::util_canonical(d.path());
+    let (yaml, got) = convert("evener", "poolside", &dir.join("plug"));
+    let dir = dir.to_str().unwrap();
+    assert_eq!(got.replace(dir, "/tmp/demo"), report);
+    assert_eq!(yaml.replace(dir, "/tmp/demo"), settings);
+}

@@ -355,8 +355,8 @@ fn evener_handlers_are_told_apart_by_their_command_and_ignored_keys_are_named() 
     let event: Value = serde_json::from_str(TOOL_EVENT).unwrap();
     let got = labels(&explain(d.path(), &event, &flags));
     let group = [
-        "description (group keys, not read)",
-        "id (group keys, not read)",
+        "description (group key: not read)",
+        "id (group key: not read)",
     ];
     let with = |extra: &[&str]| -> Vec<String> {
         group.iter().chain(extra).map(|s| (*s).to_owned()).collect()
@@ -416,7 +416,7 @@ fn evener_handlers_are_told_apart_by_their_command_and_ignored_keys_are_named() 
                 file.display()
             ),
             "       matcher `Bash` (exact name) matches tool `Bash` (the Claude name of `shell`)",
-            "       ignored: `description`, `id` (group keys, not read); `if`, `statusMessage` (reserved: parsed, no effect yet)",
+            "       ignored: `description`, `id` (group key: not read); `if`, `statusMessage` (reserved: parsed, no effect yet)",
         ]
     );
 }
@@ -457,4 +457,31 @@ fn unnamed_poolside_hooks_and_peen_actions_are_told_apart_by_what_they_run() {
             ("preToolUse-1/named".into(), None),
         ]
     );
+}
+
+#[test]
+fn the_docs_example_with_poolside_and_evener_is_real_output() {
+    let root = env!("CARGO_MANIFEST_DIR");
+    let docs = std::fs::read_to_string(format!("{root}/docs/explain.md")).unwrap();
+    let cmd = "$ latch explain examples/poolside/events/shell-sudo.json --project examples/poolside --home /nonexistent --plugin-dir examples/evener/guard-plugin\n";
+    let start = docs.find(cmd).unwrap() + cmd.len();
+    let end = start + docs[start..].find("$ echo $?").unwrap();
+    let out = latch()
+        .current_dir(root)
+        .args([
+            "explain",
+            "examples/poolside/events/shell-sudo.json",
+            "--project",
+            "examples/poolside",
+            "--home",
+            "/nonexistent",
+            "--plugin-dir",
+            "examples/evener/guard-plugin",
+        ])
+        .env_remove("PEEN_CONFIG_DIR")
+        .env_remove("PEEN_COMPACTION_MODE")
+        .output()
+        .unwrap();
+    let text = String::from_utf8(out.stdout).unwrap().replace(root, "…");
+    assert_eq!(text, &docs[start..end]);
 }

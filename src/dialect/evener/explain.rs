@@ -101,7 +101,9 @@ fn summary(handler: &Handler) -> String {
             short_command(&words.join(" "))
         }
         // An unusable shell: the command is still what identifies it.
-        HandlerKind::Command(Err(_)) => "command (cannot run)".to_owned(),
+        HandlerKind::Command(Err(_)) => {
+            short_command(handler.command_text.as_deref().unwrap_or(""))
+        }
         HandlerKind::Prompt { prompt, .. } => format!("prompt: {}", excerpt(prompt)),
         HandlerKind::Unsupported(t) => format!("{t} handler"),
     }
@@ -121,7 +123,7 @@ fn ignored(group: &Group, handler: &Handler) -> Vec<IgnoredKey> {
                 *at,
                 IgnoredKey {
                     key: k.clone(),
-                    why: "group keys, not read".to_owned(),
+                    why: "group key: not read".to_owned(),
                 },
             )
         })

@@ -67,6 +67,9 @@ pub struct Handler {
     pub source: SourceRef,
     /// Where its `command` is written, for command handlers.
     pub command_at: Option<Position>,
+    /// Its `command` as written, for command handlers (also when it cannot
+    /// run), to tell handlers apart.
+    pub command_text: Option<String>,
     /// Reserved and unknown fields, kept as written for diagnostics.
     pub extra: BTreeMap<String, serde_json::Value>,
     /// Where each key of `extra` is written.
@@ -503,6 +506,7 @@ impl Loader<'_> {
             kind,
             timeout,
             command_at: h.get("command").map(|c| c.position),
+            command_text: h.get("command").and_then(Node::as_str).map(str::to_owned),
             source: self.source(h.position),
             extra,
             extra_at,
