@@ -121,14 +121,13 @@ pub fn file_reads<'a>(
     names: &[&str],
 ) -> Vec<EnvRead> {
     let mut out = Vec::new();
-    let mut seen: Vec<PathBuf> = Vec::new();
+    let mut seen: std::collections::HashSet<PathBuf> = std::collections::HashSet::new();
     for w in words {
         let w = w.trim_matches(|c| c == '"' || c == '\'');
         let path = Path::new(w);
-        if !path.is_absolute() || !path.starts_with(root) || seen.iter().any(|p| p == path) {
+        if !path.is_absolute() || !path.starts_with(root) || !seen.insert(path.to_path_buf()) {
             continue;
         }
-        seen.push(path.to_path_buf());
         // Only a regular file, and only so much of it: never a FIFO or a device.
         let Ok(text) = crate::config::read_bounded_text(path, MAX_SCANNED_FILE) else {
             continue;

@@ -13,6 +13,8 @@
 //! `>(…)`, other `${…}` forms, and the constructs latch does not look
 //! into: parentheses, braces, here-documents, backquotes and `$((…))`.
 
+use std::collections::HashSet;
+
 /// Words that bash understands and POSIX `sh` does not (or differently).
 const BASH_WORDS: [&str; 22] = [
     "[[",
@@ -92,13 +94,15 @@ pub fn scan(script: &str) -> ScriptUse {
     s.run(None);
     s.end_word();
     s.check_words();
-    let assigned = s.assigned.clone();
+    // Sets, not lists: a script with many variables costs linear time.
+    let assigned: HashSet<String> = std::mem::take(&mut s.assigned).into_iter().collect();
+    let mut seen: HashSet<String> = HashSet::new();
     let mut reads: Vec<String> = Vec::new();
     for r in s.reads {
         if !assigned.contains(&r)
             && !SHELL_VARIABLES.contains(&r.as_str())
             && !BASH_VARIABLES.contains(&r.as_str())
-            && !reads.contains(&r)
+            && seen.insert(r.clone())
         {
             reads.push(r);
         }
@@ -459,6 +463,15 @@ mod tests {
         ] {
             assert_eq!(bash(s).as_deref(), Some(what), "{s}");
         }
+    }
+
+    #[test]
+    fn many_variables_cost_linear_time() {
+        let script: String = (0..200_000).map(|i| format!("$v{i} v{i}=1 ")).collect();
+        let started = std::time::Instant::now();
+        assert!(scan(&script).reads.is_empty());
+        // A generous hang guard, not a timing assertion: quadratic is minutes.
+        assert!(started.elapsed() < std::time::Duration::from_secs(20));
     }
 
     #[test]
