@@ -12,9 +12,14 @@ pub struct Explanation {
     pub dialect: String,
     /// The event it is declared for, in the dialect's spelling.
     pub event: String,
-    /// Its label (poolside: name or command file; evener: plugin; peen:
-    /// `group/action`).
+    /// Its label, as `latch fire` names it in run records (poolside: name
+    /// or command file; evener: plugin; peen: `group/action`).
     pub hook: String,
+    /// What it runs, shortened, when the label alone does not tell hooks
+    /// apart: every evener handler, unnamed poolside hooks and unnamed peen
+    /// actions. See [`short_command`] and [`excerpt`].
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub summary: Option<String>,
     /// Where it was declared.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub source: Option<SourceRef>,
@@ -22,6 +27,18 @@ pub struct Explanation {
     pub runs: bool,
     /// Why it would run, or why not.
     pub reason: String,
+    /// Configuration keys of this hook latch reads but does not act on.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub ignored: Vec<IgnoredKey>,
+}
+
+/// A configuration key of a hook that has no effect in latch.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct IgnoredKey {
+    /// The key as written.
+    pub key: String,
+    /// Why it has no effect.
+    pub why: String,
 }
 
 impl Explanation {
@@ -41,8 +58,70 @@ impl Explanation {
             source,
             runs,
             reason: reason.into(),
+            summary: None,
+            ignored: Vec::new(),
         }
     }
+
+    /// With a summary of what the hook runs (an empty one is left out).
+    pub fn with_summary(mut self, summary: Option<String>) -> Self {
+        self.summary = summary.filter(|s| !s.is_empty() && *s != self.hook);
+        self
+    }
+
+    /// With the keys that have no effect.
+    pub fn with_ignored(mut self, ignored: Vec<IgnoredKey>) -> Self {
+        self.ignored = ignored;
+        self
+    }
+}
+
+/// How many characters a summary keeps before its ellipsis.
+pub const SUMMARY_CHARS: usize = 48;
+
+/// A shell command, shortened to tell hooks apart: whitespace collapsed,
+/// every plain path word (no quotes or shell operators inside, after one
+/// pair of surrounding quotes is removed) replaced by its file name, and
+/// cut to [`SUMMARY_CHARS`] characters with `…`.
+/// `python3 "${CLAUDE_PLUGIN_ROOT}/hooks/check.py" --strict` becomes
+/// `python3 check.py --strict`.
+pub fn short_command(command: &str) -> String {
+    let words: Vec<String> = command.split_whitespace().map(short_word).collect();
+    excerpt(&words.join(" "))
+}
+
+fn short_word(word: &str) -> String {
+    let inner = ['"', '\'']
+        .iter()
+        .find_map(|q| {
+            word.strip_prefix(*q)
+                .and_then(|w| w.strip_suffix(*q))
+                .filter(|w| !w.is_empty())
+        })
+        .unwrap_or(word);
+    let plain = inner.contains('/')
+        && !inner
+            .chars()
+            .any(|c| "<>|&;()'\"`\\ ".contains(c) || c.is_control());
+    match inner.rsplit('/').next() {
+        Some(name) if plain && !name.is_empty() => name.to_owned(),
+        _ => word.to_owned(),
+    }
+}
+
+/// Text cut to [`SUMMARY_CHARS`] characters, whitespace collapsed, with
+/// `…` when cut (at the last space when there is one late enough).
+pub fn excerpt(text: &str) -> String {
+    let text = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    if text.chars().count() <= SUMMARY_CHARS {
+        return text;
+    }
+    let cut: String = text.chars().take(SUMMARY_CHARS).collect();
+    let cut = match cut.rfind(' ') {
+        Some(i) if i >= SUMMARY_CHARS / 2 => &cut[..i],
+        _ => cut.as_str(),
+    };
+    format!("{}…", cut.trim_end())
 }
 
 /// Puts the hooks that would run first, in their run order, then the rest
@@ -51,4 +130,35 @@ impl Explanation {
 pub fn run_order_first(mut list: Vec<Explanation>) -> Vec<Explanation> {
     list.sort_by_key(|e| !e.runs);
     list
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn commands_shorten_to_their_file_names_and_first_words() {
+        assert_eq!(
+            short_command("python3 \"${CLAUDE_PLUGIN_ROOT}/hooks/check.py\" --strict"),
+            "python3 check.py --strict"
+        );
+        assert_eq!(short_command("/a/b/block-sudo.sh"), "block-sudo.sh");
+        assert_eq!(short_command("cat 2>/dev/null"), "cat 2>/dev/null");
+        assert_eq!(
+            short_command("jq -r '.tool_input.command' | grep -q 'rm -rf' && exit 2 || exit 0"),
+            "jq -r '.tool_input.command' | grep -q 'rm -rf'…"
+        );
+        assert_eq!(short_command("  a\n  b  "), "a b");
+    }
+
+    #[test]
+    fn excerpts_cut_at_a_word_boundary() {
+        let long = "Decide whether the command $TOOL_INPUT deletes files outside the project.";
+        assert_eq!(
+            excerpt(long),
+            "Decide whether the command $TOOL_INPUT deletes…"
+        );
+        assert_eq!(excerpt(&"x".repeat(60)), format!("{}…", "x".repeat(48)));
+        assert_eq!(excerpt("short"), "short");
+    }
 }

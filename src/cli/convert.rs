@@ -88,7 +88,19 @@ pub fn run(args: ConvertArgs) -> u8 {
         DialectName::Peen => to_peen(&rules),
     };
     notes.extend(more);
-    let mut all = load;
+    // A load warning or note at the place of a report entry says the same
+    // thing less precisely (`"if" is parsed but reserved` where the report
+    // says it is dropped): the report entry stays.
+    let mut all: Vec<latch::Diagnostic> = load
+        .into_iter()
+        .filter(|d| {
+            d.severity == latch::Severity::Error
+                || d.position.is_none()
+                || !notes
+                    .iter()
+                    .any(|n| n.position == d.position && n.file == d.file)
+        })
+        .collect();
     all.extend(notes);
     if rules.is_empty() && all.is_empty() {
         all.push(latch::Diagnostic::error("no hooks found to convert").in_file(&path));

@@ -80,8 +80,32 @@ fn text(out: &mut impl Write, event: &latch::Event, all: &[Explanation]) -> io::
             .map(|s| format!("  {s}"))
             .unwrap_or_default();
         let event = if e.event.is_empty() { "-" } else { &e.event };
-        writeln!(out, "  {mark} {} {event} {}{place}", e.dialect, e.hook)?;
+        let summary = e
+            .summary
+            .as_ref()
+            .map(|s| format!(" `{s}`"))
+            .unwrap_or_default();
+        writeln!(
+            out,
+            "  {mark} {} {event} {}{summary}{place}",
+            e.dialect, e.hook
+        )?;
         writeln!(out, "       {}", e.reason)?;
+        if !e.ignored.is_empty() {
+            // Keys that share a reason are listed together, in order.
+            let mut parts: Vec<(&str, Vec<String>)> = Vec::new();
+            for k in &e.ignored {
+                match parts.iter_mut().find(|(why, _)| *why == k.why) {
+                    Some((_, keys)) => keys.push(format!("`{}`", k.key)),
+                    None => parts.push((&k.why, vec![format!("`{}`", k.key)])),
+                }
+            }
+            let parts: Vec<String> = parts
+                .iter()
+                .map(|(why, keys)| format!("{} ({why})", keys.join(", ")))
+                .collect();
+            writeln!(out, "       ignored: {}", parts.join("; "))?;
+        }
     }
     Ok(())
 }

@@ -6,14 +6,17 @@
 //! Each dialect's loaded configuration is read into neutral [`Rule`]s, then
 //! written out in the target's syntax.
 
+mod env;
 mod read;
+pub mod shell;
 mod write;
 
 use std::time::Duration;
 
-use crate::diag::{Diagnostic, SourceRef};
+use crate::diag::{Diagnostic, Position, SourceRef};
 use crate::event::EventKind;
 
+pub use env::EnvRead;
 pub use read::{from_evener, from_peen, from_poolside};
 pub use write::{to_evener, to_peen, to_poolside};
 
@@ -55,6 +58,11 @@ pub struct Rule {
     pub name: Option<String>,
     /// Where it was declared.
     pub source: SourceRef,
+    /// Where its command is written, if it has one.
+    pub command_at: Option<Position>,
+    /// The environment variables it reads (its script, and the files it
+    /// runs from its plugin), to check against what the target sets.
+    pub reads: Vec<EnvRead>,
     /// The dialect it came from.
     pub origin: Side,
 }

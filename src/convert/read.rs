@@ -8,7 +8,18 @@ use crate::dialect::poolside::{PoolEvent, Poolside};
 use crate::matcher::NameMatcher;
 use crate::run::Program;
 
+use super::env::{EVENER_SETS, EnvRead, expand_bare_root, file_reads};
+use super::shell::scan;
 use super::{Handler, Rule, Side, Tools, foreign_name, report, to_neutral};
+
+/// The variables a shell script reads, as read from its own text.
+fn script_reads(script: &str) -> Vec<EnvRead> {
+    scan(script)
+        .reads
+        .into_iter()
+        .map(|name| EnvRead { name, via: None })
+        .collect()
+}
 
 /// The tools a matcher selects, or `None` when it can never match in its
 /// own dialect (then converting it must not make it match).
@@ -84,6 +95,8 @@ pub fn from_poolside(cfg: &Poolside) -> (Vec<Rule>, Vec<Diagnostic>) {
                 timeout: Some(hook.timeout),
                 name: hook.name.clone(),
                 source: hook.source.clone(),
+                command_at: hook.command_at,
+                reads: script_reads(&hook.command),
                 origin: Side::Poolside,
             });
         }
@@ -139,22 +152,38 @@ pub fn from_evener(ev: &Evener) -> (Vec<Rule>, Vec<Diagnostic>) {
                     continue;
                 }
             };
+            for (key, at) in &group.ignored_keys {
+                notes.push(
+                    Diagnostic::new(
+                        crate::diag::Severity::Info,
+                        format!("group key `{key}` is dropped (evener does not read it either)"),
+                    )
+                    .in_file(&group.source.file)
+                    .at(Some(*at)),
+                );
+            }
             for h in &group.handlers {
-                let handler = match &h.kind {
+                let (handler, reads) = match &h.kind {
                     HandlerKind::Command(Ok(Program::Shell { script, .. })) => {
                         // The targets set no plugin variables: expand them here.
-                        let script = evener::load::expand_root(script, &plugin.root);
-                        if script.contains("$CLAUDE_") || script.contains("${CLAUDE_") {
-                            notes.push(report(
-                                &h.source,
-                                "the script uses $CLAUDE_* variables, which only evener sets"
-                                    .to_owned(),
-                            ));
-                        }
-                        Handler::Shell(script)
+                        let script = expand_bare_root(
+                            &evener::load::expand_root(script, &plugin.root),
+                            &plugin.root,
+                        );
+                        let mut reads = script_reads(&script);
+                        reads.extend(file_reads(
+                            script.split_whitespace(),
+                            &plugin.root,
+                            &EVENER_SETS,
+                        ));
+                        (Handler::Shell(script), reads)
                     }
                     HandlerKind::Command(Ok(Program::Exec { program, args })) => {
-                        Handler::Exec(program.to_string_lossy().into_owned(), args.clone())
+                        let program = program.to_string_lossy().into_owned();
+                        let words = std::iter::once(program.as_str())
+                            .chain(args.iter().map(String::as_str));
+                        let reads = file_reads(words, &plugin.root, &EVENER_SETS);
+                        (Handler::Exec(program, args.clone()), reads)
                     }
                     HandlerKind::Command(Err(why)) => {
                         notes.push(report(
@@ -178,6 +207,20 @@ pub fn from_evener(ev: &Evener) -> (Vec<Rule>, Vec<Diagnostic>) {
                         continue;
                     }
                 };
+                for (key, at) in &h.extra_at {
+                    let what = if evener::load::RESERVED_FIELDS.contains(&key.as_str()) {
+                        "evener parses it but does not act on it; in Claude Code it has an effect the converted hook loses"
+                    } else {
+                        "an unknown field, without effect in evener"
+                    };
+                    notes.push(report(
+                        &crate::diag::SourceRef {
+                            file: h.source.file.clone(),
+                            position: Some(*at),
+                        },
+                        format!("`{key}` is dropped: the target has no such key ({what})"),
+                    ));
+                }
                 rules.push(Rule {
                     kind,
                     tools: tools.clone(),
@@ -185,6 +228,8 @@ pub fn from_evener(ev: &Evener) -> (Vec<Rule>, Vec<Diagnostic>) {
                     timeout: Some(h.timeout),
                     name: None,
                     source: h.source.clone(),
+                    command_at: h.command_at,
+                    reads,
                     origin: Side::Evener,
                 });
             }
@@ -252,11 +297,20 @@ pub fn from_peen(peen: &Peen) -> (Vec<Rule>, Vec<Diagnostic>) {
                                 format!("{}/{}: in peen a failed command denies here; converted hooks fail open (a failure never blocks)", group.name, action.name),
                             ));
                         }
-                        if !spec.environment.is_empty() || spec.working_dir.is_some() {
+                        for (var, _) in &spec.environment {
                             notes.push(report(
                                 &action.source,
                                 format!(
-                                    "{}/{}: `environment` and `workingDir` are dropped",
+                                    "{}/{}: `environment` entry {var} is dropped: the target cannot set a variable for one hook, so the command does not get ${var}",
+                                    group.name, action.name
+                                ),
+                            ));
+                        }
+                        if let Some(dir) = &spec.working_dir {
+                            notes.push(report(
+                                &action.source,
+                                format!(
+                                    "{}/{}: `workingDir: {dir}` is dropped: the command runs in the target's working directory",
                                     group.name, action.name
                                 ),
                             ));
@@ -289,6 +343,12 @@ pub fn from_peen(peen: &Peen) -> (Vec<Rule>, Vec<Diagnostic>) {
                     timeout,
                     name: Some(group.name.clone()),
                     source: action.source.clone(),
+                    command_at: match &action.kind {
+                        ActionKind::Command(spec) => spec.command_at,
+                        _ => None,
+                    },
+                    // peen runs no shell: its arguments read no variables.
+                    reads: Vec::new(),
                     origin: Side::Peen,
                 });
             }

@@ -12,7 +12,27 @@ use crate::dialect::evener::events::EvEvent;
 use crate::dialect::poolside::PoolEvent;
 use crate::event::EventKind;
 
-use super::{Handler, Rule, Side, Tools, from_neutral, report};
+use super::shell::scan;
+use super::{Handler, Rule, Side, Tools, env, from_neutral, report};
+
+/// A report entry when an evener script (run by bash there) may not run the
+/// same under `/bin/sh`: see [`scan`] for the check.
+fn bash_note(rule: &Rule, target: &str, notes: &mut Vec<Diagnostic>) {
+    let Handler::Shell(script) = &rule.handler else {
+        return;
+    };
+    if rule.origin != Side::Evener {
+        return;
+    }
+    if let Some(what) = scan(script).bash_only {
+        notes.push(report(
+            &rule.source,
+            format!(
+                "this script ran under bash in evener; {target} runs it with /bin/sh, and it uses {what}, which /bin/sh may not run the same way"
+            ),
+        ));
+    }
+}
 
 /// A YAML double-quoted scalar. JSON string syntax is valid YAML, except
 /// that YAML does not allow some characters raw (DEL, C1 controls,
@@ -115,12 +135,8 @@ pub fn to_poolside(rules: &[Rule]) -> (String, Vec<Diagnostic>) {
                 r.clone()
             }
         };
-        if rule.origin == Side::Evener && matches!(rule.handler, Handler::Shell(_)) {
-            notes.push(report(
-                &rule.source,
-                "this script ran under bash in evener; poolside runs it with /bin/sh".to_owned(),
-            ));
-        }
+        bash_note(rule, "poolside", &mut notes);
+        env::notes(rule, Side::Poolside, &mut notes);
         let mut entry = String::new();
         if let Some(name) = &rule.name {
             // A repeated name would replace the earlier hook in poolside.
@@ -212,6 +228,7 @@ pub fn to_evener(rules: &[Rule]) -> (String, Vec<Diagnostic>) {
                 format!("^(?:{r})$")
             }
         };
+        env::notes(rule, Side::Evener, &mut notes);
         let mut handler = match &rule.handler {
             Handler::Exec(p, args) if !args.is_empty() => {
                 json!({"type": "command", "command": p, "args": args})
@@ -281,13 +298,7 @@ pub fn to_peen(rules: &[Rule]) -> (String, Vec<Diagnostic>) {
                 "peen's sessionStart runs only on a session's first turn, not on resume".to_owned(),
             ));
         }
-        if rule.origin == Side::Evener && matches!(rule.handler, Handler::Shell(_)) {
-            notes.push(report(
-                &rule.source,
-                "this script ran under bash in evener; the peen action runs it with /bin/sh"
-                    .to_owned(),
-            ));
-        }
+
         let tools: Vec<Option<String>> = match &rule.tools {
             Tools::Any => vec![None],
             Tools::Names(_) => tool_names(Side::Peen, rule, &mut notes)
@@ -299,6 +310,8 @@ pub fn to_peen(rules: &[Rule]) -> (String, Vec<Diagnostic>) {
                 continue;
             }
         };
+        bash_note(rule, "the peen action", &mut notes);
+        env::notes(rule, Side::Peen, &mut notes);
         let action = match &rule.handler {
             Handler::Deny(reason) => format!("      - type: deny\n        reason: {}\n", q(reason)),
             h => {

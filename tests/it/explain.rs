@@ -99,7 +99,7 @@ fn evener_reasons() {
         got[0],
         (
             true,
-            "pl#0".into(),
+            "pl".into(),
             "matcher `Bash` (exact name) matches tool `Bash` (the Claude name of `shell`)".into()
         )
     );
@@ -107,7 +107,7 @@ fn evener_reasons() {
         got[1],
         (
             false,
-            "pl#1".into(),
+            "pl".into(),
             "handler type `http` is not run yet; the handler is skipped".into()
         )
     );
@@ -239,7 +239,7 @@ fn remaining_reasons() {
     assert!(
         got.contains(&(
             false,
-            "pl#0".into(),
+            "pl".into(),
             "matcher `resume` (exact name) does not match start kind `startup`".into()
         )),
         "{got:?}"
@@ -250,11 +250,11 @@ fn remaining_reasons() {
         &flags,
     ));
     assert!(
-        got.contains(&(false, "pl#0".into(), "matcher `idle` (exact name) does not match the empty target (Notification has no matcher target yet)".into())),
+        got.contains(&(false, "pl".into(), "matcher `idle` (exact name) does not match the empty target (Notification has no matcher target yet)".into())),
         "{got:?}"
     );
     assert!(
-        got.contains(&(true, "pl#0".into(), "matcher `*` (matches everything) matches the empty target (Notification has no matcher target yet); it will fail: shell \"zsh\" is not supported (only \"bash\")".into())),
+        got.contains(&(true, "pl".into(), "matcher `*` (matches everything) matches the empty target (Notification has no matcher target yet); it will fail: shell \"zsh\" is not supported (only \"bash\")".into())),
         "{got:?}"
     );
 
@@ -304,4 +304,184 @@ fn remaining_reasons() {
         got.iter()
             .all(|g| !g.0 && g.2 == "more than 256 groups across all layers: every turn fails")
     );
+}
+
+/// (hook, summary, ignored keys) of each explanation.
+fn labels(list: &[Value]) -> Vec<(String, Option<String>, Vec<String>)> {
+    list.iter()
+        .map(|e| {
+            (
+                e["hook"].as_str().unwrap().to_owned(),
+                e["summary"].as_str().map(str::to_owned),
+                e["ignored"]
+                    .as_array()
+                    .map(|a| {
+                        a.iter()
+                            .map(|k| {
+                                format!(
+                                    "{} ({})",
+                                    k["key"].as_str().unwrap(),
+                                    k["why"].as_str().unwrap()
+                                )
+                            })
+                            .collect()
+                    })
+                    .unwrap_or_default(),
+            )
+        })
+        .collect()
+}
+
+const TOOL_EVENT: &str =
+    r#"{"event":"tool_before","tool":{"name":"shell","input":{"command":"ls"}}}"#;
+
+#[test]
+fn evener_handlers_are_told_apart_by_their_command_and_ignored_keys_are_named() {
+    let d = tempfile::tempdir().unwrap();
+    write(
+        d.path(),
+        "pl/hooks/hooks.json",
+        r#"{"hooks":{"PreToolUse":[
+            {"matcher":"Bash","description":"guards","id":"g1","hooks":[
+              {"type":"command","command":"python3 \"${CLAUDE_PLUGIN_ROOT}/hooks/check.py\" --strict","if":"Bash(git *)","statusMessage":"checking"},
+              {"type":"command","command":"jq -r '.tool_input.command' | grep -q 'rm -rf' && exit 2 || exit 0","async":true},
+              {"type":"command","command":"${CLAUDE_PLUGIN_ROOT}/bin/lint","args":["--fix","x"],"asyncRewake":true,"retries":3},
+              {"type":"prompt","prompt":"Decide whether the command $TOOL_INPUT deletes files outside the project.","once":true},
+              {"type":"http","url":"http://localhost:1/"}
+            ]}]}}"#,
+    );
+    let pl = d.path().join("pl");
+    let flags = ["--plugin-dir", pl.to_str().unwrap()];
+    let event: Value = serde_json::from_str(TOOL_EVENT).unwrap();
+    let got = labels(&explain(d.path(), &event, &flags));
+    let group = [
+        "description (group key: not read)",
+        "id (group key: not read)",
+    ];
+    let with = |extra: &[&str]| -> Vec<String> {
+        group.iter().chain(extra).map(|s| (*s).to_owned()).collect()
+    };
+    assert_eq!(
+        got,
+        [
+            (
+                "pl".into(),
+                Some("python3 check.py --strict".into()),
+                with(&[
+                    "if (reserved: parsed, no effect yet)",
+                    "statusMessage (reserved: parsed, no effect yet)"
+                ])
+            ),
+            (
+                "pl".into(),
+                Some("jq -r '.tool_input.command' | grep -q 'rm -rf'…".into()),
+                with(&["async (reserved: parsed, no effect yet)"])
+            ),
+            (
+                "pl".into(),
+                Some("lint --fix x".into()),
+                with(&[
+                    "asyncRewake (reserved: parsed, no effect yet)",
+                    "retries (unknown: kept, no effect)"
+                ])
+            ),
+            (
+                "pl".into(),
+                Some("prompt: Decide whether the command $TOOL_INPUT deletes…".into()),
+                with(&["once (reserved: parsed, no effect yet)"])
+            ),
+            // A skipped handler: its keys do not matter.
+            ("pl".into(), Some("http handler".into()), vec![]),
+        ]
+    );
+
+    let out = latch()
+        .args(["explain", "--project"])
+        .arg(d.path())
+        .arg("--home")
+        .arg(d.path().join("no-home"))
+        .args(flags)
+        .write_stdin(TOOL_EVENT)
+        .output()
+        .unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    let lines: Vec<&str> = text.lines().take(4).collect();
+    let file = crate::util_canonical(&pl.join("hooks/hooks.json"));
+    assert_eq!(
+        lines,
+        [
+            "tool_before (tool `shell`): 4 of 5 configured hooks would run",
+            &format!(
+                "  run  evener PreToolUse pl `python3 check.py --strict`  {}:3:15",
+                file.display()
+            ),
+            "       matcher `Bash` (exact name) matches tool `Bash` (the Claude name of `shell`)",
+            "       ignored: `description`, `id` (group key: not read); `if`, `statusMessage` (reserved: parsed, no effect yet)",
+        ]
+    );
+}
+
+#[test]
+fn unnamed_poolside_hooks_and_peen_actions_are_told_apart_by_what_they_run() {
+    let d = tempfile::tempdir().unwrap();
+    write(
+        d.path(),
+        ".poolside/settings.yaml",
+        "hooks:\n  PreToolUse:\n    - command: python3 .poolside/hooks/a.py\n    - command: python3 .poolside/hooks/b.py\n    - command: /opt/hooks/guard.sh\n    - {name: named, command: python3 c.py}\n",
+    );
+    write(
+        d.path(),
+        ".agents/hooks.yaml",
+        "version: 1\npreToolUse:\n  - actions:\n      - {type: command, command: /usr/bin/python3, args: [hooks/a.py]}\n      - {type: command, command: /usr/bin/python3, args: [hooks/b.py]}\n      - {type: inject, message: Mind the tests.}\n      - {name: named, type: deny, reason: no}\n",
+    );
+    let event =
+        json!({"event": "tool_before", "cwd": d.path(), "tool": {"name": "shell", "input": {}}});
+    let got: Vec<(String, Option<String>)> = labels(&explain(d.path(), &event, &[]))
+        .into_iter()
+        .map(|(h, s, _)| (h, s))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            ("python3".into(), Some("python3 a.py".into())),
+            ("python3".into(), Some("python3 b.py".into())),
+            // The label already says it all.
+            ("guard.sh".into(), None),
+            ("named".into(), None),
+            ("preToolUse-1/command-1".into(), Some("python3 a.py".into())),
+            ("preToolUse-1/command-2".into(), Some("python3 b.py".into())),
+            (
+                "preToolUse-1/inject-3".into(),
+                Some("Mind the tests.".into())
+            ),
+            ("preToolUse-1/named".into(), None),
+        ]
+    );
+}
+
+#[test]
+fn the_docs_example_with_poolside_and_evener_is_real_output() {
+    let root = env!("CARGO_MANIFEST_DIR");
+    let docs = std::fs::read_to_string(format!("{root}/docs/explain.md")).unwrap();
+    let cmd = "$ latch explain examples/poolside/events/shell-sudo.json --project examples/poolside --home /nonexistent --plugin-dir examples/evener/guard-plugin\n";
+    let start = docs.find(cmd).unwrap() + cmd.len();
+    let end = start + docs[start..].find("$ echo $?").unwrap();
+    let out = latch()
+        .current_dir(root)
+        .args([
+            "explain",
+            "examples/poolside/events/shell-sudo.json",
+            "--project",
+            "examples/poolside",
+            "--home",
+            "/nonexistent",
+            "--plugin-dir",
+            "examples/evener/guard-plugin",
+        ])
+        .env_remove("PEEN_CONFIG_DIR")
+        .env_remove("PEEN_COMPACTION_MODE")
+        .output()
+        .unwrap();
+    let text = String::from_utf8(out.stdout).unwrap().replace(root, "…");
+    assert_eq!(text, &docs[start..end]);
 }

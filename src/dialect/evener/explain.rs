@@ -1,10 +1,11 @@
 //! Why each evener handler would or would not run for an event.
 
 use crate::event::Event;
-use crate::explain::{Explanation, run_order_first};
+use crate::explain::{Explanation, IgnoredKey, excerpt, run_order_first, short_command};
+use crate::run::Program;
 
 use super::events::{EvEvent, EventName};
-use super::load::{HandlerKind, Matcher};
+use super::load::{Group, Handler, HandlerKind, Matcher, RESERVED_FIELDS};
 use super::{DIALECT, Evener};
 
 /// Explains every handler of every plugin.
@@ -71,16 +72,76 @@ pub fn explain(ev: &Evener, event: &Event) -> Vec<Explanation> {
                     }
                     (Ok(why), _) => (true, why.clone()),
                 };
-                out.push(Explanation::new(
-                    DIALECT,
-                    declared.clone(),
-                    format!("{}#{}", plugin.name, handler.index),
-                    Some(handler.source.clone()),
-                    runs,
-                    reason,
-                ));
+                out.push(
+                    Explanation::new(
+                        DIALECT,
+                        declared.clone(),
+                        &plugin.name,
+                        Some(handler.source.clone()),
+                        runs,
+                        reason,
+                    )
+                    .with_summary(Some(summary(handler)))
+                    .with_ignored(ignored(group, handler)),
+                );
             }
         }
     }
     run_order_first(out)
+}
+
+/// What a handler runs, shortened: its command (exec form: the program and
+/// its arguments), `prompt: ` and an excerpt of its prompt, or its type.
+fn summary(handler: &Handler) -> String {
+    match &handler.kind {
+        HandlerKind::Command(Ok(Program::Shell { script, .. })) => short_command(script),
+        HandlerKind::Command(Ok(Program::Exec { program, args })) => {
+            let mut words = vec![program.to_string_lossy().into_owned()];
+            words.extend(args.iter().cloned());
+            short_command(&words.join(" "))
+        }
+        // An unusable shell: the command is still what identifies it.
+        HandlerKind::Command(Err(_)) => {
+            short_command(handler.command_text.as_deref().unwrap_or(""))
+        }
+        HandlerKind::Prompt { prompt, .. } => format!("prompt: {}", excerpt(prompt)),
+        HandlerKind::Unsupported(t) => format!("{t} handler"),
+    }
+}
+
+/// The group's and the handler's keys that latch does not act on, in file
+/// order; none for a handler that is skipped whole.
+fn ignored(group: &Group, handler: &Handler) -> Vec<IgnoredKey> {
+    if matches!(handler.kind, HandlerKind::Unsupported(_)) {
+        return Vec::new();
+    }
+    let mut keys: Vec<(crate::diag::Position, IgnoredKey)> = group
+        .ignored_keys
+        .iter()
+        .map(|(k, at)| {
+            (
+                *at,
+                IgnoredKey {
+                    key: k.clone(),
+                    why: "group key: not read".to_owned(),
+                },
+            )
+        })
+        .collect();
+    keys.extend(handler.extra_at.iter().map(|(k, at)| {
+        let why = if RESERVED_FIELDS.contains(&k.as_str()) {
+            "reserved: parsed, no effect yet"
+        } else {
+            "unknown: kept, no effect"
+        };
+        (
+            *at,
+            IgnoredKey {
+                key: k.clone(),
+                why: why.to_owned(),
+            },
+        )
+    }));
+    keys.sort_by_key(|(at, _)| *at);
+    keys.into_iter().map(|(_, k)| k).collect()
 }

@@ -67,8 +67,13 @@ pub struct Handler {
     pub source: SourceRef,
     /// Where its `command` is written, for command handlers.
     pub command_at: Option<Position>,
+    /// Its `command` as written, for command handlers (also when it cannot
+    /// run), to tell handlers apart.
+    pub command_text: Option<String>,
     /// Reserved and unknown fields, kept as written for diagnostics.
     pub extra: BTreeMap<String, serde_json::Value>,
+    /// Where each key of `extra` is written.
+    pub extra_at: BTreeMap<String, Position>,
 }
 
 /// A matcher as loaded.
@@ -453,6 +458,7 @@ impl Loader<'_> {
             _ => &[],
         };
         let mut extra = BTreeMap::new();
+        let mut extra_at = BTreeMap::new();
         for (k, v) in fields {
             let key = k.scalar_text();
             if RESERVED_FIELDS.contains(&key.as_str())
@@ -466,6 +472,7 @@ impl Loader<'_> {
                     k.position,
                 )
                 .event = Some(ev.to_owned());
+                extra_at.insert(key.clone(), k.position);
                 extra.insert(key, v.to_json());
             } else if !COMMON_FIELDS.contains(&key.as_str()) && !type_fields.contains(&key.as_str())
             {
@@ -478,6 +485,7 @@ impl Loader<'_> {
                     k.position,
                 )
                 .event = Some(ev.to_owned());
+                extra_at.insert(key.clone(), k.position);
                 extra.insert(key, v.to_json());
             }
         }
@@ -526,8 +534,10 @@ impl Loader<'_> {
             kind,
             timeout,
             command_at: h.get("command").map(|c| c.position),
+            command_text: h.get("command").and_then(Node::as_str).map(str::to_owned),
             source: self.source(h.position),
             extra,
+            extra_at,
         })
     }
 

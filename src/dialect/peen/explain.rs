@@ -2,9 +2,10 @@
 
 use crate::diag::SourceRef;
 use crate::event::{Event, EventKind};
-use crate::explain::{Explanation, run_order_first};
+use crate::explain::{Explanation, excerpt, run_order_first, short_command};
 
 use super::events::PeenEvent;
+use super::load::{Action, ActionKind};
 use super::matching::Subject;
 use super::payload::{affected_paths, event_input};
 use super::{DIALECT, MAX_GROUPS, Peen};
@@ -65,7 +66,7 @@ pub fn explain(peen: &Peen, event: &Event) -> Vec<Explanation> {
                 m.explain(&subject).map_err(|why| format!("match: {why}"))
             })
         };
-        for action in &group.actions {
+        for (i, action) in group.actions.iter().enumerate() {
             let verdict = group_verdict.clone().and_then(|()| {
                 action.when.as_ref().map_or(Ok(()), |m| {
                     m.explain(&subject).map_err(|why| format!("when: {why}"))
@@ -75,14 +76,17 @@ pub fn explain(peen: &Peen, event: &Event) -> Vec<Explanation> {
                 Ok(()) => (true, format!("runs its {} action", action.kind.type_name())),
                 Err(why) => (false, why),
             };
-            out.push(Explanation::new(
-                DIALECT,
-                pe.name(),
-                format!("{}/{}", group.name, action.name),
-                Some(action.source.clone()),
-                runs,
-                reason,
-            ));
+            out.push(
+                Explanation::new(
+                    DIALECT,
+                    pe.name(),
+                    format!("{}/{}", group.name, action.name),
+                    Some(action.source.clone()),
+                    runs,
+                    reason,
+                )
+                .with_summary(unnamed_summary(action, i + 1)),
+            );
         }
     }
     for (path, why) in peen.skipped() {
@@ -99,6 +103,25 @@ pub fn explain(peen: &Peen, event: &Event) -> Vec<Explanation> {
         ));
     }
     run_order_first(out)
+}
+
+/// What an unnamed action (labelled `TYPE-N`, its position) does,
+/// shortened: its command and arguments, its message or reason, or the type
+/// of the event it publishes. `None` for a named action.
+fn unnamed_summary(action: &Action, position: usize) -> Option<String> {
+    if action.name != format!("{}-{position}", action.kind.type_name()) {
+        return None;
+    }
+    Some(match &action.kind {
+        ActionKind::Command(spec) => {
+            let mut words = vec![spec.command.clone()];
+            words.extend(spec.args.iter().cloned());
+            short_command(&words.join(" "))
+        }
+        ActionKind::Inject(message) => excerpt(message),
+        ActionKind::Deny(reason) => excerpt(reason),
+        ActionKind::EmitEvent(spec) => spec.event_type.clone(),
+    })
 }
 
 /// Why a group's own event does not fire for `event`.

@@ -1,7 +1,7 @@
 //! Why each poolside hook would or would not run for an event.
 
 use crate::event::Event;
-use crate::explain::{Explanation, run_order_first};
+use crate::explain::{Explanation, run_order_first, short_command};
 
 use super::events::PoolEvent;
 use super::load::Matcher;
@@ -41,14 +41,20 @@ pub fn explain(cfg: &Poolside, event: &Event) -> Vec<Explanation> {
                     }
                 }
             };
-            out.push(Explanation::new(
-                DIALECT,
-                pe.as_str(),
-                &hook.label,
-                Some(hook.source.clone()),
-                runs,
-                reason,
-            ));
+            // An unnamed hook is labelled by its command's file name, which
+            // two hooks running `python3 a.py` and `python3 b.py` share.
+            let summary = hook.name.is_none().then(|| short_command(&hook.command));
+            out.push(
+                Explanation::new(
+                    DIALECT,
+                    pe.as_str(),
+                    &hook.label,
+                    Some(hook.source.clone()),
+                    runs,
+                    reason,
+                )
+                .with_summary(summary),
+            );
         }
     }
     run_order_first(out)
