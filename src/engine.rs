@@ -130,7 +130,13 @@ impl Engine {
             if cancel.is_cancelled() {
                 break;
             }
-            let part = dialect.dispatch(&current, &cx).await;
+            // A panic inside one dialect (a latch bug) is that dialect's
+            // failure, answered by its own rule; the others still run and
+            // the outcome is still printed.
+            let part = match crate::panic::catch_future(|| dialect.dispatch(&current, &cx)).await {
+                Ok(part) => part,
+                Err(m) => internal_failure(dialect.as_ref(), &current, &m),
+            };
             if let (Some(input), Some(tool)) = (&part.tool_input, current.tool.as_mut()) {
                 tool.input = input.clone();
             }
@@ -144,6 +150,20 @@ impl Engine {
         }
         Ok(outcome)
     }
+}
+
+/// A dialect's answer for a dispatch that panicked with `message`: its own
+/// failure rule, or a deny if even that panics.
+fn internal_failure(dialect: &dyn Dialect, event: &Event, message: &str) -> Outcome {
+    let what = format!("latch failed internally while running its hooks ({message})");
+    crate::panic::catch(|| dialect.internal_failure(event, &what)).unwrap_or_else(|m| {
+        crate::dialect::failed::failure_outcome(
+            dialect.name(),
+            event,
+            &format!("{what}; then its failure rule failed too ({m})"),
+            true,
+        )
+    })
 }
 
 /// A fresh id for an event occurrence: time, process and a counter, so ids

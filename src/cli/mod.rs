@@ -21,7 +21,8 @@ pub mod exit {
     pub const USAGE: u8 = 2;
     /// The event could not be read or is not a valid event.
     pub const BAD_EVENT: u8 = 3;
-    /// latch itself could not run (state directory, runtime).
+    /// latch itself could not run (state directory, runtime), or failed
+    /// internally (a bug: "latch: internal error: …" on stderr).
     pub const INTERNAL: u8 = 4;
     /// `lint` found warnings and `--deny-warnings` was given.
     pub const LINT_WARNINGS: u8 = 1;
@@ -91,13 +92,21 @@ pub fn run(cli: Cli) -> ExitCode {
             return ExitCode::from(exit::INTERNAL);
         }
     };
-    let code = match cli.command {
+    // The last line of defence: a panic (a latch bug) anywhere in a command
+    // is reported and exits INTERNAL instead of 101. `fire` and `explain`
+    // also contain a panic per dialect, so one dialect's failure still
+    // yields an outcome.
+    let code = latch::panic::catch(|| match cli.command {
         Command::Fire(args) => runtime.block_on(fire::run(args)),
         Command::Explain(args) => explain::run(args),
         Command::Lint(args) => lint::run(args),
         Command::Test(args) => runtime.block_on(test::run(args)),
         Command::Schema(args) => schema::run(args),
         Command::Convert(args) => convert::run(args),
-    };
+    })
+    .unwrap_or_else(|m| {
+        eprintln!("latch: internal error: {m}");
+        exit::INTERNAL
+    });
     ExitCode::from(code)
 }

@@ -10,14 +10,40 @@ use annotate_snippets::{AnnotationKind, Group, Level, Origin, Renderer, Snippet}
 
 use crate::diag::{Diagnostic, Position, Severity};
 
-/// Renders every diagnostic, reading each file once.
+/// A file's text and where each of its lines starts.
+struct Source {
+    text: String,
+    line_starts: Vec<usize>,
+}
+
+impl Source {
+    fn new(text: String) -> Source {
+        let line_starts = std::iter::once(0)
+            .chain(text.match_indices('\n').map(|(i, _)| i + 1))
+            .collect();
+        Source { text, line_starts }
+    }
+
+    /// Line `n` (1-based), without its newline.
+    fn line(&self, n: u32) -> Option<&str> {
+        let start = *self.line_starts.get((n as usize).checked_sub(1)?)?;
+        let rest = self.text.get(start..)?;
+        Some(&rest[..rest.find('\n').unwrap_or(rest.len())])
+    }
+}
+
+/// Renders every diagnostic, reading each file once. Each snippet is the
+/// diagnostic's own line, not the whole file, so rendering stays linear in
+/// the number of diagnostics whatever the file's size.
 pub fn render(diags: &[Diagnostic]) -> String {
-    let mut sources: HashMap<PathBuf, Option<String>> = HashMap::new();
+    let mut sources: HashMap<PathBuf, Option<Source>> = HashMap::new();
     for d in diags {
         if let Some(f) = &d.file {
-            sources
-                .entry(f.clone())
-                .or_insert_with(|| std::fs::read_to_string(f).ok());
+            sources.entry(f.clone()).or_insert_with(|| {
+                crate::config::read_bounded_text(f, crate::config::MAX_CONFIG_FILE)
+                    .ok()
+                    .map(Source::new)
+            });
         }
     }
     let renderer = Renderer::plain();
@@ -37,23 +63,26 @@ pub fn render(diags: &[Diagnostic]) -> String {
         }
         let mut group: Group<'_> = Group::with_title(level.primary_title(message.clone()));
         let path = d.file.as_ref().map(|f| f.display().to_string());
-        let source = d
+        let line = d
             .file
             .as_ref()
             .and_then(|f| sources.get(f))
-            .and_then(|s| s.as_deref());
-        let range = source
+            .and_then(Option::as_ref)
             .zip(d.position)
-            .and_then(|(text, pos)| span(text, pos));
-        match (path, source, range) {
-            (Some(path), Some(text), Some(range)) => {
+            .and_then(|(s, pos)| s.line(pos.line).map(|l| (l, pos)));
+        let range = line.and_then(|(text, pos)| {
+            span(text, Position { line: 1, ..pos }).map(|r| (text, pos.line, r))
+        });
+        match (path, range) {
+            (Some(path), Some((text, line, range))) => {
                 group = group.element(
                     Snippet::source(text)
+                        .line_start(line as usize)
                         .path(path)
                         .annotation(AnnotationKind::Primary.span(range)),
                 );
             }
-            (Some(path), _, _) => {
+            (Some(path), _) => {
                 let mut origin = Origin::path(path);
                 if let Some(p) = d.position {
                     origin = origin
