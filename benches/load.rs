@@ -87,7 +87,11 @@ fn evener_plugin(matcher: fn(usize) -> String) -> tempfile::TempDir {
                 "hooks": [{"type": "command", "command": "true"}]})
         })
         .collect();
-    write(dir.path(), ".claude-plugin/plugin.json", r#"{"name": "many"}"#);
+    write(
+        dir.path(),
+        ".claude-plugin/plugin.json",
+        r#"{"name": "many"}"#,
+    );
     write(
         dir.path(),
         "hooks/hooks.json",
@@ -160,14 +164,18 @@ fn bench_load(c: &mut Criterion) {
     });
     let budget = poolside_project(budget_matcher);
     assert_eq!(load_poolside(budget.path()).diagnostics().len(), 1);
-    group.bench_function("poolside/budget", |b| b.iter(|| load_poolside(budget.path())));
+    group.bench_function("poolside/budget", |b| {
+        b.iter(|| load_poolside(budget.path()))
+    });
 
     let valid = evener_plugin(valid_matcher);
     assert!(load_evener(valid.path()).diagnostics().is_empty());
     group.bench_function("evener/valid", |b| b.iter(|| load_evener(valid.path())));
     let oversized = evener_plugin(oversized_matcher);
     assert_eq!(load_evener(oversized.path()).diagnostics().len(), HOOKS);
-    group.bench_function("evener/oversized", |b| b.iter(|| load_evener(oversized.path())));
+    group.bench_function("evener/oversized", |b| {
+        b.iter(|| load_evener(oversized.path()))
+    });
 
     let valid = peen_workspace(false);
     assert!(load_peen(valid.path()).diagnostics().is_empty());

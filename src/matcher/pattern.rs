@@ -58,6 +58,11 @@ const COMPILE_SIZE_LIMIT: usize = 16 << 20;
 /// Regex syntax nesting limit (groups and repetitions).
 const NEST_LIMIT: u32 = 100;
 
+/// The syntax-tree lower bound refuses a pattern outright above this (four
+/// times the limit, so the bound's small differences from the full
+/// estimate never refuse a pattern the full estimate admits).
+const AST_REFUSAL: u64 = 4 * MAX_PATTERN_SIZE;
+
 /// Why a pattern was refused.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum PatternError {
@@ -256,15 +261,30 @@ pub fn check_regex_as(
     if pattern.len() > MAX_PATTERN_LEN {
         return Err(PatternError::TooLong { len: pattern.len() });
     }
-    let hir = regex_syntax::ParserBuilder::new()
+    let syntax = |e: regex_syntax::Error| {
+        PatternError::Syntax(super::regex_error_message(&regex::Error::Syntax(
+            e.to_string(),
+        )))
+    };
+    let ast = regex_syntax::ast::parse::ParserBuilder::new()
         .nest_limit(NEST_LIMIT)
         .build()
         .parse(pattern)
-        .map_err(|e| {
-            PatternError::Syntax(super::regex_error_message(&regex::Error::Syntax(
-                e.to_string(),
-            )))
-        })?;
+        .map_err(|e| syntax(e.into()))?;
+    // A cheap lower bound first, from the syntax tree alone: translating
+    // Unicode classes (`\w` has 770 ranges) is most of the cost of refusing
+    // an oversized pattern. Only in Unicode mode, where Perl classes have
+    // their Unicode size.
+    if !pattern.contains("-u") {
+        let low = ast_estimate(&ast, 0);
+        if low > AST_REFUSAL {
+            return Err(PatternError::TooLarge { size: low });
+        }
+    }
+    let hir = regex_syntax::hir::translate::TranslatorBuilder::new()
+        .build()
+        .translate(pattern, &ast)
+        .map_err(|e| syntax(e.into()))?;
     let size = estimate(&hir, 0);
     if size > MAX_PATTERN_SIZE {
         return Err(PatternError::TooLarge { size });
@@ -360,6 +380,74 @@ fn glob_nesting(glob: &str) -> usize {
     max
 }
 
+/// A lower bound of [`estimate`] from the syntax tree, without translating
+/// classes: Perl classes count their Unicode size (computed once), other
+/// classes 1, a concatenation only its parts, an alternation its largest
+/// branch.
+fn ast_estimate(ast: &regex_syntax::ast::Ast, depth: u32) -> u64 {
+    use regex_syntax::ast::{Ast, ClassPerlKind, GroupKind, RepetitionKind, RepetitionRange};
+    static PERL: OnceLock<[u64; 7]> = OnceLock::new();
+    if depth > 4 * NEST_LIMIT {
+        return u64::MAX;
+    }
+    let perl = PERL.get_or_init(|| {
+        let size = |p: &str| {
+            regex_syntax::Parser::new()
+                .parse(p)
+                .map_or(1, |h| estimate(&h, 0))
+        };
+        [
+            size(r"\d"),
+            size(r"\D"),
+            size(r"\s"),
+            size(r"\S"),
+            size(r"\w"),
+            size(r"\W"),
+            size("."),
+        ]
+    });
+    let sub = |a: &Ast| ast_estimate(a, depth + 1);
+    match ast {
+        Ast::Empty(_) | Ast::Flags(_) => 0,
+        Ast::Literal(l) => l.c.len_utf8() as u64,
+        Ast::Dot(_) => perl[6],
+        Ast::Assertion(_) | Ast::ClassUnicode(_) | Ast::ClassBracketed(_) => 1,
+        Ast::ClassPerl(c) => {
+            let i = match c.kind {
+                ClassPerlKind::Digit => 0,
+                ClassPerlKind::Space => 2,
+                ClassPerlKind::Word => 4,
+            };
+            perl[i + usize::from(c.negated)]
+        }
+        Ast::Repetition(r) => {
+            let (min, max) = match &r.op.kind {
+                RepetitionKind::ZeroOrOne => (0, Some(1)),
+                RepetitionKind::ZeroOrMore => (0, None),
+                RepetitionKind::OneOrMore => (1, None),
+                RepetitionKind::Range(RepetitionRange::Exactly(n)) => (*n, Some(*n)),
+                RepetitionKind::Range(RepetitionRange::AtLeast(n)) => (*n, None),
+                RepetitionKind::Range(RepetitionRange::Bounded(m, n)) => (*m, Some(*n)),
+            };
+            match (min, max) {
+                (_, Some(0)) => 0,
+                (1, Some(1)) => sub(&r.ast),
+                _ => {
+                    let count = u64::from(max.unwrap_or(min.saturating_add(1)).max(1));
+                    sub(&r.ast).saturating_add(1).saturating_mul(count)
+                }
+            }
+        }
+        Ast::Group(g) => match g.kind {
+            GroupKind::NonCapturing(_) => sub(&g.ast),
+            _ => sub(&g.ast).saturating_add(20),
+        },
+        // The largest branch: alternatives of literals become one class.
+        Ast::Alternation(a) => a.asts.iter().map(sub).max().unwrap_or(0),
+        Ast::Concat(c) => c.asts.iter().map(sub).fold(0, u64::saturating_add),
+    }
+}
+
 /// An estimate of the compiled size, in units of about one automaton
 /// state: literals count their bytes, a class its UTF-8 byte sequences
 /// (what the compiler builds), a capture group its slots, a repetition its
@@ -435,6 +523,31 @@ mod tests {
             check_regex(huge, &mut PatternBudget::per_file()),
             Err(PatternError::TooLarge { .. })
         ));
+    }
+
+    #[test]
+    fn the_syntax_bound_never_exceeds_the_estimate() {
+        for p in [
+            "mcp__.*",
+            r"\w{1,5}",
+            "(?:ab){100}",
+            "(?:a|b|c){100}",
+            "((?:a|b|c){30}){30}",
+            r"(?i)bash_\d+.*",
+            "(a)(b)(c){10}",
+            r"\W{10}",
+            "(?:(?:(?:x{1}){1}){1}){1}",
+            "a{0}b{0,0}",
+        ] {
+            let ast = regex_syntax::ast::parse::Parser::new().parse(p).expect(p);
+            let hir = regex_syntax::Parser::new().parse(p).expect(p);
+            assert!(
+                ast_estimate(&ast, 0) <= estimate(&hir, 0),
+                "{p}: {} > {}",
+                ast_estimate(&ast, 0),
+                estimate(&hir, 0)
+            );
+        }
     }
 
     #[test]
