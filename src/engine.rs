@@ -132,7 +132,13 @@ impl Engine {
             if cancel.is_cancelled() {
                 break;
             }
-            let part = dialect.dispatch(&current, &cx).await;
+            // A panic inside one dialect (a latch bug) is that dialect's
+            // failure, answered by its own rule; the others still run and
+            // the outcome is still printed.
+            let part = match crate::panic::catch_future(|| dialect.dispatch(&current, &cx)).await {
+                Ok(part) => part,
+                Err(m) => internal_failure(dialect.as_ref(), &current, &m),
+            };
             if let Some(input) = &part.tool_input
                 && current.tool.is_some()
                 && let Some(tool) = current.to_mut().tool.as_mut()
@@ -154,6 +160,20 @@ impl Engine {
     }
 }
 
+/// A dialect's answer for a dispatch that panicked with `message`: its own
+/// failure rule, or a deny if even that panics.
+fn internal_failure(dialect: &dyn Dialect, event: &Event, message: &str) -> Outcome {
+    let what = format!("latch failed internally while running its hooks ({message})");
+    crate::panic::catch(|| dialect.internal_failure(event, &what)).unwrap_or_else(|m| {
+        crate::dialect::failed::failure_outcome(
+            dialect.name(),
+            event,
+            &format!("{what}; then its failure rule failed too ({m})"),
+            true,
+        )
+    })
+}
+
 /// A fresh id for an event occurrence: time, process and a counter, so ids
 /// from overlapping `latch fire` processes never collide.
 fn new_event_id() -> String {
@@ -163,4 +183,100 @@ fn new_event_id() -> String {
         .map_or(0, |d| d.as_nanos());
     let n = COUNTER.fetch_add(1, Ordering::Relaxed);
     format!("evt-{nanos:x}-{:x}-{n}", std::process::id())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::dialect::BoxFuture;
+    use crate::dialect::failed::FailedLoad;
+    use crate::explain::Explanation;
+
+    /// A dialect whose dispatch panics after its first await; `denies`
+    /// picks its failure rule.
+    struct Panics {
+        denies: bool,
+    }
+
+    impl Dialect for Panics {
+        fn name(&self) -> &'static str {
+            "panics"
+        }
+        fn diagnostics(&self) -> &[Diagnostic] {
+            &[]
+        }
+        fn explain(&self, _event: &Event) -> Vec<Explanation> {
+            Vec::new()
+        }
+        fn dispatch<'a>(
+            &'a self,
+            _event: &'a Event,
+            _cx: &'a DispatchContext<'a>,
+        ) -> BoxFuture<'a, Outcome> {
+            Box::pin(async {
+                tokio::task::yield_now().await;
+                panic!("a bug in a dialect")
+            })
+        }
+        fn internal_failure(&self, event: &Event, what: &str) -> Outcome {
+            crate::dialect::failed::failure_outcome(self.name(), event, what, self.denies)
+        }
+    }
+
+    fn event() -> Event {
+        serde_json::from_value(serde_json::json!(
+            {"event": "tool_before", "tool": {"name": "shell", "input": {}}}
+        ))
+        .expect("event")
+    }
+
+    fn dispatch(engine: &Engine) -> Outcome {
+        let hook = std::panic::take_hook();
+        std::panic::set_hook(Box::new(|_| {}));
+        let out = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .expect("runtime")
+            .block_on(engine.dispatch(&event(), &Session::in_memory(None)));
+        std::panic::set_hook(hook);
+        out.expect("a valid event")
+    }
+
+    #[test]
+    fn a_panicking_dispatch_is_that_dialect_s_failure_and_the_others_still_run() {
+        let engine = Engine::new()
+            .with_dialect(Panics { denies: false })
+            .with_dialect(Panics { denies: true });
+        let out = dispatch(&engine);
+        assert!(out.is_denied(), "the second dialect's rule denies");
+        assert_eq!(out.warnings.len(), 2, "{:?}", out.warnings);
+        assert!(
+            out.warnings[0].starts_with(
+                "panics: latch failed internally while running its hooks (a bug in a dialect)"
+            ),
+            "{:?}",
+            out.warnings
+        );
+        assert_eq!(out.reasons.len(), 1);
+        let open = dispatch(&Engine::new().with_dialect(Panics { denies: false }));
+        assert!(!open.is_denied(), "a dialect that fails open proceeds");
+    }
+
+    #[test]
+    fn a_failed_load_answers_by_its_rule() {
+        let deny = Engine::new().with_dialect(FailedLoad::new("peen", "boom", Box::new(|_| true)));
+        let out = dispatch(&deny);
+        assert!(out.is_denied());
+        assert!(
+            out.reasons[0]
+                .text
+                .contains("loading the peen configuration (boom)")
+        );
+        assert_eq!(deny.diagnostics().count(), 1);
+        let open =
+            Engine::new().with_dialect(FailedLoad::new("poolside", "boom", Box::new(|_| false)));
+        let out = dispatch(&open);
+        assert!(!out.is_denied());
+        assert_eq!(out.warnings.len(), 1);
+    }
 }

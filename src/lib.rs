@@ -56,6 +56,7 @@ pub mod journal;
 pub mod lint;
 pub mod matcher;
 pub mod outcome;
+pub mod panic;
 pub mod run;
 pub mod scenario;
 pub mod session;

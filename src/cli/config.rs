@@ -6,7 +6,9 @@ use std::path::PathBuf;
 use clap::Args;
 
 use latch::config::env_path;
+use latch::dialect::Dialect;
 use latch::dialect::evener::{self, Evener, PromptConfig, ToolNames};
+use latch::dialect::failed::{DenyRule, FailedLoad};
 use latch::dialect::peen::{self, Peen};
 use latch::dialect::poolside::{Poolside, Sources};
 use latch::{Diagnostic, Engine, Event};
@@ -47,38 +49,75 @@ impl ConfigArgs {
     /// change applies to the next event), evener when plugin directories
     /// are given. Problems outside any file (bad `PEEN_*` values) go to
     /// `diags`; file problems are the engine's diagnostics.
+    ///
+    /// A dialect whose loader panics (a latch bug) is replaced by a
+    /// [`FailedLoad`] that reports it and answers by that dialect's rule for
+    /// a failure: poolside and evener fail open, peen denies where a failed
+    /// action denies.
     pub fn engine(self, event: &Event, diags: &mut Vec<Diagnostic>) -> Engine {
         let project = self
             .project
             .map(|p| std::path::absolute(&p).unwrap_or(p))
             .or_else(|| std::env::current_dir().ok());
         let home = self.home.or_else(|| env_path("HOME"));
-        let pool = Poolside::load(&Sources {
+        let sources = Sources {
             home,
             project: project.clone(),
             settings: self.settings,
-        });
-        let mut engine = Engine::new().with_dialect(pool);
+        };
+        let mut engine = with_loaded(
+            Engine::new(),
+            latch::dialect::poolside::DIALECT,
+            || Poolside::load(&sources),
+            Box::new(|_| false),
+        );
         let limits = peen::Limits::from_env(diags);
-        engine = engine.with_dialect(Peen::load(peen::Options {
+        let summarize = limits.summarize;
+        let options = peen::Options {
             config_dir: self
                 .peen_config_dir
                 .map(|p| std::path::absolute(&p).unwrap_or(p))
                 .or_else(|| env_path("PEEN_CONFIG_DIR")),
             workspace: event.workdir(project.as_deref()),
             limits,
-        }));
+        };
+        engine = with_loaded(
+            engine,
+            peen::DIALECT,
+            || Peen::load(options),
+            Box::new(move |e| peen::failure_denies(e, summarize)),
+        );
         if !self.plugin_dirs.is_empty() {
             let mut prompt = PromptConfig::from_env();
             prompt.base_url = self.prompt_base_url.or(prompt.base_url);
             prompt.model = self.prompt_model.or(prompt.model);
-            engine = engine.with_dialect(Evener::load(evener::Options {
+            let options = evener::Options {
                 plugin_dirs: self.plugin_dirs,
                 project,
                 tool_names: ToolNames::default(),
                 prompt,
-            }));
+            };
+            engine = with_loaded(
+                engine,
+                evener::DIALECT,
+                || Evener::load(options),
+                Box::new(|_| false),
+            );
         }
         engine
+    }
+}
+
+/// Adds the dialect `load` returns, or, if it panics, a [`FailedLoad`]
+/// for `name` that denies by `denies`.
+fn with_loaded<D: Dialect + 'static>(
+    engine: Engine,
+    name: &'static str,
+    load: impl FnOnce() -> D,
+    denies: DenyRule,
+) -> Engine {
+    match latch::panic::catch(load) {
+        Ok(d) => engine.with_dialect(d),
+        Err(m) => engine.with_dialect(FailedLoad::new(name, &m, denies)),
     }
 }

@@ -46,7 +46,21 @@ pub fn run(args: ExplainArgs) -> u8 {
     for d in diags.iter().chain(engine.diagnostics()) {
         let _ = writeln!(stderr, "{d}");
     }
-    let all: Vec<Explanation> = engine.dialects().flat_map(|d| d.explain(&event)).collect();
+    // A panic in one dialect's explanation (a latch bug) is reported and
+    // the other dialects are still explained.
+    let all: Vec<Explanation> = engine
+        .dialects()
+        .flat_map(|d| {
+            latch::panic::catch(|| d.explain(&event)).unwrap_or_else(|m| {
+                let _ = writeln!(
+                    stderr,
+                    "latch: error: {}: latch failed internally while explaining its hooks ({m})",
+                    d.name()
+                );
+                Vec::new()
+            })
+        })
+        .collect();
     let mut stdout = io::stdout().lock();
     let written = match args.format {
         Format::Json => serde_json::to_string_pretty(&all)

@@ -23,7 +23,8 @@ pub mod exit {
     pub const USAGE: u8 = 2;
     /// The event could not be read or is not a valid event.
     pub const BAD_EVENT: u8 = 3;
-    /// latch itself could not run (state directory, runtime).
+    /// latch itself could not run (state directory, runtime), or failed
+    /// internally (a bug: "latch: internal error: …" on stderr).
     pub const INTERNAL: u8 = 4;
     /// `fire`: a signal arrived before any hook ran; no outcome.
     pub const CANCELLED: u8 = 6;
@@ -95,7 +96,11 @@ pub fn run(cli: Cli) -> ExitCode {
             return ExitCode::from(exit::INTERNAL);
         }
     };
-    let code = match cli.command {
+    // The last line of defence: a panic (a latch bug) anywhere in a command
+    // is reported and exits INTERNAL instead of 101. `fire` and `explain`
+    // also contain a panic per dialect, so one dialect's failure still
+    // yields an outcome.
+    let code = latch::panic::catch(|| match cli.command {
         Command::Fire(args) => runtime.block_on(fire::run(args)),
         Command::Explain(args) => explain::run(args),
         Command::Lint(args) => lint::run(args),
@@ -106,6 +111,10 @@ pub fn run(cli: Cli) -> ExitCode {
         }
         Command::Schema(args) => schema::run(args),
         Command::Convert(args) => convert::run(args),
-    };
+    })
+    .unwrap_or_else(|m| {
+        eprintln!("latch: internal error: {m}");
+        exit::INTERNAL
+    });
     ExitCode::from(code)
 }

@@ -8,6 +8,7 @@
 //! knows its field names.
 
 pub mod evener;
+pub mod failed;
 pub mod payload;
 pub mod peen;
 pub mod poolside;
@@ -88,4 +89,16 @@ pub trait Dialect: Send + Sync {
         event: &'a Event,
         cx: &'a DispatchContext<'a>,
     ) -> BoxFuture<'a, Outcome>;
+
+    /// This dialect's answer for `event` when latch itself failed while
+    /// dispatching it (the engine caught a panic); `what` says what failed.
+    /// The default fails open, as poolside and evener treat a failed hook:
+    /// the event proceeds with a warning. A dialect whose failures deny
+    /// overrides it.
+    fn internal_failure(&self, event: &Event, what: &str) -> Outcome {
+        let mut out = Outcome::proceed(event.event);
+        out.warnings
+            .push(format!("{}: {what}; its hooks did not run", self.name()));
+        out
+    }
 }

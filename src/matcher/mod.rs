@@ -5,6 +5,12 @@
 //!   selecting the hooks for an event is a hash lookup plus one pass of a
 //!   `RegexSet`, whatever the number of hooks.
 
-mod name;
+//! - [`pattern`]: the one path every configuration regex and glob takes:
+//!   length, parse and size checks at load, a budget per file, a lazy
+//!   compile within a size limit.
 
-pub use name::{NameIndex, NameMatcher, RegexMode, compile_regex, regex_error_message};
+mod name;
+pub mod pattern;
+
+pub use name::{NameIndex, NameMatcher, RegexMode, regex_error_message};
+pub use pattern::{LazyRegex, PathGlob, PatternBudget, PatternError, compile_regex};

@@ -4,11 +4,17 @@ use std::collections::HashMap;
 
 use std::sync::OnceLock;
 
-use regex::{Regex, RegexBuilder, RegexSet, RegexSetBuilder};
+use regex::{RegexSet, RegexSetBuilder};
 
-/// The largest compiled regex latch accepts from a configuration. A pattern
-/// over it is refused at load instead of using unbounded memory.
-const REGEX_SIZE_LIMIT: usize = 1 << 20;
+use super::pattern::{LazyRegex, MAX_PATTERN_SIZE, PatternBudget, PatternError, check_regex_as};
+
+/// At most this many patterns go into one `RegexSet`, so that no set is
+/// refused by its size limit and a set's compile stays small.
+const SET_CHUNK: usize = 256;
+
+/// The size limit of one set: far above what [`SET_CHUNK`] checked patterns
+/// of at most [`MAX_PATTERN_SIZE`] in total can reach.
+const SET_SIZE_LIMIT: usize = 64 << 20;
 
 /// One matcher for a name (a tool name, or another target a dialect tests).
 #[derive(Debug, Clone)]
@@ -25,8 +31,9 @@ pub enum NameMatcher {
         pattern: String,
         /// How the pattern is applied to the name.
         mode: RegexMode,
-        /// The compiled form (anchored for [`RegexMode::WholeName`]).
-        regex: Regex,
+        /// The checked form (anchored for [`RegexMode::WholeName`]),
+        /// compiled on first use.
+        regex: LazyRegex,
     },
 }
 
@@ -45,12 +52,26 @@ impl NameMatcher {
     /// whitespace is trimmed; empty or `*` matches everything; a string of
     /// only `[A-Za-z0-9_|]` is an exact name or a pipe list; anything else is
     /// a regular expression (RE2 syntax), which must match the whole name.
-    pub fn parse(pattern: &str) -> Result<NameMatcher, regex::Error> {
+    ///
+    /// A regex is checked within latch's pattern limits (see
+    /// [`crate::matcher::pattern`]) with a budget of its own; a loader
+    /// passes its file's budget to [`NameMatcher::parse_in`].
+    pub fn parse(pattern: &str) -> Result<NameMatcher, PatternError> {
         Self::parse_with(pattern, RegexMode::WholeName)
     }
 
     /// Like [`NameMatcher::parse`], with the given regex mode.
-    pub fn parse_with(pattern: &str, mode: RegexMode) -> Result<NameMatcher, regex::Error> {
+    pub fn parse_with(pattern: &str, mode: RegexMode) -> Result<NameMatcher, PatternError> {
+        Self::parse_in(pattern, mode, &mut PatternBudget::per_file())
+    }
+
+    /// Like [`NameMatcher::parse_with`], charging a regex to `budget` (one
+    /// per configuration file).
+    pub fn parse_in(
+        pattern: &str,
+        mode: RegexMode,
+        budget: &mut PatternBudget,
+    ) -> Result<NameMatcher, PatternError> {
         let p = pattern.trim();
         if p.is_empty() || p == "*" {
             return Ok(NameMatcher::Any);
@@ -69,15 +90,10 @@ impl NameMatcher {
                 _ => NameMatcher::List(names),
             });
         }
-        // Validate the pattern as written (parsing only, which is cheap):
-        // wrapping it first would let a broken pattern such as `a)|(.*`
-        // compile into one that matches everything.
-        regex_syntax::Parser::new()
-            .parse(p)
-            .map_err(|e| regex::Error::Syntax(e.to_string()))?;
-        let regex = RegexBuilder::new(&compiled_form(p, mode))
-            .size_limit(REGEX_SIZE_LIMIT)
-            .build()?;
+        // The pattern is checked as written: wrapping it first would let a
+        // broken pattern such as `a)|(.*` compile into one that matches
+        // everything.
+        let regex = check_regex_as(p, compiled_form(p, mode), budget)?;
         Ok(NameMatcher::Regex {
             pattern: p.to_owned(),
             mode,
@@ -129,15 +145,6 @@ pub fn regex_error_message(e: &regex::Error) -> String {
         .unwrap_or(text)
 }
 
-/// Compiles a configuration's regex as written, within latch's size limit;
-/// the error is [`regex_error_message`]'s one line.
-pub fn compile_regex(pattern: &str) -> Result<Regex, String> {
-    RegexBuilder::new(pattern)
-        .size_limit(REGEX_SIZE_LIMIT)
-        .build()
-        .map_err(|e| regex_error_message(&e))
-}
-
 fn compiled_form(pattern: &str, mode: RegexMode) -> String {
     match mode {
         RegexMode::WholeName => format!("^(?:{pattern})$"),
@@ -154,13 +161,14 @@ fn compiled_form(pattern: &str, mode: RegexMode) -> String {
 pub struct NameIndex {
     any: Vec<usize>,
     exact: HashMap<String, Vec<usize>>,
-    /// The regex matchers by position, compiled; the set is built from
-    /// their patterns and falls back to them one by one.
-    regexes: Vec<(usize, Regex)>,
-    /// The combined set, built on the first selection: loading stays cheap
-    /// for commands that never select (`explain`, `lint`), and `None` inside
-    /// means the set was over its size limit.
-    set: OnceLock<Option<RegexSet>>,
+    /// The regex matchers by position; the sets are built from their
+    /// patterns and fall back to them one by one.
+    regexes: Vec<(usize, LazyRegex)>,
+    /// The combined sets, one per chunk of [`SET_CHUNK`] regexes (or less,
+    /// by size), built on the first selection: loading stays cheap for
+    /// commands that never select (`explain`, `lint`). `None` for a chunk
+    /// means its set did not compile, and its regexes are tried one by one.
+    sets: OnceLock<Vec<(usize, Option<RegexSet>)>>,
 }
 
 impl NameIndex {
@@ -185,18 +193,34 @@ impl NameIndex {
         index
     }
 
-    fn set(&self) -> Option<&RegexSet> {
-        self.set
-            .get_or_init(|| {
-                // Each pattern compiled on its own already; the set only
-                // fails if the combined size is over the limit, and then the
-                // per-regex fallback in `select` keeps selection correct.
-                RegexSetBuilder::new(self.regexes.iter().map(|(_, r)| r.as_str()))
-                    .size_limit(REGEX_SIZE_LIMIT * 8)
-                    .build()
-                    .ok()
-            })
-            .as_ref()
+    /// The sets, each with the index in `regexes` of its first pattern.
+    fn sets(&self) -> &[(usize, Option<RegexSet>)] {
+        self.sets.get_or_init(|| {
+            let mut sets = Vec::new();
+            let mut start = 0;
+            while start < self.regexes.len() {
+                // A chunk ends at SET_CHUNK patterns or at MAX_PATTERN_SIZE
+                // of estimated size, whichever comes first (at least one).
+                let mut end = start;
+                let mut size = 0u64;
+                while end < self.regexes.len() && end - start < SET_CHUNK {
+                    let s = self.regexes[end].1.size();
+                    if end > start && size.saturating_add(s) > MAX_PATTERN_SIZE {
+                        break;
+                    }
+                    size = size.saturating_add(s);
+                    end += 1;
+                }
+                let set =
+                    RegexSetBuilder::new(self.regexes[start..end].iter().map(|(_, r)| r.as_str()))
+                        .size_limit(SET_SIZE_LIMIT)
+                        .build()
+                        .ok();
+                sets.push((start, set));
+                start = end;
+            }
+            sets
+        })
     }
 
     /// Positions whose matcher accepts `name`, ascending.
@@ -205,22 +229,28 @@ impl NameIndex {
         if let Some(ps) = self.exact.get(name) {
             out.extend_from_slice(ps);
         }
-        if self.regexes.is_empty() {
-            // nothing to search
-        } else if let Some(set) = self.set() {
-            out.extend(
-                set.matches(name)
-                    .iter()
-                    .filter_map(|i| self.regexes.get(i).map(|(pos, _)| *pos)),
-            );
+        let sets = if self.regexes.is_empty() {
+            &[][..]
         } else {
-            // The combined set was over its size limit: match one by one.
-            out.extend(
-                self.regexes
-                    .iter()
-                    .filter(|(_, r)| r.is_match(name))
-                    .map(|(pos, _)| *pos),
-            );
+            self.sets()
+        };
+        for (i, (start, set)) in sets.iter().enumerate() {
+            let end = sets.get(i + 1).map_or(self.regexes.len(), |(s, _)| *s);
+            let chunk = self.regexes.get(*start..end).unwrap_or(&[]);
+            match set {
+                Some(set) => out.extend(
+                    set.matches(name)
+                        .iter()
+                        .filter_map(|j| chunk.get(j).map(|(pos, _)| *pos)),
+                ),
+                // This chunk's set did not compile: match one by one.
+                None => out.extend(
+                    chunk
+                        .iter()
+                        .filter(|(_, r)| r.is_match(name))
+                        .map(|(pos, _)| *pos),
+                ),
+            }
         }
         out.sort_unstable();
         out.dedup();
@@ -288,15 +318,23 @@ mod tests {
     }
 
     #[test]
-    fn an_index_over_the_set_size_limit_still_selects() {
-        let big: Vec<NameMatcher> = (0..40)
+    fn a_large_index_is_split_into_sets() {
+        let big: Vec<NameMatcher> = (0..600)
             .map(|i| {
-                NameMatcher::parse(&format!("\\w{{1,5}}X{i}\\w{{1,5}}")).expect("compiles alone")
+                NameMatcher::parse(&format!("[a-z]{{1,5}}-{i}-[a-z]{{1,5}}")).expect("checks alone")
             })
             .collect();
         let idx = NameIndex::build(big.iter().enumerate());
-        assert!(idx.set().is_none(), "the set should be over its limit");
-        assert_eq!(idx.select("aX7b"), vec![7]);
+        assert_eq!(idx.select("a-7-b"), vec![7]);
+        assert_eq!(idx.select("a-599-b"), vec![599]);
+        assert!(idx.sets().len() > 2, "{}", idx.sets().len());
+        assert!(idx.sets().iter().all(|(_, s)| s.is_some()));
+    }
+
+    #[test]
+    fn an_oversized_matcher_is_refused_cheaply() {
+        let e = NameMatcher::parse("(?:\\w{100}){100}").expect_err("too large");
+        assert!(matches!(e, PatternError::TooLarge { .. }), "{e}");
     }
 
     #[test]

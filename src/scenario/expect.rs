@@ -1,7 +1,8 @@
 //! Checking an outcome against a case's `expect` mapping.
 
-use regex::Regex;
 use serde_json::Value;
+
+use crate::matcher::compile_regex;
 
 /// Every expectation of `expect` that `outcome` does not meet, in words.
 ///
@@ -45,13 +46,16 @@ pub fn check(expect: &Value, outcome: &Value) -> Vec<String> {
             "notices" => texts("notices", "text"),
             "warnings" => outcome["warnings"].clone(),
             "reason_matches" => {
-                match want.as_str().map(Regex::new) {
+                // The pattern comes from a file: checked within latch's
+                // pattern limits like every configuration regex.
+                match want.as_str().map(compile_regex) {
                     Some(Ok(re)) if re.is_match(&reasons) => {}
                     Some(Ok(re)) => out.push(format!(
                         "reason_matches: `{}` does not match {reasons:?}",
                         re.as_str()
                     )),
-                    _ => out.push("reason_matches: must be a valid regex".to_owned()),
+                    Some(Err(e)) => out.push(format!("reason_matches: must be a valid regex: {e}")),
+                    None => out.push("reason_matches: must be a valid regex".to_owned()),
                 }
                 continue;
             }

@@ -94,7 +94,7 @@ pub async fn dispatch(evener: &Evener, event: &Event, cx: &DispatchContext<'_>) 
             record.error = Some(ErrorCategory::InvalidMatcher);
             record.message = Some(format!(
                 "invalid matcher regex \"{}\": {error}",
-                group.matcher_text
+                crate::matcher::pattern::shown(&group.matcher_text)
             ));
             st.out.runs.push(record);
             continue;

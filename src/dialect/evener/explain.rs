@@ -36,7 +36,7 @@ pub fn explain(ev: &Evener, event: &Event) -> Vec<Explanation> {
                 (EventName::Fired(e), _) => match &group.matcher {
                     Matcher::Invalid(err) => Err(format!(
                         "invalid matcher regex `{}`: {err}; the group is skipped",
-                        group.matcher_text
+                        crate::matcher::pattern::shown(&group.matcher_text)
                     )),
                     Matcher::Valid(m) => {
                         let target = e.target(event, names);

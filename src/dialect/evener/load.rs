@@ -14,7 +14,7 @@ use std::time::Duration;
 
 use crate::config::yaml::{Node, Value};
 use crate::diag::{Diagnostic, Position, SourceRef};
-use crate::matcher::{NameMatcher, RegexMode};
+use crate::matcher::{NameMatcher, PatternBudget, RegexMode};
 use crate::run::Program;
 use crate::text::closest;
 
@@ -120,6 +120,7 @@ pub fn load_config(
         dir,
         diags: Vec::new(),
         groups: Vec::new(),
+        budget: PatternBudget::per_file(),
     };
     l.root(root);
     // Report in file order, whatever order the checks ran in.
@@ -133,6 +134,8 @@ struct Loader<'a> {
     dir: &'a Path,
     diags: Vec<Diagnostic>,
     groups: Vec<Group>,
+    /// The compile work this file's matchers may still spend.
+    budget: PatternBudget,
 }
 
 impl Loader<'_> {
@@ -327,22 +330,28 @@ impl Loader<'_> {
                     }
                 },
             };
-            let matcher = match NameMatcher::parse_with(&matcher_text, RegexMode::Search) {
+            let matcher = match NameMatcher::parse_in(
+                &matcher_text,
+                RegexMode::Search,
+                &mut self.budget,
+            ) {
                 Ok(m) => Matcher::Valid(m),
+                Err(e) if !e.reported() => Matcher::Invalid(e.to_string()),
                 Err(e) => {
                     let at = g.get("matcher").map_or(g.position, |m| m.position);
                     let d = self.push(
                         Diagnostic::warning(format!(
-                            "plugin {}: invalid matcher regex \"{matcher_text}\" for {ev}: {}; the hook is skipped",
+                            "plugin {}: invalid matcher regex \"{}\" for {ev}: {}; the hook is skipped",
                             self.plugin,
-                            crate::matcher::regex_error_message(&e)
+                            crate::matcher::pattern::shown(&matcher_text),
+                            e
                         )),
                         at,
                     );
                     d.event = Some(ev.clone());
                     d.hint =
                         Some("Evener matches with RE2: no lookbehind, no backreferences".into());
-                    Matcher::Invalid(crate::matcher::regex_error_message(&e))
+                    Matcher::Invalid(e.to_string())
                 }
             };
             let handlers = match g.get("hooks") {

@@ -8,12 +8,12 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use globset::GlobBuilder;
 use serde_json::Value as Json;
 
 use crate::config::duration::parse_go_duration;
 use crate::config::yaml::{self, Node, Value};
 use crate::diag::{Diagnostic, Position, SourceRef};
+use crate::matcher::pattern::{self, PatternBudget, shown};
 use crate::text::closest;
 
 use super::DIALECT;
@@ -188,6 +188,7 @@ pub fn load_file(path: &Path, text: &str) -> Result<HooksFile, Vec<Diagnostic>> 
         path,
         dir,
         problems: Vec::new(),
+        budget: PatternBudget::per_file(),
     };
     let root = match yaml::parse(text) {
         Ok(r) => r,
@@ -211,6 +212,8 @@ struct Loader<'a> {
     path: &'a Path,
     dir: PathBuf,
     problems: Vec<(Option<Position>, String)>,
+    /// The compile work this file's globs and regexes may still spend.
+    budget: PatternBudget,
 }
 
 impl Loader<'_> {
@@ -393,16 +396,12 @@ impl Loader<'_> {
         if let Some(p) = m.get("path")
             && let Some(glob) = self.string(Some(p), "path")
         {
-            match GlobBuilder::new(&glob)
-                .literal_separator(true)
-                .backslash_escape(true)
-                .empty_alternates(true)
-                .build()
-            {
-                Ok(g) => out.path = Some(g.compile_matcher()),
+            match pattern::check_glob(&glob, &mut self.budget) {
+                Ok(g) => out.path = Some(g),
+                Err(e) if !e.reported() => {}
                 Err(e) => self.problem(
                     Some(p.position),
-                    format!("invalid glob {glob:?}: {}", e.kind()),
+                    format!("invalid glob {:?}: {e}", shown(&glob)),
                 ),
             }
         }
@@ -488,13 +487,15 @@ impl Loader<'_> {
             None => None,
             Some(r) => {
                 let pattern = self.string(Some(r), "regex")?;
-                match crate::matcher::compile_regex(&pattern) {
+                match pattern::check_regex(&pattern, &mut self.budget) {
                     Ok(re) => Some(re),
                     Err(e) => {
-                        self.problem(
-                            Some(r.position),
-                            format!("invalid regular expression {pattern:?}: {e}"),
-                        );
+                        if e.reported() {
+                            self.problem(
+                                Some(r.position),
+                                format!("invalid regular expression {:?}: {e}", shown(&pattern)),
+                            );
+                        }
                         None
                     }
                 }

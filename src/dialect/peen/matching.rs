@@ -3,8 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use globset::GlobMatcher;
-use regex::Regex;
+use crate::matcher::{LazyRegex, PathGlob};
 use serde_json::Value;
 
 use crate::config::normalize;
@@ -17,7 +16,7 @@ pub struct Check {
     /// `equals: <value>` (never null: `equals: null` is no check).
     pub equals: Option<Value>,
     /// `regex: <pattern>`, run on the value formatted as Go prints it.
-    pub regex: Option<Regex>,
+    pub regex: Option<LazyRegex>,
 }
 
 /// A compiled `match` (or `when`).
@@ -30,7 +29,7 @@ pub struct Match {
     /// The directory affected paths must be inside (as written).
     pub root: Option<String>,
     /// The glob affected paths must match, relative to the base.
-    pub path: Option<GlobMatcher>,
+    pub path: Option<PathGlob>,
     /// Extensions (with their leading dot) an affected path must have.
     pub extensions: Option<Vec<String>>,
     /// JSON Pointer (as written, and as unescaped tokens) → check.

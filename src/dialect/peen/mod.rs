@@ -155,7 +155,12 @@ impl Peen {
         for dir in options.config_dir.iter().chain(options.workspace.iter()) {
             let path = dir.join(HOOKS_FILE);
             match crate::config::read_bounded_text(&path, crate::config::MAX_CONFIG_FILE) {
-                Ok(text) => match load::load_file(&path, &text) {
+                // A panic while loading one file (a latch bug) is treated
+                // like any invalid file: that file is skipped, the other
+                // layers keep working.
+                Ok(text) => match crate::panic::catch(|| load::load_file(&path, &text))
+                    .unwrap_or_else(|m| Err(vec![internal_load_failure(&path, &m)]))
+                {
                     Ok(f) => files.push(f),
                     Err(d) => {
                         let first = d.first().map(|d| d.message.clone()).unwrap_or_default();
@@ -249,6 +254,24 @@ impl Peen {
     }
 }
 
+/// The diagnostic for a hooks file whose loading panicked.
+fn internal_load_failure(path: &Path, message: &str) -> Diagnostic {
+    Diagnostic::warning(format!(
+        "harness.warning: hooks file skipped: latch failed internally while loading it ({message})"
+    ))
+    .in_file(path)
+    .for_dialect(DIALECT)
+}
+
+/// Whether a failure of peen itself denies `event`: when any peen event it
+/// fires is one whose failed actions deny by default (`pre*`,
+/// `sessionStart`, `turnStart`).
+pub fn failure_denies(event: &Event, summarize: bool) -> bool {
+    PeenEvent::fired_by(event, summarize)
+        .iter()
+        .any(PeenEvent::fails_closed)
+}
+
 impl Dialect for Peen {
     fn name(&self) -> &'static str {
         DIALECT
@@ -268,5 +291,12 @@ impl Dialect for Peen {
         cx: &'a DispatchContext<'a>,
     ) -> BoxFuture<'a, Outcome> {
         Box::pin(combine::dispatch(self, event, cx))
+    }
+
+    /// Peen's rule for a failure: a deny on the events where a failed
+    /// action denies, else a warning.
+    fn internal_failure(&self, event: &Event, what: &str) -> Outcome {
+        let deny = failure_denies(event, self.options.limits.summarize);
+        crate::dialect::failed::failure_outcome(DIALECT, event, what, deny)
     }
 }

@@ -6,7 +6,8 @@ use std::time::Duration;
 
 use crate::config::yaml::{self, Node, Value};
 use crate::diag::{Diagnostic, Position, SourceRef};
-use crate::matcher::NameMatcher;
+use crate::matcher::pattern::shown;
+use crate::matcher::{NameMatcher, PatternBudget, RegexMode};
 use crate::text::closest;
 
 use super::DIALECT;
@@ -90,9 +91,10 @@ impl Hook {
     pub fn disabled(&self) -> Option<String> {
         match &self.matcher {
             Matcher::Valid(_) => None,
-            Matcher::Invalid { pattern, error } => {
-                Some(format!("invalid matcher regex `{pattern}`: {error}"))
-            }
+            Matcher::Invalid { pattern, error } => Some(format!(
+                "invalid matcher regex `{}`: {error}",
+                shown(pattern)
+            )),
         }
     }
 }
@@ -114,6 +116,7 @@ pub fn load_file(path: &Path, level: Level, text: &str) -> (FileConfig, Vec<Diag
         level,
         diags: Vec::new(),
         config: FileConfig::default(),
+        budget: PatternBudget::per_file(),
     };
     match yaml::parse(text) {
         Ok(root) => cx.root(&root),
@@ -134,6 +137,8 @@ struct Loader<'a> {
     level: Level,
     diags: Vec<Diagnostic>,
     config: FileConfig,
+    /// The compile work this file's matchers may still spend.
+    budget: PatternBudget,
 }
 
 impl Loader<'_> {
@@ -347,14 +352,19 @@ impl Loader<'_> {
                     }
                     _ => m.scalar_text(),
                 };
-                match NameMatcher::parse(&text) {
+                match NameMatcher::parse_in(&text, RegexMode::WholeName, &mut self.budget) {
                     Ok(nm) => Matcher::Valid(nm),
+                    Err(e) if !e.reported() => Matcher::Invalid {
+                        pattern: text,
+                        error: e.to_string(),
+                    },
                     Err(e) => {
-                        let error = crate::matcher::regex_error_message(&e);
+                        let error = e.to_string();
                         let d = self.warning(
                             Some(m.position),
                             format!(
-                                "invalid matcher regex `{text}`: {error}; the hook is disabled"
+                                "invalid matcher regex `{}`: {error}; the hook is disabled",
+                                shown(&text)
                             ),
                         );
                         d.event = Some(ev.clone());
