@@ -142,6 +142,9 @@ pub async fn dispatch(peen: &Peen, event: &Event, cx: &DispatchContext<'_>) -> O
             .filter(|_| handled && pe.journaled() && cx.session.dir().is_some())
             .map(|t| format!("{t}/{pe}{round}{agent}"));
         let journal = Journal::new(cx.session).cancel_on(cx.cancel);
+        // If this dispatch is dropped while the hooks run, the checkpoint
+        // stays `started` and this process gives it up (uncertain).
+        let mut _give_up = None;
         let mut runs = Vec::new();
         // A copy of this checkpoint that another latch process is running
         // is waited for, so its result is reused and it never runs twice.
@@ -245,6 +248,7 @@ pub async fn dispatch(peen: &Peen, event: &Event, cx: &DispatchContext<'_>) -> O
                 }
             }
             Some(Ok(Begin::Fresh)) | None => {
+                _give_up = key.as_deref().map(|k| GiveUp(&journal, k));
                 let r = run_event(
                     peen,
                     &pe,
@@ -301,6 +305,16 @@ pub async fn dispatch(peen: &Peen, event: &Event, cx: &DispatchContext<'_>) -> O
         }
     }
     out
+}
+
+/// Gives up this process's claim on a journaled run when dropped (a no-op
+/// once the run is finished).
+struct GiveUp<'j, 'a>(&'j Journal<'a>, &'j str);
+
+impl Drop for GiveUp<'_, '_> {
+    fn drop(&mut self) {
+        self.0.abandon(self.1);
+    }
 }
 
 /// Folds one event's result into the outcome; true if the operation is denied.
