@@ -11,19 +11,33 @@
 //!     state.json                the [`SessionState`] values
 //! ```
 //!
-//! Two `latch fire` processes of one session may overlap; every update holds
-//! an exclusive lock on `lock`, reads `state.json`, changes it, writes it to
-//! a temporary file and renames it into place.
+//! Two `latch fire` processes of one session may overlap. Every update holds an exclusive lock on `lock`, reads `state.json`,
+//! changes it and, if anything changed, writes a temporary file and renames
+//! it into place. Nothing below the state root is followed through a
+//! symbolic link, files are used only if they are regular files, lock waits
+//! are bounded by [`LOCK_WAIT`] and cancellable, and the blocking file work
+//! (reads, writes, fsyncs) runs on tokio's blocking pool, never on the
+//! runtime's own thread. See `files.rs` and `lock.rs`.
+
+mod files;
+mod lock;
 
 use std::collections::BTreeMap;
-use std::fs::{self, DirBuilder, File, OpenOptions};
-use std::io::{self, Write};
-use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
+use std::fs::DirBuilder;
+use std::io;
+use std::os::fd::OwnedFd;
+use std::os::unix::fs::DirBuilderExt;
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+
+use crate::run::Cancel;
+
+pub use files::MAX_STATE_BYTES;
+pub(crate) use files::pid_alive;
+pub use lock::LOCK_WAIT;
 
 /// The values a session keeps. Keys are namespaced by their owner, such as
 /// `poolside.stop_continuations`, so dialects never collide.
@@ -35,9 +49,19 @@ pub struct SessionState {
 }
 
 impl SessionState {
-    /// A counter value (0 when unset).
-    pub fn counter(&self, key: &str) -> u64 {
-        self.values.get(key).and_then(Value::as_u64).unwrap_or(0)
+    /// A counter value: 0 when unset; a value that is not a whole number
+    /// (such as the string `"7"`) is an `InvalidData` error, so a caller
+    /// fails closed as it would on a corrupt file.
+    pub fn counter(&self, key: &str) -> io::Result<u64> {
+        match self.values.get(key) {
+            None => Ok(0),
+            Some(v) => v.as_u64().ok_or_else(|| {
+                io::Error::new(
+                    io::ErrorKind::InvalidData,
+                    format!("`{key}` is {v}, not a whole number"),
+                )
+            }),
+        }
     }
 
     /// Sets a counter.
@@ -46,12 +70,27 @@ impl SessionState {
     }
 }
 
+/// Where a session's state lives.
+#[derive(Debug)]
+enum Store {
+    /// In this value only.
+    Memory(Mutex<SessionState>),
+    /// In the session directory `path`, opened as `dir`.
+    Disk { path: PathBuf, dir: Arc<OwnedFd> },
+    /// On disk, but the session directory `path` could not be opened:
+    /// every state operation fails with `why`.
+    Unusable {
+        path: PathBuf,
+        kind: io::ErrorKind,
+        why: String,
+    },
+}
+
 /// One session's state: on disk under a state directory, or in memory.
 #[derive(Debug)]
 pub struct Session {
     id: Option<String>,
-    dir: Option<PathBuf>,
-    memory: Mutex<SessionState>,
+    store: Store,
 }
 
 impl Session {
@@ -60,26 +99,56 @@ impl Session {
     pub fn in_memory(id: Option<String>) -> Session {
         Session {
             id,
-            dir: None,
-            memory: Mutex::new(SessionState::default()),
+            store: Store::Memory(Mutex::new(SessionState::default())),
         }
     }
 
     /// Opens (creating it if needed) the on-disk state of session `id` under
-    /// `state_root`. Every directory latch creates is private (0700).
+    /// `state_root`. Every directory latch creates is private (0700). The
+    /// root may be a symbolic link (it is the user's choice); below it,
+    /// `sessions/` and the session's directory must be real directories
+    /// owned by the effective user, else the error names the path.
     pub fn open(state_root: &Path, id: &str) -> io::Result<Session> {
-        let dir = state_root.join("sessions").join(encode_id(id));
         // The root may be a directory the user chose (even $HOME): create
         // it private if it is missing, but never change an existing one.
         if !state_root.is_dir() {
-            make_private_dir(state_root)?;
+            match DirBuilder::new()
+                .mode(0o700)
+                .recursive(true)
+                .create(state_root)
+            {
+                Ok(()) => {}
+                Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {}
+                Err(e) => return Err(files::at_path(state_root, "create", e)),
+            }
         }
-        make_private_dir(&state_root.join("sessions"))?;
-        make_private_dir(&dir)?;
+        let root = files::open_root(state_root)?;
+        let sessions_path = state_root.join("sessions");
+        let sessions = files::private_subdir(&root, "sessions", &sessions_path)?;
+        let name = encode_id(id);
+        let path = sessions_path.join(&name);
+        let dir = files::private_subdir(&sessions, &name, &path)?;
         Ok(Session {
             id: Some(id.to_owned()),
-            dir: Some(dir),
-            memory: Mutex::new(SessionState::default()),
+            store: Store::Disk {
+                path,
+                dir: Arc::new(dir),
+            },
+        })
+    }
+
+    /// Like [`Session::open`], but a state directory that cannot be opened
+    /// (a symbolic link, a file that is not a directory, no permission)
+    /// gives a session whose every state operation fails with that error,
+    /// so each dialect makes its safe choice instead of nothing running.
+    pub fn open_or_unusable(state_root: &Path, id: &str) -> Session {
+        Session::open(state_root, id).unwrap_or_else(|e| Session {
+            id: Some(id.to_owned()),
+            store: Store::Unusable {
+                path: state_root.join("sessions").join(encode_id(id)),
+                kind: e.kind(),
+                why: e.to_string(),
+            },
         })
     }
 
@@ -97,116 +166,150 @@ impl Session {
         self.id.as_deref()
     }
 
-    /// The session's private directory on disk, if it has one.
+    /// The session's directory on disk, if it has one (also when it turned
+    /// out unusable: its state operations then fail).
     pub fn dir(&self) -> Option<&Path> {
-        self.dir.as_deref()
+        match &self.store {
+            Store::Memory(_) => None,
+            Store::Disk { path, .. } | Store::Unusable { path, .. } => Some(path),
+        }
+    }
+
+    /// The error of an unusable session.
+    fn unusable(kind: io::ErrorKind, why: &str) -> io::Error {
+        io::Error::new(kind, format!("the session state is unusable: {why}"))
     }
 
     /// A private (0700) directory for `name` inside the session directory,
-    /// created on first use. `None` for an in-memory session.
+    /// created on first use (never through a symbolic link). `None` for an
+    /// in-memory session.
     pub fn private_dir(&self, name: &str) -> io::Result<Option<PathBuf>> {
-        let Some(dir) = &self.dir else {
-            return Ok(None);
-        };
-        let sub = dir.join(encode_id(name));
-        make_private_dir(&sub)?;
-        Ok(Some(sub))
+        match &self.store {
+            Store::Memory(_) => Ok(None),
+            Store::Unusable { kind, why, .. } => Err(Session::unusable(*kind, why)),
+            Store::Disk { path, dir } => {
+                let name = encode_id(name);
+                let sub = path.join(&name);
+                files::private_subdir(dir.as_ref(), &name, &sub)?;
+                Ok(Some(sub))
+            }
+        }
     }
 
     /// Reads the state, lets `f` change it, and stores it, atomically with
-    /// respect to other processes updating the same session.
-    pub fn update<T>(&self, f: impl FnOnce(&mut SessionState) -> T) -> io::Result<T> {
-        self.try_update(|s| Ok(f(s)))
+    /// respect to other processes updating the same session. The lock wait
+    /// is bounded by [`LOCK_WAIT`] (then a `TimedOut` error) and ends at
+    /// once when `cancel` fires (an `Interrupted` error).
+    pub async fn update<T>(
+        &self,
+        cancel: &Cancel,
+        f: impl FnOnce(&mut SessionState) -> T,
+    ) -> io::Result<T> {
+        self.try_update(cancel, |s| Ok(f(s))).await
     }
 
     /// Like [`Session::update`], but `f` may refuse: on `Err` nothing is
-    /// written and the error is returned.
-    pub fn try_update<T>(
+    /// written and the error is returned (an `InvalidData` one prefixed with
+    /// the state file). When `f` changes nothing, nothing is written.
+    pub async fn try_update<T>(
         &self,
+        cancel: &Cancel,
         f: impl FnOnce(&mut SessionState) -> io::Result<T>,
     ) -> io::Result<T> {
-        let Some(dir) = &self.dir else {
-            let mut state = self
-                .memory
-                .lock()
-                .map_err(|_| io::Error::other("session state lock poisoned"))?;
-            return f(&mut state);
+        let (path, dir) = match &self.store {
+            Store::Memory(m) => {
+                let mut state = m
+                    .lock()
+                    .map_err(|_| io::Error::other("session state lock poisoned"))?;
+                return f(&mut state);
+            }
+            Store::Unusable { kind, why, .. } => return Err(Session::unusable(*kind, why)),
+            Store::Disk { path, dir } => (path, dir),
         };
-        let lock = lock_file(dir)?;
-        lock.lock()?;
-        let path = dir.join("state.json");
-        let mut state = read_state(&path)?;
-        let out = f(&mut state)?;
-        let tmp = dir.join(format!("state.json.{}.tmp", std::process::id()));
-        {
-            let mut file = File::create(&tmp)?;
-            file.write_all(&serde_json::to_vec_pretty(&state).map_err(io::Error::other)?)?;
-            file.sync_all()?;
+        let held = lock::acquire(dir.as_ref(), path, true, cancel).await?;
+        let before = {
+            let (dir, path) = (Arc::clone(dir), path.clone());
+            blocking(move || read_state(&dir, &path)).await?
+        };
+        let mut state = before.clone();
+        let out = f(&mut state).map_err(|e| in_state_file(path, e))?;
+        if state != before {
+            let bytes = serde_json::to_vec_pretty(&state).map_err(io::Error::other)?;
+            let (dir, path) = (Arc::clone(dir), path.clone());
+            // The lock moves along, so it is held until the rename is
+            // durable even if this future is dropped meanwhile.
+            blocking(move || {
+                let written = files::write_state_bytes(dir.as_ref(), &path, &bytes);
+                drop(held);
+                written
+            })
+            .await?;
         }
-        fs::rename(&tmp, &path)?;
-        // The rename is durable only once the directory entry is on disk.
-        File::open(dir)?.sync_all()?;
-        drop(lock);
         Ok(out)
     }
 
-    /// A snapshot of the state, read under a shared lock (nothing is written).
-    pub fn snapshot(&self) -> io::Result<SessionState> {
-        let Some(dir) = &self.dir else {
-            return self
-                .memory
-                .lock()
-                .map(|s| s.clone())
-                .map_err(|_| io::Error::other("session state lock poisoned"));
+    /// A snapshot of the state, read under a shared lock (nothing is
+    /// written); the wait is bounded and cancellable as for
+    /// [`Session::update`].
+    pub async fn snapshot(&self, cancel: &Cancel) -> io::Result<SessionState> {
+        let (path, dir) = match &self.store {
+            Store::Memory(m) => {
+                return m
+                    .lock()
+                    .map(|s| s.clone())
+                    .map_err(|_| io::Error::other("session state lock poisoned"));
+            }
+            Store::Unusable { kind, why, .. } => return Err(Session::unusable(*kind, why)),
+            Store::Disk { path, dir } => (path, dir),
         };
-        let lock = lock_file(dir)?;
-        lock.lock_shared()?;
-        read_state(&dir.join("state.json"))
+        let held = lock::acquire(dir.as_ref(), path, false, cancel).await?;
+        let (dir, path) = (Arc::clone(dir), path.clone());
+        blocking(move || {
+            let state = read_state(&dir, &path);
+            drop(held);
+            state
+        })
+        .await
     }
 }
 
-/// The session's lock file, created on first use.
-fn lock_file(dir: &Path) -> io::Result<File> {
-    OpenOptions::new()
-        .create(true)
-        .truncate(false)
-        .write(true)
-        .open(dir.join("lock"))
+/// Runs blocking file work on tokio's blocking pool (inline outside a
+/// runtime).
+async fn blocking<T: Send + 'static>(
+    f: impl FnOnce() -> io::Result<T> + Send + 'static,
+) -> io::Result<T> {
+    if tokio::runtime::Handle::try_current().is_err() {
+        return f();
+    }
+    tokio::task::spawn_blocking(f)
+        .await
+        .map_err(|e| io::Error::other(format!("session state work failed: {e}")))?
 }
 
-/// The stored state; a missing file is the empty state, a corrupt one an
-/// error naming the file.
-fn read_state(path: &Path) -> io::Result<SessionState> {
-    match fs::read(path) {
-        Ok(bytes) => serde_json::from_slice(&bytes).map_err(|e| {
-            io::Error::new(
-                io::ErrorKind::InvalidData,
-                format!("{} is corrupt: {e}", path.display()),
-            )
-        }),
-        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(SessionState::default()),
-        Err(e) => Err(e),
+/// Names the state file in a data error of a session update.
+fn in_state_file(dir: &Path, e: io::Error) -> io::Error {
+    if e.kind() == io::ErrorKind::InvalidData {
+        io::Error::new(
+            e.kind(),
+            format!("{}: {e}", dir.join(files::STATE_FILE).display()),
+        )
+    } else {
+        e
     }
 }
 
-/// Creates `dir` with mode 0700, or tightens an existing one to 0700.
-fn make_private_dir(dir: &Path) -> io::Result<()> {
-    match DirBuilder::new().mode(0o700).recursive(true).create(dir) {
-        Ok(()) => {}
-        Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {}
-        Err(e) => return Err(e),
-    }
-    let meta = fs::metadata(dir)?;
-    if !meta.is_dir() {
-        return Err(io::Error::other(format!(
-            "{} exists and is not a directory",
-            dir.display()
-        )));
-    }
-    if meta.permissions().mode() & 0o077 != 0 {
-        fs::set_permissions(dir, fs::Permissions::from_mode(0o700))?;
-    }
-    Ok(())
+/// The stored state; a missing file is the empty state; a corrupt, oversized
+/// or non-regular one an error naming the file.
+fn read_state(dir: &OwnedFd, path: &Path) -> io::Result<SessionState> {
+    let Some(bytes) = files::read_state_bytes(dir, path)? else {
+        return Ok(SessionState::default());
+    };
+    serde_json::from_slice(&bytes).map_err(|e| {
+        io::Error::new(
+            io::ErrorKind::InvalidData,
+            format!("{} is corrupt: {e}", path.join(files::STATE_FILE).display()),
+        )
+    })
 }
 
 /// Percent-encodes every byte outside `[A-Za-z0-9_-]`, so any session id
@@ -243,6 +346,9 @@ fn fnv1a(bytes: &[u8]) -> u64 {
 
 #[cfg(test)]
 mod tests {
+    use std::fs;
+    use std::os::unix::fs::{MetadataExt, PermissionsExt};
+
     use super::*;
 
     #[test]
@@ -275,13 +381,17 @@ mod tests {
         assert_eq!(sessions, 0o700);
     }
 
-    #[test]
-    fn state_persists_and_directories_are_private() {
+    #[tokio::test]
+    async fn state_persists_and_directories_are_private() {
+        let never = Cancel::never();
         let root = tempfile::tempdir().expect("tempdir");
         let s = Session::open(root.path(), "s/1").expect("open");
-        s.update(|st| st.set_counter("x", 3)).expect("update");
+        s.update(&never, |st| st.set_counter("x", 3))
+            .await
+            .expect("update");
         let again = Session::open(root.path(), "s/1").expect("reopen");
-        assert_eq!(again.snapshot().expect("snapshot").counter("x"), 3);
+        let snap = again.snapshot(&never).await.expect("snapshot");
+        assert_eq!(snap.counter("x").expect("counter"), 3);
         for d in [
             root.path().join("sessions"),
             again.dir().expect("dir").to_path_buf(),
@@ -289,5 +399,34 @@ mod tests {
             let mode = fs::metadata(&d).expect("meta").permissions().mode() & 0o777;
             assert_eq!(mode, 0o700, "{}", d.display());
         }
+    }
+
+    #[tokio::test]
+    async fn an_update_that_changes_nothing_writes_nothing() {
+        let never = Cancel::never();
+        let root = tempfile::tempdir().expect("tempdir");
+        let s = Session::open(root.path(), "s").expect("open");
+        s.update(&never, |st| st.set_counter("x", 1))
+            .await
+            .expect("update");
+        let file = s.dir().expect("dir").join("state.json");
+        let before = fs::metadata(&file).expect("meta").ino();
+        s.update(&never, |st| st.set_counter("x", 1))
+            .await
+            .expect("update");
+        assert_eq!(fs::metadata(&file).expect("meta").ino(), before);
+    }
+
+    #[test]
+    fn a_mistyped_counter_is_an_error() {
+        let mut st = SessionState::default();
+        st.values.insert("c".into(), Value::from("7"));
+        assert_eq!(
+            st.counter("c").expect_err("string").kind(),
+            io::ErrorKind::InvalidData
+        );
+        st.values.insert("c".into(), Value::from(-1));
+        assert!(st.counter("c").is_err());
+        assert_eq!(st.counter("missing").expect("unset"), 0);
     }
 }

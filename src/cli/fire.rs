@@ -132,12 +132,10 @@ fn open_session(event: &Event, state_dir: Option<PathBuf>) -> Result<Session, St
     let Some(root) = state_dir.or_else(Session::default_state_root) else {
         return Err("no state directory: set --state-dir, LATCH_STATE_DIR or HOME".into());
     };
-    Session::open(&root, id).map_err(|e| {
-        format!(
-            "cannot open the session state under {}: {e}",
-            root.display()
-        )
-    })
+    // A state directory that cannot be opened (a symbolic link, not a
+    // directory, no permission) does not stop the dispatch: every dialect
+    // makes its safe choice when it needs the state, with a warning.
+    Ok(Session::open_or_unusable(&root, id))
 }
 
 /// Dispatches; a signal (any of [`FireSignals`]) cancels the dispatch,

@@ -79,15 +79,23 @@ fn bad_flags_exit_2() {
 }
 
 #[test]
-fn an_unusable_state_directory_exits_4() {
+fn an_unusable_state_directory_still_dispatches() {
+    // The state root is a file: no dialect that needs no state is stopped
+    // (a deny still reaches the harness); those that do make their safe
+    // choice (see tests/it/hostile/state.rs).
     let p = Project::new();
+    let cmd = p.hook("d", br#"{"decision":"block","reason":"no"}"#, b"", 0);
+    let p = p.settings(&format!(
+        "hooks:\n  PreToolUse:\n    - name: no\n      command: {cmd:?}\n"
+    ));
     let file = p.write("not-a-dir", "");
     let out = p.fire_raw(
-        br#"{"event":"stop","session_id":"s"}"#,
+        br#"{"event":"tool_before","session_id":"s","tool":{"name":"shell","input":{}}}"#,
         &["--state-dir", file.to_str().unwrap()],
     );
-    assert_eq!(out.status.code(), Some(4));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("cannot open the session state"));
+    assert_eq!(out.status.code(), Some(0));
+    let f = crate::util::Fired::from_output(&out);
+    assert_eq!(f.outcome["decision"], "deny", "{}", f.stderr);
 }
 
 #[test]

@@ -11,6 +11,16 @@ use latch::journal::{Journal, Resolution, RunState};
 use crate::peen_util::Layers;
 use crate::util::{read_pid, wait_dead};
 
+/// Runs a future of the library (session state, journal) to completion on
+/// a current-thread runtime, as `latch fire` does.
+pub fn block<F: std::future::Future>(f: F) -> F::Output {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("runtime")
+        .block_on(f)
+}
+
 /// Starts `latch fire` with the turn_start event, in the background.
 fn spawn_turn_start(l: &Layers) -> std::process::Child {
     spawn_fire(l, &turn_start(l))
@@ -111,24 +121,19 @@ fn a_hook_interrupted_by_a_crash_is_uncertain_until_resolved() {
     // The library reads and resolves it.
     let session = Session::open(&l.root.path().join("state"), "s1").unwrap();
     let journal = Journal::new(&session);
-    let entries = journal.read().unwrap();
+    let entries = block(journal.read()).unwrap();
     assert_eq!(entries.len(), 1);
     assert_eq!(entries[0].state, RunState::Started);
     assert_eq!(entries[0].key, "t1/turnStart");
-    assert!(
-        journal
-            .resolve("t1/turnStart", Resolution::Completed)
-            .unwrap()
-    );
+    assert!(block(journal.resolve("t1/turnStart", Resolution::Completed)).unwrap());
     let f = l.fire(&turn_start(&l));
     assert_eq!(f.outcome["decision"], "proceed");
     assert!(
-        journal
-            .resolve(
-                "t1/turnStart",
-                Resolution::Failed("inspected: it broke things".into())
-            )
-            .unwrap()
+        block(journal.resolve(
+            "t1/turnStart",
+            Resolution::Failed("inspected: it broke things".into())
+        ))
+        .unwrap()
     );
     let f = l.fire(&turn_start(&l));
     assert_eq!(
@@ -136,7 +141,7 @@ fn a_hook_interrupted_by_a_crash_is_uncertain_until_resolved() {
         ["inspected: it broke things"],
         "a failed run is never run again"
     );
-    assert!(journal.resolve("t1/turnStart", Resolution::Retry).unwrap());
+    assert!(block(journal.resolve("t1/turnStart", Resolution::Retry)).unwrap());
     let l2 = l
         .workspace_hooks("version: 1\nturnStart:\n  - actions: [{type: inject, message: fresh}]\n");
     let f = l2.fire(&turn_start(&l2));
@@ -220,9 +225,9 @@ fn a_failure_of_latch_itself_is_recorded_as_failed_and_never_rerun() {
     let f = l.fire(&turn_start(&l));
     assert_eq!(f.outcome["decision"], "deny");
     assert!(!l.ws().join("runs").exists());
-    let journal = Journal::new(&Session::open(&l.root.path().join("state"), "s1").unwrap())
-        .read()
-        .unwrap();
+    let journal =
+        block(Journal::new(&Session::open(&l.root.path().join("state"), "s1").unwrap()).read())
+            .unwrap();
     assert_eq!(journal[0].state, RunState::Failed);
 }
 
@@ -269,7 +274,7 @@ fn events_no_group_handles_leave_no_checkpoint() {
         .workspace_hooks("version: 1\npreToolUse:\n  - actions: [{type: inject, message: x}]\n");
     l.fire(&turn_start(&l));
     let session = Session::open(&l.root.path().join("state"), "s1").unwrap();
-    assert!(Journal::new(&session).read().unwrap().is_empty());
+    assert!(block(Journal::new(&session).read()).unwrap().is_empty());
 }
 
 #[test]
@@ -321,8 +326,97 @@ fn a_cancel_before_peen_starts_leaves_no_checkpoint() {
     child.wait().unwrap();
     assert!(wait_dead(hook), "cancellation killed the poolside hook");
     assert!(!l.ws().join("runs").exists(), "the peen hook never ran");
-    let journal = Journal::new(&Session::open(&l.root.path().join("state"), "s1").unwrap())
-        .read()
-        .unwrap();
+    let journal =
+        block(Journal::new(&Session::open(&l.root.path().join("state"), "s1").unwrap()).read())
+            .unwrap();
     assert_eq!(journal, [], "no checkpoint was begun");
+}
+
+/// Starts `latch fire` with `event`, its outcome on a pipe.
+fn spawn_fire_piped(l: &Layers, event: &serde_json::Value) -> std::process::Child {
+    let mut child = Command::new(assert_cmd::cargo::cargo_bin("latch"))
+        .args(["fire", "--project"])
+        .arg(l.ws())
+        .arg("--home")
+        .arg(l.root.path().join("home"))
+        .arg("--state-dir")
+        .arg(l.root.path().join("state"))
+        .env_remove("PEEN_CONFIG_DIR")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(&serde_json::to_vec(event).unwrap())
+        .unwrap();
+    child
+}
+
+#[test]
+fn a_second_copy_of_a_running_checkpoint_waits_for_it_and_reuses_its_result() {
+    // Two `latch fire` of one session and checkpoint at once: the second
+    // must neither run the hook again nor call the first "interrupted".
+    let l = Layers::new().workspace_hooks(
+        "version: 1\nturnStart:\n  - actions: [{type: command, command: sh, args: [\"-c\", \"echo $$ >> started; sleep 2; echo '{\\\"message\\\":\\\"ctx\\\"}'\"]}]\n",
+    );
+    let first = spawn_fire_piped(&l, &turn_start(&l));
+    read_pid(&l.ws().join("started"));
+    let second = spawn_fire_piped(&l, &turn_start(&l));
+    let first = crate::util::Fired::from_output(&first.wait_with_output().unwrap());
+    let second = crate::util::Fired::from_output(&second.wait_with_output().unwrap());
+    assert_eq!(first.outcome["decision"], "proceed", "{}", first.stderr);
+    assert_eq!(
+        second.outcome["decision"],
+        "proceed",
+        "{:?}",
+        second.reasons()
+    );
+    assert_eq!(first.outcome["context"], second.outcome["context"]);
+    assert!(
+        second.runs()[0]["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("reused the journaled result of t1/turnStart"),
+        "{}",
+        second.outcome
+    );
+    assert_eq!(
+        std::fs::read_to_string(l.ws().join("started"))
+            .unwrap()
+            .lines()
+            .count(),
+        1,
+        "the hook ran once"
+    );
+}
+
+#[test]
+fn the_journal_keeps_a_flat_size_over_many_turns() {
+    let l = Layers::new()
+        .workspace_hooks("version: 1\nturnStart:\n  - actions: [{type: inject, message: x}]\n");
+    for t in 0..40 {
+        let ev = json!({"event": "turn_start", "session_id": "s1", "turn_id": format!("t{t}"), "cwd": l.ws(), "model": "m"});
+        assert_eq!(l.fire(&ev).outcome["decision"], "proceed");
+    }
+    let session = Session::open(&l.root.path().join("state"), "s1").unwrap();
+    let keys: Vec<String> = block(Journal::new(&session).read())
+        .unwrap()
+        .into_iter()
+        .map(|e| e.key)
+        .collect();
+    assert_eq!(keys.len(), latch::journal::KEEP_TURNS, "{keys:?}");
+    assert!(keys.contains(&"t39/turnStart".to_owned()));
+    // A resend of the latest turn still reuses its result.
+    let ev = json!({"event": "turn_start", "session_id": "s1", "turn_id": "t39", "cwd": l.ws(), "model": "m"});
+    let f = l.fire(&ev);
+    assert!(
+        f.runs()[0]["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("reused the journaled result of t39/turnStart")
+    );
 }

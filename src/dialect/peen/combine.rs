@@ -20,7 +20,7 @@ use tracing::debug;
 
 use crate::dialect::{DispatchContext, leftovers_warning, record_process};
 use crate::event::Event;
-use crate::journal::{Begin, Journal, RunState};
+use crate::journal::{Begin, Journal, RUNNING_WAIT, RunState};
 use crate::outcome::{
     Decision, ErrorCategory, HookRun, Injection, Outcome, Placement, PublishedEvent, Reason,
     RunStatus,
@@ -80,9 +80,11 @@ pub async fn dispatch(peen: &Peen, event: &Event, cx: &DispatchContext<'_>) -> O
         event,
         peen.options().limits.summarize,
         cx.session,
+        cx.cancel,
         turn.as_deref(),
         |pe| peen.groups_for(pe).next().is_some(),
-    );
+    )
+    .await;
     out.warnings.extend(warnings);
     if events.is_empty() {
         return out;
@@ -148,9 +150,22 @@ pub async fn dispatch(peen: &Peen, event: &Event, cx: &DispatchContext<'_>) -> O
             .as_ref()
             .filter(|_| handled && pe.journaled() && cx.session.dir().is_some())
             .map(|t| format!("{t}/{pe}{round}{agent}"));
-        let journal = Journal::new(cx.session);
+        let journal = Journal::new(cx.session).cancel_on(cx.cancel);
+        // If this dispatch is dropped while the hooks run, the checkpoint
+        // stays `started` and this process gives it up (uncertain).
+        let mut _give_up = None;
         let mut runs = Vec::new();
-        let result = match key.as_ref().map(|k| journal.begin(k, DIALECT, &pe.name())) {
+        // A copy of this checkpoint that another latch process is running
+        // is waited for, so its result is reused and it never runs twice.
+        let begun = match &key {
+            Some(k) => Some(
+                journal
+                    .begin_or_wait(k, DIALECT, &pe.name(), RUNNING_WAIT)
+                    .await,
+            ),
+            None => None,
+        };
+        let result = match begun {
             Some(Ok(Begin::Finished(entry))) => {
                 let mut r = HookRun::new(&pe.name(), DIALECT, &pe.name(), None);
                 r.message = Some(format!(
@@ -198,6 +213,19 @@ pub async fn dispatch(peen: &Peen, event: &Event, cx: &DispatchContext<'_>) -> O
                 blocks_always: true,
                 ..EventResult::default()
             },
+            Some(Ok(Begin::Running(entry))) => EventResult {
+                deny: Some((
+                    pe.name(),
+                    format!(
+                        "the {pe} hook run {} is still running in latch process {} after {} s of waiting; it is not run twice: send the event again once it has finished",
+                        entry.key,
+                        entry.owner.map_or(0, |o| o.pid),
+                        RUNNING_WAIT.as_secs()
+                    ),
+                )),
+                blocks_always: true,
+                ..EventResult::default()
+            },
             Some(Err(e)) => {
                 // latch itself failed: record nothing runnable, fail the turn
                 // with a reason naming the event; the hook is not run.
@@ -214,8 +242,14 @@ pub async fn dispatch(peen: &Peen, event: &Event, cx: &DispatchContext<'_>) -> O
                     "{pe} hook failed inside latch: {}",
                     internal_error.clone().unwrap_or_default()
                 );
-                if let Some(k) = &key {
-                    let _ = journal.finish(k, RunState::Failed, None, Some(why.clone()));
+                if let Some(k) = &key
+                    && let Err(e) = journal
+                        .finish(k, RunState::Failed, None, Some(why.clone()))
+                        .await
+                {
+                    out.warnings.push(format!(
+                        "latch could not record {k} in the restart journal: {e}"
+                    ));
                 }
                 EventResult {
                     deny: Some((pe.name(), why)),
@@ -223,6 +257,7 @@ pub async fn dispatch(peen: &Peen, event: &Event, cx: &DispatchContext<'_>) -> O
                 }
             }
             Some(Ok(Begin::Fresh)) | None => {
+                _give_up = key.as_deref().map(|k| GiveUp(&journal, k));
                 let r = run_event(
                     peen,
                     &pe,
@@ -240,18 +275,24 @@ pub async fn dispatch(peen: &Peen, event: &Event, cx: &DispatchContext<'_>) -> O
                     || runs
                         .iter()
                         .any(|r| r.error == Some(ErrorCategory::Cancelled));
+                if let Some(k) = key.as_ref().filter(|_| interrupted) {
+                    journal.abandon(k);
+                }
                 if let Some(k) = key.as_ref().filter(|_| !interrupted) {
                     let state = if r.deny.is_some() {
                         RunState::Denied
                     } else {
                         RunState::Completed
                     };
-                    if let Err(e) = journal.finish(
-                        k,
-                        state,
-                        serde_json::to_value(&r).ok(),
-                        r.deny.as_ref().map(|d| d.1.clone()),
-                    ) {
+                    if let Err(e) = journal
+                        .finish(
+                            k,
+                            state,
+                            serde_json::to_value(&r).ok(),
+                            r.deny.as_ref().map(|d| d.1.clone()),
+                        )
+                        .await
+                    {
                         out.warnings.push(format!(
                             "latch could not record {k} in the restart journal: {e}"
                         ));
@@ -273,6 +314,16 @@ pub async fn dispatch(peen: &Peen, event: &Event, cx: &DispatchContext<'_>) -> O
         }
     }
     out
+}
+
+/// Gives up this process's claim on a journaled run when dropped (a no-op
+/// once the run is finished).
+struct GiveUp<'j, 'a>(&'j Journal<'a>, &'j str);
+
+impl Drop for GiveUp<'_, '_> {
+    fn drop(&mut self) {
+        self.0.abandon(self.1);
+    }
 }
 
 /// Folds one event's result into the outcome; true if the operation is denied.

@@ -6,6 +6,7 @@ use std::fmt;
 use serde_json::Value;
 
 use crate::event::{Event, EventKind};
+use crate::run::Cancel;
 use crate::session::Session;
 
 /// The file tools that have events of their own, with their event names'
@@ -230,10 +231,11 @@ pub const FIRST_TURN_KEY: &str = "peen.first_turn";
 /// result. `handled` says whether any group handles an event; warnings
 /// are given only for events some group handles. `turn` is the event's
 /// turn (its `turn_id`, `request_id` or `id`).
-pub fn select(
+pub async fn select(
     event: &Event,
     summarize: bool,
     session: &Session,
+    cancel: &Cancel,
     turn: Option<&str>,
     handled: impl Fn(&PeenEvent) -> bool,
 ) -> (Vec<PeenEvent>, Vec<String>) {
@@ -261,7 +263,7 @@ pub fn select(
         return (events, warnings);
     }
     let this_turn = || turn.map_or(Value::Bool(true), |t| Value::String(t.to_owned()));
-    let first = match session.snapshot() {
+    let first = match session.snapshot(cancel).await {
         Ok(state) => state.values.get(FIRST_TURN_KEY).cloned(),
         Err(e) => {
             if events.iter().any(&handled) {
@@ -274,11 +276,14 @@ pub fn select(
     };
     match first {
         None => {
-            if let Err(e) = session.update(|s| {
-                s.values
-                    .entry(FIRST_TURN_KEY.to_owned())
-                    .or_insert_with(this_turn);
-            }) && events.iter().any(&handled)
+            if let Err(e) = session
+                .update(cancel, |s| {
+                    s.values
+                        .entry(FIRST_TURN_KEY.to_owned())
+                        .or_insert_with(this_turn);
+                })
+                .await
+                && events.iter().any(&handled)
             {
                 warnings.push(format!(
                     "peen: cannot record the session's first turn in its state: {e}"

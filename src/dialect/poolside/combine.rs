@@ -64,7 +64,13 @@ pub async fn dispatch(cfg: &Poolside, event: &Event, cx: &DispatchContext<'_>) -
     };
     if pe == PoolEvent::UserPromptSubmit {
         // A real prompt resets the count of consecutive Stop continuations.
-        if let Err(e) = cx.session.update(|s| s.set_counter(CONTINUATIONS_KEY, 0)) {
+        // When the state cannot be had, the count stays as it was: a later
+        // Stop is refused sooner, never allowed past the cap.
+        if let Err(e) = cx
+            .session
+            .update(cx.cancel, |s| s.set_counter(CONTINUATIONS_KEY, 0))
+            .await
+        {
             fold.out.warnings.push(format!(
                 "latch could not reset the Stop continuation counter: {e}"
             ));
@@ -80,7 +86,7 @@ pub async fn dispatch(cfg: &Poolside, event: &Event, cx: &DispatchContext<'_>) -
         let record = run_one(&mut fold, hook, event, cx, cwd.clone()).await;
         fold.out.runs.push(record);
     }
-    fold.finish(&original, cfg.max_continuations(), cx)
+    fold.finish(&original, cfg.max_continuations(), cx).await
 }
 
 async fn run_one(
@@ -271,7 +277,7 @@ impl Fold<'_> {
         ));
     }
 
-    fn finish(
+    async fn finish(
         mut self,
         original: &Threaded<'_>,
         max_continuations: Option<u32>,
@@ -309,44 +315,51 @@ impl Fold<'_> {
                 self.out.prompt = self.now.prompt.clone();
             }
             PoolEvent::Stop if !self.continuing.is_empty() => {
-                self.continue_or_refuse(max_continuations, cx)
+                self.continue_or_refuse(max_continuations, cx).await
             }
             _ => {}
         }
         self.out
     }
 
-    fn continue_or_refuse(&mut self, max: Option<u32>, cx: &DispatchContext<'_>) {
-        let allowed = cx.session.update(|s| {
-            let count = s.counter(CONTINUATIONS_KEY);
-            if max.is_some_and(|m| count >= u64::from(m)) {
-                false
-            } else {
-                s.set_counter(CONTINUATIONS_KEY, count + 1);
-                true
-            }
-        });
-        let allowed = match allowed {
-            Ok(a) => a,
-            Err(e) => {
-                // Without the counter the cap cannot be enforced; refusing is
-                // the choice that cannot loop forever.
-                self.out
-                    .warnings
-                    .push(format!("latch could not read the Stop continuation counter ({e}); the continuation was refused"));
-                false
-            }
-        };
-        if !allowed {
-            if let Some(m) = max {
+    async fn continue_or_refuse(&mut self, max: Option<u32>, cx: &DispatchContext<'_>) {
+        let allowed = cx
+            .session
+            .try_update(cx.cancel, |s| {
+                // A count that is not a whole number fails closed, like a
+                // corrupt file.
+                let count = s.counter(CONTINUATIONS_KEY)?;
+                if max.is_some_and(|m| count >= u64::from(m)) {
+                    Ok(false)
+                } else {
+                    s.set_counter(CONTINUATIONS_KEY, count + 1);
+                    Ok(true)
+                }
+            })
+            .await;
+        let why = match allowed {
+            Ok(true) => None,
+            Ok(false) => {
+                let m = max.unwrap_or(0);
                 self.out.warnings.push(format!(
                     "Stop hook continuation refused: stop_hook_max_continuations ({m}) reached"
                 ));
+                Some("continuation refused by stop_hook_max_continuations")
             }
+            Err(e) => {
+                // Without the counter the cap cannot be enforced; refusing is
+                // the choice that cannot loop forever (whatever the cap, and
+                // also while the state is busy or the dispatch cancelled).
+                self.out.warnings.push(format!(
+                    "Stop hook continuation refused: latch could not use the Stop continuation counter ({e})"
+                ));
+                Some("continuation refused: the Stop continuation counter could not be used")
+            }
+        };
+        if let Some(why) = why {
             for run in &mut self.out.runs {
                 if run.status == RunStatus::Continued {
-                    run.message =
-                        Some("continuation refused by stop_hook_max_continuations".into());
+                    run.message = Some(why.into());
                 }
             }
             return;
