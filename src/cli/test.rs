@@ -8,6 +8,7 @@ use clap::Args;
 use latch::scenario::Scenario;
 
 use super::exit;
+use super::signals::FireSignals;
 
 /// Flags of `latch test`.
 #[derive(Debug, Args)]
@@ -19,8 +20,12 @@ pub struct TestArgs {
 
 /// Runs `latch test`: one line per case, a diff for each failure, and a
 /// closing `N passed, M failed` line. Exit 1 when a case fails, 3 when a
-/// scenario cannot be read.
+/// scenario cannot be read. A terminating signal (the list `latch fire`
+/// answers) stops the scenario that runs, which kills its hook and every
+/// descendant, and exits 6.
 pub async fn run(args: TestArgs) -> u8 {
+    let signals = FireSignals::install();
+    let cancel = signals.begin_dispatch().await;
     let mut files = Vec::new();
     for f in &args.files {
         collect(f, &mut files);
@@ -45,7 +50,17 @@ pub async fn run(args: TestArgs) -> u8 {
             broken += 1;
             continue;
         }
-        for result in scenario.run().await {
+        let results = tokio::select! {
+            results = scenario.run() => results,
+            () = cancel.cancelled() => {
+                // Dropping the run kills the running hook's whole tree.
+                let name = signals.received().unwrap_or_else(|| "a signal".to_owned());
+                let _ = writeln!(out, "  interrupted by {name}; no further case runs");
+                let _ = writeln!(out, "{passed} passed, {failed} failed");
+                return exit::CANCELLED;
+            }
+        };
+        for result in results {
             if result.failures.is_empty() {
                 passed += 1;
                 let _ = writeln!(out, "  ok    {}", result.name);

@@ -300,3 +300,48 @@ fn a_signal_ignored_by_whoever_started_latch_stays_ignored() {
     assert_eq!(f.status(0), "ok", "{}", f.outcome);
     assert!(!f.warnings_contain("cancelled"), "{}", f.outcome);
 }
+
+/// `latch test` answers the same signals: the running scenario stops, its
+/// hook and the hook's descendants die, and latch exits 6.
+#[test]
+fn a_signal_stops_latch_test_and_kills_the_running_hook_tree() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let pids = dir.path().join("pids");
+    let scenario = dir.path().join("slow.yaml");
+    let script = format!(
+        "setsid sleep 300 & echo $! >> {p}; echo $$ >> {p}; sleep 300",
+        p = pids.display()
+    );
+    let text = format!(
+        "dialect: poolside\nconfig:\n  files:\n    .poolside/settings.yaml: |\n      hooks:\n        PreToolUse:\n          - name: slow\n            command: {}\n            timeout: 600\ncases:\n  - name: waits\n    event: {{event: tool_before, tool: {{name: shell, input: {{}}}}}}\n    expect: {{decision: proceed}}\n",
+        yq(&script)
+    );
+    std::fs::write(&scenario, text).expect("write scenario");
+    let child = Command::new(env!("CARGO_BIN_EXE_latch"))
+        .arg("test")
+        .arg(&scenario)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("latch test starts");
+    let started = Instant::now();
+    while std::fs::read_to_string(&pids).map_or(0, |t| t.lines().count()) < 2 {
+        assert!(
+            started.elapsed() < Duration::from_secs(20),
+            "the hook never started"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    send(child.id(), 15);
+    let out = child.wait_with_output().expect("latch test ends");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(6), "{stdout}");
+    assert!(stdout.contains("interrupted by SIGTERM"), "{stdout}");
+    for pid in std::fs::read_to_string(&pids).expect("pids").lines() {
+        let pid: i32 = pid.trim().parse().expect("a pid");
+        assert!(
+            crate::util::wait_dead(pid),
+            "process {pid} outlived latch test"
+        );
+    }
+}
