@@ -169,9 +169,21 @@ impl Scenario {
                     Err(e) => vec![format!("event: not a valid event: {e}")],
                     Ok(event) => {
                         let engine = self.engine(&event);
+                        // A state directory that cannot be opened is not
+                        // hidden behind a fresh in-memory one: the dialects
+                        // answer it with their safe choice, as in `latch fire`.
                         let session = match (&state, &event.session_id) {
-                            (Some(dir), Some(id)) => Session::open(dir.path(), id)
-                                .unwrap_or_else(|_| Session::in_memory(None)),
+                            (Some(dir), Some(id)) => Session::open_or_unusable(dir.path(), id),
+                            (None, Some(_)) => {
+                                results.push(CaseResult {
+                                    name: case.name.clone(),
+                                    failures: vec![
+                                        "cannot create a temporary state directory for the session"
+                                            .to_owned(),
+                                    ],
+                                });
+                                continue;
+                            }
                             _ => Session::in_memory(None),
                         };
                         match engine.dispatch(&event, &session).await {
