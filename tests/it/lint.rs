@@ -718,3 +718,24 @@ fn peen_interpreter_scripts() {
     );
     assert!(!msgs.iter().any(|m| m.contains("hooks/ok.py")), "{msgs:#?}");
 }
+
+/// Evener handlers carry the label `latch explain` gives them (the plugin
+/// and what the handler runs), so two handlers of one group are told apart.
+#[test]
+fn evener_handlers_are_labelled_by_what_they_run() {
+    let d = tempfile::tempdir().unwrap();
+    write(
+        d.path(),
+        "p/hooks/hooks.json",
+        r#"{"hooks":{"PreToolUse":[{"matcher":"Bash","hooks":[
+{"type":"command","command":"python3 ${CLAUDE_PLUGIN_ROOT}/a.py","timeout":3000},
+{"type":"command","command":"python3 ${CLAUDE_PLUGIN_ROOT}/b.py","timeout":3000}]}]}}"#,
+    );
+    let (_, diags) = lint_json(&[d.path().join("p").to_str().unwrap()]);
+    let hooks: Vec<&str> = diags
+        .iter()
+        .filter(|d| d["message"].as_str().unwrap_or("").contains("timeout"))
+        .map(|d| d["hook"].as_str().unwrap_or(""))
+        .collect();
+    assert_eq!(hooks, ["p `python3 a.py`", "p `python3 b.py`"], "{diags:?}");
+}

@@ -92,7 +92,7 @@ pub fn explain(ev: &Evener, event: &Event) -> Vec<Explanation> {
 
 /// What a handler runs, shortened: its command (exec form: the program and
 /// its arguments), `prompt: ` and an excerpt of its prompt, or its type.
-fn summary(handler: &Handler) -> String {
+pub(crate) fn summary(handler: &Handler) -> String {
     match &handler.kind {
         HandlerKind::Command(Ok(Program::Shell { script, .. })) => short_command(script),
         HandlerKind::Command(Ok(Program::Exec { program, args })) => {

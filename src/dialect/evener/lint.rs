@@ -117,7 +117,8 @@ impl Evener {
     ) {
         let here = |sev: Severity, msg: String| {
             finding(sev, msg, DIALECT, &h.source.file, h.source.position, None)
-                .for_hook(format!("{}#{}", plugin.name, h.index))
+                // The label `latch explain` gives: the plugin and what it runs.
+                .for_hook(format!("{} `{}`", plugin.name, super::explain::summary(h)))
                 .for_event(ev.as_str())
         };
         let command_at = h.command_at.or(h.source.position);
