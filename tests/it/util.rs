@@ -153,6 +153,24 @@ impl Project {
             .write_stdin(stdin.to_vec());
         cmd.output().expect("latch runs")
     }
+
+    /// `latch fire` on this project as a plain child process (to signal it
+    /// or watch it while it runs): stdin, stdout and stderr piped.
+    pub fn fire_process(&self) -> std::process::Command {
+        let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin("latch"));
+        cmd.args(["fire", "--project"])
+            .arg(self.dir())
+            .arg("--home")
+            .arg(self.home())
+            .arg("--state-dir")
+            .arg(self.state())
+            .env_remove("LATCH_STATE_DIR")
+            .env_remove("LATCH_MAX_EVENT_BYTES")
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped());
+        cmd
+    }
 }
 
 /// The real binary.

@@ -19,18 +19,8 @@ const GUARD: Duration = Duration::from_secs(20);
 
 /// `latch fire` on the test project, as a plain child process.
 fn fire_cmd(p: &Project) -> Command {
-    let mut cmd = Command::new(assert_cmd::cargo::cargo_bin("latch"));
-    cmd.arg("fire")
-        .arg("--project")
-        .arg(p.dir())
-        .arg("--home")
-        .arg(p.home())
-        .arg("--state-dir")
-        .arg(p.state())
-        .env_remove("LATCH_STATE_DIR")
-        .env_remove("LATCH_MAX_EVENT_BYTES")
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
+    let mut cmd = p.fire_process();
+    cmd.stdin(Stdio::null());
     cmd
 }
 

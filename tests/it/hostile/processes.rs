@@ -5,7 +5,7 @@
 //! its output, and nothing that still holds it past the drain window.
 
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::Child;
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
@@ -81,19 +81,7 @@ pub(super) fn tool_event() -> Value {
 
 /// Starts `latch fire` on the tool event, in the background.
 pub(super) fn spawn_fire(p: &Project) -> Child {
-    let mut child = Command::new(assert_cmd::cargo::cargo_bin("latch"))
-        .args(["fire", "--project"])
-        .arg(p.dir())
-        .arg("--home")
-        .arg(p.home())
-        .arg("--state-dir")
-        .arg(p.state())
-        .env_remove("LATCH_STATE_DIR")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("latch starts");
+    let mut child = p.fire_process().spawn().expect("latch starts");
     let event = serde_json::to_vec(&tool_event()).expect("json");
     std::io::Write::write_all(&mut child.stdin.take().expect("stdin"), &event).expect("write");
     child

@@ -148,19 +148,7 @@ fn catches(pid: u32, sig: i32) -> bool {
 /// Starts `latch fire` with its stdin left open, so it is still reading
 /// the event, and waits until it catches every signal of the list.
 fn spawn_reading(p: &Project, all: &[(i32, String)]) -> Child {
-    let child = Command::new(assert_cmd::cargo::cargo_bin("latch"))
-        .args(["fire", "--project"])
-        .arg(p.dir())
-        .arg("--home")
-        .arg(p.home())
-        .arg("--state-dir")
-        .arg(p.state())
-        .env_remove("LATCH_STATE_DIR")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("latch starts");
+    let child = p.fire_process().spawn().expect("latch starts");
     let end = Instant::now() + Duration::from_secs(20);
     while !all.iter().all(|(n, _)| catches(child.id(), *n)) {
         assert!(

@@ -8,7 +8,7 @@
 use std::fs::{self, File};
 use std::os::unix::fs::{MetadataExt, PermissionsExt, symlink};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Output, Stdio};
+use std::process::{Child, Command, Output};
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
@@ -47,19 +47,7 @@ fn session_dir(p: &Project) -> PathBuf {
 /// Starts `latch fire` for `p` with `event` on stdin.
 fn spawn(p: &Project, event: &Value) -> Child {
     use std::io::Write;
-    let mut child = Command::new(assert_cmd::cargo::cargo_bin("latch"))
-        .args(["fire", "--project"])
-        .arg(p.dir())
-        .arg("--home")
-        .arg(p.home())
-        .arg("--state-dir")
-        .arg(p.state())
-        .env_remove("LATCH_STATE_DIR")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut child = p.fire_process().spawn().unwrap();
     let mut stdin = child.stdin.take().unwrap();
     stdin
         .write_all(&serde_json::to_vec(event).unwrap())
