@@ -33,7 +33,9 @@ HOOKS = 10_000
 
 
 def valid(i):
-    return ["*", f"tool_{i}", f"read_{i}|write_{i}|edit_{i}", f"mcp__srv{i}__.*",
+    # As benches/load.rs, but `agent_{i}` instead of `*`: a `*` hook would
+    # run on every event, and this script times loading and selection.
+    return [f"agent_{i}", f"tool_{i}", f"read_{i}|write_{i}|edit_{i}", f"mcp__srv{i}__.*",
             f"web_(fetch|search)_{i}", f"tool_{i}", f"read_{i}|write_{i}|edit_{i}",
             f"(?i)bash_{i}.*"][i % 8]
 
