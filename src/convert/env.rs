@@ -16,12 +16,7 @@ use crate::diag::{Diagnostic, SourceRef};
 use super::{Rule, Side, report};
 
 /// Variables evener sets for every command.
-pub const EVENER_SETS: [&str; 4] = [
-    "CLAUDE_PLUGIN_ROOT",
-    "PLUGIN_ROOT",
-    "CLAUDE_PROJECT_DIR",
-    "CLAUDE_EFFORT",
-];
+pub use crate::dialect::evener::combine::SET_VARS as EVENER_SETS;
 
 /// Variables evener removes from the environment it passes on.
 pub const EVENER_REMOVES: [&str; 5] = [

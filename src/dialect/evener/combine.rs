@@ -47,6 +47,15 @@ const UNSET_VARS: [&str; 7] = [
     "OPENAI_API_KEY",
 ];
 
+/// The variables evener sets in a command's environment (`command_env`);
+/// lint and convert check a hook's reads against this list.
+pub const SET_VARS: [&str; 4] = [
+    "CLAUDE_PLUGIN_ROOT",
+    "PLUGIN_ROOT",
+    "CLAUDE_PROJECT_DIR",
+    "CLAUDE_EFFORT",
+];
+
 /// A SessionStart failure line keeps this many characters of output.
 const SUMMARY_CHARS: usize = 160;
 

@@ -222,13 +222,7 @@ impl Evener {
     }
 }
 
-/// Variables evener sets in a command's environment.
-const EVENER_SETS: [&str; 4] = [
-    "CLAUDE_PLUGIN_ROOT",
-    "PLUGIN_ROOT",
-    "CLAUDE_PROJECT_DIR",
-    "CLAUDE_EFFORT",
-];
+use super::combine::SET_VARS as EVENER_SETS;
 
 /// Variables Claude Code sets for hooks that evener does not.
 const CLAUDE_ONLY: [&str; 7] = [
