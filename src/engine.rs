@@ -127,10 +127,16 @@ impl Engine {
         // input or output is not duplicated for nothing.
         let mut current = std::borrow::Cow::Borrowed(event);
         for dialect in &self.dialects {
-            // Once cancelled, later dialects start nothing: a peen
-            // checkpoint begun now would be left uncertain for no run.
+            // Once cancelled, later dialects start nothing (a peen
+            // checkpoint begun now would be left uncertain for no run), but
+            // each answers by its own failure rule: a dialect whose
+            // failures deny must not read as "nothing objected".
             if cancel.is_cancelled() {
-                break;
+                let why = "the dispatch was cancelled before its hooks ran";
+                if let Ok(part) = crate::panic::catch(|| dialect.internal_failure(&current, why)) {
+                    outcome.absorb(part);
+                }
+                continue;
             }
             // A panic inside one dialect (a latch bug) is that dialect's
             // failure, answered by its own rule; the others still run and

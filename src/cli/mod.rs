@@ -26,7 +26,8 @@ pub mod exit {
     /// latch itself could not run (state directory, runtime), or failed
     /// internally (a bug: "latch: internal error: …" on stderr).
     pub const INTERNAL: u8 = 4;
-    /// `fire`: a signal arrived before any hook ran; no outcome.
+    /// `fire`: a signal arrived before any hook ran; no outcome. `test`: a
+    /// signal stopped the run.
     pub const CANCELLED: u8 = 6;
     /// `lint` found warnings and `--deny-warnings` was given.
     pub const LINT_WARNINGS: u8 = 1;

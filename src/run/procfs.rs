@@ -53,14 +53,16 @@ pub(super) fn stat(pid: i32) -> Option<ProcInfo> {
             Err(_) => return None,
         }
     }
-    parse_stat(pid, std::str::from_utf8(&buf[..len]).ok()?)
+    parse_stat(pid, &buf[..len])
 }
 
 /// Parses a `/proc/<pid>/stat` line. The command name, in parentheses, may
 /// itself hold spaces and parentheses, so the fields are counted from the
-/// last `)`.
-fn parse_stat(pid: i32, line: &str) -> Option<ProcInfo> {
-    let rest = &line[line.rfind(')')? + 1..];
+/// last `)`. The name is any bytes a process chose (not always UTF-8), so
+/// only the fields after it, which are ASCII, are decoded.
+fn parse_stat(pid: i32, line: &[u8]) -> Option<ProcInfo> {
+    let close = line.iter().rposition(|b| *b == b')')?;
+    let rest = std::str::from_utf8(&line[close + 1..]).ok()?;
     let mut fields = rest.split_ascii_whitespace();
     let state = fields.next()?;
     let ppid = fields.next()?.parse().ok()?;
@@ -86,7 +88,7 @@ mod tests {
     #[test]
     fn parses_a_stat_line_with_a_hostile_command_name() {
         let line = "4242 (a) b (c) R 1 4242 4240 34816 4242 4194304 95 0 0 0 0 0 0 0 20 0 1 0 987654 8192 200 18446744073709551615 1 1 0 0 0 0 0 0 0 0 0 0 17 1 0 0 0 0 0";
-        let p = parse_stat(4242, line).unwrap();
+        let p = parse_stat(4242, line.as_bytes()).unwrap();
         assert_eq!(
             p,
             ProcInfo {
@@ -101,15 +103,22 @@ mod tests {
     }
 
     #[test]
+    fn a_command_name_that_is_not_utf8_is_parsed() {
+        let line = b"9 (\xff\xfe) S 1 9 9 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 77 0 0";
+        let p = parse_stat(9, line).unwrap();
+        assert_eq!((p.ppid, p.pgid, p.start), (1, 9, 77));
+    }
+
+    #[test]
     fn a_zombie_is_marked() {
         let line = "7 (sh) Z 3 7 7 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 55 0 0";
-        assert!(parse_stat(7, line).unwrap().zombie);
+        assert!(parse_stat(7, line.as_bytes()).unwrap().zombie);
     }
 
     #[test]
     fn a_truncated_line_is_none() {
-        assert_eq!(parse_stat(7, "7 (sh) S 1 7"), None);
-        assert_eq!(parse_stat(7, "garbage"), None);
+        assert_eq!(parse_stat(7, b"7 (sh) S 1 7"), None);
+        assert_eq!(parse_stat(7, b"garbage"), None);
     }
 
     #[test]

@@ -322,6 +322,31 @@ async fn a_timeout_kills_a_descendant_in_its_own_session_without_adoption() {
     assert!(dead, "a descendant in its own session outlived the timeout");
 }
 
+/// The same, for a descendant whose name (its program's file name) is not
+/// UTF-8: /proc still shows it, and the walk must still read it.
+#[tokio::test]
+async fn a_timeout_kills_a_descendant_whose_name_is_not_utf8_without_adoption() {
+    let dir = tempfile::tempdir().unwrap();
+    let pidfile = dir.path().join("pid");
+    let mut cmd = sh(&format!(
+        "n=\"{}/$(printf '\\377\\376')\"; cp \"$(command -v sleep)\" \"$n\"; setsid sh -c 'echo $$ > {}; exec \"$0\" 1000' \"$n\" & wait",
+        dir.path().display(),
+        pidfile.display()
+    ));
+    cmd.timeout = Duration::from_millis(300);
+    let r = fast().run(&cmd).await;
+    assert!(matches!(r.termination, Termination::TimedOut { .. }));
+    let pid = read_pid(&pidfile);
+    let dead = wait_dead(pid);
+    if let Some(p) = rustix::process::Pid::from_raw(pid) {
+        let _ = rustix::process::kill_process(p, rustix::process::Signal::KILL);
+    }
+    assert!(
+        dead,
+        "a descendant with a non-UTF-8 name outlived the timeout"
+    );
+}
+
 /// Dropping a run (a dropped dispatch) kills a descendant that left the
 /// group too: the drop guard uses the same kill as the timeout.
 #[tokio::test]

@@ -422,13 +422,21 @@ async fn run_event(
         }
         debug!(hook_name = %group.name, "group started");
         for action in &group.actions {
-            if cx.cancel.is_cancelled() {
-                return result;
-            }
             if action.when.as_ref().is_some_and(|m| !m.matches(&subject)) {
                 continue;
             }
             let label = format!("{}/{}", group.name, action.name);
+            if cx.cancel.is_cancelled() {
+                // An action that would have run did not: on an event whose
+                // failures deny, that must not read as "nothing objected".
+                if pe.fails_closed() && result.deny.is_none() {
+                    result.deny = Some((
+                        label,
+                        format!("the dispatch was cancelled before this {pe} action ran"),
+                    ));
+                }
+                return result;
+            }
             let mut record = HookRun::new(&label, DIALECT, &pe.name(), Some(action.source.clone()));
             let started = Instant::now();
             let end = match &action.kind {

@@ -296,7 +296,11 @@ impl Dialect for Peen {
     /// Peen's rule for a failure: a deny on the events where a failed
     /// action denies, else a warning.
     fn internal_failure(&self, event: &Event, what: &str) -> Outcome {
-        let deny = failure_denies(event, self.options.limits.summarize);
+        // Only hooks that would have run can be lost: an event with no peen
+        // group for it denies nothing.
+        let deny = PeenEvent::fired_by(event, self.options.limits.summarize)
+            .iter()
+            .any(|pe| pe.fails_closed() && self.groups_for(pe).next().is_some());
         crate::dialect::failed::failure_outcome(DIALECT, event, what, deny)
     }
 }

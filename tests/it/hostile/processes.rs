@@ -198,6 +198,17 @@ fn a_timeout_kills_a_double_forked_orphan_in_its_own_session() {
     );
 }
 
+/// A descendant whose name (its program's file name) is not UTF-8 is still
+/// seen in /proc, and so killed.
+#[test]
+fn a_timeout_kills_a_descendant_whose_name_is_not_utf8() {
+    assert_timeout_kills_all(
+        "n=\"$(printf '\\377\\376')\"; cp \"$(command -v sleep)\" \"./$n\"; setsid sh -c 'echo $$ > d.pid; exec \"$0\" 300' \"./$n\" & echo $$ > h.pid; wait",
+        1.0,
+        &["h.pid", "d.pid"],
+    );
+}
+
 /// Everything ignores SIGTERM: only the SIGKILL after the grace stops it.
 #[test]
 fn a_timeout_kills_descendants_that_ignore_sigterm_and_left_the_group() {

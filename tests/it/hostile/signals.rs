@@ -333,3 +333,24 @@ fn a_signal_stops_latch_test_and_kills_the_running_hook_tree() {
         );
     }
 }
+
+/// A signal while poolside's hook runs stops the dispatch before peen's
+/// turn; peen's deny group never ran, and on a `pre` event that must not
+/// read as "nothing objected": peen's failure rule denies.
+#[test]
+fn a_signal_before_peen_runs_keeps_peen_s_deny() {
+    let p = Project::new().settings(
+        "hooks:\n  PreToolUse:\n    - {name: slow, command: 'echo $$ > h.pid; sleep 300'}\n",
+    );
+    p.write(
+        ".agents/hooks.yaml",
+        "version: 1\npreToolUse:\n  - name: guard\n    actions:\n      - {name: block, type: deny, reason: never without review}\n",
+    );
+    let child = spawn_fire(&p);
+    let hook = pid_in(&p.dir().join("h.pid"));
+    send(child.id(), 15);
+    let f = finish(child);
+    assert_eq!(f.code, 0, "{}", f.stderr);
+    assert_eq!(f.outcome["decision"], "deny", "{}", f.outcome);
+    assert!(crate::util::wait_dead(hook));
+}
