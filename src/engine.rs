@@ -167,17 +167,33 @@ impl Engine {
 }
 
 /// A dialect's answer for a dispatch that panicked with `message`: its own
-/// failure rule, or a deny if even that panics.
+/// failure rule, or a deny if even that panics. On an event a hook can
+/// deny (a tool call, a prompt) the answer is a deny whatever the rule: the
+/// dialect may have decided a deny before it failed, and the outcome it
+/// was building is lost with the panic.
 fn internal_failure(dialect: &dyn Dialect, event: &Event, message: &str) -> Outcome {
+    use crate::event::EventKind;
     let what = format!("latch failed internally while running its hooks ({message})");
-    crate::panic::catch(|| dialect.internal_failure(event, &what)).unwrap_or_else(|m| {
-        crate::dialect::failed::failure_outcome(
-            dialect.name(),
-            event,
-            &format!("{what}; then its failure rule failed too ({m})"),
-            true,
-        )
-    })
+    let mut out =
+        crate::panic::catch(|| dialect.internal_failure(event, &what)).unwrap_or_else(|m| {
+            crate::dialect::failed::failure_outcome(
+                dialect.name(),
+                event,
+                &format!("{what}; then its failure rule failed too ({m})"),
+                true,
+            )
+        });
+    if !out.is_denied() && matches!(event.event, EventKind::ToolBefore | EventKind::UserPrompt) {
+        out.decision = crate::outcome::Decision::Deny;
+        out.reasons.push(crate::outcome::Reason {
+            hook: dialect.name().to_owned(),
+            text: format!(
+                "{}: {what}; a deny it decided may have been lost",
+                dialect.name()
+            ),
+        });
+    }
+    out
 }
 
 /// A fresh id for an event occurrence: time, process and a counter, so ids
@@ -263,9 +279,16 @@ mod tests {
             "{:?}",
             out.warnings
         );
-        assert_eq!(out.reasons.len(), 1);
+        assert_eq!(out.reasons.len(), 2, "each dialect's deny is a reason");
+        // A dialect that fails open still denies a tool call: a deny it
+        // decided before the panic would otherwise be lost.
         let open = dispatch(&Engine::new().with_dialect(Panics { denies: false }));
-        assert!(!open.is_denied(), "a dialect that fails open proceeds");
+        assert!(open.is_denied(), "a panic on tool_before denies");
+        assert!(
+            open.reasons[0].text.contains("may have been lost"),
+            "{:?}",
+            open.reasons
+        );
     }
 
     #[test]

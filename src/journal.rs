@@ -15,7 +15,9 @@
 //!   or started processes): it is **uncertain** and blocks the turn until
 //!   someone inspects it with [`Journal::read`] and settles it with
 //!   [`Journal::resolve`];
-//! - a `failed` run (latch itself failed) is never run again.
+//! - a `failed` run (latch itself failed) is never run again while it is
+//!   journaled (finished entries of turns older than the last
+//!   [`KEEP_TURNS`] are pruned).
 //!
 //! The journal lives in the session's `state.json` under the key
 //! `journal`, written atomically under the session lock. It is pruned so

@@ -18,14 +18,9 @@ use super::{Rule, Side, report};
 /// Variables evener sets for every command.
 pub use crate::dialect::evener::combine::SET_VARS as EVENER_SETS;
 
-/// Variables evener removes from the environment it passes on.
-pub const EVENER_REMOVES: [&str; 5] = [
-    "CLAUDE_PLUGIN_DATA",
-    "CLAUDE_CODE_REMOTE",
-    "CLAUDE_ENV_FILE",
-    "LATCH_PROMPT_API_KEY",
-    "OPENAI_API_KEY",
-];
+/// Variables evener removes from the environment it passes on (and sets
+/// itself, where it sets them).
+pub use crate::dialect::evener::combine::UNSET_VARS as EVENER_REMOVES;
 
 /// The largest script file latch looks into for variable names.
 const MAX_SCANNED_FILE: u64 = 1024 * 1024;

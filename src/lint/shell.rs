@@ -225,8 +225,11 @@ pub fn script_problem(path: &Path) -> Option<String> {
 
 /// The environment variables a command line reads (`$NAME`, `${NAME}`,
 /// `${NAME:-…}`), in order, each once, except those the line assigns
-/// itself (`NAME=…`, `export NAME`, `read NAME`, `for NAME in`).
+/// itself (`NAME=…`, `export NAME`, `read NAME`, `for NAME in`). Linear in
+/// the line's length: a script may be a megabyte of distinct names.
 pub fn variables_read(line: &str) -> Vec<(String, usize)> {
+    let assigned = assigned_names(line);
+    let mut seen = std::collections::HashSet::new();
     let mut out: Vec<(String, usize)> = Vec::new();
     let bytes = line.as_bytes();
     let mut i = 0;
@@ -243,7 +246,7 @@ pub fn variables_read(line: &str) -> Vec<(String, usize)> {
                 .chars()
                 .next()
                 .is_some_and(|c| c.is_ascii_alphabetic() || c == '_');
-            if valid && !out.iter().any(|(n, _)| n == name) && !assigns(line, name) {
+            if valid && !assigned.contains(name) && seen.insert(name) {
                 out.push((name.to_owned(), i));
             }
             i = from + len.max(1);
@@ -254,29 +257,63 @@ pub fn variables_read(line: &str) -> Vec<(String, usize)> {
     out
 }
 
-/// Whether the line sets `name` itself.
-fn assigns(line: &str, name: &str) -> bool {
-    let ident = |c: char| c.is_ascii_alphanumeric() || c == '_';
-    line.match_indices(name).any(|(at, _)| {
-        let before = line[..at].chars().next_back();
-        let after = &line[at + name.len()..];
-        let word_start = before.is_none_or(|c| !ident(c) && c != '$' && c != '{');
-        let prefix = line[..at].trim_end();
-        word_start
+/// The names the line sets itself, in one pass over its words: `NAME=`,
+/// `NAME+=`, or a name after `export`, `read`, `-r`, `for`, `local` or
+/// `declare`.
+fn assigned_names(line: &str) -> std::collections::HashSet<&str> {
+    const SETTERS: [&str; 6] = ["export", "read", "-r", "for", "local", "declare"];
+    let ident = |b: u8| b.is_ascii_alphanumeric() || b == b'_';
+    let bytes = line.as_bytes();
+    let mut out = std::collections::HashSet::new();
+    let mut i = 0;
+    while i < bytes.len() {
+        if !ident(bytes[i]) {
+            i += 1;
+            continue;
+        }
+        let end = bytes[i..]
+            .iter()
+            .position(|b| !ident(*b))
+            .map_or(bytes.len(), |n| i + n);
+        let before = i.checked_sub(1).map(|k| bytes[k]);
+        let word_start = before.is_none_or(|b| b != b'$' && b != b'{');
+        let after = &line[end..];
+        let prefix = line[..i].trim_end();
+        if word_start
+            && !bytes[i].is_ascii_digit()
             && (after.starts_with('=')
                 || after.starts_with("+=")
-                || prefix.ends_with("export")
-                || prefix.ends_with("read")
-                || prefix.ends_with("-r")
-                || prefix.ends_with("for")
-                || prefix.ends_with("local")
-                || prefix.ends_with("declare"))
-    })
+                || SETTERS.iter().any(|s| prefix.ends_with(s)))
+        {
+            out.insert(&line[i..end]);
+        }
+        i = end;
+    }
+    out
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn many_distinct_variables_are_read_in_one_pass() {
+        // Quadratic before: each distinct name rescanned the whole line.
+        let line: String = (0..60_000).map(|n| format!("$v{n} ")).collect();
+        let line = format!("{line} v7=1 export v8");
+        let reads = variables_read(&line);
+        assert_eq!(reads.len(), 59_998);
+        assert!(!reads.iter().any(|(n, _)| n == "v7" || n == "v8"));
+    }
+
+    #[test]
+    fn a_longer_name_assigned_does_not_hide_its_prefix() {
+        let names: Vec<String> = variables_read("export AB; echo $A $AB")
+            .into_iter()
+            .map(|(n, _)| n)
+            .collect();
+        assert_eq!(names, ["A"]);
+    }
 
     fn words(line: &str) -> Vec<Vec<String>> {
         simple_commands(line).into_iter().map(|s| s.words).collect()

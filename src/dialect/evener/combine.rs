@@ -37,7 +37,7 @@ pub const MAX_OUTPUT: usize = 1024 * 1024;
 /// Variables removed from what hooks inherit: the three Evener does not
 /// set, the two latch sets per hook (so a stale value from latch's caller
 /// never shows through), and the prompt handler's API keys.
-const UNSET_VARS: [&str; 7] = [
+pub const UNSET_VARS: [&str; 7] = [
     "CLAUDE_PLUGIN_DATA",
     "CLAUDE_CODE_REMOTE",
     "CLAUDE_ENV_FILE",

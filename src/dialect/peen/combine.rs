@@ -71,6 +71,12 @@ enum ActionEnd {
 /// Runs peen's hooks for one event.
 pub async fn dispatch(peen: &Peen, event: &Event, cx: &DispatchContext<'_>) -> Outcome {
     let mut out = Outcome::proceed(event.event);
+    // Without a single group there is nothing to run, and no reason to
+    // take the session lock (the first-turn record) for harnesses that
+    // only use other dialects.
+    if peen.group_count() == 0 {
+        return out;
+    }
     let turn = event
         .turn_id
         .clone()
