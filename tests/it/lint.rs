@@ -495,6 +495,26 @@ fn stub_path(d: &std::path::Path) -> String {
     format!("{}:/usr/bin:/bin", d.join("bin").display())
 }
 
+/// `latch lint --format json ARGS TARGET` with the stand-in interpreters of
+/// [`stub_path`] (made under `stubs`): the exit code and the findings.
+fn lint_stubbed(
+    stubs: &std::path::Path,
+    args: &[&str],
+    target: impl AsRef<std::ffi::OsStr>,
+) -> (Option<i32>, Vec<Value>) {
+    let out = latch()
+        .args(["lint", "--format", "json"])
+        .args(args)
+        .arg(target)
+        .env("PATH", stub_path(stubs))
+        .output()
+        .unwrap();
+    (
+        out.status.code(),
+        serde_json::from_slice(&out.stdout).unwrap(),
+    )
+}
+
 fn shapes(rel: &str) -> String {
     format!("{}/tests/lint-shapes/{rel}", env!("CARGO_MANIFEST_DIR"))
 }
@@ -507,29 +527,17 @@ fn shapes(rel: &str) -> String {
 #[test]
 fn real_world_shapes_lint_without_warnings() {
     let d = tempfile::tempdir().unwrap();
-    let out = latch()
-        .args(["lint", "--format", "json", "--deny-warnings"])
-        .arg(shapes("clean"))
-        .env("PATH", stub_path(d.path()))
-        .output()
-        .unwrap();
-    let diags: Vec<Value> = serde_json::from_slice(&out.stdout).unwrap();
+    let (code, diags) = lint_stubbed(d.path(), &["--deny-warnings"], shapes("clean"));
     let loud: Vec<&Value> = diags.iter().filter(|d| d["severity"] != "info").collect();
     assert!(loud.is_empty(), "{loud:#?}");
-    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(code, Some(0));
 }
 
 /// Each real mistake is found once, at its place, and nothing else warns.
 #[test]
 fn real_mistakes_are_found_at_their_place() {
     let d = tempfile::tempdir().unwrap();
-    let out = latch()
-        .args(["lint", "--format", "json"])
-        .arg(shapes("mistakes"))
-        .env("PATH", stub_path(d.path()))
-        .output()
-        .unwrap();
-    let diags: Vec<Value> = serde_json::from_slice(&out.stdout).unwrap();
+    let (_, diags) = lint_stubbed(d.path(), &[], shapes("mistakes"));
     let found: Vec<(String, u64, u64, String)> = diags
         .iter()
         .filter(|d| d["severity"] == "warning")
@@ -655,20 +663,13 @@ fn claude_events_evener_does_not_fire_are_not_typos() {
 #[test]
 fn poolside_scripts_and_unset_variables() {
     let d = tempfile::tempdir().unwrap();
-    let path = stub_path(d.path());
     write(d.path(), "hooks/real.py", "");
     write(
         d.path(),
         ".poolside/settings.yaml",
         "hooks:\n  stop_hook_max_continuations: 2\n  PreToolUse:\n    - {matcher: shell, command: python3 hooks/reall.py}\n    - {matcher: shell, command: python3 hooks/real.py}\n    - {matcher: shell, command: 'echo \"$CLAUDE_TOOL_INPUT\" | jq .'}\n    - {matcher: shell, command: 'F=$(cat); echo \"$F\" \"$HOME\"'}\n",
     );
-    let out = latch()
-        .args(["lint", "--format", "json"])
-        .arg(d.path())
-        .env("PATH", path)
-        .output()
-        .unwrap();
-    let diags: Vec<Value> = serde_json::from_slice(&out.stdout).unwrap();
+    let (_, diags) = lint_stubbed(d.path(), &[], d.path());
     let msgs = messages(&diags);
     assert!(
         msgs.iter()
@@ -696,20 +697,13 @@ fn poolside_scripts_and_unset_variables() {
 #[test]
 fn peen_interpreter_scripts() {
     let d = tempfile::tempdir().unwrap();
-    let path = stub_path(d.path());
     write(d.path(), "ws/hooks/ok.py", "");
     write(
         d.path(),
         "ws/.agents/hooks.yaml",
         "version: 1\npreToolUse:\n  - name: g\n    actions:\n      - {name: a, type: command, command: python3, args: [hooks/ok.py]}\n      - {name: b, type: command, command: python3, args: [-u, hooks/okk.py]}\n",
     );
-    let out = latch()
-        .args(["lint", "--format", "json"])
-        .arg(d.path().join("ws"))
-        .env("PATH", path)
-        .output()
-        .unwrap();
-    let diags: Vec<Value> = serde_json::from_slice(&out.stdout).unwrap();
+    let (_, diags) = lint_stubbed(d.path(), &[], d.path().join("ws"));
     let msgs = messages(&diags);
     assert!(
         msgs.iter()

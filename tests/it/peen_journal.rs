@@ -28,6 +28,12 @@ fn spawn_turn_start(l: &Layers) -> std::process::Child {
 
 /// Starts `latch fire` with `event`, in the background.
 fn spawn_fire(l: &Layers, event: &serde_json::Value) -> std::process::Child {
+    spawn_with(l, event, Stdio::null)
+}
+
+/// Starts `latch fire` with `event` on stdin and `output` for its stdout and
+/// stderr.
+fn spawn_with(l: &Layers, event: &serde_json::Value, output: fn() -> Stdio) -> std::process::Child {
     let mut child = Command::new(assert_cmd::cargo::cargo_bin("latch"))
         .args(["fire", "--project"])
         .arg(l.ws())
@@ -37,8 +43,8 @@ fn spawn_fire(l: &Layers, event: &serde_json::Value) -> std::process::Child {
         .arg(l.root.path().join("state"))
         .env_remove("PEEN_CONFIG_DIR")
         .stdin(Stdio::piped())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
+        .stdout(output())
+        .stderr(output())
         .spawn()
         .unwrap();
     child
@@ -334,26 +340,7 @@ fn a_cancel_before_peen_starts_leaves_no_checkpoint() {
 
 /// Starts `latch fire` with `event`, its outcome on a pipe.
 fn spawn_fire_piped(l: &Layers, event: &serde_json::Value) -> std::process::Child {
-    let mut child = Command::new(assert_cmd::cargo::cargo_bin("latch"))
-        .args(["fire", "--project"])
-        .arg(l.ws())
-        .arg("--home")
-        .arg(l.root.path().join("home"))
-        .arg("--state-dir")
-        .arg(l.root.path().join("state"))
-        .env_remove("PEEN_CONFIG_DIR")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(&serde_json::to_vec(event).unwrap())
-        .unwrap();
-    child
+    spawn_with(l, event, Stdio::piped)
 }
 
 #[test]

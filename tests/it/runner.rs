@@ -301,16 +301,15 @@ async fn a_timeout_kills_a_descendant_that_ignores_sigterm_and_closed_its_pipes(
     );
 }
 
-/// Without orphan adoption (the library's default), the walk of /proc still
-/// finds a descendant that left the group while its parent lives.
-#[tokio::test]
-async fn a_timeout_kills_a_descendant_in_its_own_session_without_adoption() {
+/// Runs `script` (which writes a descendant's pid to `$PIDFILE`'s path,
+/// given as `{pid}`) with a short timeout, and whether that descendant was
+/// dead afterwards (it is killed either way, so nothing leaks).
+async fn descendant_dies_on_timeout(script: &str) -> bool {
     let dir = tempfile::tempdir().unwrap();
     let pidfile = dir.path().join("pid");
-    let mut cmd = sh(&format!(
-        "setsid sh -c 'echo $$ > {}; exec sleep 1000' & wait",
-        pidfile.display()
-    ));
+    let mut cmd = sh(&script
+        .replace("{dir}", &dir.path().display().to_string())
+        .replace("{pid}", &pidfile.display().to_string()));
     cmd.timeout = Duration::from_millis(300);
     let r = fast().run(&cmd).await;
     assert!(matches!(r.termination, Termination::TimedOut { .. }));
@@ -319,30 +318,28 @@ async fn a_timeout_kills_a_descendant_in_its_own_session_without_adoption() {
     if let Some(p) = rustix::process::Pid::from_raw(pid) {
         let _ = rustix::process::kill_process(p, rustix::process::Signal::KILL);
     }
-    assert!(dead, "a descendant in its own session outlived the timeout");
+    dead
+}
+
+/// Without orphan adoption (the library's default), the walk of /proc still
+/// finds a descendant that left the group while its parent lives.
+#[tokio::test]
+async fn a_timeout_kills_a_descendant_in_its_own_session_without_adoption() {
+    assert!(
+        descendant_dies_on_timeout("setsid sh -c 'echo $$ > {pid}; exec sleep 1000' & wait").await,
+        "a descendant in its own session outlived the timeout"
+    );
 }
 
 /// The same, for a descendant whose name (its program's file name) is not
 /// UTF-8: /proc still shows it, and the walk must still read it.
 #[tokio::test]
 async fn a_timeout_kills_a_descendant_whose_name_is_not_utf8_without_adoption() {
-    let dir = tempfile::tempdir().unwrap();
-    let pidfile = dir.path().join("pid");
-    let mut cmd = sh(&format!(
-        "n=\"{}/$(printf '\\377\\376')\"; cp \"$(command -v sleep)\" \"$n\"; setsid sh -c 'echo $$ > {}; exec \"$0\" 1000' \"$n\" & wait",
-        dir.path().display(),
-        pidfile.display()
-    ));
-    cmd.timeout = Duration::from_millis(300);
-    let r = fast().run(&cmd).await;
-    assert!(matches!(r.termination, Termination::TimedOut { .. }));
-    let pid = read_pid(&pidfile);
-    let dead = wait_dead(pid);
-    if let Some(p) = rustix::process::Pid::from_raw(pid) {
-        let _ = rustix::process::kill_process(p, rustix::process::Signal::KILL);
-    }
     assert!(
-        dead,
+        descendant_dies_on_timeout(
+            "n=\"{dir}/$(printf '\\377\\376')\"; cp \"$(command -v sleep)\" \"$n\"; setsid sh -c 'echo $$ > {pid}; exec \"$0\" 1000' \"$n\" & wait"
+        )
+        .await,
         "a descendant with a non-UTF-8 name outlived the timeout"
     );
 }

@@ -202,13 +202,14 @@ pub fn yq(s: &str) -> String {
 
 /// Whether a process is gone (or a zombie waiting to be reaped).
 pub fn process_is_dead(pid: i32) -> bool {
-    match fs::read_to_string(format!("/proc/{pid}/stat")) {
+    // Bytes, not text: the command name in the line may be any bytes, and a
+    // name that is not UTF-8 must not read as "dead".
+    match fs::read(format!("/proc/{pid}/stat")) {
         Err(_) => true,
-        Ok(stat) => stat
-            .rsplit(')')
-            .next()
-            .map(|rest| rest.trim_start().starts_with('Z'))
-            .unwrap_or(true),
+        Ok(stat) => match stat.iter().rposition(|b| *b == b')') {
+            Some(close) => stat[close + 1..].trim_ascii_start().first() == Some(&b'Z'),
+            None => true,
+        },
     }
 }
 
