@@ -149,7 +149,7 @@ impl Engine {
                 && current.tool.is_some()
                 && let Some(tool) = current.to_mut().tool.as_mut()
             {
-                tool.input = input.clone();
+                tool.input = crate::event::RawJson::from_value(input);
             }
             if let Some(output) = &part.tool_output
                 && current.tool.is_some()

@@ -109,9 +109,10 @@ impl fmt::Display for EventKind {
 pub struct ToolCall {
     /// The harness's name for the tool (dialects may present another name).
     pub name: String,
-    /// The arguments, exactly as the model passed them.
+    /// The arguments, exactly as the model passed them, kept as their JSON
+    /// text like the output (see [`RawJson`]); `null` when absent.
     #[serde(default)]
-    pub input: Value,
+    pub input: RawJson,
     /// The harness's id for this call, shared by its before and after events.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub call_id: Option<String>,
@@ -137,8 +138,8 @@ impl ToolCall {
 
 /// A JSON value kept as its text, exactly as the harness wrote it.
 ///
-/// A tool's output is the bulkiest part of an event and is usually only
-/// passed on to hooks. Parsed into a [`Value`], each array element or
+/// A tool's input and output are the bulkiest parts of an event and are
+/// usually only passed on to hooks. Parsed into a [`Value`], each array element or
 /// object member costs a node of about 80 bytes plus its own allocation,
 /// so 4 MB of small numbers would take hundreds of megabytes; as text it
 /// takes its own size, and payloads embed it verbatim. Parse it with
@@ -153,6 +154,16 @@ impl RawJson {
         RawJson(
             serde_json::value::to_raw_value(value).unwrap_or_else(|_| RawValue::NULL.to_owned()),
         )
+    }
+
+    /// JSON `null`.
+    pub fn null() -> RawJson {
+        RawJson(RawValue::NULL.to_owned())
+    }
+
+    /// Whether the value is `null`.
+    pub fn is_null(&self) -> bool {
+        self.text() == "null"
     }
 
     /// The raw value, to embed in serialized output as it is.
@@ -178,6 +189,13 @@ impl From<Value> for RawJson {
     }
 }
 
+impl Default for RawJson {
+    /// `null`.
+    fn default() -> RawJson {
+        RawJson::null()
+    }
+}
+
 impl PartialEq for RawJson {
     /// Equal when the texts are equal (`[1,2]` and `[1, 2]` differ).
     fn eq(&self, other: &RawJson) -> bool {
@@ -198,8 +216,64 @@ impl Serialize for RawJson {
 }
 
 impl<'de> Deserialize<'de> for RawJson {
+    /// Takes any JSON value nested at most 128 levels deep (serde_json's
+    /// limit, which its capture of raw text does not apply by itself), so
+    /// parsing it later never fails.
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<RawJson, D::Error> {
-        Box::<RawValue>::deserialize(deserializer).map(RawJson)
+        let raw = Box::<RawValue>::deserialize(deserializer)?;
+        serde_json::from_str::<WellNested>(raw.get())
+            .map_err(|e| serde::de::Error::custom(format_args!("in a value: {e}")))?;
+        Ok(RawJson(raw))
+    }
+}
+
+/// Any JSON value, read and dropped as it is read, through serde_json's
+/// recursion limit (128 levels). `IgnoredAny` and the capture of a
+/// [`RawValue`] skip values without that limit; this is the cheap check
+/// that a text can later be parsed.
+pub struct WellNested;
+
+impl<'de> Deserialize<'de> for WellNested {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<WellNested, D::Error> {
+        d.deserialize_any(WellNestedVisitor)
+    }
+}
+
+struct WellNestedVisitor;
+
+impl<'de> serde::de::Visitor<'de> for WellNestedVisitor {
+    type Value = WellNested;
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("any JSON value")
+    }
+    fn visit_bool<E>(self, _: bool) -> Result<WellNested, E> {
+        Ok(WellNested)
+    }
+    fn visit_i64<E>(self, _: i64) -> Result<WellNested, E> {
+        Ok(WellNested)
+    }
+    fn visit_u64<E>(self, _: u64) -> Result<WellNested, E> {
+        Ok(WellNested)
+    }
+    fn visit_f64<E>(self, _: f64) -> Result<WellNested, E> {
+        Ok(WellNested)
+    }
+    fn visit_str<E>(self, _: &str) -> Result<WellNested, E> {
+        Ok(WellNested)
+    }
+    fn visit_unit<E>(self) -> Result<WellNested, E> {
+        Ok(WellNested)
+    }
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<WellNested, A::Error> {
+        while seq.next_element::<WellNested>()?.is_some() {}
+        Ok(WellNested)
+    }
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<WellNested, A::Error> {
+        while map
+            .next_entry::<serde::de::IgnoredAny, WellNested>()?
+            .is_some()
+        {}
+        Ok(WellNested)
     }
 }
 
@@ -345,7 +419,7 @@ impl Event {
         let mut e = Event::new(EventKind::ToolBefore);
         e.tool = Some(ToolCall {
             name: name.into(),
-            input,
+            input: RawJson::from_value(&input),
             call_id: None,
             output: None,
             error: None,
@@ -389,5 +463,39 @@ impl Event {
     /// The tool name, on tool events.
     pub fn tool_name(&self) -> Option<&str> {
         self.tool.as_ref().map(|t| t.name.as_str())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tool_input_and_output_are_kept_as_written() {
+        let text = r#"{"event":"tool_after","tool":{"name":"x","input":{"b": 1, "a": [1.0]},"output":[2]}}"#;
+        let e: Event = serde_json::from_str(text).unwrap();
+        let tool = e.tool.unwrap();
+        assert_eq!(tool.input.text(), r#"{"b": 1, "a": [1.0]}"#);
+        assert_eq!(
+            tool.output.map(|o| o.text().to_owned()).as_deref(),
+            Some("[2]")
+        );
+        let bare: Event =
+            serde_json::from_str(r#"{"event":"tool_before","tool":{"name":"x"}}"#).unwrap();
+        assert!(bare.tool.unwrap().input.is_null());
+    }
+
+    #[test]
+    fn raw_values_keep_the_nesting_limit() {
+        let deep = format!("{}{}", "[".repeat(200), "]".repeat(200));
+        let text = format!(r#"{{"event":"tool_before","tool":{{"name":"x","input":{deep}}}}}"#);
+        let err = serde_json::from_str::<Event>(&text).unwrap_err();
+        assert!(
+            err.to_string().contains("recursion limit exceeded"),
+            "{err}"
+        );
+        let ok = format!("{}{}", "[".repeat(120), "]".repeat(120));
+        let text = format!(r#"{{"event":"tool_before","tool":{{"name":"x","input":{ok}}}}}"#);
+        assert!(serde_json::from_str::<Event>(&text).is_ok());
     }
 }

@@ -120,9 +120,13 @@ fn read_event(path: Option<&PathBuf>) -> Result<Event, String> {
         Some(p) => (event_input::read_file(p, max)?, p.display().to_string()),
         None => (event_input::read_stdin(max)?, "stdin".to_owned()),
     };
-    // serde_json keeps its recursion limit (128 levels) here: a deeply
-    // nested event is an error with its position, never a stack overflow.
-    serde_json::from_slice(&bytes).map_err(|e| format!("{from} is not a valid event: {e}"))
+    // A first pass that keeps nothing applies serde_json's recursion limit
+    // (128 levels) to the whole event: a deeply nested event is an error
+    // with its position in the event, never a stack overflow. (The tool
+    // input and output are then kept as text.)
+    let invalid = |e: serde_json::Error| format!("{from} is not a valid event: {e}");
+    serde_json::from_slice::<latch::event::WellNested>(&bytes).map_err(invalid)?;
+    serde_json::from_slice(&bytes).map_err(invalid)
 }
 
 fn open_session(event: &Event, state_dir: Option<PathBuf>) -> Result<Session, String> {

@@ -62,6 +62,26 @@ impl Json<'_> {
     }
 }
 
+impl Json<'_> {
+    /// The value, parsed if it is JSON text.
+    pub fn to_value(&self) -> Value {
+        match self {
+            Json::Value(v) => v.as_ref().clone(),
+            Json::Raw(r) => serde_json::from_str(r.get()).unwrap_or(Value::Null),
+        }
+    }
+
+    /// Whether both hold the same value, however it is written. Text is
+    /// parsed only when the other side is a parsed value (after a rewrite).
+    pub fn same_value(&self, other: &Json<'_>) -> bool {
+        match (self, other) {
+            (Json::Raw(a), Json::Raw(b)) if a.get() == b.get() => true,
+            (Json::Value(a), Json::Value(b)) => a == b,
+            _ => self.to_value() == other.to_value(),
+        }
+    }
+}
+
 impl PartialEq for Json<'_> {
     fn eq(&self, other: &Self) -> bool {
         match (self, other) {
@@ -161,6 +181,19 @@ pub fn to_bytes(value: &impl Serialize) -> Vec<u8> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn same_value_ignores_spacing_only_against_a_parsed_value() {
+        let raw = RawValue::from_string(r#"{"a": [1, 2]}"#.to_owned()).unwrap();
+        let compact = RawValue::from_string(r#"{"a":[1,2]}"#.to_owned()).unwrap();
+        let parsed = serde_json::json!({"a": [1, 2]});
+        assert!(Json::Raw(&raw).same_value(&Json::Raw(&raw)));
+        assert!(Json::Raw(&raw).same_value(&Json::Raw(&compact)));
+        assert!(Json::Value(Cow::Owned(parsed.clone())).same_value(&Json::Raw(&raw)));
+        let other = serde_json::json!({"a": [2, 1]});
+        assert!(!Json::Value(Cow::Owned(other)).same_value(&Json::Raw(&raw)));
+        assert_eq!(Json::Raw(&raw).to_value(), parsed);
+    }
 
     #[test]
     fn serializes_in_order_with_borrowed_values() {

@@ -458,7 +458,7 @@ impl State {
                 let raw = event
                     .tool
                     .as_ref()
-                    .map(|t| t.input.clone())
+                    .map(|t| t.input.to_value())
                     .unwrap_or(Value::Null);
                 let mut merged = match &raw {
                     Value::Object(m) => m.clone(),

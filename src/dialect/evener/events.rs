@@ -204,7 +204,7 @@ pub fn payload<'a>(ev: EvEvent, event: &'a Event, names: &ToolNames) -> JsonObje
             "tool_name",
             Some(owned(Value::from(names.claude_name(&t.name)))),
         );
-        put("tool_input", Some(Json::Value(Cow::Borrowed(&t.input))));
+        put("tool_input", Some(Json::Raw(t.input.get())));
         put("tool_use_id", s(t.call_id.as_deref()));
     }
     let response: Option<Json<'a>> =

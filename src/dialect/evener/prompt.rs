@@ -52,7 +52,8 @@ pub fn render(template: &str, event: &Event, names: &ToolNames) -> String {
         Value::String(s) => s.clone(),
         other => other.to_string(),
     };
-    let input = tool.map(|t| text(&t.input)).unwrap_or_default();
+    // Parsed here only: a prompt handler is rare and its body is capped.
+    let input = tool.map(|t| text(&t.input.to_value())).unwrap_or_default();
     let result = tool
         .and_then(|t| t.result())
         .map(|v| text(&v))

@@ -420,7 +420,7 @@ async fn run_event(
         tool: event.tool_name().filter(|_| pe.is_tool()),
         cwd,
         paths,
-        input: input.as_ref(),
+        input: &input,
     };
     for (file, group) in peen.groups_for(pe) {
         if group.matcher.as_ref().is_some_and(|m| !m.matches(&subject)) {
@@ -461,7 +461,7 @@ async fn run_event(
                         event,
                         workspace: cwd,
                         paths,
-                        input: input.as_ref(),
+                        input: &input,
                         state_dir,
                     };
                     command(

@@ -370,7 +370,7 @@ mod tests {
             let mut e = Event::new(kind);
             e.tool = Some(crate::event::ToolCall {
                 name: tool.into(),
-                input: serde_json::json!({}),
+                input: serde_json::json!({}).into(),
                 call_id: None,
                 output: None,
                 error: None,

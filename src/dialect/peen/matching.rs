@@ -8,6 +8,8 @@ use serde_json::Value;
 
 use crate::config::normalize;
 
+use super::input::{EventInput, Reached, shorten};
+
 /// One input check. Every check that is set must pass.
 #[derive(Debug, Clone)]
 pub struct Check {
@@ -46,7 +48,7 @@ pub struct Subject<'a> {
     /// The affected paths, absolute and normalized.
     pub paths: &'a [PathBuf],
     /// The event input.
-    pub input: &'a Value,
+    pub input: &'a EventInput<'a>,
 }
 
 impl Match {
@@ -70,7 +72,7 @@ impl Match {
             self.any_path(s)?;
         }
         for (text, ptr, check) in &self.input {
-            check.explain(text, walk(s.input, ptr))?;
+            check.explain(text, s.input.pointer(ptr))?;
         }
         Ok(())
     }
@@ -113,7 +115,7 @@ impl Match {
 }
 
 impl Check {
-    fn explain(&self, ptr: &str, value: Option<&Value>) -> Result<(), String> {
+    fn explain(&self, ptr: &str, value: Option<Reached<'_>>) -> Result<(), String> {
         if let Some(want) = self.exists
             && value.is_some() != want
         {
@@ -124,7 +126,7 @@ impl Check {
             });
         }
         if let Some(eq) = &self.equals
-            && !value.is_some_and(|v| json_equal(v, eq))
+            && !value.is_some_and(|v| v.equals(eq))
         {
             return Err(match value {
                 Some(v) => format!("input {ptr} is {v}, not {eq}"),
@@ -133,13 +135,15 @@ impl Check {
         }
         if let Some(re) = &self.regex {
             match value {
-                Some(v) if re.is_match(&go_text(v)) => {}
                 Some(v) => {
-                    return Err(format!(
-                        "input {ptr} ({:?}) does not match regex `{}`",
-                        go_text(v),
-                        re.as_str()
-                    ));
+                    let text = v.go_text();
+                    if !re.is_match(&text) {
+                        return Err(format!(
+                            "input {ptr} ({:?}) does not match regex `{}`",
+                            shorten(&text),
+                            re.as_str()
+                        ));
+                    }
                 }
                 None => {
                     return Err(format!(
@@ -162,7 +166,7 @@ fn go_ext(p: &Path) -> Option<String> {
 
 /// Equality as Go sees decoded JSON: every number is a float64, so `5`
 /// equals `5.0`.
-fn json_equal(a: &Value, b: &Value) -> bool {
+pub(super) fn json_equal(a: &Value, b: &Value) -> bool {
     match (a, b) {
         (Value::Number(x), Value::Number(y)) => x.as_f64() == y.as_f64(),
         (Value::Array(x), Value::Array(y)) => {
@@ -210,14 +214,6 @@ pub fn parse_pointer(ptr: &str) -> Result<Vec<String>, String> {
         .collect()
 }
 
-/// Walks objects only: a pointer cannot index into an array.
-fn walk<'a>(v: &'a Value, tokens: &[String]) -> Option<&'a Value> {
-    tokens.iter().try_fold(v, |cur, t| match cur {
-        Value::Object(m) => m.get(t),
-        _ => None,
-    })
-}
-
 /// A value as Go's `fmt` prints what `encoding/json` decoded: strings as
 /// written, numbers as float64 `%v`, objects as `map[k:v …]` with sorted
 /// keys, arrays as `[a b]`, null as `<nil>`.
@@ -246,7 +242,7 @@ pub fn go_text(v: &Value) -> String {
 /// Go's `%v` for a float64 (`strconv.FormatFloat(f, 'g', -1, 64)`): the
 /// shortest representation, in exponent form when the exponent is below -4
 /// or at least 6 (the precision Go uses for that decision in shortest mode).
-fn go_float(f: f64) -> String {
+pub(super) fn go_float(f: f64) -> String {
     if f == 0.0 {
         return "0".to_owned();
     }
@@ -306,13 +302,11 @@ mod tests {
 
     #[test]
     fn pointers_walk_objects_only() {
-        let v = json!({"a": {"b/c": 1, "t~": 2}, "paths": ["x"]});
-        assert_eq!(
-            walk(&v, &parse_pointer("/a/b~1c").unwrap()),
-            Some(&json!(1))
-        );
-        assert_eq!(walk(&v, &parse_pointer("/a/t~0").unwrap()), Some(&json!(2)));
-        assert_eq!(walk(&v, &parse_pointer("/paths/0").unwrap()), None);
+        let v = EventInput::value(json!({"a": {"b/c": 1, "t~": 2}, "paths": ["x"]}));
+        let at = |p: &str| v.pointer(&parse_pointer(p).unwrap()).map(|r| r.to_string());
+        assert_eq!(at("/a/b~1c").as_deref(), Some("1"));
+        assert_eq!(at("/a/t~0").as_deref(), Some("2"));
+        assert_eq!(at("/paths/0"), None);
         assert!(parse_pointer("a").is_err());
         assert!(parse_pointer("/a~2").is_err());
     }

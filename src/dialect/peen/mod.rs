@@ -16,6 +16,7 @@
 pub mod combine;
 pub mod events;
 pub mod explain;
+pub mod input;
 pub mod lint;
 pub mod load;
 pub mod matching;

@@ -10,11 +10,12 @@ use crate::dialect::payload::JsonObject;
 use crate::event::Event;
 
 use super::events::{FILE_TOOLS, PeenEvent, Phase};
+use super::input::EventInput;
 use crate::config::normalize;
 
 /// The input of an event: the tool's arguments on tool events, else the
 /// lifecycle event's own object as the spec tables it.
-pub fn event_input<'a>(pe: &PeenEvent, event: &'a Event, workspace: &Path) -> Cow<'a, Value> {
+pub fn event_input<'a>(pe: &PeenEvent, event: &'a Event, workspace: &Path) -> EventInput<'a> {
     let ws = Value::from(workspace.to_string_lossy());
     let mut obj = Map::new();
     let mut put = |k: &str, v: Option<Value>| {
@@ -25,10 +26,10 @@ pub fn event_input<'a>(pe: &PeenEvent, event: &'a Event, workspace: &Path) -> Co
     let c = event.compaction.clone().unwrap_or_default();
     match pe {
         PeenEvent::Tool(_) | PeenEvent::FileTool(..) => {
-            return event
-                .tool
-                .as_ref()
-                .map_or(Cow::Owned(Value::Null), |t| Cow::Borrowed(&t.input));
+            return match &event.tool {
+                Some(t) => EventInput::raw(t.input.get()),
+                None => EventInput::value(Value::Null),
+            };
         }
         PeenEvent::Lifecycle("preUserMessage" | "postUserMessage") => {
             put(
@@ -71,7 +72,7 @@ pub fn event_input<'a>(pe: &PeenEvent, event: &'a Event, workspace: &Path) -> Co
         }
         PeenEvent::Lifecycle(_) => {}
     }
-    Cow::Owned(Value::Object(obj))
+    EventInput::value(Value::Object(obj))
 }
 
 /// The paths a tool call affects, absolute and normalized: `path` of file
@@ -81,8 +82,8 @@ pub fn affected_paths(event: &Event, cwd: &Path) -> Vec<PathBuf> {
     let Some(tool) = &event.tool else {
         return Vec::new();
     };
-    let input = &tool.input;
-    let field = |k: &str| input.get(k).and_then(Value::as_str).map(str::to_owned);
+    let input = EventInput::raw(tool.input.get());
+    let field = |k: &str| input.string_member(k);
     let raw: Vec<String> = match tool.name.as_str() {
         "movePath" => ["source", "destination"]
             .iter()
@@ -160,7 +161,7 @@ pub struct CommandInput<'a> {
     /// The affected paths.
     pub paths: &'a [PathBuf],
     /// The event input.
-    pub input: &'a Value,
+    pub input: &'a EventInput<'a>,
     /// The session's private hook-state directory.
     pub state_dir: Option<&'a Path>,
 }
@@ -206,7 +207,7 @@ impl<'a> CommandInput<'a> {
             );
         }
         if !self.input.is_null() {
-            m.insert("input", Cow::Borrowed(self.input));
+            m.insert("input", self.input.json());
         }
         let phase = match self.pe {
             PeenEvent::Tool(p) | PeenEvent::FileTool(p, _) => Some(*p),

@@ -166,7 +166,7 @@ impl Fold<'_> {
                 match cx.validator.validate(self.tool, &input) {
                     Ok(()) => {
                         let shown = serde_json::to_string(&input).unwrap_or_default();
-                        self.now.tool_input = Cow::Owned(input);
+                        self.now.tool_input = Json::Value(Cow::Owned(input));
                         self.out.notices.push(notice(
                             NoticeKind::Rewrite,
                             label,
@@ -291,9 +291,10 @@ impl Fold<'_> {
         }
         match pe {
             PoolEvent::PreToolUse
-                if !self.out.is_denied() && self.now.tool_input != original.tool_input =>
+                if !self.out.is_denied()
+                    && !self.now.tool_input.same_value(&original.tool_input) =>
             {
-                self.out.tool_input = Some(self.now.tool_input.clone().into_owned());
+                self.out.tool_input = Some(self.now.tool_input.to_value());
             }
             PoolEvent::PostToolUse if !self.output_rewriters.is_empty() => {
                 let text = self.now.tool_output.to_text();

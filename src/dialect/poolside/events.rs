@@ -101,8 +101,9 @@ impl fmt::Display for PoolEvent {
 /// output is not copied.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Threaded<'a> {
-    /// The tool input (PreToolUse rewrites it).
-    pub tool_input: Cow<'a, Value>,
+    /// The tool input (PreToolUse rewrites it), kept as the event's JSON
+    /// text until a hook rewrites it.
+    pub tool_input: Json<'a>,
     /// The tool output (PostToolUse rewrites it), kept as the event's
     /// JSON text until a hook rewrites it.
     pub tool_output: Json<'a>,
@@ -117,7 +118,9 @@ impl<'a> Threaded<'a> {
     pub fn from_event(event: &'a Event) -> Threaded<'a> {
         let tool = event.tool.as_ref();
         Threaded {
-            tool_input: tool.map_or(Cow::Borrowed(&NULL), |t| Cow::Borrowed(&t.input)),
+            tool_input: tool.map_or(Json::Value(Cow::Borrowed(&NULL)), |t| {
+                Json::Raw(t.input.get())
+            }),
             tool_output: match tool {
                 Some(t) => match (&t.output, &t.error) {
                     (Some(o), _) => Json::Raw(o.get()),
@@ -163,7 +166,7 @@ pub fn payload<'a>(
                 "tool_name",
                 Value::from(tool.map_or("", |t| t.name.as_str())),
             );
-            m.insert("tool_input", Cow::Borrowed(now.tool_input.as_ref()));
+            m.insert("tool_input", now.tool_input.clone());
             if pe == PoolEvent::PostToolUse {
                 m.insert("tool_output", now.tool_output.clone());
             }

@@ -234,6 +234,45 @@ fn a_deeply_nested_event_is_an_error_with_its_position() {
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
 }
 
+#[test]
+fn a_4_mb_structured_tool_input_checked_by_peen_costs_at_most_3_times_its_size() {
+    // Poolside and peen both read the input: poolside passes it to a hook,
+    // peen follows pointers into it for `equals` and `regex` checks (which
+    // pass, so the probes run after every check). Each dialect's last hook
+    // records latch's peak resident set (VmHWM of its parent).
+    let p = Project::new().settings(
+        "hooks:\n  PreToolUse:\n    - {name: reader, command: 'cat > /dev/null'}\n    - {name: probe, command: 'cat > /dev/null; grep VmHWM /proc/$PPID/status > hwm-poolside.txt'}\n",
+    );
+    p.write(
+        ".agents/hooks.yaml",
+        "version: 1\npreToolUse:\n  - name: checks\n    match: {input: {/data: {exists: true}, /kind: {equals: nested}, /deep: {regex: '^\\[\\[\\['}}}\n    actions:\n      - {name: probe, type: command, command: sh, args: ['-c', 'cat > /dev/null; grep VmHWM /proc/$PPID/status > hwm-peen.txt']}\n",
+    );
+    let copies = vec![nested(100); 20_000];
+    let event = json!({"event": "tool_before", "session_id": "s", "cwd": p.dir(),
+        "tool": {"name": "shell", "input": {"kind": "nested", "data": copies, "deep": nested(120)}}});
+    let file = p.dir().join("big.json");
+    fs::write(&file, event.to_string()).expect("write");
+    let size = fs::metadata(&file).expect("size").len();
+    assert!(size > 4_000_000, "{size}");
+    let out = fire_file(&p, &file);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    for dialect in ["poolside", "peen"] {
+        let hwm = fs::read_to_string(p.dir().join(format!("hwm-{dialect}.txt")))
+            .unwrap_or_else(|_| panic!("the {dialect} probe ran: {}", stderr(&out)));
+        let kib: u64 = hwm
+            .split_whitespace()
+            .nth(1)
+            .and_then(|n| n.parse().ok())
+            .expect("VmHWM in KiB");
+        let limit_kib = 3 * size / 1024 + 40 * 1024;
+        eprintln!("{dialect}: latch peaked at {kib} KiB for a {size}-byte event");
+        assert!(
+            kib <= limit_kib,
+            "{dialect}: latch peaked at {kib} KiB for a {size}-byte event (limit {limit_kib} KiB)"
+        );
+    }
+}
+
 fn nested(depth: usize) -> serde_json::Value {
     (0..depth).fold(json!(1), |v, _| json!([v]))
 }
