@@ -6,41 +6,13 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use serde_json::Value;
 
 use crate::diag::Diagnostic;
-use crate::dialect::{Dialect, DispatchContext};
+use crate::dialect::Dialect;
 use crate::event::{Event, EventError};
 use crate::outcome::Outcome;
+use crate::pipeline::DispatchContext;
+pub use crate::pipeline::{InputValidator, ObjectArguments};
 use crate::run::{Cancel, Runner};
 use crate::session::Session;
-
-/// The harness's check for a rewritten tool input, run after every rewrite
-/// so each hook sees the previous hook's *validated* rewrite.
-pub trait InputValidator: Send + Sync {
-    /// `Ok` if `input` is acceptable arguments for `tool`, else why not.
-    fn validate(&self, tool: &str, input: &Value) -> Result<(), String>;
-}
-
-/// The default validator: tool arguments must be a JSON object.
-#[derive(Debug, Clone, Copy, Default)]
-pub struct ObjectArguments;
-
-impl InputValidator for ObjectArguments {
-    fn validate(&self, _tool: &str, input: &Value) -> Result<(), String> {
-        if input.is_object() {
-            Ok(())
-        } else {
-            Err("tool arguments must be a JSON object".to_owned())
-        }
-    }
-}
-
-impl<F> InputValidator for F
-where
-    F: Fn(&str, &Value) -> Result<(), String> + Send + Sync,
-{
-    fn validate(&self, tool: &str, input: &Value) -> Result<(), String> {
-        self(tool, input)
-    }
-}
 
 /// Runs every loaded dialect's hooks for an event and merges the outcomes.
 ///

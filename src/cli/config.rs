@@ -3,7 +3,7 @@
 
 use std::path::PathBuf;
 
-use clap::Args;
+use clap::{Args, ValueEnum};
 
 use latch::config::env_path;
 use latch::dialect::Dialect;
@@ -13,9 +13,24 @@ use latch::dialect::peen::{self, Peen};
 use latch::dialect::poolside::{Poolside, Sources};
 use latch::{Diagnostic, Engine, Event};
 
-/// Where each dialect's configuration is.
+/// A dialect latch can load, by its name on the command line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum DialectName {
+    /// poolside's `settings.yaml` levels.
+    Poolside,
+    /// peen's `hooks.yaml` layers.
+    Peen,
+    /// Evener plugins (`--plugin-dir`).
+    Evener,
+}
+
+/// Where each dialect's configuration is, and which dialects to load.
 #[derive(Debug, Args)]
 pub struct ConfigArgs {
+    /// Load only this dialect (repeatable). Default: poolside and peen,
+    /// plus evener when --plugin-dir is given.
+    #[arg(long = "dialect", value_name = "NAME")]
+    dialects: Vec<DialectName>,
     /// The project directory (project-level settings). Default: the current directory.
     #[arg(long, value_name = "DIR")]
     project: Option<PathBuf>,
@@ -44,10 +59,10 @@ pub struct ConfigArgs {
 }
 
 impl ConfigArgs {
-    /// Loads every dialect for `event`: poolside always, peen always (its
-    /// workspace is the event's `cwd`, else the project, so a directory
-    /// change applies to the next event), evener when plugin directories
-    /// are given. Problems outside any file (bad `PEEN_*` values) go to
+    /// Loads the dialects for `event`: those named with `--dialect`, else
+    /// poolside, peen (its workspace is the event's `cwd`, else the
+    /// project, so a directory change applies to the next event), and
+    /// evener when plugin directories are given. Problems outside any file (bad `PEEN_*` values) go to
     /// `diags`; file problems are the engine's diagnostics.
     ///
     /// A dialect whose loader panics (a latch bug) is replaced by a
@@ -55,6 +70,18 @@ impl ConfigArgs {
     /// a failure: poolside and evener fail open, peen denies where a failed
     /// action denies.
     pub fn engine(self, event: &Event, diags: &mut Vec<Diagnostic>) -> Engine {
+        let wanted = |d: DialectName| {
+            if self.dialects.is_empty() {
+                d != DialectName::Evener || !self.plugin_dirs.is_empty()
+            } else {
+                self.dialects.contains(&d)
+            }
+        };
+        let (load_poolside, load_peen, load_evener) = (
+            wanted(DialectName::Poolside),
+            wanted(DialectName::Peen),
+            wanted(DialectName::Evener),
+        );
         let project = self
             .project
             .map(|p| std::path::absolute(&p).unwrap_or(p))
@@ -65,29 +92,34 @@ impl ConfigArgs {
             project: project.clone(),
             settings: self.settings,
         };
-        let mut engine = with_loaded(
-            Engine::new(),
-            latch::dialect::poolside::DIALECT,
-            || Poolside::load(&sources),
-            Box::new(|_| false),
-        );
-        let limits = peen::Limits::from_env(diags);
-        let summarize = limits.summarize;
-        let options = peen::Options {
-            config_dir: self
-                .peen_config_dir
-                .map(|p| std::path::absolute(&p).unwrap_or(p))
-                .or_else(|| env_path("PEEN_CONFIG_DIR")),
-            workspace: event.workdir(project.as_deref()),
-            limits,
-        };
-        engine = with_loaded(
-            engine,
-            peen::DIALECT,
-            || Peen::load(options),
-            Box::new(move |e| peen::failure_denies(e, summarize)),
-        );
-        if !self.plugin_dirs.is_empty() {
+        let mut engine = Engine::new();
+        if load_poolside {
+            engine = with_loaded(
+                engine,
+                latch::dialect::poolside::DIALECT,
+                || Poolside::load(&sources),
+                Box::new(|_| false),
+            );
+        }
+        if load_peen {
+            let limits = peen::Limits::from_env(diags);
+            let summarize = limits.summarize;
+            let options = peen::Options {
+                config_dir: self
+                    .peen_config_dir
+                    .map(|p| std::path::absolute(&p).unwrap_or(p))
+                    .or_else(|| env_path("PEEN_CONFIG_DIR")),
+                workspace: event.workdir(project.as_deref()),
+                limits,
+            };
+            engine = with_loaded(
+                engine,
+                peen::DIALECT,
+                || Peen::load(options),
+                Box::new(move |e| peen::failure_denies(e, summarize)),
+            );
+        }
+        if load_evener {
             let mut prompt = PromptConfig::from_env();
             prompt.base_url = self.prompt_base_url.or(prompt.base_url);
             prompt.model = self.prompt_model.or(prompt.model);

@@ -14,62 +14,13 @@ pub mod peen;
 pub mod poolside;
 pub mod tools;
 
-use std::future::Future;
-use std::pin::Pin;
-
 use crate::diag::Diagnostic;
-use crate::engine::InputValidator;
 use crate::event::Event;
 use crate::explain::Explanation;
-use crate::outcome::{HookRun, Outcome};
-use crate::run::{Cancel, Exit, RunResult, Runner};
-use crate::session::Session;
+use crate::outcome::Outcome;
 
-/// A boxed future, so dialects can be held as trait objects.
-pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
-
-/// What a dialect gets from the engine for one dispatch.
-pub struct DispatchContext<'a> {
-    /// The process runner.
-    pub runner: &'a Runner,
-    /// The session the event belongs to.
-    pub session: &'a Session,
-    /// The harness's check for rewritten tool input.
-    pub validator: &'a dyn InputValidator,
-    /// The id of this event occurrence, shared by every hook that handles it.
-    pub event_id: &'a str,
-    /// Fires when the harness cancels the dispatch.
-    pub cancel: &'a Cancel,
-}
-
-/// The user warning for a hook that exited but left processes holding its
-/// output open (latch killed every descendant of the hook), if it did.
-pub fn leftovers_warning(hook: &str, event: &str, result: &RunResult) -> Option<String> {
-    result.killed_leftovers.then(|| {
-        if result.leftovers_escaped {
-            format!(
-                "hook {hook} ({event}) exited but left processes holding its output open; latch killed every descendant of the hook it could find, but the output is still held by a process out of its reach"
-            )
-        } else {
-            format!(
-                "hook {hook} ({event}) exited but left processes holding its output open; latch killed them and every other descendant of the hook"
-            )
-        }
-    })
-}
-
-/// Copies the process facts of a run (duration, exit code or signal,
-/// truncation) into its record.
-pub fn record_process(record: &mut HookRun, result: &RunResult) {
-    record.took(result.duration);
-    match result.termination.exit() {
-        Some(Exit::Code(c)) => record.exit_code = Some(c),
-        Some(Exit::Signal(s)) => record.signal = Some(s),
-        None => {}
-    }
-    record.stdout_truncated = result.stdout.truncated;
-    record.stderr_truncated = result.stderr.truncated;
-}
+// The pipeline's types, where dialects have always found them.
+pub use crate::pipeline::{BoxFuture, DispatchContext, leftovers_warning, record_process};
 
 /// One loaded hook configuration format.
 pub trait Dialect: Send + Sync {

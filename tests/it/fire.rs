@@ -245,3 +245,84 @@ fn fifos_and_devices_in_place_of_configuration_files_are_reported() {
         "{stderr}"
     );
 }
+
+/// A project with a poolside hook, a peen action and an evener plugin, all
+/// on PreToolUse, each recording that it ran.
+fn three_dialects() -> (Project, String) {
+    let p = Project::new()
+        .settings("hooks:\n  PreToolUse:\n    - {name: pool, command: 'touch ran.poolside'}\n");
+    p.write(
+        ".agents/hooks.yaml",
+        "version: 1\npreToolUse:\n  - name: pe\n    actions: [{type: command, command: touch, args: [ran.peen]}]\n",
+    );
+    p.write("plugin/.claude-plugin/plugin.json", r#"{"name": "ev"}"#);
+    p.write(
+        "plugin/hooks/hooks.json",
+        r#"{"hooks": {"PreToolUse": [{"hooks": [{"type": "command", "command": "touch ran.evener"}]}]}}"#,
+    );
+    let plugin = p.dir().join("plugin").display().to_string();
+    (p, plugin)
+}
+
+fn ran(p: &Project) -> Vec<&'static str> {
+    ["poolside", "peen", "evener"]
+        .into_iter()
+        .filter(|d| p.dir().join(format!("ran.{d}")).exists())
+        .collect()
+}
+
+#[test]
+fn dialect_flags_choose_exactly_which_dialects_load() {
+    let event =
+        json!({"event": "tool_before", "cwd": null, "tool": {"name": "shell", "input": {}}});
+    let cases: [(&[&str], &[&str]); 5] = [
+        (&[], &["poolside", "peen"]),
+        (&["--plugin-dir", "PLUGIN"], &["poolside", "peen", "evener"]),
+        (&["--dialect", "peen", "--plugin-dir", "PLUGIN"], &["peen"]),
+        (
+            &["--dialect", "evener", "--plugin-dir", "PLUGIN"],
+            &["evener"],
+        ),
+        (
+            &["--dialect", "poolside", "--dialect", "evener"],
+            &["poolside"],
+        ),
+    ];
+    for (flags, expected) in cases {
+        let (p, plugin) = three_dialects();
+        let flags: Vec<&str> = flags
+            .iter()
+            .map(|f| if *f == "PLUGIN" { plugin.as_str() } else { f })
+            .collect();
+        let mut event = event.clone();
+        event["cwd"] = json!(p.dir());
+        let f = p.fire_with(&event, &flags);
+        assert_eq!(f.code, 0, "{flags:?}: {}", f.stderr);
+        assert_eq!(ran(&p), expected, "{flags:?}");
+        let dialects: Vec<&str> = f
+            .runs()
+            .iter()
+            .filter_map(|r| r["dialect"].as_str())
+            .collect();
+        assert_eq!(
+            dialects, expected,
+            "{flags:?}: the runs name only the loaded dialects"
+        );
+    }
+}
+
+#[test]
+fn an_unknown_dialect_is_a_usage_error() {
+    let p = Project::new();
+    let out = p.fire_raw(br#"{"event":"stop"}"#, &["--dialect", "claud"]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("invalid value 'claud' for '--dialect <NAME>'"),
+        "{err}"
+    );
+    assert!(
+        err.contains("[possible values: poolside, peen, evener]"),
+        "{err}"
+    );
+}

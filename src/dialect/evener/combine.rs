@@ -16,12 +16,12 @@ use std::path::PathBuf;
 
 use serde_json::{Map, Value};
 
-use crate::dialect::{DispatchContext, leftovers_warning, record_process};
 use crate::event::Event;
 use crate::outcome::{
     Continuation, Decision, ErrorCategory, HookRun, Injection, Notice, NoticeKind, Outcome,
     Placement, Reason, RunStatus,
 };
+use crate::pipeline::{self, DispatchContext, Job};
 use crate::run::{EnvPolicy, HookCommand, OutputLimits, Program};
 
 use super::events::{EvEvent, payload};
@@ -133,7 +133,7 @@ pub async fn dispatch(evener: &Evener, event: &Event, cx: &DispatchContext<'_>) 
                     text: String::new(),
                 },
                 HandlerKind::Command(Ok(program)) => {
-                    let mut cmd = command(
+                    let cmd = command(
                         program,
                         plugin,
                         handler,
@@ -141,9 +141,17 @@ pub async fn dispatch(evener: &Evener, event: &Event, cx: &DispatchContext<'_>) 
                         project.clone(),
                         std::mem::take(&mut stdin),
                     );
-                    let result = cx.runner.run_until(&cmd, cx.cancel).await;
-                    stdin = std::mem::take(&mut cmd.stdin);
-                    record_process(&mut record, &result);
+                    let done = pipeline::run(
+                        cx,
+                        Job {
+                            command: cmd,
+                            record,
+                        },
+                    )
+                    .await;
+                    record = done.record;
+                    stdin = done.stdin;
+                    let result = done.result;
                     if result.stdout.truncated || result.stderr.truncated {
                         st.out.warnings.push(format!(
                             "{ev} hook {} printed more than 1 MiB; latch kept the first 1 MiB",
@@ -162,9 +170,7 @@ pub async fn dispatch(evener: &Evener, event: &Event, cx: &DispatchContext<'_>) 
                             plugin.name
                         ));
                     }
-                    st.out
-                        .warnings
-                        .extend(leftovers_warning(&plugin.name, ev.as_str(), &result));
+                    st.out.warnings.extend(done.warning);
                     judge_run(&result, handler.timeout.as_secs_f64())
                 }
                 HandlerKind::Prompt { prompt, model } => {

@@ -30,8 +30,8 @@ use std::path::PathBuf;
 use crate::diag::Diagnostic;
 use crate::dialect::{BoxFuture, Dialect, DispatchContext};
 use crate::event::Event;
-use crate::matcher::{NameIndex, NameMatcher};
 use crate::outcome::Outcome;
+use crate::pipeline::Indexed;
 
 pub use discover::Plugin;
 pub use events::{EvEvent, EventName};
@@ -56,13 +56,9 @@ pub struct Options {
     pub prompt: PromptConfig,
 }
 
-/// The groups of one fired event across all plugins, in order.
-#[derive(Debug, Clone, Default)]
-struct EventGroups {
-    /// (plugin index, group index), in plugin then file order.
-    refs: Vec<(usize, usize)>,
-    index: NameIndex,
-}
+/// The groups of one fired event across all plugins, as (plugin index,
+/// group index), in plugin then file order, indexed by matcher.
+type EventGroups = Indexed<(usize, usize)>;
 
 /// A loaded set of Evener plugins.
 #[derive(Debug, Clone)]
@@ -90,22 +86,15 @@ impl Evener {
                 }
             }
         }
-        let any = NameMatcher::Any;
         let events = refs
             .into_iter()
             .map(|(e, refs)| {
-                // An invalid matcher is indexed as "any" so its group shows
-                // up as skipped on every occurrence, never silently absent.
-                let index = NameIndex::build(refs.iter().enumerate().map(|(i, (pi, gi))| {
-                    (
-                        i,
-                        match &plugins[*pi].groups[*gi].matcher {
-                            Matcher::Valid(m) => m,
-                            Matcher::Invalid(_) => &any,
-                        },
-                    )
-                }));
-                (e, EventGroups { refs, index })
+                let groups =
+                    Indexed::build_with(refs, |(pi, gi)| match &plugins[*pi].groups[*gi].matcher {
+                        Matcher::Valid(m) => Some(m),
+                        Matcher::Invalid(_) => None,
+                    });
+                (e, groups)
             })
             .collect();
         Evener {
@@ -136,10 +125,8 @@ impl Evener {
         };
         let target = ev.target(event, &self.options.tool_names);
         groups
-            .index
-            .select(target)
+            .select(Some(target))
             .into_iter()
-            .filter_map(|i| groups.refs.get(i))
             .map(|(pi, gi)| (&self.plugins[*pi], &self.plugins[*pi].groups[*gi]))
             .collect()
     }

@@ -18,13 +18,13 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use tracing::debug;
 
-use crate::dialect::{DispatchContext, leftovers_warning, record_process};
 use crate::event::Event;
 use crate::journal::{Begin, Journal, RUNNING_WAIT, RunState};
 use crate::outcome::{
     Decision, ErrorCategory, HookRun, Injection, Outcome, Placement, PublishedEvent, Reason,
     RunStatus,
 };
+use crate::pipeline::{self, DispatchContext, Job};
 use crate::run::{EnvPolicy, Exit, HookCommand, OutputLimits, Program, Termination};
 use crate::text::escape_markup;
 
@@ -648,11 +648,17 @@ async fn command(
             stderr: limits.max_output,
         },
     };
-    let run = cx.runner.run_until(&cmd, cx.cancel).await;
-    record_process(record, &run);
-    result
-        .warnings
-        .extend(leftovers_warning(&record.hook, &pe.name(), &run));
+    let done = pipeline::run(
+        cx,
+        Job {
+            command: cmd,
+            record: record.clone(),
+        },
+    )
+    .await;
+    *record = done.record;
+    result.warnings.extend(done.warning);
+    let run = done.result;
     match &run.termination {
         Termination::SpawnFailed { message, .. } => {
             return ActionEnd::Failed(

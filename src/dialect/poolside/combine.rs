@@ -15,12 +15,12 @@ use std::path::PathBuf;
 
 use serde_json::Value;
 
-use crate::dialect::{DispatchContext, leftovers_warning, record_process};
 use crate::event::Event;
 use crate::outcome::{
     Continuation, Decision, ErrorCategory, HookRun, Injection, NoticeKind, Outcome, Placement,
     Reason, RunStatus,
 };
+use crate::pipeline::{self, DispatchContext, Job};
 use crate::run::{EnvPolicy, HookCommand, OutputLimits, Program};
 use crate::text::cap;
 
@@ -119,11 +119,16 @@ async fn run_one(
             stderr: MAX_STDERR,
         },
     };
-    let result = cx.runner.run_until(&cmd, cx.cancel).await;
-    record_process(&mut record, &result);
-    fold.out
-        .warnings
-        .extend(leftovers_warning(&hook.label, pe.as_str(), &result));
+    let done = pipeline::run(
+        cx,
+        Job {
+            command: cmd,
+            record,
+        },
+    )
+    .await;
+    let (result, mut record) = (done.result, done.record);
+    fold.out.warnings.extend(done.warning);
     match judge(pe, &result, hook.timeout.as_secs_f64()) {
         Verdict::Failed { category, message } => {
             fold.out.notices.push(notice(

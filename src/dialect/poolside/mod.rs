@@ -29,8 +29,8 @@ use std::path::PathBuf;
 use crate::diag::Diagnostic;
 use crate::dialect::{BoxFuture, Dialect, DispatchContext};
 use crate::event::Event;
-use crate::matcher::{NameIndex, NameMatcher};
 use crate::outcome::Outcome;
+use crate::pipeline::Indexed;
 
 pub use discover::{Sources, user_settings};
 pub use events::PoolEvent;
@@ -39,44 +39,15 @@ pub use load::{Hook, Level, Matcher};
 /// The dialect's name.
 pub const DIALECT: &str = "poolside";
 
-/// The hooks of one event, in run order, with their matchers folded.
-#[derive(Debug, Clone, Default)]
-pub struct EventHooks {
-    /// The hooks, in configuration order after merging levels.
-    pub hooks: Vec<Hook>,
-    index: NameIndex,
-}
+/// The hooks of one event, in run order, indexed by matcher. A disabled
+/// hook (invalid matcher) shows up in every selection as skipped.
+pub type EventHooks = Indexed<Hook>;
 
-impl EventHooks {
-    fn new(hooks: Vec<Hook>) -> Self {
-        // A disabled hook is indexed as "any" so that it shows up in every
-        // run record of its event as skipped, never silently absent.
-        let any = NameMatcher::Any;
-        let index = NameIndex::build(hooks.iter().enumerate().map(|(i, h)| {
-            (
-                i,
-                match &h.matcher {
-                    Matcher::Valid(m) => m,
-                    Matcher::Invalid { .. } => &any,
-                },
-            )
-        }));
-        EventHooks { hooks, index }
-    }
-
-    /// The hooks that apply to an event, in order. `target` is the tool name
-    /// on tool events; other events ignore the matcher.
-    pub fn select(&self, event: PoolEvent, target: Option<&str>) -> Vec<&Hook> {
-        match target {
-            Some(name) if event.uses_matcher() => self
-                .index
-                .select(name)
-                .into_iter()
-                .filter_map(|i| self.hooks.get(i))
-                .collect(),
-            _ => self.hooks.iter().collect(),
-        }
-    }
+fn event_hooks(hooks: Vec<Hook>) -> EventHooks {
+    Indexed::build(hooks, |h| match &h.matcher {
+        Matcher::Valid(m) => Some(m),
+        Matcher::Invalid { .. } => None,
+    })
 }
 
 /// A loaded poolside configuration.
@@ -107,7 +78,7 @@ impl Poolside {
             events: merged
                 .hooks
                 .into_iter()
-                .map(|(e, hooks)| (e, EventHooks::new(hooks)))
+                .map(|(e, hooks)| (e, event_hooks(hooks)))
                 .collect(),
             max_continuations: merged.max_continuations,
             workdir: sources.project.clone(),
@@ -118,7 +89,7 @@ impl Poolside {
 
     /// The hooks of one event, after merging.
     pub fn hooks(&self, event: PoolEvent) -> &[Hook] {
-        self.events.get(&event).map_or(&[], |e| e.hooks.as_slice())
+        self.events.get(&event).map_or(&[], |e| e.items())
     }
 
     /// The effective `stop_hook_max_continuations` (`None`: unlimited).
@@ -141,9 +112,10 @@ impl Poolside {
         let Some(pe) = PoolEvent::from_kind(event.event) else {
             return Vec::new();
         };
+        let target = event.tool_name().filter(|_| pe.uses_matcher());
         self.events
             .get(&pe)
-            .map(|e| e.select(pe, event.tool_name()))
+            .map(|e| e.select(target))
             .unwrap_or_default()
     }
 }

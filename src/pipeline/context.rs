@@ -1,0 +1,56 @@
+//! What a dialect gets from the engine for one dispatch.
+
+use std::future::Future;
+use std::pin::Pin;
+
+use serde_json::Value;
+
+use crate::run::{Cancel, Runner};
+use crate::session::Session;
+
+/// A boxed future, so dialects can be held as trait objects.
+pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+
+/// The harness's check for a rewritten tool input, run after every rewrite
+/// so each hook sees the previous hook's *validated* rewrite.
+pub trait InputValidator: Send + Sync {
+    /// `Ok` if `input` is acceptable arguments for `tool`, else why not.
+    fn validate(&self, tool: &str, input: &Value) -> Result<(), String>;
+}
+
+/// The default validator: tool arguments must be a JSON object.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct ObjectArguments;
+
+impl InputValidator for ObjectArguments {
+    fn validate(&self, _tool: &str, input: &Value) -> Result<(), String> {
+        if input.is_object() {
+            Ok(())
+        } else {
+            Err("tool arguments must be a JSON object".to_owned())
+        }
+    }
+}
+
+impl<F> InputValidator for F
+where
+    F: Fn(&str, &Value) -> Result<(), String> + Send + Sync,
+{
+    fn validate(&self, tool: &str, input: &Value) -> Result<(), String> {
+        self(tool, input)
+    }
+}
+
+/// What a dialect gets from the engine for one dispatch.
+pub struct DispatchContext<'a> {
+    /// The process runner.
+    pub runner: &'a Runner,
+    /// The session the event belongs to.
+    pub session: &'a Session,
+    /// The harness's check for rewritten tool input.
+    pub validator: &'a dyn InputValidator,
+    /// The id of this event occurrence, shared by every hook that handles it.
+    pub event_id: &'a str,
+    /// Fires when the harness cancels the dispatch.
+    pub cancel: &'a Cancel,
+}

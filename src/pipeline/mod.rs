@@ -1,0 +1,24 @@
+//! The shared dispatch pipeline: what every dialect needs from the engine
+//! to run its hooks, whatever its rules.
+//!
+//! A dialect decides *which* hooks run, with *what* input, and what their
+//! answers mean. Everything else is here, once:
+//!
+//! - [`context`]: what the engine hands a dialect for one dispatch (the
+//!   runner, the session, the harness's [`InputValidator`], cancellation);
+//! - [`select`]: an event's hooks in order, indexed by matcher;
+//! - [`job`]: running one hook process and recording the facts of the run
+//!   (duration, exit code or signal, truncation, processes it left behind),
+//!   one job at a time or all at once.
+//!
+//! Neither the engine nor a dialect imports the other through this module:
+//! both depend on it, and it depends only on the runner, the session and
+//! the outcome types.
+
+pub mod context;
+pub mod job;
+pub mod select;
+
+pub use context::{BoxFuture, DispatchContext, InputValidator, ObjectArguments};
+pub use job::{Finished, Job, leftovers_warning, record_process, run, run_parallel};
+pub use select::Indexed;
