@@ -123,6 +123,13 @@ pub struct ToolCall {
     /// The tool's error, on `tool_failure`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
+    /// How long the tool ran, in milliseconds, on `tool_after` and
+    /// `tool_failure`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub duration_ms: Option<u64>,
+    /// On `tool_failure`: the user interrupted the tool.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub interrupted: bool,
 }
 
 impl ToolCall {
@@ -299,6 +306,12 @@ pub struct Compaction {
     /// The size of the stored summary, in tokens (after compaction only).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub summary_tokens: Option<u64>,
+    /// The user's instructions for the summary (`/compact <instructions>`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub instructions: Option<String>,
+    /// The summary, after compaction.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub summary: Option<String>,
 }
 
 /// Something that happened in the harness, at a point where hooks run.
@@ -339,6 +352,25 @@ pub struct Event {
     /// The session's reasoning-effort level, when configured.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub effort: Option<String>,
+    /// The harness's permission mode (`default`, `plan`, `acceptEdits`,
+    /// `auto`, `dontAsk`, `bypassPermissions`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub permission_mode: Option<String>,
+    /// The id of the user prompt the turn answers.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prompt_id: Option<String>,
+    /// The id of the sub-agent the event happens in (or that starts or stops).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub agent_id: Option<String>,
+    /// The type of that sub-agent (`general-purpose`, `Explore`, …).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub agent_type: Option<String>,
+    /// Where the sub-agent's transcript is, on `subagent_stop`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub agent_transcript_path: Option<PathBuf>,
+    /// The text of the agent's last answer, on `stop` and `subagent_stop`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_assistant_message: Option<String>,
     /// The tool call, on tool events.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tool: Option<ToolCall>,
@@ -363,6 +395,9 @@ pub struct Event {
     /// The notification type, on `notification`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub notification_type: Option<String>,
+    /// The notification title, on `notification`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
     /// The harness's estimate of the current context size, in tokens.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub context_tokens: Option<u64>,
@@ -400,6 +435,12 @@ impl Event {
             agent_run_id: None,
             model: None,
             effort: None,
+            permission_mode: None,
+            prompt_id: None,
+            agent_id: None,
+            agent_type: None,
+            agent_transcript_path: None,
+            last_assistant_message: None,
             tool: None,
             prompt: None,
             reason: None,
@@ -408,6 +449,7 @@ impl Event {
             trigger: None,
             message: None,
             notification_type: None,
+            title: None,
             context_tokens: None,
             compaction: None,
             pending_questions: false,
@@ -423,6 +465,8 @@ impl Event {
             call_id: None,
             output: None,
             error: None,
+            duration_ms: None,
+            interrupted: false,
         });
         e
     }

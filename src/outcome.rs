@@ -17,8 +17,32 @@ pub enum Decision {
     /// Go on (possibly with rewritten input, output or prompt).
     #[default]
     Proceed,
+    /// Go on, and skip the harness's own permission prompt: a hook allowed
+    /// the tool call (the claude dialect's `permissionDecision: "allow"`).
+    Allow,
+    /// Ask the user before running the tool, showing `reasons`; a harness
+    /// that cannot ask treats it as a deny (claude `ask`).
+    Ask,
+    /// Stop the agent here without running the tool, so that the session
+    /// can be resumed later (claude `defer`); nothing runs after it.
+    Defer,
     /// Refuse the tool call, prompt or operation; `reasons` says why.
     Deny,
+}
+
+impl Decision {
+    /// How strongly the decision holds back the event: when dialects or
+    /// hooks disagree, the strongest wins (deny, then defer, ask, allow,
+    /// proceed).
+    pub fn strength(self) -> u8 {
+        match self {
+            Decision::Proceed => 0,
+            Decision::Allow => 1,
+            Decision::Ask => 2,
+            Decision::Defer => 3,
+            Decision::Deny => 4,
+        }
+    }
 }
 
 /// One hook's reason for a deny.
@@ -42,6 +66,9 @@ pub enum Placement {
     AfterToolResult,
     /// Added after compaction ran, so it survives compaction verbatim.
     AfterCompaction,
+    /// Leading blocks of the session's first user message, before the
+    /// prompt (claude `SessionStart`).
+    FirstUserMessage,
 }
 
 /// Context a hook asked to show the model.
@@ -93,6 +120,16 @@ pub struct Continuation {
     pub prompt: String,
     /// The labels of the hooks that asked for it.
     pub hooks: Vec<String>,
+}
+
+/// A hook's request that the agent loop end once the event is handled.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Halt {
+    /// The labels of the hooks that asked.
+    pub hooks: Vec<String>,
+    /// What to tell the user (never the model), if a hook said.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
 }
 
 /// A session event a hook published.
@@ -267,6 +304,10 @@ pub struct Outcome {
     /// On a stop event: keep the agent working with this prompt.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub continuation: Option<Continuation>,
+    /// End the agent loop once this event is handled (for a `tool_before`
+    /// that proceeds: after the tool ran); no further model call.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub halt: Option<Halt>,
     /// One record per hook that matched the event, in run order.
     #[serde(default)]
     pub runs: Vec<HookRun>,
@@ -287,6 +328,7 @@ impl Outcome {
             warnings: Vec::new(),
             events: Vec::new(),
             continuation: None,
+            halt: None,
             runs: Vec::new(),
         }
     }
@@ -296,12 +338,13 @@ impl Outcome {
         self.decision == Decision::Deny
     }
 
-    /// Folds the outcome of a later dialect into this one: any deny wins,
+    /// Folds the outcome of a later dialect into this one: the strongest
+    /// decision wins (see [`Decision::strength`]),
     /// reasons, context, notices, warnings, events and runs append in order,
     /// and a later rewrite replaces an earlier one (the later dialect saw it).
     pub fn absorb(&mut self, later: Outcome) {
-        if later.decision == Decision::Deny {
-            self.decision = Decision::Deny;
+        if later.decision.strength() > self.decision.strength() {
+            self.decision = later.decision;
         }
         self.reasons.extend(later.reasons);
         if later.tool_input.is_some() {
@@ -322,6 +365,16 @@ impl Outcome {
                 mine.prompt.push('\n');
                 mine.prompt.push_str(&theirs.prompt);
                 mine.hooks.extend(theirs.hooks);
+            }
+            (slot @ None, Some(theirs)) => *slot = Some(theirs),
+            (_, None) => {}
+        }
+        match (&mut self.halt, later.halt) {
+            (Some(mine), Some(theirs)) => {
+                mine.hooks.extend(theirs.hooks);
+                if mine.reason.is_none() {
+                    mine.reason = theirs.reason;
+                }
             }
             (slot @ None, Some(theirs)) => *slot = Some(theirs),
             (_, None) => {}

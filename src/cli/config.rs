@@ -7,6 +7,7 @@ use clap::{Args, ValueEnum};
 
 use latch::config::env_path;
 use latch::dialect::Dialect;
+use latch::dialect::claude::{self, Claude};
 use latch::dialect::evener::{self, Evener, PromptConfig, ToolNames};
 use latch::dialect::failed::{DenyRule, FailedLoad};
 use latch::dialect::peen::{self, Peen};
@@ -22,13 +23,15 @@ pub enum DialectName {
     Peen,
     /// Evener plugins (`--plugin-dir`).
     Evener,
+    /// Claude Code's settings files and plugins (only when named).
+    Claude,
 }
 
 /// Where each dialect's configuration is, and which dialects to load.
 #[derive(Debug, Args)]
 pub struct ConfigArgs {
     /// Load only this dialect (repeatable). Default: poolside and peen,
-    /// plus evener when --plugin-dir is given.
+    /// plus evener when --plugin-dir is given; claude only when named.
     #[arg(long = "dialect", value_name = "NAME")]
     dialects: Vec<DialectName>,
     /// The project directory (project-level settings). Default: the current directory.
@@ -52,6 +55,18 @@ pub struct ConfigArgs {
     /// Default: $LATCH_PROMPT_MODEL.
     #[arg(long, value_name = "MODEL")]
     prompt_model: Option<String>,
+    /// Claude Code's `--settings` for the claude dialect: a settings file,
+    /// or JSON text starting with `{`.
+    #[arg(long, value_name = "FILE|JSON")]
+    claude_settings: Option<String>,
+    /// The managed settings directory for the claude dialect.
+    /// Default: /etc/claude-code.
+    #[arg(long, value_name = "DIR")]
+    claude_managed_dir: Option<PathBuf>,
+    /// Leave hook command lines out of the claude dialect's texts for the
+    /// model (Claude Code quotes them).
+    #[arg(long)]
+    claude_hide_commands: bool,
     /// Peen's configuration directory (the trusted layer).
     /// Default: $PEEN_CONFIG_DIR.
     #[arg(long, value_name = "DIR")]
@@ -72,15 +87,20 @@ impl ConfigArgs {
     pub fn engine(self, event: &Event, diags: &mut Vec<Diagnostic>) -> Engine {
         let wanted = |d: DialectName| {
             if self.dialects.is_empty() {
-                d != DialectName::Evener || !self.plugin_dirs.is_empty()
+                match d {
+                    DialectName::Poolside | DialectName::Peen => true,
+                    DialectName::Evener => !self.plugin_dirs.is_empty(),
+                    DialectName::Claude => false,
+                }
             } else {
                 self.dialects.contains(&d)
             }
         };
-        let (load_poolside, load_peen, load_evener) = (
+        let (load_poolside, load_peen, load_evener, load_claude) = (
             wanted(DialectName::Poolside),
             wanted(DialectName::Peen),
             wanted(DialectName::Evener),
+            wanted(DialectName::Claude),
         );
         let project = self
             .project
@@ -124,8 +144,8 @@ impl ConfigArgs {
             prompt.base_url = self.prompt_base_url.or(prompt.base_url);
             prompt.model = self.prompt_model.or(prompt.model);
             let options = evener::Options {
-                plugin_dirs: self.plugin_dirs,
-                project,
+                plugin_dirs: self.plugin_dirs.clone(),
+                project: project.clone(),
                 tool_names: ToolNames::default(),
                 prompt,
             };
@@ -133,6 +153,29 @@ impl ConfigArgs {
                 engine,
                 evener::DIALECT,
                 || Evener::load(options),
+                Box::new(|_| false),
+            );
+        }
+        if load_claude {
+            let options = claude::Options {
+                sources: claude::Sources {
+                    home: sources.home.clone(),
+                    project: project.clone(),
+                    managed_dir: self.claude_managed_dir,
+                    settings: self.claude_settings,
+                    plugin_dirs: self.plugin_dirs.clone(),
+                },
+                project: project.clone(),
+                tool_names: ToolNames::default(),
+                texts: claude::text::Texts {
+                    hide_commands: self.claude_hide_commands,
+                },
+                stop_block_cap: claude::Options::stop_block_cap_from_env(diags),
+            };
+            engine = with_loaded(
+                engine,
+                claude::DIALECT,
+                || Claude::load(options),
                 Box::new(|_| false),
             );
         }

@@ -7,6 +7,7 @@
 //! *combines* them into one [`Outcome`]. Nothing outside a dialect's module
 //! knows its field names.
 
+pub mod claude;
 pub mod evener;
 pub mod failed;
 pub mod payload;

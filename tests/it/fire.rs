@@ -322,7 +322,7 @@ fn an_unknown_dialect_is_a_usage_error() {
         "{err}"
     );
     assert!(
-        err.contains("[possible values: poolside, peen, evener]"),
+        err.contains("[possible values: poolside, peen, evener, claude]"),
         "{err}"
     );
 }

@@ -367,14 +367,8 @@ mod tests {
     #[test]
     fn tool_calls_fire_in_the_documented_order() {
         let names = |kind: EventKind, tool: &str| {
-            let mut e = Event::new(kind);
-            e.tool = Some(crate::event::ToolCall {
-                name: tool.into(),
-                input: serde_json::json!({}).into(),
-                call_id: None,
-                output: None,
-                error: None,
-            });
+            let mut e = Event::tool_before(tool, serde_json::json!({}));
+            e.event = kind;
             PeenEvent::fired_by(&e, false)
                 .iter()
                 .map(PeenEvent::name)

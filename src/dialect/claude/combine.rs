@@ -1,0 +1,797 @@
+//! Running the matching handlers of one event, all at once, and combining
+//! their answers by Claude Code's rules.
+//!
+//! - Every matching handler runs in parallel and to completion (recorded:
+//!   `i`); a handler identical to one already selected for this event runs
+//!   once (`i2`), but a plugin's copy stays separate (`r2_plugin`).
+//! - The strongest permission decision wins: deny, defer, ask, allow
+//!   (`o`). Exit 2 counts as a deny.
+//! - Texts for the model come in the order the handlers finished, as
+//!   Claude Code writes them.
+//! - Several `updatedInput`s: Claude Code keeps the one that finished last
+//!   (`o2`, `o2b`); latch keeps the last in configuration order, so the
+//!   answer does not depend on timing.
+
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use crate::event::Event;
+use crate::outcome::{
+    Continuation, Decision, ErrorCategory, Halt, HookRun, Injection, Notice, NoticeKind, Outcome,
+    Placement, Reason, RunStatus,
+};
+use crate::pipeline::{self, DispatchContext, Job};
+use crate::run::{EnvPolicy, HookCommand, OutputLimits, Program};
+
+use super::events::{ClaudeEvent, PayloadFacts, payload};
+use super::judge::{HookJson, Verdict, judge};
+use super::load::{Group, Handler, HandlerKind, LoadedFile, Matcher};
+use super::text::{self, Texts, additional_context, capped, stop_feedback, success};
+use super::{Claude, DIALECT};
+
+/// The session key of the consecutive Stop block counter.
+pub const STOP_BLOCKS_KEY: &str = "claude.stop_blocks";
+
+/// Claude Code's default cap on consecutive Stop blocks.
+pub const STOP_BLOCK_CAP: u32 = 8;
+
+/// Default time limit of a command handler (Claude Code: 600 s).
+pub const COMMAND_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(600);
+
+/// Output kept per stream.
+const MAX_OUTPUT: usize = 1 << 20;
+
+/// One handler selected for this event.
+struct Selected<'a> {
+    file: &'a LoadedFile,
+    handler: &'a Handler,
+    record: HookRun,
+}
+
+/// Runs the claude hooks for one event.
+pub async fn dispatch(cfg: &Claude, event: &Event, cx: &DispatchContext<'_>) -> Outcome {
+    let mut out = Outcome::proceed(event.event);
+    let Some(ce) = ClaudeEvent::from_kind(event.event) else {
+        return out;
+    };
+    let options = cfg.options();
+    let tool = options
+        .tool_names
+        .claude_name(event.tool_name().unwrap_or(""))
+        .to_owned();
+    let workdir = event
+        .workdir(options.project.as_deref())
+        .unwrap_or_else(|| PathBuf::from("."));
+    let project = options.project.clone().unwrap_or_else(|| workdir.clone());
+    let stop_hook_active = match ce {
+        ClaudeEvent::Stop | ClaudeEvent::SubagentStop => {
+            match cx
+                .session
+                .snapshot(cx.cancel)
+                .await
+                .and_then(|s| s.counter(&stop_key(ce, event)))
+            {
+                Ok(n) => n > 0,
+                Err(e) => {
+                    out.warnings
+                        .push(format!("latch could not read the Stop block counter: {e}"));
+                    false
+                }
+            }
+        }
+        ClaudeEvent::UserPromptSubmit => {
+            // A real prompt ends any run of Stop blocks.
+            if let Err(e) = cx
+                .session
+                .update(cx.cancel, |s| s.set_counter(STOP_BLOCKS_KEY, 0))
+                .await
+            {
+                out.warnings
+                    .push(format!("latch could not reset the Stop block counter: {e}"));
+            }
+            false
+        }
+        _ => false,
+    };
+
+    let selected = select(cfg, ce, event, &tool, &mut out);
+    let facts = PayloadFacts {
+        cwd: &workdir,
+        tool: &tool,
+        stop_hook_active,
+    };
+    let mut stdin = crate::dialect::payload::to_bytes(&payload(ce, event, &facts));
+    stdin.push(b'\n');
+
+    // Build a job per runnable handler; the others are already recorded.
+    let mut jobs = Vec::new();
+    let mut shown = Vec::new();
+    for s in selected {
+        match command(s.file, s.handler, event, &project, &workdir, &stdin) {
+            Ok(cmd) => {
+                shown.push(s.handler.kind.shown());
+                jobs.push(Job {
+                    command: cmd,
+                    record: s.record,
+                });
+            }
+            Err(message) => {
+                let mut record = s.record;
+                out.warnings
+                    .push(format!("{} hook error: {message}", label(ce, &tool)));
+                record.fail(ErrorCategory::CommandError, message);
+                out.runs.push(record);
+            }
+        }
+    }
+    let timeouts: Vec<f64> = jobs
+        .iter()
+        .map(|j| j.command.timeout.as_secs_f64())
+        .collect();
+    let finished = pipeline::run_parallel(cx, jobs).await;
+
+    let mut fold = Fold {
+        ce,
+        tool: &tool,
+        texts: options.texts,
+        event,
+        out,
+        strongest: None,
+        denials: Vec::new(),
+        rewrite: None,
+        feedback: Vec::new(),
+        feedback_hooks: Vec::new(),
+    };
+    // Texts in the order the handlers finished.
+    let mut order: Vec<usize> = (0..finished.len()).collect();
+    order.sort_by_key(|&i| finished[i].finished);
+    let mut records: Vec<Option<HookRun>> = finished.iter().map(|_| None).collect();
+    for i in order {
+        let f = &finished[i];
+        let mut record = f.record.clone();
+        fold.out.warnings.extend(f.warning.clone());
+        let verdict = judge(&f.result, timeouts[i]);
+        fold.apply(i, &shown[i], verdict, &mut record, cx);
+        records[i] = Some(record);
+    }
+    fold.out.runs.extend(records.into_iter().flatten());
+    fold.finish(cx, options.stop_block_cap).await
+}
+
+/// The handlers that run for this event, in configuration order, with a
+/// record each; handlers that do not run are recorded in `out` already.
+fn select<'a>(
+    cfg: &'a Claude,
+    ce: ClaudeEvent,
+    event: &'a Event,
+    tool: &'a str,
+    out: &mut Outcome,
+) -> Vec<Selected<'a>> {
+    let mut chosen: Vec<Selected<'a>> = Vec::new();
+    let mut seen: Vec<(Option<&Path>, &str, String)> = Vec::new();
+    for (file, group) in cfg.select(ce, event, tool) {
+        for handler in &group.handlers {
+            let shown = handler.kind.shown();
+            let mut record = HookRun::new(
+                &text::label_of(&shown),
+                DIALECT,
+                ce.as_str(),
+                Some(handler.source.clone()),
+            );
+            if let Some(why) = skip_reason(ce, group, handler) {
+                record.status = RunStatus::Skipped;
+                record.message = Some(why.1);
+                record.error = why.0;
+                out.runs.push(record);
+                continue;
+            }
+            // Claude Code runs an identical handler once per event; a
+            // plugin's copy counts apart from the settings files' one.
+            let key = (
+                file.plugin.as_ref().map(|p| p.root.as_path()),
+                handler.kind.type_name(),
+                shown,
+            );
+            if seen.contains(&key) {
+                record.status = RunStatus::Skipped;
+                record.message = Some(
+                    "identical to a handler already selected for this event; Claude Code runs it once"
+                        .to_owned(),
+                );
+                out.runs.push(record);
+                continue;
+            }
+            seen.push(key);
+            chosen.push(Selected {
+                file,
+                handler,
+                record,
+            });
+        }
+    }
+    chosen
+}
+
+/// Why a selected handler does not run, if it does not.
+fn skip_reason(
+    ce: ClaudeEvent,
+    group: &Group,
+    handler: &Handler,
+) -> Option<(Option<ErrorCategory>, String)> {
+    if let Matcher::Invalid(why) = &group.matcher {
+        return Some((
+            Some(ErrorCategory::InvalidMatcher),
+            format!("invalid matcher: {why}"),
+        ));
+    }
+    if let Some(rule) = &handler.condition
+        && !ce.is_tool()
+    {
+        return Some((
+            None,
+            format!("Hook if condition \"{rule}\" cannot be evaluated for non-tool event {ce}"),
+        ));
+    }
+    if handler.run_async {
+        return Some((
+            Some(ErrorCategory::UnsupportedHandler),
+            "`async` handlers are not run by latch yet".to_owned(),
+        ));
+    }
+    match &handler.kind {
+        HandlerKind::Command { .. } => None,
+        other => Some((
+            Some(ErrorCategory::UnsupportedHandler),
+            format!("latch does not run `{}` handlers yet", other.type_name()),
+        )),
+    }
+}
+
+/// The process for a command handler, or why it cannot run (a message in
+/// Claude Code's words).
+fn command(
+    file: &LoadedFile,
+    handler: &Handler,
+    event: &Event,
+    project: &Path,
+    workdir: &Path,
+    stdin: &[u8],
+) -> Result<HookCommand, String> {
+    let HandlerKind::Command {
+        command,
+        args,
+        shell,
+    } = &handler.kind
+    else {
+        return Err("not a command handler".to_owned());
+    };
+    let plugin = file.plugin.as_ref();
+    if plugin.is_none()
+        && (mentions(command, args, "${CLAUDE_PLUGIN_ROOT}")
+            || mentions(command, args, "${CLAUDE_PLUGIN_DATA}"))
+    {
+        return Err(format!(
+            "Failed to run: Hook command references ${{CLAUDE_PLUGIN_ROOT}} but the hook is not associated with a plugin. This variable is only available in hooks defined in a plugin's hooks/hooks.json file, not in settings.json. Command: {command}"
+        ));
+    }
+    let mut vars: Vec<(&str, String)> =
+        vec![("${CLAUDE_PROJECT_DIR}", project.display().to_string())];
+    if let Some(p) = plugin {
+        vars.push(("${CLAUDE_PLUGIN_ROOT}", p.root.display().to_string()));
+        vars.push(("${CLAUDE_PLUGIN_DATA}", p.data.display().to_string()));
+    }
+    let substitute = |s: &str| {
+        vars.iter()
+            .fold(s.to_owned(), |acc, (k, v)| acc.replace(k, v))
+    };
+    let program = match (args, shell.as_deref()) {
+        // Exec form: no shell; only the braced variables are substituted
+        // (recorded: `r2_exec_args`).
+        (Some(args), _) => Program::Exec {
+            program: PathBuf::from(substitute(command)),
+            args: args.iter().map(|a| substitute(a)).collect(),
+        },
+        (None, Some("powershell")) => {
+            let Some(pwsh) = ["pwsh", "powershell"].iter().find_map(|p| on_path(p)) else {
+                return Err(format!(
+                    "Failed to run: Hook \"{command}\" has shell: 'powershell' but no PowerShell executable (pwsh or powershell) was found on PATH. Install PowerShell, or remove \"shell\": \"powershell\" to use bash."
+                ));
+            };
+            Program::Exec {
+                program: pwsh,
+                args: vec!["-NoProfile".into(), "-Command".into(), command.clone()],
+            }
+        }
+        // Shell form, `shell: "bash"` included: Claude Code runs /bin/sh
+        // (recorded: `n`, `r2_exec_args`), without substituting anything
+        // in the text; the shell expands the variables.
+        (None, _) => Program::Shell {
+            shell: PathBuf::from("/bin/sh"),
+            script: command.clone(),
+        },
+    };
+    let mut env: Vec<(OsString, OsString)> = vec![
+        ("CLAUDE_PROJECT_DIR".into(), project.into()),
+        ("CLAUDECODE".into(), "1".into()),
+    ];
+    if let Some(id) = &event.session_id {
+        env.push(("CLAUDE_CODE_SESSION_ID".into(), id.into()));
+    }
+    if let Some(p) = plugin {
+        env.push(("CLAUDE_PLUGIN_ROOT".into(), p.root.clone().into()));
+        env.push(("CLAUDE_PLUGIN_DATA".into(), p.data.clone().into()));
+    }
+    let timeout = handler.timeout.unwrap_or(COMMAND_TIMEOUT);
+    Ok(HookCommand {
+        program,
+        env: EnvPolicy::Inherit(env),
+        cwd: Some(workdir.to_path_buf()),
+        stdin: stdin.to_vec(),
+        timeout,
+        limits: OutputLimits {
+            stdout: MAX_OUTPUT,
+            stderr: MAX_OUTPUT,
+        },
+    })
+}
+
+fn mentions(command: &str, args: &Option<Vec<String>>, var: &str) -> bool {
+    command.contains(var) || args.iter().flatten().any(|a| a.contains(var))
+}
+
+fn on_path(name: &str) -> Option<PathBuf> {
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path)
+        .map(|d| d.join(name))
+        .find(|p| p.is_file())
+}
+
+/// The event as Claude Code names it in texts: `PreToolUse:Bash` on tool
+/// events, else the event's name.
+fn label(ce: ClaudeEvent, tool: &str) -> String {
+    if ce.is_tool() {
+        format!("{ce}:{tool}")
+    } else {
+        ce.as_str().to_owned()
+    }
+}
+
+/// The state of one dispatch as answers are read.
+struct Fold<'a> {
+    ce: ClaudeEvent,
+    tool: &'a str,
+    texts: Texts,
+    event: &'a Event,
+    out: Outcome,
+    /// The strongest permission decision so far, and who made it.
+    strongest: Option<Decision>,
+    /// Texts of the hooks that denied, asked or deferred: (hook, decision, text).
+    denials: Vec<(String, Decision, String)>,
+    /// The input rewrite of the latest handler in configuration order.
+    rewrite: Option<(usize, Value)>,
+    /// Stop feedback, in the order the hooks finished.
+    feedback: Vec<String>,
+    feedback_hooks: Vec<String>,
+}
+
+impl Fold<'_> {
+    fn decide(&mut self, hook: &str, d: Decision, text: String) {
+        if self.strongest.is_none_or(|s| d.strength() > s.strength()) {
+            self.strongest = Some(d);
+        }
+        if d != Decision::Allow {
+            self.denials.push((hook.to_owned(), d, text));
+        }
+    }
+
+    fn context(&mut self, hook: &str, placement: Placement, text: String) {
+        self.out.context.push(Injection {
+            hook: hook.to_owned(),
+            placement,
+            text,
+        });
+    }
+
+    fn apply(
+        &mut self,
+        index: usize,
+        cmd: &str,
+        verdict: Verdict,
+        record: &mut HookRun,
+        cx: &DispatchContext<'_>,
+    ) {
+        let ce = self.ce;
+        let label = label(ce, self.tool);
+        let hook = record.hook.clone();
+        let t = self.texts;
+        match verdict {
+            Verdict::NonBlocking(message) => {
+                self.out.warnings.push(format!(
+                    "{label} hook error: {}",
+                    t.bracketed(cmd, &message)
+                ));
+                let category = if message.contains("timed out") {
+                    ErrorCategory::Timeout
+                } else {
+                    ErrorCategory::CommandError
+                };
+                record.fail(category, message);
+            }
+            Verdict::Blocking(message) => {
+                let message = capped(&message);
+                record.status = RunStatus::Blocked;
+                record.error = Some(ErrorCategory::HookBlocked);
+                record.message = Some(message.clone());
+                match ce {
+                    ClaudeEvent::PreToolUse => {
+                        self.decide(
+                            &hook,
+                            Decision::Deny,
+                            t.pre_tool_error(self.tool, cmd, &message),
+                        );
+                    }
+                    ClaudeEvent::PostToolUse | ClaudeEvent::PostToolUseFailure => {
+                        let tail = t.bracketed(cmd, &message);
+                        self.context(
+                            &hook,
+                            Placement::AfterToolResult,
+                            t.blocking_error(&label, cmd, &tail),
+                        );
+                    }
+                    ClaudeEvent::UserPromptSubmit => {
+                        let prompt = self.event.prompt.clone().unwrap_or_default();
+                        self.decide(
+                            &hook,
+                            Decision::Deny,
+                            t.prompt_blocked(&t.bracketed(cmd, &message), &prompt),
+                        );
+                    }
+                    ClaudeEvent::Stop | ClaudeEvent::SubagentStop => {
+                        record.status = RunStatus::Continued;
+                        self.feedback
+                            .push(stop_feedback(&t.bracketed(cmd, &message)));
+                        self.feedback_hooks.push(hook.clone());
+                    }
+                    ClaudeEvent::PreCompact => {
+                        self.decide(&hook, Decision::Deny, message);
+                    }
+                    // Exit 2 blocks nothing here: stderr is for the user.
+                    ClaudeEvent::SessionStart
+                    | ClaudeEvent::SessionEnd
+                    | ClaudeEvent::Notification
+                    | ClaudeEvent::PostCompact => {
+                        record.status = RunStatus::Ok;
+                        record.error = None;
+                        self.out.warnings.push(format!(
+                            "{label} hook error: {}",
+                            t.bracketed(cmd, &message)
+                        ));
+                    }
+                }
+            }
+            Verdict::Plain(stdout) => {
+                if stdout.is_empty() {
+                    return;
+                }
+                match ce {
+                    ClaudeEvent::UserPromptSubmit => {
+                        self.context(
+                            &hook,
+                            Placement::WithPrompt,
+                            success("UserPromptSubmit", &capped(&stdout)),
+                        );
+                    }
+                    ClaudeEvent::SessionStart => {
+                        let source = self.event.source.as_deref().unwrap_or("startup");
+                        self.context(
+                            &hook,
+                            Placement::FirstUserMessage,
+                            success(&format!("SessionStart:{source}"), &capped(&stdout)),
+                        );
+                    }
+                    // Elsewhere plain stdout goes to Claude Code's debug log only.
+                    _ => {}
+                }
+            }
+            Verdict::Json(j) => self.apply_json(index, &label, cmd, &j, record, cx),
+        }
+    }
+
+    fn apply_json(
+        &mut self,
+        index: usize,
+        label: &str,
+        cmd: &str,
+        j: &HookJson,
+        record: &mut HookRun,
+        cx: &DispatchContext<'_>,
+    ) {
+        let ce = self.ce;
+        let hook = record.hook.clone();
+        let t = self.texts;
+        // Events that discard `continue` and `systemMessage` (Claude Code's docs).
+        let universal = !matches!(
+            ce,
+            ClaudeEvent::Notification
+                | ClaudeEvent::SessionEnd
+                | ClaudeEvent::PreCompact
+                | ClaudeEvent::PostCompact
+        );
+        if universal {
+            if j.continue_ == Some(false) {
+                let halt = self.out.halt.get_or_insert_with(|| Halt {
+                    hooks: Vec::new(),
+                    reason: None,
+                });
+                halt.hooks.push(hook.clone());
+                if halt.reason.is_none() {
+                    halt.reason = j.stop_reason.clone();
+                }
+            }
+            if let Some(m) = &j.system_message {
+                self.out.warnings.push(capped(m));
+            }
+        }
+        let context = j.specific_str("additionalContext").map(capped);
+        let reason = j.reason.as_deref().map(capped);
+        match ce {
+            ClaudeEvent::PreToolUse => {
+                let decision = match (j.specific_str("permissionDecision"), j.decision.as_deref()) {
+                    (Some("allow"), _) | (None, Some("approve")) => Some(Decision::Allow),
+                    (Some("deny"), _) | (None, Some("block")) => Some(Decision::Deny),
+                    (Some("ask"), _) => Some(Decision::Ask),
+                    (Some("defer"), _) => Some(Decision::Defer),
+                    _ => None,
+                };
+                let why = j
+                    .specific_str("permissionDecisionReason")
+                    .map(capped)
+                    .or(reason)
+                    .unwrap_or_default();
+                if let Some(d) = decision {
+                    if d == Decision::Deny {
+                        record.status = RunStatus::Blocked;
+                        record.error = Some(ErrorCategory::HookBlocked);
+                    }
+                    record.message = Some(why.clone()).filter(|w| !w.is_empty());
+                    self.decide(&hook, d, why);
+                }
+                if let Some(input) = j.specific.get("updatedInput") {
+                    match cx.validator.validate(self.tool, input) {
+                        Ok(()) => {
+                            if self.rewrite.as_ref().is_none_or(|(i, _)| index > *i) {
+                                self.rewrite = Some((index, input.clone()));
+                            }
+                        }
+                        Err(why) => {
+                            record.ignored_fields.push(format!("updatedInput ({why})"));
+                        }
+                    }
+                }
+                if let Some(ctx) = context {
+                    self.context(
+                        &hook,
+                        Placement::AfterToolResult,
+                        additional_context(label, &ctx),
+                    );
+                }
+            }
+            ClaudeEvent::PostToolUse | ClaudeEvent::PostToolUseFailure => {
+                if j.decision.as_deref() == Some("block") {
+                    record.status = RunStatus::Blocked;
+                    let tail = reason.unwrap_or_default();
+                    self.context(
+                        &hook,
+                        Placement::AfterToolResult,
+                        t.blocking_error(label, cmd, &tail),
+                    );
+                }
+                if let Some(ctx) = context {
+                    self.context(
+                        &hook,
+                        Placement::AfterToolResult,
+                        additional_context(label, &ctx),
+                    );
+                }
+                if ce == ClaudeEvent::PostToolUse {
+                    self.output_rewrite(j, record);
+                }
+            }
+            ClaudeEvent::UserPromptSubmit => {
+                if j.decision.as_deref() == Some("block") {
+                    record.status = RunStatus::Blocked;
+                    record.error = Some(ErrorCategory::HookBlocked);
+                    let prompt = self.event.prompt.clone().unwrap_or_default();
+                    self.decide(
+                        &hook,
+                        Decision::Deny,
+                        t.prompt_blocked(&reason.unwrap_or_default(), &prompt),
+                    );
+                }
+                if let Some(ctx) = context {
+                    self.context(
+                        &hook,
+                        Placement::WithPrompt,
+                        additional_context("UserPromptSubmit", &ctx),
+                    );
+                }
+            }
+            ClaudeEvent::SessionStart => {
+                if let Some(ctx) = context {
+                    self.context(
+                        &hook,
+                        Placement::FirstUserMessage,
+                        additional_context("SessionStart", &ctx),
+                    );
+                }
+            }
+            ClaudeEvent::Stop | ClaudeEvent::SubagentStop => {
+                if j.decision.as_deref() == Some("block") {
+                    record.status = RunStatus::Continued;
+                    self.feedback
+                        .push(stop_feedback(&reason.unwrap_or_default()));
+                    self.feedback_hooks.push(hook.clone());
+                } else if let Some(ctx) = context {
+                    // Recorded (`r2_stop_additional_context`): the agent
+                    // goes on, reading the context without an error label.
+                    record.status = RunStatus::Continued;
+                    self.feedback.push(additional_context(ce.as_str(), &ctx));
+                    self.feedback_hooks.push(hook.clone());
+                }
+            }
+            ClaudeEvent::PreCompact => {
+                if j.decision.as_deref() == Some("block") {
+                    record.status = RunStatus::Blocked;
+                    record.error = Some(ErrorCategory::HookBlocked);
+                    self.decide(&hook, Decision::Deny, reason.unwrap_or_default());
+                }
+            }
+            ClaudeEvent::Notification | ClaudeEvent::SessionEnd | ClaudeEvent::PostCompact => {}
+        }
+    }
+
+    /// `updatedToolOutput`: it replaces the result only with the shape of
+    /// the original (recorded: an object for Bash replaces it,
+    /// `r2_post_updated_output`; a string is ignored,
+    /// `r2_post_updated_output_string`). `updatedMCPToolOutput` counts only
+    /// for MCP tools (`r2_post_updated_mcp_output_on_bash`).
+    fn output_rewrite(&mut self, j: &HookJson, record: &mut HookRun) {
+        let original = self
+            .event
+            .tool
+            .as_ref()
+            .and_then(|t| t.output.as_ref())
+            .map(|o| o.to_value());
+        let mut candidates = vec![("updatedToolOutput", j.specific.get("updatedToolOutput"))];
+        if self.tool.starts_with("mcp__") {
+            candidates.push((
+                "updatedMCPToolOutput",
+                j.specific.get("updatedMCPToolOutput"),
+            ));
+        } else if j.specific.contains_key("updatedMCPToolOutput") {
+            record
+                .ignored_fields
+                .push("updatedMCPToolOutput (only for MCP tools)".to_owned());
+        }
+        for (key, value) in candidates {
+            let Some(value) = value else { continue };
+            let same_shape = matches!(
+                (&original, value),
+                (Some(Value::Object(_)), Value::Object(_))
+                    | (Some(Value::Array(_)), Value::Array(_))
+                    | (Some(Value::String(_)), Value::String(_))
+                    | (None, _)
+            );
+            if !same_shape {
+                record.ignored_fields.push(format!(
+                    "{key} (not the shape of the tool's output; the original output is used)"
+                ));
+                continue;
+            }
+            self.out.tool_output = Some(match value {
+                Value::String(s) => s.clone(),
+                Value::Object(m) => match m.get("stdout") {
+                    Some(Value::String(s)) => s.clone(),
+                    _ => value.to_string(),
+                },
+                other => other.to_string(),
+            });
+        }
+    }
+
+    async fn finish(mut self, cx: &DispatchContext<'_>, cap: Option<u32>) -> Outcome {
+        let ce = self.ce;
+        if let Some(d) = self.strongest {
+            self.out.decision = d;
+        }
+        // The texts of the decision that won.
+        let winning: Vec<(String, String)> = self
+            .denials
+            .iter()
+            .filter(|(_, d, _)| Some(*d) == self.strongest)
+            .map(|(h, _, t)| (h.clone(), t.clone()))
+            .collect();
+        for (hook, text) in winning {
+            if ce == ClaudeEvent::PreToolUse && self.out.decision == Decision::Deny {
+                self.out.notices.push(Notice {
+                    hook: hook.clone(),
+                    event: ce.as_str().to_owned(),
+                    kind: NoticeKind::Block,
+                    text: text.clone(),
+                });
+            }
+            self.out.reasons.push(Reason { hook, text });
+        }
+        if ce == ClaudeEvent::PreToolUse
+            && !matches!(self.out.decision, Decision::Deny | Decision::Defer)
+            && let Some((_, input)) = self.rewrite.take()
+        {
+            self.out.tool_input = Some(input);
+        }
+        if matches!(ce, ClaudeEvent::Stop | ClaudeEvent::SubagentStop) {
+            self.stop(cx, cap).await;
+        }
+        self.out
+    }
+
+    /// Whether the agent goes on after Stop: a block makes it, up to the
+    /// cap of consecutive blocks (Claude Code: 8; `None` for no cap).
+    async fn stop(&mut self, cx: &DispatchContext<'_>, cap: Option<u32>) {
+        let key = stop_key(self.ce, self.event);
+        if self.feedback.is_empty() || self.out.halt.is_some() {
+            if let Err(e) = cx
+                .session
+                .update(cx.cancel, |s| s.set_counter(&key, 0))
+                .await
+            {
+                self.out
+                    .warnings
+                    .push(format!("latch could not reset the Stop block counter: {e}"));
+            }
+            return;
+        }
+        let allowed = cx
+            .session
+            .try_update(cx.cancel, |s| {
+                let count = s.counter(&key)?;
+                if cap.is_some_and(|c| count >= u64::from(c)) {
+                    s.set_counter(&key, 0);
+                    Ok(false)
+                } else {
+                    s.set_counter(&key, count + 1);
+                    Ok(true)
+                }
+            })
+            .await;
+        match allowed {
+            Ok(true) => {
+                self.out.continuation = Some(Continuation {
+                    prompt: self.feedback.join("\n\n"),
+                    hooks: std::mem::take(&mut self.feedback_hooks),
+                });
+            }
+            Ok(false) => self.out.warnings.push(format!(
+                "{} hooks blocked {} times in a row; the turn ends (CLAUDE_CODE_STOP_HOOK_BLOCK_CAP)",
+                self.ce,
+                cap.unwrap_or(0)
+            )),
+            // Without the counter the cap cannot hold: ending the turn is
+            // the choice that cannot loop forever.
+            Err(e) => self.out.warnings.push(format!(
+                "{} hook continuation refused: latch could not use the Stop block counter ({e})",
+                self.ce
+            )),
+        }
+    }
+}
+
+/// The session key of the Stop block counter: one for the main agent, one
+/// per sub-agent.
+fn stop_key(ce: ClaudeEvent, event: &Event) -> String {
+    match (ce, &event.agent_id) {
+        (ClaudeEvent::SubagentStop, Some(id)) => format!("{STOP_BLOCKS_KEY}.{id}"),
+        _ => STOP_BLOCKS_KEY.to_owned(),
+    }
+}

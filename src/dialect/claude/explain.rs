@@ -1,0 +1,66 @@
+//! Why each claude handler would or would not run for an event.
+
+use crate::event::Event;
+use crate::explain::{Explanation, run_order_first};
+
+use super::events::ClaudeEvent;
+use super::load::Matcher;
+use super::text::label_of;
+use super::{Claude, DIALECT};
+
+/// Explains every handler of every loaded file.
+pub fn explain(cfg: &Claude, event: &Event) -> Vec<Explanation> {
+    let fired = ClaudeEvent::from_kind(event.event);
+    let tool = cfg
+        .options()
+        .tool_names
+        .claude_name(event.tool_name().unwrap_or(""))
+        .to_owned();
+    let mut out = Vec::new();
+    for file in cfg.files() {
+        for group in &file.groups {
+            let verdict: Result<String, String> = match (group.event, fired) {
+                (None, _) => Err(format!("latch does not fire `{}`", group.event_name)),
+                (Some(e), f) if Some(e) != f => Err(match f {
+                    Some(f) => format!("declared for {e}; this event fires {f}"),
+                    None => format!(
+                        "declared for {e}; a `{}` event fires no claude event",
+                        event.event
+                    ),
+                }),
+                (Some(e), _) => match (&group.matcher, e.target(event, &tool)) {
+                    (Matcher::Invalid(why), _) => Err(format!("invalid matcher: {why}")),
+                    (Matcher::Valid(_), None) => Ok(format!("{e} ignores matchers")),
+                    (Matcher::Valid(m), Some(target)) if m.matches(target) => {
+                        Ok(format!("matcher {} matches `{target}`", m.describe()))
+                    }
+                    (Matcher::Valid(m), Some(target)) => Err(format!(
+                        "matcher {} does not match `{target}`",
+                        m.describe()
+                    )),
+                },
+            };
+            for h in &group.handlers {
+                let (runs, reason) = match &verdict {
+                    Ok(r) => match (&h.condition, fired.is_some_and(ClaudeEvent::is_tool)) {
+                        (Some(rule), false) => (
+                            false,
+                            format!("`if: {rule}` never lets a handler run on a non-tool event"),
+                        ),
+                        _ => (true, r.clone()),
+                    },
+                    Err(r) => (false, r.clone()),
+                };
+                out.push(Explanation::new(
+                    DIALECT,
+                    group.event_name.clone(),
+                    label_of(&h.kind.shown()),
+                    Some(h.source.clone()),
+                    runs,
+                    format!("[{}] {reason}", file.scope.label()),
+                ));
+            }
+        }
+    }
+    run_order_first(out)
+}

@@ -1,0 +1,186 @@
+//! One handler's run, read by Claude Code's rules.
+//!
+//! - Exit 2 is a blocking error whatever stdout holds (recorded: `o3`); its
+//!   message is stderr, or `No stderr output` (`r2_pre_exit2_empty_stderr`).
+//! - Exit 0: stdout whose first non-blank character is `{` is read as JSON;
+//!   if it does not parse, it is plain text, without an error (`m`).
+//! - Any other exit is a non-blocking error, unless stdout holds a valid
+//!   JSON object, which then decides alone.
+//! - A timeout, a failed start or a cancelled run is a non-blocking error:
+//!   no decision, the event goes on (`k`).
+//! - JSON whose fields have the wrong types is a non-blocking error too.
+
+use serde_json::{Map, Value};
+
+use crate::run::{Exit, RunResult, Termination};
+
+/// What one run said.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Verdict {
+    /// Exit 2: the message (stderr, trimmed, or `No stderr output`).
+    Blocking(String),
+    /// A JSON answer.
+    Json(Box<HookJson>),
+    /// Plain stdout on exit 0, trimmed (possibly empty).
+    Plain(String),
+    /// A failure that decides nothing; the message is for the user.
+    NonBlocking(String),
+}
+
+/// The fields of a JSON answer latch reads. Unknown fields are ignored, as
+/// Claude Code ignores them.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct HookJson {
+    /// `continue` (default true): false ends the agent loop.
+    pub continue_: Option<bool>,
+    /// `stopReason`, shown to the user with `continue: false`.
+    pub stop_reason: Option<String>,
+    /// `systemMessage`, shown to the user.
+    pub system_message: Option<String>,
+    /// Top-level `decision`: `block` (or, on PreToolUse, the legacy
+    /// `approve`/`block`).
+    pub decision: Option<String>,
+    /// Top-level `reason`.
+    pub reason: Option<String>,
+    /// `hookSpecificOutput`.
+    pub specific: Map<String, Value>,
+}
+
+impl HookJson {
+    /// A string field of `hookSpecificOutput`.
+    pub fn specific_str(&self, key: &str) -> Option<&str> {
+        self.specific.get(key).and_then(Value::as_str)
+    }
+}
+
+/// Reads one finished run.
+pub fn judge(result: &RunResult, timeout_secs: f64) -> Verdict {
+    let stdout = String::from_utf8_lossy(&result.stdout.bytes);
+    let stderr = String::from_utf8_lossy(&result.stderr.bytes);
+    let code = match &result.termination {
+        Termination::Exited(Exit::Code(c)) => *c,
+        Termination::Exited(Exit::Signal(s)) => {
+            return Verdict::NonBlocking(format!("Hook was killed by signal {s}"));
+        }
+        Termination::TimedOut { .. } => {
+            return Verdict::NonBlocking(format!(
+                "Hook timed out after {timeout_secs}s and was cancelled"
+            ));
+        }
+        Termination::Cancelled { .. } => {
+            return Verdict::NonBlocking("Hook was cancelled".to_owned());
+        }
+        Termination::SpawnFailed { message, .. } => {
+            return Verdict::NonBlocking(format!(
+                "Failed with non-blocking status code: Error occurred while executing hook command: {message}"
+            ));
+        }
+    };
+    if code == 2 {
+        let text = stderr.trim();
+        return Verdict::Blocking(if text.is_empty() {
+            "No stderr output".to_owned()
+        } else {
+            text.to_owned()
+        });
+    }
+    let json = stdout
+        .trim_start()
+        .starts_with('{')
+        .then(|| serde_json::from_str::<Value>(stdout.trim()).ok())
+        .flatten();
+    match (code, json) {
+        (_, Some(Value::Object(obj))) => match read_json(obj) {
+            Ok(j) => Verdict::Json(Box::new(j)),
+            Err(why) => Verdict::NonBlocking(format!("Hook JSON output validation failed: {why}")),
+        },
+        (0, _) => Verdict::Plain(stdout.trim().to_owned()),
+        (c, _) => {
+            let first = stderr.lines().next().unwrap_or("").trim();
+            Verdict::NonBlocking(if first.is_empty() {
+                format!("Failed with non-blocking status code: exit {c}")
+            } else {
+                format!("Failed with non-blocking status code: {first}")
+            })
+        }
+    }
+}
+
+fn read_json(mut obj: Map<String, Value>) -> Result<HookJson, String> {
+    let mut j = HookJson::default();
+    let take_str = |obj: &mut Map<String, Value>, key: &str| -> Result<Option<String>, String> {
+        match obj.remove(key) {
+            None | Some(Value::Null) => Ok(None),
+            Some(Value::String(s)) => Ok(Some(s)),
+            Some(other) => Err(format!("`{key}` must be a string, not {}", kind(&other))),
+        }
+    };
+    j.stop_reason = take_str(&mut obj, "stopReason")?;
+    j.system_message = take_str(&mut obj, "systemMessage")?;
+    j.decision = take_str(&mut obj, "decision")?;
+    j.reason = take_str(&mut obj, "reason")?;
+    j.continue_ = match obj.remove("continue") {
+        None | Some(Value::Null) => None,
+        Some(Value::Bool(b)) => Some(b),
+        Some(other) => {
+            return Err(format!(
+                "`continue` must be a boolean, not {}",
+                kind(&other)
+            ));
+        }
+    };
+    match obj.remove("suppressOutput") {
+        None | Some(Value::Null) | Some(Value::Bool(_)) => {}
+        Some(other) => {
+            return Err(format!(
+                "`suppressOutput` must be a boolean, not {}",
+                kind(&other)
+            ));
+        }
+    }
+    j.specific = match obj.remove("hookSpecificOutput") {
+        None | Some(Value::Null) => Map::new(),
+        Some(Value::Object(m)) => m,
+        Some(other) => {
+            return Err(format!(
+                "`hookSpecificOutput` must be an object, not {}",
+                kind(&other)
+            ));
+        }
+    };
+    for key in [
+        "permissionDecision",
+        "permissionDecisionReason",
+        "additionalContext",
+        "hookEventName",
+    ] {
+        match j.specific.get(key) {
+            None | Some(Value::Null) | Some(Value::String(_)) => {}
+            Some(other) => {
+                return Err(format!(
+                    "`hookSpecificOutput.{key}` must be a string, not {}",
+                    kind(other)
+                ));
+            }
+        }
+    }
+    if let Some(d) = j.specific_str("permissionDecision")
+        && !["allow", "deny", "ask", "defer"].contains(&d)
+    {
+        return Err(format!(
+            "`permissionDecision` must be allow, deny, ask or defer, not {d:?}"
+        ));
+    }
+    Ok(j)
+}
+
+fn kind(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}

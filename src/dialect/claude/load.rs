@@ -1,0 +1,762 @@
+//! Loading one Claude Code settings file (or a plugin's `hooks/hooks.json`)
+//! into matcher groups and handlers.
+//!
+//! Claude Code validates a settings file as a whole: one invalid hook
+//! entry (a handler without `command`, a `timeout` written as a string)
+//! makes it ignore the **whole file**, silently (recorded: cases
+//! `r2_timeout_string`, `r2_invalid_hook_entry`). latch drops the file the
+//! same way, but never silently: each problem is an error diagnostic with
+//! its line and column, and one more says that the file was dropped. An
+//! unknown event name is tolerated (`r2_invalid_event_name`): a warning,
+//! and the rest loads.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use crate::config::yaml::{Node, Value};
+use crate::diag::{Diagnostic, Position, SourceRef};
+use crate::matcher::{NameMatcher, PatternBudget, RegexMode};
+use crate::text::closest;
+
+use super::DIALECT;
+use super::events::{ClaudeEvent, KNOWN_EVENTS};
+
+/// Where a configuration file comes from. The order is Claude Code's
+/// precedence for single values, least specific first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Scope {
+    /// `~/.claude/settings.json`.
+    User,
+    /// `<project>/.claude/settings.json`.
+    Project,
+    /// `<project>/.claude/settings.local.json`.
+    Local,
+    /// The `--claude-settings` file or JSON text (Claude Code's `--settings`).
+    Flag,
+    /// Managed settings (`managed-settings.json` and `managed-settings.d/`).
+    Managed,
+    /// A plugin's hooks file.
+    Plugin,
+}
+
+impl Scope {
+    /// The label Claude Code shows for hooks of this scope.
+    pub fn label(self) -> &'static str {
+        match self {
+            Scope::User => "User",
+            Scope::Project => "Project",
+            Scope::Local => "Local",
+            Scope::Flag => "Flag",
+            Scope::Managed => "Managed",
+            Scope::Plugin => "Plugin",
+        }
+    }
+}
+
+/// The plugin a hooks file belongs to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PluginInfo {
+    /// The plugin's name.
+    pub name: String,
+    /// The plugin directory (`CLAUDE_PLUGIN_ROOT`).
+    pub root: PathBuf,
+    /// The plugin's data directory (`CLAUDE_PLUGIN_DATA`).
+    pub data: PathBuf,
+}
+
+/// What a handler does.
+#[derive(Debug, Clone, PartialEq)]
+pub enum HandlerKind {
+    /// Run a process: through `/bin/sh -c` (shell form) or, with `args`,
+    /// directly (exec form).
+    Command {
+        /// The command line (shell form) or the program (exec form).
+        command: String,
+        /// The arguments, in exec form.
+        args: Option<Vec<String>>,
+        /// The `shell` field (`bash` or `powershell`), as written.
+        shell: Option<String>,
+    },
+    /// POST the payload to a URL.
+    Http {
+        /// The URL.
+        url: String,
+        /// Extra headers; `$VAR` and `${VAR}` expand from `allowed_env_vars`.
+        headers: Vec<(String, String)>,
+        /// The variables headers may expand.
+        allowed_env_vars: Vec<String>,
+    },
+    /// Ask a model.
+    Prompt {
+        /// The prompt, with `$ARGUMENTS`.
+        prompt: String,
+        /// The model override.
+        model: Option<String>,
+    },
+    /// Run a sub-agent (the harness must provide it).
+    Agent {
+        /// The agent's prompt.
+        prompt: String,
+    },
+    /// Call an MCP tool (the harness must provide it).
+    McpTool {
+        /// The MCP server.
+        server: String,
+        /// The tool.
+        tool: String,
+    },
+}
+
+impl HandlerKind {
+    /// The `type` as written.
+    pub fn type_name(&self) -> &'static str {
+        match self {
+            HandlerKind::Command { .. } => "command",
+            HandlerKind::Http { .. } => "http",
+            HandlerKind::Prompt { .. } => "prompt",
+            HandlerKind::Agent { .. } => "agent",
+            HandlerKind::McpTool { .. } => "mcp_tool",
+        }
+    }
+
+    /// The text Claude Code shows between brackets in its messages: the
+    /// command line (exec form: the program and arguments joined by single
+    /// spaces, unquoted, as recorded in `r2_exec_args_exit2`), the prompt,
+    /// the URL, or the MCP tool.
+    pub fn shown(&self) -> String {
+        match self {
+            HandlerKind::Command {
+                command,
+                args: Some(args),
+                ..
+            } if !args.is_empty() => format!("{command} {}", args.join(" ")),
+            HandlerKind::Command { command, .. } => command.clone(),
+            HandlerKind::Http { url, .. } => url.clone(),
+            HandlerKind::Prompt { prompt, .. } | HandlerKind::Agent { prompt } => prompt.clone(),
+            HandlerKind::McpTool { server, tool } => format!("{server}:{tool}"),
+        }
+    }
+}
+
+/// One handler of a group.
+#[derive(Debug, Clone)]
+pub struct Handler {
+    /// What it does.
+    pub kind: HandlerKind,
+    /// Its `timeout`, if set.
+    pub timeout: Option<Duration>,
+    /// `async: true`: runs in the background; its decision is ignored.
+    pub run_async: bool,
+    /// `asyncRewake: true` (synchronous under a non-interactive harness).
+    pub async_rewake: bool,
+    /// The `if` condition, as written.
+    pub condition: Option<String>,
+    /// Where it was declared.
+    pub source: SourceRef,
+}
+
+/// A matcher as loaded.
+#[derive(Debug, Clone)]
+pub enum Matcher {
+    /// A usable matcher.
+    Valid(NameMatcher),
+    /// A pattern that does not compile: the group never runs.
+    Invalid(String),
+}
+
+/// A matcher group: one matcher and its handlers.
+#[derive(Debug, Clone)]
+pub struct Group {
+    /// The event, if latch fires it.
+    pub event: Option<ClaudeEvent>,
+    /// The event name as written.
+    pub event_name: String,
+    /// The matcher as written, if there is one.
+    pub matcher_text: Option<String>,
+    /// The compiled matcher.
+    pub matcher: Matcher,
+    /// The handlers, in order.
+    pub handlers: Vec<Handler>,
+    /// Where the group was declared.
+    pub source: SourceRef,
+}
+
+/// One loaded settings or hooks file.
+#[derive(Debug, Clone)]
+pub struct LoadedFile {
+    /// Where it comes from.
+    pub scope: Scope,
+    /// The file (for `--claude-settings` JSON text, a name for it).
+    pub path: PathBuf,
+    /// The plugin it belongs to.
+    pub plugin: Option<PluginInfo>,
+    /// Its matcher groups, in file order (none when the file was dropped).
+    pub groups: Vec<Group>,
+    /// Its `disableAllHooks`, if set.
+    pub disable_all_hooks: Option<bool>,
+    /// Its `allowManagedHooksOnly`, if set (honoured in managed settings).
+    pub allow_managed_hooks_only: Option<bool>,
+    /// Claude Code would ignore the whole file (see the module docs).
+    pub dropped: bool,
+}
+
+/// Loads one file's text. `plugin` is set for a plugin's hooks file, whose
+/// top level may wrap the events in `{"description", "hooks"}` too.
+pub fn load_text(
+    text: &str,
+    path: &Path,
+    scope: Scope,
+    plugin: Option<PluginInfo>,
+) -> (LoadedFile, Vec<Diagnostic>) {
+    let mut file = LoadedFile {
+        scope,
+        path: path.to_path_buf(),
+        plugin,
+        groups: Vec::new(),
+        disable_all_hooks: None,
+        allow_managed_hooks_only: None,
+        dropped: false,
+    };
+    let root = match crate::config::json::parse(text) {
+        Ok(root) => root,
+        Err(e) => {
+            file.dropped = true;
+            let d = Diagnostic::error(format!("invalid JSON: {}", e.message))
+                .in_file(path)
+                .at(e.position)
+                .for_dialect(DIALECT)
+                .with_hint("Claude Code ignores the whole file");
+            return (file, vec![d]);
+        }
+    };
+    let mut l = Loader {
+        path,
+        scope,
+        problems: Vec::new(),
+        notes: Vec::new(),
+        budget: PatternBudget::per_file(),
+    };
+    l.root(&root, &mut file);
+    let mut diags = l.notes;
+    if !l.problems.is_empty() {
+        file.dropped = true;
+        file.groups.clear();
+        diags.push(
+            Diagnostic::error(format!(
+                "Claude Code ignores this whole file because of {} invalid {}; none of its hooks run",
+                l.problems.len(),
+                if l.problems.len() == 1 { "entry" } else { "entries" }
+            ))
+            .in_file(path)
+            .at(Some(root.position))
+            .for_dialect(DIALECT),
+        );
+        diags.extend(l.problems);
+    }
+    diags.sort_by_key(|d| d.position);
+    (file, diags)
+}
+
+struct Loader<'a> {
+    path: &'a Path,
+    scope: Scope,
+    /// Problems that make Claude Code drop the file.
+    problems: Vec<Diagnostic>,
+    /// Warnings and notes; the file still loads.
+    notes: Vec<Diagnostic>,
+    budget: PatternBudget,
+}
+
+impl Loader<'_> {
+    fn problem(&mut self, at: Position, message: String) {
+        self.problems.push(
+            Diagnostic::error(message)
+                .in_file(self.path)
+                .at(Some(at))
+                .for_dialect(DIALECT),
+        );
+    }
+
+    fn note(&mut self, d: Diagnostic) {
+        self.notes.push(d.in_file(self.path).for_dialect(DIALECT));
+    }
+
+    fn root(&mut self, root: &Node, file: &mut LoadedFile) {
+        if root.as_map().is_none() {
+            self.problem(
+                root.position,
+                format!("the file must hold a JSON object, not {}", root.json_kind()),
+            );
+            return;
+        }
+        for key in ["disableAllHooks", "allowManagedHooksOnly"] {
+            let Some(node) = root.get(key) else { continue };
+            match node.value {
+                Value::Bool(b) if key == "disableAllHooks" => file.disable_all_hooks = Some(b),
+                Value::Bool(b) => {
+                    file.allow_managed_hooks_only = Some(b);
+                    if self.scope != Scope::Managed {
+                        self.note(
+                            Diagnostic::warning(
+                                "`allowManagedHooksOnly` only counts in managed settings; here it is ignored",
+                            )
+                            .at(Some(node.position)),
+                        );
+                    }
+                }
+                _ => self.problem(
+                    node.position,
+                    format!("`{key}` must be a boolean, not {}", node.json_kind()),
+                ),
+            }
+        }
+        let Some(hooks) = root.get("hooks") else {
+            return;
+        };
+        // A plugin's hooks file may wrap its events: {"description", "hooks": {...}}.
+        let hooks = match (self.scope, hooks.get("hooks")) {
+            (Scope::Plugin, Some(inner)) if hooks.get("PreToolUse").is_none() => inner,
+            _ => hooks,
+        };
+        let Some(events) = hooks.as_map() else {
+            self.problem(
+                hooks.position,
+                format!(
+                    "`hooks` must be an object of events, not {}",
+                    hooks.json_kind()
+                ),
+            );
+            return;
+        };
+        for (name, groups) in events {
+            let name_text = name.scalar_text();
+            let event = ClaudeEvent::from_name(&name_text);
+            if event.is_none() {
+                let d = if KNOWN_EVENTS.contains(&name_text.as_str()) {
+                    Diagnostic::new(
+                        crate::diag::Severity::Info,
+                        format!(
+                            "latch does not fire Claude Code's `{name_text}` event yet; its hooks load but never run"
+                        ),
+                    )
+                } else {
+                    let hint = closest(&name_text, KNOWN_EVENTS.iter().copied())
+                        .map(|c| format!("did you mean `{c}`?"));
+                    let d = Diagnostic::warning(format!(
+                        "unknown event `{name_text}`; Claude Code skips it and loads the rest"
+                    ));
+                    match hint {
+                        Some(h) => d.with_hint(h),
+                        None => d,
+                    }
+                };
+                self.note(d.at(Some(name.position)).for_event(name_text.clone()));
+            }
+            let Value::Seq(items) = &groups.value else {
+                self.problem(
+                    groups.position,
+                    format!(
+                        "`{name_text}` must be an array of matcher groups, not {}",
+                        groups.json_kind()
+                    ),
+                );
+                continue;
+            };
+            for g in items {
+                if let Some(group) = self.group(g, event, &name_text) {
+                    file.groups.push(group);
+                }
+            }
+        }
+    }
+
+    fn group(&mut self, g: &Node, event: Option<ClaudeEvent>, event_name: &str) -> Option<Group> {
+        if g.as_map().is_none() {
+            self.problem(
+                g.position,
+                format!(
+                    "a matcher group of `{event_name}` must be an object, not {}",
+                    g.json_kind()
+                ),
+            );
+            return None;
+        }
+        let matcher_text = match g.get("matcher") {
+            None => None,
+            Some(m) => match m.as_str() {
+                Some(s) => Some(s.to_owned()),
+                None => {
+                    self.problem(
+                        m.position,
+                        format!("`matcher` must be a string, not {}", m.json_kind()),
+                    );
+                    return None;
+                }
+            },
+        };
+        let matcher = match parse_matcher(matcher_text.as_deref().unwrap_or(""), &mut self.budget) {
+            Ok(m) => Matcher::Valid(m),
+            Err(why) => {
+                let at = g.get("matcher").map_or(g.position, |m| m.position);
+                self.note(
+                    Diagnostic::warning(format!("invalid matcher: {why}; the group never runs"))
+                        .at(Some(at))
+                        .for_event(event_name),
+                );
+                Matcher::Invalid(why)
+            }
+        };
+        let handlers = match g.get("hooks") {
+            Some(Node {
+                value: Value::Seq(items),
+                ..
+            }) => items.iter().filter_map(|h| self.handler(h)).collect(),
+            Some(other) => {
+                self.problem(
+                    other.position,
+                    format!(
+                        "`hooks` of a matcher group must be an array, not {}",
+                        other.json_kind()
+                    ),
+                );
+                return None;
+            }
+            None => {
+                self.problem(
+                    g.position,
+                    "a matcher group needs `hooks`, an array of handlers".to_owned(),
+                );
+                return None;
+            }
+        };
+        Some(Group {
+            event,
+            event_name: event_name.to_owned(),
+            matcher_text,
+            matcher,
+            handlers,
+            source: SourceRef {
+                file: self.path.to_path_buf(),
+                position: Some(g.position),
+            },
+        })
+    }
+
+    fn handler(&mut self, h: &Node) -> Option<Handler> {
+        if h.as_map().is_none() {
+            self.problem(
+                h.position,
+                format!("a handler must be an object, not {}", h.json_kind()),
+            );
+            return None;
+        }
+        let before = self.problems.len();
+        let ty = self.string(h, "type", true).unwrap_or_default();
+        let kind = match ty.as_str() {
+            "command" => {
+                let command = self.string(h, "command", true);
+                let args = self.strings(h, "args");
+                let shell = self.string(h, "shell", false);
+                if let (Some(s), Some(node)) = (&shell, h.get("shell"))
+                    && s != "bash"
+                    && s != "powershell"
+                {
+                    self.problem(
+                        node.position,
+                        format!("`shell` must be \"bash\" or \"powershell\", not {s:?}"),
+                    );
+                }
+                command.map(|command| HandlerKind::Command {
+                    command,
+                    args,
+                    shell,
+                })
+            }
+            "http" => {
+                let url = self.string(h, "url", true);
+                let headers = self.headers(h);
+                let allowed_env_vars = self.strings(h, "allowedEnvVars").unwrap_or_default();
+                url.map(|url| HandlerKind::Http {
+                    url,
+                    headers,
+                    allowed_env_vars,
+                })
+            }
+            "prompt" => {
+                let prompt = self.string(h, "prompt", true);
+                let model = self.string(h, "model", false);
+                prompt.map(|prompt| HandlerKind::Prompt { prompt, model })
+            }
+            "agent" => self
+                .string(h, "prompt", true)
+                .map(|prompt| HandlerKind::Agent { prompt }),
+            "mcp_tool" => {
+                let server = self.string(h, "server", true);
+                let tool = self.string(h, "tool", true);
+                server
+                    .zip(tool)
+                    .map(|(server, tool)| HandlerKind::McpTool { server, tool })
+            }
+            "" => None,
+            other => {
+                let at = h.get("type").map_or(h.position, |t| t.position);
+                self.problem(
+                    at,
+                    format!("unknown handler type {other:?}; Claude Code knows command, http, prompt, agent and mcp_tool"),
+                );
+                None
+            }
+        };
+        let timeout = match h.get("timeout") {
+            None => None,
+            Some(t) => match t.seconds() {
+                Ok(d) => Some(d),
+                Err(found) => {
+                    self.problem(
+                        t.position,
+                        format!("`timeout` must be a positive number of seconds, not {found}"),
+                    );
+                    None
+                }
+            },
+        };
+        let run_async = self.boolean(h, "async");
+        let async_rewake = self.boolean(h, "asyncRewake");
+        self.boolean(h, "once");
+        let condition = self.string(h, "if", false);
+        self.string(h, "statusMessage", false);
+        let kind = kind.filter(|_| self.problems.len() == before)?;
+        Some(Handler {
+            kind,
+            timeout,
+            run_async,
+            async_rewake,
+            condition,
+            source: SourceRef {
+                file: self.path.to_path_buf(),
+                position: Some(h.position),
+            },
+        })
+    }
+
+    /// The string under `key`; a problem if it is missing (when required)
+    /// or not a string.
+    fn string(&mut self, h: &Node, key: &str, required: bool) -> Option<String> {
+        match h.get(key) {
+            Some(n) => match n.as_str() {
+                Some(s) => Some(s.to_owned()),
+                None => {
+                    self.problem(
+                        n.position,
+                        format!("`{key}` must be a string, not {}", n.json_kind()),
+                    );
+                    None
+                }
+            },
+            None if required => {
+                self.problem(h.position, format!("the handler needs `{key}`"));
+                None
+            }
+            None => None,
+        }
+    }
+
+    fn strings(&mut self, h: &Node, key: &str) -> Option<Vec<String>> {
+        let n = h.get(key)?;
+        let items = match &n.value {
+            Value::Seq(items) => items,
+            _ => {
+                self.problem(
+                    n.position,
+                    format!("`{key}` must be an array of strings, not {}", n.json_kind()),
+                );
+                return None;
+            }
+        };
+        let mut out = Vec::with_capacity(items.len());
+        for item in items {
+            match item.as_str() {
+                Some(s) => out.push(s.to_owned()),
+                None => self.problem(
+                    item.position,
+                    format!("`{key}` must hold only strings, not {}", item.json_kind()),
+                ),
+            }
+        }
+        Some(out)
+    }
+
+    fn boolean(&mut self, h: &Node, key: &str) -> bool {
+        match h.get(key).map(|n| (n, &n.value)) {
+            None => false,
+            Some((_, Value::Bool(b))) => *b,
+            Some((n, _)) => {
+                self.problem(
+                    n.position,
+                    format!("`{key}` must be a boolean, not {}", n.json_kind()),
+                );
+                false
+            }
+        }
+    }
+
+    fn headers(&mut self, h: &Node) -> Vec<(String, String)> {
+        let Some(n) = h.get("headers") else {
+            return Vec::new();
+        };
+        let Some(entries) = n.as_map() else {
+            self.problem(
+                n.position,
+                format!(
+                    "`headers` must be an object of strings, not {}",
+                    n.json_kind()
+                ),
+            );
+            return Vec::new();
+        };
+        let mut out = Vec::new();
+        for (k, v) in entries {
+            match v.as_str() {
+                Some(s) => out.push((k.scalar_text(), s.to_owned())),
+                None => self.problem(
+                    v.position,
+                    format!(
+                        "header `{}` must be a string, not {}",
+                        k.scalar_text(),
+                        v.json_kind()
+                    ),
+                ),
+            }
+        }
+        out
+    }
+}
+
+/// Claude Code's matcher rules: `*`, `""` or no matcher match everything; a
+/// matcher of only letters, digits, `_`, `-`, spaces, `,` and `|` is an
+/// exact, case-sensitive name or list (`Edit|Write`, `Edit, Write`); any
+/// other matcher is a regular expression searched anywhere in the name
+/// (recorded: cases `l`, `r2_mcp_matchers`).
+pub fn parse_matcher(text: &str, budget: &mut PatternBudget) -> Result<NameMatcher, String> {
+    let t = text.trim();
+    if t.is_empty() || t == "*" {
+        return Ok(NameMatcher::Any);
+    }
+    let is_word = |c: char| c.is_ascii_alphanumeric() || c == '_' || c == '-';
+    if t.chars()
+        .all(|c| is_word(c) || c == ' ' || c == ',' || c == '|')
+    {
+        let names: Vec<String> = t
+            .split(['|', ',', ' '])
+            .filter(|n| !n.is_empty())
+            .map(str::to_owned)
+            .collect();
+        return Ok(match names.len() {
+            0 => NameMatcher::Any,
+            1 => NameMatcher::Exact(names.into_iter().next().unwrap_or_default()),
+            _ => NameMatcher::List(names),
+        });
+    }
+    NameMatcher::parse_in(t, RegexMode::Search, budget).map_err(|e| e.to_string())
+}
+
+/// The keys of a handler Claude Code knows, for lint.
+pub const HANDLER_KEYS: [&str; 15] = [
+    "type",
+    "command",
+    "args",
+    "shell",
+    "timeout",
+    "async",
+    "asyncRewake",
+    "once",
+    "if",
+    "statusMessage",
+    "url",
+    "headers",
+    "allowedEnvVars",
+    "prompt",
+    "model",
+];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn load(text: &str) -> (LoadedFile, Vec<Diagnostic>) {
+        load_text(
+            text,
+            Path::new("/p/.claude/settings.json"),
+            Scope::Project,
+            None,
+        )
+    }
+
+    #[test]
+    fn one_invalid_handler_drops_the_whole_file_with_located_errors() {
+        let (file, diags) = load(
+            "{\"hooks\": {\"PreToolUse\": [{\"hooks\": [\n  {\"type\": \"command\", \"command\": \"true\"},\n  {\"type\": \"command\", \"command\": \"x\", \"timeout\": \"1\"}]}]}}",
+        );
+        assert!(file.dropped);
+        assert!(file.groups.is_empty());
+        let errors: Vec<String> = diags
+            .iter()
+            .map(|d| format!("{:?} {}", d.position.map(|p| (p.line, p.column)), d.message))
+            .collect();
+        assert!(
+            errors.iter().any(|e| e.contains("(3, 50)")
+                && e.contains("`timeout` must be a positive number of seconds, not a string")),
+            "{errors:?}"
+        );
+        assert!(
+            errors.iter().any(|e| e.contains("ignores this whole file")),
+            "{errors:?}"
+        );
+    }
+
+    #[test]
+    fn unknown_events_are_tolerated() {
+        let (file, diags) = load(
+            r#"{"hooks": {"PreToolUze": [{"hooks": [{"type": "command", "command": "a"}]}], "Stop": [{"hooks": [{"type": "command", "command": "b"}]}]}}"#,
+        );
+        assert!(!file.dropped);
+        assert_eq!(file.groups.len(), 2);
+        assert!(diags[0].message.contains("unknown event `PreToolUze`"));
+        assert_eq!(diags[0].hint.as_deref(), Some("did you mean `PreToolUse`?"));
+    }
+
+    #[test]
+    fn matchers_follow_the_recorded_rules() {
+        let mut b = PatternBudget::per_file();
+        let fired =
+            |m: &str, name: &str, b: &mut PatternBudget| parse_matcher(m, b).unwrap().matches(name);
+        // Recorded (case `l`): fired for Bash.
+        for m in [
+            "Bash",
+            "Ba.*",
+            "^Bash$",
+            "a.h",
+            "B.sh",
+            "Bash|Write",
+            "Bash,Write",
+            "Bash | Write",
+            " Bash ",
+            "*",
+            "",
+        ] {
+            assert!(fired(m, "Bash", &mut b), "{m}");
+        }
+        // Not fired for Bash.
+        for m in ["bash", "Bas", "Edit|Write", "Write"] {
+            assert!(!fired(m, "Bash", &mut b), "{m}");
+        }
+        // Recorded (case `r2_mcp_matchers`).
+        assert!(fired(
+            "mcp__my-srv__do-thing",
+            "mcp__my-srv__do-thing",
+            &mut b
+        ));
+        assert!(fired("mcp__.*__do-thing", "mcp__my-srv__do-thing", &mut b));
+        assert!(!fired("mcp__srv", "mcp__srv__echo_tool", &mut b));
+    }
+}

@@ -1,0 +1,221 @@
+//! The claude dialect: Claude Code's own hook files (`.claude/settings.json`
+//! at every level, managed settings, plugins), run with Claude Code's
+//! behaviour as recorded from the real CLI: every matching handler at once,
+//! identical handlers once, the strongest permission decision, and the
+//! texts the model reads byte for byte.
+//!
+//! The pipeline, one module per stage:
+//! - [`discover`]: which files, in configuration order;
+//! - [`load`]: one file into matcher groups and handlers (an invalid entry
+//!   drops the whole file, as Claude Code does, with located diagnostics);
+//! - [`events`]: event names, matcher targets, the stdin payload;
+//! - [`judge`]: one run's exit code and output into a verdict;
+//! - [`text`]: Claude Code's texts;
+//! - [`combine`]: the verdicts into one [`Outcome`](crate::Outcome).
+//!
+//! The user guide is `docs/dialects/claude.md`.
+
+pub mod combine;
+pub mod discover;
+pub mod events;
+pub mod explain;
+pub mod judge;
+pub mod load;
+pub mod text;
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+
+use crate::diag::Diagnostic;
+use crate::dialect::evener::ToolNames;
+use crate::dialect::{BoxFuture, Dialect, DispatchContext};
+use crate::event::Event;
+use crate::outcome::Outcome;
+use crate::pipeline::Indexed;
+
+pub use discover::Sources;
+pub use events::ClaudeEvent;
+pub use load::{Group, Handler, HandlerKind, LoadedFile, Scope};
+
+/// The dialect's name.
+pub const DIALECT: &str = "claude";
+
+/// What to load and how to run it.
+#[derive(Debug, Clone, Default)]
+pub struct Options {
+    /// Where the files are.
+    pub sources: Sources,
+    /// The project (`CLAUDE_PROJECT_DIR`, and where hooks run when the
+    /// event has no `cwd`).
+    pub project: Option<PathBuf>,
+    /// The harness's tool names → Claude Code's.
+    pub tool_names: ToolNames,
+    /// How texts are written.
+    pub texts: text::Texts,
+    /// The cap on consecutive Stop blocks (`None`: no cap).
+    pub stop_block_cap: Option<u32>,
+}
+
+impl Options {
+    /// The Stop block cap from `CLAUDE_CODE_STOP_HOOK_BLOCK_CAP` (0: no
+    /// cap), else Claude Code's 8; a value that is not a whole number is a
+    /// diagnostic and the default holds.
+    pub fn stop_block_cap_from_env(diags: &mut Vec<Diagnostic>) -> Option<u32> {
+        match std::env::var("CLAUDE_CODE_STOP_HOOK_BLOCK_CAP") {
+            Err(_) => Some(combine::STOP_BLOCK_CAP),
+            Ok(v) => match v.trim().parse::<u32>() {
+                Ok(0) => None,
+                Ok(n) => Some(n),
+                Err(_) => {
+                    diags.push(
+                        Diagnostic::warning(format!(
+                            "CLAUDE_CODE_STOP_HOOK_BLOCK_CAP={v:?} is not a whole number; the cap stays {}",
+                            combine::STOP_BLOCK_CAP
+                        ))
+                        .for_dialect(DIALECT),
+                    );
+                    Some(combine::STOP_BLOCK_CAP)
+                }
+            },
+        }
+    }
+}
+
+/// A loaded claude configuration.
+#[derive(Debug, Clone)]
+pub struct Claude {
+    files: Vec<LoadedFile>,
+    events: HashMap<ClaudeEvent, Indexed<(usize, usize)>>,
+    options: Options,
+    diagnostics: Vec<Diagnostic>,
+}
+
+impl Claude {
+    /// Loads every source. Never fails: problems are diagnostics.
+    pub fn load(options: Options) -> Claude {
+        let mut diagnostics = Vec::new();
+        let mut files = options.sources.load(&mut diagnostics);
+        apply_switches(&mut files, &mut diagnostics);
+        let mut refs: HashMap<ClaudeEvent, Vec<(usize, usize)>> = HashMap::new();
+        for (fi, f) in files.iter().enumerate() {
+            for (gi, g) in f.groups.iter().enumerate() {
+                if let Some(e) = g.event {
+                    refs.entry(e).or_default().push((fi, gi));
+                }
+            }
+        }
+        let events = refs
+            .into_iter()
+            .map(|(e, refs)| {
+                let groups =
+                    Indexed::build_with(refs, |(fi, gi)| match &files[*fi].groups[*gi].matcher {
+                        load::Matcher::Valid(m) => Some(m),
+                        load::Matcher::Invalid(_) => None,
+                    });
+                (e, groups)
+            })
+            .collect();
+        Claude {
+            files,
+            events,
+            options,
+            diagnostics,
+        }
+    }
+
+    /// The loaded files, in configuration order (dropped ones included,
+    /// with no groups).
+    pub fn files(&self) -> &[LoadedFile] {
+        &self.files
+    }
+
+    /// The options it was loaded with.
+    pub fn options(&self) -> &Options {
+        &self.options
+    }
+
+    /// The groups of `ce` whose matcher selects this event, in
+    /// configuration order, with their file. `tool` is the tool's Claude
+    /// name.
+    pub fn select<'a>(
+        &'a self,
+        ce: ClaudeEvent,
+        event: &'a Event,
+        tool: &'a str,
+    ) -> Vec<(&'a LoadedFile, &'a Group)> {
+        let Some(groups) = self.events.get(&ce) else {
+            return Vec::new();
+        };
+        groups
+            .select(ce.target(event, tool))
+            .into_iter()
+            .map(|(fi, gi)| (&self.files[*fi], &self.files[*fi].groups[*gi]))
+            .collect()
+    }
+}
+
+/// `disableAllHooks` and `allowManagedHooksOnly`, as Claude Code applies
+/// them (recorded: `r2_disable_all_hooks_*`): the most specific file that
+/// sets `disableAllHooks` decides; `true` outside managed settings turns off
+/// every hook but the managed ones, `true` in managed settings turns off
+/// all. `allowManagedHooksOnly: true` in managed settings keeps only
+/// managed hooks. Each file turned off gets a note.
+fn apply_switches(files: &mut [LoadedFile], diags: &mut Vec<Diagnostic>) {
+    let disable = files
+        .iter()
+        .filter(|f| f.scope != Scope::Plugin && !f.dropped)
+        .filter_map(|f| f.disable_all_hooks.map(|d| (f.scope, d, f.path.clone())))
+        .max_by_key(|(scope, _, _)| *scope);
+    let managed_only = files.iter().any(|f| {
+        f.scope == Scope::Managed && !f.dropped && f.allow_managed_hooks_only == Some(true)
+    });
+    for f in files.iter_mut() {
+        let why = match &disable {
+            Some((Scope::Managed, true, by)) => {
+                Some(format!("disableAllHooks is true in {}", by.display()))
+            }
+            Some((_, true, by)) if f.scope != Scope::Managed => {
+                Some(format!("disableAllHooks is true in {}", by.display()))
+            }
+            _ if managed_only && f.scope != Scope::Managed => {
+                Some("allowManagedHooksOnly is true in managed settings".to_owned())
+            }
+            _ => None,
+        };
+        if let Some(why) = why
+            && !f.groups.is_empty()
+        {
+            diags.push(
+                Diagnostic::new(
+                    crate::diag::Severity::Info,
+                    format!("the hooks of this file do not run: {why}"),
+                )
+                .in_file(&f.path)
+                .for_dialect(DIALECT),
+            );
+            f.groups.clear();
+        }
+    }
+}
+
+impl Dialect for Claude {
+    fn name(&self) -> &'static str {
+        DIALECT
+    }
+
+    fn diagnostics(&self) -> &[Diagnostic] {
+        &self.diagnostics
+    }
+
+    fn explain(&self, event: &Event) -> Vec<crate::explain::Explanation> {
+        explain::explain(self, event)
+    }
+
+    fn dispatch<'a>(
+        &'a self,
+        event: &'a Event,
+        cx: &'a DispatchContext<'a>,
+    ) -> BoxFuture<'a, Outcome> {
+        Box::pin(combine::dispatch(self, event, cx))
+    }
+}

@@ -1,0 +1,126 @@
+//! The texts Claude Code gives the model and the user, byte for byte as
+//! recorded with Claude Code 2.1.197 (`research/claude-observed.md`).
+//!
+//! Claude Code quotes the hook's whole command line in several of them
+//! (`[<cmd>]`). [`Texts::hide_commands`] leaves it out: `[<cmd>]: ` is
+//! dropped, and `from command: "<cmd>"` becomes nothing.
+
+/// Claude Code cuts every string a hook returns at 10,000 characters.
+pub const MAX_HOOK_TEXT: usize = 10_000;
+
+/// How texts are written for one dialect instance.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Texts {
+    /// Leave hook command lines out of every text.
+    pub hide_commands: bool,
+}
+
+impl Texts {
+    /// `[<cmd>]: <message>`, or the message alone.
+    pub fn bracketed(&self, cmd: &str, message: &str) -> String {
+        if self.hide_commands {
+            message.to_owned()
+        } else {
+            format!("[{cmd}]: {message}")
+        }
+    }
+
+    /// A denied tool's result after exit 2: `PreToolUse:<Tool> hook error: [<cmd>]: <stderr>`.
+    pub fn pre_tool_error(&self, tool: &str, cmd: &str, stderr: &str) -> String {
+        format!(
+            "PreToolUse:{tool} hook error: {}",
+            self.bracketed(cmd, stderr)
+        )
+    }
+
+    /// A blocking answer on `PostToolUse`/`PostToolUseFailure`, as a
+    /// reminder after the tool result. `tail` is the reason, or
+    /// [`Texts::bracketed`] stderr after exit 2.
+    pub fn blocking_error(&self, label: &str, cmd: &str, tail: &str) -> String {
+        if self.hide_commands {
+            reminder(&format!("{label} hook blocking error: {tail}"))
+        } else {
+            reminder(&format!(
+                "{label} hook blocking error from command: \"{cmd}\": {tail}"
+            ))
+        }
+    }
+
+    /// A prompt refused by `UserPromptSubmit`, as the user reads it.
+    pub fn prompt_blocked(&self, message: &str, prompt: &str) -> String {
+        format!(
+            "UserPromptSubmit operation blocked by hook:\n{message}\n\nOriginal prompt: {prompt}"
+        )
+    }
+}
+
+/// `<system-reminder>\n<body>\n</system-reminder>`.
+pub fn reminder(body: &str) -> String {
+    format!("<system-reminder>\n{body}\n</system-reminder>")
+}
+
+/// `additionalContext`: `<label> hook additional context: <ctx>`, in a reminder.
+pub fn additional_context(label: &str, context: &str) -> String {
+    reminder(&format!("{label} hook additional context: {context}"))
+}
+
+/// Plain stdout on `UserPromptSubmit` and `SessionStart`.
+pub fn success(label: &str, stdout: &str) -> String {
+    reminder(&format!("{label} hook success: {stdout}"))
+}
+
+/// What the agent reads when a Stop hook makes it go on.
+pub fn stop_feedback(message: &str) -> String {
+    format!("Stop hook feedback:\n{message}")
+}
+
+/// A handler's label in run records: its command (or prompt, URL, tool),
+/// whitespace collapsed, cut to 80 characters with `…`.
+pub fn label_of(shown: &str) -> String {
+    let words = shown.split_whitespace().collect::<Vec<_>>().join(" ");
+    match words.char_indices().nth(80) {
+        Some((at, _)) => format!("{}…", &words[..at]),
+        None => words,
+    }
+}
+
+/// A hook string cut at [`MAX_HOOK_TEXT`] characters.
+pub fn capped(text: &str) -> String {
+    match text.char_indices().nth(MAX_HOOK_TEXT) {
+        Some((at, _)) => text[..at].to_owned(),
+        None => text.to_owned(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn recorded_texts() {
+        let t = Texts::default();
+        // Case `b`.
+        assert_eq!(
+            t.pre_tool_error("Bash", "./guard.sh", "blocked by test"),
+            "PreToolUse:Bash hook error: [./guard.sh]: blocked by test"
+        );
+        // Case `e3`.
+        assert_eq!(
+            t.blocking_error("PostToolUse:Bash", "./p.sh", &t.bracketed("./p.sh", "bad")),
+            "<system-reminder>\nPostToolUse:Bash hook blocking error from command: \"./p.sh\": [./p.sh]: bad\n</system-reminder>"
+        );
+        // Case `f3`.
+        assert_eq!(
+            t.prompt_blocked("R", "hi"),
+            "UserPromptSubmit operation blocked by hook:\nR\n\nOriginal prompt: hi"
+        );
+        let hidden = Texts {
+            hide_commands: true,
+        };
+        assert_eq!(
+            hidden.pre_tool_error("Bash", "./guard.sh", "no"),
+            "PreToolUse:Bash hook error: no"
+        );
+        assert_eq!(capped(&"é".repeat(10_001)).chars().count(), 10_000);
+    }
+}
