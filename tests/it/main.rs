@@ -4,6 +4,8 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
+mod claude;
+mod claude_util;
 mod convert;
 mod evener_faults;
 mod evener_lib;

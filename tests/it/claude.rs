@@ -1,0 +1,899 @@
+//! The claude dialect against Claude Code's recorded behaviour: each test
+//! names the recorded case (`peers/claude/cases/<case>`) its expectations
+//! come from; `<cmd>` in a recorded text is the hook's command line.
+
+use serde_json::{Value, json};
+
+use crate::claude_util::{Claude, bash_before, settings};
+
+fn keys(v: &Value) -> Vec<&str> {
+    v.as_object()
+        .map(|m| m.keys().map(String::as_str).collect())
+        .unwrap_or_default()
+}
+
+fn texts(list: &Value) -> Vec<&str> {
+    list.as_array()
+        .map(|a| a.iter().filter_map(|x| x["text"].as_str()).collect())
+        .unwrap_or_default()
+}
+
+#[test]
+fn a_payloads_have_the_recorded_fields_in_order() {
+    let c = Claude::new();
+    let pre = c.hook("pre", "");
+    let post = c.hook("post", "");
+    let c = c.project_settings(&json!({"hooks": {
+        "PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": pre}]}],
+        "PostToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": post}]}]}}));
+    let f = c.fire(&bash_before("echo hi"));
+    assert_eq!(f.outcome["decision"], "proceed", "{}", f.stderr);
+    let raw = c.received_raw("pre").expect("pre ran");
+    assert!(
+        raw.ends_with("}\n") && !raw.trim_end().contains('\n'),
+        "compact one-line JSON plus newline: {raw:?}"
+    );
+    let got = c.received("pre").expect("pre ran");
+    assert_eq!(
+        keys(&got),
+        [
+            "session_id",
+            "transcript_path",
+            "cwd",
+            "prompt_id",
+            "permission_mode",
+            "hook_event_name",
+            "tool_name",
+            "tool_input",
+            "tool_use_id"
+        ]
+    );
+    assert_eq!(got["hook_event_name"], "PreToolUse");
+    assert_eq!(got["tool_input"], json!({"command": "echo hi"}));
+    assert_eq!(got["permission_mode"], "bypassPermissions");
+    let mut after = bash_before("echo hi");
+    after["event"] = json!("tool_after");
+    after["tool"]["output"] = json!({"stdout": "hi", "stderr": "", "interrupted": false, "isImage": false, "noOutputExpected": false});
+    after["tool"]["duration_ms"] = json!(12);
+    c.fire(&after);
+    let got = c.received("post").expect("post ran");
+    assert_eq!(
+        keys(&got),
+        [
+            "session_id",
+            "transcript_path",
+            "cwd",
+            "prompt_id",
+            "permission_mode",
+            "hook_event_name",
+            "tool_name",
+            "tool_input",
+            "tool_response",
+            "tool_use_id",
+            "duration_ms"
+        ]
+    );
+    assert_eq!(got["tool_response"]["stdout"], "hi");
+}
+
+#[test]
+fn b_exit_2_denies_with_the_command_and_stderr() {
+    let c = Claude::new();
+    let cmd = c.hook("pre", "--exit 2 --stderr 'blocked by test'");
+    let c = c.project_settings(&settings("PreToolUse", Some("Bash"), &[&cmd]));
+    let f = c.fire(&bash_before("ls"));
+    assert_eq!(f.outcome["decision"], "deny");
+    let want = format!("PreToolUse:Bash hook error: [{cmd}]: blocked by test");
+    assert_eq!(texts(&f.outcome["notices"]), [want.as_str()]);
+    assert_eq!(texts(&f.outcome["reasons"]), [want.as_str()]);
+}
+
+#[test]
+fn c_a_json_deny_gives_the_model_exactly_the_reason() {
+    let c = Claude::new();
+    let out = r#"{"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny", "permissionDecisionReason": "no ls here"}}"#;
+    let cmd = c.hook("pre", &format!("--stdout '{out}'"));
+    let c = c.project_settings(&settings("PreToolUse", Some("Bash"), &[&cmd]));
+    let f = c.fire(&bash_before("ls"));
+    assert_eq!(f.outcome["decision"], "deny");
+    assert_eq!(texts(&f.outcome["notices"]), ["no ls here"]);
+}
+
+#[test]
+fn c2_ask_is_its_own_decision_with_the_reason() {
+    let c = Claude::new();
+    let out = r#"{"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "ask", "permissionDecisionReason": "sure?"}}"#;
+    let cmd = c.hook("pre", &format!("--stdout '{out}'"));
+    let c = c.project_settings(&settings("PreToolUse", Some("Bash"), &[&cmd]));
+    let f = c.fire(&bash_before("ls"));
+    assert_eq!(f.outcome["decision"], "ask");
+    assert_eq!(texts(&f.outcome["reasons"]), ["sure?"]);
+}
+
+#[test]
+fn d_updated_input_rewrites_with_or_without_a_decision() {
+    for out in [
+        r#"{"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "allow", "updatedInput": {"command": "echo rewritten"}}}"#,
+        r#"{"hookSpecificOutput": {"hookEventName": "PreToolUse", "updatedInput": {"command": "echo rewritten"}}}"#,
+    ] {
+        let c = Claude::new();
+        let cmd = c.hook("pre", &format!("--stdout '{out}'"));
+        let c = c.project_settings(&settings("PreToolUse", Some("Bash"), &[&cmd]));
+        let f = c.fire(&bash_before("echo original"));
+        assert_ne!(f.outcome["decision"], "deny", "{out}");
+        assert_eq!(
+            f.outcome["tool_input"],
+            json!({"command": "echo rewritten"}),
+            "{out}"
+        );
+    }
+}
+
+#[test]
+fn e_post_tool_use_context_and_blocks_follow_the_tool_result() {
+    let c = Claude::new();
+    let ctx = c.hook("ctx", r#"--stdout '{"hookSpecificOutput": {"hookEventName": "PostToolUse", "additionalContext": "CTX"}}'"#);
+    let block = c.hook(
+        "block",
+        r#"--stdout '{"decision": "block", "reason": "R"}'"#,
+    );
+    let exit2 = c.hook("exit2", "--exit 2 --stderr 'POSTEXIT2 stderr'");
+    let c = c.project_settings(&settings(
+        "PostToolUse",
+        Some("Bash"),
+        &[&ctx, &block, &exit2],
+    ));
+    let mut after = bash_before("echo hi");
+    after["event"] = json!("tool_after");
+    after["tool"]["output"] = json!({"stdout": "hi"});
+    let f = c.fire(&after);
+    assert_eq!(f.outcome["decision"], "proceed", "nothing stops (e2)");
+    let mut got = texts(&f.outcome["context"]);
+    got.sort_unstable();
+    let mut want = vec![
+        "<system-reminder>\nPostToolUse:Bash hook additional context: CTX\n</system-reminder>"
+            .to_owned(),
+        format!(
+            "<system-reminder>\nPostToolUse:Bash hook blocking error from command: \"{block}\": R\n</system-reminder>"
+        ),
+        format!(
+            "<system-reminder>\nPostToolUse:Bash hook blocking error from command: \"{exit2}\": [{exit2}]: POSTEXIT2 stderr\n</system-reminder>"
+        ),
+    ];
+    want.sort_unstable();
+    assert_eq!(got, want);
+    assert!(
+        f.outcome["context"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|c| c["placement"] == "after_tool_result")
+    );
+}
+
+#[test]
+fn e3_a_failed_tool_fires_post_tool_use_failure_with_its_fields() {
+    let c = Claude::new();
+    let cmd = c.hook("fail", "");
+    let c = c.project_settings(&settings("PostToolUseFailure", Some("Bash"), &[&cmd]));
+    let mut ev = bash_before("exit 3");
+    ev["event"] = json!("tool_failure");
+    ev["tool"]["error"] = json!("Exit code 3");
+    ev["tool"]["duration_ms"] = json!(5);
+    c.fire(&ev);
+    let got = c.received("fail").expect("ran");
+    assert_eq!(
+        keys(&got),
+        [
+            "session_id",
+            "transcript_path",
+            "cwd",
+            "prompt_id",
+            "permission_mode",
+            "hook_event_name",
+            "tool_name",
+            "tool_input",
+            "tool_use_id",
+            "error",
+            "is_interrupt",
+            "duration_ms"
+        ]
+    );
+    assert_eq!(got["error"], "Exit code 3");
+    assert_eq!(got["is_interrupt"], false);
+}
+
+#[test]
+fn f_user_prompt_submit_plain_and_json_context() {
+    let c = Claude::new();
+    let plain = c.hook("plain", "--stdout 'UPS plain stdout'");
+    let js = c.hook("js", r#"--stdout '{"hookSpecificOutput": {"hookEventName": "UserPromptSubmit", "additionalContext": "UPS ctx"}}'"#);
+    let c = c.project_settings(&settings("UserPromptSubmit", None, &[&plain, &js]));
+    let f = c.fire(&json!({"event": "user_prompt", "session_id": "s1", "prompt": "say hello"}));
+    let mut got = texts(&f.outcome["context"]);
+    got.sort_unstable();
+    assert_eq!(
+        got,
+        [
+            "<system-reminder>\nUserPromptSubmit hook additional context: UPS ctx\n</system-reminder>",
+            "<system-reminder>\nUserPromptSubmit hook success: UPS plain stdout\n</system-reminder>",
+        ]
+    );
+    assert_eq!(keys(&c.received("plain").unwrap()).last(), Some(&"prompt"));
+}
+
+#[test]
+fn f2_f3_a_blocked_prompt_tells_the_user_with_the_original_prompt() {
+    let c = Claude::new();
+    let cmd = c.hook("b", "--exit 2 --stderr 'no prompts'");
+    let c = c.project_settings(&settings("UserPromptSubmit", None, &[&cmd]));
+    let f = c.fire(&json!({"event": "user_prompt", "session_id": "s1", "prompt": "hi there"}));
+    assert_eq!(f.outcome["decision"], "deny");
+    let want = format!(
+        "UserPromptSubmit operation blocked by hook:\n[{cmd}]: no prompts\n\nOriginal prompt: hi there"
+    );
+    assert_eq!(texts(&f.outcome["reasons"]), [want.as_str()]);
+    assert!(
+        f.outcome.get("notices").is_none(),
+        "the model never sees the prompt"
+    );
+
+    let c = Claude::new();
+    let cmd = c.hook("b", r#"--stdout '{"decision": "block", "reason": "R"}'"#);
+    let c = c.project_settings(&settings("UserPromptSubmit", None, &[&cmd]));
+    let f = c.fire(&json!({"event": "user_prompt", "session_id": "s1", "prompt": "hi there"}));
+    assert_eq!(
+        texts(&f.outcome["reasons"]),
+        ["UserPromptSubmit operation blocked by hook:\nR\n\nOriginal prompt: hi there"]
+    );
+}
+
+#[test]
+fn g_g2_stop_blocks_continue_and_the_second_firing_is_active() {
+    let c = Claude::new();
+    let js = c.hook(
+        "stop",
+        r#"--once --stdout '{"decision": "block", "reason": "keep going"}'"#,
+    );
+    let c = c.project_settings(&settings("Stop", None, &[&js]));
+    let stop = json!({"event": "stop", "session_id": "s1", "prompt_id": "p1", "last_assistant_message": "First final answer."});
+    let f = c.fire(&stop);
+    assert_eq!(
+        f.outcome["continuation"]["prompt"],
+        "Stop hook feedback:\nkeep going"
+    );
+    let first = c.received("stop").unwrap();
+    assert_eq!(
+        keys(&first),
+        [
+            "session_id",
+            "transcript_path",
+            "cwd",
+            "prompt_id",
+            "permission_mode",
+            "hook_event_name",
+            "stop_hook_active",
+            "last_assistant_message",
+            "background_tasks",
+            "session_crons"
+        ]
+    );
+    assert_eq!(first["stop_hook_active"], false);
+    assert_eq!(first["last_assistant_message"], "First final answer.");
+    let f = c.fire(&stop);
+    assert!(f.outcome.get("continuation").is_none());
+    assert_eq!(c.received("stop").unwrap()["stop_hook_active"], true);
+
+    let c = Claude::new();
+    let cmd = c.hook("stop", "--once --exit 2 --stderr 'more'");
+    let c = c.project_settings(&settings("Stop", None, &[&cmd]));
+    let f = c.fire(&stop);
+    assert_eq!(
+        f.outcome["continuation"]["prompt"],
+        format!("Stop hook feedback:\n[{cmd}]: more")
+    );
+}
+
+#[test]
+fn o6_stop_blocks_are_capped_at_8_in_a_row() {
+    let c = Claude::new();
+    let cmd = c.hook("stop", "--exit 2 --stderr 'again'");
+    let c = c.project_settings(&settings("Stop", None, &[&cmd]));
+    let stop = json!({"event": "stop", "session_id": "s1"});
+    for i in 0..8 {
+        let f = c.fire(&stop);
+        assert!(
+            f.outcome.get("continuation").is_some(),
+            "block {i} continues"
+        );
+    }
+    let f = c.fire(&stop);
+    assert!(
+        f.outcome.get("continuation").is_none(),
+        "the 9th block ends the turn"
+    );
+    assert!(
+        f.outcome["warnings"]
+            .to_string()
+            .contains("blocked 8 times in a row"),
+        "{}",
+        f.outcome
+    );
+    // A prompt starts a new run of blocks.
+    c.fire(&json!({"event": "user_prompt", "session_id": "s1", "prompt": "go"}));
+    assert!(c.fire(&stop).outcome.get("continuation").is_some());
+}
+
+#[test]
+fn h_session_start_context_and_payloads() {
+    let c = Claude::new();
+    let js = c.hook("ss_json", r#"--stdout '{"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": "SS ctx"}}'"#);
+    let plain = c.hook("ss_plain", "--stdout 'SS text'");
+    let end = c.hook("end", "");
+    let c = c.project_settings(&json!({"hooks": {
+        "SessionStart": [{"hooks": [{"type": "command", "command": js}]},
+                         {"matcher": "startup", "hooks": [{"type": "command", "command": plain}]}],
+        "SessionEnd": [{"hooks": [{"type": "command", "command": end}]}]}}));
+    let f = c.fire(&json!({"event": "session_start", "session_id": "s1", "source": "startup"}));
+    let mut got = texts(&f.outcome["context"]);
+    got.sort_unstable();
+    assert_eq!(
+        got,
+        [
+            "<system-reminder>\nSessionStart hook additional context: SS ctx\n</system-reminder>",
+            "<system-reminder>\nSessionStart:startup hook success: SS text\n</system-reminder>",
+        ]
+    );
+    assert!(
+        f.outcome["context"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|c| c["placement"] == "first_user_message")
+    );
+    assert_eq!(
+        keys(&c.received("ss_json").unwrap()),
+        [
+            "session_id",
+            "transcript_path",
+            "cwd",
+            "hook_event_name",
+            "source"
+        ]
+    );
+    c.fire(
+        &json!({"event": "session_end", "session_id": "s1", "prompt_id": "p1", "reason": "other"}),
+    );
+    assert_eq!(
+        keys(&c.received("end").unwrap()),
+        [
+            "session_id",
+            "transcript_path",
+            "cwd",
+            "prompt_id",
+            "hook_event_name",
+            "reason"
+        ]
+    );
+}
+
+#[test]
+fn i_matching_handlers_run_at_the_same_time() {
+    // Three handlers in two groups; each waits until all three have
+    // started, so run one after another they would all time out.
+    let c = Claude::new();
+    let dir = c.hook_dir().display().to_string();
+    let wait = |n: &str| {
+        format!(
+            "touch {dir}/started.{n}; for i in $(seq 100); do [ $(ls {dir} | grep -c started) -ge 3 ] && exit 0; sleep 0.05; done; exit 1"
+        )
+    };
+    let c = c.project_settings(&json!({"hooks": {"PreToolUse": [
+        {"matcher": "Bash", "hooks": [{"type": "command", "command": wait("a")}, {"type": "command", "command": wait("b")}]},
+        {"matcher": "Ba.*", "hooks": [{"type": "command", "command": wait("c")}]}]}}));
+    let f = c.fire(&bash_before("ls"));
+    let codes: Vec<&Value> = f.runs().iter().map(|r| &r["exit_code"]).collect();
+    assert_eq!(codes, [&json!(0), &json!(0), &json!(0)], "{}", f.outcome);
+}
+
+#[test]
+fn i2_an_identical_command_runs_once_across_groups_and_files() {
+    let c = Claude::new();
+    let cmd = c.hook("same", "");
+    let group = |m: &str| json!({"matcher": m, "hooks": [{"type": "command", "command": cmd}]});
+    let mut timed = group("Bash");
+    timed["hooks"][0]["timeout"] = json!(30);
+    let c = c
+        .project_settings(&json!({"hooks": {"PreToolUse": [group("Bash"), group("Ba.*"), timed, group("Bash"), group("*")]}}))
+        .user_settings(&json!({"hooks": {"PreToolUse": [group("Bash")]}}));
+    let f = c.fire(&bash_before("ls"));
+    assert_eq!(c.runs_of("same"), 1);
+    let skipped = f.runs().iter().filter(|r| r["status"] == "skipped").count();
+    assert_eq!(
+        skipped, 5,
+        "the copies are recorded as skipped: {}",
+        f.outcome
+    );
+}
+
+#[test]
+fn j_k_m_failures_and_plain_output_tell_the_model_nothing() {
+    let c = Claude::new();
+    let exit1 = c.hook("e1", "--exit 1 --stderr 'oops'");
+    let json_bad = c.hook("bad", "--stdout '{not json'");
+    let plain = c.hook("plain", "--stdout 'just text'");
+    let slow = format!("{}; exit 2", c.hook("slow", "--sleep 5"));
+    let c = c.project_settings(
+        &json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [
+        {"type": "command", "command": exit1},
+        {"type": "command", "command": json_bad},
+        {"type": "command", "command": plain},
+        {"type": "command", "command": slow, "timeout": 1}]}]}}),
+    );
+    let f = c.fire(&bash_before("ls"));
+    assert_eq!(f.outcome["decision"], "proceed", "{}", f.outcome);
+    for key in ["notices", "context", "reasons"] {
+        assert!(f.outcome.get(key).is_none(), "{key}: {}", f.outcome);
+    }
+    let statuses: Vec<&str> = f
+        .runs()
+        .iter()
+        .map(|r| r["status"].as_str().unwrap_or(""))
+        .collect();
+    assert_eq!(statuses, ["failed", "ok", "ok", "failed"]);
+    assert_eq!(f.runs()[3]["error"], "timeout");
+}
+
+#[test]
+fn l_matcher_forms_fire_as_recorded() {
+    let fired = [
+        "Bash",
+        "Ba.*",
+        "^Bash$",
+        "a.h",
+        "B.sh",
+        "Bash|Write",
+        "Bash,Write",
+        "Bash | Write",
+        " Bash ",
+        "*",
+        "",
+    ];
+    let not_fired = ["bash", "Bas", "Edit|Write", "Write"];
+    let c = Claude::new();
+    let mut groups: Vec<Value> = Vec::new();
+    for (i, m) in fired.iter().chain(not_fired.iter()).enumerate() {
+        groups.push(json!({"matcher": m, "hooks": [{"type": "command", "command": c.hook(&format!("m{i}"), "")}]}));
+    }
+    groups.push(json!({"hooks": [{"type": "command", "command": c.hook("missing", "")}]}));
+    let c = c.project_settings(&json!({"hooks": {"PreToolUse": groups}}));
+    c.fire(&bash_before("ls"));
+    for (i, m) in fired.iter().enumerate() {
+        assert_eq!(c.runs_of(&format!("m{i}")), 1, "{m:?} fires for Bash");
+    }
+    for (i, m) in not_fired.iter().enumerate() {
+        assert_eq!(
+            c.runs_of(&format!("m{}", i + fired.len())),
+            0,
+            "{m:?} does not fire for Bash"
+        );
+    }
+    assert_eq!(c.runs_of("missing"), 1);
+}
+
+#[test]
+fn n_hooks_run_under_bin_sh_in_the_project_with_claude_variables() {
+    let c = Claude::new();
+    let dir = c.hook_dir().display().to_string();
+    let cmd = format!(
+        "echo \"$0|$CLAUDE_PROJECT_DIR|$CLAUDECODE|$CLAUDE_CODE_SESSION_ID|$(pwd)\" > {dir}/env.txt"
+    );
+    let c = c.project_settings(&settings("PreToolUse", None, &[&cmd]));
+    c.fire(&bash_before("ls"));
+    let project = c.project().display().to_string();
+    assert_eq!(
+        std::fs::read_to_string(c.hook_dir().join("env.txt"))
+            .unwrap()
+            .trim(),
+        format!("/bin/sh|{project}|1|s1|{project}")
+    );
+}
+
+#[test]
+fn o_o3_deny_wins_over_allow_and_exit_2_over_json() {
+    let c = Claude::new();
+    let allow = c.hook("allow", r#"--stdout '{"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "allow", "updatedInput": {"command": "echo changed"}}}'"#);
+    let deny = c.hook("deny", r#"--sleep 0.2 --stdout '{"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny", "permissionDecisionReason": "DENY"}}'"#);
+    let both = c.hook("both", r#"--exit 2 --stderr 'E2' --stdout '{"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "allow"}}'"#);
+    let c = c.project_settings(&settings("PreToolUse", Some("Bash"), &[&allow, &deny]));
+    let f = c.fire(&bash_before("ls"));
+    assert_eq!(f.outcome["decision"], "deny");
+    assert!(
+        f.outcome.get("tool_input").is_none(),
+        "the allow's rewrite is not applied"
+    );
+    assert_eq!(texts(&f.outcome["notices"]), ["DENY"]);
+    let c = Claude::new().project_settings(&settings("PreToolUse", Some("Bash"), &[&both]));
+    let f = c.fire(&bash_before("ls"));
+    assert_eq!(f.outcome["decision"], "deny");
+    assert_eq!(
+        texts(&f.outcome["notices"]),
+        [format!("PreToolUse:Bash hook error: [{both}]: E2").as_str()]
+    );
+}
+
+#[test]
+fn o2_several_rewrites_resolve_by_configuration_order() {
+    // Claude Code keeps the rewrite that finished last; latch keeps the
+    // last in configuration order, whatever the timing (documented).
+    for (first_sleeps, second_sleeps) in [("0.3", "0"), ("0", "0.3")] {
+        let c = Claude::new();
+        let a = c.hook("a", &format!(r#"--sleep {first_sleeps} --stdout '{{"hookSpecificOutput": {{"hookEventName": "PreToolUse", "updatedInput": {{"command": "echo A"}}}}}}'"#));
+        let b = c.hook("b", &format!(r#"--sleep {second_sleeps} --stdout '{{"hookSpecificOutput": {{"hookEventName": "PreToolUse", "updatedInput": {{"command": "echo B"}}}}}}'"#));
+        let c = c.project_settings(&settings("PreToolUse", Some("Bash"), &[&a, &b]));
+        let f = c.fire(&bash_before("ls"));
+        assert_eq!(f.outcome["tool_input"], json!({"command": "echo B"}));
+    }
+}
+
+#[test]
+fn o4_continue_false_halts_after_the_tool_runs() {
+    let c = Claude::new();
+    let cmd = c.hook(
+        "pre",
+        r#"--stdout '{"continue": false, "stopReason": "S"}'"#,
+    );
+    let c = c.project_settings(&settings("PreToolUse", Some("Bash"), &[&cmd]));
+    let f = c.fire(&bash_before("ls"));
+    assert_eq!(f.outcome["decision"], "proceed", "the tool still runs");
+    assert_eq!(f.outcome["halt"]["reason"], "S");
+    assert!(
+        f.outcome.get("notices").is_none() && f.outcome.get("context").is_none(),
+        "S is never sent to the model"
+    );
+}
+
+#[test]
+fn o5_system_message_is_for_the_user_only() {
+    let c = Claude::new();
+    let cmd = c.hook(
+        "pre",
+        r#"--stdout '{"systemMessage": "SYS", "suppressOutput": true}'"#,
+    );
+    let c = c.project_settings(&settings("PreToolUse", Some("Bash"), &[&cmd]));
+    let f = c.fire(&bash_before("ls"));
+    assert_eq!(f.outcome["warnings"], json!(["SYS"]));
+    assert!(f.outcome.get("context").is_none());
+}
+
+#[test]
+fn o7_stop_and_prompt_matchers_are_ignored_session_start_matches_the_source() {
+    let c = Claude::new();
+    let stop = c.hook("stop", "");
+    let ups = c.hook("ups", "");
+    let resume = c.hook("resume", "");
+    let startup = c.hook("startup", "");
+    let c = c.project_settings(&json!({"hooks": {
+        "Stop": [{"matcher": "NoSuchTool", "hooks": [{"type": "command", "command": stop}]}],
+        "UserPromptSubmit": [{"matcher": "NoSuchTool", "hooks": [{"type": "command", "command": ups}]}],
+        "SessionStart": [{"matcher": "resume", "hooks": [{"type": "command", "command": resume}]},
+                         {"matcher": "startup|clear", "hooks": [{"type": "command", "command": startup}]}]}}));
+    c.fire(&json!({"event": "stop", "session_id": "s1"}));
+    c.fire(&json!({"event": "user_prompt", "session_id": "s1", "prompt": "x"}));
+    c.fire(&json!({"event": "session_start", "session_id": "s2", "source": "startup"}));
+    assert_eq!(
+        (
+            c.runs_of("stop"),
+            c.runs_of("ups"),
+            c.runs_of("resume"),
+            c.runs_of("startup")
+        ),
+        (1, 1, 0, 1)
+    );
+}
+
+#[test]
+fn r2_an_invalid_entry_drops_its_whole_file_loudly_and_the_others_still_run() {
+    let c = Claude::new();
+    let good = c.hook("good", "");
+    let user = c.hook("user", "");
+    let c = c.user_settings(&settings("PreToolUse", None, &[&user]));
+    // r2_timeout_string: a string timeout next to valid hooks.
+    c.write(
+        "project/.claude/settings.json",
+        &format!("{{\"hooks\": {{\"PreToolUse\": [{{\"hooks\": [\n  {{\"type\": \"command\", \"command\": \"{good}\"}},\n  {{\"type\": \"command\", \"command\": \"x\", \"timeout\": \"1\"}}]}}]}}}}"),
+    );
+    let f = c.fire(&bash_before("ls"));
+    assert_eq!((c.runs_of("good"), c.runs_of("user")), (0, 1));
+    let file = c
+        .project()
+        .join(".claude/settings.json")
+        .display()
+        .to_string();
+    assert!(f.stderr.contains(&format!("{file}:3:")), "{}", f.stderr);
+    assert!(
+        f.stderr
+            .contains("`timeout` must be a positive number of seconds, not a string"),
+        "{}",
+        f.stderr
+    );
+    assert!(
+        f.stderr.contains("Claude Code ignores this whole file"),
+        "{}",
+        f.stderr
+    );
+    // r2_invalid_hook_entry: a handler without `command`.
+    c.write("project/.claude/settings.json", &json!({"hooks": {"PreToolUse": [{"hooks": [{"type": "command", "command": good}, {"type": "command"}]}]}}).to_string());
+    let f = c.fire(&bash_before("ls"));
+    assert_eq!(c.runs_of("good"), 0);
+    assert!(
+        f.stderr.contains("the handler needs `command`"),
+        "{}",
+        f.stderr
+    );
+}
+
+#[test]
+fn r2_invalid_event_name_is_tolerated() {
+    let c = Claude::new();
+    let good = c.hook("good", "");
+    let c = c.project_settings(&json!({"hooks": {
+        "PreToolUze": [{"hooks": [{"type": "command", "command": "true"}]}],
+        "PreToolUse": [{"hooks": [{"type": "command", "command": good}]}]}}));
+    let f = c.fire(&bash_before("ls"));
+    assert_eq!(c.runs_of("good"), 1);
+    assert!(
+        f.stderr.contains("unknown event `PreToolUze`"),
+        "{}",
+        f.stderr
+    );
+}
+
+#[test]
+fn r2_disable_all_hooks_follows_the_most_specific_file() {
+    let cases = [
+        // (user, project, local) disableAllHooks → whether hooks run
+        (None, Some(true), None, false),
+        (None, None, Some(true), false),
+        (Some(true), Some(false), None, true),
+        (Some(true), None, None, false),
+    ];
+    for (user, project, local, runs) in cases {
+        let c = Claude::new();
+        let hook = c.hook("h", "");
+        let mut p = settings("PreToolUse", None, &[&hook]);
+        if let Some(d) = project {
+            p["disableAllHooks"] = json!(d);
+        }
+        let mut c = c.project_settings(&p);
+        if let Some(d) = user {
+            c = c.user_settings(&json!({"disableAllHooks": d}));
+        }
+        if let Some(d) = local {
+            c = c.local_settings(&json!({"disableAllHooks": d}));
+        }
+        c.fire(&bash_before("ls"));
+        assert_eq!(c.runs_of("h") == 1, runs, "{user:?} {project:?} {local:?}");
+    }
+}
+
+#[test]
+fn r2_settings_sources_all_run_and_an_identical_command_once() {
+    let c = Claude::new();
+    let same = c.hook("same", "");
+    let hooks: Vec<String> = ["user", "project", "local", "flag"]
+        .iter()
+        .map(|l| c.hook(l, ""))
+        .collect();
+    let c = c
+        .user_settings(&settings("UserPromptSubmit", None, &[&hooks[0], &same]))
+        .project_settings(&settings("UserPromptSubmit", None, &[&hooks[1], &same]))
+        .local_settings(&settings("UserPromptSubmit", None, &[&hooks[2], &same]));
+    let flag = settings("UserPromptSubmit", None, &[&hooks[3], &same]).to_string();
+    c.fire_with(
+        &json!({"event": "user_prompt", "session_id": "s1", "prompt": "x"}),
+        &["--claude-settings", &flag],
+    );
+    for l in ["user", "project", "local", "flag"] {
+        assert_eq!(c.runs_of(l), 1, "{l}");
+    }
+    assert_eq!(c.runs_of("same"), 1);
+}
+
+#[test]
+fn r2_exec_form_substitutes_only_braced_project_dir() {
+    let c = Claude::new();
+    let out = c.hook_dir().join("argv.txt").display().to_string();
+    let c = c.project_settings(&json!({"hooks": {"PreToolUse": [{"hooks": [{"type": "command",
+        "command": "sh", "args": ["-c", "printf '%s|' \"$@\" > \"$0\"", out, "${CLAUDE_PROJECT_DIR}", "$HOME", "${HOME}", "~", "*"]}]}]}}));
+    c.fire(&bash_before("ls"));
+    let project = c.project().display().to_string();
+    assert_eq!(
+        std::fs::read_to_string(c.hook_dir().join("argv.txt")).unwrap(),
+        format!("{project}|$HOME|${{HOME}}|~|*|")
+    );
+}
+
+#[test]
+fn r2_exit_2_with_empty_stderr_says_no_stderr_output() {
+    let c = Claude::new();
+    let cmd = c.hook("pre", "--exit 2");
+    let c = c.project_settings(&settings("PreToolUse", Some("Bash"), &[&cmd]));
+    let f = c.fire(&bash_before("ls"));
+    assert_eq!(
+        texts(&f.outcome["notices"]),
+        [format!("PreToolUse:Bash hook error: [{cmd}]: No stderr output").as_str()]
+    );
+}
+
+#[test]
+fn r2_defer_and_legacy_decisions() {
+    for (out, decision) in [
+        (
+            r#"{"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "defer"}}"#,
+            "defer",
+        ),
+        (r#"{"decision": "approve", "reason": "fine"}"#, "allow"),
+        (r#"{"decision": "block", "reason": "LEGACY"}"#, "deny"),
+    ] {
+        let c = Claude::new();
+        let cmd = c.hook("pre", &format!("--stdout '{out}'"));
+        let c = c.project_settings(&settings("PreToolUse", Some("Bash"), &[&cmd]));
+        let f = c.fire(&bash_before("ls"));
+        assert_eq!(f.outcome["decision"], decision, "{out}");
+        if decision == "deny" {
+            assert_eq!(texts(&f.outcome["notices"]), ["LEGACY"]);
+        }
+    }
+}
+
+#[test]
+fn r2_stop_additional_context_continues_and_continue_false_halts() {
+    let c = Claude::new();
+    let cmd = c.hook("stop", r#"--once --stdout '{"hookSpecificOutput": {"hookEventName": "Stop", "additionalContext": "CTX"}}'"#);
+    let c = c.project_settings(&settings("Stop", None, &[&cmd]));
+    let f = c.fire(&json!({"event": "stop", "session_id": "s1"}));
+    assert_eq!(
+        f.outcome["continuation"]["prompt"],
+        "<system-reminder>\nStop hook additional context: CTX\n</system-reminder>"
+    );
+
+    let c = Claude::new();
+    let cmd = c.hook("stop", r#"--stdout '{"continue": false, "stopReason": "done", "decision": "block", "reason": "more"}'"#);
+    let c = c.project_settings(&settings("Stop", None, &[&cmd]));
+    let f = c.fire(&json!({"event": "stop", "session_id": "s1"}));
+    assert!(f.outcome.get("continuation").is_none());
+    assert_eq!(f.outcome["halt"]["reason"], "done");
+}
+
+#[test]
+fn r2_post_tool_use_failure_context_and_blocks() {
+    let c = Claude::new();
+    let ctx = c.hook("ctx", r#"--stdout '{"hookSpecificOutput": {"hookEventName": "PostToolUseFailure", "additionalContext": "CTX"}}'"#);
+    let e2 = c.hook("e2", "--exit 2 --stderr 'ERR'");
+    let c = c.project_settings(&settings("PostToolUseFailure", Some("Bash"), &[&ctx, &e2]));
+    let mut ev = bash_before("exit 3");
+    ev["event"] = json!("tool_failure");
+    ev["tool"]["error"] = json!("Exit code 3");
+    let f = c.fire(&ev);
+    let mut got = texts(&f.outcome["context"]);
+    got.sort_unstable();
+    assert_eq!(
+        got,
+        [
+            "<system-reminder>\nPostToolUseFailure:Bash hook additional context: CTX\n</system-reminder>".to_owned(),
+            format!("<system-reminder>\nPostToolUseFailure:Bash hook blocking error from command: \"{e2}\": [{e2}]: ERR\n</system-reminder>"),
+        ]
+    );
+}
+
+#[test]
+fn r2_updated_tool_output_needs_the_output_s_shape() {
+    let cases = [
+        (
+            r#"{"hookSpecificOutput": {"hookEventName": "PostToolUse", "updatedToolOutput": {"stdout": "NEW", "stderr": "", "interrupted": false, "isImage": false}}}"#,
+            Some("NEW"),
+        ),
+        (
+            r#"{"hookSpecificOutput": {"hookEventName": "PostToolUse", "updatedToolOutput": "NEW"}}"#,
+            None,
+        ),
+        (
+            r#"{"hookSpecificOutput": {"hookEventName": "PostToolUse", "updatedMCPToolOutput": {"stdout": "NEW"}}}"#,
+            None,
+        ),
+    ];
+    for (out, want) in cases {
+        let c = Claude::new();
+        let cmd = c.hook("post", &format!("--stdout '{out}'"));
+        let c = c.project_settings(&settings("PostToolUse", Some("Bash"), &[&cmd]));
+        let mut ev = bash_before("echo old");
+        ev["event"] = json!("tool_after");
+        ev["tool"]["output"] =
+            json!({"stdout": "old", "stderr": "", "interrupted": false, "isImage": false});
+        let f = c.fire(&ev);
+        assert_eq!(f.outcome["tool_output"].as_str(), want, "{out}");
+    }
+}
+
+#[test]
+fn r2_pre_tool_use_context_comes_after_the_result_even_with_a_deny() {
+    let c = Claude::new();
+    let cmd = c.hook("pre", r#"--stdout '{"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny", "permissionDecisionReason": "R", "additionalContext": "CTX"}}'"#);
+    let c = c.project_settings(&settings("PreToolUse", Some("Bash"), &[&cmd]));
+    let f = c.fire(&bash_before("ls"));
+    assert_eq!(f.outcome["decision"], "deny");
+    assert_eq!(texts(&f.outcome["notices"]), ["R"]);
+    assert_eq!(
+        texts(&f.outcome["context"]),
+        ["<system-reminder>\nPreToolUse:Bash hook additional context: CTX\n</system-reminder>"]
+    );
+}
+
+#[test]
+fn r2_plugins_get_their_variables_and_keep_their_own_copy() {
+    let c = Claude::new();
+    let same = c.hook("same", "");
+    let dir = c.hook_dir().display().to_string();
+    let env_cmd =
+        format!("echo \"$CLAUDE_PLUGIN_ROOT|$CLAUDE_PLUGIN_DATA\" > {dir}/plugin-env.txt");
+    let exec = json!({"type": "command", "command": "sh", "args": ["-c", "echo \"$1\" > \"$0\"", format!("{dir}/plugin-args.txt"), "${CLAUDE_PLUGIN_ROOT}/x"]});
+    let c = c
+        .project_settings(&json!({"hooks": {"PreToolUse": [{"hooks": [
+            {"type": "command", "command": same},
+            {"type": "command", "command": "echo '${CLAUDE_PLUGIN_ROOT}'"}]}]}}))
+        .plugin(
+            "guard",
+            &json!({"hooks": {"PreToolUse": [{"hooks": [
+            {"type": "command", "command": same},
+            {"type": "command", "command": env_cmd},
+            exec]}]}}),
+        );
+    let f = c.fire(&bash_before("ls"));
+    assert_eq!(c.runs_of("same"), 2, "the plugin's copy runs too");
+    let root = c.root.path().join("plugins/guard").display().to_string();
+    let data = c
+        .home()
+        .join(".claude/plugins/data/guard-inline")
+        .display()
+        .to_string();
+    assert_eq!(
+        std::fs::read_to_string(c.hook_dir().join("plugin-env.txt"))
+            .unwrap()
+            .trim(),
+        format!("{root}|{data}")
+    );
+    assert_eq!(
+        std::fs::read_to_string(c.hook_dir().join("plugin-args.txt"))
+            .unwrap()
+            .trim(),
+        format!("{root}/x")
+    );
+    assert!(
+        f.outcome["warnings"].to_string().contains("Hook command references ${CLAUDE_PLUGIN_ROOT} but the hook is not associated with a plugin"),
+        "{}",
+        f.outcome
+    );
+}
+
+#[test]
+fn r2_once_is_ignored_in_settings() {
+    let c = Claude::new();
+    let cmd = c.hook("h", "");
+    let c = c.project_settings(&json!({"hooks": {"PreToolUse": [{"hooks": [{"type": "command", "command": cmd, "once": true}]}]}}));
+    c.fire(&bash_before("ls"));
+    c.fire(&bash_before("ls"));
+    assert_eq!(c.runs_of("h"), 2);
+}
+
+#[test]
+fn hidden_commands_leave_the_command_line_out_of_model_texts() {
+    let c = Claude::new();
+    let cmd = c.hook("pre", "--exit 2 --stderr 'nope'");
+    let c = c.project_settings(&settings("PreToolUse", Some("Bash"), &[&cmd]));
+    let f = c.fire_with(&bash_before("ls"), &["--claude-hide-commands"]);
+    assert_eq!(
+        texts(&f.outcome["notices"]),
+        ["PreToolUse:Bash hook error: nope"]
+    );
+}

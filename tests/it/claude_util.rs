@@ -1,0 +1,185 @@
+//! Builder for claude tests: Claude Code settings files and plugins in a
+//! temp dir, fired through the binary with `--dialect claude`, and a hook
+//! fixture that behaves like the recording harness's `hook.py`.
+
+use std::fs;
+use std::path::PathBuf;
+
+use serde_json::Value;
+
+use crate::util::{Fired, latch, write_file, write_script};
+
+/// A temp tree: `project/`, `home/`, `state/`, `managed/`, plugins.
+pub struct Claude {
+    pub root: tempfile::TempDir,
+    pub plugins: Vec<PathBuf>,
+}
+
+/// The fixture hook: records its stdin to `in.<label>.json` (appending one
+/// line per run to `runs.<label>.jsonl`), then prints `--stdout`, writes
+/// `--stderr`, and exits with `--exit`. `--once` behaves only on the first
+/// run of the label; `--sleep S` waits first.
+const HOOK: &str = r#"#!/bin/sh
+label=x; out=""; err=""; code=0; once=0; sleep_s=0
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --label) label=$2; shift 2;;
+    --stdout) out=$2; shift 2;;
+    --stderr) err=$2; shift 2;;
+    --exit) code=$2; shift 2;;
+    --sleep) sleep_s=$2; shift 2;;
+    --once) once=1; shift;;
+    *) shift;;
+  esac
+done
+input=$(cat)
+printf '%s\n' "$input" > "$HOOK_DIR/in.$label.json"
+printf '%s\n' "$input" >> "$HOOK_DIR/runs.$label.jsonl"
+if [ "$once" = 1 ]; then
+  if [ -e "$HOOK_DIR/once.$label" ]; then exit 0; fi
+  : > "$HOOK_DIR/once.$label"
+fi
+[ "$sleep_s" = 0 ] || sleep "$sleep_s"
+[ -z "$out" ] || printf '%s\n' "$out"
+[ -z "$err" ] || printf '%s\n' "$err" >&2
+exit "$code"
+"#;
+
+impl Claude {
+    pub fn new() -> Claude {
+        let root = tempfile::tempdir().expect("tempdir");
+        for d in ["project/.claude", "home/.claude", "managed", "hooks"] {
+            fs::create_dir_all(root.path().join(d)).expect("mkdir");
+        }
+        write_script(root.path(), "hooks/hook.sh", HOOK);
+        Claude {
+            root,
+            plugins: Vec::new(),
+        }
+    }
+
+    pub fn project(&self) -> PathBuf {
+        self.root.path().join("project")
+    }
+
+    pub fn home(&self) -> PathBuf {
+        self.root.path().join("home")
+    }
+
+    /// Where the fixture hook writes what it read.
+    pub fn hook_dir(&self) -> PathBuf {
+        self.root.path().join("hooks")
+    }
+
+    /// The fixture hook's command line: `<hook.sh> --label L <args>`.
+    pub fn hook(&self, label: &str, args: &str) -> String {
+        let path = self.hook_dir().join("hook.sh");
+        format!("{} --label {label} {args}", path.display())
+            .trim_end()
+            .to_owned()
+    }
+
+    /// Writes a file relative to the temp root.
+    pub fn write(&self, rel: &str, text: &str) -> PathBuf {
+        write_file(self.root.path(), rel, text)
+    }
+
+    /// Writes `project/.claude/settings.json`.
+    pub fn project_settings(self, json: &Value) -> Claude {
+        self.write("project/.claude/settings.json", &json.to_string());
+        self
+    }
+
+    /// Writes `home/.claude/settings.json`.
+    pub fn user_settings(self, json: &Value) -> Claude {
+        self.write("home/.claude/settings.json", &json.to_string());
+        self
+    }
+
+    /// Writes `project/.claude/settings.local.json`.
+    pub fn local_settings(self, json: &Value) -> Claude {
+        self.write("project/.claude/settings.local.json", &json.to_string());
+        self
+    }
+
+    /// A plugin with a manifest `{"name": name}` and `hooks/hooks.json`.
+    pub fn plugin(mut self, name: &str, hooks: &Value) -> Claude {
+        let dir = self.root.path().join("plugins").join(name);
+        write_file(
+            &dir,
+            ".claude-plugin/plugin.json",
+            &format!("{{\"name\":\"{name}\"}}"),
+        );
+        write_file(&dir, "hooks/hooks.json", &hooks.to_string());
+        self.plugins.push(dir);
+        self
+    }
+
+    /// What the fixture hook `label` read on stdin the last time it ran.
+    pub fn received(&self, label: &str) -> Option<Value> {
+        let text = fs::read_to_string(self.hook_dir().join(format!("in.{label}.json"))).ok()?;
+        Some(serde_json::from_str(&text).expect("hook stdin is JSON"))
+    }
+
+    /// The raw stdin of the last run of `label`, byte for byte.
+    pub fn received_raw(&self, label: &str) -> Option<String> {
+        fs::read_to_string(self.hook_dir().join(format!("in.{label}.json"))).ok()
+    }
+
+    /// How many times the fixture hook `label` ran.
+    pub fn runs_of(&self, label: &str) -> usize {
+        fs::read_to_string(self.hook_dir().join(format!("runs.{label}.jsonl")))
+            .map(|t| t.lines().count())
+            .unwrap_or(0)
+    }
+
+    pub fn fire(&self, event: &Value) -> Fired {
+        self.fire_with(event, &[])
+    }
+
+    /// Fires with `--dialect claude`, the temp project, home, state and
+    /// managed directory, every plugin, and `extra` flags.
+    pub fn fire_with(&self, event: &Value, extra: &[&str]) -> Fired {
+        let mut cmd = latch();
+        cmd.args(["fire", "--dialect", "claude", "--project"])
+            .arg(self.project())
+            .arg("--home")
+            .arg(self.home())
+            .arg("--state-dir")
+            .arg(self.root.path().join("state"))
+            .arg("--claude-managed-dir")
+            .arg(self.root.path().join("managed"));
+        for d in &self.plugins {
+            cmd.arg("--plugin-dir").arg(d);
+        }
+        cmd.args(extra)
+            .env("HOOK_DIR", self.hook_dir())
+            .env_remove("CLAUDE_CODE_STOP_HOOK_BLOCK_CAP")
+            .env_remove("LATCH_STATE_DIR");
+        let out = cmd
+            .write_stdin(serde_json::to_vec(event).expect("json"))
+            .output()
+            .expect("latch runs");
+        Fired::from_output(&out)
+    }
+}
+
+/// `{"hooks": {event: [{"matcher": m, "hooks": [command handlers]}]}}`.
+pub fn settings(event: &str, matcher: Option<&str>, commands: &[&str]) -> Value {
+    let handlers: Vec<Value> = commands
+        .iter()
+        .map(|c| serde_json::json!({"type": "command", "command": c}))
+        .collect();
+    let mut group = serde_json::json!({"hooks": handlers});
+    if let Some(m) = matcher {
+        group["matcher"] = Value::from(m);
+    }
+    serde_json::json!({"hooks": {event: [group]}})
+}
+
+/// A `tool_before` for Claude Code's Bash tool.
+pub fn bash_before(command: &str) -> Value {
+    serde_json::json!({"event": "tool_before", "session_id": "s1", "prompt_id": "p1",
+        "permission_mode": "bypassPermissions",
+        "tool": {"name": "Bash", "input": {"command": command}, "call_id": "toolu_1"}})
+}
