@@ -1,14 +1,13 @@
 //! Running hook processes for a dialect: one at a time ([`run`]) or all at
 //! once ([`run_parallel`]), each recorded the same way.
 
-use std::future::{Future, poll_fn};
-use std::pin::Pin;
+use std::future::poll_fn;
 use std::task::Poll;
 
 use crate::outcome::HookRun;
 use crate::run::{Exit, HookCommand, RunResult};
 
-use super::DispatchContext;
+use super::{BoxFuture, DispatchContext};
 
 /// One hook process to run, and the record its run fills in.
 #[derive(Debug)]
@@ -60,25 +59,38 @@ pub async fn run(cx: &DispatchContext<'_>, job: Job) -> Finished {
 /// come back in the jobs' order; [`Finished::finished`] says the order in
 /// which they ended.
 pub async fn run_parallel(cx: &DispatchContext<'_>, jobs: Vec<Job>) -> Vec<Finished> {
-    // Hand-written rather than `tokio::spawn` or a `futures` join: the runs
-    // borrow the dispatch context (no `'static` tasks), all of them run on
-    // the caller's task, and the order they finish in is part of the
-    // answer (Claude Code reports several hooks' texts in that order).
-    type Running<'a> = Pin<Box<dyn Future<Output = Finished> + Send + 'a>>;
-    let mut running: Vec<Option<Running<'_>>> = jobs
+    let runs: Vec<BoxFuture<'_, Finished>> = jobs
         .into_iter()
-        .map(|job| Some(Box::pin(run(cx, job)) as Running<'_>))
+        .map(|job| Box::pin(run(cx, job)) as BoxFuture<'_, Finished>)
         .collect();
-    let mut done: Vec<Option<Finished>> = running.iter().map(|_| None).collect();
+    join_all(runs)
+        .await
+        .into_iter()
+        .map(|(mut f, order)| {
+            f.finished = order;
+            f
+        })
+        .collect()
+}
+
+/// Waits for every future, polling them all on the caller's task. The
+/// results come back in the futures' order, each with the order in which
+/// it finished (0 first).
+pub async fn join_all<'a, T>(futures: Vec<BoxFuture<'a, T>>) -> Vec<(T, usize)> {
+    // Hand-written rather than `tokio::spawn` or a `futures` join: the
+    // futures borrow the dispatch context (no `'static` tasks), all of them
+    // run on the caller's task, and the order they finish in is part of
+    // the answer (Claude Code reports several hooks' texts in that order).
+    let mut running: Vec<Option<BoxFuture<'a, T>>> = futures.into_iter().map(Some).collect();
+    let mut done: Vec<Option<(T, usize)>> = running.iter().map(|_| None).collect();
     let mut finished = 0;
     poll_fn(|task| {
         for (slot, out) in running.iter_mut().zip(done.iter_mut()) {
             if let Some(future) = slot
-                && let Poll::Ready(mut result) = future.as_mut().poll(task)
+                && let Poll::Ready(result) = future.as_mut().poll(task)
             {
-                result.finished = finished;
+                *out = Some((result, finished));
                 finished += 1;
-                *out = Some(result);
                 *slot = None;
             }
         }

@@ -20,5 +20,5 @@ pub mod job;
 pub mod select;
 
 pub use context::{BoxFuture, DispatchContext, InputValidator, ObjectArguments};
-pub use job::{Finished, Job, leftovers_warning, record_process, run, run_parallel};
+pub use job::{Finished, Job, join_all, leftovers_warning, record_process, run, run_parallel};
 pub use select::Indexed;

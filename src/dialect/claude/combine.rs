@@ -22,10 +22,11 @@ use crate::outcome::{
     Continuation, Decision, ErrorCategory, Halt, HookRun, Injection, Notice, NoticeKind, Outcome,
     Placement, Reason, RunStatus,
 };
-use crate::pipeline::{self, DispatchContext, Job};
+use crate::pipeline::{self, BoxFuture, DispatchContext, Job};
 use crate::run::{EnvPolicy, HookCommand, OutputLimits, Program};
 
 use super::events::{ClaudeEvent, PayloadFacts, payload};
+use super::http;
 use super::judge::{HookJson, Verdict, judge};
 use super::load::{Group, Handler, HandlerKind, LoadedFile, Matcher};
 use super::text::{self, Texts, additional_context, capped, stop_feedback, success};
@@ -105,20 +106,16 @@ pub async fn dispatch(cfg: &Claude, event: &Event, cx: &DispatchContext<'_>) -> 
     let mut stdin = crate::dialect::payload::to_bytes(&payload(ce, event, &facts));
     stdin.push(b'\n');
 
-    // Build a job per runnable handler; the others are already recorded.
-    let mut jobs = Vec::new();
+    // One run per runnable handler, all at once; the others are recorded.
+    let mut runs: Vec<BoxFuture<'_, Ran>> = Vec::new();
     let mut shown = Vec::new();
     for s in selected {
-        match command(s.file, s.handler, event, &project, &workdir, &stdin) {
-            Ok(cmd) => {
-                shown.push(s.handler.kind.shown());
-                jobs.push(Job {
-                    command: cmd,
-                    record: s.record,
-                });
+        match work(s, event, &project, &workdir, &stdin, cx) {
+            Ok(run) => {
+                shown.push(s_shown(&run));
+                runs.push(run.future);
             }
-            Err(message) => {
-                let mut record = s.record;
+            Err((mut record, message)) => {
                 out.warnings
                     .push(format!("{} hook error: {message}", label(ce, &tool)));
                 record.fail(ErrorCategory::CommandError, message);
@@ -126,11 +123,7 @@ pub async fn dispatch(cfg: &Claude, event: &Event, cx: &DispatchContext<'_>) -> 
             }
         }
     }
-    let timeouts: Vec<f64> = jobs
-        .iter()
-        .map(|j| j.command.timeout.as_secs_f64())
-        .collect();
-    let finished = pipeline::run_parallel(cx, jobs).await;
+    let finished = pipeline::join_all(runs).await;
 
     let mut fold = Fold {
         ce,
@@ -146,18 +139,100 @@ pub async fn dispatch(cfg: &Claude, event: &Event, cx: &DispatchContext<'_>) -> 
     };
     // Texts in the order the handlers finished.
     let mut order: Vec<usize> = (0..finished.len()).collect();
-    order.sort_by_key(|&i| finished[i].finished);
+    order.sort_by_key(|&i| finished[i].1);
     let mut records: Vec<Option<HookRun>> = finished.iter().map(|_| None).collect();
+    let mut finished: Vec<Option<Ran>> = finished.into_iter().map(|(r, _)| Some(r)).collect();
     for i in order {
-        let f = &finished[i];
-        let mut record = f.record.clone();
-        fold.out.warnings.extend(f.warning.clone());
-        let verdict = judge(&f.result, timeouts[i]);
-        fold.apply(i, &shown[i], verdict, &mut record, cx);
+        let Some(ran) = finished[i].take() else {
+            continue;
+        };
+        let mut record = ran.record;
+        fold.out.warnings.extend(ran.warnings);
+        fold.apply(i, &shown[i], ran.verdict, &mut record, cx);
         records[i] = Some(record);
     }
     fold.out.runs.extend(records.into_iter().flatten());
     fold.finish(cx, options.stop_block_cap).await
+}
+
+/// One handler's run, read.
+struct Ran {
+    record: HookRun,
+    verdict: Verdict,
+    warnings: Vec<String>,
+}
+
+/// A handler ready to run: its text for messages and its run.
+struct Work<'a> {
+    shown: String,
+    future: BoxFuture<'a, Ran>,
+}
+
+fn s_shown(w: &Work<'_>) -> String {
+    w.shown.clone()
+}
+
+/// The run of one selected handler, or its record and why it cannot run.
+fn work<'a>(
+    s: Selected<'a>,
+    event: &'a Event,
+    project: &Path,
+    workdir: &Path,
+    stdin: &[u8],
+    cx: &'a DispatchContext<'a>,
+) -> Result<Work<'a>, (HookRun, String)> {
+    let shown = s.handler.kind.shown();
+    match &s.handler.kind {
+        HandlerKind::Http {
+            url,
+            headers,
+            allowed_env_vars,
+        } => {
+            let (headers, warnings) =
+                http::expand_headers(headers, allowed_env_vars, |k| std::env::var(k).ok());
+            let timeout = s.handler.timeout.unwrap_or(COMMAND_TIMEOUT);
+            // The body is the payload without the newline a command gets.
+            let body = stdin.strip_suffix(b"\n").unwrap_or(stdin).to_vec();
+            let url = url.clone();
+            let mut record = s.record;
+            Ok(Work {
+                shown,
+                future: Box::pin(async move {
+                    let called = http::call(url, headers, body, timeout, cx.cancel).await;
+                    record.took(called.took);
+                    if let Some(status) = called.status {
+                        record.message = Some(format!("HTTP {status}"));
+                    }
+                    Ran {
+                        record,
+                        verdict: called.verdict,
+                        warnings,
+                    }
+                }),
+            })
+        }
+        _ => match command(s.file, s.handler, event, project, workdir, stdin) {
+            Ok(cmd) => {
+                let timeout = cmd.timeout.as_secs_f64();
+                let job = Job {
+                    command: cmd,
+                    record: s.record,
+                };
+                Ok(Work {
+                    shown,
+                    future: Box::pin(async move {
+                        let f = pipeline::run(cx, job).await;
+                        Ran {
+                            verdict: judge(&f.result, timeout),
+                            record: f.record,
+                            warnings: f.warning.into_iter().collect(),
+                        }
+                    }),
+                })
+            }
+            Err(message) => Err((s.record, message)),
+        },
+    }
 }
 
 /// The handlers that run for this event, in configuration order, with a
@@ -242,6 +317,12 @@ fn skip_reason(
     }
     match &handler.kind {
         HandlerKind::Command { .. } => None,
+        // Recorded (`r2_http_errors`): SessionStart skips http handlers.
+        HandlerKind::Http { .. } if ce == ClaudeEvent::SessionStart => Some((
+            Some(ErrorCategory::UnsupportedHandler),
+            "SessionStart does not run http handlers".to_owned(),
+        )),
+        HandlerKind::Http { .. } => None,
         other => Some((
             Some(ErrorCategory::UnsupportedHandler),
             format!("latch does not run `{}` handlers yet", other.type_name()),

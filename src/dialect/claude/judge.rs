@@ -90,10 +90,7 @@ pub fn judge(result: &RunResult, timeout_secs: f64) -> Verdict {
         .then(|| serde_json::from_str::<Value>(stdout.trim()).ok())
         .flatten();
     match (code, json) {
-        (_, Some(Value::Object(obj))) => match read_json(obj) {
-            Ok(j) => Verdict::Json(Box::new(j)),
-            Err(why) => Verdict::NonBlocking(format!("Hook JSON output validation failed: {why}")),
-        },
+        (_, Some(Value::Object(obj))) => json_answer(obj),
         (0, _) => Verdict::Plain(stdout.trim().to_owned()),
         (c, _) => {
             let first = stderr.lines().next().unwrap_or("").trim();
@@ -103,6 +100,14 @@ pub fn judge(result: &RunResult, timeout_secs: f64) -> Verdict {
                 format!("Failed with non-blocking status code: {first}")
             })
         }
+    }
+}
+
+/// A JSON object answer (from stdout or an HTTP reply) as a verdict.
+pub fn json_answer(obj: Map<String, Value>) -> Verdict {
+    match read_json(obj) {
+        Ok(j) => Verdict::Json(Box::new(j)),
+        Err(why) => Verdict::NonBlocking(format!("Hook JSON output validation failed: {why}")),
     }
 }
 

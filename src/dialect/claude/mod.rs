@@ -10,6 +10,7 @@
 //!   drops the whole file, as Claude Code does, with located diagnostics);
 //! - [`events`]: event names, matcher targets, the stdin payload;
 //! - [`judge`]: one run's exit code and output into a verdict;
+//! - [`http`]: `http` handlers;
 //! - [`text`]: Claude Code's texts;
 //! - [`combine`]: the verdicts into one [`Outcome`](crate::Outcome).
 //!
@@ -19,6 +20,7 @@ pub mod combine;
 pub mod discover;
 pub mod events;
 pub mod explain;
+pub mod http;
 pub mod judge;
 pub mod load;
 pub mod text;
