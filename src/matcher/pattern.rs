@@ -330,13 +330,16 @@ pub fn check_glob(glob: &str, budget: &mut PatternBudget) -> Result<PathGlob, Pa
         .build()
         .map_err(|e| PatternError::Syntax(e.kind().to_string()))?;
     let regex = parsed.regex().to_owned();
-    let hir = regex_syntax::ParserBuilder::new()
-        .nest_limit(NEST_LIMIT.saturating_mul(2))
-        .utf8(false)
-        .dot_matches_new_line(true)
-        .build()
-        .parse(&regex)
-        .map_err(|e| PatternError::Syntax(format!("its regex does not parse: {e}")))?;
+    let hir = match super::glob_hir::translate(&regex) {
+        Some(hir) => hir,
+        None => regex_syntax::ParserBuilder::new()
+            .nest_limit(NEST_LIMIT.saturating_mul(2))
+            .utf8(false)
+            .dot_matches_new_line(true)
+            .build()
+            .parse(&regex)
+            .map_err(|e| PatternError::Syntax(format!("its regex does not parse: {e}")))?,
+    };
     let size = estimate(&hir, 0);
     if size > MAX_PATTERN_SIZE {
         return Err(PatternError::TooLarge { size });
