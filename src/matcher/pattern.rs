@@ -9,7 +9,7 @@
 //! 1. the text is at most [`MAX_PATTERN_LEN`] bytes;
 //! 2. it parses (`regex_syntax`, with its nesting limit; a glob is parsed
 //!    by `globset`, and the regex it writes is read into the same syntax
-//!    tree by [`super::glob_hir`], or parsed the same way if it is not in
+//!    tree by `glob_hir.rs`, or parsed the same way if it is not in
 //!    the subset that reader knows);
 //! 3. its compiled size, estimated from the parsed form (a repetition
 //!    multiplies, a class counts its UTF-8 sequences), is at most
