@@ -58,7 +58,9 @@ pub fn parse(text: &str) -> Result<Node, SyntaxError> {
     parse_with(text, options)
 }
 
-/// Parses like [`parse`], but a duplicate key keeps its last value (JSON's rule).
+/// Parses like [`parse`], but a duplicate key is allowed (JSON's rule).
+/// Only the tests of the JSON reader use it, to compare with it.
+#[cfg(test)]
 pub(crate) fn parse_with_last_key_wins(text: &str) -> Result<Node, SyntaxError> {
     let mut options = serde_saphyr::Options::default();
     options.strict_booleans = true;

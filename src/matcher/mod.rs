@@ -9,6 +9,7 @@
 //!   length, parse and size checks at load, a budget per file, a lazy
 //!   compile within a size limit.
 
+mod glob_hir;
 mod name;
 pub mod pattern;
 

@@ -8,7 +8,9 @@
 //!
 //! 1. the text is at most [`MAX_PATTERN_LEN`] bytes;
 //! 2. it parses (`regex_syntax`, with its nesting limit; a glob is parsed
-//!    by `globset` and its regex parsed the same way);
+//!    by `globset`, and the regex it writes is read into the same syntax
+//!    tree by `glob_hir.rs`, or parsed the same way if it is not in
+//!    the subset that reader knows);
 //! 3. its compiled size, estimated from the parsed form (a repetition
 //!    multiplies, a class counts its UTF-8 sequences), is at most
 //!    [`MAX_PATTERN_SIZE`];
@@ -330,13 +332,16 @@ pub fn check_glob(glob: &str, budget: &mut PatternBudget) -> Result<PathGlob, Pa
         .build()
         .map_err(|e| PatternError::Syntax(e.kind().to_string()))?;
     let regex = parsed.regex().to_owned();
-    let hir = regex_syntax::ParserBuilder::new()
-        .nest_limit(NEST_LIMIT.saturating_mul(2))
-        .utf8(false)
-        .dot_matches_new_line(true)
-        .build()
-        .parse(&regex)
-        .map_err(|e| PatternError::Syntax(format!("its regex does not parse: {e}")))?;
+    let hir = match super::glob_hir::translate(&regex) {
+        Some(hir) => hir,
+        None => regex_syntax::ParserBuilder::new()
+            .nest_limit(NEST_LIMIT.saturating_mul(2))
+            .utf8(false)
+            .dot_matches_new_line(true)
+            .build()
+            .parse(&regex)
+            .map_err(|e| PatternError::Syntax(format!("its regex does not parse: {e}")))?,
+    };
     let size = estimate(&hir, 0);
     if size > MAX_PATTERN_SIZE {
         return Err(PatternError::TooLarge { size });
