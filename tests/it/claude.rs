@@ -897,3 +897,141 @@ fn hidden_commands_leave_the_command_line_out_of_model_texts() {
         ["PreToolUse:Bash hook error: nope"]
     );
 }
+
+mod http {
+    use serde_json::{Value, json};
+
+    use super::texts;
+    use crate::claude_util::{Claude, HttpStub, bash_before};
+
+    fn http(url: &str) -> Value {
+        json!({"type": "http", "url": url})
+    }
+
+    #[test]
+    fn r2_http_pre_deny_posts_the_payload_and_expands_only_allowed_variables() {
+        let stub = HttpStub::start(vec![(
+            "/deny",
+            200,
+            r#"{"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny", "permissionDecisionReason": "HTTP_DENY"}}"#,
+        )]);
+        let mut handler = http(&stub.url("/deny?x=1"));
+        handler["headers"] = json!({"X-Literal": "literal-value", "Authorization": "Bearer $HOOK_TOKEN", "X-Braced": "${HOOK_TOKEN}", "X-Not-Allowed": "$SECRET_VAR"});
+        handler["allowedEnvVars"] = json!(["HOOK_TOKEN"]);
+        let c = Claude::new().project_settings(
+            &json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [handler]}]}}),
+        );
+        let mut cmd = crate::util::latch();
+        cmd.env("HOOK_TOKEN", "tok123").env("SECRET_VAR", "secret");
+        let f = c.fire_cmd(cmd, &bash_before("ls"), &[]);
+        assert_eq!(f.outcome["decision"], "deny", "{}", f.outcome);
+        assert_eq!(texts(&f.outcome["notices"]), ["HTTP_DENY"]);
+        let reqs = stub.requests();
+        assert_eq!(reqs.len(), 1);
+        assert_eq!(reqs[0].line, "POST /deny?x=1 HTTP/1.1");
+        let header = |k: &str| {
+            reqs[0]
+                .headers
+                .iter()
+                .find(|(n, _)| n == k)
+                .map(|(_, v)| v.as_str())
+        };
+        assert_eq!(header("content-type"), Some("application/json"));
+        assert_eq!(header("accept"), Some("application/json, text/plain, */*"));
+        assert_eq!(header("x-literal"), Some("literal-value"));
+        assert_eq!(header("authorization"), Some("Bearer tok123"));
+        assert_eq!(header("x-braced"), Some("tok123"));
+        assert_eq!(header("x-not-allowed"), Some(""));
+        let body: Value = serde_json::from_str(&reqs[0].body).expect("JSON body");
+        assert_eq!(body["hook_event_name"], "PreToolUse");
+        assert_eq!(body["tool_input"], json!({"command": "ls"}));
+        assert!(
+            f.outcome["warnings"]
+                .to_string()
+                .contains("env var $SECRET_VAR not in allowedEnvVars")
+        );
+    }
+
+    #[test]
+    fn r2_http_errors_are_non_blocking_and_2xx_json_works_like_a_command() {
+        let stub = HttpStub::start(vec![
+            ("/empty", 200, ""),
+            ("/text", 200, "ok"),
+            (
+                "/ctx",
+                200,
+                r#"{"hookSpecificOutput": {"hookEventName": "PostToolUse", "additionalContext": "HTTP ctx"}}"#,
+            ),
+            (
+                "/deny500",
+                500,
+                r#"{"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny"}}"#,
+            ),
+            (
+                "/stop",
+                200,
+                r#"{"decision": "block", "reason": "HTTP stop"}"#,
+            ),
+            ("/slow", 200, ""),
+        ]);
+        // A port nothing listens on: bind one, then free it.
+        let refused = {
+            let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+            l.local_addr().unwrap().port()
+        };
+        let mut slow = http(&stub.url("/slow"));
+        slow["timeout"] = json!(1);
+        let c = Claude::new().project_settings(&json!({"hooks": {
+            "PreToolUse": [{"hooks": [http(&stub.url("/empty")), http(&stub.url("/text")), http(&stub.url("/nowhere")),
+                                      http(&stub.url("/deny500")), http(&format!("http://127.0.0.1:{refused}/x")), slow]}],
+            "PostToolUse": [{"hooks": [http(&stub.url("/ctx"))]}],
+            "Stop": [{"hooks": [http(&stub.url("/stop"))]}],
+            "SessionStart": [{"hooks": [http(&stub.url("/empty"))]}]}}));
+        let f = c.fire(&bash_before("ls"));
+        assert_eq!(f.outcome["decision"], "proceed", "{}", f.outcome);
+        let statuses: Vec<&str> = f
+            .runs()
+            .iter()
+            .map(|r| r["status"].as_str().unwrap())
+            .collect();
+        assert_eq!(
+            statuses,
+            ["ok", "failed", "failed", "failed", "failed", "failed"],
+            "{}",
+            f.outcome
+        );
+        let warnings = f.outcome["warnings"].to_string();
+        for w in [
+            "HTTP hook must return JSON, but got non-JSON response body: ok",
+            &format!("HTTP 404 from {}", stub.url("/nowhere")),
+            &format!("HTTP 500 from {}", stub.url("/deny500")),
+            &format!("connect ECONNREFUSED 127.0.0.1:{refused}"),
+            "timed out",
+        ] {
+            assert!(warnings.contains(w), "{w}: {warnings}");
+        }
+        let mut after = bash_before("ls");
+        after["event"] = json!("tool_after");
+        after["tool"]["output"] = json!({"stdout": ""});
+        let f = c.fire(&after);
+        assert_eq!(
+            texts(&f.outcome["context"]),
+            [
+                "<system-reminder>\nPostToolUse:Bash hook additional context: HTTP ctx\n</system-reminder>"
+            ]
+        );
+        let f = c.fire(&json!({"event": "stop", "session_id": "s1"}));
+        assert_eq!(
+            f.outcome["continuation"]["prompt"],
+            "Stop hook feedback:\nHTTP stop"
+        );
+        let before = stub.requests().len();
+        let f = c.fire(&json!({"event": "session_start", "session_id": "s1", "source": "startup"}));
+        assert_eq!(
+            stub.requests().len(),
+            before,
+            "SessionStart skips http handlers"
+        );
+        assert_eq!(f.runs()[0]["status"], "skipped");
+    }
+}

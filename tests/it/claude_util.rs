@@ -140,7 +140,11 @@ impl Claude {
     /// Fires with `--dialect claude`, the temp project, home, state and
     /// managed directory, every plugin, and `extra` flags.
     pub fn fire_with(&self, event: &Value, extra: &[&str]) -> Fired {
-        let mut cmd = latch();
+        self.fire_cmd(latch(), event, extra)
+    }
+
+    /// Like [`Claude::fire_with`], on a prepared command (extra environment).
+    pub fn fire_cmd(&self, mut cmd: assert_cmd::Command, event: &Value, extra: &[&str]) -> Fired {
         cmd.args(["fire", "--dialect", "claude", "--project"])
             .arg(self.project())
             .arg("--home")
@@ -182,4 +186,87 @@ pub fn bash_before(command: &str) -> Value {
     serde_json::json!({"event": "tool_before", "session_id": "s1", "prompt_id": "p1",
         "permission_mode": "bypassPermissions",
         "tool": {"name": "Bash", "input": {"command": command}, "call_id": "toolu_1"}})
+}
+
+/// One request an [`HttpStub`] received.
+#[derive(Debug, Clone)]
+pub struct Request {
+    /// `POST /path?query`.
+    pub line: String,
+    /// Header names lowercased, in order.
+    pub headers: Vec<(String, String)>,
+    pub body: String,
+}
+
+/// A tiny HTTP/1.1 server on 127.0.0.1 that answers each path with a
+/// canned status and body (or, for `/slow`, after 3 s) and records every
+/// request.
+pub struct HttpStub {
+    pub port: u16,
+    pub requests: std::sync::Arc<std::sync::Mutex<Vec<Request>>>,
+}
+
+impl HttpStub {
+    pub fn start(replies: Vec<(&'static str, u16, &'static str)>) -> HttpStub {
+        use std::io::{BufRead, BufReader, Read, Write};
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+        let port = listener.local_addr().expect("addr").port();
+        let requests = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let seen = requests.clone();
+        std::thread::spawn(move || {
+            for stream in listener.incoming() {
+                let Ok(mut stream) = stream else { continue };
+                let mut reader = BufReader::new(stream.try_clone().expect("clone"));
+                let mut line = String::new();
+                if reader.read_line(&mut line).is_err() {
+                    continue;
+                }
+                let mut headers = Vec::new();
+                let mut length = 0;
+                loop {
+                    let mut h = String::new();
+                    if reader.read_line(&mut h).is_err() || h.trim().is_empty() {
+                        break;
+                    }
+                    if let Some((k, v)) = h.trim_end().split_once(':') {
+                        let v = v.trim();
+                        if k.eq_ignore_ascii_case("content-length") {
+                            length = v.parse().unwrap_or(0);
+                        }
+                        headers.push((k.to_ascii_lowercase(), v.to_owned()));
+                    }
+                }
+                let mut body = vec![0; length];
+                let _ = reader.read_exact(&mut body);
+                let path = line.split_whitespace().nth(1).unwrap_or("").to_owned();
+                seen.lock().expect("lock").push(Request {
+                    line: line.trim_end().to_owned(),
+                    headers,
+                    body: String::from_utf8_lossy(&body).into_owned(),
+                });
+                let route = path.split('?').next().unwrap_or("");
+                if route == "/slow" {
+                    std::thread::sleep(std::time::Duration::from_secs(3));
+                }
+                let (status, reply) = replies
+                    .iter()
+                    .find(|(p, _, _)| *p == route)
+                    .map_or((404, ""), |(_, s, b)| (*s, *b));
+                let _ = write!(
+                    stream,
+                    "HTTP/1.1 {status} X\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{reply}",
+                    reply.len()
+                );
+            }
+        });
+        HttpStub { port, requests }
+    }
+
+    pub fn url(&self, path: &str) -> String {
+        format!("http://127.0.0.1:{}{path}", self.port)
+    }
+
+    pub fn requests(&self) -> Vec<Request> {
+        self.requests.lock().expect("lock").clone()
+    }
 }
