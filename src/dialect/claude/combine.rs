@@ -111,11 +111,11 @@ pub async fn dispatch(cfg: &Claude, event: &Event, cx: &DispatchContext<'_>) -> 
     let mut shown = Vec::new();
     for s in selected {
         match work(s, event, &project, &workdir, &stdin, cx) {
-            Ok(run) => {
-                shown.push(s_shown(&run));
+            Prepared::Run(run) => {
+                shown.push(run.shown);
                 runs.push(run.future);
             }
-            Err((mut record, message)) => {
+            Prepared::Refused(mut record, message) => {
                 out.warnings
                     .push(format!("{} hook error: {message}", label(ce, &tool)));
                 record.fail(ErrorCategory::CommandError, message);
@@ -168,8 +168,10 @@ struct Work<'a> {
     future: BoxFuture<'a, Ran>,
 }
 
-fn s_shown(w: &Work<'_>) -> String {
-    w.shown.clone()
+/// A selected handler, ready to run or refused (its record, and why).
+enum Prepared<'a> {
+    Run(Work<'a>),
+    Refused(HookRun, String),
 }
 
 /// The run of one selected handler, or its record and why it cannot run.
@@ -180,7 +182,7 @@ fn work<'a>(
     workdir: &Path,
     stdin: &[u8],
     cx: &'a DispatchContext<'a>,
-) -> Result<Work<'a>, (HookRun, String)> {
+) -> Prepared<'a> {
     let shown = s.handler.kind.shown();
     match &s.handler.kind {
         HandlerKind::Http {
@@ -195,7 +197,7 @@ fn work<'a>(
             let body = stdin.strip_suffix(b"\n").unwrap_or(stdin).to_vec();
             let url = url.clone();
             let mut record = s.record;
-            Ok(Work {
+            Prepared::Run(Work {
                 shown,
                 future: Box::pin(async move {
                     let called = http::call(url, headers, body, timeout, cx.cancel).await;
@@ -218,7 +220,7 @@ fn work<'a>(
                     command: cmd,
                     record: s.record,
                 };
-                Ok(Work {
+                Prepared::Run(Work {
                     shown,
                     future: Box::pin(async move {
                         let f = pipeline::run(cx, job).await;
@@ -230,7 +232,7 @@ fn work<'a>(
                     }),
                 })
             }
-            Err(message) => Err((s.record, message)),
+            Err(message) => Prepared::Refused(s.record, message),
         },
     }
 }
