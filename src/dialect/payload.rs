@@ -20,7 +20,56 @@ pub enum Json<'a> {
     /// A parsed value.
     Value(Cow<'a, Value>),
     /// JSON text, written verbatim.
-    Raw(&'a RawValue),
+    Raw(Cow<'a, RawValue>),
+}
+
+impl<'a> Json<'a> {
+    /// JSON text borrowed from the event, written verbatim.
+    pub fn raw(text: &'a RawValue) -> Json<'a> {
+        Json::Raw(Cow::Borrowed(text))
+    }
+
+    /// JSON text without the whitespace between its tokens (strings are
+    /// kept as written), as one compact line: borrowed when the text is
+    /// compact already.
+    pub fn compact(text: &'a RawValue) -> Json<'a> {
+        match minify(text.get()) {
+            None => Json::Raw(Cow::Borrowed(text)),
+            Some(min) => match RawValue::from_string(min) {
+                Ok(raw) => Json::Raw(Cow::Owned(raw)),
+                Err(_) => Json::Raw(Cow::Borrowed(text)),
+            },
+        }
+    }
+}
+
+/// `text` (valid JSON) without whitespace outside strings; `None` when it
+/// has none. A byte scan: JSON whitespace is ASCII and never occurs inside
+/// a multi-byte character. The copy starts at the first whitespace found.
+fn minify(text: &str) -> Option<String> {
+    let bytes = text.as_bytes();
+    let mut out: Option<Vec<u8>> = None;
+    let (mut in_string, mut escaped) = (false, false);
+    for (i, &b) in bytes.iter().enumerate() {
+        if in_string {
+            if escaped {
+                escaped = false;
+            } else if b == b'\\' {
+                escaped = true;
+            } else if b == b'"' {
+                in_string = false;
+            }
+        } else if b == b'"' {
+            in_string = true;
+        } else if matches!(b, b' ' | b'\t' | b'\n' | b'\r') {
+            out.get_or_insert_with(|| bytes[..i].to_vec());
+            continue;
+        }
+        if let Some(o) = out.as_mut() {
+            o.push(b);
+        }
+    }
+    out.and_then(|o| String::from_utf8(o).ok())
 }
 
 impl Json<'_> {
@@ -100,7 +149,7 @@ impl<'a> From<Cow<'a, Value>> for Json<'a> {
 
 impl<'a> From<&'a RawValue> for Json<'a> {
     fn from(v: &'a RawValue) -> Self {
-        Json::Raw(v)
+        Json::raw(v)
     }
 }
 
@@ -182,17 +231,41 @@ pub fn to_bytes(value: &impl Serialize) -> Vec<u8> {
 mod tests {
     use super::*;
 
+    proptest::proptest! {
+        /// Compacting a pretty-printed value gives serde_json's compact
+        /// text of the same value.
+        #[test]
+        fn compact_is_the_compact_serialization(v in proptest::arbitrary::any::<Vec<(String, Vec<i64>)>>()) {
+            let value = serde_json::json!(v.into_iter().collect::<std::collections::BTreeMap<_, _>>());
+            let pretty = RawValue::from_string(serde_json::to_string_pretty(&value).unwrap()).unwrap();
+            let Json::Raw(c) = Json::compact(&pretty) else { panic!() };
+            proptest::prop_assert_eq!(c.get(), value.to_string());
+        }
+    }
+
+    #[test]
+    fn compact_drops_whitespace_between_tokens_only() {
+        let raw = RawValue::from_string("{ \"a b\" :\n [1, \"x \\\" y\"],\t\"c\": {} }".to_owned())
+            .unwrap();
+        let Json::Raw(c) = Json::compact(&raw) else {
+            panic!()
+        };
+        assert_eq!(c.get(), r#"{"a b":[1,"x \" y"],"c":{}}"#);
+        let tight = RawValue::from_string(r#"{"a":1}"#.to_owned()).unwrap();
+        assert!(matches!(Json::compact(&tight), Json::Raw(Cow::Borrowed(_))));
+    }
+
     #[test]
     fn same_value_ignores_spacing_only_against_a_parsed_value() {
         let raw = RawValue::from_string(r#"{"a": [1, 2]}"#.to_owned()).unwrap();
         let compact = RawValue::from_string(r#"{"a":[1,2]}"#.to_owned()).unwrap();
         let parsed = serde_json::json!({"a": [1, 2]});
-        assert!(Json::Raw(&raw).same_value(&Json::Raw(&raw)));
-        assert!(Json::Raw(&raw).same_value(&Json::Raw(&compact)));
-        assert!(Json::Value(Cow::Owned(parsed.clone())).same_value(&Json::Raw(&raw)));
+        assert!(Json::raw(&raw).same_value(&Json::raw(&raw)));
+        assert!(Json::raw(&raw).same_value(&Json::raw(&compact)));
+        assert!(Json::Value(Cow::Owned(parsed.clone())).same_value(&Json::raw(&raw)));
         let other = serde_json::json!({"a": [2, 1]});
-        assert!(!Json::Value(Cow::Owned(other)).same_value(&Json::Raw(&raw)));
-        assert_eq!(Json::Raw(&raw).to_value(), parsed);
+        assert!(!Json::Value(Cow::Owned(other)).same_value(&Json::raw(&raw)));
+        assert_eq!(Json::raw(&raw).to_value(), parsed);
     }
 
     #[test]
@@ -219,10 +292,10 @@ mod tests {
         assert_eq!(to_bytes(&o), b"{\"r\":[ 1,2 ]}");
         for empty in ["null", "\"\"", "{ }", "[]", "[\n]"] {
             let r = RawValue::from_string(empty.to_owned()).unwrap();
-            assert!(Json::Raw(&r).is_empty(), "{empty}");
+            assert!(Json::raw(&r).is_empty(), "{empty}");
         }
         let r = RawValue::from_string("\"a\\nb\"".to_owned()).unwrap();
-        assert!(!Json::Raw(&r).is_empty());
-        assert_eq!(Json::Raw(&r).to_text(), "a\nb");
+        assert!(!Json::raw(&r).is_empty());
+        assert_eq!(Json::raw(&r).to_text(), "a\nb");
     }
 }

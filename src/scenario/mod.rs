@@ -11,6 +11,7 @@ use serde_json::Value;
 
 use crate::config::yaml;
 use crate::dialect::Dialect;
+use crate::dialect::claude::{self, Claude};
 use crate::dialect::evener::{self, Evener};
 use crate::dialect::peen::{self, Peen};
 use crate::dialect::poolside::{Poolside, Sources};
@@ -94,10 +95,10 @@ impl Scenario {
         let doc = root.to_json();
         let dialect = doc["dialect"]
             .as_str()
-            .filter(|d| ["poolside", "evener", "peen"].contains(d))
+            .filter(|d| ["poolside", "evener", "peen", "claude"].contains(d))
             .ok_or_else(|| {
                 format!(
-                    "{}: `dialect` must be poolside, evener or peen",
+                    "{}: `dialect` must be poolside, evener, peen or claude",
                     file.display()
                 )
             })?
@@ -251,6 +252,23 @@ impl Scenario {
                 ),
                 ..evener::Options::default()
             })),
+            "claude" => {
+                let project = event
+                    .workdir(Some(&self.dir))
+                    .unwrap_or_else(|| self.dir.clone());
+                Engine::new().with_dialect(Claude::load(claude::Options {
+                    sources: claude::Sources {
+                        project: Some(self.dir.clone()),
+                        // The machine's managed settings are not the
+                        // scenario's: this directory never exists.
+                        managed_dir: Some(self.dir.join(".claude/no-managed-settings")),
+                        ..claude::Sources::default()
+                    },
+                    project: Some(project),
+                    stop_block_cap: Some(claude::combine::STOP_BLOCK_CAP),
+                    ..claude::Options::default()
+                }))
+            }
             _ => Engine::new().with_dialect(self.peen()),
         }
     }

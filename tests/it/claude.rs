@@ -1035,3 +1035,63 @@ mod http {
         assert_eq!(f.runs()[0]["status"], "skipped");
     }
 }
+
+#[test]
+fn a_payload_is_compact_whatever_spacing_the_harness_used() {
+    let c = Claude::new();
+    let cmd = c.hook("pre", "");
+    let c = c.project_settings(&settings("PreToolUse", None, &[&cmd]));
+    let event = "{\"event\": \"tool_before\", \"session_id\": \"s1\", \"tool\": {\"name\": \"Bash\", \"input\": {\n  \"command\" : \"echo  'a  b'\" ,\n  \"n\": [1, 2]\n}}}";
+    let out = crate::util::latch()
+        .args(["fire", "--dialect", "claude", "--project"])
+        .arg(c.project())
+        .arg("--home")
+        .arg(c.home())
+        .arg("--state-dir")
+        .arg(c.root.path().join("state"))
+        .arg("--claude-managed-dir")
+        .arg(c.root.path().join("managed"))
+        .env("HOOK_DIR", c.hook_dir())
+        .write_stdin(event)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let raw = c.received_raw("pre").unwrap();
+    assert!(
+        raw.contains(r#""tool_input":{"command":"echo  'a  b'","n":[1,2]},"#),
+        "{raw}"
+    );
+    assert_eq!(raw.matches('\n').count(), 1, "one line: {raw:?}");
+}
+
+#[test]
+fn the_example_plugin_asks_before_a_write_outside_the_project() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/claude");
+    let state = tempfile::tempdir().unwrap();
+    let fire = |event: &str| {
+        let out = crate::util::latch()
+            .args(["fire", "--dialect", "claude", "--project"])
+            .arg(root.join("project"))
+            .arg("--plugin-dir")
+            .arg(root.join("plugins/careful"))
+            .arg("--home")
+            .arg(state.path())
+            .arg("--state-dir")
+            .arg(state.path().join("state"))
+            .arg("--claude-managed-dir")
+            .arg(state.path().join("none"))
+            .arg("--event")
+            .arg(root.join("events").join(event))
+            .output()
+            .unwrap();
+        crate::util::Fired::from_output(&out)
+    };
+    let f = fire("write-outside.json");
+    assert_eq!(f.outcome["decision"], "ask", "{}", f.outcome);
+    assert_eq!(
+        texts(&f.outcome["reasons"]),
+        ["This writes outside the project."]
+    );
+    let f = fire("rm-rf.json");
+    assert_eq!(f.outcome["decision"], "deny");
+}

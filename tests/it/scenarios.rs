@@ -12,7 +12,7 @@ fn latchs_own_scenarios_pass() {
         .unwrap();
     let text = String::from_utf8(out.stdout).unwrap();
     assert_eq!(out.status.code(), Some(0), "{text}");
-    assert!(text.ends_with("12 passed, 0 failed\n"), "{text}");
+    assert!(text.ends_with("21 passed, 0 failed\n"), "{text}");
     assert!(!text.contains("FAIL"));
 }
 
@@ -54,7 +54,8 @@ fn an_unreadable_scenario_exits_3() {
     let out = latch().arg("test").arg(&file).output().unwrap();
     assert_eq!(out.status.code(), Some(3));
     assert!(
-        String::from_utf8_lossy(&out.stdout).contains("`dialect` must be poolside, evener or peen")
+        String::from_utf8_lossy(&out.stdout)
+            .contains("`dialect` must be poolside, evener, peen or claude")
     );
 }
 

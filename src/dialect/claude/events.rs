@@ -236,11 +236,11 @@ pub fn payload<'a>(ce: ClaudeEvent, event: &'a Event, facts: &PayloadFacts<'a>) 
         ClaudeEvent::PreToolUse | ClaudeEvent::PostToolUse | ClaudeEvent::PostToolUseFailure => {
             put(&mut m, "tool_name", Value::from(facts.tool));
             if let Some(t) = tool {
-                m.insert("tool_input", Json::Raw(t.input.get()));
+                m.insert("tool_input", Json::compact(t.input.get()));
             }
             if ce == ClaudeEvent::PostToolUse {
                 match tool.and_then(|t| t.output.as_ref()) {
-                    Some(o) => m.insert("tool_response", Json::Raw(o.get())),
+                    Some(o) => m.insert("tool_response", Json::compact(o.get())),
                     None => put(&mut m, "tool_response", Value::Null),
                 }
             }

@@ -204,13 +204,13 @@ pub fn payload<'a>(ev: EvEvent, event: &'a Event, names: &ToolNames) -> JsonObje
             "tool_name",
             Some(owned(Value::from(names.claude_name(&t.name)))),
         );
-        put("tool_input", Some(Json::Raw(t.input.get())));
+        put("tool_input", Some(Json::raw(t.input.get())));
         put("tool_use_id", s(t.call_id.as_deref()));
     }
     let response: Option<Json<'a>> =
         tool.filter(|_| ev == EvEvent::PostToolUse)
             .and_then(|t| match (&t.output, &t.error) {
-                (Some(o), _) => Some(Json::Raw(o.get())),
+                (Some(o), _) => Some(Json::raw(o.get())),
                 (None, Some(e)) => Some(owned(Value::from(e.as_str()))),
                 (None, None) => None,
             });

@@ -78,7 +78,7 @@ impl<'a> EventInput<'a> {
     /// The input, to embed in a payload.
     pub fn json(&self) -> Json<'_> {
         match &self.root {
-            Root::Raw(r) => Json::Raw(r),
+            Root::Raw(r) => Json::raw(r),
             Root::Value(v) => Json::Value(std::borrow::Cow::Borrowed(v)),
         }
     }

@@ -119,11 +119,11 @@ impl<'a> Threaded<'a> {
         let tool = event.tool.as_ref();
         Threaded {
             tool_input: tool.map_or(Json::Value(Cow::Borrowed(&NULL)), |t| {
-                Json::Raw(t.input.get())
+                Json::raw(t.input.get())
             }),
             tool_output: match tool {
                 Some(t) => match (&t.output, &t.error) {
-                    (Some(o), _) => Json::Raw(o.get()),
+                    (Some(o), _) => Json::raw(o.get()),
                     (None, Some(e)) => Json::Value(Cow::Owned(Value::String(e.clone()))),
                     (None, None) => Json::Value(Cow::Borrowed(&NULL)),
                 },
