@@ -13,6 +13,7 @@ use std::path::{Path, PathBuf};
 
 use crate::diag::{Diagnostic, Position, Severity};
 use crate::dialect::Dialect;
+use crate::dialect::claude::{self, Claude};
 use crate::dialect::evener::{self, Evener};
 use crate::dialect::peen::{self, Peen};
 use crate::dialect::poolside::{self, Poolside, Sources};
@@ -28,7 +29,13 @@ pub enum Target {
     PeenLayer(PathBuf),
     /// An evener plugin directory.
     EvenerPlugin(PathBuf),
+    /// A project with Claude Code settings (`.claude/settings.json` or
+    /// `.claude/settings.local.json`), checked by the claude dialect.
+    ClaudeProject(PathBuf),
 }
+
+/// The files that make a directory a Claude Code project.
+const CLAUDE_FILES: [&str; 2] = [".claude/settings.json", ".claude/settings.local.json"];
 
 /// Directories never searched.
 const SKIP_DIRS: [&str; 4] = [".git", "target", "node_modules", ".cache"];
@@ -90,6 +97,9 @@ fn classify_file(p: &Path) -> Option<Target> {
     {
         return Some(Target::PoolsideProject(dir));
     }
+    if let Some(dir) = CLAUDE_FILES.iter().find_map(|f| owner(f)) {
+        return Some(Target::ClaudeProject(dir));
+    }
     // Another settings file (for `--settings`); any other YAML file is not
     // taken for hook configuration.
     let name = p.file_name()?.to_string_lossy();
@@ -116,6 +126,9 @@ fn walk(dir: &Path, depth: usize, out: &mut Vec<Target>) {
         || dir.join(evener::discover::DEFAULT_HOOKS_FILE).is_file()
     {
         out.push(Target::EvenerPlugin(dir.to_path_buf()));
+    }
+    if CLAUDE_FILES.iter().any(|f| dir.join(f).is_file()) {
+        out.push(Target::ClaudeProject(dir.to_path_buf()));
     }
     let Ok(entries) = std::fs::read_dir(dir) else {
         return;
@@ -227,6 +240,20 @@ pub fn lint_with(targets: &[Target], user: &UserLevels) -> Vec<Diagnostic> {
                 });
                 out.extend(e.diagnostics().iter().cloned());
                 out.extend(e.lint());
+            }
+            Target::ClaudeProject(dir) => {
+                let c = Claude::load(claude::Options {
+                    sources: claude::Sources {
+                        project: Some(dir.clone()),
+                        // Only the project's own files are checked here.
+                        managed_dir: Some(dir.join(".claude/no-managed-settings")),
+                        ..claude::Sources::default()
+                    },
+                    project: Some(dir.clone()),
+                    ..claude::Options::default()
+                });
+                out.extend(c.diagnostics().iter().cloned());
+                out.extend(c.lint());
             }
         }
     }

@@ -1095,3 +1095,47 @@ fn the_example_plugin_asks_before_a_write_outside_the_project() {
     let f = fire("rm-rf.json");
     assert_eq!(f.outcome["decision"], "deny");
 }
+
+#[test]
+fn lint_finds_claude_projects_and_their_mistakes() {
+    let c = Claude::new().project_settings(&json!({"hooks": {
+        "Stop": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "x", "if": "Bash(git *)"}]}],
+        "PreToolUse": [{"hooks": [
+            {"type": "command", "command": "python3 check.py", "args": []},
+            {"type": "command", "command": "${CLAUDE_PLUGIN_ROOT}/a.sh"}]}],
+        "PostToolUze": []}}));
+    let out = crate::util::latch()
+        .arg("lint")
+        .arg(c.project())
+        .output()
+        .unwrap();
+    let text =
+        String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
+    for needle in [
+        "unknown event `PostToolUze`",
+        "did you mean `PostToolUse`?",
+        "`if: Bash(git *)` on Stop: Claude Code never runs a handler with `if` on an event without a tool",
+        "Stop has no matcher target; Claude Code ignores the matcher `Bash`",
+        "exec form (`args`) runs `python3 check.py` as one program name",
+        "uses ${CLAUDE_PLUGIN_ROOT} or ${CLAUDE_PLUGIN_DATA} in a settings file",
+        "0 errors, 4 warnings, 1 note in 1 configuration",
+    ] {
+        assert!(text.contains(needle), "{needle}: {text}");
+    }
+    // A dropped file is an error, and lint says so.
+    c.write(
+        "project/.claude/settings.json",
+        r#"{"hooks": {"Stop": [{"hooks": [{"type": "command"}]}]}}"#,
+    );
+    let out = crate::util::latch()
+        .arg("lint")
+        .arg(c.project())
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(
+        text.contains("Claude Code ignores this whole file"),
+        "{text}"
+    );
+    assert_ne!(out.status.code(), Some(0));
+}

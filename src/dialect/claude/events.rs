@@ -164,6 +164,22 @@ impl ClaudeEvent {
         }
     }
 
+    /// What matchers of this event are tested against, in words; `None`
+    /// when Claude Code ignores them.
+    pub fn target_kind(self) -> Option<&'static str> {
+        match self {
+            ClaudeEvent::PreToolUse
+            | ClaudeEvent::PostToolUse
+            | ClaudeEvent::PostToolUseFailure => Some("the tool name"),
+            ClaudeEvent::SessionStart => Some("source"),
+            ClaudeEvent::SessionEnd => Some("reason"),
+            ClaudeEvent::Notification => Some("notification_type"),
+            ClaudeEvent::PreCompact | ClaudeEvent::PostCompact => Some("trigger"),
+            ClaudeEvent::SubagentStop => Some("agent_type"),
+            ClaudeEvent::UserPromptSubmit | ClaudeEvent::Stop => None,
+        }
+    }
+
     /// Whether the payload carries `permission_mode` (recorded: absent on
     /// `SessionStart` and `SessionEnd`; the docs' examples leave it out of
     /// `Notification`, `PreCompact` and `PostCompact` too).

@@ -22,6 +22,7 @@ pub mod events;
 pub mod explain;
 pub mod http;
 pub mod judge;
+pub mod lint;
 pub mod load;
 pub mod text;
 

@@ -1,0 +1,90 @@
+//! `latch lint`'s claude rules: what loads but does not do what its author
+//! meant, by Claude Code's rules.
+
+use crate::diag::{Diagnostic, Severity};
+
+use super::events::ClaudeEvent;
+use super::load::{HandlerKind, Scope};
+use super::{Claude, DIALECT};
+
+impl Claude {
+    /// The lint findings for the loaded files.
+    pub fn lint(&self) -> Vec<Diagnostic> {
+        let mut out = Vec::new();
+        for file in self.files() {
+            for group in &file.groups {
+                for h in &group.handlers {
+                    let at = h.source.position;
+                    let d = |sev: Severity, msg: String| {
+                        Diagnostic::new(sev, msg)
+                            .in_file(&file.path)
+                            .at(at)
+                            .for_dialect(DIALECT)
+                            .for_event(group.event_name.clone())
+                    };
+                    if let (Some(rule), Some(e)) = (&h.condition, group.event)
+                        && !e.is_tool()
+                    {
+                        out.push(d(
+                            Severity::Warning,
+                            format!("`if: {rule}` on {e}: Claude Code never runs a handler with `if` on an event without a tool, so this handler never runs"),
+                        ));
+                    }
+                    if let HandlerKind::Command {
+                        command,
+                        args,
+                        shell,
+                    } = &h.kind
+                    {
+                        let text = std::iter::once(command).chain(args.iter().flatten());
+                        if file.scope != Scope::Plugin
+                            && text.clone().any(|t| {
+                                t.contains("${CLAUDE_PLUGIN_ROOT}")
+                                    || t.contains("${CLAUDE_PLUGIN_DATA}")
+                            })
+                        {
+                            out.push(d(
+                                Severity::Warning,
+                                "the command uses ${CLAUDE_PLUGIN_ROOT} or ${CLAUDE_PLUGIN_DATA} in a settings file; Claude Code refuses to run it (only plugin hooks have these)".to_owned(),
+                            ));
+                        }
+                        if shell.as_deref() == Some("bash") {
+                            out.push(d(
+                                Severity::Info,
+                                "`shell: \"bash\"` still runs the command with /bin/sh in Claude Code; write POSIX shell or call bash explicitly".to_owned(),
+                            ));
+                        }
+                        if args.is_some() && command.contains(' ') && !command.contains('$') {
+                            out.push(d(
+                                Severity::Warning,
+                                format!("exec form (`args`) runs `{command}` as one program name, spaces included; put the arguments in `args`"),
+                            ));
+                        }
+                    }
+                    if h.run_async && group.event == Some(ClaudeEvent::PreToolUse) {
+                        out.push(d(
+                            Severity::Warning,
+                            "an `async` PreToolUse handler cannot block or rewrite: Claude Code ignores the decisions of async hooks".to_owned(),
+                        ));
+                    }
+                }
+                if let (Some(m), Some(e)) = (&group.matcher_text, group.event)
+                    && e.target_kind().is_none()
+                    && !matches!(m.trim(), "" | "*")
+                {
+                    out.push(
+                        Diagnostic::new(
+                            Severity::Info,
+                            format!("{e} has no matcher target; Claude Code ignores the matcher `{m}` and runs the group on every {e}"),
+                        )
+                        .in_file(&file.path)
+                        .at(group.source.position)
+                        .for_dialect(DIALECT)
+                        .for_event(e.as_str()),
+                    );
+                }
+            }
+        }
+        out
+    }
+}
