@@ -13,7 +13,17 @@ use latch::dialect::poolside::{Poolside, Sources};
 use latch::lint::render::render;
 
 use super::exit;
-use super::schema::DialectName;
+
+/// The dialects `latch convert` reads and writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum DialectName {
+    /// `settings.yaml` (its `hooks:` section).
+    Poolside,
+    /// `hooks/hooks.json` (or a manifest's inline `hooks`).
+    Evener,
+    /// `.agents/hooks.yaml`.
+    Peen,
+}
 
 /// Flags of `latch convert`.
 #[derive(Debug, Args)]

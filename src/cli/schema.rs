@@ -2,7 +2,7 @@
 
 use clap::{Args, ValueEnum};
 
-use latch::dialect::{evener, peen, poolside};
+use latch::dialect::{claude, evener, peen, poolside};
 
 use super::exit;
 
@@ -15,6 +15,9 @@ pub enum DialectName {
     Evener,
     /// `.agents/hooks.yaml`.
     Peen,
+    /// Claude Code's `.claude/settings.json` (its hook keys) and plugin
+    /// `hooks/hooks.json`.
+    Claude,
 }
 
 /// Flags of `latch schema`.
@@ -31,6 +34,7 @@ pub fn text(dialect: DialectName) -> String {
         DialectName::Poolside => poolside::schema::schema(),
         DialectName::Evener => evener::schema::schema(),
         DialectName::Peen => peen::schema::schema(),
+        DialectName::Claude => claude::schema::schema(),
     };
     format!(
         "{}\n",

@@ -7,7 +7,7 @@ use crate::util::latch;
 
 #[test]
 fn committed_schemas_match_the_generated_ones() {
-    for dialect in ["poolside", "evener", "peen"] {
+    for dialect in ["poolside", "evener", "peen", "claude"] {
         let out = latch().args(["schema", dialect]).output().unwrap();
         assert_eq!(out.status.code(), Some(0));
         let path = format!(
@@ -58,6 +58,16 @@ fn schemas_name_every_event_and_field_the_loaders_accept() {
     {
         assert!(handler.contains(&(*f).to_owned()), "{f}");
     }
+
+    let cl = schema("claude");
+    let events = keys(&cl["$defs"]["events"]["properties"]);
+    for e in latch::dialect::claude::ClaudeEvent::ALL {
+        assert!(events.contains(&e.as_str().to_owned()), "{e}");
+    }
+    assert_eq!(
+        keys(&cl["$defs"]["handler"]["properties"]),
+        latch::dialect::claude::load::HANDLER_KEYS.map(str::to_owned)
+    );
 
     let pe = schema("peen");
     let events = keys(&pe["properties"]);

@@ -660,8 +660,8 @@ pub fn parse_matcher(text: &str, budget: &mut PatternBudget) -> Result<NameMatch
     NameMatcher::parse_in(t, RegexMode::Search, budget).map_err(|e| e.to_string())
 }
 
-/// The keys of a handler Claude Code knows, for lint.
-pub const HANDLER_KEYS: [&str; 15] = [
+/// The keys of a handler Claude Code knows (the schema lists them).
+pub const HANDLER_KEYS: [&str; 17] = [
     "type",
     "command",
     "args",
@@ -677,6 +677,8 @@ pub const HANDLER_KEYS: [&str; 15] = [
     "allowedEnvVars",
     "prompt",
     "model",
+    "server",
+    "tool",
 ];
 
 #[cfg(test)]

@@ -24,6 +24,7 @@ pub mod http;
 pub mod judge;
 pub mod lint;
 pub mod load;
+pub mod schema;
 pub mod text;
 
 use std::collections::HashMap;
