@@ -23,6 +23,7 @@ pub struct Engine {
     dialects: Vec<Box<dyn Dialect>>,
     runner: Runner,
     validator: Box<dyn InputValidator>,
+    background: Option<Box<dyn crate::pipeline::Background>>,
 }
 
 impl Default for Engine {
@@ -38,12 +39,23 @@ impl Engine {
             dialects: Vec::new(),
             runner: Runner::default(),
             validator: Box::new(ObjectArguments),
+            background: None,
         }
     }
 
     /// Adds a loaded dialect.
     pub fn with_dialect(mut self, dialect: impl Dialect + 'static) -> Self {
         self.dialects.push(Box::new(dialect));
+        self
+    }
+
+    /// Runs background hooks (the claude dialect's `async` handlers)
+    /// through `background`; without one they are skipped.
+    pub fn with_background(
+        mut self,
+        background: impl crate::pipeline::Background + 'static,
+    ) -> Self {
+        self.background = Some(Box::new(background));
         self
     }
 
@@ -93,6 +105,7 @@ impl Engine {
             validator: self.validator.as_ref(),
             event_id: &event_id,
             cancel,
+            background: self.background.as_deref(),
         };
         let mut outcome = Outcome::proceed(event.event);
         // The event is copied only if a dialect rewrites it: a large tool

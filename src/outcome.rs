@@ -69,6 +69,9 @@ pub enum Placement {
     /// Leading blocks of the session's first user message, before the
     /// prompt (claude `SessionStart`).
     FirstUserMessage,
+    /// Appended to the text of the tool's result, after a blank line
+    /// (claude `async` hooks' answers).
+    AppendToToolResult,
 }
 
 /// Context a hook asked to show the model.

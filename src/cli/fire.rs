@@ -42,7 +42,11 @@ pub async fn run(args: FireArgs) -> u8 {
         Err(code) => return code,
     };
     let mut diags = Vec::new();
-    let engine = args.config.engine(&event, &mut diags);
+    let state_root = args.state_dir.clone().or_else(Session::default_state_root);
+    let engine = args
+        .config
+        .engine(&event, &mut diags)
+        .with_background(super::background::Detached { state_root });
     for d in &diags {
         eprintln!("{d}");
     }

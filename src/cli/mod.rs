@@ -1,5 +1,6 @@
 //! The `latch` commands, one file each.
 
+mod background;
 mod config;
 mod convert;
 mod event_input;
@@ -64,6 +65,9 @@ enum Command {
     /// Translate a configuration between dialects, reporting what cannot be
     /// expressed.
     Convert(convert::ConvertArgs),
+    /// Run one background hook described on stdin (started by `latch fire`).
+    #[command(hide = true)]
+    BackgroundHook,
 }
 
 /// Sends `tracing` output to stderr when `LATCH_LOG` names a level
@@ -112,6 +116,7 @@ pub fn run(cli: Cli) -> ExitCode {
         }
         Command::Schema(args) => schema::run(args),
         Command::Convert(args) => convert::run(args),
+        Command::BackgroundHook => runtime.block_on(background::run()),
     })
     .unwrap_or_else(|m| {
         eprintln!("latch: internal error: {m}");

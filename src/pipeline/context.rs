@@ -53,4 +53,6 @@ pub struct DispatchContext<'a> {
     pub event_id: &'a str,
     /// Fires when the harness cancels the dispatch.
     pub cancel: &'a Cancel,
+    /// Where background hooks start, if the harness runs them.
+    pub background: Option<&'a dyn super::Background>,
 }

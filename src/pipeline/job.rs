@@ -178,6 +178,7 @@ mod tests {
             validator: &ObjectArguments,
             event_id: "e1",
             cancel: &cancel,
+            background: None,
         };
         // The first job waits for a file the third creates: run one after
         // another, the first would time out; run together, all succeed.

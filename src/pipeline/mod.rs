@@ -7,6 +7,7 @@
 //! - [`context`]: what the engine hands a dialect for one dispatch (the
 //!   runner, the session, the harness's [`InputValidator`], cancellation);
 //! - [`select`]: an event's hooks in order, indexed by matcher;
+//! - [`background`]: hooks the dispatch does not wait for;
 //! - [`job`]: running one hook process and recording the facts of the run
 //!   (duration, exit code or signal, truncation, processes it left behind),
 //!   one job at a time or all at once.
@@ -15,10 +16,12 @@
 //! both depend on it, and it depends only on the runner, the session and
 //! the outcome types.
 
+pub mod background;
 pub mod context;
 pub mod job;
 pub mod select;
 
+pub use background::{Background, BackgroundJob};
 pub use context::{BoxFuture, DispatchContext, InputValidator, ObjectArguments};
 pub use job::{Finished, Job, join_all, leftovers_warning, record_process, run, run_parallel};
 pub use select::Indexed;

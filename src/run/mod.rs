@@ -48,7 +48,7 @@ pub use capture::Captured;
 use group::GroupGuard;
 
 /// What to execute.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Program {
     /// A script run by a shell: `<shell> -c <script>`. The script is the
     /// user's own configuration text; event data never goes into it.
@@ -68,7 +68,7 @@ pub enum Program {
 }
 
 /// Which environment the hook process gets.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum EnvPolicy {
     /// The harness's environment plus these variables.
     Inherit(Vec<(OsString, OsString)>),
@@ -78,7 +78,7 @@ pub enum EnvPolicy {
 
 /// Byte caps for the captured output. Past a cap latch keeps reading but
 /// stops storing, and records that the stream was truncated.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct OutputLimits {
     /// At most this many bytes of stdout are kept.
     pub stdout: usize,
@@ -86,8 +86,9 @@ pub struct OutputLimits {
     pub stderr: usize,
 }
 
-/// A full description of one hook process.
-#[derive(Debug, Clone)]
+/// A full description of one hook process (serializable, so that a
+/// detached process can run it later).
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct HookCommand {
     /// What to execute.
     pub program: Program,

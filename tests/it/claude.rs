@@ -1139,3 +1139,94 @@ fn lint_finds_claude_projects_and_their_mistakes() {
     );
     assert_ne!(out.status.code(), Some(0));
 }
+
+#[test]
+fn r2_async_hooks_do_not_hold_the_event_and_speak_with_the_next_tool_result() {
+    let c = Claude::new();
+    let post = c.hook("post", r#"--sleep 0.5 --stdout '{"systemMessage": "SYS", "hookSpecificOutput": {"hookEventName": "PostToolUse", "additionalContext": "CTX"}}'"#);
+    let deny = c.hook("deny", r#"--stdout '{"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny", "permissionDecisionReason": "NO"}}'"#);
+    let c = c.project_settings(&json!({"hooks": {
+        "PostToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": post, "async": true}]}],
+        "PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": deny, "async": true}]}]}}));
+    // r2_async_pre_decisions: an async deny is ignored.
+    let f = c.fire(&bash_before("ls"));
+    assert_eq!(f.outcome["decision"], "proceed", "{}", f.outcome);
+    // r2_async_post_context: the event does not wait...
+    let mut after = bash_before("ls");
+    after["event"] = json!("tool_after");
+    after["tool"]["output"] = json!({"stdout": "first"});
+    let f = c.fire(&after);
+    assert!(f.outcome.get("context").is_none(), "{}", f.outcome);
+    assert!(
+        f.runs()[0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("started in the background")
+    );
+    // ...and its answer comes with the next tool result, without a prefix.
+    let mut next = after.clone();
+    next["tool"]["name"] = json!("Read");
+    let start = std::time::Instant::now();
+    let context = loop {
+        let f = c.fire(&next);
+        if let Some(ctx) = f.outcome.get("context") {
+            break ctx.clone();
+        }
+        assert!(
+            start.elapsed() < std::time::Duration::from_secs(20),
+            "no answer arrived"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(200));
+    };
+    assert_eq!(
+        texts(&context),
+        [
+            "<system-reminder>\nSYS\n</system-reminder>",
+            "<system-reminder>\nCTX\n</system-reminder>"
+        ]
+    );
+    assert!(
+        context
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|c| c["placement"] == "append_to_tool_result")
+    );
+    // Taken once.
+    assert!(c.fire(&next).outcome.get("context").is_none());
+}
+
+#[test]
+fn without_a_background_runner_the_library_skips_async_handlers() {
+    use latch::dialect::claude::{Claude as Dialect, Options, Sources};
+    let c = Claude::new();
+    let cmd = c.hook("post", "");
+    let c = c.project_settings(&json!({"hooks": {"PreToolUse": [{"hooks": [{"type": "command", "command": cmd, "async": true}]}]}}));
+    let dialect = Dialect::load(Options {
+        sources: Sources {
+            project: Some(c.project()),
+            managed_dir: Some(c.root.path().join("managed")),
+            ..Sources::default()
+        },
+        project: Some(c.project()),
+        ..Options::default()
+    });
+    let engine = latch::Engine::new().with_dialect(dialect);
+    let event: latch::Event = serde_json::from_value(bash_before("ls")).unwrap();
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let outcome = runtime
+        .block_on(engine.dispatch(&event, &latch::Session::in_memory(None)))
+        .unwrap();
+    assert_eq!(outcome.runs[0].status, latch::outcome::RunStatus::Skipped);
+    assert!(
+        outcome.runs[0]
+            .message
+            .as_deref()
+            .unwrap()
+            .contains("runs no background hooks")
+    );
+    assert_eq!(c.runs_of("post"), 0);
+}

@@ -97,6 +97,27 @@ pub async fn dispatch(cfg: &Claude, event: &Event, cx: &DispatchContext<'_>) -> 
         _ => false,
     };
 
+    if matches!(
+        ce,
+        ClaudeEvent::PostToolUse | ClaudeEvent::PostToolUseFailure
+    ) {
+        match super::background::take(cx.session, cx.cancel).await {
+            Ok(answers) => {
+                for (hook, texts) in answers {
+                    for text in texts {
+                        out.context.push(Injection {
+                            hook: hook.clone(),
+                            placement: Placement::AppendToToolResult,
+                            text,
+                        });
+                    }
+                }
+            }
+            Err(e) => out.warnings.push(format!(
+                "latch could not read the answers of async hooks: {e}"
+            )),
+        }
+    }
     let selected = select(cfg, ce, event, &tool, &mut out);
     let facts = PayloadFacts {
         cwd: &workdir,
@@ -115,6 +136,7 @@ pub async fn dispatch(cfg: &Claude, event: &Event, cx: &DispatchContext<'_>) -> 
                 shown.push(run.shown);
                 runs.push(run.future);
             }
+            Prepared::Background(record) => out.runs.push(record),
             Prepared::Refused(mut record, message) => {
                 out.warnings
                     .push(format!("{} hook error: {message}", label(ce, &tool)));
@@ -172,6 +194,8 @@ struct Work<'a> {
 enum Prepared<'a> {
     Run(Work<'a>),
     Refused(HookRun, String),
+    /// Started in the background (or not, with why), recorded at once.
+    Background(HookRun),
 }
 
 /// The run of one selected handler, or its record and why it cannot run.
@@ -212,6 +236,41 @@ fn work<'a>(
                     }
                 }),
             })
+        }
+        HandlerKind::Command { .. } if s.handler.run_async => {
+            let mut record = s.record;
+            let Some(background) = cx.background else {
+                record.status = RunStatus::Skipped;
+                record.error = Some(ErrorCategory::UnsupportedHandler);
+                record.message =
+                    Some("an `async` handler, and the harness runs no background hooks".to_owned());
+                return Prepared::Background(record);
+            };
+            match command(s.file, s.handler, event, project, workdir, stdin) {
+                Err(message) => Prepared::Refused(record, message),
+                Ok(mut cmd) => {
+                    // Claude Code gives an async hook 600 s by default too.
+                    cmd.timeout = s.handler.timeout.unwrap_or(COMMAND_TIMEOUT);
+                    let job = crate::pipeline::BackgroundJob {
+                        dialect: DIALECT.to_owned(),
+                        hook: record.hook.clone(),
+                        event: record.event.clone(),
+                        command: cmd,
+                        session_id: event.session_id.clone(),
+                    };
+                    match background.start(job) {
+                        Ok(()) => record.message = Some(
+                            "started in the background; its answer comes with the next tool result"
+                                .to_owned(),
+                        ),
+                        Err(why) => record.fail(
+                            ErrorCategory::CommandError,
+                            format!("could not start in the background: {why}"),
+                        ),
+                    }
+                    Prepared::Background(record)
+                }
+            }
         }
         _ => match command(s.file, s.handler, event, project, workdir, stdin) {
             Ok(cmd) => {
@@ -311,10 +370,13 @@ fn skip_reason(
             format!("Hook if condition \"{rule}\" cannot be evaluated for non-tool event {ce}"),
         ));
     }
-    if handler.run_async {
+    if handler.run_async && !matches!(handler.kind, HandlerKind::Command { .. }) {
         return Some((
             Some(ErrorCategory::UnsupportedHandler),
-            "`async` handlers are not run by latch yet".to_owned(),
+            format!(
+                "latch runs only `command` handlers in the background, not `{}`",
+                handler.kind.type_name()
+            ),
         ));
     }
     match &handler.kind {

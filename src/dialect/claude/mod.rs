@@ -12,10 +12,12 @@
 //! - [`judge`]: one run's exit code and output into a verdict;
 //! - [`http`]: `http` handlers;
 //! - [`text`]: Claude Code's texts;
+//! - [`background`]: `async` handlers' answers, kept for the next tool result;
 //! - [`combine`]: the verdicts into one [`Outcome`](crate::Outcome).
 //!
 //! The user guide is `docs/dialects/claude.md`.
 
+pub mod background;
 pub mod combine;
 pub mod discover;
 pub mod events;

@@ -1,0 +1,95 @@
+//! `async` handlers (recorded: `r2_async_post_context`,
+//! `r2_async_pre_decisions`): the event does not wait for them, their
+//! decisions are ignored, and their `systemMessage` and `additionalContext`
+//! reach the model with the next tool result, appended to it without any
+//! prefix:
+//!
+//! ```text
+//! <result>\n\n<system-reminder>\n<systemMessage>\n</system-reminder>\n\n<system-reminder>\n<additionalContext>\n</system-reminder>
+//! ```
+//!
+//! A background job stores those texts in the session's state when it
+//! ends ([`store`]); the next `PostToolUse` or `PostToolUseFailure` of the
+//! session takes them ([`take`]) into its outcome.
+
+use serde_json::{Value, json};
+
+use crate::run::{Cancel, RunResult};
+use crate::session::Session;
+
+use super::judge::{Verdict, judge};
+use super::text::{capped, reminder};
+
+/// The session key of the answers waiting for the next tool result.
+pub const DONE_KEY: &str = "claude.async.done";
+
+/// The most answers kept waiting; older ones are dropped first.
+const MAX_WAITING: usize = 64;
+
+/// What a finished background hook gives the model: its `systemMessage`
+/// and its `additionalContext`, each in a reminder, nothing else.
+pub fn answer_texts(result: &RunResult, timeout_secs: f64) -> Vec<String> {
+    match judge(result, timeout_secs) {
+        Verdict::Json(j) => j
+            .system_message
+            .iter()
+            .map(|s| s.as_str())
+            .chain(j.specific_str("additionalContext"))
+            .map(|t| reminder(&capped(t)))
+            .collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// Stores a finished hook's texts for the next tool result.
+pub async fn store(
+    session: &Session,
+    cancel: &Cancel,
+    hook: &str,
+    texts: Vec<String>,
+) -> std::io::Result<()> {
+    if texts.is_empty() {
+        return Ok(());
+    }
+    session
+        .update(cancel, |s| {
+            let list = s
+                .values
+                .entry(DONE_KEY.to_owned())
+                .or_insert_with(|| Value::Array(Vec::new()));
+            if !list.is_array() {
+                *list = Value::Array(Vec::new());
+            }
+            if let Value::Array(items) = list {
+                items.push(json!({"hook": hook, "texts": texts}));
+                let excess = items.len().saturating_sub(MAX_WAITING);
+                items.drain(..excess);
+            }
+        })
+        .await
+}
+
+/// Takes every waiting answer: (hook, texts), oldest first.
+pub async fn take(
+    session: &Session,
+    cancel: &Cancel,
+) -> std::io::Result<Vec<(String, Vec<String>)>> {
+    let taken = session
+        .update(cancel, |s| s.values.remove(DONE_KEY))
+        .await?;
+    let Some(Value::Array(items)) = taken else {
+        return Ok(Vec::new());
+    };
+    Ok(items
+        .into_iter()
+        .filter_map(|item| {
+            let hook = item["hook"].as_str()?.to_owned();
+            let texts = item["texts"]
+                .as_array()?
+                .iter()
+                .filter_map(|t| t.as_str().map(str::to_owned))
+                .collect();
+            Some((hook, texts))
+        })
+        .collect())
+}
