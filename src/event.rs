@@ -33,10 +33,14 @@ pub enum EventKind {
     ToolAfter,
     /// A tool ran and failed.
     ToolFailure,
+    /// The harness is about to ask the user whether a tool may run.
+    PermissionRequest,
     /// The agent is about to end its turn.
     Stop,
     /// The user cancelled the turn.
     TurnCancelled,
+    /// A delegated sub-agent was started.
+    SubagentStart,
     /// A delegated sub-agent finished and is about to settle.
     SubagentStop,
     /// Context compaction is about to run.
@@ -51,16 +55,18 @@ pub enum EventKind {
 
 impl EventKind {
     /// Every kind, in the order of a typical session.
-    pub const ALL: [EventKind; 14] = [
+    pub const ALL: [EventKind; 16] = [
         EventKind::SessionStart,
         EventKind::UserPrompt,
         EventKind::UserPromptReady,
         EventKind::TurnStart,
         EventKind::ToolBefore,
+        EventKind::PermissionRequest,
         EventKind::ToolAfter,
         EventKind::ToolFailure,
         EventKind::Stop,
         EventKind::TurnCancelled,
+        EventKind::SubagentStart,
         EventKind::SubagentStop,
         EventKind::CompactBefore,
         EventKind::CompactAfter,
@@ -78,8 +84,10 @@ impl EventKind {
             EventKind::ToolBefore => "tool_before",
             EventKind::ToolAfter => "tool_after",
             EventKind::ToolFailure => "tool_failure",
+            EventKind::PermissionRequest => "permission_request",
             EventKind::Stop => "stop",
             EventKind::TurnCancelled => "turn_cancelled",
+            EventKind::SubagentStart => "subagent_start",
             EventKind::SubagentStop => "subagent_stop",
             EventKind::CompactBefore => "compact_before",
             EventKind::CompactAfter => "compact_after",
@@ -92,7 +100,10 @@ impl EventKind {
     pub fn is_tool_event(self) -> bool {
         matches!(
             self,
-            EventKind::ToolBefore | EventKind::ToolAfter | EventKind::ToolFailure
+            EventKind::ToolBefore
+                | EventKind::ToolAfter
+                | EventKind::ToolFailure
+                | EventKind::PermissionRequest
         )
     }
 }

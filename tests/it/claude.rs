@@ -1230,3 +1230,84 @@ fn without_a_background_runner_the_library_skips_async_handlers() {
     );
     assert_eq!(c.runs_of("post"), 0);
 }
+
+#[test]
+fn r2_subagent_start_payload_matcher_and_context() {
+    let c = Claude::new();
+    let explore = c.hook("explore", r#"--stdout '{"hookSpecificOutput": {"hookEventName": "SubagentStart", "additionalContext": "SUB ctx"}}'"#);
+    let plan = c.hook("plan", "");
+    let c = c.project_settings(&json!({"hooks": {"SubagentStart": [
+        {"matcher": "Explore", "hooks": [{"type": "command", "command": explore}]},
+        {"matcher": "Plan", "hooks": [{"type": "command", "command": plan}]}]}}));
+    let f = c.fire(
+        &json!({"event": "subagent_start", "session_id": "s1", "prompt_id": "p1",
+        "permission_mode": "bypassPermissions", "agent_id": "a1", "agent_type": "Explore"}),
+    );
+    assert_eq!(c.runs_of("plan"), 0, "agent-type matchers filter");
+    assert_eq!(
+        keys(&c.received("explore").unwrap()),
+        [
+            "session_id",
+            "transcript_path",
+            "cwd",
+            "prompt_id",
+            "agent_id",
+            "agent_type",
+            "hook_event_name"
+        ]
+    );
+    assert_eq!(
+        texts(&f.outcome["context"]),
+        ["<system-reminder>\nSubagentStart hook additional context: SUB ctx\n</system-reminder>"]
+    );
+    assert_eq!(f.outcome["context"][0]["placement"], "first_user_message");
+}
+
+#[test]
+fn permission_request_allows_denies_and_interrupts() {
+    let cases = [
+        (
+            r#"{"hookSpecificOutput": {"hookEventName": "PermissionRequest", "decision": {"behavior": "allow", "updatedInput": {"command": "ls -la"}}}}"#,
+            "allow",
+        ),
+        (
+            r#"{"hookSpecificOutput": {"hookEventName": "PermissionRequest", "decision": {"behavior": "deny", "message": "not now"}}}"#,
+            "deny",
+        ),
+        (
+            r#"{"hookSpecificOutput": {"hookEventName": "PermissionRequest", "decision": {"behavior": "deny", "message": "stop", "interrupt": true}}}"#,
+            "deny",
+        ),
+    ];
+    for (i, (out, decision)) in cases.into_iter().enumerate() {
+        let c = Claude::new();
+        let cmd = c.hook("perm", &format!("--stdout '{out}'"));
+        let c = c.project_settings(&settings("PermissionRequest", Some("Bash"), &[&cmd]));
+        let mut ev = bash_before("ls");
+        ev["event"] = json!("permission_request");
+        let f = c.fire(&ev);
+        assert_eq!(f.outcome["decision"], decision, "{out}");
+        let got = c.received("perm").unwrap();
+        assert_eq!(
+            keys(&got),
+            [
+                "session_id",
+                "transcript_path",
+                "cwd",
+                "prompt_id",
+                "permission_mode",
+                "hook_event_name",
+                "tool_name",
+                "tool_input"
+            ]
+        );
+        match i {
+            0 => assert_eq!(f.outcome["tool_input"], json!({"command": "ls -la"})),
+            1 => {
+                assert_eq!(texts(&f.outcome["notices"]), ["not now"]);
+                assert!(f.outcome.get("halt").is_none());
+            }
+            _ => assert_eq!(f.outcome["halt"]["hooks"].as_array().map(Vec::len), Some(1)),
+        }
+    }
+}

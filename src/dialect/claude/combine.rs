@@ -603,7 +603,9 @@ impl Fold<'_> {
                         self.decide(&hook, Decision::Deny, message);
                     }
                     // Exit 2 blocks nothing here: stderr is for the user.
-                    ClaudeEvent::SessionStart
+                    ClaudeEvent::PermissionRequest
+                    | ClaudeEvent::SubagentStart
+                    | ClaudeEvent::SessionStart
                     | ClaudeEvent::SessionEnd
                     | ClaudeEvent::Notification
                     | ClaudeEvent::PostCompact => {
@@ -763,6 +765,16 @@ impl Fold<'_> {
                     );
                 }
             }
+            ClaudeEvent::PermissionRequest => self.permission(index, j, record, cx),
+            ClaudeEvent::SubagentStart => {
+                if let Some(ctx) = context {
+                    self.context(
+                        &hook,
+                        Placement::FirstUserMessage,
+                        additional_context("SubagentStart", &ctx),
+                    );
+                }
+            }
             ClaudeEvent::SessionStart => {
                 if let Some(ctx) = context {
                     self.context(
@@ -794,6 +806,68 @@ impl Fold<'_> {
                 }
             }
             ClaudeEvent::Notification | ClaudeEvent::SessionEnd | ClaudeEvent::PostCompact => {}
+        }
+    }
+
+    /// `PermissionRequest`'s `decision`: `behavior` allow or deny,
+    /// `updatedInput` with an allow, `message` with a deny (for the
+    /// model), `interrupt: true` with a deny to stop the agent.
+    /// `updatedPermissions` is for the harness's permission rules, which
+    /// latch does not keep: it is recorded as ignored.
+    fn permission(
+        &mut self,
+        index: usize,
+        j: &HookJson,
+        record: &mut HookRun,
+        cx: &DispatchContext<'_>,
+    ) {
+        let hook = record.hook.clone();
+        let Some(decision) = j.specific.get("decision").and_then(Value::as_object) else {
+            return;
+        };
+        match decision.get("behavior").and_then(Value::as_str) {
+            Some("allow") => {
+                self.decide(&hook, Decision::Allow, String::new());
+                if let Some(input) = decision.get("updatedInput") {
+                    match cx.validator.validate(self.tool, input) {
+                        Ok(()) => {
+                            if self.rewrite.as_ref().is_none_or(|(i, _)| index > *i) {
+                                self.rewrite = Some((index, input.clone()));
+                            }
+                        }
+                        Err(why) => record.ignored_fields.push(format!("updatedInput ({why})")),
+                    }
+                }
+            }
+            Some("deny") => {
+                record.status = RunStatus::Blocked;
+                record.error = Some(ErrorCategory::HookBlocked);
+                let message = decision
+                    .get("message")
+                    .and_then(Value::as_str)
+                    .map(capped)
+                    .unwrap_or_default();
+                record.message = Some(message.clone()).filter(|m| !m.is_empty());
+                self.decide(&hook, Decision::Deny, message);
+                if decision.get("interrupt").and_then(Value::as_bool) == Some(true) {
+                    self.out
+                        .halt
+                        .get_or_insert_with(|| Halt {
+                            hooks: Vec::new(),
+                            reason: None,
+                        })
+                        .hooks
+                        .push(hook.clone());
+                }
+            }
+            other => record
+                .ignored_fields
+                .push(format!("decision.behavior {other:?} (allow or deny)")),
+        }
+        if decision.contains_key("updatedPermissions") {
+            record
+                .ignored_fields
+                .push("decision.updatedPermissions (latch keeps no permission rules)".to_owned());
         }
     }
 
@@ -859,7 +933,9 @@ impl Fold<'_> {
             .map(|(h, _, t)| (h.clone(), t.clone()))
             .collect();
         for (hook, text) in winning {
-            if ce == ClaudeEvent::PreToolUse && self.out.decision == Decision::Deny {
+            if matches!(ce, ClaudeEvent::PreToolUse | ClaudeEvent::PermissionRequest)
+                && self.out.decision == Decision::Deny
+            {
                 self.out.notices.push(Notice {
                     hook: hook.clone(),
                     event: ce.as_str().to_owned(),
@@ -869,7 +945,7 @@ impl Fold<'_> {
             }
             self.out.reasons.push(Reason { hook, text });
         }
-        if ce == ClaudeEvent::PreToolUse
+        if matches!(ce, ClaudeEvent::PreToolUse | ClaudeEvent::PermissionRequest)
             && !matches!(self.out.decision, Decision::Deny | Decision::Defer)
             && let Some((_, input)) = self.rewrite.take()
         {

@@ -60,6 +60,8 @@ pub enum ClaudeEvent {
     UserPromptSubmit,
     /// `PreToolUse` (`tool_before`).
     PreToolUse,
+    /// `PermissionRequest` (`permission_request`).
+    PermissionRequest,
     /// `PostToolUse` (`tool_after`).
     PostToolUse,
     /// `PostToolUseFailure` (`tool_failure`).
@@ -68,6 +70,8 @@ pub enum ClaudeEvent {
     Notification,
     /// `Stop` (`stop`).
     Stop,
+    /// `SubagentStart` (`subagent_start`).
+    SubagentStart,
     /// `SubagentStop` (`subagent_stop`).
     SubagentStop,
     /// `PreCompact` (`compact_before`).
@@ -80,14 +84,16 @@ pub enum ClaudeEvent {
 
 impl ClaudeEvent {
     /// Every event latch fires.
-    pub const ALL: [ClaudeEvent; 11] = [
+    pub const ALL: [ClaudeEvent; 13] = [
         ClaudeEvent::SessionStart,
         ClaudeEvent::UserPromptSubmit,
         ClaudeEvent::PreToolUse,
+        ClaudeEvent::PermissionRequest,
         ClaudeEvent::PostToolUse,
         ClaudeEvent::PostToolUseFailure,
         ClaudeEvent::Notification,
         ClaudeEvent::Stop,
+        ClaudeEvent::SubagentStart,
         ClaudeEvent::SubagentStop,
         ClaudeEvent::PreCompact,
         ClaudeEvent::PostCompact,
@@ -100,10 +106,12 @@ impl ClaudeEvent {
             ClaudeEvent::SessionStart => "SessionStart",
             ClaudeEvent::UserPromptSubmit => "UserPromptSubmit",
             ClaudeEvent::PreToolUse => "PreToolUse",
+            ClaudeEvent::PermissionRequest => "PermissionRequest",
             ClaudeEvent::PostToolUse => "PostToolUse",
             ClaudeEvent::PostToolUseFailure => "PostToolUseFailure",
             ClaudeEvent::Notification => "Notification",
             ClaudeEvent::Stop => "Stop",
+            ClaudeEvent::SubagentStart => "SubagentStart",
             ClaudeEvent::SubagentStop => "SubagentStop",
             ClaudeEvent::PreCompact => "PreCompact",
             ClaudeEvent::PostCompact => "PostCompact",
@@ -127,6 +135,8 @@ impl ClaudeEvent {
             EventKind::Notification => ClaudeEvent::Notification,
             EventKind::Stop => ClaudeEvent::Stop,
             EventKind::SubagentStop => ClaudeEvent::SubagentStop,
+            EventKind::SubagentStart => ClaudeEvent::SubagentStart,
+            EventKind::PermissionRequest => ClaudeEvent::PermissionRequest,
             EventKind::CompactBefore => ClaudeEvent::PreCompact,
             EventKind::CompactAfter => ClaudeEvent::PostCompact,
             EventKind::SessionEnd => ClaudeEvent::SessionEnd,
@@ -140,7 +150,10 @@ impl ClaudeEvent {
     pub fn is_tool(self) -> bool {
         matches!(
             self,
-            ClaudeEvent::PreToolUse | ClaudeEvent::PostToolUse | ClaudeEvent::PostToolUseFailure
+            ClaudeEvent::PreToolUse
+                | ClaudeEvent::PermissionRequest
+                | ClaudeEvent::PostToolUse
+                | ClaudeEvent::PostToolUseFailure
         )
     }
 
@@ -151,6 +164,7 @@ impl ClaudeEvent {
     pub fn target<'a>(self, event: &'a Event, tool: &'a str) -> Option<&'a str> {
         match self {
             ClaudeEvent::PreToolUse
+            | ClaudeEvent::PermissionRequest
             | ClaudeEvent::PostToolUse
             | ClaudeEvent::PostToolUseFailure => Some(tool),
             ClaudeEvent::SessionStart => Some(event.source.as_deref().unwrap_or("startup")),
@@ -159,7 +173,9 @@ impl ClaudeEvent {
             ClaudeEvent::PreCompact | ClaudeEvent::PostCompact => {
                 Some(event.trigger.as_deref().unwrap_or("auto"))
             }
-            ClaudeEvent::SubagentStop => Some(event.agent_type.as_deref().unwrap_or("")),
+            ClaudeEvent::SubagentStart | ClaudeEvent::SubagentStop => {
+                Some(event.agent_type.as_deref().unwrap_or(""))
+            }
             ClaudeEvent::UserPromptSubmit | ClaudeEvent::Stop => None,
         }
     }
@@ -169,24 +185,26 @@ impl ClaudeEvent {
     pub fn target_kind(self) -> Option<&'static str> {
         match self {
             ClaudeEvent::PreToolUse
+            | ClaudeEvent::PermissionRequest
             | ClaudeEvent::PostToolUse
             | ClaudeEvent::PostToolUseFailure => Some("the tool name"),
             ClaudeEvent::SessionStart => Some("source"),
             ClaudeEvent::SessionEnd => Some("reason"),
             ClaudeEvent::Notification => Some("notification_type"),
             ClaudeEvent::PreCompact | ClaudeEvent::PostCompact => Some("trigger"),
-            ClaudeEvent::SubagentStop => Some("agent_type"),
+            ClaudeEvent::SubagentStart | ClaudeEvent::SubagentStop => Some("agent_type"),
             ClaudeEvent::UserPromptSubmit | ClaudeEvent::Stop => None,
         }
     }
 
     /// Whether the payload carries `permission_mode` (recorded: absent on
-    /// `SessionStart` and `SessionEnd`; the docs' examples leave it out of
-    /// `Notification`, `PreCompact` and `PostCompact` too).
+    /// `SessionStart`, `SessionEnd` and `SubagentStart`; the docs' examples
+    /// leave it out of `Notification`, `PreCompact` and `PostCompact` too).
     fn has_permission_mode(self) -> bool {
         !matches!(
             self,
             ClaudeEvent::SessionStart
+                | ClaudeEvent::SubagentStart
                 | ClaudeEvent::SessionEnd
                 | ClaudeEvent::Notification
                 | ClaudeEvent::PreCompact
@@ -283,6 +301,13 @@ pub fn payload<'a>(ce: ClaudeEvent, event: &'a Event, facts: &PayloadFacts<'a>) 
                 put(&mut m, "duration_ms", Value::from(ms));
             }
         }
+        ClaudeEvent::PermissionRequest => {
+            put(&mut m, "tool_name", Value::from(facts.tool));
+            if let Some(t) = tool {
+                m.insert("tool_input", Json::compact(t.input.get()));
+            }
+        }
+        ClaudeEvent::SubagentStart => {}
         ClaudeEvent::UserPromptSubmit => put(&mut m, "prompt", text(&event.prompt)),
         ClaudeEvent::SessionStart => {
             put(
