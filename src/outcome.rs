@@ -307,6 +307,10 @@ pub struct Outcome {
     /// On a stop event: keep the agent working with this prompt.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub continuation: Option<Continuation>,
+    /// Variables the harness sets for its later shell tool calls in this
+    /// session (claude: what `SessionStart` hooks wrote to `CLAUDE_ENV_FILE`).
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub shell_env: std::collections::BTreeMap<String, String>,
     /// End the agent loop once this event is handled (for a `tool_before`
     /// that proceeds: after the tool ran); no further model call.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -331,6 +335,7 @@ impl Outcome {
             warnings: Vec::new(),
             events: Vec::new(),
             continuation: None,
+            shell_env: std::collections::BTreeMap::new(),
             halt: None,
             runs: Vec::new(),
         }
@@ -372,6 +377,7 @@ impl Outcome {
             (slot @ None, Some(theirs)) => *slot = Some(theirs),
             (_, None) => {}
         }
+        self.shell_env.extend(later.shell_env);
         match (&mut self.halt, later.halt) {
             (Some(mine), Some(theirs)) => {
                 mine.hooks.extend(theirs.hooks);

@@ -1311,3 +1311,29 @@ fn permission_request_allows_denies_and_interrupts() {
         }
     }
 }
+
+#[test]
+fn q_session_start_hooks_export_variables_for_later_shell_calls() {
+    let c = Claude::new();
+    let dir = c.hook_dir().display().to_string();
+    let writer = "echo 'export X=from_env_file' >> \"$CLAUDE_ENV_FILE\"; echo 'export Y=\"two words\"' >> \"$CLAUDE_ENV_FILE\"".to_owned();
+    let seen = format!("echo \"${{CLAUDE_ENV_FILE:-none}}|${{X:-unset}}\" > {dir}/pre-env.txt");
+    let c = c.project_settings(&json!({"hooks": {
+        "SessionStart": [{"hooks": [{"type": "command", "command": writer}]}],
+        "PreToolUse": [{"hooks": [{"type": "command", "command": seen}]}]}}));
+    let f = c.fire(&json!({"event": "session_start", "session_id": "s1", "source": "startup"}));
+    assert_eq!(
+        f.outcome["shell_env"],
+        json!({"X": "from_env_file", "Y": "two words"}),
+        "{}",
+        f.outcome
+    );
+    // A later hook does not get them (recorded: `q`), nor the file.
+    c.fire(&bash_before("ls"));
+    assert_eq!(
+        std::fs::read_to_string(c.hook_dir().join("pre-env.txt"))
+            .unwrap()
+            .trim(),
+        "none|unset"
+    );
+}

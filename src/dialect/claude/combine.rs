@@ -127,11 +127,25 @@ pub async fn dispatch(cfg: &Claude, event: &Event, cx: &DispatchContext<'_>) -> 
     let mut stdin = crate::dialect::payload::to_bytes(&payload(ce, event, &facts));
     stdin.push(b'\n');
 
+    // SessionStart handlers each get a CLAUDE_ENV_FILE in the session's
+    // private directory (none without a session on disk).
+    let env_dir = if ce == ClaudeEvent::SessionStart {
+        cx.session.private_dir("claude-env").ok().flatten()
+    } else {
+        None
+    };
+    let mut env_files = Vec::new();
     // One run per runnable handler, all at once; the others are recorded.
     let mut runs: Vec<BoxFuture<'_, Ran>> = Vec::new();
     let mut shown = Vec::new();
-    for s in selected {
-        match work(s, event, &project, &workdir, &stdin, cx) {
+    for (i, s) in selected.into_iter().enumerate() {
+        let env_file = env_dir.as_ref().map(|d| super::env_file::file(d, i));
+        if let Some(f) = &env_file {
+            // A file left by an earlier start of the session does not count.
+            let _ = std::fs::remove_file(f);
+            env_files.push(f.clone());
+        }
+        match work(s, event, &project, &workdir, &stdin, env_file, cx) {
             Prepared::Run(run) => {
                 shown.push(run.shown);
                 runs.push(run.future);
@@ -174,6 +188,11 @@ pub async fn dispatch(cfg: &Claude, event: &Event, cx: &DispatchContext<'_>) -> 
         records[i] = Some(record);
     }
     fold.out.runs.extend(records.into_iter().flatten());
+    if !env_files.is_empty() {
+        let (vars, warnings) = super::env_file::exports(cx.runner, cx.cancel, &env_files).await;
+        fold.out.shell_env = vars;
+        fold.out.warnings.extend(warnings);
+    }
     fold.finish(cx, options.stop_block_cap).await
 }
 
@@ -205,6 +224,7 @@ fn work<'a>(
     project: &Path,
     workdir: &Path,
     stdin: &[u8],
+    env_file: Option<PathBuf>,
     cx: &'a DispatchContext<'a>,
 ) -> Prepared<'a> {
     let shown = s.handler.kind.shown();
@@ -246,7 +266,15 @@ fn work<'a>(
                     Some("an `async` handler, and the harness runs no background hooks".to_owned());
                 return Prepared::Background(record);
             };
-            match command(s.file, s.handler, event, project, workdir, stdin) {
+            match command(
+                s.file,
+                s.handler,
+                event,
+                project,
+                workdir,
+                stdin,
+                env_file.as_deref(),
+            ) {
                 Err(message) => Prepared::Refused(record, message),
                 Ok(mut cmd) => {
                     // Claude Code gives an async hook 600 s by default too.
@@ -272,7 +300,15 @@ fn work<'a>(
                 }
             }
         }
-        _ => match command(s.file, s.handler, event, project, workdir, stdin) {
+        _ => match command(
+            s.file,
+            s.handler,
+            event,
+            project,
+            workdir,
+            stdin,
+            env_file.as_deref(),
+        ) {
             Ok(cmd) => {
                 let timeout = cmd.timeout.as_secs_f64();
                 let job = Job {
@@ -403,6 +439,7 @@ fn command(
     project: &Path,
     workdir: &Path,
     stdin: &[u8],
+    env_file: Option<&Path>,
 ) -> Result<HookCommand, String> {
     let HandlerKind::Command {
         command,
@@ -463,6 +500,9 @@ fn command(
     ];
     if let Some(id) = &event.session_id {
         env.push(("CLAUDE_CODE_SESSION_ID".into(), id.into()));
+    }
+    if let Some(f) = env_file {
+        env.push(("CLAUDE_ENV_FILE".into(), f.into()));
     }
     if let Some(p) = plugin {
         env.push(("CLAUDE_PLUGIN_ROOT".into(), p.root.clone().into()));

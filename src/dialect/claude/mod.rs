@@ -20,6 +20,7 @@
 pub mod background;
 pub mod combine;
 pub mod discover;
+pub mod env_file;
 pub mod events;
 pub mod explain;
 pub mod http;

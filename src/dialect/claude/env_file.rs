@@ -1,0 +1,106 @@
+//! `CLAUDE_ENV_FILE` (recorded: `n`, `q`): a `SessionStart` hook may append
+//! `export NAME=value` lines to the file this variable names; Claude Code
+//! then runs every later Bash tool call with those variables (later hooks
+//! do not get them). latch gives each `SessionStart` handler its own file
+//! in the session's private state directory, and after the hooks ran it
+//! reads what the files export into the outcome's `shell_env`, for the
+//! harness to apply to its shell tool.
+//!
+//! The files are shell text, so they are read the way a shell reads them:
+//! each is sourced by `/bin/sh` in an empty environment (with a 5 s limit),
+//! and the variables it leaves exported, minus those an empty `/bin/sh`
+//! has anyway, are the result.
+
+use std::collections::BTreeMap;
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use crate::run::{Cancel, EnvPolicy, HookCommand, OutputLimits, Program, Runner};
+
+/// How long sourcing one file may take.
+const SOURCE_LIMIT: Duration = Duration::from_secs(5);
+
+/// The file of the `index`th handler of a `SessionStart`.
+pub fn file(dir: &Path, index: usize) -> PathBuf {
+    dir.join(format!("sessionstart-hook-{index}.sh"))
+}
+
+/// The variables the files export, and a warning per file that could not
+/// be read.
+pub async fn exports(
+    runner: &Runner,
+    cancel: &Cancel,
+    files: &[PathBuf],
+) -> (BTreeMap<String, String>, Vec<String>) {
+    let mut out = BTreeMap::new();
+    let mut warnings = Vec::new();
+    let present: Vec<&PathBuf> = files
+        .iter()
+        .filter(|f| std::fs::symlink_metadata(f).is_ok_and(|m| m.is_file() && m.len() > 0))
+        .collect();
+    if present.is_empty() {
+        return (out, warnings);
+    }
+    let baseline = match source(runner, cancel, Path::new("/dev/null")).await {
+        Ok(v) => v,
+        Err(e) => {
+            warnings.push(format!("CLAUDE_ENV_FILE: {e}"));
+            return (out, warnings);
+        }
+    };
+    for f in present {
+        match source(runner, cancel, f).await {
+            Ok(vars) => out.extend(vars.into_iter().filter(|(k, v)| baseline.get(k) != Some(v))),
+            Err(e) => warnings.push(format!("CLAUDE_ENV_FILE {}: {e}", f.display())),
+        }
+    }
+    (out, warnings)
+}
+
+/// The environment `/bin/sh` exports after sourcing `file`.
+async fn source(
+    runner: &Runner,
+    cancel: &Cancel,
+    file: &Path,
+) -> Result<BTreeMap<String, String>, String> {
+    let cmd = HookCommand {
+        program: Program::Exec {
+            program: PathBuf::from("/bin/sh"),
+            args: vec![
+                "-c".into(),
+                ". \"$1\" >/dev/null 2>&1; env -0".into(),
+                "sh".into(),
+                file.to_string_lossy().into_owned(),
+            ],
+        },
+        env: EnvPolicy::Only(vec![(
+            OsString::from("PATH"),
+            OsString::from("/usr/local/bin:/usr/bin:/bin"),
+        )]),
+        cwd: None,
+        stdin: Vec::new(),
+        timeout: SOURCE_LIMIT,
+        limits: OutputLimits {
+            stdout: 1 << 20,
+            stderr: 1024,
+        },
+    };
+    let result = runner.run_until(&cmd, cancel).await;
+    if result.exit_code() != Some(0) {
+        return Err(format!("sourcing it failed ({:?})", result.termination));
+    }
+    if result.stdout.truncated {
+        return Err("it exports more than 1 MiB".to_owned());
+    }
+    Ok(result
+        .stdout
+        .bytes
+        .split(|b| *b == 0)
+        .filter_map(|entry| {
+            let text = String::from_utf8_lossy(entry);
+            let (k, v) = text.split_once('=')?;
+            Some((k.to_owned(), v.to_owned()))
+        })
+        .collect())
+}
