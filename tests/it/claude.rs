@@ -1337,3 +1337,25 @@ fn q_session_start_hooks_export_variables_for_later_shell_calls() {
         "none|unset"
     );
 }
+
+#[test]
+fn session_end_handlers_share_a_short_budget() {
+    let c = Claude::new();
+    let slow = c.hook("slow", "--sleep 4");
+    let c = c.project_settings(
+        &json!({"hooks": {"SessionEnd": [{"hooks": [{"type": "command", "command": slow}]}]}}),
+    );
+    let f = c.fire(&json!({"event": "session_end", "session_id": "s1", "reason": "other"}));
+    assert_eq!(
+        f.runs()[0]["error"],
+        "timeout",
+        "1.5 s by default: {}",
+        f.outcome
+    );
+    // A configured timeout raises the budget.
+    let mut with_timeout = json!({"hooks": {"SessionEnd": [{"hooks": [{"type": "command", "command": c.hook("ok", "--sleep 2"), "timeout": 5}]}]}});
+    with_timeout["hooks"]["SessionEnd"][0]["hooks"][0]["timeout"] = json!(5);
+    let c = c.project_settings(&with_timeout);
+    let f = c.fire(&json!({"event": "session_end", "session_id": "s1", "reason": "other"}));
+    assert_eq!(f.runs()[0]["status"], "ok", "{}", f.outcome);
+}

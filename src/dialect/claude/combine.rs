@@ -44,6 +44,25 @@ pub const COMMAND_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(
 /// Output kept per stream.
 const MAX_OUTPUT: usize = 1 << 20;
 
+/// What every handler of one dispatch shares.
+struct Place<'p> {
+    /// `CLAUDE_PROJECT_DIR`.
+    project: &'p Path,
+    /// Where hooks run.
+    workdir: &'p Path,
+    /// The payload, with its final newline.
+    stdin: &'p [u8],
+    /// The most any handler may run (`SessionEnd`'s shared budget).
+    timeout_cap: Option<std::time::Duration>,
+}
+
+impl Place<'_> {
+    fn timeout(&self, handler: &Handler) -> std::time::Duration {
+        let t = handler.timeout.unwrap_or(COMMAND_TIMEOUT);
+        self.timeout_cap.map_or(t, |cap| t.min(cap))
+    }
+}
+
 /// One handler selected for this event.
 struct Selected<'a> {
     file: &'a LoadedFile,
@@ -127,6 +146,12 @@ pub async fn dispatch(cfg: &Claude, event: &Event, cx: &DispatchContext<'_>) -> 
     let mut stdin = crate::dialect::payload::to_bytes(&payload(ce, event, &facts));
     stdin.push(b'\n');
 
+    let place = Place {
+        project: &project,
+        workdir: &workdir,
+        stdin: &stdin,
+        timeout_cap: (ce == ClaudeEvent::SessionEnd).then(|| session_end_budget(&selected)),
+    };
     // SessionStart handlers each get a CLAUDE_ENV_FILE in the session's
     // private directory (none without a session on disk).
     let env_dir = if ce == ClaudeEvent::SessionStart {
@@ -145,7 +170,7 @@ pub async fn dispatch(cfg: &Claude, event: &Event, cx: &DispatchContext<'_>) -> 
             let _ = std::fs::remove_file(f);
             env_files.push(f.clone());
         }
-        match work(s, event, &project, &workdir, &stdin, env_file, cx) {
+        match work(s, event, &place, env_file, cx) {
             Prepared::Run(run) => {
                 shown.push(run.shown);
                 runs.push(run.future);
@@ -221,9 +246,7 @@ enum Prepared<'a> {
 fn work<'a>(
     s: Selected<'a>,
     event: &'a Event,
-    project: &Path,
-    workdir: &Path,
-    stdin: &[u8],
+    place: &Place<'_>,
     env_file: Option<PathBuf>,
     cx: &'a DispatchContext<'a>,
 ) -> Prepared<'a> {
@@ -236,9 +259,13 @@ fn work<'a>(
         } => {
             let (headers, warnings) =
                 http::expand_headers(headers, allowed_env_vars, |k| std::env::var(k).ok());
-            let timeout = s.handler.timeout.unwrap_or(COMMAND_TIMEOUT);
+            let timeout = place.timeout(s.handler);
             // The body is the payload without the newline a command gets.
-            let body = stdin.strip_suffix(b"\n").unwrap_or(stdin).to_vec();
+            let body = place
+                .stdin
+                .strip_suffix(b"\n")
+                .unwrap_or(place.stdin)
+                .to_vec();
             let url = url.clone();
             let mut record = s.record;
             Prepared::Run(Work {
@@ -266,19 +293,11 @@ fn work<'a>(
                     Some("an `async` handler, and the harness runs no background hooks".to_owned());
                 return Prepared::Background(record);
             };
-            match command(
-                s.file,
-                s.handler,
-                event,
-                project,
-                workdir,
-                stdin,
-                env_file.as_deref(),
-            ) {
+            match command(s.file, s.handler, event, place, env_file.as_deref()) {
                 Err(message) => Prepared::Refused(record, message),
                 Ok(mut cmd) => {
                     // Claude Code gives an async hook 600 s by default too.
-                    cmd.timeout = s.handler.timeout.unwrap_or(COMMAND_TIMEOUT);
+                    cmd.timeout = place.timeout(s.handler);
                     let job = crate::pipeline::BackgroundJob {
                         dialect: DIALECT.to_owned(),
                         hook: record.hook.clone(),
@@ -300,15 +319,7 @@ fn work<'a>(
                 }
             }
         }
-        _ => match command(
-            s.file,
-            s.handler,
-            event,
-            project,
-            workdir,
-            stdin,
-            env_file.as_deref(),
-        ) {
+        _ => match command(s.file, s.handler, event, place, env_file.as_deref()) {
             Ok(cmd) => {
                 let timeout = cmd.timeout.as_secs_f64();
                 let job = Job {
@@ -386,6 +397,26 @@ fn select<'a>(
     chosen
 }
 
+/// `SessionEnd` handlers share one budget (Claude Code's docs): 1.5 s,
+/// raised to the largest `timeout` of a settings-file handler, at most
+/// 60 s; `CLAUDE_CODE_SESSIONEND_HOOKS_TIMEOUT_MS` sets it instead.
+fn session_end_budget(selected: &[Selected<'_>]) -> std::time::Duration {
+    use std::time::Duration;
+    if let Some(ms) = std::env::var("CLAUDE_CODE_SESSIONEND_HOOKS_TIMEOUT_MS")
+        .ok()
+        .and_then(|v| v.trim().parse::<u64>().ok())
+    {
+        return Duration::from_millis(ms);
+    }
+    let largest = selected
+        .iter()
+        .filter(|s| s.file.plugin.is_none())
+        .filter_map(|s| s.handler.timeout)
+        .max()
+        .unwrap_or_default();
+    largest.clamp(Duration::from_millis(1500), Duration::from_secs(60))
+}
+
 /// Why a selected handler does not run, if it does not.
 fn skip_reason(
     ce: ClaudeEvent,
@@ -436,11 +467,10 @@ fn command(
     file: &LoadedFile,
     handler: &Handler,
     event: &Event,
-    project: &Path,
-    workdir: &Path,
-    stdin: &[u8],
+    place: &Place<'_>,
     env_file: Option<&Path>,
 ) -> Result<HookCommand, String> {
+    let (project, workdir, stdin) = (place.project, place.workdir, place.stdin);
     let HandlerKind::Command {
         command,
         args,
@@ -508,7 +538,7 @@ fn command(
         env.push(("CLAUDE_PLUGIN_ROOT".into(), p.root.clone().into()));
         env.push(("CLAUDE_PLUGIN_DATA".into(), p.data.clone().into()));
     }
-    let timeout = handler.timeout.unwrap_or(COMMAND_TIMEOUT);
+    let timeout = place.timeout(handler);
     Ok(HookCommand {
         program,
         env: EnvPolicy::Inherit(env),
