@@ -57,6 +57,7 @@ pub mod lint;
 pub mod matcher;
 pub mod outcome;
 pub mod panic;
+pub mod permission_rule;
 pub mod run;
 pub mod scenario;
 pub mod session;
