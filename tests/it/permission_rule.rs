@@ -1595,8 +1595,16 @@ fn oversized_rules_are_refused() {
     assert!(Rule::parse(&glob).is_err());
 }
 
+/// A plain word that is not one of bash's reserved words (`if`, `do`, …
+/// make the list a syntax error, which fails open).
 fn word() -> impl Strategy<Value = String> {
-    "[a-z]{1,5}"
+    "[a-z]{1,5}".prop_filter("a reserved word", |w| {
+        ![
+            "if", "then", "else", "elif", "fi", "case", "esac", "for", "while", "until", "do",
+            "done", "in", "function", "select", "time",
+        ]
+        .contains(&w.as_str())
+    })
 }
 
 proptest! {
