@@ -59,11 +59,17 @@ impl PathRule {
                 dir_only,
             });
         }
-        let glob = if anchored {
-            body.to_owned()
-        } else {
-            format!("**/{body}")
-        };
+        // `.gitignore` has no alternates: braces are literal; a line that
+        // starts with `!` (a negation) or `#` (a comment) matches nothing.
+        if body.starts_with(['!', '#']) {
+            return Ok(PathRule {
+                root,
+                glob: None,
+                dir_only,
+            });
+        }
+        let body = escape_braces(body);
+        let glob = if anchored { body } else { format!("**/{body}") };
         Ok(PathRule {
             root,
             glob: Some(check_glob(&glob, budget)?),
@@ -105,6 +111,29 @@ impl PathRule {
             .filter(|a| !a.as_os_str().is_empty())
             .any(|a| glob.is_match(a))
     }
+}
+
+/// `{` and `}` made literal for `globset` (which reads them as
+/// alternates); an already escaped one stays as it is.
+fn escape_braces(glob: &str) -> String {
+    let mut out = String::with_capacity(glob.len());
+    let mut chars = glob.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' => {
+                out.push(c);
+                if let Some(n) = chars.next() {
+                    out.push(n);
+                }
+            }
+            '{' | '}' => {
+                out.push('\\');
+                out.push(c);
+            }
+            c => out.push(c),
+        }
+    }
+    out
 }
 
 /// A tool's path argument as Claude Code reads it: `~` is the home
@@ -175,5 +204,17 @@ mod tests {
         assert!(!m("~/.ssh/**", "/ws/.ssh/id"));
         assert!(m("*.ts", "/ws/src/../a.ts"));
         assert!(!m("//", "/ws/a"));
+    }
+
+    #[test]
+    fn gitignore_has_no_alternates_negations_or_comments() {
+        assert!(!m("*.{ts,js}", "/ws/a.ts"));
+        assert!(m("*.{ts,js}", "/ws/a.{ts,js}"));
+        assert!(!m("!*.ts", "/ws/a.ts"));
+        assert!(!m("#*.ts", "/ws/a.ts"));
+        assert!(m("a**b", "/ws/axyb"), "** inside a name is a star");
+        assert!(!m("a**b", "/ws/ax/yb"));
+        assert!(m("[ab].ts", "/ws/b.ts"));
+        assert!(m("[!a].ts", "/ws/b.ts"));
     }
 }
