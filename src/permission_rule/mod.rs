@@ -290,11 +290,14 @@ fn split_rule(text: &str) -> (String, Option<String>) {
     (tool.to_owned(), Some(content))
 }
 
-/// Byte offsets of `ch` not preceded by an odd number of backslashes.
+/// Byte offsets of `ch` not preceded by an odd number of backslashes (one
+/// pass: a rule can be long).
 fn unescaped(text: &str, ch: char) -> impl Iterator<Item = usize> + '_ {
+    let mut slashes = 0usize;
     text.char_indices().filter_map(move |(i, c)| {
-        let slashes = text[..i].bytes().rev().take_while(|b| *b == b'\\').count();
-        (c == ch && slashes % 2 == 0).then_some(i)
+        let hit = c == ch && slashes.is_multiple_of(2);
+        slashes = if c == '\\' { slashes + 1 } else { 0 };
+        hit.then_some(i)
     })
 }
 
@@ -551,6 +554,13 @@ mod tests {
         assert_eq!(r("Task"), ("Agent".into(), None));
         assert_eq!(r("mcp__srv__tool"), ("mcp__srv__tool".into(), None));
         assert_eq!(r(""), ("".into(), None));
+        assert_eq!(r(r"Bash(a\\)"), ("Bash".into(), Some(r"a\".into())));
+        assert_eq!(r(r"Bash(a\)"), (r"Bash(a\)".into(), None), "escaped closer");
+        // Long runs of backslashes are read in one pass.
+        let long = format!("Bash({}x)", "\\".repeat(100_000));
+        let start = std::time::Instant::now();
+        assert_eq!(Rule::parse(&long).map(|r| r.tool().to_owned()).ok(), None);
+        assert!(start.elapsed().as_secs() < 20);
     }
 
     #[test]

@@ -32,12 +32,18 @@ use std::fmt;
 use std::sync::OnceLock;
 
 use regex::Regex;
-use tree_sitter::{Node, Parser};
+use std::time::{Duration, Instant};
+
+use tree_sitter::{Node, ParseOptions, ParseState, Parser};
 
 /// The longest command analysed, in bytes; a longer one is
 /// [`Commands::Unknown`] (Claude Code's parser refuses long commands too,
 /// and then runs every hook).
 pub const MAX_COMMAND_LEN: usize = 10_000;
+
+/// How long tree-sitter may parse one command before latch gives up on
+/// it (the hook then runs).
+const PARSE_BUDGET: Duration = Duration::from_millis(100);
 
 /// How deep the walk follows nested lists, subshells and substitutions
 /// before giving up (unknown).
@@ -68,8 +74,8 @@ pub enum FailOpen {
         /// Its length in bytes.
         len: usize,
     },
-    /// tree-sitter could not parse it (a syntax error), or the parser
-    /// could not be set up.
+    /// tree-sitter could not parse it (a syntax error, or more than 100 ms
+    /// of parsing), or the parser could not be set up.
     Unparsable,
     /// It nests deeper than latch follows.
     TooDeep,
@@ -128,7 +134,16 @@ pub fn split(command: &str) -> Commands {
         let Some(parser) = slot.as_mut() else {
             return Commands::Unknown(FailOpen::Unparsable);
         };
-        let Some(tree) = parser.parse(command, None) else {
+        // tree-sitter's error recovery can take long on hostile text
+        // (half a second for 10 KB of `a|`): past the budget the parse is
+        // cancelled and the command fails open, as Claude Code's does.
+        let start = Instant::now();
+        let mut over_budget = |_: &ParseState| start.elapsed() > PARSE_BUDGET;
+        let options = ParseOptions::new().progress_callback(&mut over_budget);
+        let bytes = command.as_bytes();
+        let mut read = |offset: usize, _| bytes.get(offset..).unwrap_or_default();
+        let Some(tree) = parser.parse_with_options(&mut read, None, Some(options)) else {
+            parser.reset();
             return Commands::Unknown(FailOpen::Unparsable);
         };
         let root = tree.root_node();
@@ -700,6 +715,19 @@ mod tests {
             split(&long),
             Commands::Unknown(FailOpen::TooLong { .. })
         ));
+    }
+
+    #[test]
+    fn slow_parses_give_up() {
+        let start = std::time::Instant::now();
+        for hostile in [
+            "a|".repeat(4999),
+            format!("(( a{} ))", "[0]".repeat(3300)),
+            "x=(".repeat(3000),
+        ] {
+            assert!(matches!(split(&hostile), Commands::Unknown(_)));
+        }
+        assert!(start.elapsed().as_secs() < 20, "{:?}", start.elapsed());
     }
 
     #[test]
