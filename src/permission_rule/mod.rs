@@ -29,6 +29,24 @@
 //!
 //! Matching is prepared once per tool call ([`ToolInput::new`] parses the
 //! command) and then checked for every rule, as Claude Code does.
+//!
+//! ```
+//! use std::path::Path;
+//! use latch::permission_rule::{Rule, ToolInput};
+//!
+//! # fn main() -> Result<(), latch::permission_rule::RuleError> {
+//! let call = ToolInput::new("Bash", &serde_json::json!({"command": "ls && git push"}), Path::new("/ws"));
+//! assert!(Rule::parse("Bash(git push)")?.matches_input(&call).runs());
+//! assert!(Rule::parse("Bash(ls *)")?.matches_input(&call).runs());
+//! assert!(!Rule::parse("Bash(npm *)")?.matches_input(&call).runs());
+//! assert!(!Rule::parse("Edit(*.ts)")?.matches_input(&call).runs());
+//! // `$(…)`: a rule that is not a single command fails open.
+//! let subst = ToolInput::new("Bash", &serde_json::json!({"command": "ls $(pwd)"}), Path::new("/ws"));
+//! assert!(Rule::parse("Bash(npm test)")?.matches_input(&subst).runs());
+//! assert!(!Rule::parse("Bash(npm *)")?.matches_input(&subst).runs());
+//! # Ok(())
+//! # }
+//! ```
 
 pub mod path;
 pub mod shell;

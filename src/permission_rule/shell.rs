@@ -728,6 +728,11 @@ mod tests {
             assert!(matches!(split(&hostile), Commands::Unknown(_)));
         }
         assert!(start.elapsed().as_secs() < 20, "{:?}", start.elapsed());
+        // A cancelled parse leaves the parser ready for the next command.
+        assert_eq!(
+            split("git push"),
+            Commands::Exact(vec!["git push".to_owned()])
+        );
     }
 
     #[test]
