@@ -1657,3 +1657,85 @@ proptest! {
         prop_assert_eq!(prefix.matches("Bash", &input, Path::new(PROJECT)).runs(), expected, "{}", text);
     }
 }
+
+/// Where the recordings are, when this checkout has them beside it
+/// (`LATCH_CLAUDE_CASES`, or `shared/peers/claude/cases` one or two
+/// directories up).
+fn recorded_cases() -> Option<std::path::PathBuf> {
+    if let Some(dir) = std::env::var_os("LATCH_CLAUDE_CASES") {
+        return Some(dir.into());
+    }
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    [root.join("../shared"), root.join("../../shared")]
+        .into_iter()
+        .map(|s| s.join("peers/claude/cases"))
+        .find(|d| d.join("r2_if_bash/observed.json").is_file())
+}
+
+/// Re-reads every `if` rule, tool call and PreToolUse run of the recorded
+/// cases from their `observed.json` (when present) and checks latch
+/// against them directly, so the rows above cannot drift from a
+/// re-recording.
+#[test]
+fn recordings_agree_with_latch() {
+    let Some(dir) = recorded_cases() else {
+        eprintln!("no recordings beside this checkout; the rows above carry them");
+        return;
+    };
+    let label = regex::Regex::new(r"--label (\S+)").unwrap();
+    let mut checked = 0;
+    for case in ["r2_if_bash", "r2_if_bash_complex", "r2_if_files"] {
+        let text = std::fs::read_to_string(dir.join(case).join("observed.json")).unwrap();
+        let text = text.replace("<WS>", PROJECT).replace("<RUN>", "/tmp/run");
+        let d: serde_json::Value = serde_json::from_str(&text).unwrap();
+        let mut rules = Vec::new();
+        for group in d["settings"]["hooks"]["PreToolUse"].as_array().unwrap() {
+            for hook in group["hooks"].as_array().unwrap() {
+                let (Some(rule), Some(cmd)) = (hook["if"].as_str(), hook["command"].as_str())
+                else {
+                    continue;
+                };
+                let name = label.captures(cmd).unwrap()[1].to_owned();
+                rules.push((name, rule.to_owned()));
+            }
+        }
+        let turns: Vec<&serde_json::Value> = d["script_turns"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|t| t.get("tool_use"))
+            .collect();
+        for turn in &turns {
+            let tool = turn["name"].as_str().unwrap();
+            let input = &turn["input"];
+            for (name, rule) in &rules {
+                let ran = d["hooks"].as_array().unwrap().iter().any(|h| {
+                    let stdin = &h["stdin"];
+                    h["label"] == name.as_str()
+                        && stdin["hook_event_name"] == "PreToolUse"
+                        && stdin["tool_name"] == tool
+                        && input
+                            .as_object()
+                            .unwrap()
+                            .iter()
+                            .all(|(k, v)| stdin["tool_input"][k] == *v)
+                });
+                let v = Rule::parse(rule)
+                    .unwrap()
+                    .matches_input(&ToolInput::with_home(
+                        tool,
+                        input,
+                        Path::new(PROJECT),
+                        Some(Path::new("/home/u")),
+                    ));
+                assert_eq!(
+                    v.runs(),
+                    ran,
+                    "{case}: `{rule}` ({name}) on {tool} {input}: {v:?}"
+                );
+                checked += 1;
+            }
+        }
+    }
+    assert_eq!(checked, 199, "rules x calls of the three cases");
+}
