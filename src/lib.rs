@@ -58,6 +58,7 @@ pub mod matcher;
 pub mod outcome;
 pub mod panic;
 pub mod pipeline;
+pub mod permission_rule;
 pub mod run;
 pub mod scenario;
 pub mod session;

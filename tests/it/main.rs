@@ -31,6 +31,7 @@ mod peen_lib;
 mod peen_load;
 mod peen_match;
 mod peen_util;
+mod permission_rule;
 mod poolside_config;
 mod poolside_decisions;
 mod poolside_faults;
