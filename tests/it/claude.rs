@@ -1359,3 +1359,62 @@ fn session_end_handlers_share_a_short_budget() {
     let f = c.fire(&json!({"event": "session_end", "session_id": "s1", "reason": "other"}));
     assert_eq!(f.runs()[0]["status"], "ok", "{}", f.outcome);
 }
+
+#[test]
+fn r2_if_conditions_choose_which_handlers_start() {
+    let c = Claude::new();
+    let git = c.hook("git", "");
+    let push = c.hook("push", "");
+    let npm = c.hook("npm", "");
+    let edit_ts = c.hook("edit_ts", "");
+    let write_ts = c.hook("write_ts", "");
+    let stop = c.hook("stop", "");
+    let h = |cmd: &str, rule: &str| json!({"type": "command", "command": cmd, "if": rule});
+    let c = c.project_settings(&json!({"hooks": {
+        "PreToolUse": [{"hooks": [h(&git, "Bash(git *)"), h(&push, "Bash(git push)"), h(&npm, "Bash(npm test)"),
+                                  h(&edit_ts, "Edit(*.ts)"), h(&write_ts, "Write(*.ts)")]}],
+        "Stop": [{"hooks": [h(&stop, "Bash")]}]}}));
+    // r2_if_bash: every subcommand is checked, a VAR=x prefix is stripped.
+    let f = c.fire(&bash_before("FOO=x git --version"));
+    assert_eq!(
+        (c.runs_of("git"), c.runs_of("push"), c.runs_of("npm")),
+        (1, 0, 0),
+        "{}",
+        f.outcome
+    );
+    let skipped = f
+        .runs()
+        .iter()
+        .find(|r| {
+            r["hook"]
+                .as_str()
+                .is_some_and(|h| h.contains("--label npm"))
+        })
+        .unwrap();
+    assert!(
+        skipped["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("Skipping hook due to if condition \"Bash(npm test)\" not matching")
+    );
+    c.fire(&bash_before("ls && git push"));
+    assert_eq!((c.runs_of("git"), c.runs_of("push")), (2, 1));
+    // r2_if_bash_complex: with $(...), exact rules fail open.
+    c.fire(&bash_before("ls $(pwd)"));
+    assert_eq!(
+        (c.runs_of("git"), c.runs_of("push"), c.runs_of("npm")),
+        (2, 2, 1)
+    );
+    // r2_if_files: rules are per tool; Write(*.ts) matches at any depth.
+    let mut write = bash_before("");
+    write["tool"] = json!({"name": "Write", "input": {"file_path": c.project().join("src/new.ts"), "content": "x"}});
+    c.fire(&write);
+    assert_eq!((c.runs_of("edit_ts"), c.runs_of("write_ts")), (0, 1));
+    // On Stop an `if` never lets the handler run.
+    let f = c.fire(&json!({"event": "stop", "session_id": "s1"}));
+    assert_eq!(c.runs_of("stop"), 0);
+    assert_eq!(
+        f.runs()[0]["message"],
+        "Hook if condition \"Bash\" cannot be evaluated for non-tool event Stop"
+    );
+}

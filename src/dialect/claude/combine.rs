@@ -28,9 +28,10 @@ use crate::run::{EnvPolicy, HookCommand, OutputLimits, Program};
 use super::events::{ClaudeEvent, PayloadFacts, payload};
 use super::http;
 use super::judge::{HookJson, Verdict, judge};
-use super::load::{Group, Handler, HandlerKind, LoadedFile, Matcher};
+use super::load::{Condition, Group, Handler, HandlerKind, LoadedFile, Matcher};
 use super::text::{self, Texts, additional_context, capped, stop_feedback, success};
 use super::{Claude, DIALECT};
+use crate::permission_rule::ToolInput;
 
 /// The session key of the consecutive Stop block counter.
 pub const STOP_BLOCKS_KEY: &str = "claude.stop_blocks";
@@ -137,7 +138,7 @@ pub async fn dispatch(cfg: &Claude, event: &Event, cx: &DispatchContext<'_>) -> 
             )),
         }
     }
-    let selected = select(cfg, ce, event, &tool, &mut out);
+    let selected = select(cfg, ce, event, &tool, &project, &mut out);
     let facts = PayloadFacts {
         cwd: &workdir,
         tool: &tool,
@@ -350,10 +351,14 @@ fn select<'a>(
     ce: ClaudeEvent,
     event: &'a Event,
     tool: &'a str,
+    project: &Path,
     out: &mut Outcome,
 ) -> Vec<Selected<'a>> {
     let mut chosen: Vec<Selected<'a>> = Vec::new();
     let mut seen: Vec<(Option<&Path>, &str, String)> = Vec::new();
+    // The tool call, prepared once for every `if` (a Bash command is
+    // parsed here), and only if some handler has one.
+    let mut call: Option<ToolInput> = None;
     for (file, group) in cfg.select(ce, event, tool) {
         for handler in &group.handlers {
             let shown = handler.kind.shown();
@@ -369,6 +374,30 @@ fn select<'a>(
                 record.error = why.0;
                 out.runs.push(record);
                 continue;
+            }
+            if let Some(Condition {
+                text,
+                rule: Some(rule),
+            }) = &handler.condition
+            {
+                let call = call.get_or_insert_with(|| {
+                    let input = event
+                        .tool
+                        .as_ref()
+                        .map(|t| t.input.to_value())
+                        .unwrap_or(Value::Null);
+                    ToolInput::new(tool, &input, project)
+                });
+                let verdict = rule.matches_input(call);
+                if !verdict.runs() {
+                    record.status = RunStatus::Skipped;
+                    record.message = Some(format!(
+                        "{} ({verdict})",
+                        crate::permission_rule::skip_message(text)
+                    ));
+                    out.runs.push(record);
+                    continue;
+                }
             }
             // Claude Code runs an identical handler once per event; a
             // plugin's copy counts apart from the settings files' one.
@@ -429,12 +458,12 @@ fn skip_reason(
             format!("invalid matcher: {why}"),
         ));
     }
-    if let Some(rule) = &handler.condition
-        && !ce.is_tool()
+    if let Some(c) = &handler.condition
+        && !crate::permission_rule::evaluates_on(ce.as_str())
     {
         return Some((
             None,
-            format!("Hook if condition \"{rule}\" cannot be evaluated for non-tool event {ce}"),
+            crate::permission_rule::non_tool_event_message(&c.text, ce.as_str()),
         ));
     }
     if handler.run_async && !matches!(handler.kind, HandlerKind::Command { .. }) {

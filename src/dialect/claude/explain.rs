@@ -4,9 +4,10 @@ use crate::event::Event;
 use crate::explain::{Explanation, run_order_first};
 
 use super::events::ClaudeEvent;
-use super::load::Matcher;
+use super::load::{Condition, Matcher};
 use super::text::label_of;
 use super::{Claude, DIALECT};
+use crate::permission_rule::ToolInput;
 
 /// Explains every handler of every loaded file.
 pub fn explain(cfg: &Claude, event: &Event) -> Vec<Explanation> {
@@ -16,6 +17,11 @@ pub fn explain(cfg: &Claude, event: &Event) -> Vec<Explanation> {
         .tool_names
         .claude_name(event.tool_name().unwrap_or(""))
         .to_owned();
+    let project = event
+        .workdir(cfg.options().project.as_deref())
+        .unwrap_or_else(|| std::path::PathBuf::from("."));
+    let project = cfg.options().project.clone().unwrap_or(project);
+    let mut call: Option<ToolInput> = None;
     let mut out = Vec::new();
     for file in cfg.files() {
         for group in &file.groups {
@@ -41,15 +47,39 @@ pub fn explain(cfg: &Claude, event: &Event) -> Vec<Explanation> {
                 },
             };
             for h in &group.handlers {
-                let (runs, reason) = match &verdict {
-                    Ok(r) => match (&h.condition, fired.is_some_and(ClaudeEvent::is_tool)) {
-                        (Some(rule), false) => (
+                let (runs, reason) = match (&verdict, &h.condition) {
+                    (Err(r), _) => (false, r.clone()),
+                    (Ok(r), None) => (true, r.clone()),
+                    (Ok(_), Some(c))
+                        if !crate::permission_rule::evaluates_on(&group.event_name) =>
+                    {
+                        (
                             false,
-                            format!("`if: {rule}` never lets a handler run on a non-tool event"),
-                        ),
-                        _ => (true, r.clone()),
-                    },
-                    Err(r) => (false, r.clone()),
+                            crate::permission_rule::non_tool_event_message(
+                                &c.text,
+                                &group.event_name,
+                            ),
+                        )
+                    }
+                    (Ok(r), Some(Condition { rule: None, .. })) => (true, r.clone()),
+                    (
+                        Ok(r),
+                        Some(Condition {
+                            text,
+                            rule: Some(rule),
+                        }),
+                    ) => {
+                        let call = call.get_or_insert_with(|| {
+                            let input = event
+                                .tool
+                                .as_ref()
+                                .map(|t| t.input.to_value())
+                                .unwrap_or(serde_json::Value::Null);
+                            ToolInput::new(&tool, &input, &project)
+                        });
+                        let v = rule.matches_input(call);
+                        (v.runs(), format!("{r}; `if: {text}` {v}"))
+                    }
                 };
                 out.push(Explanation::new(
                     DIALECT,

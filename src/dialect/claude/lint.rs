@@ -22,7 +22,8 @@ impl Claude {
                             .for_dialect(DIALECT)
                             .for_event(group.event_name.clone())
                     };
-                    if let (Some(rule), Some(e)) = (&h.condition, group.event)
+                    if let (Some(rule), Some(e)) =
+                        (h.condition.as_ref().map(|c| &c.text), group.event)
                         && !e.is_tool()
                     {
                         out.push(d(

@@ -16,6 +16,7 @@ use std::time::Duration;
 use crate::config::yaml::{Node, Value};
 use crate::diag::{Diagnostic, Position, SourceRef};
 use crate::matcher::{NameMatcher, PatternBudget, RegexMode};
+use crate::permission_rule::Rule;
 use crate::text::closest;
 
 use super::DIALECT;
@@ -149,10 +150,20 @@ pub struct Handler {
     pub run_async: bool,
     /// `asyncRewake: true` (synchronous under a non-interactive harness).
     pub async_rewake: bool,
-    /// The `if` condition, as written.
-    pub condition: Option<String>,
+    /// The `if` condition.
+    pub condition: Option<Condition>,
     /// Where it was declared.
     pub source: SourceRef,
+}
+
+/// A handler's `if`: one Claude Code permission rule.
+#[derive(Debug, Clone)]
+pub struct Condition {
+    /// The rule as written.
+    pub text: String,
+    /// The rule; `None` when its pattern is over latch's limits (a
+    /// diagnostic; the handler then runs as if it had no `if`).
+    pub rule: Option<Rule>,
 }
 
 /// A matcher as loaded.
@@ -523,7 +534,20 @@ impl Loader<'_> {
         let run_async = self.boolean(h, "async");
         let async_rewake = self.boolean(h, "asyncRewake");
         self.boolean(h, "once");
-        let condition = self.string(h, "if", false);
+        let condition = self.string(h, "if", false).map(|text| {
+            let rule = match Rule::parse_with_budget(&text, &mut self.budget) {
+                Ok(rule) => Some(rule),
+                Err(e) => {
+                    let at = h.get("if").map_or(h.position, |n| n.position);
+                    self.note(
+                        Diagnostic::warning(format!("{e}; the handler runs as if it had no `if`"))
+                            .at(Some(at)),
+                    );
+                    None
+                }
+            };
+            Condition { text, rule }
+        });
         self.string(h, "statusMessage", false);
         let kind = kind.filter(|_| self.problems.len() == before)?;
         Some(Handler {
