@@ -63,6 +63,7 @@ pub mod run;
 pub mod scenario;
 pub mod session;
 pub mod text;
+pub mod vocabulary;
 
 pub use diag::{Diagnostic, Position, Severity, SourceRef};
 pub use engine::{Engine, InputValidator, ObjectArguments};

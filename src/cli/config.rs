@@ -63,6 +63,11 @@ pub struct ConfigArgs {
     /// Default: /etc/claude-code.
     #[arg(long, value_name = "DIR")]
     claude_managed_dir: Option<PathBuf>,
+    /// A tool vocabulary file for the claude dialect: how the harness's
+    /// tools map to Claude Code's names and argument shapes (added to the
+    /// built-in table).
+    #[arg(long, value_name = "FILE")]
+    tool_vocabulary: Option<PathBuf>,
     /// Leave hook command lines out of the claude dialect's texts for the
     /// model (Claude Code quotes them).
     #[arg(long)]
@@ -166,7 +171,7 @@ impl ConfigArgs {
                     plugin_dirs: self.plugin_dirs.clone(),
                 },
                 project: project.clone(),
-                tool_names: ToolNames::default(),
+                vocabulary: vocabulary(self.tool_vocabulary.as_deref(), diags),
                 texts: claude::text::Texts {
                     hide_commands: self.claude_hide_commands,
                 },
@@ -180,6 +185,31 @@ impl ConfigArgs {
             );
         }
         engine
+    }
+}
+
+/// The built-in tool vocabulary, extended by `file` when given; the file's
+/// problems go to `diags`.
+fn vocabulary(
+    file: Option<&std::path::Path>,
+    diags: &mut Vec<Diagnostic>,
+) -> latch::vocabulary::Vocabulary {
+    let builtin = latch::vocabulary::Vocabulary::builtin();
+    let Some(file) = file else {
+        return builtin;
+    };
+    match latch::config::read_bounded_text(file, latch::config::MAX_CONFIG_FILE) {
+        Ok(text) => {
+            let (v, d) = latch::vocabulary::Vocabulary::from_text(&text, file);
+            diags.extend(d);
+            builtin.extended(v)
+        }
+        Err(e) => {
+            diags.push(
+                Diagnostic::error(format!("cannot read the tool vocabulary: {e}")).in_file(file),
+            );
+            builtin
+        }
     }
 }
 

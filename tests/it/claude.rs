@@ -1418,3 +1418,77 @@ fn r2_if_conditions_choose_which_handlers_start() {
         "Hook if condition \"Bash\" cannot be evaluated for non-tool event Stop"
     );
 }
+
+#[test]
+fn the_vocabulary_shows_harness_tools_in_claude_code_s_shape_and_maps_rewrites_back() {
+    let c = Claude::new();
+    let pre = c.hook("pre", r#"--stdout '{"hookSpecificOutput": {"hookEventName": "PreToolUse", "updatedInput": {"command": "git status --short"}}}'"#);
+    let post = c.hook("post", "");
+    let write = c.hook("write", "");
+    let h = |cmd: &str, rule: &str| json!({"type": "command", "command": cmd, "if": rule});
+    let c = c.project_settings(&json!({"hooks": {
+        "PreToolUse": [{"matcher": "Bash", "hooks": [h(&pre, "Bash(git *)")]},
+                       {"matcher": "Write", "hooks": [{"type": "command", "command": write}]}],
+        "PostToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": post}]}]}}));
+    // latch's neutral `shell` tool with its `cmd` argument.
+    let f = c.fire(
+        &json!({"event": "tool_before", "session_id": "s1", "cwd": c.project(),
+        "tool": {"name": "shell", "input": {"cmd": "git status", "cwd": "."}}}),
+    );
+    let got = c
+        .received("pre")
+        .expect("the Bash hook ran, its if matched");
+    assert_eq!(got["tool_name"], "Bash");
+    assert_eq!(
+        got["tool_input"],
+        json!({"command": "git status", "cwd": "."})
+    );
+    // updatedInput replaces the whole input (Claude Code's rule), in the
+    // harness's own names.
+    assert_eq!(
+        f.outcome["tool_input"],
+        json!({"cmd": "git status --short"})
+    );
+    // A relative path becomes absolute, as Claude Code's file paths are.
+    c.fire(
+        &json!({"event": "tool_before", "session_id": "s1", "cwd": c.project(),
+        "tool": {"name": "write", "input": {"path": "src/a.rs", "contents": "x"}}}),
+    );
+    let got = c.received("write").unwrap();
+    assert_eq!(got["tool_name"], "Write");
+    assert_eq!(
+        got["tool_input"],
+        json!({"file_path": c.project().join("src/a.rs"), "content": "x"})
+    );
+    // A shell tool's text result looks like Bash's.
+    c.fire(&json!({"event": "tool_after", "session_id": "s1", "tool": {"name": "shell", "input": {"cmd": "echo hi"}, "output": "hi\n"}}));
+    assert_eq!(
+        c.received("post").unwrap()["tool_response"],
+        json!({"stdout": "hi\n", "stderr": "", "interrupted": false, "isImage": false, "noOutputExpected": false})
+    );
+}
+
+#[test]
+fn a_vocabulary_file_adds_the_harness_s_own_tools() {
+    let c = Claude::new();
+    let pre = c.hook("pre", "");
+    let c = c.project_settings(&settings("PreToolUse", Some("Bash"), &[&pre]));
+    let file = c.write(
+        "vocab.yaml",
+        "tools:\n  run_it: {claude: Bash, args: {script: command}}\n  broken: {args: {}}\n",
+    );
+    let file = file.display().to_string();
+    let f = c.fire_with(
+        &json!({"event": "tool_before", "session_id": "s1", "tool": {"name": "run_it", "input": {"script": "make"}}}),
+        &["--tool-vocabulary", &file],
+    );
+    assert_eq!(
+        c.received("pre").unwrap()["tool_input"],
+        json!({"command": "make"})
+    );
+    assert!(
+        f.stderr.contains("tool `broken`: needs `claude`"),
+        "{}",
+        f.stderr
+    );
+}

@@ -79,12 +79,25 @@ pub async fn dispatch(cfg: &Claude, event: &Event, cx: &DispatchContext<'_>) -> 
     };
     let options = cfg.options();
     let tool = options
-        .tool_names
+        .vocabulary
         .claude_name(event.tool_name().unwrap_or(""))
         .to_owned();
     let workdir = event
         .workdir(options.project.as_deref())
         .unwrap_or_else(|| PathBuf::from("."));
+    // The harness's tool, reshaped as Claude Code's where the vocabulary
+    // says so (parsed only then).
+    let map = event.tool_name().and_then(|t| options.vocabulary.get(t));
+    let claude_input = map.filter(|m| m.changes_input()).and_then(|m| {
+        event
+            .tool
+            .as_ref()
+            .map(|t| m.to_claude(t.input.to_value(), &workdir))
+    });
+    let claude_output = map.filter(|m| m.bash_output).and_then(|m| {
+        let o = event.tool.as_ref()?.output.as_ref()?.to_value();
+        o.is_string().then(|| m.output_to_claude(o))
+    });
     let project = options.project.clone().unwrap_or_else(|| workdir.clone());
     let stop_hook_active = match ce {
         ClaudeEvent::Stop | ClaudeEvent::SubagentStop => {
@@ -138,11 +151,21 @@ pub async fn dispatch(cfg: &Claude, event: &Event, cx: &DispatchContext<'_>) -> 
             )),
         }
     }
-    let selected = select(cfg, ce, event, &tool, &project, &mut out);
+    let selected = select(
+        cfg,
+        ce,
+        event,
+        &tool,
+        claude_input.as_ref(),
+        &project,
+        &mut out,
+    );
     let facts = PayloadFacts {
         cwd: &workdir,
         tool: &tool,
         stop_hook_active,
+        input: claude_input.as_ref(),
+        output: claude_output.as_ref(),
     };
     let mut stdin = crate::dialect::payload::to_bytes(&payload(ce, event, &facts));
     stdin.push(b'\n');
@@ -190,6 +213,7 @@ pub async fn dispatch(cfg: &Claude, event: &Event, cx: &DispatchContext<'_>) -> 
     let mut fold = Fold {
         ce,
         tool: &tool,
+        map,
         texts: options.texts,
         event,
         out,
@@ -346,11 +370,13 @@ fn work<'a>(
 
 /// The handlers that run for this event, in configuration order, with a
 /// record each; handlers that do not run are recorded in `out` already.
+#[allow(clippy::too_many_arguments)]
 fn select<'a>(
     cfg: &'a Claude,
     ce: ClaudeEvent,
     event: &'a Event,
     tool: &'a str,
+    claude_input: Option<&Value>,
     project: &Path,
     out: &mut Outcome,
 ) -> Vec<Selected<'a>> {
@@ -380,13 +406,16 @@ fn select<'a>(
                 rule: Some(rule),
             }) = &handler.condition
             {
-                let call = call.get_or_insert_with(|| {
-                    let input = event
-                        .tool
-                        .as_ref()
-                        .map(|t| t.input.to_value())
-                        .unwrap_or(Value::Null);
-                    ToolInput::new(tool, &input, project)
+                let call = call.get_or_insert_with(|| match claude_input {
+                    Some(input) => ToolInput::new(tool, input, project),
+                    None => {
+                        let input = event
+                            .tool
+                            .as_ref()
+                            .map(|t| t.input.to_value())
+                            .unwrap_or(Value::Null);
+                        ToolInput::new(tool, &input, project)
+                    }
                 });
                 let verdict = rule.matches_input(call);
                 if !verdict.runs() {
@@ -606,6 +635,8 @@ fn label(ce: ClaudeEvent, tool: &str) -> String {
 struct Fold<'a> {
     ce: ClaudeEvent,
     tool: &'a str,
+    /// The vocabulary's entry for the harness's tool.
+    map: Option<&'a crate::vocabulary::ToolMap>,
     texts: Texts,
     event: &'a Event,
     out: Outcome,
@@ -621,6 +652,17 @@ struct Fold<'a> {
 }
 
 impl Fold<'_> {
+    /// The harness's check of rewritten arguments, in its own shape and
+    /// with its own tool name.
+    fn validate(&self, cx: &DispatchContext<'_>, input: &Value) -> Result<(), String> {
+        let harness = match self.map {
+            Some(m) => m.from_claude(input.clone()),
+            None => input.clone(),
+        };
+        cx.validator
+            .validate(self.event.tool_name().unwrap_or(self.tool), &harness)
+    }
+
     fn decide(&mut self, hook: &str, d: Decision, text: String) {
         if self.strongest.is_none_or(|s| d.strength() > s.strength()) {
             self.strongest = Some(d);
@@ -805,7 +847,7 @@ impl Fold<'_> {
                     self.decide(&hook, d, why);
                 }
                 if let Some(input) = j.specific.get("updatedInput") {
-                    match cx.validator.validate(self.tool, input) {
+                    match self.validate(cx, input) {
                         Ok(()) => {
                             if self.rewrite.as_ref().is_none_or(|(i, _)| index > *i) {
                                 self.rewrite = Some((index, input.clone()));
@@ -928,7 +970,7 @@ impl Fold<'_> {
             Some("allow") => {
                 self.decide(&hook, Decision::Allow, String::new());
                 if let Some(input) = decision.get("updatedInput") {
-                    match cx.validator.validate(self.tool, input) {
+                    match self.validate(cx, input) {
                         Ok(()) => {
                             if self.rewrite.as_ref().is_none_or(|(i, _)| index > *i) {
                                 self.rewrite = Some((index, input.clone()));
@@ -981,7 +1023,11 @@ impl Fold<'_> {
             .tool
             .as_ref()
             .and_then(|t| t.output.as_ref())
-            .map(|o| o.to_value());
+            .map(|o| o.to_value())
+            .map(|o| match self.map {
+                Some(m) => m.output_to_claude(o),
+                None => o,
+            });
         let mut candidates = vec![("updatedToolOutput", j.specific.get("updatedToolOutput"))];
         if self.tool.starts_with("mcp__") {
             candidates.push((
@@ -1048,7 +1094,11 @@ impl Fold<'_> {
             && !matches!(self.out.decision, Decision::Deny | Decision::Defer)
             && let Some((_, input)) = self.rewrite.take()
         {
-            self.out.tool_input = Some(input);
+            // Back in the harness's own argument names.
+            self.out.tool_input = Some(match self.map {
+                Some(m) => m.from_claude(input),
+                None => input,
+            });
         }
         if matches!(ce, ClaudeEvent::Stop | ClaudeEvent::SubagentStop) {
             self.stop(cx, cap).await;

@@ -228,6 +228,12 @@ pub struct PayloadFacts<'a> {
     /// `stop_hook_active` on `Stop` and `SubagentStop`: the agent is
     /// already continuing because of a Stop hook.
     pub stop_hook_active: bool,
+    /// The tool's arguments in Claude Code's shape, when the vocabulary
+    /// reshapes them (else the event's are sent as written, compacted).
+    pub input: Option<&'a Value>,
+    /// The tool's result in Claude Code's shape, when the vocabulary
+    /// reshapes it.
+    pub output: Option<&'a Value>,
 }
 
 /// The JSON a hook reads on stdin. The tool input and output are borrowed
@@ -269,13 +275,16 @@ pub fn payload<'a>(ce: ClaudeEvent, event: &'a Event, facts: &PayloadFacts<'a>) 
     match ce {
         ClaudeEvent::PreToolUse | ClaudeEvent::PostToolUse | ClaudeEvent::PostToolUseFailure => {
             put(&mut m, "tool_name", Value::from(facts.tool));
-            if let Some(t) = tool {
-                m.insert("tool_input", Json::compact(t.input.get()));
+            match (facts.input, tool) {
+                (Some(v), _) => m.insert("tool_input", Json::Value(Cow::Borrowed(v))),
+                (None, Some(t)) => m.insert("tool_input", Json::compact(t.input.get())),
+                (None, None) => {}
             }
             if ce == ClaudeEvent::PostToolUse {
-                match tool.and_then(|t| t.output.as_ref()) {
-                    Some(o) => m.insert("tool_response", Json::compact(o.get())),
-                    None => put(&mut m, "tool_response", Value::Null),
+                match (facts.output, tool.and_then(|t| t.output.as_ref())) {
+                    (Some(v), _) => m.insert("tool_response", Json::Value(Cow::Borrowed(v))),
+                    (None, Some(o)) => m.insert("tool_response", Json::compact(o.get())),
+                    (None, None) => put(&mut m, "tool_response", Value::Null),
                 }
             }
             put(
@@ -303,8 +312,10 @@ pub fn payload<'a>(ce: ClaudeEvent, event: &'a Event, facts: &PayloadFacts<'a>) 
         }
         ClaudeEvent::PermissionRequest => {
             put(&mut m, "tool_name", Value::from(facts.tool));
-            if let Some(t) = tool {
-                m.insert("tool_input", Json::compact(t.input.get()));
+            match (facts.input, tool) {
+                (Some(v), _) => m.insert("tool_input", Json::Value(Cow::Borrowed(v))),
+                (None, Some(t)) => m.insert("tool_input", Json::compact(t.input.get())),
+                (None, None) => {}
             }
         }
         ClaudeEvent::SubagentStart => {}

@@ -14,7 +14,7 @@ pub fn explain(cfg: &Claude, event: &Event) -> Vec<Explanation> {
     let fired = ClaudeEvent::from_kind(event.event);
     let tool = cfg
         .options()
-        .tool_names
+        .vocabulary
         .claude_name(event.tool_name().unwrap_or(""))
         .to_owned();
     let project = event

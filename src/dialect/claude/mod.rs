@@ -34,11 +34,11 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 
 use crate::diag::Diagnostic;
-use crate::dialect::evener::ToolNames;
 use crate::dialect::{BoxFuture, Dialect, DispatchContext};
 use crate::event::Event;
 use crate::outcome::Outcome;
 use crate::pipeline::Indexed;
+use crate::vocabulary::Vocabulary;
 
 pub use discover::Sources;
 pub use events::ClaudeEvent;
@@ -55,8 +55,8 @@ pub struct Options {
     /// The project (`CLAUDE_PROJECT_DIR`, and where hooks run when the
     /// event has no `cwd`).
     pub project: Option<PathBuf>,
-    /// The harness's tool names → Claude Code's.
-    pub tool_names: ToolNames,
+    /// The harness's tools → Claude Code's names and argument shapes.
+    pub vocabulary: Vocabulary,
     /// How texts are written.
     pub texts: text::Texts,
     /// The cap on consecutive Stop blocks (`None`: no cap).
