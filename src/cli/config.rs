@@ -144,10 +144,11 @@ impl ConfigArgs {
                 Box::new(move |e| peen::failure_denies(e, summarize)),
             );
         }
+        let mut prompt_config = PromptConfig::from_env();
+        prompt_config.base_url = self.prompt_base_url.clone().or(prompt_config.base_url);
+        prompt_config.model = self.prompt_model.clone().or(prompt_config.model);
         if load_evener {
-            let mut prompt = PromptConfig::from_env();
-            prompt.base_url = self.prompt_base_url.or(prompt.base_url);
-            prompt.model = self.prompt_model.or(prompt.model);
+            let prompt = prompt_config.clone();
             let options = evener::Options {
                 plugin_dirs: self.plugin_dirs.clone(),
                 project: project.clone(),
@@ -172,6 +173,7 @@ impl ConfigArgs {
                 },
                 project: project.clone(),
                 vocabulary: vocabulary(self.tool_vocabulary.as_deref(), diags),
+                prompt: prompt_config.clone(),
                 texts: claude::text::Texts {
                     hide_commands: self.claude_hide_commands,
                 },

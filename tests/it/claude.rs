@@ -1492,3 +1492,49 @@ fn a_vocabulary_file_adds_the_harness_s_own_tools() {
         f.stderr
     );
 }
+
+#[test]
+fn r2_prompt_handlers_ask_a_model_and_ok_false_acts_like_exit_2() {
+    let stub = crate::claude_util::HttpStub::start(vec![(
+        "/v1/chat/completions",
+        200,
+        r#"{"choices": [{"message": {"content": "{\"ok\": false, \"reason\": \"PROMPT_REASON\"}"}}]}"#,
+    )]);
+    let prompt = "PROMPT_SENTINEL decide about: $ARGUMENTS";
+    let c = Claude::new().project_settings(&json!({"hooks": {
+        "PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "prompt", "prompt": prompt}]}],
+        "Stop": [{"hooks": [{"type": "prompt", "prompt": "Is the work done?"}]}],
+        "SessionStart": [{"hooks": [{"type": "prompt", "prompt": "never asked"}]}]}}));
+    let base = stub.url("/v1");
+    let flags = [
+        "--prompt-base-url",
+        base.as_str(),
+        "--prompt-model",
+        "small",
+    ];
+    let f = c.fire_with(&bash_before("ls"), &flags);
+    assert_eq!(f.outcome["decision"], "deny", "{}", f.outcome);
+    assert_eq!(
+        texts(&f.outcome["notices"]),
+        [format!("PreToolUse:Bash hook error: [{prompt}]: PROMPT_REASON").as_str()]
+    );
+    let reqs = stub.requests();
+    let body: Value = serde_json::from_str(&reqs[0].body).unwrap();
+    let sent = body["messages"][0]["content"].as_str().unwrap();
+    assert!(
+        sent.contains("PROMPT_SENTINEL decide about: {\"session_id\":\"s1\""),
+        "{sent}"
+    );
+    assert_eq!(body["model"], "small");
+    let f = c.fire_with(&json!({"event": "stop", "session_id": "s1"}), &flags);
+    assert_eq!(
+        f.outcome["continuation"]["prompt"],
+        "Stop hook feedback:\n[Is the work done?]: PROMPT_REASON"
+    );
+    let f = c.fire_with(
+        &json!({"event": "session_start", "session_id": "s1", "source": "startup"}),
+        &flags,
+    );
+    assert_eq!(f.runs()[0]["status"], "skipped");
+    assert_eq!(stub.requests().len(), 2, "SessionStart asks no model");
+}

@@ -55,6 +55,10 @@ struct Place<'p> {
     stdin: &'p [u8],
     /// The most any handler may run (`SessionEnd`'s shared budget).
     timeout_cap: Option<std::time::Duration>,
+    /// The event.
+    ce: ClaudeEvent,
+    /// Where `prompt` handlers send their requests.
+    prompt: &'p crate::dialect::evener::PromptConfig,
 }
 
 impl Place<'_> {
@@ -175,6 +179,8 @@ pub async fn dispatch(cfg: &Claude, event: &Event, cx: &DispatchContext<'_>) -> 
         workdir: &workdir,
         stdin: &stdin,
         timeout_cap: (ce == ClaudeEvent::SessionEnd).then(|| session_end_budget(&selected)),
+        ce,
+        prompt: &options.prompt,
     };
     // SessionStart handlers each get a CLAUDE_ENV_FILE in the session's
     // private directory (none without a session on disk).
@@ -305,6 +311,35 @@ fn work<'a>(
                         record,
                         verdict: called.verdict,
                         warnings,
+                    }
+                }),
+            })
+        }
+        HandlerKind::Prompt { prompt, model } => {
+            let timeout = s
+                .handler
+                .timeout
+                .unwrap_or(super::prompt::PROMPT_TIMEOUT)
+                .min(place.timeout(s.handler));
+            let payload =
+                String::from_utf8_lossy(place.stdin.strip_suffix(b"\n").unwrap_or(place.stdin))
+                    .into_owned();
+            let (cfg, ce) = (place.prompt.clone(), place.ce);
+            let (prompt, model) = (prompt.clone(), model.clone());
+            let mut record = s.record;
+            Prepared::Run(Work {
+                shown,
+                future: Box::pin(async move {
+                    let started = std::time::Instant::now();
+                    let verdict = tokio::select! {
+                        v = super::prompt::evaluate(&cfg, ce, &prompt, &payload, model.as_deref(), timeout) => v,
+                        _ = cx.cancel.cancelled() => Verdict::NonBlocking("Hook was cancelled".to_owned()),
+                    };
+                    record.took(started.elapsed());
+                    Ran {
+                        record,
+                        verdict,
+                        warnings: Vec::new(),
                     }
                 }),
             })
@@ -512,6 +547,11 @@ fn skip_reason(
             "SessionStart does not run http handlers".to_owned(),
         )),
         HandlerKind::Http { .. } => None,
+        HandlerKind::Prompt { .. } if super::prompt::runs_on(ce) => None,
+        HandlerKind::Prompt { .. } => Some((
+            Some(ErrorCategory::UnsupportedHandler),
+            format!("Claude Code does not run prompt handlers on {ce}"),
+        )),
         other => Some((
             Some(ErrorCategory::UnsupportedHandler),
             format!("latch does not run `{}` handlers yet", other.type_name()),

@@ -27,6 +27,7 @@ pub mod http;
 pub mod judge;
 pub mod lint;
 pub mod load;
+pub mod prompt;
 pub mod schema;
 pub mod text;
 
@@ -59,6 +60,8 @@ pub struct Options {
     pub vocabulary: Vocabulary,
     /// How texts are written.
     pub texts: text::Texts,
+    /// Where `prompt` handlers send their requests.
+    pub prompt: crate::dialect::evener::PromptConfig,
     /// The cap on consecutive Stop blocks (`None`: no cap).
     pub stop_block_cap: Option<u32>,
 }
