@@ -27,6 +27,10 @@ pub struct LintArgs {
     /// Exit 1 when there are warnings (errors always fail).
     #[arg(long)]
     deny_warnings: bool,
+    /// The harness's tool vocabulary: Claude Code matchers naming a tool
+    /// none of its tools maps to are reported.
+    #[arg(long, value_name = "FILE")]
+    tool_vocabulary: Option<PathBuf>,
 }
 
 /// Runs `latch lint` and returns its exit code.
@@ -53,6 +57,19 @@ pub fn run(args: LintArgs) -> u8 {
     let mut seen = std::collections::HashSet::new();
     targets.retain(|t| seen.insert(t.clone()));
     let mut diags = missing;
+    if let Some(file) = &args.tool_vocabulary {
+        match latch::config::read_bounded_text(file, latch::config::MAX_CONFIG_FILE) {
+            Ok(text) => {
+                let (v, d) = latch::vocabulary::Vocabulary::from_text(&text, file);
+                diags.extend(d);
+                user.harness_tools = Some(v);
+            }
+            Err(e) => diags.push(
+                latch::Diagnostic::error(format!("cannot read the tool vocabulary: {e}"))
+                    .in_file(file),
+            ),
+        }
+    }
     diags.extend(lint_with(&targets, &user));
     let mut stdout = io::stdout().lock();
     let count = |s: Severity| diags.iter().filter(|d| d.severity == s).count();

@@ -155,6 +155,10 @@ pub struct UserLevels {
     pub poolside_home: Option<PathBuf>,
     /// `PEEN_CONFIG_DIR`, the peen configuration layer.
     pub peen_config_dir: Option<PathBuf>,
+    /// The harness's tools (`latch lint --tool-vocabulary FILE`): claude
+    /// matchers naming a Claude Code tool none of them maps to are
+    /// reported.
+    pub harness_tools: Option<crate::vocabulary::Vocabulary>,
 }
 
 impl UserLevels {
@@ -254,6 +258,9 @@ pub fn lint_with(targets: &[Target], user: &UserLevels) -> Vec<Diagnostic> {
                 });
                 out.extend(c.diagnostics().iter().cloned());
                 out.extend(c.lint());
+                if let Some(v) = &user.harness_tools {
+                    out.extend(c.lint_tools(v));
+                }
             }
         }
     }

@@ -1538,3 +1538,31 @@ fn r2_prompt_handlers_ask_a_model_and_ok_false_acts_like_exit_2() {
     assert_eq!(f.runs()[0]["status"], "skipped");
     assert_eq!(stub.requests().len(), 2, "SessionStart asks no model");
 }
+
+#[test]
+fn lint_with_the_harness_s_vocabulary_reports_tools_it_never_calls() {
+    let c = Claude::new().project_settings(&json!({"hooks": {
+        "PreToolUse": [{"matcher": "Bash|NotebookEdit", "hooks": [{"type": "command", "command": "true"}]}],
+        "Stop": [{"matcher": "Whatever", "hooks": [{"type": "command", "command": "true"}]}]}}));
+    let vocab = c.write(
+        "vocab.yaml",
+        "tools:\n  shell: {claude: Bash, args: {cmd: command}}\n",
+    );
+    let out = crate::util::latch()
+        .arg("lint")
+        .arg(c.project())
+        .arg("--tool-vocabulary")
+        .arg(&vocab)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(
+        text.contains("no tool of the harness maps to `NotebookEdit`"),
+        "{text}"
+    );
+    assert!(!text.contains("maps to `Bash`"), "{text}");
+    assert!(
+        !text.contains("maps to `Whatever`"),
+        "Stop has no tool: {text}"
+    );
+}

@@ -88,4 +88,36 @@ impl Claude {
         }
         out
     }
+
+    /// Matchers that name a Claude Code tool no tool of the harness maps
+    /// to (by `vocabulary`): they never fire for it.
+    pub fn lint_tools(&self, vocabulary: &crate::vocabulary::Vocabulary) -> Vec<Diagnostic> {
+        let known: std::collections::HashSet<&str> = vocabulary.claude_names().collect();
+        let mut out = Vec::new();
+        for file in self.files() {
+            for group in &file.groups {
+                let (Some(e), super::load::Matcher::Valid(m)) = (group.event, &group.matcher)
+                else {
+                    continue;
+                };
+                if !e.is_tool() {
+                    continue;
+                }
+                for name in m.exact_names() {
+                    if !known.contains(name) {
+                        out.push(
+                            Diagnostic::warning(format!(
+                                "no tool of the harness maps to `{name}` (tool vocabulary), so this matcher never fires for it"
+                            ))
+                            .in_file(&file.path)
+                            .at(group.source.position)
+                            .for_dialect(DIALECT)
+                            .for_event(e.as_str()),
+                        );
+                    }
+                }
+            }
+        }
+        out
+    }
 }
