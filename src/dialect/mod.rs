@@ -7,6 +7,39 @@
 //! *combines* them into one [`Outcome`]. Nothing outside a dialect's module
 //! knows its field names.
 
+/// Implements [`Dialect`] for a dialect from the parts every dialect
+/// module has: its `DIALECT` name, a `diagnostics` field, and its
+/// `explain::explain` and `combine::dispatch` functions. Items after the
+/// type (an `internal_failure` override) go into the impl as they are.
+macro_rules! impl_dialect {
+    ($ty:ty $(, $extra:item)* $(,)?) => {
+        impl $crate::dialect::Dialect for $ty {
+            fn name(&self) -> &'static str {
+                DIALECT
+            }
+
+            fn diagnostics(&self) -> &[$crate::diag::Diagnostic] {
+                &self.diagnostics
+            }
+
+            fn explain(&self, event: &$crate::event::Event) -> Vec<$crate::explain::Explanation> {
+                explain::explain(self, event)
+            }
+
+            fn dispatch<'a>(
+                &'a self,
+                event: &'a $crate::event::Event,
+                cx: &'a $crate::pipeline::DispatchContext<'a>,
+            ) -> $crate::pipeline::BoxFuture<'a, $crate::outcome::Outcome> {
+                Box::pin(combine::dispatch(self, event, cx))
+            }
+
+            $($extra)*
+        }
+    };
+}
+pub(crate) use impl_dialect;
+
 pub mod claude;
 pub mod evener;
 pub mod failed;

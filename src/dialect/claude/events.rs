@@ -157,44 +157,48 @@ impl ClaudeEvent {
         )
     }
 
-    /// What a matcher is tested against on this event, `None` when Claude
-    /// Code ignores matchers on it (recorded: `o7`, a `Stop` or
-    /// `UserPromptSubmit` matcher naming no tool still fires). `tool` is the
-    /// tool's name as hooks see it.
-    pub fn target<'a>(self, event: &'a Event, tool: &'a str) -> Option<&'a str> {
-        match self {
+    /// The field a matcher is tested against on this event, `None` when
+    /// Claude Code ignores matchers on it (recorded: `o7`, a `Stop` or
+    /// `UserPromptSubmit` matcher naming no tool still fires).
+    fn target_field(self) -> Option<TargetField> {
+        Some(match self {
             ClaudeEvent::PreToolUse
             | ClaudeEvent::PermissionRequest
             | ClaudeEvent::PostToolUse
-            | ClaudeEvent::PostToolUseFailure => Some(tool),
-            ClaudeEvent::SessionStart => Some(event.source.as_deref().unwrap_or("startup")),
-            ClaudeEvent::SessionEnd => Some(event.reason.as_deref().unwrap_or("other")),
-            ClaudeEvent::Notification => Some(event.notification_type.as_deref().unwrap_or("")),
-            ClaudeEvent::PreCompact | ClaudeEvent::PostCompact => {
-                Some(event.trigger.as_deref().unwrap_or("auto"))
-            }
-            ClaudeEvent::SubagentStart | ClaudeEvent::SubagentStop => {
-                Some(event.agent_type.as_deref().unwrap_or(""))
-            }
-            ClaudeEvent::UserPromptSubmit | ClaudeEvent::Stop => None,
-        }
+            | ClaudeEvent::PostToolUseFailure => TargetField::Tool,
+            ClaudeEvent::SessionStart => TargetField::Source,
+            ClaudeEvent::SessionEnd => TargetField::Reason,
+            ClaudeEvent::Notification => TargetField::NotificationType,
+            ClaudeEvent::PreCompact | ClaudeEvent::PostCompact => TargetField::Trigger,
+            ClaudeEvent::SubagentStart | ClaudeEvent::SubagentStop => TargetField::AgentType,
+            ClaudeEvent::UserPromptSubmit | ClaudeEvent::Stop => return None,
+        })
+    }
+
+    /// What a matcher is tested against for `event`; `tool` is the tool's
+    /// name as hooks see it. `None` when Claude Code ignores matchers.
+    pub fn target<'a>(self, event: &'a Event, tool: &'a str) -> Option<&'a str> {
+        Some(match self.target_field()? {
+            TargetField::Tool => tool,
+            TargetField::Source => event.source.as_deref().unwrap_or("startup"),
+            TargetField::Reason => event.reason.as_deref().unwrap_or("other"),
+            TargetField::NotificationType => event.notification_type.as_deref().unwrap_or(""),
+            TargetField::Trigger => event.trigger.as_deref().unwrap_or("auto"),
+            TargetField::AgentType => event.agent_type.as_deref().unwrap_or(""),
+        })
     }
 
     /// What matchers of this event are tested against, in words; `None`
     /// when Claude Code ignores them.
     pub fn target_kind(self) -> Option<&'static str> {
-        match self {
-            ClaudeEvent::PreToolUse
-            | ClaudeEvent::PermissionRequest
-            | ClaudeEvent::PostToolUse
-            | ClaudeEvent::PostToolUseFailure => Some("the tool name"),
-            ClaudeEvent::SessionStart => Some("source"),
-            ClaudeEvent::SessionEnd => Some("reason"),
-            ClaudeEvent::Notification => Some("notification_type"),
-            ClaudeEvent::PreCompact | ClaudeEvent::PostCompact => Some("trigger"),
-            ClaudeEvent::SubagentStart | ClaudeEvent::SubagentStop => Some("agent_type"),
-            ClaudeEvent::UserPromptSubmit | ClaudeEvent::Stop => None,
-        }
+        Some(match self.target_field()? {
+            TargetField::Tool => "the tool name",
+            TargetField::Source => "source",
+            TargetField::Reason => "reason",
+            TargetField::NotificationType => "notification_type",
+            TargetField::Trigger => "trigger",
+            TargetField::AgentType => "agent_type",
+        })
     }
 
     /// Whether the payload carries `permission_mode` (recorded: absent on
@@ -211,6 +215,17 @@ impl ClaudeEvent {
                 | ClaudeEvent::PostCompact
         )
     }
+}
+
+/// The event field a matcher is tested against.
+#[derive(Debug, Clone, Copy)]
+enum TargetField {
+    Tool,
+    Source,
+    Reason,
+    NotificationType,
+    Trigger,
+    AgentType,
 }
 
 impl fmt::Display for ClaudeEvent {

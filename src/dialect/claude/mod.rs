@@ -35,9 +35,7 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 
 use crate::diag::Diagnostic;
-use crate::dialect::{BoxFuture, Dialect, DispatchContext};
 use crate::event::Event;
-use crate::outcome::Outcome;
 use crate::pipeline::Indexed;
 use crate::vocabulary::Vocabulary;
 
@@ -208,24 +206,4 @@ fn apply_switches(files: &mut [LoadedFile], diags: &mut Vec<Diagnostic>) {
     }
 }
 
-impl Dialect for Claude {
-    fn name(&self) -> &'static str {
-        DIALECT
-    }
-
-    fn diagnostics(&self) -> &[Diagnostic] {
-        &self.diagnostics
-    }
-
-    fn explain(&self, event: &Event) -> Vec<crate::explain::Explanation> {
-        explain::explain(self, event)
-    }
-
-    fn dispatch<'a>(
-        &'a self,
-        event: &'a Event,
-        cx: &'a DispatchContext<'a>,
-    ) -> BoxFuture<'a, Outcome> {
-        Box::pin(combine::dispatch(self, event, cx))
-    }
-}
+crate::dialect::impl_dialect!(Claude);

@@ -28,9 +28,7 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 
 use crate::diag::Diagnostic;
-use crate::dialect::{BoxFuture, Dialect, DispatchContext};
 use crate::event::Event;
-use crate::outcome::Outcome;
 use crate::pipeline::Indexed;
 
 pub use discover::Plugin;
@@ -132,24 +130,4 @@ impl Evener {
     }
 }
 
-impl Dialect for Evener {
-    fn name(&self) -> &'static str {
-        DIALECT
-    }
-
-    fn diagnostics(&self) -> &[Diagnostic] {
-        &self.diagnostics
-    }
-
-    fn explain(&self, event: &Event) -> Vec<crate::explain::Explanation> {
-        explain::explain(self, event)
-    }
-
-    fn dispatch<'a>(
-        &'a self,
-        event: &'a Event,
-        cx: &'a DispatchContext<'a>,
-    ) -> BoxFuture<'a, Outcome> {
-        Box::pin(combine::dispatch(self, event, cx))
-    }
-}
+crate::dialect::impl_dialect!(Evener);

@@ -28,7 +28,6 @@ use std::time::Duration;
 
 use crate::config::duration::parse_go_duration;
 use crate::diag::Diagnostic;
-use crate::dialect::{BoxFuture, Dialect, DispatchContext};
 use crate::event::Event;
 use crate::outcome::Outcome;
 
@@ -273,27 +272,8 @@ pub fn failure_denies(event: &Event, summarize: bool) -> bool {
         .any(PeenEvent::fails_closed)
 }
 
-impl Dialect for Peen {
-    fn name(&self) -> &'static str {
-        DIALECT
-    }
-
-    fn diagnostics(&self) -> &[Diagnostic] {
-        &self.diagnostics
-    }
-
-    fn explain(&self, event: &Event) -> Vec<crate::explain::Explanation> {
-        explain::explain(self, event)
-    }
-
-    fn dispatch<'a>(
-        &'a self,
-        event: &'a Event,
-        cx: &'a DispatchContext<'a>,
-    ) -> BoxFuture<'a, Outcome> {
-        Box::pin(combine::dispatch(self, event, cx))
-    }
-
+crate::dialect::impl_dialect!(
+    Peen,
     /// Peen's rule for a failure: a deny on the events where a failed
     /// action denies, else a warning.
     fn internal_failure(&self, event: &Event, what: &str) -> Outcome {
@@ -304,4 +284,4 @@ impl Dialect for Peen {
             .any(|pe| pe.fails_closed() && self.groups_for(pe).next().is_some());
         crate::dialect::failed::failure_outcome(DIALECT, event, what, deny)
     }
-}
+);

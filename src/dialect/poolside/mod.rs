@@ -27,9 +27,7 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 
 use crate::diag::Diagnostic;
-use crate::dialect::{BoxFuture, Dialect, DispatchContext};
 use crate::event::Event;
-use crate::outcome::Outcome;
 use crate::pipeline::Indexed;
 
 pub use discover::{Sources, user_settings};
@@ -120,24 +118,4 @@ impl Poolside {
     }
 }
 
-impl Dialect for Poolside {
-    fn name(&self) -> &'static str {
-        DIALECT
-    }
-
-    fn diagnostics(&self) -> &[Diagnostic] {
-        &self.diagnostics
-    }
-
-    fn explain(&self, event: &Event) -> Vec<crate::explain::Explanation> {
-        explain::explain(self, event)
-    }
-
-    fn dispatch<'a>(
-        &'a self,
-        event: &'a Event,
-        cx: &'a DispatchContext<'a>,
-    ) -> BoxFuture<'a, Outcome> {
-        Box::pin(combine::dispatch(self, event, cx))
-    }
-}
+crate::dialect::impl_dialect!(Poolside);
