@@ -5,8 +5,11 @@ use std::path::{Path, PathBuf};
 
 use clap::Args;
 
-use latch::convert::{from_evener, from_peen, from_poolside, to_evener, to_peen, to_poolside};
+use latch::convert::{
+    from_claude, from_evener, from_peen, from_poolside, to_claude, to_evener, to_peen, to_poolside,
+};
 use latch::dialect::Dialect;
+use latch::dialect::claude::{self, Claude};
 use latch::dialect::evener::{self, Evener};
 use latch::dialect::peen::{self, Peen};
 use latch::dialect::poolside::{Poolside, Sources};
@@ -23,6 +26,8 @@ pub enum DialectName {
     Evener,
     /// `.agents/hooks.yaml`.
     Peen,
+    /// Claude Code's `.claude/settings.json` (or a plugin's hooks).
+    Claude,
 }
 
 /// Flags of `latch convert`.
@@ -76,6 +81,37 @@ pub fn run(args: ConvertArgs) -> u8 {
             let (r, n) = from_evener(&cfg);
             (r, n, cfg.diagnostics().to_vec())
         }
+        DialectName::Claude => {
+            // A plugin directory, a project with `.claude/`, or one file.
+            let plugin =
+                path.join(".claude-plugin").is_dir() || path.join("hooks/hooks.json").is_file();
+            let none = path.join(".latch-no-managed-settings");
+            let sources = if path.is_file() {
+                claude::Sources {
+                    settings: Some(path.display().to_string()),
+                    managed_dir: Some(none),
+                    ..claude::Sources::default()
+                }
+            } else if plugin {
+                claude::Sources {
+                    plugin_dirs: vec![path.clone()],
+                    managed_dir: Some(none),
+                    ..claude::Sources::default()
+                }
+            } else {
+                claude::Sources {
+                    project: Some(path.clone()),
+                    managed_dir: Some(none),
+                    ..claude::Sources::default()
+                }
+            };
+            let cfg = Claude::load(claude::Options {
+                sources,
+                ..claude::Options::default()
+            });
+            let (r, n) = from_claude(&cfg);
+            (r, n, cfg.diagnostics().to_vec())
+        }
         DialectName::Peen => {
             let dir = if path.is_file() {
                 path.parent()
@@ -93,6 +129,7 @@ pub fn run(args: ConvertArgs) -> u8 {
         }
     };
     let (text, more) = match args.to {
+        DialectName::Claude => to_claude(&rules),
         DialectName::Poolside => to_poolside(&rules),
         DialectName::Evener => to_evener(&rules),
         DialectName::Peen => to_peen(&rules),

@@ -8,6 +8,9 @@
 //!   plus `CLAUDE_PLUGIN_ROOT`, `PLUGIN_ROOT`, `CLAUDE_PROJECT_DIR` and
 //!   `CLAUDE_EFFORT`.
 //! - peen: only `PATH` and the action's `environment` entries.
+//! - claude: latch's environment plus `CLAUDE_PROJECT_DIR`, `CLAUDECODE`,
+//!   `CLAUDE_CODE_SESSION_ID`, and for plugin hooks `CLAUDE_PLUGIN_ROOT`
+//!   and `CLAUDE_PLUGIN_DATA` (`CLAUDE_ENV_FILE` on `SessionStart`).
 
 use std::path::{Path, PathBuf};
 
@@ -40,14 +43,27 @@ fn sets(side: Side, var: &str) -> bool {
         Side::Poolside => false,
         Side::Evener => EVENER_SETS.contains(&var),
         Side::Peen => var == "PATH",
+        Side::Claude => CLAUDE_SETS.contains(&var),
     }
 }
+
+/// Variables the claude dialect sets for a hook (plugin hooks also get the
+/// plugin's two).
+pub const CLAUDE_SETS: [&str; 6] = [
+    "CLAUDE_PROJECT_DIR",
+    "CLAUDECODE",
+    "CLAUDE_CODE_SESSION_ID",
+    "CLAUDE_PLUGIN_ROOT",
+    "CLAUDE_PLUGIN_DATA",
+    "CLAUDE_ENV_FILE",
+];
 
 fn passes_on(side: Side, var: &str) -> bool {
     match side {
         Side::Poolside => true,
         Side::Evener => !EVENER_REMOVES.contains(&var),
         Side::Peen => false,
+        Side::Claude => true,
     }
 }
 
@@ -75,6 +91,7 @@ pub fn name(side: Side) -> &'static str {
         Side::Poolside => "poolside",
         Side::Evener => "evener",
         Side::Peen => "peen",
+        Side::Claude => "claude",
     }
 }
 

@@ -17,8 +17,8 @@ use crate::diag::{Diagnostic, Position, SourceRef};
 use crate::event::EventKind;
 
 pub use env::EnvRead;
-pub use read::{from_evener, from_peen, from_poolside};
-pub use write::{to_evener, to_peen, to_poolside};
+pub use read::{from_claude, from_evener, from_peen, from_poolside};
+pub use write::{to_claude, to_evener, to_peen, to_poolside};
 
 /// Which tools a rule applies to, in the neutral vocabulary.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -356,3 +356,110 @@ pub fn from_peen(peen: &Peen) -> (Vec<Rule>, Vec<Diagnostic>) {
     }
     (rules, notes)
 }
+
+/// Claude Code handlers as rules. `command` handlers convert; `if`
+/// (a filter: dropping it would widen the hook, so the handler is
+/// dropped), `async`, and the other handler types are reported.
+pub fn from_claude(cfg: &crate::dialect::claude::Claude) -> (Vec<Rule>, Vec<Diagnostic>) {
+    use crate::dialect::claude::combine::COMMAND_TIMEOUT;
+    use crate::dialect::claude::load::{HandlerKind as Kind, Matcher};
+    let mut rules = Vec::new();
+    let mut notes = Vec::new();
+    for file in cfg.files() {
+        for group in &file.groups {
+            let Some(e) = group.event else {
+                notes.push(report(
+                    &group.source,
+                    format!(
+                        "latch does not fire `{}`; its hooks are not converted",
+                        group.event_name
+                    ),
+                ));
+                continue;
+            };
+            let tools = match &group.matcher {
+                Matcher::Valid(m) if e.is_tool() => {
+                    match tools_of(Side::Claude, m, &group.source, &mut notes) {
+                        Some(t) => t,
+                        None => continue,
+                    }
+                }
+                Matcher::Valid(NameMatcher::Any) => Tools::Any,
+                Matcher::Valid(m) if e.target_kind().is_none() => {
+                    notes.push(report(
+                        &group.source,
+                        format!(
+                            "matcher {} on {e} is ignored by Claude Code too; dropped",
+                            m.describe()
+                        ),
+                    ));
+                    Tools::Any
+                }
+                Matcher::Valid(m) => {
+                    notes.push(report(
+                        &group.source,
+                        format!("matcher {} on {e} (its {}) has no equivalent; the group is not converted", m.describe(), e.target_kind().unwrap_or("target")),
+                    ));
+                    continue;
+                }
+                Matcher::Invalid(_) => {
+                    notes.push(report(
+                        &group.source,
+                        "an invalid matcher; not converted".to_owned(),
+                    ));
+                    continue;
+                }
+            };
+            for h in &group.handlers {
+                if let Some(c) = &h.condition {
+                    notes.push(report(
+                        &h.source,
+                        format!("`if: {}` has no equivalent and dropping it would widen the hook; the handler is not converted", c.text),
+                    ));
+                    continue;
+                }
+                if h.run_async {
+                    notes.push(report(
+                        &h.source,
+                        "`async` is dropped: the converted hook holds the event, and its decisions count".to_owned(),
+                    ));
+                }
+                let handler = match &h.kind {
+                    Kind::Command {
+                        command,
+                        args: Some(args),
+                        ..
+                    } => Handler::Exec(command.clone(), args.clone()),
+                    Kind::Command { command, .. } => Handler::Shell(command.clone()),
+                    other => {
+                        notes.push(report(
+                            &h.source,
+                            format!(
+                                "a `{}` handler has no equivalent; dropped",
+                                other.type_name()
+                            ),
+                        ));
+                        continue;
+                    }
+                };
+                let reads = match &handler {
+                    Handler::Shell(s) => script_reads(s),
+                    _ => Vec::new(),
+                };
+                rules.push(Rule {
+                    kind: e.kind(),
+                    tools: tools.clone(),
+                    handler,
+                    // Claude Code's default is 600 s; the targets' differ.
+                    timeout: Some(h.timeout.unwrap_or(COMMAND_TIMEOUT)),
+                    name: None,
+                    source: h.source.clone(),
+                    command_at: h.source.position,
+                    reads,
+                    origin: Side::Claude,
+                });
+            }
+        }
+    }
+    (rules, notes)
+}

@@ -365,3 +365,80 @@ pub fn to_peen(rules: &[Rule]) -> (String, Vec<Diagnostic>) {
     }
     (out, notes)
 }
+
+/// Rules as a Claude Code `.claude/settings.json` (its `hooks` key).
+pub fn to_claude(rules: &[Rule]) -> (String, Vec<Diagnostic>) {
+    use crate::dialect::claude::ClaudeEvent;
+    let mut notes = Vec::new();
+    let mut events: BTreeMap<usize, (&str, Vec<Value>)> = BTreeMap::new();
+    for rule in rules {
+        let Some(ce) = ClaudeEvent::from_kind(rule.kind) else {
+            notes.push(report(
+                &rule.source,
+                format!("claude has no event for `{}`; dropped", rule.kind),
+            ));
+            continue;
+        };
+        let order = ClaudeEvent::ALL.iter().position(|e| *e == ce).unwrap_or(0);
+        if matches!(rule.handler, Handler::Deny(_)) && !exit2_denies(rule.kind) {
+            notes.push(report(
+                &rule.source,
+                format!("a deny on {ce} means something else in Claude Code (exit 2); dropped"),
+            ));
+            continue;
+        }
+        if rule.name.is_some() {
+            notes.push(report(
+                &rule.source,
+                "Claude Code hooks have no names; the name is dropped".to_owned(),
+            ));
+        }
+        let matcher = match &rule.tools {
+            Tools::Any if ce == ClaudeEvent::SessionStart && rule.origin != Side::Claude => {
+                Some("startup|resume".to_owned())
+            }
+            Tools::Any => None,
+            Tools::Names(_) => Some(tool_names(Side::Claude, rule, &mut notes).join("|")),
+            // Claude Code searches regexes anywhere in the name: anchor.
+            Tools::Regex(r) => {
+                notes.push(report(
+                    &rule.source,
+                    format!(
+                        "regex `{r}` is kept (anchored); tool names inside it are not translated"
+                    ),
+                ));
+                Some(format!("^(?:{r})$"))
+            }
+        };
+        env::notes(rule, Side::Claude, &mut notes);
+        let mut handler = match &rule.handler {
+            Handler::Exec(p, args) => json!({"type": "command", "command": p, "args": args}),
+            h => json!({"type": "command", "command": script(h)}),
+        };
+        if let Some(t) = rule.timeout {
+            handler["timeout"] = seconds(t);
+        }
+        let mut group = serde_json::Map::new();
+        if let Some(m) = matcher {
+            group.insert("matcher".into(), Value::from(m));
+        }
+        group.insert("hooks".into(), json!([handler]));
+        let group = Value::Object(group);
+        events
+            .entry(order)
+            .or_insert((ce.as_str(), Vec::new()))
+            .1
+            .push(group);
+    }
+    let mut hooks = serde_json::Map::new();
+    for (event, groups) in events.into_values() {
+        hooks.insert(event.to_owned(), Value::Array(groups));
+    }
+    (
+        format!(
+            "{}\n",
+            serde_json::to_string_pretty(&json!({"hooks": hooks})).unwrap_or_default()
+        ),
+        notes,
+    )
+}

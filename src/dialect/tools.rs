@@ -31,12 +31,14 @@ pub enum Side {
     Evener,
     /// peen.
     Peen,
+    /// claude (Claude Code's names, as evener's).
+    Claude,
 }
 
 fn column(side: Side, row: &ToolRow) -> Option<&'static str> {
     match side {
         Side::Poolside => row.1,
-        Side::Evener => row.2,
+        Side::Evener | Side::Claude => row.2,
         Side::Peen => row.3,
     }
 }

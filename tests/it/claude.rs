@@ -1566,3 +1566,53 @@ fn lint_with_the_harness_s_vocabulary_reports_tools_it_never_calls() {
         "Stop has no tool: {text}"
     );
 }
+
+#[test]
+fn convert_reads_and_writes_claude_settings() {
+    let c = Claude::new().project_settings(&json!({"hooks": {
+        "PreToolUse": [{"matcher": "Bash", "hooks": [
+            {"type": "command", "command": "./guard.sh", "timeout": 5},
+            {"type": "command", "command": "./only-git.sh", "if": "Bash(git *)"},
+            {"type": "http", "url": "http://127.0.0.1:1/x"}]}],
+        "PostToolUseFailure": [{"hooks": [{"type": "command", "command": "./failed.sh"}]}]}}));
+    let out = crate::util::latch()
+        .args(["convert", "--from", "claude", "--to", "evener"])
+        .arg(c.project())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let evener: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        evener["hooks"]["PreToolUse"][0]["hooks"],
+        json!([{"type": "command", "command": "./guard.sh", "timeout": 5}])
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("`if: Bash(git *)` has no equivalent and dropping it would widen the hook"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("a `http` handler has no equivalent; dropped"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("evener fires no failure event"), "{stderr}");
+    // And back: evener's PostToolUse keeps its name; Claude Code's default
+    // timeout is written out.
+    let plugin = c.root.path().join("plugin");
+    std::fs::create_dir_all(plugin.join("hooks")).unwrap();
+    std::fs::write(plugin.join("hooks/hooks.json"), &out.stdout).unwrap();
+    let back = crate::util::latch()
+        .args(["convert", "--from", "evener", "--to", "claude"])
+        .arg(&plugin)
+        .output()
+        .unwrap();
+    let claude: Value = serde_json::from_slice(&back.stdout).unwrap();
+    assert_eq!(
+        claude["hooks"]["PreToolUse"][0],
+        json!({"matcher": "Bash", "hooks": [{"type": "command", "command": "./guard.sh", "timeout": 5}]})
+    );
+    assert_eq!(
+        claude["hooks"]["PostToolUse"][0]["hooks"][0]["timeout"],
+        600
+    );
+}

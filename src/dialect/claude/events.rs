@@ -146,6 +146,25 @@ impl ClaudeEvent {
         })
     }
 
+    /// The neutral event that fires this one.
+    pub fn kind(self) -> EventKind {
+        match self {
+            ClaudeEvent::SessionStart => EventKind::SessionStart,
+            ClaudeEvent::UserPromptSubmit => EventKind::UserPrompt,
+            ClaudeEvent::PreToolUse => EventKind::ToolBefore,
+            ClaudeEvent::PermissionRequest => EventKind::PermissionRequest,
+            ClaudeEvent::PostToolUse => EventKind::ToolAfter,
+            ClaudeEvent::PostToolUseFailure => EventKind::ToolFailure,
+            ClaudeEvent::Notification => EventKind::Notification,
+            ClaudeEvent::Stop => EventKind::Stop,
+            ClaudeEvent::SubagentStart => EventKind::SubagentStart,
+            ClaudeEvent::SubagentStop => EventKind::SubagentStop,
+            ClaudeEvent::PreCompact => EventKind::CompactBefore,
+            ClaudeEvent::PostCompact => EventKind::CompactAfter,
+            ClaudeEvent::SessionEnd => EventKind::SessionEnd,
+        }
+    }
+
     /// Whether the event concerns one tool call.
     pub fn is_tool(self) -> bool {
         matches!(
@@ -417,6 +436,7 @@ mod tests {
     fn names_round_trip_and_are_documented() {
         for e in ClaudeEvent::ALL {
             assert_eq!(ClaudeEvent::from_name(e.as_str()), Some(e));
+            assert_eq!(ClaudeEvent::from_kind(e.kind()), Some(e));
             assert!(KNOWN_EVENTS.contains(&e.as_str()));
         }
         for k in EventKind::ALL {
