@@ -38,6 +38,7 @@ use std::time::{Duration, Instant};
 
 use criterion::{BenchmarkId, Criterion, SamplingMode, criterion_group};
 
+use latch::dialect::claude::{self, Claude};
 use latch::dialect::poolside::{Poolside, Sources};
 use latch::run::{EnvPolicy, HookCommand, OutputLimits, Program, Runner, Termination};
 use latch::{Engine, Event, Session};
@@ -126,6 +127,53 @@ fn project_with_hooks(n: usize) -> tempfile::TempDir {
     }
     std::fs::create_dir(dir.path().join(".poolside")).expect("mkdir .poolside");
     std::fs::write(dir.path().join(".poolside/settings.yaml"), yaml).expect("write settings");
+    dir
+}
+
+/// `n` hooks spawned directly with the standard library, all at once, then
+/// waited for: the baseline of hooks that run in parallel.
+fn std_parallel(cwd: &Path, n: usize) {
+    let children: Vec<std::process::Child> = (0..n)
+        .map(|_| {
+            let mut child = Command::new(SHELL)
+                .arg("-c")
+                .arg("true")
+                .current_dir(cwd)
+                .stdin(Stdio::piped())
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .process_group(0)
+                .spawn()
+                .expect("spawn /bin/sh");
+            if let Some(mut stdin) = child.stdin.take() {
+                let _ = stdin.write_all(PAYLOAD);
+            }
+            child
+        })
+        .collect();
+    for child in children {
+        let out = child.wait_with_output().expect("wait for /bin/sh");
+        assert!(out.status.success());
+        black_box(out);
+    }
+}
+
+/// A project whose `.claude/settings.json` declares `n` distinct PreToolUse
+/// command hooks running `true` (distinct, or Claude Code's dedup would run
+/// one).
+fn project_with_claude_hooks(n: usize) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let hooks: Vec<serde_json::Value> = (0..n)
+        .map(|i| serde_json::json!({"type": "command", "command": format!("true # {i}"), "timeout": 10}))
+        .collect();
+    let settings =
+        serde_json::json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": hooks}]}});
+    std::fs::create_dir(dir.path().join(".claude")).expect("mkdir .claude");
+    std::fs::write(
+        dir.path().join(".claude/settings.json"),
+        settings.to_string(),
+    )
+    .expect("write settings");
     dir
 }
 
@@ -233,15 +281,21 @@ enum Variant {
     Runner,
     /// latch's `Engine::dispatch`.
     Engine,
+    /// The baseline for parallel hooks: `n` spawned at once, then waited.
+    StdParallel,
+    /// latch's `Engine::dispatch` through the claude dialect (parallel).
+    Claude,
 }
 
-const VARIANTS: [(Variant, &str); 6] = [
+const VARIANTS: [(Variant, &str); 8] = [
     (Variant::Std, "std"),
     (Variant::StdGroup, "std+pgroup"),
     (Variant::Blocking, "blocking"),
     (Variant::Tokio, "tokio"),
     (Variant::Runner, "runner"),
     (Variant::Engine, "engine"),
+    (Variant::StdParallel, "std-parallel"),
+    (Variant::Claude, "claude"),
 ];
 
 /// An interleaved measurement, independent of criterion: each round runs one
@@ -267,6 +321,18 @@ fn interleaved_summary() {
             ..Default::default()
         }));
         let cmd = hook_command(&cwd);
+        let claude_project = project_with_claude_hooks(n);
+        let claude_dir = claude_project.path().to_path_buf();
+        let claude = Engine::new().with_dialect(Claude::load(claude::Options {
+            sources: claude::Sources {
+                project: Some(claude_dir.clone()),
+                managed_dir: Some(claude_dir.join("no-managed")),
+                ..Default::default()
+            },
+            project: Some(claude_dir.clone()),
+            ..Default::default()
+        }));
+        let claude_event = event.clone().with_cwd(claude_dir.clone());
         let rounds = (1000 / n).max(60);
         let mut times: Vec<Vec<Duration>> = vec![Vec::with_capacity(rounds); VARIANTS.len()];
         for round in 0..rounds {
@@ -297,6 +363,14 @@ fn interleaved_summary() {
                     Variant::Engine => {
                         black_box(rt.block_on(engine.dispatch(&event, &session)).unwrap());
                     }
+                    Variant::StdParallel => std_parallel(&claude_dir, n),
+                    Variant::Claude => {
+                        let outcome = rt
+                            .block_on(claude.dispatch(&claude_event, &session))
+                            .unwrap();
+                        assert_eq!(outcome.runs.len(), n);
+                        black_box(outcome);
+                    }
                 }
                 times[slot].push(t.elapsed());
             }
@@ -310,7 +384,7 @@ fn interleaved_summary() {
         }
         println!();
     }
-    println!("target: runner/std and engine/std <= 1.05");
+    println!("target: runner/std and engine/std <= 1.05; claude/std-parallel <= 1.05");
 }
 
 fn median(mut v: Vec<Duration>) -> Duration {
