@@ -37,13 +37,19 @@ pub fn explain(cfg: &Claude, event: &Event) -> Vec<Explanation> {
                 (Some(e), _) => match (&group.matcher, e.target(event, &tool)) {
                     (Matcher::Invalid(why), _) => Err(format!("invalid matcher: {why}")),
                     (Matcher::Valid(_), None) => Ok(format!("{e} ignores matchers")),
-                    (Matcher::Valid(m), Some(target)) if m.matches(target) => {
-                        Ok(format!("matcher {} matches `{target}`", m.describe()))
+                    (Matcher::Valid(m), Some(target)) => {
+                        let raw = event.tool_name().unwrap_or("");
+                        let what = if e.is_tool() && raw != target {
+                            format!("`{target}` (the Claude Code name of `{raw}`)")
+                        } else {
+                            format!("`{target}`")
+                        };
+                        if m.matches(target) {
+                            Ok(format!("matcher {} matches {what}", m.describe()))
+                        } else {
+                            Err(format!("matcher {} does not match {what}", m.describe()))
+                        }
                     }
-                    (Matcher::Valid(m), Some(target)) => Err(format!(
-                        "matcher {} does not match `{target}`",
-                        m.describe()
-                    )),
                 },
             };
             for h in &group.handlers {
