@@ -42,6 +42,9 @@ pub const STOP_BLOCK_CAP: u32 = 8;
 /// Default time limit of a command handler (Claude Code: 600 s).
 pub const COMMAND_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(600);
 
+/// Default time limit of a handler on `UserPromptSubmit` (Claude Code's docs).
+pub const PROMPT_EVENT_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(30);
+
 /// Output kept per stream.
 const MAX_OUTPUT: usize = 1 << 20;
 
@@ -62,8 +65,16 @@ struct Place<'p> {
 }
 
 impl Place<'_> {
+    /// A handler's time limit: its `timeout`, else Claude Code's default
+    /// for the event (30 s on `UserPromptSubmit`, else 600 s), within the
+    /// dispatch's cap.
     fn timeout(&self, handler: &Handler) -> std::time::Duration {
-        let t = handler.timeout.unwrap_or(COMMAND_TIMEOUT);
+        let default = if self.ce == ClaudeEvent::UserPromptSubmit {
+            PROMPT_EVENT_TIMEOUT
+        } else {
+            COMMAND_TIMEOUT
+        };
+        let t = handler.timeout.unwrap_or(default);
         self.timeout_cap.map_or(t, |cap| t.min(cap))
     }
 }
