@@ -1616,3 +1616,28 @@ fn convert_reads_and_writes_claude_settings() {
         600
     );
 }
+
+#[test]
+fn agent_and_mcp_tool_handlers_are_reported_at_load_and_skipped() {
+    let c = Claude::new().project_settings(&json!({"hooks": {"PreToolUse": [{"hooks": [
+        {"type": "agent", "prompt": "check it"},
+        {"type": "mcp_tool", "server": "srv", "tool": "echo_tool"}]}]}}));
+    let f = c.fire(&bash_before("ls"));
+    assert!(
+        f.stderr.contains("latch cannot run `agent` handlers"),
+        "{}",
+        f.stderr
+    );
+    assert!(
+        f.stderr.contains("latch cannot run `mcp_tool` handlers"),
+        "{}",
+        f.stderr
+    );
+    let statuses: Vec<&str> = f
+        .runs()
+        .iter()
+        .map(|r| r["status"].as_str().unwrap())
+        .collect();
+    assert_eq!(statuses, ["skipped", "skipped"]);
+    assert_eq!(f.outcome["decision"], "proceed");
+}

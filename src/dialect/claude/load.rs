@@ -550,6 +550,19 @@ impl Loader<'_> {
         });
         self.string(h, "statusMessage", false);
         let kind = kind.filter(|_| self.problems.len() == before)?;
+        if matches!(
+            kind,
+            HandlerKind::Agent { .. } | HandlerKind::McpTool { .. }
+        ) {
+            let at = h.get("type").map_or(h.position, |t| t.position);
+            self.note(
+                Diagnostic::warning(format!(
+                    "latch cannot run `{}` handlers (a sub-agent or an MCP server of the harness); this handler is skipped",
+                    kind.type_name()
+                ))
+                .at(Some(at)),
+            );
+        }
         Some(Handler {
             kind,
             timeout,
