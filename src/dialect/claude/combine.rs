@@ -97,6 +97,20 @@ pub async fn dispatch(cfg: &Claude, event: &Event, cx: &DispatchContext<'_>) -> 
         .vocabulary
         .claude_name(event.tool_name().unwrap_or(""))
         .to_owned();
+    let delivers = matches!(
+        ce,
+        ClaudeEvent::PostToolUse | ClaudeEvent::PostToolUseFailure
+    );
+    // Nothing to run and nothing to deliver or count: answer at once.
+    if cfg.select(ce, event, &tool).is_empty()
+        && !delivers
+        && !matches!(
+            ce,
+            ClaudeEvent::UserPromptSubmit | ClaudeEvent::Stop | ClaudeEvent::SubagentStop
+        )
+    {
+        return out;
+    }
     let workdir = event
         .workdir(options.project.as_deref())
         .unwrap_or_else(|| PathBuf::from("."));
@@ -145,10 +159,7 @@ pub async fn dispatch(cfg: &Claude, event: &Event, cx: &DispatchContext<'_>) -> 
         _ => false,
     };
 
-    if matches!(
-        ce,
-        ClaudeEvent::PostToolUse | ClaudeEvent::PostToolUseFailure
-    ) {
+    if delivers {
         match super::background::take(cx.session, cx.cancel).await {
             Ok(answers) => {
                 for (hook, texts) in answers {
