@@ -27,7 +27,8 @@
 //!   booleans (`true`, `True`, `TRUE` and the same for false, as with
 //!   `strict_booleans`), decimal integers of at most 18 digits without a
 //!   leading zero or `+`, or text that does not start like a number (a digit,
-//!   `+`, `-` or `.`), all resolved as serde-saphyr resolves them;
+//!   or `+`, `-` not followed by a letter) and is not a float written with a
+//!   leading dot (`.5`, `.inf`), all resolved as serde-saphyr resolves them;
 //! - well inside serde-saphyr's default budget (depth, nodes, events).
 //!
 //! A proptest and a fuzz target compare both paths on generated documents.
@@ -208,12 +209,29 @@ fn resolve(text: Cow<'_, str>, style: ScalarStyle) -> Option<Value> {
             {
                 return None;
             }
-            if first.is_ascii_digit() || matches!(first, b'+' | b'-' | b'.') {
-                return small_decimal(s).map(Value::Int);
+            if first == b'.' {
+                // `.5`, `.inf`, `.NaN` are floats; `.md` is text.
+                let special = ["inf", "nan"]
+                    .iter()
+                    .any(|w| s[1..].eq_ignore_ascii_case(w));
+                if special || s.parse::<f64>().is_ok() {
+                    return None;
+                }
+            } else if first.is_ascii_digit() || matches!(first, b'+' | b'-') {
+                if let Some(i) = small_decimal(s) {
+                    return Some(Value::Int(i));
+                }
+                // `-rf` and `+x` are text: a number needs a digit or a
+                // dot after its sign (`-inf` is Rust's float, not YAML's).
+                if !(matches!(first, b'+' | b'-')
+                    && bytes.get(1).is_some_and(u8::is_ascii_alphabetic))
+                {
+                    return None;
+                }
             }
             // Anything else is text: an integer or a float needs a digit
-            // after an optional sign (`inf` and `nan` are text; `.inf` and
-            // `.nan` start with a dot).
+            // (or `.inf`, `.nan`) after an optional sign, and `inf`, `nan`
+            // are text in YAML although Rust parses them as floats.
             return Some(Value::Str(text.into_owned()));
         }
     };
@@ -273,6 +291,9 @@ mod tests {
         let text = "version: 1\npreToolUse:\n  - name: g0\n    actions:\n      - type: inject\n        message: 'm0'\n        when:\n          path: \"src/**/*.{rs,go}\"\n          input:\n            /command: {regex: '^rm .*'}\n";
         let fast = parse(text).expect("in the subset");
         assert_eq!(Ok(fast), super::super::yaml::parse_with_serde_saphyr(text));
+        let text = "extensions: [.md, -rf, +x, inf]\n";
+        let fast = parse(text).expect("in the subset");
+        assert_eq!(Ok(fast), super::super::yaml::parse_with_serde_saphyr(text));
     }
 
     #[test]
@@ -285,6 +306,9 @@ mod tests {
             "a: 1\n---\nb: 2\n",
             "%YAML 1.2\n---\na: 1\n",
             "a: 1.5\n",
+            "a: .5\n",
+            "a: -.inf\n",
+            "a: .NaN\n",
             "a: 0x10\n",
             "1: a\n",
             "a: [1\n",

@@ -8,6 +8,18 @@ use proptest::prelude::*;
 
 /// A scalar; `{I}` stands for the indentation of continuation lines.
 const SCALARS: &[&str] = &[
+    ".md",
+    ".5",
+    ".e1",
+    "-.md",
+    "-rf",
+    "--flag",
+    "+x",
+    "-inf",
+    "-nan",
+    "-Infinity",
+    ".Nan",
+    "-e5",
     "a",
     "Bash",
     "x y",
@@ -143,6 +155,10 @@ const KEYS: &[&str] = &[
 /// Scalars and keys of the fast path's subset, so that large
 /// documents stay in it.
 const PLAIN_SCALARS: &[&str] = &[
+    ".md",
+    "-rf",
+    "+x",
+    "-inf",
     "a",
     "Bash",
     "x y",
