@@ -8,6 +8,7 @@
 pub mod duration;
 pub mod json;
 pub mod yaml;
+mod yaml_fast;
 
 use std::io::{self, Read};
 use std::path::{Component, Path, PathBuf};
