@@ -26,7 +26,8 @@ use super::parse::{Node, Pattern};
 pub const MAX_PROGRAM: usize = 50_000;
 
 /// The most steps (instructions run, over every start position and
-/// look-around) of one search; about 10 ms.
+/// look-around) of one search: 6 ms in a release build (`^(a+)+(?=b)`
+/// on 40 `a`s and a `c`).
 pub const STEP_LIMIT: u64 = 1_000_000;
 
 /// The most saved alternatives and undo records at once.
