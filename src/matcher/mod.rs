@@ -5,13 +5,19 @@
 //!   selecting the hooks for an event is a hash lookup plus one pass of a
 //!   `RegexSet`, whatever the number of hooks.
 
+//! - [`claude`]: Claude Code's matchers (exact names, or an unanchored
+//!   JavaScript regex), with [`ecma`], latch's JavaScript regex engine.
 //! - [`pattern`]: the one path every configuration regex and glob takes:
 //!   length, parse and size checks at load, a budget per file, a lazy
 //!   compile within a size limit.
 
 mod glob_hir;
+pub mod claude;
+pub mod ecma;
 mod name;
 pub mod pattern;
 
+pub use claude::{ClaudeIndex, ClaudeMatcher, WordSet};
+pub use ecma::EcmaRegex;
 pub use name::{NameIndex, NameMatcher, RegexMode, regex_error_message};
 pub use pattern::{LazyRegex, PathGlob, PatternBudget, PatternError, compile_regex};

@@ -147,12 +147,19 @@ impl PatternBudget {
 
     /// Refuses at once if the budget is already spent, so a file past its
     /// budget costs no parsing at all.
-    fn check_open(&self) -> Result<(), PatternError> {
+    pub(super) fn check_open(&self) -> Result<(), PatternError> {
         if self.exhausted {
             Err(PatternError::OverBudget { first: false })
         } else {
             Ok(())
         }
+    }
+
+    /// Charges a pattern that latch checked and sized itself (a JavaScript
+    /// regex run by its own matcher): its size or its length, whichever is
+    /// larger, plus [`PATTERN_BASE_COST`].
+    pub(super) fn charge_checked(&mut self, size: u64, len: usize) -> Result<(), PatternError> {
+        self.charge(cost(size, len))
     }
 
     fn charge(&mut self, cost: u64) -> Result<(), PatternError> {

@@ -1,0 +1,298 @@
+//! Claude Code's hook matchers, as the real CLI applies them.
+//!
+//! # The rule
+//!
+//! A matcher group's `matcher` is classified on its text as written (not
+//! trimmed first):
+//! 1. missing, `""` or `"*"`: it matches everything;
+//! 2. only ASCII letters, digits, `_`, `-`, `|`, `,` and spaces: a list of
+//!    exact names, split at `|`, `,` and spaces (so surrounding spaces do
+//!    not count), compared case-sensitively with the target;
+//! 3. anything else: a JavaScript regular expression (no flags), tested
+//!    **unanchored** against the target (`RegExp.prototype.test`), so
+//!    `a.h` matches `Bash` and `Edit.*` matches `NotebookEdit`; anchor it
+//!    with `^…$`.
+//!
+//! Some events (`FileChanged`, `StopFailure`) classify with the narrower
+//! set of Claude Code's older builds: letters, digits, `_` and `|`
+//! ([`WordSet::Narrow`]).
+//!
+//! On a tool event the Agent tool is also matched under its former name
+//! `Task` ([`legacy_tool_names`]).
+//!
+//! # Evidence
+//!
+//! Recorded with Claude Code 2.1.197 (`/work/shared/peers/claude/cases`):
+//! - `l_matchers`: for `Bash` fired `Bash`, `Ba.*`, `^Bash$`, `a.h`,
+//!   `B.sh`, `Bash|Write`, `Bash,Write`, `Bash | Write`, `" Bash "`, `*`,
+//!   `""` and a missing matcher; not `bash` (case-sensitive), `Bas` (a word
+//!   is an exact name, not a prefix), `Edit|Write`, `Write`. For `Write`
+//!   fired `Edit|Write`, `Write`, `Bash|Write`, `Bash,Write`,
+//!   `Bash | Write`, `*`, `""`, missing;
+//! - `r2_mcp_matchers`: for `mcp__srv__echo_tool` and
+//!   `mcp__my-srv__do-thing` fired the exact names (hyphens are word
+//!   characters), `mcp__srv__.*`, `mcp__my-srv__.*`, `mcp__.*`,
+//!   `mcp__.*__do-thing`, `<exact>|Bash` and `*`; not `mcp__srv` (with the
+//!   warning of [`mcp_server_advice`]), `echo_tool`, `do-thing`, `my-srv`,
+//!   `srv`;
+//! - `r2_subagent`: `SubagentStart`/`SubagentStop` matchers on the agent
+//!   type (`general-purpose` fired, `Explore` did not), and `PreToolUse`
+//!   matcher `Task` fired for the `Agent` tool (as did `Agent`).
+//!
+//! The character set (with `-` since 2.1.195 and `,` since 2.1.191) and
+//! the narrower set of `FileChanged`/`StopFailure` come from Claude Code's
+//! documentation (`/work/shared/research/claude-code.md` §3).
+//!
+//! # Not recorded (latch's choices)
+//!
+//! - Whitespace other than the space (a tab) makes a regex; a matcher of
+//!   separators only (`"|"`, `" "`) is an empty list and matches nothing;
+//!   `" * "` is a regex (its text is not trimmed first).
+//! - A regex is tested against the legacy name too (`^Task$` matches the
+//!   Agent tool), as for exact names.
+//! - An invalid regex is an error value here; what Claude Code does with
+//!   one (skip the group, drop the file, or log) is not recorded.
+//! - A regex the backtracking matcher gives up on (see
+//!   [`crate::matcher::ecma`]) counts as matching, so a guard hook still
+//!   runs; Claude Code would hang on it.
+
+use super::ecma::{EcmaRegex, Exhausted, has_astral};
+use super::name::{NameIndex, NameMatcher, RegexMode};
+use super::pattern::{PatternBudget, PatternError};
+
+/// Which characters make a matcher a list of exact names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum WordSet {
+    /// ASCII letters, digits, `_`, `-`, and the separators `|`, `,` and
+    /// space: tool events, agent types, notification types, sources, ….
+    #[default]
+    Tools,
+    /// ASCII letters, digits, `_`, and the separator `|`: `FileChanged`
+    /// and `StopFailure`.
+    Narrow,
+}
+
+impl WordSet {
+    fn is_word(self, c: char) -> bool {
+        match self {
+            WordSet::Tools => c.is_ascii_alphanumeric() || matches!(c, '_' | '-'),
+            WordSet::Narrow => c.is_ascii_alphanumeric() || c == '_',
+        }
+    }
+
+    fn is_separator(self, c: char) -> bool {
+        match self {
+            WordSet::Tools => matches!(c, '|' | ',' | ' '),
+            WordSet::Narrow => c == '|',
+        }
+    }
+}
+
+/// One matcher group's `matcher`, classified and checked.
+#[derive(Debug, Clone)]
+pub enum ClaudeMatcher {
+    /// Missing, `""` or `"*"`: matches everything.
+    Any,
+    /// Exact, case-sensitive names (an empty list matches nothing).
+    Names(Vec<String>),
+    /// A JavaScript regular expression, matched anywhere in the target.
+    Regex(EcmaRegex),
+}
+
+/// The former names of a Claude Code tool, which its matchers still
+/// accept: `Agent` was `Task` (recorded in `r2_subagent`).
+pub fn legacy_tool_names(tool: &str) -> &'static [&'static str] {
+    match tool {
+        "Agent" => &["Task"],
+        _ => &[],
+    }
+}
+
+/// The warning Claude Code logs for an exact name that looks like an MCP
+/// server prefix (`mcp__srv`, which matches no tool), word for word:
+/// ``Hook matcher `mcp__srv` matches no tool (it is compared as an exact
+/// string). To match all tools from this server, use `mcp__srv__.*`. See
+/// CHANGELOG v2.1.195.`` (recorded in `r2_mcp_matchers`). `None` for
+/// other names.
+pub fn mcp_server_advice(name: &str) -> Option<String> {
+    let server = name.strip_prefix("mcp__")?;
+    if server.is_empty() || server.contains("__") {
+        return None;
+    }
+    Some(format!(
+        "Hook matcher `{name}` matches no tool (it is compared as an exact string). To match all tools from this server, use `{name}__.*`. See CHANGELOG v2.1.195."
+    ))
+}
+
+impl ClaudeMatcher {
+    /// Classifies a matcher of a tool event (or any event whose words are
+    /// [`WordSet::Tools`]); `None` is a missing matcher. A regex is checked
+    /// within latch's pattern limits, charged to `budget` (one per
+    /// configuration file).
+    pub fn parse(
+        text: Option<&str>,
+        budget: &mut PatternBudget,
+    ) -> Result<ClaudeMatcher, PatternError> {
+        Self::parse_with(text, WordSet::Tools, budget)
+    }
+
+    /// Like [`ClaudeMatcher::parse`], with the given word set.
+    pub fn parse_with(
+        text: Option<&str>,
+        words: WordSet,
+        budget: &mut PatternBudget,
+    ) -> Result<ClaudeMatcher, PatternError> {
+        let Some(text) = text.filter(|t| !t.is_empty() && *t != "*") else {
+            return Ok(ClaudeMatcher::Any);
+        };
+        if text
+            .chars()
+            .all(|c| words.is_word(c) || words.is_separator(c))
+        {
+            let names = text
+                .split(|c| words.is_separator(c))
+                .filter(|n| !n.is_empty())
+                .map(str::to_owned)
+                .collect();
+            return Ok(ClaudeMatcher::Names(names));
+        }
+        EcmaRegex::new(text, budget).map(ClaudeMatcher::Regex)
+    }
+
+    /// Whether `target` matches. A regex the backtracking matcher gives up
+    /// on counts as matching (and is logged); see [`ClaudeMatcher::test`].
+    pub fn is_match(&self, target: &str) -> bool {
+        self.test(target).unwrap_or_else(|e| {
+            tracing::warn!(matcher = %self.describe(), target, error = %e, "a hook matcher gave up; it counts as matching");
+            true
+        })
+    }
+
+    /// Whether the tool `tool` matches, under its name or a former one
+    /// ([`legacy_tool_names`]).
+    pub fn is_match_tool(&self, tool: &str) -> bool {
+        std::iter::once(tool)
+            .chain(legacy_tool_names(tool).iter().copied())
+            .any(|t| self.is_match(t))
+    }
+
+    /// Whether `target` matches, or why latch could not tell.
+    pub fn test(&self, target: &str) -> Result<bool, Exhausted> {
+        match self {
+            ClaudeMatcher::Any => Ok(true),
+            ClaudeMatcher::Names(ns) => Ok(ns.iter().any(|n| n == target)),
+            ClaudeMatcher::Regex(r) => r.test(target),
+        }
+    }
+
+    /// The warnings Claude Code logs for this matcher (an MCP server name
+    /// given as an exact name), in its words.
+    pub fn warnings(&self) -> Vec<String> {
+        match self {
+            ClaudeMatcher::Names(ns) => ns.iter().filter_map(|n| mcp_server_advice(n)).collect(),
+            _ => Vec::new(),
+        }
+    }
+
+    /// The matcher in words, for explanations.
+    pub fn describe(&self) -> String {
+        match self {
+            ClaudeMatcher::Any => "matches everything".to_owned(),
+            ClaudeMatcher::Names(ns) if ns.is_empty() => "no names (matches nothing)".to_owned(),
+            ClaudeMatcher::Names(ns) if ns.len() == 1 => format!("`{}` (exact name)", ns[0]),
+            ClaudeMatcher::Names(ns) => format!(
+                "`{}` (exact names: {})",
+                ns.join("|"),
+                ns.iter()
+                    .map(|n| format!("`{n}`"))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+            ClaudeMatcher::Regex(r) => format!(
+                "`{}` (JavaScript regular expression, anywhere in the name)",
+                super::pattern::shown(r.as_str())
+            ),
+        }
+    }
+}
+
+/// All the matchers of one event, folded for fast selection: exact names
+/// in a hash map and regexes run by the `regex` crate in one set
+/// ([`NameIndex`]); the others one by one.
+#[derive(Debug, Clone, Default)]
+pub struct ClaudeIndex {
+    /// `Any` and the exact names.
+    names: NameIndex,
+    /// The regexes the `regex` crate runs (on text without astral
+    /// characters).
+    translated: NameIndex,
+    /// Every regex by position: the backtracking ones always, the others
+    /// for text with astral characters.
+    regexes: Vec<(usize, EcmaRegex)>,
+}
+
+impl ClaudeIndex {
+    /// Folds the matchers. Positions must be given in ascending order.
+    pub fn build<'a>(matchers: impl IntoIterator<Item = (usize, &'a ClaudeMatcher)>) -> Self {
+        let (mut names, mut translated, mut regexes) = (Vec::new(), Vec::new(), Vec::new());
+        for (pos, m) in matchers {
+            match m {
+                ClaudeMatcher::Any => names.push((pos, NameMatcher::Any)),
+                ClaudeMatcher::Names(ns) if ns.is_empty() => {}
+                ClaudeMatcher::Names(ns) => names.push((pos, NameMatcher::List(ns.clone()))),
+                ClaudeMatcher::Regex(r) => {
+                    if let Some(lazy) = r.translated() {
+                        translated.push((
+                            pos,
+                            NameMatcher::Regex {
+                                pattern: r.as_str().to_owned(),
+                                mode: RegexMode::Search,
+                                regex: lazy.clone(),
+                            },
+                        ));
+                    }
+                    regexes.push((pos, r.clone()));
+                }
+            }
+        }
+        ClaudeIndex {
+            names: NameIndex::build(names.iter().map(|(p, m)| (*p, m))),
+            translated: NameIndex::build(translated.iter().map(|(p, m)| (*p, m))),
+            regexes,
+        }
+    }
+
+    /// Positions whose matcher accepts `target`, ascending (as
+    /// [`ClaudeMatcher::is_match`] answers, one by one).
+    pub fn select(&self, target: &str) -> Vec<usize> {
+        let mut out = self.names.select(target);
+        let astral = has_astral(target);
+        if !astral {
+            out.extend(self.translated.select(target));
+        }
+        for (pos, r) in &self.regexes {
+            if (astral || r.translated().is_none()) && r.test(target).unwrap_or(true) {
+                out.push(*pos);
+            }
+        }
+        out.sort_unstable();
+        out.dedup();
+        out
+    }
+
+    /// Positions whose matcher accepts the tool `tool`, under its name or
+    /// a former one (as [`ClaudeMatcher::is_match_tool`]).
+    pub fn select_tool(&self, tool: &str) -> Vec<usize> {
+        let mut out = self.select(tool);
+        for legacy in legacy_tool_names(tool) {
+            out.extend(self.select(legacy));
+        }
+        out.sort_unstable();
+        out.dedup();
+        out
+    }
+}
+
+#[cfg(test)]
+#[path = "claude_tests.rs"]
+mod tests;
