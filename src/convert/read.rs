@@ -363,6 +363,7 @@ pub fn from_peen(peen: &Peen) -> (Vec<Rule>, Vec<Diagnostic>) {
 pub fn from_claude(cfg: &crate::dialect::claude::Claude) -> (Vec<Rule>, Vec<Diagnostic>) {
     use crate::dialect::claude::combine::COMMAND_TIMEOUT;
     use crate::dialect::claude::load::{HandlerKind as Kind, Matcher};
+    use crate::matcher::ClaudeMatcher;
     let mut rules = Vec::new();
     let mut notes = Vec::new();
     for file in cfg.files() {
@@ -378,13 +379,27 @@ pub fn from_claude(cfg: &crate::dialect::claude::Claude) -> (Vec<Rule>, Vec<Diag
                 continue;
             };
             let tools = match &group.matcher {
-                Matcher::Valid(m) if e.is_tool() => {
-                    match tools_of(Side::Claude, m, &group.source, &mut notes) {
-                        Some(t) => t,
-                        None => continue,
+                Matcher::Valid(ClaudeMatcher::Any) => Tools::Any,
+                Matcher::Valid(m) if e.is_tool() => match m {
+                    ClaudeMatcher::Regex(r) => {
+                        notes.push(report(
+                            &group.source,
+                            format!("JavaScript regex `{}` is kept as written (searched anywhere); the target reads it with its own regex syntax", r.as_str()),
+                        ));
+                        Tools::Regex(format!(".*(?:{}).*", r.as_str()))
                     }
-                }
-                Matcher::Valid(NameMatcher::Any) => Tools::Any,
+                    ClaudeMatcher::Names(ns) => {
+                        let as_names = match ns.as_slice() {
+                            [one] => NameMatcher::Exact(one.clone()),
+                            many => NameMatcher::List(many.to_vec()),
+                        };
+                        match tools_of(Side::Claude, &as_names, &group.source, &mut notes) {
+                            Some(t) => t,
+                            None => continue,
+                        }
+                    }
+                    ClaudeMatcher::Any => Tools::Any,
+                },
                 Matcher::Valid(m) if e.target_kind().is_none() => {
                     notes.push(report(
                         &group.source,

@@ -11,9 +11,9 @@
 //!   length, parse and size checks at load, a budget per file, a lazy
 //!   compile within a size limit.
 
-mod glob_hir;
 pub mod claude;
 pub mod ecma;
+mod glob_hir;
 mod name;
 pub mod pattern;
 

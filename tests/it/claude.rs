@@ -1641,3 +1641,34 @@ fn agent_and_mcp_tool_handlers_are_reported_at_load_and_skipped() {
     assert_eq!(statuses, ["skipped", "skipped"]);
     assert_eq!(f.outcome["decision"], "proceed");
 }
+
+#[test]
+fn r2_matchers_are_javascript_regexes_with_claude_code_s_warnings() {
+    let c = Claude::new();
+    let js = c.hook("js", "");
+    let rust = c.hook("rust", "");
+    let task = c.hook("task", "");
+    let c = c.project_settings(&json!({"hooks": {"PreToolUse": [
+        {"matcher": "^mcp__srv__echo_\\d$", "hooks": [{"type": "command", "command": js}]},
+        {"matcher": "(?i)bash", "hooks": [{"type": "command", "command": rust}]},
+        {"matcher": "Task", "hooks": [{"type": "command", "command": task}]},
+        {"matcher": "mcp__srv", "hooks": [{"type": "command", "command": "true"}]}]}}));
+    let mut ev = bash_before("");
+    ev["tool"] = json!({"name": "mcp__srv__echo_1", "input": {}});
+    let f = c.fire(&ev);
+    assert_eq!(c.runs_of("js"), 1);
+    // A Rust-only construct is a JavaScript syntax error: a warning with
+    // V8's words, and the group never runs.
+    assert!(
+        f.stderr
+            .contains("Invalid regular expression: /(?i)bash/: Invalid group"),
+        "{}",
+        f.stderr
+    );
+    // Claude Code's own advice for a bare server name (r2_mcp_matchers).
+    assert!(f.stderr.contains("Hook matcher `mcp__srv` matches no tool (it is compared as an exact string). To match all tools from this server, use `mcp__srv__.*`."), "{}", f.stderr);
+    // r2_subagent: `Task` still matches the Agent tool.
+    ev["tool"] = json!({"name": "Agent", "input": {}});
+    c.fire(&ev);
+    assert_eq!(c.runs_of("task"), 1);
+}

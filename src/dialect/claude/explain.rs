@@ -44,7 +44,12 @@ pub fn explain(cfg: &Claude, event: &Event) -> Vec<Explanation> {
                         } else {
                             format!("`{target}`")
                         };
-                        if m.matches(target) {
+                        let hit = if e.is_tool() {
+                            m.is_match_tool(target)
+                        } else {
+                            m.is_match(target)
+                        };
+                        if hit {
                             Ok(format!("matcher {} matches {what}", m.describe()))
                         } else {
                             Err(format!("matcher {} does not match {what}", m.describe()))

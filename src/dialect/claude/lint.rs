@@ -103,8 +103,12 @@ impl Claude {
                 if !e.is_tool() {
                     continue;
                 }
-                for name in m.exact_names() {
-                    if !known.contains(name) {
+                let names: &[String] = match m {
+                    crate::matcher::ClaudeMatcher::Names(ns) => ns,
+                    _ => &[],
+                };
+                for name in names {
+                    if !known.contains(name.as_str()) {
                         out.push(
                             Diagnostic::warning(format!(
                                 "no tool of the harness maps to `{name}` (tool vocabulary), so this matcher never fires for it"

@@ -36,7 +36,7 @@ use std::path::PathBuf;
 
 use crate::diag::Diagnostic;
 use crate::event::Event;
-use crate::pipeline::Indexed;
+use crate::matcher::{ClaudeIndex, ClaudeMatcher};
 use crate::vocabulary::Vocabulary;
 
 pub use discover::Sources;
@@ -89,11 +89,19 @@ impl Options {
     }
 }
 
+/// The groups of one event across all files, as (file index, group
+/// index) in configuration order, indexed by matcher.
+#[derive(Debug, Clone)]
+struct EventGroups {
+    refs: Vec<(usize, usize)>,
+    index: ClaudeIndex,
+}
+
 /// A loaded claude configuration.
 #[derive(Debug, Clone)]
 pub struct Claude {
     files: Vec<LoadedFile>,
-    events: HashMap<ClaudeEvent, Indexed<(usize, usize)>>,
+    events: HashMap<ClaudeEvent, EventGroups>,
     options: Options,
     diagnostics: Vec<Diagnostic>,
 }
@@ -112,15 +120,20 @@ impl Claude {
                 }
             }
         }
+        // An invalid matcher is indexed as "any" so its group shows up as
+        // skipped on every occurrence, never silently absent.
+        static ANY: ClaudeMatcher = ClaudeMatcher::Any;
         let events = refs
             .into_iter()
             .map(|(e, refs)| {
-                let groups =
-                    Indexed::build_with(refs, |(fi, gi)| match &files[*fi].groups[*gi].matcher {
-                        load::Matcher::Valid(m) => Some(m),
-                        load::Matcher::Invalid(_) => None,
-                    });
-                (e, groups)
+                let index = ClaudeIndex::build(refs.iter().enumerate().map(|(i, (fi, gi))| {
+                    let m = match &files[*fi].groups[*gi].matcher {
+                        load::Matcher::Valid(m) => m,
+                        load::Matcher::Invalid(_) => &ANY,
+                    };
+                    (i, m)
+                }));
+                (e, EventGroups { refs, index })
             })
             .collect();
         Claude {
@@ -154,9 +167,15 @@ impl Claude {
         let Some(groups) = self.events.get(&ce) else {
             return Vec::new();
         };
-        groups
-            .select(ce.target(event, tool))
+        let chosen: Vec<usize> = match ce.target(event, tool) {
+            None => (0..groups.refs.len()).collect(),
+            // A tool matcher also knows the tool's former names (`Task`).
+            Some(t) if ce.is_tool() => groups.index.select_tool(t),
+            Some(t) => groups.index.select(t),
+        };
+        chosen
             .into_iter()
+            .filter_map(|i| groups.refs.get(i))
             .map(|(fi, gi)| (&self.files[*fi], &self.files[*fi].groups[*gi]))
             .collect()
     }
