@@ -398,31 +398,22 @@ pub fn payload<'a>(ce: ClaudeEvent, event: &'a Event, facts: &PayloadFacts<'a>) 
             }
             put(&mut m, "notification_type", text(&event.notification_type));
         }
-        ClaudeEvent::PreCompact => {
+        ClaudeEvent::PreCompact | ClaudeEvent::PostCompact => {
             let c = event.compaction.as_ref();
             put(
                 &mut m,
                 "trigger",
                 Value::from(event.trigger.as_deref().unwrap_or("auto")),
             );
-            put(
-                &mut m,
-                "custom_instructions",
-                Value::from(c.and_then(|c| c.instructions.clone()).unwrap_or_default()),
-            );
-        }
-        ClaudeEvent::PostCompact => {
-            let c = event.compaction.as_ref();
-            put(
-                &mut m,
-                "trigger",
-                Value::from(event.trigger.as_deref().unwrap_or("auto")),
-            );
-            put(
-                &mut m,
-                "compact_summary",
-                Value::from(c.and_then(|c| c.summary.clone()).unwrap_or_default()),
-            );
+            let (key, value) = if ce == ClaudeEvent::PreCompact {
+                (
+                    "custom_instructions",
+                    c.and_then(|c| c.instructions.clone()),
+                )
+            } else {
+                ("compact_summary", c.and_then(|c| c.summary.clone()))
+            };
+            put(&mut m, key, Value::from(value.unwrap_or_default()));
         }
     }
     m

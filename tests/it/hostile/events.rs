@@ -257,13 +257,7 @@ fn a_4_mb_structured_tool_input_checked_by_peen_costs_at_most_3_times_its_size()
     let out = fire_file(&p, &file);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     for dialect in ["poolside", "peen"] {
-        let hwm = fs::read_to_string(p.dir().join(format!("hwm-{dialect}.txt")))
-            .unwrap_or_else(|_| panic!("the {dialect} probe ran: {}", stderr(&out)));
-        let kib: u64 = hwm
-            .split_whitespace()
-            .nth(1)
-            .and_then(|n| n.parse().ok())
-            .expect("VmHWM in KiB");
+        let kib = peak_kib(&p.dir().join(format!("hwm-{dialect}.txt")));
         let limit_kib = 3 * size / 1024 + 40 * 1024;
         eprintln!("{dialect}: latch peaked at {kib} KiB for a {size}-byte event");
         assert!(
@@ -271,6 +265,16 @@ fn a_4_mb_structured_tool_input_checked_by_peen_costs_at_most_3_times_its_size()
             "{dialect}: latch peaked at {kib} KiB for a {size}-byte event (limit {limit_kib} KiB)"
         );
     }
+}
+
+/// The `VmHWM` line a probe hook wrote, in KiB.
+fn peak_kib(file: &Path) -> u64 {
+    fs::read_to_string(file)
+        .expect("the probe hook ran")
+        .split_whitespace()
+        .nth(1)
+        .and_then(|n| n.parse().ok())
+        .expect("VmHWM in KiB")
 }
 
 fn nested(depth: usize) -> serde_json::Value {
@@ -313,12 +317,7 @@ fn a_4_mb_structured_tool_output_costs_at_most_3_times_its_size() {
     let size = fs::metadata(&file).expect("size").len();
     let out = fire_file(&p, &file);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
-    let hwm = fs::read_to_string(p.dir().join("hwm.txt")).expect("the probe hook ran");
-    let kib: u64 = hwm
-        .split_whitespace()
-        .nth(1)
-        .and_then(|n| n.parse().ok())
-        .expect("VmHWM in KiB");
+    let kib = peak_kib(&p.dir().join("hwm.txt"));
     // 3 x the event plus a constant generous enough for a debug build.
     let limit_kib = 3 * size / 1024 + 40 * 1024;
     eprintln!("latch peaked at {kib} KiB for a {size}-byte event");
