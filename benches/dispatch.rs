@@ -55,6 +55,15 @@ const SHELL: &str = "/bin/sh";
 /// One hook run directly with the standard library; `group` adds the
 /// `process_group(0)` latch sets (the `std` variant leaves it out).
 fn std_once(cwd: &Path, group: bool) {
+    let out = std_spawn(cwd, group)
+        .wait_with_output()
+        .expect("wait for /bin/sh");
+    assert!(out.status.success());
+    black_box(out);
+}
+
+/// Spawns one hook with the standard library and writes its payload.
+fn std_spawn(cwd: &Path, group: bool) -> std::process::Child {
     let mut command = Command::new(SHELL);
     command
         .arg("-c")
@@ -72,9 +81,7 @@ fn std_once(cwd: &Path, group: bool) {
         // cannot deadlock; EPIPE (the shell exited first) is fine, as in latch.
         let _ = stdin.write_all(PAYLOAD);
     }
-    let out = child.wait_with_output().expect("wait for /bin/sh");
-    assert!(out.status.success());
-    black_box(out);
+    child
 }
 
 /// Plain `tokio::process`, without latch's runner: the same pipes, the
@@ -133,24 +140,7 @@ fn project_with_hooks(n: usize) -> tempfile::TempDir {
 /// `n` hooks spawned directly with the standard library, all at once, then
 /// waited for: the baseline of hooks that run in parallel.
 fn std_parallel(cwd: &Path, n: usize) {
-    let children: Vec<std::process::Child> = (0..n)
-        .map(|_| {
-            let mut child = Command::new(SHELL)
-                .arg("-c")
-                .arg("true")
-                .current_dir(cwd)
-                .stdin(Stdio::piped())
-                .stdout(Stdio::piped())
-                .stderr(Stdio::piped())
-                .process_group(0)
-                .spawn()
-                .expect("spawn /bin/sh");
-            if let Some(mut stdin) = child.stdin.take() {
-                let _ = stdin.write_all(PAYLOAD);
-            }
-            child
-        })
-        .collect();
+    let children: Vec<std::process::Child> = (0..n).map(|_| std_spawn(cwd, true)).collect();
     for child in children {
         let out = child.wait_with_output().expect("wait for /bin/sh");
         assert!(out.status.success());

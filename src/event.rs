@@ -179,11 +179,6 @@ impl RawJson {
         RawJson(RawValue::NULL.to_owned())
     }
 
-    /// Whether the value is `null`.
-    pub fn is_null(&self) -> bool {
-        self.text() == "null"
-    }
-
     /// The raw value, to embed in serialized output as it is.
     pub fn get(&self) -> &RawValue {
         &self.0
@@ -537,7 +532,7 @@ mod tests {
         );
         let bare: Event =
             serde_json::from_str(r#"{"event":"tool_before","tool":{"name":"x"}}"#).unwrap();
-        assert!(bare.tool.unwrap().input.is_null());
+        assert_eq!(bare.tool.unwrap().input.text(), "null");
     }
 
     #[test]

@@ -1,5 +1,6 @@
-//! Running hook processes for a dialect: one at a time ([`run`]) or all at
-//! once ([`run_parallel`]), each recorded the same way.
+//! Running hook processes for a dialect, each recorded the same way: one
+//! at a time ([`run`]), or several at once by joining their runs
+//! ([`join_all`]).
 
 use std::future::poll_fn;
 use std::task::Poll;
@@ -29,9 +30,6 @@ pub struct Finished {
     /// The user warning for processes the hook left behind, if any (see
     /// [`leftovers_warning`]).
     pub warning: Option<String>,
-    /// The order in which the job finished among the jobs run together
-    /// (0 first); always 0 for [`run`].
-    pub finished: usize,
     /// The command's input, handed back so a caller that sends the same
     /// bytes to several hooks can reuse the buffer.
     pub stdin: Vec<u8>,
@@ -50,27 +48,8 @@ pub async fn run(cx: &DispatchContext<'_>, job: Job) -> Finished {
         result,
         record,
         warning,
-        finished: 0,
         stdin: std::mem::take(&mut command.stdin),
     }
-}
-
-/// Runs every job at the same time and waits for all of them. The results
-/// come back in the jobs' order; [`Finished::finished`] says the order in
-/// which they ended.
-pub async fn run_parallel(cx: &DispatchContext<'_>, jobs: Vec<Job>) -> Vec<Finished> {
-    let runs: Vec<BoxFuture<'_, Finished>> = jobs
-        .into_iter()
-        .map(|job| Box::pin(run(cx, job)) as BoxFuture<'_, Finished>)
-        .collect();
-    join_all(runs)
-        .await
-        .into_iter()
-        .map(|(mut f, order)| {
-            f.finished = order;
-            f
-        })
-        .collect()
 }
 
 /// Waits for every future, polling them all on the caller's task. The
@@ -191,7 +170,13 @@ mod tests {
             job("reads", "cat; exit 3", dir.path()),
             job("makes", "sleep 0.2; touch made", dir.path()),
         ];
-        let done = runtime.block_on(run_parallel(&cx, jobs));
+        let runs: Vec<BoxFuture<'_, Finished>> = jobs
+            .into_iter()
+            .map(|job| Box::pin(run(&cx, job)) as BoxFuture<'_, Finished>)
+            .collect();
+        let joined = runtime.block_on(join_all(runs));
+        let order: Vec<usize> = joined.iter().map(|(_, o)| *o).collect();
+        let done: Vec<Finished> = joined.into_iter().map(|(f, _)| f).collect();
         let names: Vec<&str> = done.iter().map(|f| f.record.hook.as_str()).collect();
         assert_eq!(
             names,
@@ -208,8 +193,8 @@ mod tests {
             Some(3),
             "process facts are recorded"
         );
-        assert_eq!(done[1].finished, 0, "the quick job finished first");
-        let mut order: Vec<usize> = done.iter().map(|f| f.finished).collect();
+        assert_eq!(order[1], 0, "the quick job finished first");
+        let mut order = order;
         order.sort_unstable();
         assert_eq!(order, [0, 1, 2], "each finished at its own place");
         assert_eq!(done[1].stdin, b"{}", "the input is handed back");

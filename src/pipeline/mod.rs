@@ -10,7 +10,7 @@
 //! - [`background`]: hooks the dispatch does not wait for;
 //! - [`job`]: running one hook process and recording the facts of the run
 //!   (duration, exit code or signal, truncation, processes it left behind),
-//!   one job at a time or all at once.
+//!   one job at a time, or several at once with their finishing order.
 //!
 //! Neither the engine nor a dialect imports the other through this module:
 //! both depend on it, and it depends only on the runner, the session and
@@ -23,5 +23,5 @@ pub mod select;
 
 pub use background::{Background, BackgroundJob};
 pub use context::{BoxFuture, DispatchContext, InputValidator, ObjectArguments};
-pub use job::{Finished, Job, join_all, leftovers_warning, record_process, run, run_parallel};
+pub use job::{Finished, Job, join_all, leftovers_warning, record_process, run};
 pub use select::Indexed;
