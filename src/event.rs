@@ -51,26 +51,87 @@ pub enum EventKind {
     Notification,
     /// The session is ending.
     SessionEnd,
+    /// Every tool call of a parallel batch has resolved, before the next
+    /// model call (`tool_calls`).
+    ToolBatch,
+    /// A typed command (`/name args`) expanded into a prompt (`expansion`,
+    /// `prompt`).
+    PromptExpansion,
+    /// The harness's automatic permission check refused a tool (`tool`,
+    /// `reason`).
+    PermissionDenied,
+    /// The turn ended because the model request failed (`error`,
+    /// `error_details`).
+    StopFailure,
+    /// The harness runs its one-time setup or maintenance (`trigger`).
+    Setup,
+    /// An instructions file (`CLAUDE.md`, a rules file) was loaded into
+    /// context (`instructions`).
+    InstructionsLoaded,
+    /// A settings or skills file changed during the session (`source`,
+    /// `file_path`).
+    ConfigChange,
+    /// The agent's working directory changed (`old_cwd`, `cwd`).
+    CwdChanged,
+    /// A directory was added to the session's workspace (`directory`,
+    /// `source`).
+    DirectoryAdded,
+    /// A watched file changed on disk (`file_path`, `change`).
+    FileChanged,
+    /// The harness is about to create a worktree (`worktree`).
+    WorktreeCreate,
+    /// The harness removed a worktree (`worktree`).
+    WorktreeRemove,
+    /// A task was created (`task`, `team`).
+    TaskCreated,
+    /// A task was marked done (`task`, `team`).
+    TaskCompleted,
+    /// A teammate of an agent team is about to go idle (`team`).
+    TeammateIdle,
+    /// A tool server asks the user for input (`elicitation`).
+    Elicitation,
+    /// The user answered a tool server's request (`elicitation`).
+    ElicitationResult,
+    /// Assistant text is about to be shown to the user (`display`).
+    MessageDisplay,
 }
 
 impl EventKind {
     /// Every kind, in the order of a typical session.
-    pub const ALL: [EventKind; 16] = [
+    pub const ALL: [EventKind; 34] = [
         EventKind::SessionStart,
+        EventKind::Setup,
+        EventKind::InstructionsLoaded,
         EventKind::UserPrompt,
+        EventKind::PromptExpansion,
         EventKind::UserPromptReady,
         EventKind::TurnStart,
+        EventKind::MessageDisplay,
         EventKind::ToolBefore,
         EventKind::PermissionRequest,
+        EventKind::PermissionDenied,
         EventKind::ToolAfter,
         EventKind::ToolFailure,
+        EventKind::ToolBatch,
+        EventKind::Elicitation,
+        EventKind::ElicitationResult,
+        EventKind::TaskCreated,
+        EventKind::TaskCompleted,
+        EventKind::TeammateIdle,
         EventKind::Stop,
+        EventKind::StopFailure,
         EventKind::TurnCancelled,
         EventKind::SubagentStart,
         EventKind::SubagentStop,
         EventKind::CompactBefore,
         EventKind::CompactAfter,
         EventKind::Notification,
+        EventKind::ConfigChange,
+        EventKind::CwdChanged,
+        EventKind::DirectoryAdded,
+        EventKind::FileChanged,
+        EventKind::WorktreeCreate,
+        EventKind::WorktreeRemove,
         EventKind::SessionEnd,
     ];
 
@@ -93,6 +154,24 @@ impl EventKind {
             EventKind::CompactAfter => "compact_after",
             EventKind::Notification => "notification",
             EventKind::SessionEnd => "session_end",
+            EventKind::ToolBatch => "tool_batch",
+            EventKind::PromptExpansion => "prompt_expansion",
+            EventKind::PermissionDenied => "permission_denied",
+            EventKind::StopFailure => "stop_failure",
+            EventKind::Setup => "setup",
+            EventKind::InstructionsLoaded => "instructions_loaded",
+            EventKind::ConfigChange => "config_change",
+            EventKind::CwdChanged => "cwd_changed",
+            EventKind::DirectoryAdded => "directory_added",
+            EventKind::FileChanged => "file_changed",
+            EventKind::WorktreeCreate => "worktree_create",
+            EventKind::WorktreeRemove => "worktree_remove",
+            EventKind::TaskCreated => "task_created",
+            EventKind::TaskCompleted => "task_completed",
+            EventKind::TeammateIdle => "teammate_idle",
+            EventKind::Elicitation => "elicitation",
+            EventKind::ElicitationResult => "elicitation_result",
+            EventKind::MessageDisplay => "message_display",
         }
     }
 
@@ -104,6 +183,7 @@ impl EventKind {
                 | EventKind::ToolAfter
                 | EventKind::ToolFailure
                 | EventKind::PermissionRequest
+                | EventKind::PermissionDenied
         )
     }
 }
@@ -320,6 +400,140 @@ pub struct Compaction {
     pub summary: Option<String>,
 }
 
+/// A typed command that expanded into a prompt, on `prompt_expansion`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Expansion {
+    /// What expanded: `slash_command` or `mcp_prompt` (claude's
+    /// `expansion_type`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kind: Option<String>,
+    /// The command's name, without the slash.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub command_name: Option<String>,
+    /// The text typed after the command's name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub command_args: Option<String>,
+    /// Where the command is defined (`projectSettings`, `userSettings`,
+    /// a plugin's name, …).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub command_source: Option<String>,
+}
+
+/// An instructions file loaded into context, on `instructions_loaded`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Instructions {
+    /// The file.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub file_path: Option<PathBuf>,
+    /// Whose file it is: `User`, `Project`, `Local` or `Managed`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub memory_type: Option<String>,
+    /// Why it was loaded: `session_start`, `nested_traversal`,
+    /// `path_glob_match`, `include` or `compact`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub load_reason: Option<String>,
+    /// The file's path globs, when it has some.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub globs: Option<Vec<String>>,
+    /// The file whose access loaded it (lazy loads).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trigger_file_path: Option<PathBuf>,
+    /// The file that included it (`include`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub parent_file_path: Option<PathBuf>,
+}
+
+/// A worktree, on `worktree_create` and `worktree_remove`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Worktree {
+    /// The name asked for, on `worktree_create`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// Where the worktree is, on `worktree_remove`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub path: Option<PathBuf>,
+}
+
+/// A task, on `task_created` and `task_completed`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Task {
+    /// The task's id.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub id: Option<String>,
+    /// Its one-line subject.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub subject: Option<String>,
+    /// Its description.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+}
+
+/// A member of an agent team, on task events and `teammate_idle`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Team {
+    /// The teammate's name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub teammate_name: Option<String>,
+    /// The team's name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub team_name: Option<String>,
+}
+
+/// A tool server's request for user input, on `elicitation` and
+/// `elicitation_result`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Elicitation {
+    /// The tool server that asks.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub server: Option<String>,
+    /// What it asks.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
+    /// `form` or `url`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mode: Option<String>,
+    /// The page to open, in `url` mode.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub url: Option<String>,
+    /// The request's id.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub id: Option<String>,
+    /// The JSON Schema of the answer, in `form` mode.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub requested_schema: Option<Value>,
+    /// The user's answer, on `elicitation_result`: `accept`, `decline` or
+    /// `cancel`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub action: Option<String>,
+    /// The answer's content, with `accept`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub content: Option<Value>,
+}
+
+/// Assistant text about to be shown, on `message_display`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MessageChunk {
+    /// The assistant message the text belongs to.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub message_id: Option<String>,
+    /// The batch's position in the message, from 0.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub index: Option<u64>,
+    /// Whether this is the message's last batch.
+    #[serde(default, rename = "final")]
+    pub last: bool,
+    /// The text of this batch.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub delta: Option<String>,
+}
+
 /// Something that happened in the harness, at a point where hooks run.
 ///
 /// Only `event` is required; everything else is filled in when the harness
@@ -413,6 +627,49 @@ pub struct Event {
     /// On `stop`: the round ended with questions to the user still unanswered.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub pending_questions: bool,
+    /// Every call of the batch, on `tool_batch`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tool_calls: Vec<ToolCall>,
+    /// What went wrong, on `stop_failure` (`rate_limit`, `overloaded`,
+    /// `server_error`, …).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+    /// The error's details, on `stop_failure`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error_details: Option<String>,
+    /// The command that expanded, on `prompt_expansion`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub expansion: Option<Expansion>,
+    /// The file loaded, on `instructions_loaded`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub instructions: Option<Instructions>,
+    /// The file concerned, on `config_change` and `file_changed`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub file_path: Option<PathBuf>,
+    /// What happened to it, on `file_changed`: `change`, `add` or `unlink`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub change: Option<String>,
+    /// The previous working directory, on `cwd_changed` (`cwd` is the new one).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub old_cwd: Option<PathBuf>,
+    /// The directory added, on `directory_added`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub directory: Option<PathBuf>,
+    /// The worktree, on `worktree_create` and `worktree_remove`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub worktree: Option<Worktree>,
+    /// The task, on `task_created` and `task_completed`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub task: Option<Task>,
+    /// The teammate, on task events and `teammate_idle`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub team: Option<Team>,
+    /// The tool server's request, on `elicitation` and `elicitation_result`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub elicitation: Option<Elicitation>,
+    /// The text to show, on `message_display`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub display: Option<MessageChunk>,
 }
 
 /// Why an [`Event`] cannot be dispatched.
@@ -459,6 +716,20 @@ impl Event {
             context_tokens: None,
             compaction: None,
             pending_questions: false,
+            tool_calls: Vec::new(),
+            error: None,
+            error_details: None,
+            expansion: None,
+            instructions: None,
+            file_path: None,
+            change: None,
+            old_cwd: None,
+            directory: None,
+            worktree: None,
+            task: None,
+            team: None,
+            elicitation: None,
+            display: None,
         }
     }
 

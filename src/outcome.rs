@@ -315,9 +315,40 @@ pub struct Outcome {
     /// that proceeds: after the tool ran); no further model call.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub halt: Option<Halt>,
+    /// On `permission_denied`: a hook asks the harness to let the model
+    /// try the tool call again.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub retry: bool,
+    /// Files the harness should watch and report with `file_changed`
+    /// events (claude: `watchPaths`), in the order hooks gave them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub watch_paths: Vec<String>,
+    /// On `worktree_create`: where a hook created the worktree (the
+    /// harness uses it instead of making one itself).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub worktree_path: Option<String>,
+    /// On `elicitation` and `elicitation_result`: a hook's answer for the
+    /// user.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub elicitation: Option<ElicitationAnswer>,
+    /// On `message_display`: the text to show instead of the model's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub display: Option<String>,
     /// One record per hook that matched the event, in run order.
     #[serde(default)]
     pub runs: Vec<HookRun>,
+}
+
+/// A hook's answer to a tool server's request for user input.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ElicitationAnswer {
+    /// Which hook answered.
+    pub hook: String,
+    /// `accept`, `decline` or `cancel`.
+    pub action: String,
+    /// The answer's content, with `accept`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub content: Option<Value>,
 }
 
 impl Outcome {
@@ -337,6 +368,11 @@ impl Outcome {
             continuation: None,
             shell_env: std::collections::BTreeMap::new(),
             halt: None,
+            retry: false,
+            watch_paths: Vec::new(),
+            worktree_path: None,
+            elicitation: None,
+            display: None,
             runs: Vec::new(),
         }
     }
@@ -387,6 +423,17 @@ impl Outcome {
             }
             (slot @ None, Some(theirs)) => *slot = Some(theirs),
             (_, None) => {}
+        }
+        self.retry |= later.retry;
+        self.watch_paths.extend(later.watch_paths);
+        if later.worktree_path.is_some() {
+            self.worktree_path = later.worktree_path;
+        }
+        if later.elicitation.is_some() {
+            self.elicitation = later.elicitation;
+        }
+        if later.display.is_some() {
+            self.display = later.display;
         }
         self.runs.extend(later.runs);
     }

@@ -19,8 +19,8 @@ use serde_json::Value;
 
 use crate::event::Event;
 use crate::outcome::{
-    Continuation, Decision, ErrorCategory, Halt, HookRun, Injection, Notice, NoticeKind, Outcome,
-    Placement, Reason, RunStatus,
+    Continuation, Decision, ElicitationAnswer, ErrorCategory, Halt, HookRun, Injection, Notice,
+    NoticeKind, Outcome, Placement, Reason, RunStatus,
 };
 use crate::pipeline::{self, BoxFuture, DispatchContext, Job};
 use crate::run::{EnvPolicy, HookCommand, OutputLimits, Program};
@@ -45,6 +45,9 @@ pub const COMMAND_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(
 /// Default time limit of a handler on `UserPromptSubmit` (Claude Code's docs).
 pub const PROMPT_EVENT_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(30);
 
+/// Default time limit of a handler on `MessageDisplay` (Claude Code's docs).
+pub const DISPLAY_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
+
 /// Output kept per stream.
 const MAX_OUTPUT: usize = 1 << 20;
 
@@ -66,13 +69,14 @@ struct Place<'p> {
 
 impl Place<'_> {
     /// A handler's time limit: its `timeout`, else Claude Code's default
-    /// for the event (30 s on `UserPromptSubmit`, else 600 s), within the
+    /// for the event (30 s on `UserPromptSubmit`, 10 s on `MessageDisplay`,
+    /// else 600 s), within the
     /// dispatch's cap.
     fn timeout(&self, handler: &Handler) -> std::time::Duration {
-        let default = if self.ce == ClaudeEvent::UserPromptSubmit {
-            PROMPT_EVENT_TIMEOUT
-        } else {
-            COMMAND_TIMEOUT
+        let default = match self.ce {
+            ClaudeEvent::UserPromptSubmit => PROMPT_EVENT_TIMEOUT,
+            ClaudeEvent::MessageDisplay => DISPLAY_TIMEOUT,
+            _ => COMMAND_TIMEOUT,
         };
         let t = handler.timeout.unwrap_or(default);
         self.timeout_cap.map_or(t, |cap| t.min(cap))
@@ -204,9 +208,10 @@ pub async fn dispatch(cfg: &Claude, event: &Event, cx: &DispatchContext<'_>) -> 
         ce,
         prompt: &options.prompt,
     };
-    // SessionStart handlers each get a CLAUDE_ENV_FILE in the session's
-    // private directory (none without a session on disk).
-    let env_dir = if ce == ClaudeEvent::SessionStart {
+    // SessionStart, Setup, CwdChanged and FileChanged handlers each get a
+    // CLAUDE_ENV_FILE in the session's private directory (none without a
+    // session on disk).
+    let env_dir = if ce.has_env_file() {
         cx.session.private_dir("claude-env").ok().flatten()
     } else {
         None
@@ -760,6 +765,10 @@ impl Fold<'_> {
                     "{label} hook error: {}",
                     t.bracketed(cmd, &message)
                 ));
+                // Any failure of a WorktreeCreate hook fails the creation.
+                if ce == ClaudeEvent::WorktreeCreate {
+                    self.decide(&hook, Decision::Deny, capped(&message));
+                }
                 let category = if message.contains("timed out") {
                     ErrorCategory::Timeout
                 } else {
@@ -788,22 +797,43 @@ impl Fold<'_> {
                             t.blocking_error(&label, cmd, &tail),
                         );
                     }
-                    ClaudeEvent::UserPromptSubmit => {
+                    ClaudeEvent::UserPromptSubmit | ClaudeEvent::UserPromptExpansion => {
                         let prompt = self.event.prompt.clone().unwrap_or_default();
                         self.decide(
                             &hook,
                             Decision::Deny,
-                            t.prompt_blocked(&t.bracketed(cmd, &message), &prompt),
+                            t.prompt_blocked(ce.as_str(), &t.bracketed(cmd, &message), &prompt),
                         );
                     }
-                    ClaudeEvent::Stop | ClaudeEvent::SubagentStop => {
+                    ClaudeEvent::Stop | ClaudeEvent::SubagentStop | ClaudeEvent::TeammateIdle => {
                         record.status = RunStatus::Continued;
                         self.feedback
                             .push(stop_feedback(&t.bracketed(cmd, &message)));
                         self.feedback_hooks.push(hook.clone());
                     }
-                    ClaudeEvent::PreCompact => {
+                    ClaudeEvent::PreCompact
+                    | ClaudeEvent::TaskCreated
+                    | ClaudeEvent::TaskCompleted
+                    | ClaudeEvent::WorktreeCreate => {
                         self.decide(&hook, Decision::Deny, message);
+                    }
+                    ClaudeEvent::Elicitation | ClaudeEvent::ElicitationResult => {
+                        self.decline(&hook);
+                        self.decide(&hook, Decision::Deny, message);
+                    }
+                    ClaudeEvent::ConfigChange if !self.is_policy_change() => {
+                        self.decide(&hook, Decision::Deny, message);
+                    }
+                    ClaudeEvent::PostToolBatch => self.halt(&hook, Some(message)),
+                    // Exit 2 does nothing here (Claude Code's debug log only).
+                    ClaudeEvent::PermissionDenied
+                    | ClaudeEvent::InstructionsLoaded
+                    | ClaudeEvent::StopFailure
+                    | ClaudeEvent::WorktreeRemove
+                    | ClaudeEvent::DirectoryAdded
+                    | ClaudeEvent::MessageDisplay => {
+                        record.status = RunStatus::Ok;
+                        record.error = None;
                     }
                     // Exit 2 blocks nothing here: stderr is for the user.
                     ClaudeEvent::PermissionRequest
@@ -811,7 +841,11 @@ impl Fold<'_> {
                     | ClaudeEvent::SessionStart
                     | ClaudeEvent::SessionEnd
                     | ClaudeEvent::Notification
-                    | ClaudeEvent::PostCompact => {
+                    | ClaudeEvent::PostCompact
+                    | ClaudeEvent::Setup
+                    | ClaudeEvent::ConfigChange
+                    | ClaudeEvent::CwdChanged
+                    | ClaudeEvent::FileChanged => {
                         record.status = RunStatus::Ok;
                         record.error = None;
                         self.out.warnings.push(format!(
@@ -826,12 +860,18 @@ impl Fold<'_> {
                     return;
                 }
                 match ce {
-                    ClaudeEvent::UserPromptSubmit => {
+                    ClaudeEvent::UserPromptSubmit | ClaudeEvent::UserPromptExpansion => {
                         self.context(
                             &hook,
                             Placement::WithPrompt,
-                            success("UserPromptSubmit", &capped(&stdout)),
+                            success(ce.as_str(), &capped(&stdout)),
                         );
+                    }
+                    // The last non-empty line is the worktree's path.
+                    ClaudeEvent::WorktreeCreate => {
+                        if let Some(line) = stdout.lines().rev().find(|l| !l.trim().is_empty()) {
+                            self.out.worktree_path = Some(line.trim().to_owned());
+                        }
                     }
                     ClaudeEvent::SessionStart => {
                         let source = self.event.source.as_deref().unwrap_or("startup");
@@ -868,17 +908,17 @@ impl Fold<'_> {
                 | ClaudeEvent::SessionEnd
                 | ClaudeEvent::PreCompact
                 | ClaudeEvent::PostCompact
+                | ClaudeEvent::InstructionsLoaded
+                | ClaudeEvent::Elicitation
+                | ClaudeEvent::ElicitationResult
+                | ClaudeEvent::WorktreeCreate
+                | ClaudeEvent::WorktreeRemove
+                | ClaudeEvent::MessageDisplay
+                | ClaudeEvent::ConfigChange
         );
         if universal {
             if j.continue_ == Some(false) {
-                let halt = self.out.halt.get_or_insert_with(|| Halt {
-                    hooks: Vec::new(),
-                    reason: None,
-                });
-                halt.hooks.push(hook.clone());
-                if halt.reason.is_none() {
-                    halt.reason = j.stop_reason.clone();
-                }
+                self.halt(&hook, j.stop_reason.clone());
             }
             if let Some(m) = &j.system_message {
                 self.out.warnings.push(capped(m));
@@ -949,7 +989,7 @@ impl Fold<'_> {
                     self.output_rewrite(j, record);
                 }
             }
-            ClaudeEvent::UserPromptSubmit => {
+            ClaudeEvent::UserPromptSubmit | ClaudeEvent::UserPromptExpansion => {
                 if j.decision.as_deref() == Some("block") {
                     record.status = RunStatus::Blocked;
                     record.error = Some(ErrorCategory::HookBlocked);
@@ -957,14 +997,73 @@ impl Fold<'_> {
                     self.decide(
                         &hook,
                         Decision::Deny,
-                        t.prompt_blocked(&reason.unwrap_or_default(), &prompt),
+                        t.prompt_blocked(ce.as_str(), &reason.unwrap_or_default(), &prompt),
                     );
                 }
                 if let Some(ctx) = context {
                     self.context(
                         &hook,
                         Placement::WithPrompt,
-                        additional_context("UserPromptSubmit", &ctx),
+                        additional_context(ce.as_str(), &ctx),
+                    );
+                }
+            }
+            ClaudeEvent::PostToolBatch => {
+                if j.decision.as_deref() == Some("block") {
+                    record.status = RunStatus::Blocked;
+                    self.halt(&hook, reason);
+                }
+                if let Some(ctx) = context {
+                    self.context(
+                        &hook,
+                        Placement::AfterToolResult,
+                        additional_context(label, &ctx),
+                    );
+                }
+            }
+            ClaudeEvent::TaskCreated | ClaudeEvent::ConfigChange => {
+                if j.decision.as_deref() == Some("block")
+                    && !(ce == ClaudeEvent::ConfigChange && self.is_policy_change())
+                {
+                    record.status = RunStatus::Blocked;
+                    record.error = Some(ErrorCategory::HookBlocked);
+                    self.decide(&hook, Decision::Deny, reason.unwrap_or_default());
+                }
+            }
+            ClaudeEvent::PermissionDenied => {
+                if j.specific.get("retry").and_then(Value::as_bool) == Some(true) {
+                    self.out.retry = true;
+                }
+            }
+            ClaudeEvent::WorktreeCreate => {
+                if let Some(path) = j.specific_str("worktreePath") {
+                    self.out.worktree_path = Some(path.to_owned());
+                }
+            }
+            ClaudeEvent::Elicitation | ClaudeEvent::ElicitationResult => {
+                if let Some(action) = j.specific_str("action") {
+                    self.out.elicitation = Some(ElicitationAnswer {
+                        hook: hook.clone(),
+                        action: action.to_owned(),
+                        content: j.specific.get("content").cloned(),
+                    });
+                    if action != "accept" {
+                        self.decide(&hook, Decision::Deny, String::new());
+                    }
+                }
+            }
+            ClaudeEvent::MessageDisplay => {
+                if let Some(text) = j.specific_str("displayContent") {
+                    self.out.display = Some(text.to_owned());
+                }
+            }
+            ClaudeEvent::CwdChanged | ClaudeEvent::FileChanged => self.watch(j),
+            ClaudeEvent::Setup => {
+                if let Some(ctx) = context {
+                    self.context(
+                        &hook,
+                        Placement::FirstUserMessage,
+                        additional_context("Setup", &ctx),
                     );
                 }
             }
@@ -986,6 +1085,7 @@ impl Fold<'_> {
                         additional_context("SessionStart", &ctx),
                     );
                 }
+                self.watch(j);
             }
             ClaudeEvent::Stop | ClaudeEvent::SubagentStop => {
                 if j.decision.as_deref() == Some("block") {
@@ -1008,7 +1108,51 @@ impl Fold<'_> {
                     self.decide(&hook, Decision::Deny, reason.unwrap_or_default());
                 }
             }
-            ClaudeEvent::Notification | ClaudeEvent::SessionEnd | ClaudeEvent::PostCompact => {}
+            ClaudeEvent::Notification
+            | ClaudeEvent::SessionEnd
+            | ClaudeEvent::PostCompact
+            | ClaudeEvent::InstructionsLoaded
+            | ClaudeEvent::StopFailure
+            | ClaudeEvent::TaskCompleted
+            | ClaudeEvent::TeammateIdle
+            | ClaudeEvent::DirectoryAdded
+            | ClaudeEvent::WorktreeRemove => {}
+        }
+    }
+
+    /// Ends the agent loop once the event is handled.
+    fn halt(&mut self, hook: &str, reason: Option<String>) {
+        let halt = self.out.halt.get_or_insert_with(|| Halt {
+            hooks: Vec::new(),
+            reason: None,
+        });
+        halt.hooks.push(hook.to_owned());
+        if halt.reason.is_none() {
+            halt.reason = reason;
+        }
+    }
+
+    /// A tool server's request is declined.
+    fn decline(&mut self, hook: &str) {
+        self.out.elicitation = Some(ElicitationAnswer {
+            hook: hook.to_owned(),
+            action: "decline".to_owned(),
+            content: None,
+        });
+    }
+
+    /// Whether a `ConfigChange` concerns managed policy, which hooks
+    /// cannot block.
+    fn is_policy_change(&self) -> bool {
+        self.event.source.as_deref() == Some("policy_settings")
+    }
+
+    /// `watchPaths`: files the harness should watch for `FileChanged`.
+    fn watch(&mut self, j: &HookJson) {
+        if let Some(paths) = j.specific.get("watchPaths").and_then(Value::as_array) {
+            self.out
+                .watch_paths
+                .extend(paths.iter().filter_map(Value::as_str).map(str::to_owned));
         }
     }
 
@@ -1053,14 +1197,7 @@ impl Fold<'_> {
                 record.message = Some(message.clone()).filter(|m| !m.is_empty());
                 self.decide(&hook, Decision::Deny, message);
                 if decision.get("interrupt").and_then(Value::as_bool) == Some(true) {
-                    self.out
-                        .halt
-                        .get_or_insert_with(|| Halt {
-                            hooks: Vec::new(),
-                            reason: None,
-                        })
-                        .hooks
-                        .push(hook.clone());
+                    self.halt(&hook, None);
                 }
             }
             other => record
@@ -1164,6 +1301,13 @@ impl Fold<'_> {
         }
         if matches!(ce, ClaudeEvent::Stop | ClaudeEvent::SubagentStop) {
             self.stop(cx, cap).await;
+        }
+        // A teammate told to go on keeps working; no cap applies.
+        if ce == ClaudeEvent::TeammateIdle && !self.feedback.is_empty() && self.out.halt.is_none() {
+            self.out.continuation = Some(Continuation {
+                prompt: self.feedback.join("\n\n"),
+                hooks: std::mem::take(&mut self.feedback_hooks),
+            });
         }
         self.out
     }

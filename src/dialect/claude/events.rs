@@ -17,152 +17,118 @@ use serde_json::Value;
 use crate::dialect::payload::{Json, JsonObject};
 use crate::event::{Event, EventKind};
 
-/// Every event name Claude Code documents, so a configuration that names
-/// one latch cannot fire yet loads with a note rather than a typo warning.
-pub const KNOWN_EVENTS: [&str; 29] = [
-    "SessionStart",
-    "Setup",
-    "InstructionsLoaded",
-    "UserPromptSubmit",
-    "UserPromptExpansion",
-    "MessageDisplay",
-    "PreToolUse",
-    "PermissionRequest",
-    "PermissionDenied",
-    "PostToolUse",
-    "PostToolUseFailure",
-    "PostToolBatch",
-    "Notification",
-    "SubagentStart",
-    "SubagentStop",
-    "TaskCreated",
-    "TaskCompleted",
-    "Stop",
-    "StopFailure",
-    "TeammateIdle",
-    "ConfigChange",
-    "CwdChanged",
-    "DirectoryAdded",
-    "FileChanged",
-    "WorktreeCreate",
-    "WorktreeRemove",
-    "PreCompact",
-    "PostCompact",
-    "SessionEnd",
-];
+/// Declares [`ClaudeEvent`] from one table: each event's variant, its name
+/// in settings and the neutral kind that fires it.
+macro_rules! claude_events {
+    ($($(#[$doc:meta])* $variant:ident = $name:literal <- $kind:ident,)*) => {
+        /// A Claude Code hook event. Every one Claude Code documents fires,
+        /// each from one neutral [`EventKind`].
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+        pub enum ClaudeEvent {
+            $($(#[$doc])* $variant,)*
+        }
 
-/// A Claude Code event latch fires.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum ClaudeEvent {
-    /// `SessionStart` (neutral `session_start`).
-    SessionStart,
-    /// `UserPromptSubmit` (`user_prompt`).
-    UserPromptSubmit,
-    /// `PreToolUse` (`tool_before`).
-    PreToolUse,
-    /// `PermissionRequest` (`permission_request`).
-    PermissionRequest,
-    /// `PostToolUse` (`tool_after`).
-    PostToolUse,
-    /// `PostToolUseFailure` (`tool_failure`).
-    PostToolUseFailure,
-    /// `Notification` (`notification`).
-    Notification,
-    /// `Stop` (`stop`).
-    Stop,
-    /// `SubagentStart` (`subagent_start`).
-    SubagentStart,
-    /// `SubagentStop` (`subagent_stop`).
-    SubagentStop,
-    /// `PreCompact` (`compact_before`).
-    PreCompact,
-    /// `PostCompact` (`compact_after`).
-    PostCompact,
-    /// `SessionEnd` (`session_end`).
-    SessionEnd,
+        impl ClaudeEvent {
+            /// Every event, in the order of Claude Code's docs.
+            pub const ALL: &'static [ClaudeEvent] = &[$(ClaudeEvent::$variant,)*];
+
+            /// The name as written in settings.
+            pub fn as_str(self) -> &'static str {
+                match self {
+                    $(ClaudeEvent::$variant => $name,)*
+                }
+            }
+
+            /// The neutral event that fires this one.
+            pub fn kind(self) -> EventKind {
+                match self {
+                    $(ClaudeEvent::$variant => EventKind::$kind,)*
+                }
+            }
+
+            /// The event a neutral event fires, if any.
+            pub fn from_kind(kind: EventKind) -> Option<ClaudeEvent> {
+                match kind {
+                    $(EventKind::$kind => Some(ClaudeEvent::$variant),)*
+                    _ => None,
+                }
+            }
+        }
+    };
+}
+
+claude_events! {
+    /// `SessionStart`.
+    SessionStart = "SessionStart" <- SessionStart,
+    /// `Setup` (`--init`, `--maintenance`).
+    Setup = "Setup" <- Setup,
+    /// `InstructionsLoaded`: a `CLAUDE.md` or rules file was loaded.
+    InstructionsLoaded = "InstructionsLoaded" <- InstructionsLoaded,
+    /// `UserPromptSubmit`.
+    UserPromptSubmit = "UserPromptSubmit" <- UserPrompt,
+    /// `UserPromptExpansion`: a typed `/command` expands into a prompt.
+    UserPromptExpansion = "UserPromptExpansion" <- PromptExpansion,
+    /// `MessageDisplay`: assistant text is about to be shown.
+    MessageDisplay = "MessageDisplay" <- MessageDisplay,
+    /// `PreToolUse`.
+    PreToolUse = "PreToolUse" <- ToolBefore,
+    /// `PermissionRequest`.
+    PermissionRequest = "PermissionRequest" <- PermissionRequest,
+    /// `PermissionDenied`: the automatic permission check refused a tool.
+    PermissionDenied = "PermissionDenied" <- PermissionDenied,
+    /// `PostToolUse`.
+    PostToolUse = "PostToolUse" <- ToolAfter,
+    /// `PostToolUseFailure`.
+    PostToolUseFailure = "PostToolUseFailure" <- ToolFailure,
+    /// `PostToolBatch`: a parallel batch of tool calls resolved.
+    PostToolBatch = "PostToolBatch" <- ToolBatch,
+    /// `Notification`.
+    Notification = "Notification" <- Notification,
+    /// `SubagentStart`.
+    SubagentStart = "SubagentStart" <- SubagentStart,
+    /// `SubagentStop`.
+    SubagentStop = "SubagentStop" <- SubagentStop,
+    /// `TaskCreated`.
+    TaskCreated = "TaskCreated" <- TaskCreated,
+    /// `TaskCompleted`.
+    TaskCompleted = "TaskCompleted" <- TaskCompleted,
+    /// `Stop`.
+    Stop = "Stop" <- Stop,
+    /// `StopFailure`: the turn ended on a failed model request.
+    StopFailure = "StopFailure" <- StopFailure,
+    /// `TeammateIdle`.
+    TeammateIdle = "TeammateIdle" <- TeammateIdle,
+    /// `ConfigChange`.
+    ConfigChange = "ConfigChange" <- ConfigChange,
+    /// `CwdChanged`.
+    CwdChanged = "CwdChanged" <- CwdChanged,
+    /// `DirectoryAdded`.
+    DirectoryAdded = "DirectoryAdded" <- DirectoryAdded,
+    /// `FileChanged`.
+    FileChanged = "FileChanged" <- FileChanged,
+    /// `WorktreeCreate`.
+    WorktreeCreate = "WorktreeCreate" <- WorktreeCreate,
+    /// `WorktreeRemove`.
+    WorktreeRemove = "WorktreeRemove" <- WorktreeRemove,
+    /// `PreCompact`.
+    PreCompact = "PreCompact" <- CompactBefore,
+    /// `PostCompact`.
+    PostCompact = "PostCompact" <- CompactAfter,
+    /// `Elicitation`: a tool server asks the user for input.
+    Elicitation = "Elicitation" <- Elicitation,
+    /// `ElicitationResult`: the user answered it.
+    ElicitationResult = "ElicitationResult" <- ElicitationResult,
+    /// `SessionEnd`.
+    SessionEnd = "SessionEnd" <- SessionEnd,
 }
 
 impl ClaudeEvent {
-    /// Every event latch fires.
-    pub const ALL: [ClaudeEvent; 13] = [
-        ClaudeEvent::SessionStart,
-        ClaudeEvent::UserPromptSubmit,
-        ClaudeEvent::PreToolUse,
-        ClaudeEvent::PermissionRequest,
-        ClaudeEvent::PostToolUse,
-        ClaudeEvent::PostToolUseFailure,
-        ClaudeEvent::Notification,
-        ClaudeEvent::Stop,
-        ClaudeEvent::SubagentStart,
-        ClaudeEvent::SubagentStop,
-        ClaudeEvent::PreCompact,
-        ClaudeEvent::PostCompact,
-        ClaudeEvent::SessionEnd,
-    ];
-
-    /// The name as written in settings.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            ClaudeEvent::SessionStart => "SessionStart",
-            ClaudeEvent::UserPromptSubmit => "UserPromptSubmit",
-            ClaudeEvent::PreToolUse => "PreToolUse",
-            ClaudeEvent::PermissionRequest => "PermissionRequest",
-            ClaudeEvent::PostToolUse => "PostToolUse",
-            ClaudeEvent::PostToolUseFailure => "PostToolUseFailure",
-            ClaudeEvent::Notification => "Notification",
-            ClaudeEvent::Stop => "Stop",
-            ClaudeEvent::SubagentStart => "SubagentStart",
-            ClaudeEvent::SubagentStop => "SubagentStop",
-            ClaudeEvent::PreCompact => "PreCompact",
-            ClaudeEvent::PostCompact => "PostCompact",
-            ClaudeEvent::SessionEnd => "SessionEnd",
-        }
-    }
-
-    /// The event of that name, if latch fires it.
+    /// The event of that name.
     pub fn from_name(name: &str) -> Option<ClaudeEvent> {
-        ClaudeEvent::ALL.into_iter().find(|e| e.as_str() == name)
-    }
-
-    /// The event a neutral event fires, if any.
-    pub fn from_kind(kind: EventKind) -> Option<ClaudeEvent> {
-        Some(match kind {
-            EventKind::SessionStart => ClaudeEvent::SessionStart,
-            EventKind::UserPrompt => ClaudeEvent::UserPromptSubmit,
-            EventKind::ToolBefore => ClaudeEvent::PreToolUse,
-            EventKind::ToolAfter => ClaudeEvent::PostToolUse,
-            EventKind::ToolFailure => ClaudeEvent::PostToolUseFailure,
-            EventKind::Notification => ClaudeEvent::Notification,
-            EventKind::Stop => ClaudeEvent::Stop,
-            EventKind::SubagentStop => ClaudeEvent::SubagentStop,
-            EventKind::SubagentStart => ClaudeEvent::SubagentStart,
-            EventKind::PermissionRequest => ClaudeEvent::PermissionRequest,
-            EventKind::CompactBefore => ClaudeEvent::PreCompact,
-            EventKind::CompactAfter => ClaudeEvent::PostCompact,
-            EventKind::SessionEnd => ClaudeEvent::SessionEnd,
-            EventKind::UserPromptReady | EventKind::TurnStart | EventKind::TurnCancelled => {
-                return None;
-            }
-        })
-    }
-
-    /// The neutral event that fires this one.
-    pub fn kind(self) -> EventKind {
-        match self {
-            ClaudeEvent::SessionStart => EventKind::SessionStart,
-            ClaudeEvent::UserPromptSubmit => EventKind::UserPrompt,
-            ClaudeEvent::PreToolUse => EventKind::ToolBefore,
-            ClaudeEvent::PermissionRequest => EventKind::PermissionRequest,
-            ClaudeEvent::PostToolUse => EventKind::ToolAfter,
-            ClaudeEvent::PostToolUseFailure => EventKind::ToolFailure,
-            ClaudeEvent::Notification => EventKind::Notification,
-            ClaudeEvent::Stop => EventKind::Stop,
-            ClaudeEvent::SubagentStart => EventKind::SubagentStart,
-            ClaudeEvent::SubagentStop => EventKind::SubagentStop,
-            ClaudeEvent::PreCompact => EventKind::CompactBefore,
-            ClaudeEvent::PostCompact => EventKind::CompactAfter,
-            ClaudeEvent::SessionEnd => EventKind::SessionEnd,
-        }
+        ClaudeEvent::ALL
+            .iter()
+            .copied()
+            .find(|e| e.as_str() == name)
     }
 
     /// Whether the event concerns one tool call.
@@ -171,6 +137,7 @@ impl ClaudeEvent {
             self,
             ClaudeEvent::PreToolUse
                 | ClaudeEvent::PermissionRequest
+                | ClaudeEvent::PermissionDenied
                 | ClaudeEvent::PostToolUse
                 | ClaudeEvent::PostToolUseFailure
         )
@@ -180,30 +147,69 @@ impl ClaudeEvent {
     /// Claude Code ignores matchers on it (recorded: `o7`, a `Stop` or
     /// `UserPromptSubmit` matcher naming no tool still fires).
     fn target_field(self) -> Option<TargetField> {
+        use ClaudeEvent as E;
         Some(match self {
-            ClaudeEvent::PreToolUse
-            | ClaudeEvent::PermissionRequest
-            | ClaudeEvent::PostToolUse
-            | ClaudeEvent::PostToolUseFailure => TargetField::Tool,
-            ClaudeEvent::SessionStart => TargetField::Source,
-            ClaudeEvent::SessionEnd => TargetField::Reason,
-            ClaudeEvent::Notification => TargetField::NotificationType,
-            ClaudeEvent::PreCompact | ClaudeEvent::PostCompact => TargetField::Trigger,
-            ClaudeEvent::SubagentStart | ClaudeEvent::SubagentStop => TargetField::AgentType,
-            ClaudeEvent::UserPromptSubmit | ClaudeEvent::Stop => return None,
+            E::PreToolUse
+            | E::PermissionRequest
+            | E::PermissionDenied
+            | E::PostToolUse
+            | E::PostToolUseFailure => TargetField::Tool,
+            E::SessionStart | E::ConfigChange | E::DirectoryAdded => TargetField::Source,
+            E::SessionEnd => TargetField::Reason,
+            E::Notification => TargetField::NotificationType,
+            E::PreCompact | E::PostCompact | E::Setup => TargetField::Trigger,
+            E::SubagentStart | E::SubagentStop => TargetField::AgentType,
+            E::InstructionsLoaded => TargetField::LoadReason,
+            E::UserPromptExpansion => TargetField::CommandName,
+            E::StopFailure => TargetField::Error,
+            E::FileChanged => TargetField::FileName,
+            E::Elicitation | E::ElicitationResult => TargetField::Server,
+            E::UserPromptSubmit
+            | E::Stop
+            | E::MessageDisplay
+            | E::PostToolBatch
+            | E::TaskCreated
+            | E::TaskCompleted
+            | E::TeammateIdle
+            | E::CwdChanged
+            | E::WorktreeCreate
+            | E::WorktreeRemove => return None,
         })
     }
 
     /// What a matcher is tested against for `event`; `tool` is the tool's
     /// name as hooks see it. `None` when Claude Code ignores matchers.
     pub fn target<'a>(self, event: &'a Event, tool: &'a str) -> Option<&'a str> {
+        let or = |v: &'a Option<String>, default: &'static str| v.as_deref().unwrap_or(default);
         Some(match self.target_field()? {
             TargetField::Tool => tool,
-            TargetField::Source => event.source.as_deref().unwrap_or("startup"),
-            TargetField::Reason => event.reason.as_deref().unwrap_or("other"),
-            TargetField::NotificationType => event.notification_type.as_deref().unwrap_or(""),
-            TargetField::Trigger => event.trigger.as_deref().unwrap_or("auto"),
-            TargetField::AgentType => event.agent_type.as_deref().unwrap_or(""),
+            TargetField::Source => or(&event.source, self.default_source()),
+            TargetField::Reason => or(&event.reason, "other"),
+            TargetField::NotificationType => or(&event.notification_type, ""),
+            TargetField::Trigger => or(&event.trigger, self.default_trigger()),
+            TargetField::AgentType => or(&event.agent_type, ""),
+            TargetField::LoadReason => event
+                .instructions
+                .as_ref()
+                .and_then(|i| i.load_reason.as_deref())
+                .unwrap_or("session_start"),
+            TargetField::CommandName => event
+                .expansion
+                .as_ref()
+                .and_then(|x| x.command_name.as_deref())
+                .unwrap_or(""),
+            TargetField::Error => or(&event.error, "unknown"),
+            TargetField::FileName => event
+                .file_path
+                .as_deref()
+                .and_then(Path::file_name)
+                .and_then(|n| n.to_str())
+                .unwrap_or(""),
+            TargetField::Server => event
+                .elicitation
+                .as_ref()
+                .and_then(|x| x.server.as_deref())
+                .unwrap_or(""),
         })
     }
 
@@ -217,21 +223,64 @@ impl ClaudeEvent {
             TargetField::NotificationType => "notification_type",
             TargetField::Trigger => "trigger",
             TargetField::AgentType => "agent_type",
+            TargetField::LoadReason => "load_reason",
+            TargetField::CommandName => "command_name",
+            TargetField::Error => "error",
+            TargetField::FileName => "the file's name",
+            TargetField::Server => "mcp_server_name",
         })
     }
 
-    /// Whether the payload carries `permission_mode` (recorded: absent on
-    /// `SessionStart`, `SessionEnd` and `SubagentStart`; the docs' examples
-    /// leave it out of `Notification`, `PreCompact` and `PostCompact` too).
+    /// `source` when the event gives none.
+    fn default_source(self) -> &'static str {
+        match self {
+            ClaudeEvent::ConfigChange => "project_settings",
+            ClaudeEvent::DirectoryAdded => "slash_command",
+            _ => "startup",
+        }
+    }
+
+    /// `trigger` when the event gives none.
+    fn default_trigger(self) -> &'static str {
+        if self == ClaudeEvent::Setup {
+            "init"
+        } else {
+            "auto"
+        }
+    }
+
+    /// Whether the payload carries `permission_mode`: on the events of a
+    /// turn, not on the session's own (recorded: absent on `SessionStart`,
+    /// `SessionEnd` and `SubagentStart`; the docs' examples leave it out of
+    /// `Notification`, `PreCompact` and `PostCompact` too).
     fn has_permission_mode(self) -> bool {
-        !matches!(
+        use ClaudeEvent as E;
+        matches!(
+            self,
+            E::UserPromptSubmit
+                | E::UserPromptExpansion
+                | E::PreToolUse
+                | E::PermissionRequest
+                | E::PermissionDenied
+                | E::PostToolUse
+                | E::PostToolUseFailure
+                | E::PostToolBatch
+                | E::Stop
+                | E::SubagentStop
+                | E::TaskCreated
+                | E::TaskCompleted
+        )
+    }
+
+    /// Whether Claude Code gives the event's handlers a `CLAUDE_ENV_FILE`
+    /// whose exports reach later shell tool calls.
+    pub fn has_env_file(self) -> bool {
+        matches!(
             self,
             ClaudeEvent::SessionStart
-                | ClaudeEvent::SubagentStart
-                | ClaudeEvent::SessionEnd
-                | ClaudeEvent::Notification
-                | ClaudeEvent::PreCompact
-                | ClaudeEvent::PostCompact
+                | ClaudeEvent::Setup
+                | ClaudeEvent::CwdChanged
+                | ClaudeEvent::FileChanged
         )
     }
 }
@@ -245,6 +294,11 @@ enum TargetField {
     NotificationType,
     Trigger,
     AgentType,
+    LoadReason,
+    CommandName,
+    Error,
+    FileName,
+    Server,
 }
 
 impl fmt::Display for ClaudeEvent {
@@ -306,14 +360,23 @@ pub fn payload<'a>(ce: ClaudeEvent, event: &'a Event, facts: &PayloadFacts<'a>) 
     }
     put(&mut m, "hook_event_name", Value::from(ce.as_str()));
     let tool = event.tool.as_ref();
+    let tool_input = |m: &mut JsonObject<'a>| match (facts.input, tool) {
+        (Some(v), _) => m.insert("tool_input", Json::Value(Cow::Borrowed(v))),
+        (None, Some(t)) => m.insert("tool_input", Json::compact(t.input.get())),
+        (None, None) => {}
+    };
+    let call_id = || Value::from(tool.and_then(|t| t.call_id.clone()).unwrap_or_default());
+    // Optional fields are left out when the harness gives none.
+    let maybe = |m: &mut JsonObject<'a>, k: &'static str, v: Option<Value>| {
+        if let Some(v) = v {
+            m.insert(k, Cow::Owned(v));
+        }
+    };
+    let opt_path = |p: Option<&std::path::PathBuf>| p.map(|p| Value::from(p.to_string_lossy()));
     match ce {
         ClaudeEvent::PreToolUse | ClaudeEvent::PostToolUse | ClaudeEvent::PostToolUseFailure => {
             put(&mut m, "tool_name", Value::from(facts.tool));
-            match (facts.input, tool) {
-                (Some(v), _) => m.insert("tool_input", Json::Value(Cow::Borrowed(v))),
-                (None, Some(t)) => m.insert("tool_input", Json::compact(t.input.get())),
-                (None, None) => {}
-            }
+            tool_input(&mut m);
             if ce == ClaudeEvent::PostToolUse {
                 match (facts.output, tool.and_then(|t| t.output.as_ref())) {
                     (Some(v), _) => m.insert("tool_response", Json::Value(Cow::Borrowed(v))),
@@ -321,11 +384,7 @@ pub fn payload<'a>(ce: ClaudeEvent, event: &'a Event, facts: &PayloadFacts<'a>) 
                     (None, None) => put(&mut m, "tool_response", Value::Null),
                 }
             }
-            put(
-                &mut m,
-                "tool_use_id",
-                Value::from(tool.and_then(|t| t.call_id.clone()).unwrap_or_default()),
-            );
+            put(&mut m, "tool_use_id", call_id());
             if ce == ClaudeEvent::PostToolUseFailure {
                 put(
                     &mut m,
@@ -346,14 +405,50 @@ pub fn payload<'a>(ce: ClaudeEvent, event: &'a Event, facts: &PayloadFacts<'a>) 
         }
         ClaudeEvent::PermissionRequest => {
             put(&mut m, "tool_name", Value::from(facts.tool));
-            match (facts.input, tool) {
-                (Some(v), _) => m.insert("tool_input", Json::Value(Cow::Borrowed(v))),
-                (None, Some(t)) => m.insert("tool_input", Json::compact(t.input.get())),
-                (None, None) => {}
-            }
+            tool_input(&mut m);
+        }
+        ClaudeEvent::PermissionDenied => {
+            put(&mut m, "tool_name", Value::from(facts.tool));
+            tool_input(&mut m);
+            put(&mut m, "tool_use_id", call_id());
+            put(&mut m, "reason", text(&event.reason));
+        }
+        ClaudeEvent::PostToolBatch => {
+            // Each response is serialized to a string, as Claude Code sends it.
+            let calls = event
+                .tool_calls
+                .iter()
+                .map(|t| {
+                    serde_json::json!({
+                        "tool_name": t.name,
+                        "tool_input": t.input.to_value(),
+                        "tool_use_id": t.call_id.clone().unwrap_or_default(),
+                        "tool_response": t.output.as_ref().map_or_else(
+                            || t.error.clone().unwrap_or_default(),
+                            |o| match o.to_value() {
+                                Value::String(s) => s,
+                                other => other.to_string(),
+                            },
+                        ),
+                    })
+                })
+                .collect();
+            put(&mut m, "tool_calls", Value::Array(calls));
         }
         ClaudeEvent::SubagentStart => {}
         ClaudeEvent::UserPromptSubmit => put(&mut m, "prompt", text(&event.prompt)),
+        ClaudeEvent::UserPromptExpansion => {
+            let x = event.expansion.clone().unwrap_or_default();
+            put(
+                &mut m,
+                "expansion_type",
+                Value::from(x.kind.unwrap_or_else(|| "slash_command".to_owned())),
+            );
+            put(&mut m, "command_name", text(&x.command_name));
+            put(&mut m, "command_args", text(&x.command_args));
+            maybe(&mut m, "command_source", x.command_source.map(Value::from));
+            put(&mut m, "prompt", text(&event.prompt));
+        }
         ClaudeEvent::SessionStart => {
             put(
                 &mut m,
@@ -363,6 +458,40 @@ pub fn payload<'a>(ce: ClaudeEvent, event: &'a Event, facts: &PayloadFacts<'a>) 
             if let Some(model) = &event.model {
                 put(&mut m, "model", Value::from(model.as_str()));
             }
+        }
+        ClaudeEvent::Setup => put(
+            &mut m,
+            "trigger",
+            Value::from(event.trigger.as_deref().unwrap_or("init")),
+        ),
+        ClaudeEvent::InstructionsLoaded => {
+            let i = event.instructions.clone().unwrap_or_default();
+            put(&mut m, "file_path", path(&i.file_path));
+            put(&mut m, "memory_type", text(&i.memory_type));
+            put(
+                &mut m,
+                "load_reason",
+                Value::from(i.load_reason.unwrap_or_else(|| "session_start".to_owned())),
+            );
+            maybe(&mut m, "globs", i.globs.map(Value::from));
+            maybe(
+                &mut m,
+                "trigger_file_path",
+                opt_path(i.trigger_file_path.as_ref()),
+            );
+            maybe(
+                &mut m,
+                "parent_file_path",
+                opt_path(i.parent_file_path.as_ref()),
+            );
+        }
+        ClaudeEvent::MessageDisplay => {
+            let d = event.display.clone().unwrap_or_default();
+            put(&mut m, "turn_id", text(&event.turn_id));
+            put(&mut m, "message_id", text(&d.message_id));
+            put(&mut m, "index", Value::from(d.index.unwrap_or(0)));
+            put(&mut m, "final", Value::from(d.last));
+            put(&mut m, "delta", text(&d.delta));
         }
         ClaudeEvent::SessionEnd => put(
             &mut m,
@@ -390,6 +519,93 @@ pub fn payload<'a>(ce: ClaudeEvent, event: &'a Event, facts: &PayloadFacts<'a>) 
             // latch knows no background tasks or scheduled prompts.
             put(&mut m, "background_tasks", Value::Array(Vec::new()));
             put(&mut m, "session_crons", Value::Array(Vec::new()));
+        }
+        ClaudeEvent::StopFailure => {
+            put(
+                &mut m,
+                "error",
+                Value::from(event.error.as_deref().unwrap_or("unknown")),
+            );
+            maybe(
+                &mut m,
+                "error_details",
+                event.error_details.clone().map(Value::from),
+            );
+            maybe(
+                &mut m,
+                "last_assistant_message",
+                event.last_assistant_message.clone().map(Value::from),
+            );
+        }
+        ClaudeEvent::TaskCreated | ClaudeEvent::TaskCompleted => {
+            let t = event.task.clone().unwrap_or_default();
+            put(&mut m, "task_id", text(&t.id));
+            put(&mut m, "task_subject", text(&t.subject));
+            maybe(&mut m, "task_description", t.description.map(Value::from));
+            let team = event.team.clone().unwrap_or_default();
+            maybe(&mut m, "teammate_name", team.teammate_name.map(Value::from));
+            maybe(&mut m, "team_name", team.team_name.map(Value::from));
+        }
+        ClaudeEvent::TeammateIdle => {
+            let team = event.team.clone().unwrap_or_default();
+            put(&mut m, "teammate_name", text(&team.teammate_name));
+            put(&mut m, "team_name", text(&team.team_name));
+        }
+        ClaudeEvent::ConfigChange => {
+            put(
+                &mut m,
+                "source",
+                Value::from(event.source.as_deref().unwrap_or(ce.default_source())),
+            );
+            maybe(&mut m, "file_path", opt_path(event.file_path.as_ref()));
+        }
+        ClaudeEvent::CwdChanged => {
+            put(&mut m, "old_cwd", path(&event.old_cwd));
+            put(&mut m, "new_cwd", Value::from(facts.cwd.to_string_lossy()));
+        }
+        ClaudeEvent::DirectoryAdded => {
+            put(&mut m, "directory", path(&event.directory));
+            put(
+                &mut m,
+                "source",
+                Value::from(event.source.as_deref().unwrap_or(ce.default_source())),
+            );
+        }
+        ClaudeEvent::FileChanged => {
+            put(&mut m, "file_path", path(&event.file_path));
+            put(
+                &mut m,
+                "event",
+                Value::from(event.change.as_deref().unwrap_or("change")),
+            );
+        }
+        ClaudeEvent::WorktreeCreate => {
+            let w = event.worktree.clone().unwrap_or_default();
+            put(&mut m, "name", text(&w.name));
+        }
+        ClaudeEvent::WorktreeRemove => {
+            let w = event.worktree.clone().unwrap_or_default();
+            put(&mut m, "worktree_path", path(&w.path));
+        }
+        ClaudeEvent::Elicitation | ClaudeEvent::ElicitationResult => {
+            let x = event.elicitation.clone().unwrap_or_default();
+            put(&mut m, "mcp_server_name", text(&x.server));
+            if ce == ClaudeEvent::Elicitation {
+                put(&mut m, "message", text(&x.message));
+            }
+            maybe(&mut m, "mode", x.mode.map(Value::from));
+            maybe(&mut m, "url", x.url.map(Value::from));
+            maybe(&mut m, "elicitation_id", x.id.map(Value::from));
+            if ce == ClaudeEvent::Elicitation {
+                maybe(&mut m, "requested_schema", x.requested_schema);
+            } else {
+                put(
+                    &mut m,
+                    "action",
+                    Value::from(x.action.unwrap_or_else(|| "cancel".to_owned())),
+                );
+                maybe(&mut m, "content", x.content);
+            }
         }
         ClaudeEvent::Notification => {
             put(&mut m, "message", text(&event.message));
@@ -425,11 +641,11 @@ mod tests {
 
     #[test]
     fn names_round_trip_and_are_documented() {
-        for e in ClaudeEvent::ALL {
+        for &e in ClaudeEvent::ALL {
             assert_eq!(ClaudeEvent::from_name(e.as_str()), Some(e));
             assert_eq!(ClaudeEvent::from_kind(e.kind()), Some(e));
-            assert!(KNOWN_EVENTS.contains(&e.as_str()));
         }
+        assert_eq!(ClaudeEvent::ALL.len(), 31);
         for k in EventKind::ALL {
             if let Some(e) = ClaudeEvent::from_kind(k) {
                 assert_eq!(e.is_tool(), k.is_tool_event(), "{k}");

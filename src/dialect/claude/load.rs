@@ -20,7 +20,7 @@ use crate::permission_rule::Rule;
 use crate::text::closest;
 
 use super::DIALECT;
-use super::events::{ClaudeEvent, KNOWN_EVENTS};
+use super::events::ClaudeEvent;
 
 /// Where a configuration file comes from. The order is Claude Code's
 /// precedence for single values, least specific first.
@@ -343,23 +343,14 @@ impl Loader<'_> {
             let name_text = name.scalar_text();
             let event = ClaudeEvent::from_name(&name_text);
             if event.is_none() {
-                let d = if KNOWN_EVENTS.contains(&name_text.as_str()) {
-                    Diagnostic::new(
-                        crate::diag::Severity::Info,
-                        format!(
-                            "latch does not fire Claude Code's `{name_text}` event yet; its hooks load but never run"
-                        ),
-                    )
-                } else {
-                    let hint = closest(&name_text, KNOWN_EVENTS.iter().copied())
-                        .map(|c| format!("did you mean `{c}`?"));
-                    let d = Diagnostic::warning(format!(
-                        "unknown event `{name_text}`; Claude Code skips it and loads the rest"
-                    ));
-                    match hint {
-                        Some(h) => d.with_hint(h),
-                        None => d,
-                    }
+                let hint = closest(&name_text, ClaudeEvent::ALL.iter().map(|e| e.as_str()))
+                    .map(|c| format!("did you mean `{c}`?"));
+                let d = Diagnostic::warning(format!(
+                    "unknown event `{name_text}`; Claude Code skips it and loads the rest"
+                ));
+                let d = match hint {
+                    Some(h) => d.with_hint(h),
+                    None => d,
                 };
                 self.note(d.at(Some(name.position)).for_event(name_text.clone()));
             }

@@ -3,14 +3,14 @@
 
 use serde_json::{Map, Value, json};
 
-use super::events::KNOWN_EVENTS;
+use super::events::ClaudeEvent;
 use super::load::HANDLER_KEYS;
 
 /// The schema, draft 2020-12.
 pub fn schema() -> Value {
     let mut events = Map::new();
-    for e in KNOWN_EVENTS {
-        events.insert(e.to_owned(), json!({"$ref": "#/$defs/groups"}));
+    for e in ClaudeEvent::ALL {
+        events.insert(e.as_str().to_owned(), json!({"$ref": "#/$defs/groups"}));
     }
     let describe = |f: &str| -> Value {
         match f {

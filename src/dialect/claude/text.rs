@@ -46,11 +46,10 @@ impl Texts {
         }
     }
 
-    /// A prompt refused by `UserPromptSubmit`, as the user reads it.
-    pub fn prompt_blocked(&self, message: &str, prompt: &str) -> String {
-        format!(
-            "UserPromptSubmit operation blocked by hook:\n{message}\n\nOriginal prompt: {prompt}"
-        )
+    /// A prompt refused by `UserPromptSubmit` (or `UserPromptExpansion`),
+    /// as the user reads it.
+    pub fn prompt_blocked(&self, event: &str, message: &str, prompt: &str) -> String {
+        format!("{event} operation blocked by hook:\n{message}\n\nOriginal prompt: {prompt}")
     }
 }
 
@@ -111,7 +110,7 @@ mod tests {
         );
         // Case `f3`.
         assert_eq!(
-            t.prompt_blocked("R", "hi"),
+            t.prompt_blocked("UserPromptSubmit", "R", "hi"),
             "UserPromptSubmit operation blocked by hook:\nR\n\nOriginal prompt: hi"
         );
         let hidden = Texts {
