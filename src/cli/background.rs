@@ -23,7 +23,8 @@ const MAX_JOB: u64 = 32 << 20;
 /// What the detached process reads on stdin.
 #[derive(Serialize, Deserialize)]
 struct Sent {
-    state_root: PathBuf,
+    /// Where the answer goes; `None` for a job whose answer is not kept.
+    state_root: Option<PathBuf>,
     job: BackgroundJob,
 }
 
@@ -35,11 +36,14 @@ pub struct Detached {
 
 impl Background for Detached {
     fn start(&self, job: BackgroundJob) -> Result<(), String> {
-        let Some(state_root) = self.state_root.clone() else {
-            return Err("no state directory to keep its answer in".to_owned());
-        };
-        if job.session_id.is_none() {
-            return Err("the event has no session_id to deliver its answer to".to_owned());
+        let state_root = self.state_root.clone();
+        if job.deliver {
+            if state_root.is_none() {
+                return Err("no state directory to keep its answer in".to_owned());
+            }
+            if job.session_id.is_none() {
+                return Err("the event has no session_id to deliver its answer to".to_owned());
+            }
         }
         let exe = std::env::current_exe().map_err(|e| format!("cannot find latch itself: {e}"))?;
         let text = serde_json::to_vec(&Sent { state_root, job }).map_err(|e| e.to_string())?;
@@ -76,10 +80,15 @@ pub async fn run() -> u8 {
         return exit::BAD_EVENT;
     };
     let _ = latch::run::become_subreaper();
-    let Some(id) = sent.job.session_id.as_deref() else {
+    if !sent.job.deliver {
+        Runner::default().run(&sent.job.command).await;
+        return exit::OK;
+    }
+    let (Some(root), Some(id)) = (sent.state_root.as_deref(), sent.job.session_id.as_deref())
+    else {
         return exit::BAD_EVENT;
     };
-    let session = Session::open_or_unusable(&sent.state_root, id);
+    let session = Session::open_or_unusable(root, id);
     let result = Runner::default().run(&sent.job.command).await;
     let timeout = sent.job.command.timeout.as_secs_f64();
     match sent.job.dialect.as_str() {

@@ -25,6 +25,9 @@ pub struct BackgroundJob {
     pub command: HookCommand,
     /// The session whose state receives the answer.
     pub session_id: Option<String>,
+    /// Whether the answer is kept for a later event; `false` for hooks
+    /// whose output the dialect ignores (they only need to run).
+    pub deliver: bool,
 }
 
 /// Starts background jobs for the engine.

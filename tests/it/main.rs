@@ -5,6 +5,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
 mod claude;
+mod claude_events;
 mod claude_util;
 mod convert;
 mod evener_faults;

@@ -105,6 +105,13 @@ pub async fn dispatch(cfg: &Claude, event: &Event, cx: &DispatchContext<'_>) -> 
         ce,
         ClaudeEvent::PostToolUse | ClaudeEvent::PostToolUseFailure
     );
+    // The files FileChanged hooks wait for, watched from the session's start.
+    if ce == ClaudeEvent::SessionStart {
+        let base = event
+            .workdir(options.project.as_deref())
+            .unwrap_or_default();
+        out.watch_paths = cfg.file_watch_list(&base);
+    }
     // Nothing to run and nothing to deliver or count: answer at once.
     if cfg.select(ce, event, &tool).is_empty()
         && !delivers
@@ -371,8 +378,13 @@ fn work<'a>(
                 }),
             })
         }
-        HandlerKind::Command { .. } if s.handler.run_async => {
+        // Without a background runner, hooks Claude Code does not wait for
+        // run like the others (their output is ignored either way).
+        HandlerKind::Command { .. }
+            if s.handler.run_async || (place.ce.is_unawaited() && cx.background.is_some()) =>
+        {
             let mut record = s.record;
+            let deliver = !place.ce.is_unawaited();
             let Some(background) = cx.background else {
                 record.status = RunStatus::Skipped;
                 record.error = Some(ErrorCategory::UnsupportedHandler);
@@ -391,12 +403,19 @@ fn work<'a>(
                         event: record.event.clone(),
                         command: cmd,
                         session_id: event.session_id.clone(),
+                        deliver,
                     };
                     match background.start(job) {
-                        Ok(()) => record.message = Some(
+                        Ok(()) if deliver => record.message = Some(
                             "started in the background; its answer comes with the next tool result"
                                 .to_owned(),
                         ),
+                        Ok(()) => {
+                            record.message = Some(format!(
+                                "started in the background; Claude Code does not wait for {} hooks and ignores what they say",
+                                place.ce
+                            ))
+                        }
                         Err(why) => record.fail(
                             ErrorCategory::CommandError,
                             format!("could not start in the background: {why}"),
@@ -811,11 +830,14 @@ impl Fold<'_> {
                             .push(stop_feedback(&t.bracketed(cmd, &message)));
                         self.feedback_hooks.push(hook.clone());
                     }
-                    ClaudeEvent::PreCompact
-                    | ClaudeEvent::TaskCreated
-                    | ClaudeEvent::TaskCompleted
-                    | ClaudeEvent::WorktreeCreate => {
+                    ClaudeEvent::PreCompact | ClaudeEvent::WorktreeCreate => {
                         self.decide(&hook, Decision::Deny, message);
+                    }
+                    // The task tool's result (recorded: `r3_task_created_exit2`,
+                    // `r3_task_completed_exit2`).
+                    ClaudeEvent::TaskCreated | ClaudeEvent::TaskCompleted => {
+                        let text = task_feedback(ce, &t.bracketed(cmd, &message));
+                        self.decide(&hook, Decision::Deny, text);
                     }
                     ClaudeEvent::Elicitation | ClaudeEvent::ElicitationResult => {
                         self.decline(&hook);
@@ -824,14 +846,21 @@ impl Fold<'_> {
                     ClaudeEvent::ConfigChange if !self.is_policy_change() => {
                         self.decide(&hook, Decision::Deny, message);
                     }
-                    ClaudeEvent::PostToolBatch => self.halt(&hook, Some(message)),
+                    // The loop ends at once; the model is not told why
+                    // (recorded: `r3_post_tool_batch_exit2`).
+                    ClaudeEvent::PostToolBatch => {
+                        self.halt(&hook, Some(t.bracketed(cmd, &message)));
+                    }
                     // Exit 2 does nothing here (Claude Code's debug log only).
                     ClaudeEvent::PermissionDenied
+                    | ClaudeEvent::Setup
                     | ClaudeEvent::InstructionsLoaded
                     | ClaudeEvent::StopFailure
                     | ClaudeEvent::WorktreeRemove
                     | ClaudeEvent::DirectoryAdded
-                    | ClaudeEvent::MessageDisplay => {
+                    | ClaudeEvent::MessageDisplay
+                    | ClaudeEvent::CwdChanged
+                    | ClaudeEvent::FileChanged => {
                         record.status = RunStatus::Ok;
                         record.error = None;
                     }
@@ -842,10 +871,7 @@ impl Fold<'_> {
                     | ClaudeEvent::SessionEnd
                     | ClaudeEvent::Notification
                     | ClaudeEvent::PostCompact
-                    | ClaudeEvent::Setup
-                    | ClaudeEvent::ConfigChange
-                    | ClaudeEvent::CwdChanged
-                    | ClaudeEvent::FileChanged => {
+                    | ClaudeEvent::ConfigChange => {
                         record.status = RunStatus::Ok;
                         record.error = None;
                         self.out.warnings.push(format!(
@@ -915,9 +941,11 @@ impl Fold<'_> {
                 | ClaudeEvent::WorktreeRemove
                 | ClaudeEvent::MessageDisplay
                 | ClaudeEvent::ConfigChange
+                | ClaudeEvent::StopFailure
         );
         if universal {
-            if j.continue_ == Some(false) {
+            // Recorded (`r3_task_completed_json`): nothing stops.
+            if j.continue_ == Some(false) && ce != ClaudeEvent::TaskCompleted {
                 self.halt(&hook, j.stop_reason.clone());
             }
             if let Some(m) = &j.system_message {
@@ -935,10 +963,13 @@ impl Fold<'_> {
                     (Some("defer"), _) => Some(Decision::Defer),
                     _ => None,
                 };
+                // Without a reason Claude Code says what the hook decided
+                // (recorded: `r3_deny_json_no_reason`).
                 let why = j
                     .specific_str("permissionDecisionReason")
                     .map(capped)
                     .or(reason)
+                    .or_else(|| decision.map(|d| t.decided(self.tool, d)))
                     .unwrap_or_default();
                 if let Some(d) = decision {
                     if d == Decision::Deny {
@@ -1008,6 +1039,9 @@ impl Fold<'_> {
                     );
                 }
             }
+            // Recorded (`r3_post_tool_batch_*`): a block ends the loop at
+            // once without telling the model; context is appended to the
+            // batch's last tool result.
             ClaudeEvent::PostToolBatch => {
                 if j.decision.as_deref() == Some("block") {
                     record.status = RunStatus::Blocked;
@@ -1016,7 +1050,7 @@ impl Fold<'_> {
                 if let Some(ctx) = context {
                     self.context(
                         &hook,
-                        Placement::AfterToolResult,
+                        Placement::AppendToToolResult,
                         additional_context(label, &ctx),
                     );
                 }
@@ -1027,7 +1061,13 @@ impl Fold<'_> {
                 {
                     record.status = RunStatus::Blocked;
                     record.error = Some(ErrorCategory::HookBlocked);
-                    self.decide(&hook, Decision::Deny, reason.unwrap_or_default());
+                    let reason = reason.unwrap_or_default();
+                    let text = if ce == ClaudeEvent::TaskCreated {
+                        task_feedback(ce, &reason)
+                    } else {
+                        reason
+                    };
+                    self.decide(&hook, Decision::Deny, text);
                 }
             }
             ClaudeEvent::PermissionDenied => {
@@ -1058,13 +1098,13 @@ impl Fold<'_> {
                 }
             }
             ClaudeEvent::CwdChanged | ClaudeEvent::FileChanged => self.watch(j),
+            // Recorded (`r3_setup_init`): Claude Code drops a Setup hook's
+            // `additionalContext`, whatever its docs say.
             ClaudeEvent::Setup => {
-                if let Some(ctx) = context {
-                    self.context(
-                        &hook,
-                        Placement::FirstUserMessage,
-                        additional_context("Setup", &ctx),
-                    );
+                if context.is_some() {
+                    record
+                        .ignored_fields
+                        .push("additionalContext (Claude Code drops it on Setup)".to_owned());
                 }
             }
             ClaudeEvent::PermissionRequest => self.permission(index, j, record, cx),
@@ -1276,17 +1316,25 @@ impl Fold<'_> {
             .filter(|(_, d, _)| Some(*d) == self.strongest)
             .map(|(h, _, t)| (h.clone(), t.clone()))
             .collect();
+        // Of several denials the model reads one: the last to finish
+        // (recorded: `r3_two_denies_*`); every reason stays in `reasons`.
+        if matches!(
+            ce,
+            ClaudeEvent::PreToolUse
+                | ClaudeEvent::PermissionRequest
+                | ClaudeEvent::TaskCreated
+                | ClaudeEvent::TaskCompleted
+        ) && self.out.decision == Decision::Deny
+            && let Some((hook, text)) = winning.last()
+        {
+            self.out.notices.push(Notice {
+                hook: hook.clone(),
+                event: ce.as_str().to_owned(),
+                kind: NoticeKind::Block,
+                text: text.clone(),
+            });
+        }
         for (hook, text) in winning {
-            if matches!(ce, ClaudeEvent::PreToolUse | ClaudeEvent::PermissionRequest)
-                && self.out.decision == Decision::Deny
-            {
-                self.out.notices.push(Notice {
-                    hook: hook.clone(),
-                    event: ce.as_str().to_owned(),
-                    kind: NoticeKind::Block,
-                    text: text.clone(),
-                });
-            }
             self.out.reasons.push(Reason { hook, text });
         }
         if matches!(ce, ClaudeEvent::PreToolUse | ClaudeEvent::PermissionRequest)
@@ -1361,6 +1409,12 @@ impl Fold<'_> {
             )),
         }
     }
+}
+
+/// What the model reads when a task hook refuses: `<Event> hook
+/// feedback:\n<message>`, as the task tool's result.
+fn task_feedback(ce: ClaudeEvent, message: &str) -> String {
+    format!("{ce} hook feedback:\n{message}")
 }
 
 /// The session key of the Stop block counter: one for the main agent, one

@@ -249,10 +249,12 @@ impl ClaudeEvent {
         }
     }
 
-    /// Whether the payload carries `permission_mode`: on the events of a
-    /// turn, not on the session's own (recorded: absent on `SessionStart`,
-    /// `SessionEnd` and `SubagentStart`; the docs' examples leave it out of
-    /// `Notification`, `PreCompact` and `PostCompact` too).
+    /// Whether the payload carries `permission_mode`: on the prompt, tool
+    /// and stop events only (recorded: absent on `SessionStart`,
+    /// `SessionEnd`, `SubagentStart`, `Setup`, `InstructionsLoaded`,
+    /// `StopFailure`, `TaskCreated`, `TaskCompleted`, `CwdChanged` and
+    /// `FileChanged`; the docs' examples leave it out of `Notification`,
+    /// `PreCompact` and `PostCompact` too).
     fn has_permission_mode(self) -> bool {
         use ClaudeEvent as E;
         matches!(
@@ -267,8 +269,18 @@ impl ClaudeEvent {
                 | E::PostToolBatch
                 | E::Stop
                 | E::SubagentStop
-                | E::TaskCreated
-                | E::TaskCompleted
+        )
+    }
+
+    /// Whether Claude Code starts the event's hooks without waiting for
+    /// them, ignoring what they say (recorded: `r3_instructions_loaded_slow_ctx`,
+    /// `r3_stop_failure_outputs`). Claude Code does not wait for
+    /// `CwdChanged` hooks either (`r3_cwd_changed_slow`), but latch does,
+    /// so that their `watchPaths` reach the outcome.
+    pub fn is_unawaited(self) -> bool {
+        matches!(
+            self,
+            ClaudeEvent::InstructionsLoaded | ClaudeEvent::StopFailure
         )
     }
 
@@ -531,10 +543,10 @@ pub fn payload<'a>(ce: ClaudeEvent, event: &'a Event, facts: &PayloadFacts<'a>) 
                 "error_details",
                 event.error_details.clone().map(Value::from),
             );
-            maybe(
+            put(
                 &mut m,
                 "last_assistant_message",
-                event.last_assistant_message.clone().map(Value::from),
+                text(&event.last_assistant_message),
             );
         }
         ClaudeEvent::TaskCreated | ClaudeEvent::TaskCompleted => {
@@ -560,8 +572,11 @@ pub fn payload<'a>(ce: ClaudeEvent, event: &'a Event, facts: &PayloadFacts<'a>) 
             maybe(&mut m, "file_path", opt_path(event.file_path.as_ref()));
         }
         ClaudeEvent::CwdChanged => {
+            // The directory the shell moved to, even one the harness moved
+            // it back from (recorded: `r3_cwd_changed`, `cd /tmp`).
             put(&mut m, "old_cwd", path(&event.old_cwd));
-            put(&mut m, "new_cwd", Value::from(facts.cwd.to_string_lossy()));
+            let new = event.cwd.as_deref().unwrap_or(facts.cwd);
+            put(&mut m, "new_cwd", Value::from(new.to_string_lossy()));
         }
         ClaudeEvent::DirectoryAdded => {
             put(&mut m, "directory", path(&event.directory));

@@ -192,6 +192,33 @@ impl Claude {
     }
 }
 
+impl Claude {
+    /// The files `FileChanged` matchers name (literal names split on `|`),
+    /// under `base` unless absolute: what a harness watches from the
+    /// session's start (recorded: `r3_file_changed`).
+    pub fn file_watch_list(&self, base: &std::path::Path) -> Vec<String> {
+        let mut list: Vec<String> = Vec::new();
+        let Some(groups) = self.events.get(&ClaudeEvent::FileChanged) else {
+            return list;
+        };
+        for &(fi, gi) in &groups.refs {
+            let Some(text) = self.files[fi].groups[gi].matcher_text.as_deref() else {
+                continue;
+            };
+            for name in text.split('|').map(str::trim) {
+                if name.is_empty() || name == "*" {
+                    continue;
+                }
+                let path = base.join(name).to_string_lossy().into_owned();
+                if !list.contains(&path) {
+                    list.push(path);
+                }
+            }
+        }
+        list
+    }
+}
+
 /// `disableAllHooks` and `allowManagedHooksOnly`, as Claude Code applies
 /// them (recorded: `r2_disable_all_hooks_*`): the most specific file that
 /// sets `disableAllHooks` decides; `true` outside managed settings turns off

@@ -46,6 +46,18 @@ impl Texts {
         }
     }
 
+    /// A `permissionDecision` without a reason: `Hook PreToolUse:<Tool>
+    /// denied this tool` (recorded: `r3_deny_json_no_reason`).
+    pub fn decided(&self, tool: &str, decision: crate::outcome::Decision) -> String {
+        use crate::outcome::Decision;
+        let what = match decision {
+            Decision::Allow => "allowed",
+            Decision::Ask => "asked for confirmation for",
+            _ => "denied",
+        };
+        format!("Hook PreToolUse:{tool} {what} this tool")
+    }
+
     /// A prompt refused by `UserPromptSubmit` (or `UserPromptExpansion`),
     /// as the user reads it.
     pub fn prompt_blocked(&self, event: &str, message: &str, prompt: &str) -> String {

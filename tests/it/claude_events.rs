@@ -1,0 +1,620 @@
+//! The claude dialect's events beyond the tool and stop events, and the
+//! round-3 recordings (`recordings/claude/r3_*`, read with
+//! `recordings/claude/FINDINGS.md`): each test names the case its
+//! expectations come from; events no recording covers follow Claude Code's
+//! docs, and say so.
+
+use serde_json::{Value, json};
+
+use crate::claude_util::{Claude, bash_before, settings};
+
+fn keys(v: &Value) -> Vec<&str> {
+    v.as_object()
+        .map(|m| m.keys().map(String::as_str).collect())
+        .unwrap_or_default()
+}
+
+fn texts(list: &Value) -> Vec<&str> {
+    list.as_array()
+        .map(|a| a.iter().filter_map(|x| x["text"].as_str()).collect())
+        .unwrap_or_default()
+}
+
+/// An event of `kind` in session `s1`, with `fields` merged in.
+fn event(kind: &str, fields: Value) -> Value {
+    let mut e = json!({"event": kind, "session_id": "s1"});
+    if let (Some(e), Some(f)) = (e.as_object_mut(), fields.as_object()) {
+        e.extend(f.clone());
+    }
+    e
+}
+
+/// The common fields, then `own`, as Claude Code orders them.
+fn expect_keys(got: &Value, common: &[&str], own: &[&str]) {
+    let want: Vec<&str> = common.iter().chain(own).copied().collect();
+    assert_eq!(keys(got), want, "{got}");
+}
+
+const SESSION: [&str; 4] = ["session_id", "transcript_path", "cwd", "hook_event_name"];
+/// The common fields of events with a prompt id and no permission mode.
+const PROMPTED: [&str; 5] = [
+    "session_id",
+    "transcript_path",
+    "cwd",
+    "prompt_id",
+    "hook_event_name",
+];
+const TURN: [&str; 6] = [
+    "session_id",
+    "transcript_path",
+    "cwd",
+    "prompt_id",
+    "permission_mode",
+    "hook_event_name",
+];
+
+#[test]
+fn r3_several_denies_show_the_model_only_the_last_to_finish() {
+    // r3_two_denies_exit2 / _rev: both run, the tool is denied, and the
+    // one text the model reads is the slower hook's.
+    for slow_first in [true, false] {
+        let c = Claude::new();
+        let (sa, sb) = if slow_first {
+            ("0.4", "0")
+        } else {
+            ("0", "0.4")
+        };
+        let a = c.hook(
+            "a",
+            &format!("--sleep {sa} --exit 2 --stderr 'stderr of A'"),
+        );
+        let b = c.hook(
+            "b",
+            &format!("--sleep {sb} --exit 2 --stderr 'stderr of B'"),
+        );
+        let c = c.project_settings(&json!({"hooks": {"PreToolUse": [
+            {"matcher": "Bash", "hooks": [{"type": "command", "command": a}]},
+            {"matcher": "Bash", "hooks": [{"type": "command", "command": b}]}]}}));
+        let f = c.fire(&bash_before("ls"));
+        assert_eq!(f.outcome["decision"], "deny");
+        let (cmd, who) = if slow_first { (&a, "A") } else { (&b, "B") };
+        assert_eq!(
+            f.notice_texts(),
+            [format!(
+                "PreToolUse:Bash hook error: [{cmd}]: stderr of {who}"
+            )]
+        );
+        // Both reasons stay for the harness.
+        assert_eq!(f.outcome["reasons"].as_array().map(Vec::len), Some(2));
+    }
+    // r3_two_denies_mixed_rev: a JSON deny that finishes last wins over
+    // an exit 2; r3_deny_fast_allow_slow: a later allow changes nothing.
+    let c = Claude::new();
+    let exit2 = c.hook("e", "--exit 2 --stderr 'stderr of A'");
+    let json_deny = c.hook("j", r#"--sleep 0.4 --stdout '{"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny", "permissionDecisionReason": "reason of B"}}'"#);
+    let allow = c.hook("ok", r#"--sleep 0.6 --stdout '{"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "allow"}}'"#);
+    let c = c.project_settings(&settings(
+        "PreToolUse",
+        Some("Bash"),
+        &[&exit2, &json_deny, &allow],
+    ));
+    let f = c.fire(&bash_before("ls"));
+    assert_eq!(f.outcome["decision"], "deny");
+    assert_eq!(f.notice_texts(), ["reason of B"]);
+}
+
+#[test]
+fn r3_a_deny_without_a_reason_says_the_hook_denied_the_tool() {
+    let c = Claude::new();
+    let deny = c.hook(
+        "d",
+        r#"--stdout '{"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny"}}'"#,
+    );
+    let c = c.project_settings(&settings("PreToolUse", Some("Bash"), &[&deny]));
+    let f = c.fire(&bash_before("ls"));
+    assert_eq!(f.notice_texts(), ["Hook PreToolUse:Bash denied this tool"]);
+}
+
+#[test]
+fn r3_an_invalid_regex_matcher_disables_only_its_group() {
+    let c = Claude::new();
+    let bad = c.hook("bad", "");
+    let good = c.hook("good", "");
+    let c = c.project_settings(&json!({"hooks": {"PreToolUse": [
+        {"matcher": "Bash(", "hooks": [{"type": "command", "command": bad}]},
+        {"matcher": "Bash", "hooks": [{"type": "command", "command": good}]},
+        {"matcher": "[", "hooks": [{"type": "command", "command": bad}]}]}}));
+    let f = c.fire(&bash_before("ls"));
+    assert_eq!(f.code, 0, "{}", f.stderr);
+    assert_eq!(c.runs_of("good"), 1);
+    assert_eq!(c.runs_of("bad"), 0);
+    // Claude Code says so in its debug log only; latch records why.
+    let skipped: Vec<&Value> = f
+        .runs()
+        .iter()
+        .filter(|r| r["error"] == "invalid_matcher")
+        .collect();
+    assert_eq!(skipped.len(), 2, "{}", f.outcome);
+    assert!(
+        skipped[0]["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("/Bash(/"))
+    );
+}
+
+/// A `tool_batch` of two Bash calls, the second failed.
+fn batch() -> Value {
+    event(
+        "tool_batch",
+        json!({"prompt_id": "p1", "permission_mode": "bypassPermissions", "tool_calls": [
+            {"name": "Bash", "input": {"command": "echo one"}, "call_id": "t1", "output": "one"},
+            {"name": "Bash", "input": {"command": "exit 3"}, "call_id": "t2", "error": "Exit code 3\nfailing"}]}),
+    )
+}
+
+#[test]
+fn r3_post_tool_batch_payload_context_and_blocks() {
+    let c = Claude::new();
+    let rec = c.hook("rec", "");
+    let ctx = c.hook(
+        "ctx",
+        r#"--stdout '{"hookSpecificOutput": {"hookEventName": "PostToolBatch", "additionalContext": "BATCH"}}'"#,
+    );
+    // r3_post_tool_batch_matcher: the matcher is ignored.
+    let c = c.project_settings(&json!({"hooks": {"PostToolBatch": [
+        {"matcher": "NoSuchTool", "hooks": [{"type": "command", "command": rec}]},
+        {"hooks": [{"type": "command", "command": ctx}]}]}}));
+    let f = c.fire(&batch());
+    let got = c.received("rec").expect("the batch hook ran");
+    expect_keys(&got, &TURN, &["tool_calls"]);
+    assert_eq!(
+        keys(&got["tool_calls"][0]),
+        ["tool_name", "tool_input", "tool_use_id", "tool_response"]
+    );
+    // r3_post_tool_batch_mixed_results: each response is the text the
+    // model reads, a failure's error included.
+    assert_eq!(got["tool_calls"][0]["tool_response"], "one");
+    assert_eq!(
+        got["tool_calls"][1]["tool_response"],
+        "Exit code 3\nfailing"
+    );
+    // r3_post_tool_batch_context: glued to the batch's last result.
+    assert_eq!(
+        texts(&f.outcome["context"]),
+        ["<system-reminder>\nPostToolBatch hook additional context: BATCH\n</system-reminder>"]
+    );
+    assert_eq!(
+        f.outcome["context"][0]["placement"],
+        "append_to_tool_result"
+    );
+    assert!(f.outcome.get("halt").is_none());
+
+    // r3_post_tool_batch_block / _exit2: the loop ends at once and the
+    // model is not told why.
+    let c = Claude::new();
+    let block = c.hook("b", r#"--stdout '{"decision": "block", "reason": "R"}'"#);
+    let c = c.project_settings(&settings("PostToolBatch", None, &[&block]));
+    let f = c.fire(&batch());
+    assert_eq!(f.outcome["halt"]["reason"], "R", "{}", f.outcome);
+    assert!(f.outcome.get("notices").is_none() && f.outcome.get("context").is_none());
+    let c = Claude::new();
+    let exit2 = c.hook("e", "--exit 2 --stderr E2");
+    let c = c.project_settings(&settings("PostToolBatch", None, &[&exit2]));
+    let f = c.fire(&batch());
+    assert_eq!(f.outcome["halt"]["reason"], format!("[{exit2}]: E2"));
+}
+
+/// `/mycmd some args`, expanded from a project command.
+fn expansion() -> Value {
+    event(
+        "prompt_expansion",
+        json!({"prompt_id": "p1", "permission_mode": "bypassPermissions",
+            "prompt": "/mycmd some args",
+            "expansion": {"kind": "slash_command", "command_name": "mycmd",
+                "command_args": "some args", "command_source": "projectSettings"}}),
+    )
+}
+
+#[test]
+fn r3_user_prompt_expansion_is_user_prompt_submit_for_commands() {
+    let c = Claude::new();
+    let rec = c.hook("rec", "--stdout 'PLAIN'");
+    let other = c.hook("other", "");
+    let c = c.project_settings(&json!({"hooks": {"UserPromptExpansion": [
+        {"matcher": "my.*", "hooks": [{"type": "command", "command": rec}]},
+        {"matcher": "othercmd", "hooks": [{"type": "command", "command": other}]}]}}));
+    let f = c.fire(&expansion());
+    // r3_prompt_expansion: the payload; r3_prompt_expansion_matcher:
+    // the matcher is tested against the command's name.
+    let got = c.received("rec").expect("the expansion hook ran");
+    expect_keys(
+        &got,
+        &TURN,
+        &[
+            "expansion_type",
+            "command_name",
+            "command_args",
+            "command_source",
+            "prompt",
+        ],
+    );
+    assert_eq!(got["prompt"], "/mycmd some args");
+    assert_eq!(c.runs_of("other"), 0);
+    // r3_prompt_expansion_stdout: plain stdout reaches the model.
+    assert_eq!(
+        texts(&f.outcome["context"]),
+        ["<system-reminder>\nUserPromptExpansion hook success: PLAIN\n</system-reminder>"]
+    );
+    // r3_prompt_expansion_exit2: the prompt is refused with the user's text.
+    let c = Claude::new();
+    let exit2 = c.hook("e", "--exit 2 --stderr 'UPE stderr'");
+    let c = c.project_settings(&settings("UserPromptExpansion", None, &[&exit2]));
+    let f = c.fire(&expansion());
+    assert_eq!(f.outcome["decision"], "deny");
+    assert_eq!(
+        f.outcome["reasons"][0]["text"],
+        format!(
+            "UserPromptExpansion operation blocked by hook:\n[{exit2}]: UPE stderr\n\nOriginal prompt: /mycmd some args"
+        )
+    );
+}
+
+#[test]
+fn r3_setup_payload_matcher_and_ignored_answers() {
+    let c = Claude::new();
+    let init = c.hook(
+        "init",
+        r#"--stdout '{"hookSpecificOutput": {"hookEventName": "Setup", "additionalContext": "SETUP"}}'"#,
+    );
+    let maintenance = c.hook("maintenance", "");
+    let exit2 = c.hook("e", "--exit 2 --stderr nope");
+    let env = c.hook("env", "");
+    let c = c.project_settings(&json!({"hooks": {"Setup": [
+        {"matcher": "init", "hooks": [{"type": "command", "command": init},
+            {"type": "command", "command": exit2},
+            {"type": "command", "command": format!("echo \"$CLAUDE_ENV_FILE\" > \"$HOOK_DIR/env-file\"; {env}")}]},
+        {"matcher": "maintenance", "hooks": [{"type": "command", "command": maintenance}]}]}}));
+    let f = c.fire(&event("setup", json!({"trigger": "init"})));
+    let got = c.received("init").expect("the init hook ran");
+    // r3_setup_init: no permission_mode, no prompt_id.
+    expect_keys(&got, &SESSION, &["trigger"]);
+    assert_eq!(got["trigger"], "init");
+    assert_eq!(c.runs_of("maintenance"), 0);
+    // Context and exit 2 change nothing and reach no one.
+    assert_eq!(f.outcome["decision"], "proceed", "{}", f.outcome);
+    assert!(f.outcome.get("context").is_none() && f.outcome.get("warnings").is_none());
+    let env_file = std::fs::read_to_string(c.hook_dir().join("env-file")).expect("env hook ran");
+    assert!(
+        !env_file.trim().is_empty(),
+        "Setup hooks get CLAUDE_ENV_FILE"
+    );
+}
+
+#[test]
+fn r3_instructions_loaded_hooks_are_not_waited_for() {
+    let c = Claude::new();
+    let rec = c.hook(
+        "rec",
+        r#"--sleep 0.3 --stdout '{"hookSpecificOutput": {"hookEventName": "InstructionsLoaded", "additionalContext": "IGNORED"}}'"#,
+    );
+    let nested = c.hook("nested", "");
+    let c = c.project_settings(&json!({"hooks": {"InstructionsLoaded": [
+        {"matcher": "path_glob_match", "hooks": [{"type": "command", "command": rec}]},
+        {"matcher": "nested_traversal", "hooks": [{"type": "command", "command": nested}]}]}}));
+    let f = c.fire(&event(
+        "instructions_loaded",
+        json!({"prompt_id": "p1", "instructions": {"file_path": "/w/.claude/rules/ts.md",
+            "memory_type": "Project", "load_reason": "path_glob_match",
+            "globs": ["src/**/*.ts"], "trigger_file_path": "/w/src/a.ts"}}),
+    ));
+    assert_eq!(f.outcome["decision"], "proceed");
+    assert!(f.outcome.get("context").is_none());
+    assert!(
+        f.runs()[0]["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("does not wait")),
+        "{}",
+        f.outcome
+    );
+    // r3_instructions_loaded: the payload, once the detached hook ran.
+    let start = std::time::Instant::now();
+    let got = loop {
+        if let Some(got) = c.received("rec") {
+            break got;
+        }
+        assert!(start.elapsed() < std::time::Duration::from_secs(20));
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    };
+    expect_keys(
+        &got,
+        &PROMPTED,
+        &[
+            "file_path",
+            "memory_type",
+            "load_reason",
+            "globs",
+            "trigger_file_path",
+        ],
+    );
+    assert_eq!(
+        c.runs_of("nested"),
+        0,
+        "the matcher is tested against load_reason"
+    );
+}
+
+#[test]
+fn r3_stop_failure_payload_and_matcher() {
+    let c = Claude::new();
+    let rec = c.hook("rec", "--exit 2 --stderr ignored");
+    let other = c.hook("other", "");
+    let c = c.project_settings(&json!({"hooks": {"StopFailure": [
+        {"matcher": "rate_.*", "hooks": [{"type": "command", "command": rec}]},
+        {"matcher": "server_error", "hooks": [{"type": "command", "command": other}]}]}}));
+    let f = c.fire(&event(
+        "stop_failure",
+        json!({"prompt_id": "p1", "error": "rate_limit",
+            "last_assistant_message": "API Error: Request rejected (429) · rate limited"}),
+    ));
+    assert_eq!(f.outcome["decision"], "proceed");
+    assert!(f.outcome.get("warnings").is_none(), "{}", f.outcome);
+    let start = std::time::Instant::now();
+    let got = loop {
+        if let Some(got) = c.received("rec") {
+            break got;
+        }
+        assert!(start.elapsed() < std::time::Duration::from_secs(20));
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    };
+    // r3_stop_failure_429: no permission_mode, no error_details.
+    expect_keys(&got, &PROMPTED, &["error", "last_assistant_message"]);
+    assert_eq!(c.runs_of("other"), 0);
+}
+
+// The events below are not recorded (Claude Code fires them only
+// interactively, or in agent teams); their payloads and answers follow
+// Claude Code's docs.
+
+#[test]
+fn file_and_directory_events_carry_their_paths_and_ask_for_watches() {
+    let c = Claude::new();
+    let cwd = c.hook(
+        "cwd",
+        r#"--stdout '{"hookSpecificOutput": {"hookEventName": "CwdChanged", "watchPaths": ["/w/.envrc"]}}'"#,
+    );
+    let file = c.hook("file", "");
+    let other = c.hook("other", "");
+    let added = c.hook("added", "--exit 2 --stderr ignored");
+    let c = c.project_settings(&json!({"hooks": {
+        "CwdChanged": [{"hooks": [{"type": "command", "command": cwd}]}],
+        "FileChanged": [
+            {"matcher": ".envrc|package.json", "hooks": [{"type": "command", "command": file}]},
+            {"matcher": "envrc", "hooks": [{"type": "command", "command": other}]}],
+        "DirectoryAdded": [{"matcher": "slash_command", "hooks": [{"type": "command", "command": added}]}]}}));
+    let project = c.project();
+    // r3_file_changed: the files FileChanged matchers name are watched
+    // from the session's start.
+    let f = c.fire(&event("session_start", json!({"cwd": project})));
+    assert_eq!(
+        f.outcome["watch_paths"],
+        json!([
+            project.join(".envrc"),
+            project.join("package.json"),
+            project.join("envrc")
+        ])
+    );
+    let f = c.fire(&event(
+        "cwd_changed",
+        json!({"cwd": project, "old_cwd": "/old"}),
+    ));
+    assert_eq!(
+        f.outcome["watch_paths"],
+        json!(["/w/.envrc"]),
+        "{}",
+        f.outcome
+    );
+    let got = c.received("cwd").expect("cwd hook ran");
+    expect_keys(&got, &SESSION, &["old_cwd", "new_cwd"]);
+    assert_eq!(got["new_cwd"], project.to_string_lossy().as_ref());
+    // FileChanged matchers are literal names, never patterns.
+    c.fire(&event(
+        "file_changed",
+        json!({"file_path": "/w/.envrc", "change": "change"}),
+    ));
+    expect_keys(
+        &c.received("file").expect("file hook ran"),
+        &SESSION,
+        &["file_path", "event"],
+    );
+    assert_eq!(c.runs_of("other"), 0);
+    let f = c.fire(&event(
+        "directory_added",
+        json!({"directory": "/extra", "source": "slash_command"}),
+    ));
+    expect_keys(
+        &c.received("added").expect("added hook ran"),
+        &SESSION,
+        &["directory", "source"],
+    );
+    assert_eq!(f.outcome["decision"], "proceed");
+}
+
+#[test]
+fn config_changes_can_be_blocked_except_managed_policy() {
+    let c = Claude::new();
+    let block = c.hook(
+        "b",
+        r#"--stdout '{"decision": "block", "reason": "keep it"}'"#,
+    );
+    let c = c.project_settings(&settings(
+        "ConfigChange",
+        Some("project_settings|policy_settings"),
+        &[&block],
+    ));
+    let f = c.fire(&event(
+        "config_change",
+        json!({"source": "project_settings", "file_path": "/w/.claude/settings.json"}),
+    ));
+    assert_eq!(f.outcome["decision"], "deny");
+    expect_keys(
+        &c.received("b").expect("ran"),
+        &SESSION,
+        &["source", "file_path"],
+    );
+    let f = c.fire(&event(
+        "config_change",
+        json!({"source": "policy_settings"}),
+    ));
+    assert_eq!(f.outcome["decision"], "proceed", "{}", f.outcome);
+}
+
+#[test]
+fn worktree_create_takes_its_path_from_the_last_line_and_fails_on_any_error() {
+    let c = Claude::new();
+    let make = c.hook(
+        "make",
+        "--stdout 'creating
+/tmp/wt/feature
+'",
+    );
+    let c = c.project_settings(&settings("WorktreeCreate", None, &[&make]));
+    let f = c.fire(&event(
+        "worktree_create",
+        json!({"worktree": {"name": "feature"}}),
+    ));
+    assert_eq!(
+        f.outcome["worktree_path"], "/tmp/wt/feature",
+        "{}",
+        f.outcome
+    );
+    expect_keys(&c.received("make").expect("ran"), &SESSION, &["name"]);
+    let c = Claude::new();
+    let fail = c.hook("fail", "--exit 1 --stderr 'no space'");
+    let c = c.project_settings(&settings("WorktreeCreate", None, &[&fail]));
+    let f = c.fire(&event(
+        "worktree_create",
+        json!({"worktree": {"name": "x"}}),
+    ));
+    assert_eq!(f.outcome["decision"], "deny", "{}", f.outcome);
+    let c = Claude::new();
+    let rm = c.hook("rm", "--exit 2 --stderr ignored");
+    let c = c.project_settings(&settings("WorktreeRemove", None, &[&rm]));
+    let f = c.fire(&event(
+        "worktree_remove",
+        json!({"worktree": {"path": "/tmp/wt/feature"}}),
+    ));
+    assert_eq!(f.outcome["decision"], "proceed");
+    expect_keys(
+        &c.received("rm").expect("ran"),
+        &SESSION,
+        &["worktree_path"],
+    );
+}
+
+#[test]
+fn task_and_teammate_events_block_or_keep_the_teammate_working() {
+    let c = Claude::new();
+    let block = c.hook("b", "--exit 2 --stderr 'needs a test plan'");
+    let c = c.project_settings(&settings("TaskCreated", None, &[&block]));
+    let f = c.fire(&event(
+        "task_created",
+        json!({"prompt_id": "p1", "task": {"id": "1", "subject": "Write docs"},
+            "team": {"teammate_name": "ann", "team_name": "core"}}),
+    ));
+    // r3_task_created_exit2: the task tool fails with the feedback.
+    assert_eq!(f.outcome["decision"], "deny");
+    assert_eq!(
+        f.notice_texts(),
+        [format!(
+            "TaskCreated hook feedback:\n[{block}]: needs a test plan"
+        )]
+    );
+    // r3_task_created_completed: no permission_mode.
+    expect_keys(
+        &c.received("b").expect("ran"),
+        &PROMPTED,
+        &["task_id", "task_subject", "teammate_name", "team_name"],
+    );
+    // r3_task_completed_json: continue: false stops nothing.
+    let c = Claude::new();
+    let stop = c.hook("s", r#"--stdout '{"continue": false, "stopReason": "S"}'"#);
+    let c = c.project_settings(&settings("TaskCompleted", None, &[&stop]));
+    let f = c.fire(&event(
+        "task_completed",
+        json!({"task": {"id": "1", "subject": "x"}}),
+    ));
+    assert!(f.outcome.get("halt").is_none(), "{}", f.outcome);
+    let c = Claude::new();
+    let keep = c.hook("k", "--exit 2 --stderr 'one more file'");
+    let c = c.project_settings(&settings("TeammateIdle", None, &[&keep]));
+    let f = c.fire(&event(
+        "teammate_idle",
+        json!({"team": {"teammate_name": "ann", "team_name": "core"}}),
+    ));
+    assert!(
+        f.outcome["continuation"]["prompt"]
+            .as_str()
+            .is_some_and(|p| p.contains("one more file")),
+        "{}",
+        f.outcome
+    );
+    expect_keys(
+        &c.received("k").expect("ran"),
+        &SESSION,
+        &["teammate_name", "team_name"],
+    );
+}
+
+#[test]
+fn elicitation_display_and_permission_denied_answers_reach_the_outcome() {
+    let c = Claude::new();
+    let answer = c.hook(
+        "el",
+        r#"--stdout '{"hookSpecificOutput": {"hookEventName": "Elicitation", "action": "accept", "content": {"name": "latch"}}}'"#,
+    );
+    let display = c.hook(
+        "md",
+        r#"--stdout '{"hookSpecificOutput": {"hookEventName": "MessageDisplay", "displayContent": "shown"}}'"#,
+    );
+    let retry = c.hook(
+        "pd",
+        r#"--stdout '{"hookSpecificOutput": {"hookEventName": "PermissionDenied", "retry": true}}'"#,
+    );
+    let c = c.project_settings(&json!({"hooks": {
+        "Elicitation": [{"matcher": "memory", "hooks": [{"type": "command", "command": answer}]}],
+        "MessageDisplay": [{"hooks": [{"type": "command", "command": display}]}],
+        "PermissionDenied": [{"matcher": "Bash", "hooks": [{"type": "command", "command": retry}]}]}}));
+    let f = c.fire(&event(
+        "elicitation",
+        json!({"elicitation": {"server": "memory", "message": "Your name?", "mode": "form"}}),
+    ));
+    assert_eq!(
+        f.outcome["elicitation"],
+        json!({"hook": f.runs()[0]["hook"], "action": "accept", "content": {"name": "latch"}})
+    );
+    expect_keys(
+        &c.received("el").expect("ran"),
+        &SESSION,
+        &["mcp_server_name", "message", "mode"],
+    );
+    let f = c.fire(&event(
+        "message_display",
+        json!({"turn_id": "t1", "display": {"message_id": "m1", "index": 0, "final": true, "delta": "hi"}}),
+    ));
+    assert_eq!(f.outcome["display"], "shown");
+    expect_keys(
+        &c.received("md").expect("ran"),
+        &SESSION,
+        &["turn_id", "message_id", "index", "final", "delta"],
+    );
+    let mut denied = bash_before("rm -rf /");
+    denied["event"] = json!("permission_denied");
+    denied["reason"] = json!("auto mode refused");
+    let f = c.fire(&denied);
+    assert_eq!(f.outcome["retry"], true, "{}", f.outcome);
+    expect_keys(
+        &c.received("pd").expect("ran"),
+        &TURN,
+        &["tool_name", "tool_input", "tool_use_id", "reason"],
+    );
+}
