@@ -11,7 +11,10 @@ use crate::matcher::compile_regex;
 /// `tool_input`, `tool_output`, `prompt`, `continuation` (the prompt),
 /// `context` and `notices` (the list of texts, exactly), `events` and
 /// `runs` (lists of objects, each compared as a subset of the actual one,
-/// in order), `warnings` (exactly).
+/// in order), `warnings` (exactly), `halt` (`true`/`false` for whether the
+/// agent loop ends, or the halt's reason), and `shell_env`, `retry`,
+/// `watch_paths`, `worktree_path`, `elicitation` and `display` (the
+/// outcome's field, exactly).
 pub fn check(expect: &Value, outcome: &Value) -> Vec<String> {
     let mut out = Vec::new();
     let Some(expect) = expect.as_object() else {
@@ -42,6 +45,12 @@ pub fn check(expect: &Value, outcome: &Value) -> Vec<String> {
             "decision" | "tool_input" | "tool_output" | "prompt" => outcome[key.as_str()].clone(),
             "reason" => Value::String(reasons.clone()),
             "continuation" => outcome["continuation"]["prompt"].clone(),
+            "halt" if want.is_boolean() => Value::Bool(!outcome["halt"].is_null()),
+            "halt" => outcome["halt"]["reason"].clone(),
+            "retry" => Value::Bool(outcome["retry"] == Value::Bool(true)),
+            "shell_env" | "watch_paths" | "worktree_path" | "elicitation" | "display" => {
+                outcome[key.as_str()].clone()
+            }
             "context" => texts("context", "text"),
             "notices" => texts("notices", "text"),
             "warnings" => outcome["warnings"].clone(),
@@ -134,6 +143,20 @@ mod tests {
             &outcome,
         );
         assert_eq!(f.len(), 4, "{f:?}");
+        let halted = json!({"decision": "proceed", "halt": {"hooks": ["a"], "reason": "R"},
+            "watch_paths": ["/w/x"]});
+        assert!(
+            check(
+                &json!({"halt": true, "retry": false, "watch_paths": ["/w/x"]}),
+                &halted
+            )
+            .is_empty()
+        );
+        assert!(check(&json!({"halt": "R"}), &halted).is_empty());
+        assert_eq!(
+            check(&json!({"halt": false, "display": "x"}), &halted).len(),
+            2
+        );
         assert!(f[0].starts_with("decision: expected \"proceed\", got \"deny\""));
     }
 }
