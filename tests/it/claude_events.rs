@@ -618,3 +618,45 @@ fn elicitation_display_and_permission_denied_answers_reach_the_outcome() {
         &["tool_name", "tool_input", "tool_use_id", "reason"],
     );
 }
+
+#[test]
+fn r2_a_first_line_async_turns_the_run_into_an_async_one() {
+    // r2_async_first_line: a PostToolUse hook prints `{"async":true}`,
+    // then its answer; the answer comes, unprefixed, with the next tool
+    // result, and its exit 2 blocks nothing.
+    let c = Claude::new();
+    let hook = r#"printf '{"async":true}\n'; printf '{"hookSpecificOutput": {"hookEventName": "PostToolUse", "additionalContext": "LATER"}}\n'; exit 2"#;
+    let c = c.project_settings(&settings("PostToolUse", Some("Bash"), &[hook]));
+    let mut after = bash_before("echo ran");
+    after["event"] = json!("tool_after");
+    after["tool"]["output"] = json!({"stdout": "ran"});
+    let f = c.fire(&after);
+    assert!(
+        f.outcome.get("context").is_none() && f.outcome.get("warnings").is_none(),
+        "{}",
+        f.outcome
+    );
+    assert!(
+        f.runs()[0]["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("background")),
+        "{}",
+        f.outcome
+    );
+    let f = c.fire(&after);
+    assert_eq!(
+        texts(&f.outcome["context"]),
+        ["<system-reminder>\nLATER\n</system-reminder>"]
+    );
+    assert_eq!(
+        f.outcome["context"][0]["placement"],
+        "append_to_tool_result"
+    );
+    // A first line that only mentions async is an ordinary answer.
+    let c = Claude::new();
+    let plain = r#"echo '{"async": false}'"#;
+    let c = c.project_settings(&settings("PreToolUse", Some("Bash"), &[plain]));
+    let f = c.fire(&bash_before("ls"));
+    assert_eq!(f.runs()[0]["status"], "ok");
+    assert!(f.runs()[0].get("message").is_none(), "{}", f.outcome);
+}

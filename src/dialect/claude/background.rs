@@ -30,15 +30,39 @@ const MAX_WAITING: usize = 64;
 /// and its `additionalContext`, each in a reminder, nothing else.
 pub fn answer_texts(result: &RunResult, timeout_secs: f64) -> Vec<String> {
     match judge(result, timeout_secs) {
-        Verdict::Json(j) => j
-            .system_message
-            .iter()
-            .map(|s| s.as_str())
-            .chain(j.specific_str("additionalContext"))
-            .map(|t| reminder(&capped(t)))
-            .collect(),
+        Verdict::Json(j) => texts_of(&j),
+        Verdict::Async(rest) => later_answer(&rest),
         _ => Vec::new(),
     }
+}
+
+/// What a hook that went to the background with a first line
+/// `{"async":true}` printed afterwards, as answer texts: its whole
+/// remaining output when that is one JSON object, else its last line.
+pub fn later_answer(rest: &str) -> Vec<String> {
+    let whole = rest.trim();
+    let last = whole.lines().next_back().unwrap_or("").trim();
+    [whole, last]
+        .into_iter()
+        .filter(|t| t.starts_with('{'))
+        .find_map(|t| match serde_json::from_str::<Value>(t) {
+            Ok(Value::Object(obj)) => match super::judge::json_answer(obj) {
+                Verdict::Json(j) => Some(texts_of(&j)),
+                _ => None,
+            },
+            _ => None,
+        })
+        .unwrap_or_default()
+}
+
+/// `systemMessage` and `additionalContext`, each in a reminder.
+fn texts_of(j: &super::judge::HookJson) -> Vec<String> {
+    j.system_message
+        .iter()
+        .map(|s| s.as_str())
+        .chain(j.specific_str("additionalContext"))
+        .map(|t| reminder(&capped(t)))
+        .collect()
 }
 
 /// Stores a finished hook's texts for the next tool result.

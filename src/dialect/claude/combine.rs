@@ -262,6 +262,7 @@ pub async fn dispatch(cfg: &Claude, event: &Event, cx: &DispatchContext<'_>) -> 
         rewrite: None,
         feedback: Vec::new(),
         feedback_hooks: Vec::new(),
+        later: Vec::new(),
     };
     // Texts in the order the handlers finished.
     let mut order: Vec<usize> = (0..finished.len()).collect();
@@ -735,6 +736,9 @@ struct Fold<'a> {
     /// Stop feedback, in the order the hooks finished.
     feedback: Vec<String>,
     feedback_hooks: Vec<String>,
+    /// Answers of hooks that went to the background with a first line
+    /// `{"async":true}`, kept for the next tool result: (hook, texts).
+    later: Vec<(String, Vec<String>)>,
 }
 
 impl Fold<'_> {
@@ -912,6 +916,17 @@ impl Fold<'_> {
                 }
             }
             Verdict::Json(j) => self.apply_json(index, &label, cmd, &j, record, cx),
+            // Claude Code goes on at once and delivers what follows like an
+            // `async` hook's answer; latch has waited for the hook, and
+            // keeps that answer for the next tool result the same way.
+            Verdict::Async(rest) => {
+                record.message = Some(
+                    "went to the background ({\"async\":true}); its answer comes with the next tool result"
+                        .to_owned(),
+                );
+                self.later
+                    .push((hook, super::background::later_answer(&rest)));
+            }
         }
     }
 
@@ -1349,6 +1364,13 @@ impl Fold<'_> {
         }
         if matches!(ce, ClaudeEvent::Stop | ClaudeEvent::SubagentStop) {
             self.stop(cx, cap).await;
+        }
+        for (hook, texts) in std::mem::take(&mut self.later) {
+            if let Err(e) = super::background::store(cx.session, cx.cancel, &hook, texts).await {
+                self.out.warnings.push(format!(
+                    "latch could not keep the answer of the async hook {hook}: {e}"
+                ));
+            }
         }
         // A teammate told to go on keeps working; no cap applies.
         if ce == ClaudeEvent::TeammateIdle && !self.feedback.is_empty() && self.out.halt.is_none() {

@@ -9,6 +9,8 @@
 //! - A timeout, a failed start or a cancelled run is a non-blocking error:
 //!   no decision, the event goes on (`k`).
 //! - JSON whose fields have the wrong types is a non-blocking error too.
+//! - A first stdout line `{"async":true}` turns the run into an `async`
+//!   one, whatever follows (`r2_async_first_line`).
 
 use serde_json::{Map, Value};
 
@@ -25,6 +27,10 @@ pub enum Verdict {
     Plain(String),
     /// A failure that decides nothing; the message is for the user.
     NonBlocking(String),
+    /// The first stdout line was `{"async":true}`: the hook went to the
+    /// background, and what it printed after that line is an `async`
+    /// hook's answer.
+    Async(String),
 }
 
 /// The fields of a JSON answer latch reads. Unknown fields are ignored, as
@@ -57,6 +63,9 @@ impl HookJson {
 pub fn judge(result: &RunResult, timeout_secs: f64) -> Verdict {
     let stdout = String::from_utf8_lossy(&result.stdout.bytes);
     let stderr = String::from_utf8_lossy(&result.stderr.bytes);
+    if let Some(rest) = after_async_line(&stdout) {
+        return Verdict::Async(rest.to_owned());
+    }
     let code = match &result.termination {
         Termination::Exited(Exit::Code(c)) => *c,
         Termination::Exited(Exit::Signal(s)) => {
@@ -100,6 +109,20 @@ pub fn judge(result: &RunResult, timeout_secs: f64) -> Verdict {
                 format!("Failed with non-blocking status code: {first}")
             })
         }
+    }
+}
+
+/// What follows a first line that is exactly a JSON object with `"async":
+/// true`, if stdout starts so.
+fn after_async_line(stdout: &str) -> Option<&str> {
+    let (first, rest) = stdout.split_once('\n').unwrap_or((stdout, ""));
+    let first = first.trim();
+    if !first.starts_with('{') || !first.contains("async") {
+        return None;
+    }
+    match serde_json::from_str::<Value>(first) {
+        Ok(Value::Object(m)) if m.get("async") == Some(&Value::Bool(true)) => Some(rest),
+        _ => None,
     }
 }
 
