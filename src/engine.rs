@@ -24,6 +24,7 @@ pub struct Engine {
     runner: Runner,
     validator: Box<dyn InputValidator>,
     background: Option<Box<dyn crate::pipeline::Background>>,
+    harness: Option<Box<dyn crate::pipeline::HarnessHandlers>>,
 }
 
 impl Default for Engine {
@@ -40,6 +41,7 @@ impl Engine {
             runner: Runner::default(),
             validator: Box::new(ObjectArguments),
             background: None,
+            harness: None,
         }
     }
 
@@ -56,6 +58,17 @@ impl Engine {
         background: impl crate::pipeline::Background + 'static,
     ) -> Self {
         self.background = Some(Box::new(background));
+        self
+    }
+
+    /// Runs the claude dialect's `agent` and `mcp_tool` handlers through
+    /// the harness's sub-agents and tool servers; without this they are
+    /// skipped.
+    pub fn with_harness_handlers(
+        mut self,
+        handlers: impl crate::pipeline::HarnessHandlers + 'static,
+    ) -> Self {
+        self.harness = Some(Box::new(handlers));
         self
     }
 
@@ -106,6 +119,7 @@ impl Engine {
             event_id: &event_id,
             cancel,
             background: self.background.as_deref(),
+            harness: self.harness.as_deref(),
         };
         let mut outcome = Outcome::proceed(event.event);
         // The event is copied only if a dialect rewrites it: a large tool

@@ -55,4 +55,6 @@ pub struct DispatchContext<'a> {
     pub cancel: &'a Cancel,
     /// Where background hooks start, if the harness runs them.
     pub background: Option<&'a dyn super::Background>,
+    /// The harness's sub-agents and tool servers, if it offers them.
+    pub harness: Option<&'a dyn super::HarnessHandlers>,
 }

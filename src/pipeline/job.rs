@@ -158,6 +158,7 @@ mod tests {
             event_id: "e1",
             cancel: &cancel,
             background: None,
+            harness: None,
         };
         // The first job waits for a file the third creates: run one after
         // another, the first would time out; run together, all succeed.

@@ -8,6 +8,8 @@
 //!   runner, the session, the harness's [`InputValidator`], cancellation);
 //! - [`select`]: an event's hooks in order, indexed by matcher;
 //! - [`background`]: hooks the dispatch does not wait for;
+//! - [`harness`]: handlers only the harness can run (sub-agents, tool
+//!   servers);
 //! - [`job`]: running one hook process and recording the facts of the run
 //!   (duration, exit code or signal, truncation, processes it left behind),
 //!   one job at a time, or several at once with their finishing order.
@@ -18,10 +20,12 @@
 
 pub mod background;
 pub mod context;
+pub mod harness;
 pub mod job;
 pub mod select;
 
 pub use background::{Background, BackgroundJob};
 pub use context::{BoxFuture, DispatchContext, InputValidator, ObjectArguments};
+pub use harness::HarnessHandlers;
 pub use job::{Finished, Job, join_all, leftovers_warning, record_process, run};
 pub use select::Indexed;

@@ -1623,22 +1623,27 @@ fn agent_and_mcp_tool_handlers_are_reported_at_load_and_skipped() {
         {"type": "agent", "prompt": "check it"},
         {"type": "mcp_tool", "server": "srv", "tool": "echo_tool"}]}]}}));
     let f = c.fire(&bash_before("ls"));
-    assert!(
-        f.stderr.contains("latch cannot run `agent` handlers"),
-        "{}",
-        f.stderr
-    );
-    assert!(
-        f.stderr.contains("latch cannot run `mcp_tool` handlers"),
-        "{}",
-        f.stderr
-    );
+    for kind in ["agent", "mcp_tool"] {
+        assert!(
+            f.stderr.contains(&format!(
+                "`{kind}` handlers run only when the harness gives latch"
+            )),
+            "{}",
+            f.stderr
+        );
+    }
     let statuses: Vec<&str> = f
         .runs()
         .iter()
         .map(|r| r["status"].as_str().unwrap())
         .collect();
     assert_eq!(statuses, ["skipped", "skipped"]);
+    assert!(
+        f.runs()[1]["message"]
+            .as_str()
+            .unwrap()
+            .contains("no sub-agents or tool servers")
+    );
     assert_eq!(f.outcome["decision"], "proceed");
 }
 

@@ -660,3 +660,107 @@ fn r2_a_first_line_async_turns_the_run_into_an_async_one() {
     assert_eq!(f.runs()[0]["status"], "ok");
     assert!(f.runs()[0].get("message").is_none(), "{}", f.outcome);
 }
+
+/// A harness with one tool server (`srv`: `echo` answers its `text`) and
+/// a sub-agent that answers what the test set.
+struct Harness {
+    agent_answer: String,
+    calls: std::sync::Mutex<Vec<(String, String, Value)>>,
+}
+
+impl latch::pipeline::HarnessHandlers for Harness {
+    fn call_tool<'a>(
+        &'a self,
+        server: &'a str,
+        tool: &'a str,
+        input: Value,
+    ) -> latch::pipeline::BoxFuture<'a, Result<String, String>> {
+        self.calls
+            .lock()
+            .unwrap()
+            .push((server.to_owned(), tool.to_owned(), input.clone()));
+        Box::pin(async move {
+            match (server, tool) {
+                ("srv", "echo") => Ok(input["text"].as_str().unwrap_or("").to_owned()),
+                _ => Err(format!("no tool {tool} on {server}")),
+            }
+        })
+    }
+
+    fn run_agent<'a>(
+        &'a self,
+        prompt: &'a str,
+    ) -> latch::pipeline::BoxFuture<'a, Result<String, String>> {
+        assert!(prompt.contains("\"tool_name\":\"Bash\""), "{prompt}");
+        Box::pin(async move { Ok(self.agent_answer.clone()) })
+    }
+}
+
+/// Dispatches `event` through a claude engine for `c`'s project, with
+/// `harness` as the harness's handlers.
+fn dispatch_with(c: &Claude, harness: Harness, event: Value) -> latch::Outcome {
+    use latch::dialect::claude::{Claude as Dialect, Options, Sources};
+    let dialect = Dialect::load(Options {
+        sources: Sources {
+            project: Some(c.project()),
+            managed_dir: Some(c.root.path().join("managed")),
+            ..Sources::default()
+        },
+        project: Some(c.project()),
+        ..Options::default()
+    });
+    let engine = latch::Engine::new()
+        .with_dialect(dialect)
+        .with_harness_handlers(harness);
+    let event: latch::Event = serde_json::from_value(event).unwrap();
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap()
+        .block_on(engine.dispatch(&event, &latch::Session::in_memory(None)))
+        .unwrap()
+}
+
+#[test]
+fn r2_mcp_tool_and_agent_handlers_run_through_the_harness() {
+    // r2_mcp_tool_hook: `${tool_input.command}` is filled in, and the
+    // tool's text is read like stdout: a deny JSON denies.
+    let c = Claude::new().project_settings(&json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [
+        {"type": "mcp_tool", "server": "srv", "tool": "echo", "input": {"text":
+            "{\"hookSpecificOutput\": {\"hookEventName\": \"PreToolUse\", \"permissionDecision\": \"deny\", \"permissionDecisionReason\": \"no ${tool_input.command} via ${tool_name}\"}}"}}]}]}}));
+    let harness = Harness {
+        agent_answer: String::new(),
+        calls: Default::default(),
+    };
+    let outcome = dispatch_with(&c, harness, bash_before("rm -rf /"));
+    assert!(outcome.is_denied());
+    assert_eq!(outcome.notices[0].text, "no rm -rf / via Bash");
+
+    // A plain-text answer is a silent success; a failed call a warning.
+    let c = Claude::new().project_settings(&json!({"hooks": {"PreToolUse": [{"hooks": [
+        {"type": "mcp_tool", "server": "srv", "tool": "echo", "input": {"text": "fine"}},
+        {"type": "mcp_tool", "server": "gone", "tool": "x"}]}]}}));
+    let harness = Harness {
+        agent_answer: String::new(),
+        calls: Default::default(),
+    };
+    let outcome = dispatch_with(&c, harness, bash_before("ls"));
+    assert!(!outcome.is_denied());
+    assert!(outcome.context.is_empty());
+    assert_eq!(outcome.warnings.len(), 1, "{:?}", outcome.warnings);
+    assert!(outcome.warnings[0].contains("no tool x on gone"));
+
+    // An agent answers like a prompt handler: ok false blocks.
+    let c = Claude::new().project_settings(&json!({"hooks": {"PreToolUse": [{"hooks": [
+        {"type": "agent", "prompt": "Is this safe? $ARGUMENTS"}]}]}}));
+    let harness = Harness {
+        agent_answer: r#"{"ok": false, "reason": "touches /etc"}"#.to_owned(),
+        calls: Default::default(),
+    };
+    let outcome = dispatch_with(&c, harness, bash_before("vi /etc/hosts"));
+    assert!(outcome.is_denied());
+    assert_eq!(
+        outcome.notices[0].text,
+        "PreToolUse:Bash hook error: [Is this safe? $ARGUMENTS]: touches /etc"
+    );
+}

@@ -381,6 +381,82 @@ fn work<'a>(
         }
         // Without a background runner, hooks Claude Code does not wait for
         // run like the others (their output is ignored either way).
+        HandlerKind::Agent { .. } | HandlerKind::McpTool { .. } => {
+            let Some(harness) = cx.harness else {
+                let mut record = s.record;
+                record.status = RunStatus::Skipped;
+                record.error = Some(ErrorCategory::UnsupportedHandler);
+                record.message = Some(format!(
+                    "an `{}` handler, and the harness gives latch no sub-agents or tool servers",
+                    s.handler.kind.type_name()
+                ));
+                return Prepared::Background(record);
+            };
+            let ce = place.ce;
+            let (default, call) = match &s.handler.kind {
+                HandlerKind::McpTool {
+                    server,
+                    tool,
+                    input,
+                } => {
+                    let payload = serde_json::from_slice::<Value>(place.stdin).unwrap_or_default();
+                    let input = super::harness::interpolate(input, &payload);
+                    let call: BoxFuture<'a, Verdict> = Box::pin(async move {
+                        match harness.call_tool(server, tool, input).await {
+                            Ok(text) => super::judge::read_stdout(&text),
+                            Err(e) => Verdict::NonBlocking(format!(
+                                "Failed with non-blocking status code: MCP tool {server}:{tool} failed: {e}"
+                            )),
+                        }
+                    });
+                    (COMMAND_TIMEOUT, call)
+                }
+                HandlerKind::Agent { prompt } => {
+                    let payload = String::from_utf8_lossy(
+                        place.stdin.strip_suffix(b"\n").unwrap_or(place.stdin),
+                    );
+                    let text = super::prompt::with_arguments(prompt, &payload);
+                    let call: BoxFuture<'a, Verdict> = Box::pin(async move {
+                        match harness.run_agent(&text).await {
+                            Ok(answer) => super::prompt::read_answer(ce, &answer),
+                            Err(e) => Verdict::NonBlocking(format!("agent hook failed: {e}")),
+                        }
+                    });
+                    (super::harness::AGENT_TIMEOUT, call)
+                }
+                other => {
+                    let why = format!("`{}` is not a harness handler", other.type_name());
+                    return Prepared::Refused(s.record, why);
+                }
+            };
+            let timeout = s
+                .handler
+                .timeout
+                .unwrap_or(default)
+                .min(place.timeout(s.handler));
+            let mut record = s.record;
+            Prepared::Run(Work {
+                shown,
+                future: Box::pin(async move {
+                    let started = std::time::Instant::now();
+                    let verdict = tokio::select! {
+                        v = tokio::time::timeout(timeout, call) => v.unwrap_or_else(|_| {
+                            Verdict::NonBlocking(format!(
+                                "Hook timed out after {}s and was cancelled",
+                                timeout.as_secs_f64()
+                            ))
+                        }),
+                        _ = cx.cancel.cancelled() => Verdict::NonBlocking("Hook was cancelled".to_owned()),
+                    };
+                    record.took(started.elapsed());
+                    Ran {
+                        record,
+                        verdict,
+                        warnings: Vec::new(),
+                    }
+                }),
+            })
+        }
         HandlerKind::Command { .. }
             if s.handler.run_async || (place.ce.is_unawaited() && cx.background.is_some()) =>
         {
@@ -594,15 +670,17 @@ fn skip_reason(
             "SessionStart does not run http handlers".to_owned(),
         )),
         HandlerKind::Http { .. } => None,
-        HandlerKind::Prompt { .. } if super::prompt::runs_on(ce) => None,
-        HandlerKind::Prompt { .. } => Some((
+        HandlerKind::Prompt { .. } | HandlerKind::Agent { .. } if super::prompt::runs_on(ce) => {
+            None
+        }
+        HandlerKind::Prompt { .. } | HandlerKind::Agent { .. } => Some((
             Some(ErrorCategory::UnsupportedHandler),
-            format!("Claude Code does not run prompt handlers on {ce}"),
+            format!(
+                "Claude Code does not run {} handlers on {ce}",
+                handler.kind.type_name()
+            ),
         )),
-        other => Some((
-            Some(ErrorCategory::UnsupportedHandler),
-            format!("latch does not run `{}` handlers yet", other.type_name()),
-        )),
+        HandlerKind::McpTool { .. } => None,
     }
 }
 

@@ -112,6 +112,21 @@ pub fn judge(result: &RunResult, timeout_secs: f64) -> Verdict {
     }
 }
 
+/// A text read as a command hook's stdout on exit 0 (an `mcp_tool`
+/// handler's result; recorded: `r2_mcp_tool_hook`): a JSON object decides,
+/// anything else is plain text.
+pub fn read_stdout(text: &str) -> Verdict {
+    let json = text
+        .trim_start()
+        .starts_with('{')
+        .then(|| serde_json::from_str::<Value>(text.trim()).ok())
+        .flatten();
+    match json {
+        Some(Value::Object(obj)) => json_answer(obj),
+        _ => Verdict::Plain(text.trim().to_owned()),
+    }
+}
+
 /// What follows a first line that is exactly a JSON object with `"async":
 /// true`, if stdout starts so.
 fn after_async_line(stdout: &str) -> Option<&str> {

@@ -105,6 +105,9 @@ pub enum HandlerKind {
         server: String,
         /// The tool.
         tool: String,
+        /// The tool's arguments, with `${path}` placeholders into the
+        /// payload (`${tool_input.file_path}`); `{}` when absent.
+        input: serde_json::Value,
     },
 }
 
@@ -134,7 +137,7 @@ impl HandlerKind {
             HandlerKind::Command { command, .. } => command.clone(),
             HandlerKind::Http { url, .. } => url.clone(),
             HandlerKind::Prompt { prompt, .. } | HandlerKind::Agent { prompt } => prompt.clone(),
-            HandlerKind::McpTool { server, tool } => format!("{server}:{tool}"),
+            HandlerKind::McpTool { server, tool, .. } => format!("{server}:{tool}"),
         }
     }
 }
@@ -505,9 +508,25 @@ impl Loader<'_> {
             "mcp_tool" => {
                 let server = self.string(h, "server", true);
                 let tool = self.string(h, "tool", true);
-                server
-                    .zip(tool)
-                    .map(|(server, tool)| HandlerKind::McpTool { server, tool })
+                let input = match h.get("input") {
+                    None => Some(serde_json::Value::Object(serde_json::Map::new())),
+                    Some(n) if n.as_map().is_some() => Some(n.to_json()),
+                    Some(n) => {
+                        self.problem(
+                            n.position,
+                            format!("`input` must be an object, not {}", n.json_kind()),
+                        );
+                        None
+                    }
+                };
+                match (server, tool, input) {
+                    (Some(server), Some(tool), Some(input)) => Some(HandlerKind::McpTool {
+                        server,
+                        tool,
+                        input,
+                    }),
+                    _ => None,
+                }
             }
             "" => None,
             other => {
@@ -557,10 +576,13 @@ impl Loader<'_> {
         ) {
             let at = h.get("type").map_or(h.position, |t| t.position);
             self.note(
-                Diagnostic::warning(format!(
-                    "latch cannot run `{}` handlers (a sub-agent or an MCP server of the harness); this handler is skipped",
-                    kind.type_name()
-                ))
+                Diagnostic::new(
+                    crate::diag::Severity::Info,
+                    format!(
+                        "`{}` handlers run only when the harness gives latch its sub-agents and tool servers (the library's `Engine::with_harness_handlers`); `latch fire` skips them",
+                        kind.type_name()
+                    ),
+                )
                 .at(Some(at)),
             );
         }
@@ -671,7 +693,7 @@ impl Loader<'_> {
 }
 
 /// The keys of a handler Claude Code knows (the schema lists them).
-pub const HANDLER_KEYS: [&str; 17] = [
+pub const HANDLER_KEYS: [&str; 18] = [
     "type",
     "command",
     "args",
@@ -689,6 +711,7 @@ pub const HANDLER_KEYS: [&str; 17] = [
     "model",
     "server",
     "tool",
+    "input",
 ];
 
 #[cfg(test)]

@@ -23,6 +23,7 @@ pub mod discover;
 pub mod env_file;
 pub mod events;
 pub mod explain;
+pub mod harness;
 pub mod http;
 pub mod judge;
 pub mod lint;

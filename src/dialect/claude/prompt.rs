@@ -30,30 +30,41 @@ pub const PROMPT_TIMEOUT: Duration = Duration::from_secs(30);
 /// What latch puts before the handler's prompt.
 pub const INSTRUCTION: &str = "You are evaluating a hook condition for a coding agent. Read the condition and the event below, then answer with one JSON object and nothing else: {\"ok\": true} if the condition is satisfied and the agent may go on, or {\"ok\": false, \"reason\": \"<why, for the agent>\"} if not; add \"impossible\": true when the agent cannot do anything about it.";
 
-/// The events a prompt handler may run on (Claude Code's docs), of those
-/// latch fires.
+/// The events a `prompt` or `agent` handler may run on (Claude Code's
+/// docs).
 pub fn runs_on(ce: ClaudeEvent) -> bool {
     matches!(
         ce,
         ClaudeEvent::PreToolUse
             | ClaudeEvent::PermissionRequest
+            | ClaudeEvent::PermissionDenied
             | ClaudeEvent::PostToolUse
             | ClaudeEvent::PostToolUseFailure
+            | ClaudeEvent::PostToolBatch
             | ClaudeEvent::UserPromptSubmit
+            | ClaudeEvent::UserPromptExpansion
             | ClaudeEvent::Stop
             | ClaudeEvent::SubagentStop
+            | ClaudeEvent::TaskCreated
+            | ClaudeEvent::TaskCompleted
+            | ClaudeEvent::TeammateIdle
     )
 }
 
 /// The text sent to the model: the instruction, then the prompt with
 /// `$ARGUMENTS` replaced by `payload` (or `payload` appended).
 pub fn render(prompt: &str, payload: &str) -> String {
-    let body = if prompt.contains("$ARGUMENTS") {
+    format!("{INSTRUCTION}\n\n{}", with_arguments(prompt, payload))
+}
+
+/// The prompt with `$ARGUMENTS` replaced by `payload`, or `payload`
+/// appended after a blank line when the prompt does not mention it.
+pub fn with_arguments(prompt: &str, payload: &str) -> String {
+    if prompt.contains("$ARGUMENTS") {
         prompt.replace("$ARGUMENTS", payload)
     } else {
         format!("{prompt}\n\n{payload}")
-    };
-    format!("{INSTRUCTION}\n\n{body}")
+    }
 }
 
 /// Asks the model and reads its answer as a verdict.
