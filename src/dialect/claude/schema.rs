@@ -35,6 +35,9 @@ pub fn schema() -> Value {
             "if" => {
                 json!({"type": "string", "description": "A permission rule such as Bash(git *) or Edit(*.ts); tool events only."})
             }
+            "input" => {
+                json!({"type": "object", "description": "mcp_tool: the tool's arguments; ${tool_input.file_path}-style placeholders are filled from the payload."})
+            }
             _ => json!({"type": "string"}),
         }
     };
