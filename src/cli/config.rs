@@ -63,9 +63,9 @@ pub struct ConfigArgs {
     /// Default: /etc/claude-code.
     #[arg(long, value_name = "DIR")]
     claude_managed_dir: Option<PathBuf>,
-    /// A tool vocabulary file for the claude dialect: how the harness's
-    /// tools map to Claude Code's names and argument shapes (added to the
-    /// built-in table).
+    /// A tool vocabulary file: how the harness's tools map to Claude Code's
+    /// names and argument shapes (added to the claude dialect's built-in
+    /// table; the evener dialect takes its names).
     #[arg(long, value_name = "FILE")]
     tool_vocabulary: Option<PathBuf>,
     /// Leave hook command lines out of the claude dialect's texts for the
@@ -144,6 +144,11 @@ impl ConfigArgs {
                 Box::new(move |e| peen::failure_denies(e, summarize)),
             );
         }
+        // The harness's own vocabulary file: the claude dialect adds it to
+        // the built-in table, evener takes its tool names.
+        let own_vocabulary = (load_evener || load_claude)
+            .then(|| vocabulary_file(self.tool_vocabulary.as_deref(), diags))
+            .flatten();
         let mut prompt_config = PromptConfig::from_env();
         prompt_config.base_url = self.prompt_base_url.clone().or(prompt_config.base_url);
         prompt_config.model = self.prompt_model.clone().or(prompt_config.model);
@@ -152,7 +157,10 @@ impl ConfigArgs {
             let options = evener::Options {
                 plugin_dirs: self.plugin_dirs.clone(),
                 project: project.clone(),
-                tool_names: ToolNames::default(),
+                tool_names: match &own_vocabulary {
+                    Some(v) => ToolNames::default().extended_by(v),
+                    None => ToolNames::default(),
+                },
                 prompt,
             };
             engine = with_loaded(
@@ -172,7 +180,10 @@ impl ConfigArgs {
                     plugin_dirs: self.plugin_dirs.clone(),
                 },
                 project: project.clone(),
-                vocabulary: vocabulary(self.tool_vocabulary.as_deref(), diags),
+                vocabulary: match own_vocabulary {
+                    Some(v) => latch::vocabulary::Vocabulary::builtin().extended(v),
+                    None => latch::vocabulary::Vocabulary::builtin(),
+                },
                 prompt: prompt_config.clone(),
                 texts: claude::text::Texts {
                     hide_commands: self.claude_hide_commands,
@@ -190,27 +201,24 @@ impl ConfigArgs {
     }
 }
 
-/// The built-in tool vocabulary, extended by `file` when given; the file's
-/// problems go to `diags`.
-fn vocabulary(
+/// The harness's tool vocabulary file, when given; its problems go to
+/// `diags`.
+fn vocabulary_file(
     file: Option<&std::path::Path>,
     diags: &mut Vec<Diagnostic>,
-) -> latch::vocabulary::Vocabulary {
-    let builtin = latch::vocabulary::Vocabulary::builtin();
-    let Some(file) = file else {
-        return builtin;
-    };
+) -> Option<latch::vocabulary::Vocabulary> {
+    let file = file?;
     match latch::config::read_bounded_text(file, latch::config::MAX_CONFIG_FILE) {
         Ok(text) => {
             let (v, d) = latch::vocabulary::Vocabulary::from_text(&text, file);
             diags.extend(d);
-            builtin.extended(v)
+            Some(v)
         }
         Err(e) => {
             diags.push(
                 Diagnostic::error(format!("cannot read the tool vocabulary: {e}")).in_file(file),
             );
-            builtin
+            None
         }
     }
 }

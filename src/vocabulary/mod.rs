@@ -135,6 +135,13 @@ impl Vocabulary {
     pub fn claude_names(&self) -> impl Iterator<Item = &str> {
         self.tools.values().map(|m| m.claude.as_str())
     }
+
+    /// Every harness tool name with its Claude Code name.
+    pub fn names(&self) -> impl Iterator<Item = (&str, &str)> {
+        self.tools
+            .iter()
+            .map(|(harness, m)| (harness.as_str(), m.claude.as_str()))
+    }
 }
 
 impl ToolMap {

@@ -27,6 +27,21 @@ fn matched(p: &Plugins, tool: &str) -> bool {
 }
 
 #[test]
+fn a_tool_vocabulary_file_adds_the_harness_s_tool_names() {
+    // The harness's `run_tests` tool is a Bash tool to hooks; its argument
+    // shapes are the claude dialect's business, not evener's.
+    let p = on("PreToolUse", "Bash", "true");
+    let file = p.write(
+        "vocabulary.yaml",
+        b"tools:\n  run_tests: {claude: Bash, args: {cmd: command}}\n",
+    );
+    let event = pre("run_tests", json!({"cmd": "make test"}));
+    assert!(p.fire(&event).runs().is_empty(), "unknown without the file");
+    let f = p.fire_with(&event, &["--tool-vocabulary", file.to_str().unwrap()], &[]);
+    assert_eq!(f.runs().len(), 1, "{}", f.outcome);
+}
+
+#[test]
 fn matchers_test_the_claude_tool_name() {
     assert!(matched(&on("PreToolUse", "Bash", "true"), "shell"));
     assert!(

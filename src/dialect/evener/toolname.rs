@@ -44,6 +44,16 @@ impl ToolNames {
         self
     }
 
+    /// This table with the tool names of a harness's vocabulary added
+    /// (replacing same names). Evener's spec translates names only, so the
+    /// vocabulary's argument shapes do not apply here.
+    pub fn extended_by(mut self, vocabulary: &crate::vocabulary::Vocabulary) -> Self {
+        for (harness, claude) in vocabulary.names() {
+            self.table.insert(harness.to_owned(), claude.to_owned());
+        }
+        self
+    }
+
     /// The Claude name for a canonical tool name.
     pub fn claude_name<'a>(&'a self, canonical: &'a str) -> &'a str {
         self.table.get(canonical).map_or(canonical, String::as_str)
@@ -66,5 +76,23 @@ mod tests {
         assert_eq!(t.claude_name("ask_user"), "AskUserQuestion");
         assert_eq!(t.claude_name("memory__search"), "memory__search");
         assert_eq!(t.with("lint", "Lint").claude_name("lint"), "Lint");
+    }
+
+    #[test]
+    fn the_spec_table_agrees_with_the_built_in_vocabulary() {
+        let builtin = crate::vocabulary::Vocabulary::builtin();
+        for (canonical, claude) in DEFAULT_TABLE {
+            assert_eq!(builtin.claude_name(canonical), claude, "{canonical}");
+        }
+        let mine = crate::vocabulary::Vocabulary::empty().with(
+            "run_tests",
+            crate::vocabulary::ToolMap {
+                claude: "Bash".to_owned(),
+                ..crate::vocabulary::ToolMap::default()
+            },
+        );
+        let t = ToolNames::default().extended_by(&mine);
+        assert_eq!(t.claude_name("run_tests"), "Bash");
+        assert_eq!(t.claude_name("read"), "read", "builtin extras stay out");
     }
 }
