@@ -45,6 +45,7 @@
 //! # }
 //! ```
 
+pub mod background;
 pub mod config;
 pub mod convert;
 pub mod diag;

@@ -11,7 +11,7 @@ use std::process::{Command, Stdio};
 use serde::{Deserialize, Serialize};
 
 use latch::pipeline::{Background, BackgroundJob};
-use latch::run::{Cancel, Runner};
+use latch::run::Runner;
 use latch::session::Session;
 
 use super::exit;
@@ -90,22 +90,8 @@ pub async fn run() -> u8 {
     };
     let session = Session::open_or_unusable(root, id);
     let result = Runner::default().run(&sent.job.command).await;
-    let timeout = sent.job.command.timeout.as_secs_f64();
-    match sent.job.dialect.as_str() {
-        latch::dialect::claude::DIALECT => {
-            let texts = latch::dialect::claude::background::answer_texts(&result, timeout);
-            match latch::dialect::claude::background::store(
-                &session,
-                &Cancel::never(),
-                &sent.job.hook,
-                texts,
-            )
-            .await
-            {
-                Ok(()) => exit::OK,
-                Err(_) => exit::INTERNAL,
-            }
-        }
-        _ => exit::BAD_EVENT,
+    match latch::background::keep_answer(&sent.job, &result, &session).await {
+        Ok(_) => exit::OK,
+        Err(_) => exit::INTERNAL,
     }
 }

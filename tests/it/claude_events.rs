@@ -764,3 +764,65 @@ fn r2_mcp_tool_and_agent_handlers_run_through_the_harness() {
         "PreToolUse:Bash hook error: [Is this safe? $ARGUMENTS]: touches /etc"
     );
 }
+
+#[test]
+fn the_library_s_task_background_keeps_async_answers_and_tells_the_harness() {
+    use latch::dialect::claude::{Claude as Dialect, Options, Sources};
+    let c = Claude::new();
+    let hook = r#"sleep 0.2; echo '{"hookSpecificOutput": {"hookEventName": "PostToolUse", "additionalContext": "LATE"}}'"#;
+    let c = c.project_settings(&json!({"hooks": {"PostToolUse": [{"hooks": [
+        {"type": "command", "command": hook, "async": true}]}]}}));
+    let state = c.root.path().join("state");
+    let (tx, rx) = std::sync::mpsc::channel();
+    let tasks = latch::background::Tasks::new(&state).with_listener(move |a| {
+        let _ = tx.send(a.clone());
+    });
+    let engine = latch::Engine::new()
+        .with_dialect(Dialect::load(Options {
+            sources: Sources {
+                project: Some(c.project()),
+                managed_dir: Some(c.root.path().join("managed")),
+                ..Sources::default()
+            },
+            project: Some(c.project()),
+            ..Options::default()
+        }))
+        .with_background(tasks);
+    let mut after = bash_before("ls");
+    after["event"] = json!("tool_after");
+    after["tool"]["output"] = json!({"stdout": "x"});
+    let event: latch::Event = serde_json::from_value(after).unwrap();
+    let session = latch::Session::open(&state, "s1").unwrap();
+    // A current-thread runtime runs the background task only while it is
+    // driven: wait for the answer inside it, as a harness's loop would.
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let (first, answer) = runtime.block_on(async {
+        let first = engine.dispatch(&event, &session).await.unwrap();
+        let start = std::time::Instant::now();
+        loop {
+            if let Ok(a) = rx.try_recv() {
+                break (first, a);
+            }
+            assert!(
+                start.elapsed() < std::time::Duration::from_secs(20),
+                "no answer"
+            );
+            tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+        }
+    });
+    assert!(first.context.is_empty());
+    assert_eq!(answer.session_id, "s1");
+    assert_eq!(
+        answer.texts,
+        ["<system-reminder>\nLATE\n</system-reminder>"]
+    );
+    // And the session's next tool result carries it, as with `latch fire`.
+    let second = runtime.block_on(engine.dispatch(&event, &session)).unwrap();
+    assert_eq!(
+        second.context[0].text,
+        "<system-reminder>\nLATE\n</system-reminder>"
+    );
+}

@@ -1,0 +1,109 @@
+//! A ready [`Background`] for harnesses that embed latch: each job runs on
+//! a tokio task of the dispatching runtime, and its answer is kept in the
+//! session's on-disk state for a later event, exactly as `latch fire`'s
+//! detached processes keep it, so the two can be mixed.
+//!
+//! ```no_run
+//! let engine = latch::Engine::new()
+//!     .with_background(latch::background::Tasks::new("/var/lib/my-harness/latch"));
+//! ```
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use crate::pipeline::{Background, BackgroundJob};
+use crate::run::{Cancel, RunResult, Runner};
+use crate::session::Session;
+
+/// What a finished background hook said, for a harness that wants to know
+/// at once (for example to wake an idle agent).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Answer {
+    /// The session it belongs to.
+    pub session_id: String,
+    /// The dialect that started it.
+    pub dialect: String,
+    /// The hook's label.
+    pub hook: String,
+    /// The event it ran for, in the dialect's spelling.
+    pub event: String,
+    /// The texts the model reads with the session's next tool result.
+    pub texts: Vec<String>,
+}
+
+/// Called with every answer as it arrives.
+pub type Listener = Arc<dyn Fn(&Answer) + Send + Sync>;
+
+/// Runs background jobs on tokio tasks (see the module docs).
+#[derive(Clone)]
+pub struct Tasks {
+    state_root: PathBuf,
+    runner: Runner,
+    listener: Option<Listener>,
+}
+
+impl Tasks {
+    /// Keeps answers in the sessions under `state_root` (the directory
+    /// `latch fire --state-dir` takes).
+    pub fn new(state_root: impl Into<PathBuf>) -> Tasks {
+        Tasks {
+            state_root: state_root.into(),
+            runner: Runner::default(),
+            listener: None,
+        }
+    }
+
+    /// Also calls `listener` with each answer as it arrives.
+    pub fn with_listener(mut self, listener: impl Fn(&Answer) + Send + Sync + 'static) -> Tasks {
+        self.listener = Some(Arc::new(listener));
+        self
+    }
+}
+
+impl Background for Tasks {
+    fn start(&self, job: BackgroundJob) -> Result<(), String> {
+        let runtime = tokio::runtime::Handle::try_current()
+            .map_err(|_| "no tokio runtime to run it on".to_owned())?;
+        if job.deliver && job.session_id.is_none() {
+            return Err("the event has no session_id to deliver its answer to".to_owned());
+        }
+        let me = self.clone();
+        runtime.spawn(async move {
+            let result = me.runner.run(&job.command).await;
+            let Some(id) = job.session_id.clone().filter(|_| job.deliver) else {
+                return;
+            };
+            let session = Session::open_or_unusable(&me.state_root, &id);
+            let texts = keep_answer(&job, &result, &session)
+                .await
+                .unwrap_or_default();
+            if let Some(listener) = &me.listener {
+                listener(&Answer {
+                    session_id: id,
+                    dialect: job.dialect,
+                    hook: job.hook,
+                    event: job.event,
+                    texts,
+                });
+            }
+        });
+        Ok(())
+    }
+}
+
+/// Reads a finished background hook by its dialect's rules and keeps its
+/// answer in `session` for a later event; returns the texts kept. An
+/// unknown dialect keeps nothing.
+pub async fn keep_answer(
+    job: &BackgroundJob,
+    result: &RunResult,
+    session: &Session,
+) -> std::io::Result<Vec<String>> {
+    use crate::dialect::claude;
+    if job.dialect != claude::DIALECT {
+        return Ok(Vec::new());
+    }
+    let texts = claude::background::answer_texts(result, job.command.timeout.as_secs_f64());
+    claude::background::store(session, &Cancel::never(), &job.hook, texts.clone()).await?;
+    Ok(texts)
+}
