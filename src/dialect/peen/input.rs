@@ -145,7 +145,7 @@ impl Reached<'_> {
 }
 
 impl fmt::Display for Reached<'_> {
-    /// Compact JSON, shortened past [`SHOWN_CHARS`] characters.
+    /// Compact JSON, shortened past 200 characters.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let text = match self {
             Reached::Value(v) => v.to_string(),
@@ -159,7 +159,7 @@ impl fmt::Display for Reached<'_> {
     }
 }
 
-/// `text` cut to [`SHOWN_CHARS`] characters, with `…` when cut.
+/// `text` cut to 200 characters, with `…` when cut.
 pub fn shorten(text: &str) -> std::borrow::Cow<'_, str> {
     match text.char_indices().nth(SHOWN_CHARS) {
         Some((at, _)) => format!("{}…", &text[..at]).into(),
