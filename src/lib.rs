@@ -56,6 +56,7 @@ pub mod explain;
 pub mod journal;
 pub mod lint;
 pub mod matcher;
+pub mod model;
 pub mod outcome;
 pub mod panic;
 pub mod permission_rule;

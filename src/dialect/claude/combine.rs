@@ -64,7 +64,7 @@ struct Place<'p> {
     /// The event.
     ce: ClaudeEvent,
     /// Where `prompt` handlers send their requests.
-    prompt: &'p crate::dialect::evener::PromptConfig,
+    prompt: &'p crate::model::PromptConfig,
 }
 
 impl Place<'_> {

@@ -60,7 +60,7 @@ pub struct Options {
     /// How texts are written.
     pub texts: text::Texts,
     /// Where `prompt` handlers send their requests.
-    pub prompt: crate::dialect::evener::PromptConfig,
+    pub prompt: crate::model::PromptConfig,
     /// The cap on consecutive Stop blocks (`None`: no cap).
     pub stop_block_cap: Option<u32>,
 }

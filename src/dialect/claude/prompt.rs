@@ -19,7 +19,7 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-use crate::dialect::evener::prompt::{PromptConfig, ask};
+use crate::model::{PromptConfig, ask};
 
 use super::events::ClaudeEvent;
 use super::judge::Verdict;
