@@ -72,6 +72,9 @@ pub enum Placement {
     /// Appended to the text of the tool's result, after a blank line
     /// (claude `async` hooks' answers).
     AppendToToolResult,
+    /// Added to the instructions of the compaction request, on
+    /// `compact_before` (claude `PreCompact` plain stdout).
+    CompactionPrompt,
 }
 
 /// Context a hook asked to show the model.

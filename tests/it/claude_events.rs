@@ -826,3 +826,109 @@ fn the_library_s_task_background_keeps_async_answers_and_tells_the_harness() {
         "<system-reminder>\nLATE\n</system-reminder>"
     );
 }
+
+#[test]
+fn r3_effort_compaction_and_the_compact_session_start() {
+    // r3_effort_fields: `effort` after `permission_mode` on tool events.
+    let c = Claude::new();
+    let pre = c.hook("pre", "");
+    let c = c.project_settings(&settings("PreToolUse", None, &[&pre]));
+    let mut e = bash_before("ls");
+    e["effort"] = json!("high");
+    c.fire(&e);
+    let got = c.received("pre").expect("ran");
+    expect_keys(
+        &got,
+        &[
+            "session_id",
+            "transcript_path",
+            "cwd",
+            "prompt_id",
+            "permission_mode",
+            "effort",
+            "hook_event_name",
+        ],
+        &["tool_name", "tool_input", "tool_use_id"],
+    );
+    assert_eq!(got["effort"], json!({"level": "high"}));
+
+    // r3_compact_auto / _outputs: custom_instructions is null when there
+    // are none; plain stdout joins the compaction request's instructions.
+    let c = Claude::new();
+    let pre = c.hook("pre", "--stdout 'Keep the test names.'");
+    let start = c.hook("start", "--stdout 'Re-read NOTES.md.'");
+    let c = c.project_settings(&json!({"hooks": {
+        "PreCompact": [{"matcher": "auto", "hooks": [{"type": "command", "command": pre}]}],
+        "SessionStart": [{"matcher": "compact", "hooks": [{"type": "command", "command": start}]}]}}));
+    let f = c.fire(&event(
+        "compact_before",
+        json!({"prompt_id": "p1", "trigger": "auto"}),
+    ));
+    let got = c.received("pre").expect("ran");
+    expect_keys(&got, &PROMPTED, &["trigger", "custom_instructions"]);
+    assert_eq!(got["custom_instructions"], Value::Null);
+    assert_eq!(texts(&f.outcome["context"]), ["Keep the test names."]);
+    assert_eq!(f.outcome["context"][0]["placement"], "compaction_prompt");
+    // The SessionStart after compaction has the prompt id and the model,
+    // and its text goes at the end of the last tool result.
+    let f = c.fire(&event(
+        "session_start",
+        json!({"prompt_id": "p1", "source": "compact", "model": "m"}),
+    ));
+    expect_keys(
+        &c.received("start").expect("ran"),
+        &PROMPTED,
+        &["source", "model"],
+    );
+    assert_eq!(
+        texts(&f.outcome["context"]),
+        [
+            "<system-reminder>\nSessionStart:compact hook success: Re-read NOTES.md.\n</system-reminder>"
+        ]
+    );
+    assert_eq!(
+        f.outcome["context"][0]["placement"],
+        "append_to_tool_result"
+    );
+}
+
+#[test]
+fn r3_worktree_permission_denied_and_notification_texts() {
+    // r3_worktree_create_exit2: `<cmd>: <stderr>`, without brackets.
+    let c = Claude::new();
+    let fail = c.hook("wt", "--exit 2 --stderr 'no disk'");
+    let c = c.project_settings(&settings("WorktreeCreate", None, &[&fail]));
+    let f = c.fire(&event(
+        "worktree_create",
+        json!({"worktree": {"name": "wt1"}}),
+    ));
+    assert_eq!(
+        f.notice_texts(),
+        [format!("WorktreeCreate hook failed: {fail}: no disk")]
+    );
+    // r3_permission_denied_retry: the model is told it may retry.
+    let c = Claude::new();
+    let retry = c.hook(
+        "pd",
+        r#"--stdout '{"hookSpecificOutput": {"hookEventName": "PermissionDenied", "retry": true}}'"#,
+    );
+    let c = c.project_settings(&settings("PermissionDenied", None, &[&retry]));
+    let mut denied = bash_before("rm -rf /tmp/x");
+    denied["event"] = json!("permission_denied");
+    denied["reason"] = json!("[Irreversible Local Destruction] rm -rf");
+    let f = c.fire(&denied);
+    assert_eq!(
+        texts(&f.outcome["context"]),
+        ["The PermissionDenied hook indicated you may retry this tool call."]
+    );
+    // r3_notification_outputs: exit 2 reaches no one.
+    let c = Claude::new();
+    let loud = c.hook("n", "--exit 2 --stderr 'ignored'");
+    let c = c.project_settings(&settings("Notification", None, &[&loud]));
+    let f = c.fire(&event(
+        "notification",
+        json!({"message": "Elicitation response for server \"srv\": cancel",
+            "notification_type": "elicitation_response"}),
+    ));
+    assert!(f.outcome.get("warnings").is_none(), "{}", f.outcome);
+}

@@ -868,7 +868,11 @@ impl Fold<'_> {
                 ));
                 // Any failure of a WorktreeCreate hook fails the creation.
                 if ce == ClaudeEvent::WorktreeCreate {
-                    self.decide(&hook, Decision::Deny, capped(&message));
+                    self.decide(
+                        &hook,
+                        Decision::Deny,
+                        t.worktree_failed(cmd, &capped(&message)),
+                    );
                 }
                 let category = if message.contains("timed out") {
                     ErrorCategory::Timeout
@@ -912,8 +916,12 @@ impl Fold<'_> {
                             .push(stop_feedback(&t.bracketed(cmd, &message)));
                         self.feedback_hooks.push(hook.clone());
                     }
-                    ClaudeEvent::PreCompact | ClaudeEvent::WorktreeCreate => {
+                    ClaudeEvent::PreCompact => {
                         self.decide(&hook, Decision::Deny, message);
+                    }
+                    ClaudeEvent::WorktreeCreate => {
+                        let text = t.worktree_failed(cmd, &message);
+                        self.decide(&hook, Decision::Deny, text);
                     }
                     // The task tool's result (recorded: `r3_task_created_exit2`,
                     // `r3_task_completed_exit2`).
@@ -942,7 +950,8 @@ impl Fold<'_> {
                     | ClaudeEvent::DirectoryAdded
                     | ClaudeEvent::MessageDisplay
                     | ClaudeEvent::CwdChanged
-                    | ClaudeEvent::FileChanged => {
+                    | ClaudeEvent::FileChanged
+                    | ClaudeEvent::Notification => {
                         record.status = RunStatus::Ok;
                         record.error = None;
                     }
@@ -951,7 +960,6 @@ impl Fold<'_> {
                     | ClaudeEvent::SubagentStart
                     | ClaudeEvent::SessionStart
                     | ClaudeEvent::SessionEnd
-                    | ClaudeEvent::Notification
                     | ClaudeEvent::PostCompact
                     | ClaudeEvent::ConfigChange => {
                         record.status = RunStatus::Ok;
@@ -985,9 +993,14 @@ impl Fold<'_> {
                         let source = self.event.source.as_deref().unwrap_or("startup");
                         self.context(
                             &hook,
-                            Placement::FirstUserMessage,
+                            self.session_start_placement(),
                             success(&format!("SessionStart:{source}"), &capped(&stdout)),
                         );
+                    }
+                    // Recorded (`r3_compact_outputs`): more instructions for
+                    // the summary.
+                    ClaudeEvent::PreCompact => {
+                        self.context(&hook, Placement::CompactionPrompt, capped(&stdout));
                     }
                     // Elsewhere plain stdout goes to Claude Code's debug log only.
                     _ => {}
@@ -1163,9 +1176,12 @@ impl Fold<'_> {
                     self.decide(&hook, Decision::Deny, text);
                 }
             }
+            // Recorded (`r3_permission_denied_retry`): the model is told.
             ClaudeEvent::PermissionDenied => {
-                if j.specific.get("retry").and_then(Value::as_bool) == Some(true) {
+                if j.specific.get("retry").and_then(Value::as_bool) == Some(true) && !self.out.retry
+                {
                     self.out.retry = true;
+                    self.context(&hook, Placement::AfterToolResult, text::RETRY.to_owned());
                 }
             }
             ClaudeEvent::WorktreeCreate => {
@@ -1214,7 +1230,7 @@ impl Fold<'_> {
                 if let Some(ctx) = context {
                     self.context(
                         &hook,
-                        Placement::FirstUserMessage,
+                        self.session_start_placement(),
                         additional_context("SessionStart", &ctx),
                     );
                 }
@@ -1262,6 +1278,17 @@ impl Fold<'_> {
         halt.hooks.push(hook.to_owned());
         if halt.reason.is_none() {
             halt.reason = reason;
+        }
+    }
+
+    /// Where SessionStart text goes: after compaction, at the end of the
+    /// last tool result (recorded: `r3_compact_auto`); else in the first
+    /// user message.
+    fn session_start_placement(&self) -> Placement {
+        if self.event.source.as_deref() == Some("compact") {
+            Placement::AppendToToolResult
+        } else {
+            Placement::FirstUserMessage
         }
     }
 
@@ -1417,6 +1444,7 @@ impl Fold<'_> {
                 | ClaudeEvent::PermissionRequest
                 | ClaudeEvent::TaskCreated
                 | ClaudeEvent::TaskCompleted
+                | ClaudeEvent::WorktreeCreate
         ) && self.out.decision == Decision::Deny
             && let Some((hook, text)) = winning.last()
         {

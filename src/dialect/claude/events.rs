@@ -272,6 +272,22 @@ impl ClaudeEvent {
         )
     }
 
+    /// Whether the payload carries `effort` (after `permission_mode`) when
+    /// the event has one (recorded: `r3_effort_fields`).
+    fn has_effort(self) -> bool {
+        use ClaudeEvent as E;
+        matches!(
+            self,
+            E::PreToolUse
+                | E::PermissionDenied
+                | E::PostToolUse
+                | E::PostToolUseFailure
+                | E::PostToolBatch
+                | E::Stop
+                | E::SubagentStop
+        )
+    }
+
     /// Whether Claude Code starts the event's hooks without waiting for
     /// them, ignoring what they say (recorded: `r3_instructions_loaded_slow_ctx`,
     /// `r3_stop_failure_outputs`). Claude Code does not wait for
@@ -354,7 +370,10 @@ pub fn payload<'a>(ce: ClaudeEvent, event: &'a Event, facts: &PayloadFacts<'a>) 
     put(&mut m, "session_id", text(&event.session_id));
     put(&mut m, "transcript_path", path(&event.transcript_path));
     put(&mut m, "cwd", Value::from(facts.cwd.to_string_lossy()));
-    if ce != ClaudeEvent::SessionStart
+    // SessionStart carries the prompt id only after compaction (recorded:
+    // `r3_compact_auto`, `r3_session_resume_*`).
+    let compacting = event.source.as_deref() == Some("compact");
+    if (ce != ClaudeEvent::SessionStart || compacting)
         && let Some(id) = &event.prompt_id
     {
         put(&mut m, "prompt_id", Value::from(id.as_str()));
@@ -364,6 +383,17 @@ pub fn payload<'a>(ce: ClaudeEvent, event: &'a Event, facts: &PayloadFacts<'a>) 
             &mut m,
             "permission_mode",
             Value::from(event.permission_mode.as_deref().unwrap_or("default")),
+        );
+    }
+    // Recorded (`r3_effort_fields`): `{"level": …}` on the tool-loop
+    // events, when the harness gives an effort.
+    if ce.has_effort()
+        && let Some(level) = &event.effort
+    {
+        put(
+            &mut m,
+            "effort",
+            serde_json::json!({ "level": level.as_str() }),
         );
     }
     if let (Some(id), Some(ty)) = (&event.agent_id, &event.agent_type) {
@@ -636,15 +666,15 @@ pub fn payload<'a>(ce: ClaudeEvent, event: &'a Event, facts: &PayloadFacts<'a>) 
                 "trigger",
                 Value::from(event.trigger.as_deref().unwrap_or("auto")),
             );
-            let (key, value) = if ce == ClaudeEvent::PreCompact {
-                (
-                    "custom_instructions",
-                    c.and_then(|c| c.instructions.clone()),
-                )
+            // `custom_instructions` is `null` when there are none
+            // (recorded: `r3_compact_auto`).
+            if ce == ClaudeEvent::PreCompact {
+                let instructions = c.and_then(|c| c.instructions.clone());
+                put(&mut m, "custom_instructions", Value::from(instructions));
             } else {
-                ("compact_summary", c.and_then(|c| c.summary.clone()))
-            };
-            put(&mut m, key, Value::from(value.unwrap_or_default()));
+                let summary = c.and_then(|c| c.summary.clone()).unwrap_or_default();
+                put(&mut m, "compact_summary", Value::from(summary));
+            }
         }
     }
     m

@@ -46,6 +46,17 @@ impl Texts {
         }
     }
 
+    /// A failed `WorktreeCreate`, as the worktree tool's result:
+    /// `WorktreeCreate hook failed: <cmd>: <message>`, without brackets
+    /// (recorded: `r3_worktree_create_exit2`).
+    pub fn worktree_failed(&self, cmd: &str, message: &str) -> String {
+        if self.hide_commands {
+            format!("WorktreeCreate hook failed: {message}")
+        } else {
+            format!("WorktreeCreate hook failed: {cmd}: {message}")
+        }
+    }
+
     /// A `permissionDecision` without a reason: `Hook PreToolUse:<Tool>
     /// denied this tool` (recorded: `r3_deny_json_no_reason`).
     pub fn decided(&self, tool: &str, decision: crate::outcome::Decision) -> String {
@@ -64,6 +75,10 @@ impl Texts {
         format!("{event} operation blocked by hook:\n{message}\n\nOriginal prompt: {prompt}")
     }
 }
+
+/// What the model reads when a `PermissionDenied` hook answers `retry:
+/// true` (recorded: `r3_permission_denied_retry`).
+pub const RETRY: &str = "The PermissionDenied hook indicated you may retry this tool call.";
 
 /// `<system-reminder>\n<body>\n</system-reminder>`.
 pub fn reminder(body: &str) -> String {
