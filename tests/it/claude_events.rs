@@ -371,9 +371,11 @@ fn r3_stop_failure_payload_and_matcher() {
     assert_eq!(c.runs_of("other"), 0);
 }
 
-// The events below are not recorded (Claude Code fires them only
-// interactively, or in agent teams); their payloads and answers follow
-// Claude Code's docs.
+// The events below: recorded where the case is named (`r3_file_changed`,
+// `r3_config_change`, `r3_worktree_create`, `r3_task_*`,
+// `r3_elicitation_accept`, `r3_message_display_outputs`,
+// `r3_permission_denied_retry`); `TeammateIdle` and `DirectoryAdded`
+// cannot be recorded under `-p` and follow Claude Code's docs.
 
 #[test]
 fn file_and_directory_events_carry_their_paths_and_ask_for_watches() {
