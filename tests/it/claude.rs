@@ -4,19 +4,7 @@
 
 use serde_json::{Value, json};
 
-use crate::claude_util::{Claude, bash_before, settings};
-
-fn keys(v: &Value) -> Vec<&str> {
-    v.as_object()
-        .map(|m| m.keys().map(String::as_str).collect())
-        .unwrap_or_default()
-}
-
-fn texts(list: &Value) -> Vec<&str> {
-    list.as_array()
-        .map(|a| a.iter().filter_map(|x| x["text"].as_str()).collect())
-        .unwrap_or_default()
-}
+use crate::claude_util::{Claude, bash_before, keys, settings, texts};
 
 #[test]
 fn a_payloads_have_the_recorded_fields_in_order() {

@@ -6,19 +6,7 @@
 
 use serde_json::{Value, json};
 
-use crate::claude_util::{Claude, bash_before, settings};
-
-fn keys(v: &Value) -> Vec<&str> {
-    v.as_object()
-        .map(|m| m.keys().map(String::as_str).collect())
-        .unwrap_or_default()
-}
-
-fn texts(list: &Value) -> Vec<&str> {
-    list.as_array()
-        .map(|a| a.iter().filter_map(|x| x["text"].as_str()).collect())
-        .unwrap_or_default()
-}
+use crate::claude_util::{Claude, bash_before, keys, settings, texts};
 
 /// An event of `kind` in session `s1`, with `fields` merged in.
 fn event(kind: &str, fields: Value) -> Value {
@@ -317,14 +305,7 @@ fn r3_instructions_loaded_hooks_are_not_waited_for() {
         f.outcome
     );
     // r3_instructions_loaded: the payload, once the detached hook ran.
-    let start = std::time::Instant::now();
-    let got = loop {
-        if let Some(got) = c.received("rec") {
-            break got;
-        }
-        assert!(start.elapsed() < std::time::Duration::from_secs(20));
-        std::thread::sleep(std::time::Duration::from_millis(100));
-    };
+    let got = c.wait_for("rec");
     expect_keys(
         &got,
         &PROMPTED,
@@ -358,14 +339,7 @@ fn r3_stop_failure_payload_and_matcher() {
     ));
     assert_eq!(f.outcome["decision"], "proceed");
     assert!(f.outcome.get("warnings").is_none(), "{}", f.outcome);
-    let start = std::time::Instant::now();
-    let got = loop {
-        if let Some(got) = c.received("rec") {
-            break got;
-        }
-        assert!(start.elapsed() < std::time::Duration::from_secs(20));
-        std::thread::sleep(std::time::Duration::from_millis(100));
-    };
+    let got = c.wait_for("rec");
     // r3_stop_failure_429: no permission_mode, no error_details.
     expect_keys(&got, &PROMPTED, &["error", "last_assistant_message"]);
     assert_eq!(c.runs_of("other"), 0);

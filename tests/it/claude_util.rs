@@ -126,6 +126,22 @@ impl Claude {
         fs::read_to_string(self.hook_dir().join(format!("in.{label}.json"))).ok()
     }
 
+    /// What the fixture hook `label` read, waiting up to 20 s for a hook
+    /// that runs in the background.
+    pub fn wait_for(&self, label: &str) -> Value {
+        let start = std::time::Instant::now();
+        loop {
+            if let Some(got) = self.received(label) {
+                return got;
+            }
+            assert!(
+                start.elapsed() < std::time::Duration::from_secs(20),
+                "{label} never ran"
+            );
+            std::thread::sleep(std::time::Duration::from_millis(100));
+        }
+    }
+
     /// How many times the fixture hook `label` ran.
     pub fn runs_of(&self, label: &str) -> usize {
         fs::read_to_string(self.hook_dir().join(format!("runs.{label}.jsonl")))
@@ -166,6 +182,20 @@ impl Claude {
             .expect("latch runs");
         Fired::from_output(&out)
     }
+}
+
+/// The keys of a JSON object, in order.
+pub fn keys(v: &Value) -> Vec<&str> {
+    v.as_object()
+        .map(|m| m.keys().map(String::as_str).collect())
+        .unwrap_or_default()
+}
+
+/// The `text` of every entry of a list (an outcome's `context` or `notices`).
+pub fn texts(list: &Value) -> Vec<&str> {
+    list.as_array()
+        .map(|a| a.iter().filter_map(|x| x["text"].as_str()).collect())
+        .unwrap_or_default()
 }
 
 /// `{"hooks": {event: [{"matcher": m, "hooks": [command handlers]}]}}`.
