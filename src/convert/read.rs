@@ -413,7 +413,7 @@ pub fn from_claude(cfg: &crate::dialect::claude::Claude) -> (Vec<Rule>, Vec<Diag
                 Matcher::Valid(m) => {
                     notes.push(report(
                         &group.source,
-                        format!("matcher {} on {e} (its {}) has no equivalent; the group is not converted", m.describe(), e.target_kind().unwrap_or("target")),
+                        format!("matcher {} on {e} (tested against {}) has no equivalent; the group is not converted", m.describe(), e.target_kind().unwrap_or("target")),
                     ));
                     continue;
                 }
