@@ -485,3 +485,40 @@ fn the_docs_example_with_poolside_and_evener_is_real_output() {
     let text = String::from_utf8(out.stdout).unwrap().replace(root, "…");
     assert_eq!(text, &docs[start..end]);
 }
+
+#[test]
+fn claude_file_changed_matchers_are_file_names_in_explain_as_in_fire() {
+    let d = tempfile::tempdir().unwrap();
+    std::fs::create_dir(d.path().join(".claude")).unwrap();
+    std::fs::write(
+        d.path().join(".claude/settings.json"),
+        r#"{"hooks": {"FileChanged": [{"matcher": ".envrc|package.json", "hooks": [{"type": "command", "command": "true"}]}]}}"#,
+    )
+    .unwrap();
+    let flags = [
+        "--dialect",
+        "claude",
+        "--claude-managed-dir",
+        "/nonexistent",
+    ];
+    let hit = explain(
+        d.path(),
+        &json!({"event": "file_changed", "file_path": "/w/.envrc"}),
+        &flags,
+    );
+    assert_eq!(
+        reasons(&hit),
+        [(
+            true,
+            "true".to_owned(),
+            "[Project] file names `.envrc|package.json` include `.envrc`".to_owned()
+        )]
+    );
+    // As a regex `.envrc` would match `xenvrc`; as a file name it does not.
+    let miss = explain(
+        d.path(),
+        &json!({"event": "file_changed", "file_path": "/w/xenvrc"}),
+        &flags,
+    );
+    assert!(!miss[0]["runs"].as_bool().unwrap(), "{miss:?}");
+}

@@ -175,10 +175,7 @@ impl Claude {
             Some(name) if ce == ClaudeEvent::FileChanged => (0..groups.refs.len())
                 .filter(|&i| {
                     let (fi, gi) = groups.refs[i];
-                    match self.files[fi].groups[gi].matcher_text.as_deref() {
-                        None | Some("" | "*") => true,
-                        Some(list) => list.split('|').any(|n| n.trim() == name),
-                    }
+                    names_file(self.files[fi].groups[gi].matcher_text.as_deref(), name)
                 })
                 .collect(),
             // A tool matcher also knows the tool's former names (`Task`).
@@ -190,6 +187,15 @@ impl Claude {
             .filter_map(|i| groups.refs.get(i))
             .map(|(fi, gi)| (&self.files[*fi], &self.files[*fi].groups[*gi]))
             .collect()
+    }
+}
+
+/// Whether a `FileChanged` matcher (literal file names split on `|`;
+/// missing, `""` or `*` for any) names the file `name`.
+pub fn names_file(matcher: Option<&str>, name: &str) -> bool {
+    match matcher {
+        None | Some("" | "*") => true,
+        Some(list) => list.split('|').any(|n| n.trim() == name),
     }
 }
 
