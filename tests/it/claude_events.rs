@@ -908,3 +908,20 @@ fn r3_worktree_permission_denied_and_notification_texts() {
     ));
     assert!(f.outcome.get("warnings").is_none(), "{}", f.outcome);
 }
+
+#[test]
+fn file_changed_matchers_that_look_like_patterns_are_reported() {
+    let c = Claude::new();
+    let any = c.hook("any", "");
+    let c = c.project_settings(&settings("FileChanged", Some("*.env|.envrc"), &[&any]));
+    let f = c.fire(&event("file_changed", json!({"file_path": "/w/.envrc"})));
+    assert_eq!(c.runs_of("any"), 1);
+    assert!(
+        f.stderr
+            .contains("FileChanged matchers are file names, not patterns: `*.env`"),
+        "{}",
+        f.stderr
+    );
+    c.fire(&event("file_changed", json!({"file_path": "/w/prod.env"})));
+    assert_eq!(c.runs_of("any"), 1, "`*.env` is not a glob");
+}

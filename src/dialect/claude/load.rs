@@ -400,7 +400,30 @@ impl Loader<'_> {
             },
         };
         let at = g.get("matcher").map_or(g.position, |m| m.position);
-        let matcher = match ClaudeMatcher::parse(matcher_text.as_deref(), &mut self.budget) {
+        // FileChanged matchers are literal file names split on `|` (they
+        // make Claude Code's watch list), never patterns.
+        let file_names = (event == Some(ClaudeEvent::FileChanged))
+            .then_some(matcher_text.as_deref())
+            .flatten()
+            .filter(|t| !t.is_empty() && *t != "*");
+        let names: Option<Vec<String>> =
+            file_names.map(|list| list.split('|').map(|n| n.trim().to_owned()).collect());
+        for n in names.iter().flatten() {
+            if n.contains(['*', '?', '[', '(', '^', '$', '\\']) {
+                self.note(
+                    Diagnostic::warning(format!(
+                        "FileChanged matchers are file names, not patterns: `{n}` matches only a file named exactly so"
+                    ))
+                    .at(Some(at))
+                    .for_event(event_name),
+                );
+            }
+        }
+        let parsed = match names {
+            Some(names) => Ok(ClaudeMatcher::Names(names)),
+            None => ClaudeMatcher::parse(matcher_text.as_deref(), &mut self.budget),
+        };
+        let matcher = match parsed {
             Ok(m) => {
                 for advice in m.warnings() {
                     self.note(

@@ -170,14 +170,6 @@ impl Claude {
         };
         let chosen: Vec<usize> = match ce.target(event, tool) {
             None => (0..groups.refs.len()).collect(),
-            // FileChanged matchers are literal file names split on `|`
-            // (they also make Claude Code's watch list), never patterns.
-            Some(name) if ce == ClaudeEvent::FileChanged => (0..groups.refs.len())
-                .filter(|&i| {
-                    let (fi, gi) = groups.refs[i];
-                    names_file(self.files[fi].groups[gi].matcher_text.as_deref(), name)
-                })
-                .collect(),
             // A tool matcher also knows the tool's former names (`Task`).
             Some(t) if ce.is_tool() => groups.index.select_tool(t),
             Some(t) => groups.index.select(t),
