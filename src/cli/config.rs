@@ -15,7 +15,8 @@ use latch::dialect::poolside::{Poolside, Sources};
 use latch::{Diagnostic, Engine, Event};
 
 /// A dialect latch can load, by its name on the command line.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
 pub enum DialectName {
     /// poolside's `settings.yaml` levels.
     Poolside,
@@ -27,8 +28,11 @@ pub enum DialectName {
     Claude,
 }
 
-/// Where each dialect's configuration is, and which dialects to load.
-#[derive(Debug, Args)]
+/// Where each dialect's configuration is, and which dialects to load: the
+/// flags of `latch fire` and `latch explain`, and the `initialize` params of
+/// `latch serve` (the same names in snake_case).
+#[derive(Debug, Clone, Default, Args, serde::Deserialize)]
+#[serde(default, deny_unknown_fields)]
 pub struct ConfigArgs {
     /// Load only this dialect (repeatable). Default: poolside and peen,
     /// plus evener when --plugin-dir is given; claude only when named.

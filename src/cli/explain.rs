@@ -46,21 +46,9 @@ pub fn run(args: ExplainArgs) -> u8 {
     for d in diags.iter().chain(engine.diagnostics()) {
         let _ = writeln!(stderr, "{d}");
     }
-    // A panic in one dialect's explanation (a latch bug) is reported and
-    // the other dialects are still explained.
-    let all: Vec<Explanation> = engine
-        .dialects()
-        .flat_map(|d| {
-            latch::panic::catch(|| d.explain(&event)).unwrap_or_else(|m| {
-                let _ = writeln!(
-                    stderr,
-                    "latch: error: {}: latch failed internally while explaining its hooks ({m})",
-                    d.name()
-                );
-                Vec::new()
-            })
-        })
-        .collect();
+    let all = explain_all(&engine, &event, |m| {
+        let _ = writeln!(stderr, "latch: error: {m}");
+    });
     let mut stdout = io::stdout().lock();
     let written = match args.format {
         Format::Json => serde_json::to_string_pretty(&all)
@@ -72,6 +60,28 @@ pub fn run(args: ExplainArgs) -> u8 {
         return exit::INTERNAL;
     }
     exit::OK
+}
+
+/// Every dialect's explanation of `event`. A panic in one dialect's
+/// explanation (a latch bug) is reported through `error` and the other
+/// dialects are still explained.
+pub fn explain_all(
+    engine: &latch::Engine,
+    event: &latch::Event,
+    mut error: impl FnMut(String),
+) -> Vec<Explanation> {
+    engine
+        .dialects()
+        .flat_map(|d| {
+            latch::panic::catch(|| d.explain(event)).unwrap_or_else(|m| {
+                error(format!(
+                    "{}: latch failed internally while explaining its hooks ({m})",
+                    d.name()
+                ));
+                Vec::new()
+            })
+        })
+        .collect()
 }
 
 fn text(out: &mut impl Write, event: &latch::Event, all: &[Explanation]) -> io::Result<()> {

@@ -128,12 +128,20 @@ fn read_event(path: Option<&PathBuf>) -> Result<Event, String> {
     // (128 levels) to the whole event: a deeply nested event is an error
     // with its position in the event, never a stack overflow. (The tool
     // input and output are then kept as text.)
-    let invalid = |e: serde_json::Error| format!("{from} is not a valid event: {e}");
-    serde_json::from_slice::<latch::event::WellNested>(&bytes).map_err(invalid)?;
-    serde_json::from_slice(&bytes).map_err(invalid)
+    parse_event(&bytes, &from)
 }
 
-fn open_session(event: &Event, state_dir: Option<PathBuf>) -> Result<Session, String> {
+/// An event from its JSON text; `from` names where it came from in the
+/// error.
+pub fn parse_event(bytes: &[u8], from: &str) -> Result<Event, String> {
+    let invalid = |e: serde_json::Error| format!("{from} is not a valid event: {e}");
+    serde_json::from_slice::<latch::event::WellNested>(bytes).map_err(invalid)?;
+    serde_json::from_slice(bytes).map_err(invalid)
+}
+
+/// The session of `event`: on disk under `state_dir` (else the default
+/// state root) when it has a `session_id`, else in memory.
+pub fn open_session(event: &Event, state_dir: Option<PathBuf>) -> Result<Session, String> {
     let Some(id) = &event.session_id else {
         return Ok(Session::in_memory(None));
     };

@@ -8,6 +8,7 @@ mod explain;
 mod fire;
 mod lint;
 mod schema;
+mod serve;
 mod signals;
 mod test;
 
@@ -60,6 +61,9 @@ enum Command {
     /// Run hook test scenarios: events through real hooks, checked against
     /// expected outcomes.
     Test(test::TestArgs),
+    /// Serve JSON-RPC 2.0 on stdin and stdout (one message per line): a
+    /// long-lived engine for a harness (see docs/serve.md).
+    Serve(serve::ServeArgs),
     /// Print the JSON Schema of a dialect's configuration format.
     Schema(schema::SchemaArgs),
     /// Translate a configuration between dialects, reporting what cannot be
@@ -114,6 +118,7 @@ pub fn run(cli: Cli) -> ExitCode {
             let _ = latch::run::become_subreaper();
             runtime.block_on(test::run(args))
         }
+        Command::Serve(args) => runtime.block_on(serve::run(args)),
         Command::Schema(args) => schema::run(args),
         Command::Convert(args) => convert::run(args),
         Command::BackgroundHook => runtime.block_on(background::run()),

@@ -43,4 +43,5 @@ mod readme;
 mod runner;
 mod scenarios;
 mod schema;
+mod serve;
 mod util;

@@ -1,0 +1,348 @@
+//! `latch serve`: latch as a long-lived engine, speaking JSON-RPC 2.0 over
+//! stdin and stdout, one message per line (see `docs/serve.md`).
+//!
+//! The reader loop answers `initialize`, `explain` and `shutdown` itself
+//! and starts a task per `fire`. Events of one session run in the order
+//! they arrived (each waits for the one before it); events of different
+//! sessions run at once. Every response and notification goes through one
+//! writer task, so lines never interleave. At the end of input every
+//! dispatch is cancelled (its hooks' process groups killed) and waited
+//! for before the process exits 0.
+
+mod rpc;
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+
+use clap::Args;
+use serde_json::{Value, json};
+use tokio::io::{AsyncWriteExt, BufReader};
+use tokio::sync::{mpsc, oneshot};
+use tokio::task::JoinSet;
+
+use latch::run::{Cancel, CancelHandle};
+use latch::{Diagnostic, Engine, Event};
+
+use self::rpc::{Incoming, Line, code};
+use super::config::ConfigArgs;
+use super::exit;
+
+/// Flags of `latch serve` (none: the configuration comes with
+/// `initialize`).
+#[derive(Debug, Args)]
+pub struct ServeArgs {}
+
+/// Room for the JSON-RPC envelope around an event of the largest size.
+const ENVELOPE: u64 = 1024 * 1024;
+
+/// Where responses and notifications go.
+type Out = mpsc::UnboundedSender<String>;
+
+/// Runs `latch serve` until `exit` or the end of input.
+pub async fn run(_args: ServeArgs) -> u8 {
+    let _ = latch::run::become_subreaper();
+    let max = match super::event_input::max_event_bytes() {
+        Ok(n) => usize::try_from(n.saturating_add(ENVELOPE)).unwrap_or(usize::MAX),
+        Err(msg) => {
+            eprintln!("latch: error: {msg}");
+            return exit::INTERNAL;
+        }
+    };
+    let (out, lines) = mpsc::unbounded_channel::<String>();
+    let writer = tokio::spawn(write_lines(lines));
+    let mut server = Server::new(out.clone());
+    let mut tasks = JoinSet::new();
+    let mut stdin = BufReader::new(tokio::io::stdin());
+    loop {
+        let line = match rpc::read_line(&mut stdin, max).await {
+            Ok(Some(line)) => line,
+            Ok(None) => break,
+            Err(e) => {
+                eprintln!("latch: error: reading stdin: {e}");
+                break;
+            }
+        };
+        let text = match line {
+            Line::TooLong(n) => {
+                let _ = out.send(rpc::error(
+                    &Value::Null,
+                    code::INVALID_REQUEST,
+                    &format!(
+                        "a message of {n} bytes is over the limit of {max} bytes; it was not read"
+                    ),
+                ));
+                continue;
+            }
+            Line::Text(t) if t.iter().all(u8::is_ascii_whitespace) => continue,
+            Line::Text(t) => t,
+        };
+        match rpc::parse(&text) {
+            Err(response) => {
+                let _ = out.send(response);
+            }
+            Ok(Incoming::Notification { method, params }) => match method.as_str() {
+                "exit" => break,
+                "$/cancelRequest" => server.cancel(&params["id"]),
+                other => eprintln!("latch: warning: unknown notification `{other}` ignored"),
+            },
+            Ok(Incoming::Request { id, method, params }) => {
+                let response = match method.as_str() {
+                    "initialize" => Some(server.initialize(&id, params)),
+                    "fire" => server.fire(id, params, &mut tasks),
+                    "explain" => Some(server.explain(&id, params)),
+                    // In-flight fires finish first (a `$/cancelRequest` can
+                    // still stop one: the reader is not needed for that).
+                    "shutdown" => {
+                        server.shutting_down = true;
+                        while tasks.join_next().await.is_some() {}
+                        Some(rpc::result(&id, &Value::Null))
+                    }
+                    other => Some(rpc::error(
+                        &id,
+                        code::METHOD_NOT_FOUND,
+                        &format!("unknown method `{other}`"),
+                    )),
+                };
+                if let Some(r) = response {
+                    let _ = out.send(r);
+                }
+            }
+        }
+        // Finished fires leave the set as they end.
+        while tasks.try_join_next().is_some() {}
+    }
+    // The harness is gone or said `exit`: stop every hook, then leave.
+    server.cancel_all();
+    while tasks.join_next().await.is_some() {}
+    drop(server);
+    drop(out);
+    let _ = writer.await;
+    exit::OK
+}
+
+/// Writes each line to stdout, flushed, until every sender is gone.
+async fn write_lines(mut lines: mpsc::UnboundedReceiver<String>) {
+    let mut stdout = tokio::io::stdout();
+    while let Some(mut line) = lines.recv().await {
+        line.push('\n');
+        if stdout.write_all(line.as_bytes()).await.is_err() || stdout.flush().await.is_err() {
+            return;
+        }
+    }
+}
+
+/// What `initialize` set up.
+struct Setup {
+    config: ConfigArgs,
+    state_root: Option<PathBuf>,
+    /// Loaded engines by the event's working directory (the peen dialect
+    /// reads its workspace from it).
+    engines: Mutex<HashMap<Option<PathBuf>, Arc<Engine>>>,
+}
+
+/// The server's state between messages.
+struct Server {
+    out: Out,
+    setup: Option<Arc<Setup>>,
+    shutting_down: bool,
+    /// Cancel handles of the fires in flight, by request id.
+    in_flight: Arc<Mutex<HashMap<String, CancelHandle>>>,
+    /// Per session, the signal that its latest event finished.
+    tails: HashMap<String, oneshot::Receiver<()>>,
+}
+
+impl Server {
+    fn new(out: Out) -> Server {
+        Server {
+            out,
+            setup: None,
+            shutting_down: false,
+            in_flight: Arc::default(),
+            tails: HashMap::new(),
+        }
+    }
+
+    fn initialize(&mut self, id: &Value, params: Value) -> String {
+        if self.setup.is_some() {
+            return rpc::error(id, code::INVALID_REQUEST, "already initialized");
+        }
+        let mut params = match params {
+            Value::Null => serde_json::Map::new(),
+            Value::Object(m) => m,
+            _ => return rpc::error(id, code::INVALID_PARAMS, "params must be an object"),
+        };
+        let state_root = match params.remove("state_dir") {
+            None | Some(Value::Null) => latch::Session::default_state_root(),
+            Some(Value::String(s)) => Some(PathBuf::from(s)),
+            Some(_) => {
+                return rpc::error(id, code::INVALID_PARAMS, "`state_dir` must be a string");
+            }
+        };
+        let config: ConfigArgs = match serde_json::from_value(Value::Object(params)) {
+            Ok(c) => c,
+            Err(e) => return rpc::error(id, code::INVALID_PARAMS, &format!("invalid params: {e}")),
+        };
+        let setup = Arc::new(Setup {
+            config,
+            state_root,
+            engines: Mutex::default(),
+        });
+        let (engine, diagnostics) = engine_for(
+            &setup,
+            &self.out,
+            &Event::new(latch::EventKind::SessionStart),
+        );
+        self.setup = Some(setup);
+        let dialects: Vec<&str> = engine.dialects().map(|d| d.name()).collect();
+        rpc::result(
+            id,
+            &json!({
+                "server": {"name": "latch", "version": env!("CARGO_PKG_VERSION")},
+                "dialects": dialects,
+                "diagnostics": diagnostics,
+            }),
+        )
+    }
+
+    /// Starts a dispatch; `None` when the response comes from its task.
+    fn fire(&mut self, id: Value, params: Value, tasks: &mut JoinSet<()>) -> Option<String> {
+        let setup = match self.ready(&id) {
+            Ok(s) => s,
+            Err(response) => return Some(response),
+        };
+        let event = match event_of(&params) {
+            Ok(e) => e,
+            Err(why) => return Some(rpc::error(&id, code::INVALID_PARAMS, &why)),
+        };
+        let (engine, _) = engine_for(&setup, &self.out, &event);
+        let (handle, cancel) = Cancel::pair();
+        let key = id.to_string();
+        lock(&self.in_flight).insert(key.clone(), handle);
+        // Events of one session run in the order they arrived.
+        let (done, finished) = oneshot::channel();
+        let before = event
+            .session_id
+            .clone()
+            .and_then(|s| self.tails.insert(s, finished));
+        let (out, in_flight) = (self.out.clone(), self.in_flight.clone());
+        tasks.spawn(async move {
+            if let Some(before) = before {
+                let _ = before.await;
+            }
+            let response = match super::fire::open_session(&event, setup.state_root.clone()) {
+                Err(msg) => rpc::error(&id, code::INTERNAL_ERROR, &msg),
+                Ok(session) => match engine.dispatch_cancellable(&event, &session, &cancel).await {
+                    Ok(mut outcome) => {
+                        if cancel.is_cancelled() {
+                            outcome.warnings.push(
+                                "dispatch cancelled: latch killed the running hook and its descendants and started no further hook"
+                                    .to_owned(),
+                            );
+                        }
+                        rpc::result(&id, &outcome)
+                    }
+                    Err(e) => rpc::error(&id, code::INVALID_PARAMS, &format!("invalid event: {e}")),
+                },
+            };
+            lock(&in_flight).remove(&key);
+            let _ = out.send(response);
+            let _ = done.send(());
+        });
+        None
+    }
+
+    fn explain(&mut self, id: &Value, params: Value) -> String {
+        let setup = match self.ready(id) {
+            Ok(s) => s,
+            Err(response) => return response,
+        };
+        let event = match event_of(&params) {
+            Ok(e) => e,
+            Err(why) => return rpc::error(id, code::INVALID_PARAMS, &why),
+        };
+        let (engine, _) = engine_for(&setup, &self.out, &event);
+        let all = super::explain::explain_all(&engine, &event, |m| eprintln!("latch: error: {m}"));
+        rpc::result(id, &all)
+    }
+
+    /// The setup, or the error response when the server cannot take
+    /// requests.
+    fn ready(&self, id: &Value) -> Result<Arc<Setup>, String> {
+        if self.shutting_down {
+            return Err(rpc::error(
+                id,
+                code::SHUTTING_DOWN,
+                "the server is shutting down",
+            ));
+        }
+        self.setup
+            .clone()
+            .ok_or_else(|| rpc::error(id, code::NOT_INITIALIZED, "send `initialize` first"))
+    }
+
+    fn cancel(&self, id: &Value) {
+        if let Some(handle) = lock(&self.in_flight).get(&id.to_string()) {
+            handle.cancel();
+        }
+    }
+
+    fn cancel_all(&self) {
+        for handle in lock(&self.in_flight).values() {
+            handle.cancel();
+        }
+    }
+}
+
+/// The event in `params`, valid, or why not (naming the field).
+fn event_of(params: &Value) -> Result<Event, String> {
+    let bytes = serde_json::to_vec(params).map_err(|e| e.to_string())?;
+    let event = super::fire::parse_event(&bytes, "params")?;
+    event
+        .validate()
+        .map_err(|e| format!("invalid event: {e}"))?;
+    Ok(event)
+}
+
+/// The engine for `event`'s working directory, loaded the first time it
+/// is needed, with the load's diagnostics (sent as `latch/diagnostics`
+/// when it is not the first engine).
+fn engine_for(setup: &Setup, out: &Out, event: &Event) -> (Arc<Engine>, Vec<Diagnostic>) {
+    let key = event.cwd.clone();
+    if let Some(e) = lock(&setup.engines).get(&key) {
+        return (e.clone(), Vec::new());
+    }
+    let mut diags = Vec::new();
+    let mut engine = setup.config.clone().engine(event, &mut diags);
+    // Async hooks run on this server's runtime; their answers are kept in
+    // the session's state and announced as they arrive.
+    if let Some(root) = &setup.state_root {
+        let notify = out.clone();
+        engine = engine.with_background(latch::background::Tasks::new(root).with_listener(
+            move |answer| {
+                let _ = notify.send(rpc::notification("latch/asyncResult", answer));
+            },
+        ));
+    }
+    let engine = Arc::new(engine);
+    diags.extend(engine.diagnostics().cloned());
+    let first = {
+        let mut engines = lock(&setup.engines);
+        let first = engines.is_empty();
+        engines.insert(key, engine.clone());
+        first
+    };
+    if !first && !diags.is_empty() {
+        let _ = out.send(rpc::notification(
+            "latch/diagnostics",
+            &json!({"diagnostics": diags}),
+        ));
+    }
+    (engine, diags)
+}
+
+/// Locks a mutex, even one a panicked task left poisoned (the maps stay
+/// consistent: every update is one insert or remove).
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}

@@ -1,0 +1,208 @@
+//! JSON-RPC 2.0 messages, one per line (the framing of MCP's stdio
+//! transport), read with a bound on each line.
+//!
+//! Hand-written rather than a JSON-RPC crate: `jsonrpsee` has no stdio
+//! transport and treats malformed input and notifications differently
+//! from what `latch serve` documents; the protocol here is a few message
+//! shapes.
+
+use serde::Serialize;
+use serde_json::Value;
+use tokio::io::{AsyncBufRead, AsyncBufReadExt};
+
+/// Standard and latch error codes (documented in `docs/serve.md`).
+pub mod code {
+    /// The line is not JSON.
+    pub const PARSE_ERROR: i64 = -32700;
+    /// The JSON is not a request or notification, or is too large.
+    pub const INVALID_REQUEST: i64 = -32600;
+    /// No such method.
+    pub const METHOD_NOT_FOUND: i64 = -32601;
+    /// The params are wrong (the message names the field).
+    pub const INVALID_PARAMS: i64 = -32602;
+    /// latch failed internally.
+    pub const INTERNAL_ERROR: i64 = -32603;
+    /// A request other than `initialize` before `initialize`.
+    pub const NOT_INITIALIZED: i64 = -32002;
+    /// A request after `shutdown`.
+    pub const SHUTTING_DOWN: i64 = -32003;
+}
+
+/// One incoming message.
+#[derive(Debug)]
+pub enum Incoming {
+    /// A request: it gets exactly one response.
+    Request {
+        /// Its id (a number or a string), echoed in the response.
+        id: Value,
+        /// The method.
+        method: String,
+        /// The params (`null` when absent).
+        params: Value,
+    },
+    /// A notification: no response.
+    Notification {
+        /// The method.
+        method: String,
+        /// The params (`null` when absent).
+        params: Value,
+    },
+}
+
+/// Reads one message from a line, or the error response to send.
+pub fn parse(line: &[u8]) -> Result<Incoming, String> {
+    let value: Value = match serde_json::from_slice(line) {
+        Ok(v) => v,
+        Err(e) => {
+            return Err(error(
+                &Value::Null,
+                code::PARSE_ERROR,
+                &format!("parse error: {e}"),
+            ));
+        }
+    };
+    let Value::Object(mut m) = value else {
+        return Err(error(
+            &Value::Null,
+            code::INVALID_REQUEST,
+            "a message must be a JSON object",
+        ));
+    };
+    let id = m.remove("id");
+    let invalid = |id: &Option<Value>, why: &str| {
+        error(
+            id.as_ref().unwrap_or(&Value::Null),
+            code::INVALID_REQUEST,
+            why,
+        )
+    };
+    if m.get("jsonrpc").and_then(Value::as_str) != Some("2.0") {
+        return Err(invalid(&id, "`jsonrpc` must be \"2.0\""));
+    }
+    let Some(Value::String(method)) = m.remove("method") else {
+        return Err(invalid(&id, "`method` must be a string"));
+    };
+    let params = m.remove("params").unwrap_or(Value::Null);
+    match id {
+        None => Ok(Incoming::Notification { method, params }),
+        Some(id @ (Value::Number(_) | Value::String(_))) => {
+            Ok(Incoming::Request { id, method, params })
+        }
+        Some(_) => Err(invalid(&None, "`id` must be a number or a string")),
+    }
+}
+
+/// A success response line.
+pub fn result(id: &Value, result: &impl Serialize) -> String {
+    let result = serde_json::to_value(result).unwrap_or(Value::Null);
+    serde_json::json!({"jsonrpc": "2.0", "id": id, "result": result}).to_string()
+}
+
+/// An error response line.
+pub fn error(id: &Value, code: i64, message: &str) -> String {
+    serde_json::json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}})
+        .to_string()
+}
+
+/// A notification line from the server.
+pub fn notification(method: &str, params: &impl Serialize) -> String {
+    let params = serde_json::to_value(params).unwrap_or(Value::Null);
+    serde_json::json!({"jsonrpc": "2.0", "method": method, "params": params}).to_string()
+}
+
+/// One line read with a bound.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Line {
+    /// A whole line, without its `\n`.
+    Text(Vec<u8>),
+    /// A line longer than the bound: skipped to its end, never buffered
+    /// whole. Holds how many bytes it had.
+    TooLong(u64),
+}
+
+/// Reads the next line, keeping at most `max` bytes of it; `None` at the
+/// end of input. A last line without `\n` still counts.
+pub async fn read_line<R: AsyncBufRead + Unpin>(
+    reader: &mut R,
+    max: usize,
+) -> std::io::Result<Option<Line>> {
+    let mut kept = Vec::new();
+    let mut total: u64 = 0;
+    loop {
+        let chunk = reader.fill_buf().await?;
+        if chunk.is_empty() {
+            return Ok(match total {
+                0 => None,
+                n if kept.len() as u64 == n => Some(Line::Text(kept)),
+                n => Some(Line::TooLong(n)),
+            });
+        }
+        let (part, done) = match chunk.iter().position(|&b| b == b'\n') {
+            Some(at) => (&chunk[..at], Some(at + 1)),
+            None => (chunk, None),
+        };
+        total += part.len() as u64;
+        if total <= max as u64 {
+            kept.extend_from_slice(part);
+        } else {
+            // Over the bound: drop what was kept and count the rest.
+            kept = Vec::new();
+        }
+        let used = done.unwrap_or(chunk.len());
+        reader.consume(used);
+        if done.is_some() {
+            return Ok(Some(if total <= max as u64 {
+                Line::Text(kept)
+            } else {
+                Line::TooLong(total)
+            }));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn messages_and_their_errors() {
+        assert!(matches!(
+            parse(br#"{"jsonrpc":"2.0","id":1,"method":"fire","params":{}}"#),
+            Ok(Incoming::Request { .. })
+        ));
+        assert!(matches!(
+            parse(br#"{"jsonrpc":"2.0","method":"exit"}"#),
+            Ok(Incoming::Notification { .. })
+        ));
+        let e = parse(b"nope").unwrap_err();
+        assert!(e.contains("-32700"), "{e}");
+        let e = parse(br#"{"jsonrpc":"2.0","id":{},"method":"x"}"#).unwrap_err();
+        assert!(e.contains("-32600"), "{e}");
+        let e = parse(br#"{"id":3,"method":"x"}"#).unwrap_err();
+        assert!(e.contains(r#""id":3"#), "{e}");
+    }
+
+    #[test]
+    fn long_lines_are_skipped_not_kept() {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .build()
+            .unwrap();
+        let input = format!("short\n{}\nlast", "x".repeat(100));
+        let mut reader = tokio::io::BufReader::with_capacity(8, input.as_bytes());
+        runtime.block_on(async {
+            assert_eq!(
+                read_line(&mut reader, 10).await.unwrap(),
+                Some(Line::Text(b"short".to_vec()))
+            );
+            assert_eq!(
+                read_line(&mut reader, 10).await.unwrap(),
+                Some(Line::TooLong(100))
+            );
+            assert_eq!(
+                read_line(&mut reader, 10).await.unwrap(),
+                Some(Line::Text(b"last".to_vec()))
+            );
+            assert_eq!(read_line(&mut reader, 10).await.unwrap(), None);
+        });
+    }
+}

@@ -1,0 +1,306 @@
+//! `latch serve`: JSON-RPC over stdin/stdout against the real binary.
+
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+use crate::claude_util::{Claude, bash_before, settings};
+use crate::util::process_is_dead;
+
+/// A running `latch serve` and the lines it wrote.
+struct Server {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    lines: mpsc::Receiver<Value>,
+}
+
+impl Server {
+    fn start(env: &[(&str, &str)]) -> Server {
+        let mut cmd = Command::new(assert_cmd::cargo::cargo_bin("latch"));
+        cmd.arg("serve")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .env_remove("LATCH_STATE_DIR")
+            .env_remove("CLAUDE_CODE_STOP_HOOK_BLOCK_CAP");
+        for (k, v) in env {
+            cmd.env(k, v);
+        }
+        let mut child = cmd.spawn().expect("latch serve starts");
+        let stdout = child.stdout.take().expect("stdout");
+        let (tx, lines) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { return };
+                let value = serde_json::from_str(&line)
+                    .unwrap_or_else(|e| panic!("not one JSON message per line: {e}: {line}"));
+                if tx.send(value).is_err() {
+                    return;
+                }
+            }
+        });
+        Server {
+            stdin: child.stdin.take(),
+            child,
+            lines,
+        }
+    }
+
+    /// Starts a server initialized for the claude dialect in `c`'s tree.
+    fn claude(c: &Claude) -> Server {
+        let mut s = Server::start(&[("HOOK_DIR", c.hook_dir().to_str().expect("utf-8"))]);
+        let r = s.request(
+            1,
+            "initialize",
+            json!({"dialects": ["claude"], "project": c.project(), "home": c.home(),
+                "claude_managed_dir": c.root.path().join("managed"),
+                "state_dir": c.root.path().join("state")}),
+        );
+        assert_eq!(r["result"]["dialects"], json!(["claude"]), "{r}");
+        s
+    }
+
+    fn send_line(&mut self, line: &str) {
+        let stdin = self.stdin.as_mut().expect("stdin open");
+        stdin.write_all(line.as_bytes()).expect("write");
+        stdin.write_all(b"\n").expect("write");
+        stdin.flush().expect("flush");
+    }
+
+    fn send(&mut self, message: Value) {
+        self.send_line(&message.to_string());
+    }
+
+    fn recv(&self) -> Value {
+        self.lines
+            .recv_timeout(Duration::from_secs(20))
+            .expect("a message within 20 s")
+    }
+
+    fn request(&mut self, id: i64, method: &str, params: Value) -> Value {
+        self.send(json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
+        self.recv()
+    }
+
+    fn fire(&mut self, id: i64, event: Value) {
+        self.send(json!({"jsonrpc": "2.0", "id": id, "method": "fire", "params": event}));
+    }
+
+    /// Closes stdin and waits for the exit code.
+    fn close(mut self) -> i32 {
+        drop(self.stdin.take());
+        let start = Instant::now();
+        loop {
+            if let Some(status) = self.child.try_wait().expect("wait") {
+                return status.code().unwrap_or(-1);
+            }
+            assert!(
+                start.elapsed() < Duration::from_secs(20),
+                "serve did not exit"
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// An outcome without its timings, for comparing two runs.
+fn untimed(mut outcome: Value) -> Value {
+    if let Some(runs) = outcome["runs"].as_array_mut() {
+        for r in runs {
+            if let Some(r) = r.as_object_mut() {
+                r.remove("duration_ms");
+            }
+        }
+    }
+    outcome
+}
+
+#[test]
+fn fire_through_the_server_gives_latch_fire_s_outcome() {
+    let c = Claude::new();
+    let deny = c.hook("deny", "--exit 2 --stderr 'no rm'");
+    let ctx = c.hook(
+        "ctx",
+        r#"--stdout '{"hookSpecificOutput": {"hookEventName": "PostToolUse", "additionalContext": "CTX"}}'"#,
+    );
+    let c = c.project_settings(&json!({"hooks": {
+        "PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": format!("case \"$(cat)\" in *rm*) {deny};; esac")}]}],
+        "PostToolUse": [{"hooks": [{"type": "command", "command": ctx}]}]}}));
+    let mut after = bash_before("ls");
+    after["event"] = json!("tool_after");
+    after["tool"]["output"] = json!({"stdout": "x"});
+    let events = [
+        bash_before("rm -rf /"),
+        bash_before("ls"),
+        after,
+        json!({"event": "user_prompt", "session_id": "s2", "prompt": "hi"}),
+        json!({"event": "stop", "session_id": "s3"}),
+    ];
+    let mut s = Server::claude(&c);
+    for (i, e) in events.iter().enumerate() {
+        let id = i64::try_from(i).expect("small") + 10;
+        s.fire(id, e.clone());
+        let served = s.recv();
+        assert_eq!(served["id"], id);
+        let fired = c.fire(e);
+        assert_eq!(
+            untimed(served["result"].clone()),
+            untimed(fired.outcome),
+            "event {e}"
+        );
+    }
+    assert_eq!(s.close(), 0);
+}
+
+#[test]
+fn bad_messages_get_errors_and_the_server_goes_on() {
+    let c = Claude::new();
+    let mut s = Server::start(&[("LATCH_MAX_EVENT_BYTES", "1000")]);
+    // Before initialize.
+    let r = s.request(1, "fire", json!({"event": "stop"}));
+    assert_eq!(r["error"]["code"], -32002, "{r}");
+    s.send_line("this is not json");
+    assert_eq!(s.recv()["error"]["code"], -32700);
+    // Over the limit (1000 bytes plus 1 MiB of envelope): not buffered.
+    s.send_line(&format!(
+        r#"{{"jsonrpc":"2.0","id":2,"method":"fire","params":{{"event":"stop","prompt":"{}"}}}}"#,
+        "x".repeat(2 << 20)
+    ));
+    let r = s.recv();
+    assert_eq!(r["error"]["code"], -32600, "{r}");
+    assert!(
+        r["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("over the limit")
+    );
+    let r = s.request(
+        3,
+        "initialize",
+        json!({"dialects": ["claude"], "project": c.project(), "home": c.home(), "bogus": 1}),
+    );
+    assert_eq!(r["error"]["code"], -32602);
+    assert!(
+        r["error"]["message"].as_str().unwrap().contains("bogus"),
+        "{r}"
+    );
+    let r = s.request(
+        4,
+        "initialize",
+        json!({"dialects": ["claude"], "project": c.project(), "home": c.home()}),
+    );
+    assert!(r["result"].is_object(), "{r}");
+    let r = s.request(5, "fire", json!({"event": "tool_before"}));
+    assert_eq!(r["error"]["code"], -32602);
+    assert!(
+        r["error"]["message"].as_str().unwrap().contains("tool"),
+        "{r}"
+    );
+    let r = s.request(6, "fire", json!({"event": "stop", "sesion_id": "x"}));
+    assert!(
+        r["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("sesion_id"),
+        "{r}"
+    );
+    let r = s.request(7, "nope", Value::Null);
+    assert_eq!(r["error"]["code"], -32601);
+    let r = s.request(8, "shutdown", Value::Null);
+    assert_eq!(r["result"], Value::Null);
+    let r = s.request(9, "fire", json!({"event": "stop"}));
+    assert_eq!(r["error"]["code"], -32003);
+    s.send(json!({"jsonrpc": "2.0", "method": "exit"}));
+    assert_eq!(s.close(), 0);
+}
+
+#[test]
+fn one_session_runs_in_order_and_other_sessions_do_not_wait() {
+    let c = Claude::new();
+    let slow = "sleep 1";
+    let c = c.project_settings(&settings("UserPromptSubmit", None, &[slow]));
+    let mut s = Server::claude(&c);
+    let prompt =
+        |session: &str| json!({"event": "user_prompt", "session_id": session, "prompt": "p"});
+    s.fire(1, prompt("a"));
+    s.fire(2, prompt("a"));
+    s.fire(3, json!({"event": "session_end", "session_id": "b"}));
+    let order: Vec<i64> = (0..3)
+        .map(|_| s.recv()["id"].as_i64().expect("an id"))
+        .collect();
+    // Session b has no hook for its event and answers at once; session
+    // a's second event waits for its first.
+    assert_eq!(order, [3, 1, 2]);
+    assert_eq!(s.close(), 0);
+}
+
+#[test]
+fn cancel_request_and_end_of_input_kill_the_hooks() {
+    let c = Claude::new();
+    let pids = c.hook_dir().join("pids");
+    let hook = format!(
+        "sleep 60 & echo $! >> {p}; echo $$ >> {p}; wait",
+        p = pids.display()
+    );
+    let c = c.project_settings(&settings("PreToolUse", None, &[&hook]));
+    let mut s = Server::claude(&c);
+    s.fire(1, bash_before("ls"));
+    let wait_pids = |n: usize| {
+        let start = Instant::now();
+        loop {
+            let text = std::fs::read_to_string(&pids).unwrap_or_default();
+            let list: Vec<i32> = text.lines().filter_map(|l| l.trim().parse().ok()).collect();
+            if list.len() >= n {
+                return list;
+            }
+            assert!(
+                start.elapsed() < Duration::from_secs(20),
+                "the hook never started"
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    };
+    let first = wait_pids(2);
+    s.send(json!({"jsonrpc": "2.0", "method": "$/cancelRequest", "params": {"id": 1}}));
+    let r = s.recv();
+    assert_eq!(r["id"], 1);
+    assert_eq!(r["result"]["runs"][0]["message"], "Hook was cancelled", "{r}");
+    assert_eq!(r["result"]["runs"][0]["signal"], 15, "{r}");
+    // The harness dies with a dispatch in flight: everything is killed.
+    s.fire(2, bash_before("ls"));
+    let all = wait_pids(4);
+    assert_eq!(s.close(), 0);
+    for pid in first.iter().chain(&all) {
+        let start = Instant::now();
+        while !process_is_dead(*pid) {
+            assert!(
+                start.elapsed() < Duration::from_secs(10),
+                "{pid} outlived serve"
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+}
+
+#[test]
+fn explain_answers_what_latch_explain_prints() {
+    let c = Claude::new();
+    let c = c.project_settings(&settings("PreToolUse", Some("Bash"), &["true"]));
+    let mut s = Server::claude(&c);
+    let r = s.request(2, "explain", bash_before("ls"));
+    let list = r["result"].as_array().expect("a list");
+    assert_eq!(list.len(), 1, "{r}");
+    assert_eq!(list[0]["runs"], true);
+    assert_eq!(list[0]["event"], "PreToolUse");
+    assert_eq!(s.close(), 0);
+}
