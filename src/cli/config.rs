@@ -83,6 +83,61 @@ pub struct ConfigArgs {
 }
 
 impl ConfigArgs {
+    /// The files and directories whose changes can change what this
+    /// configuration loads for an event in `cwd`: each dialect's
+    /// configuration files and directories, the plugins, the named files
+    /// (existing or not; `latch serve` watches them). `~/.claude` stands
+    /// only for its settings file: the rest of it is Claude Code's own
+    /// data.
+    pub fn watch_roots(&self, cwd: Option<&std::path::Path>) -> Vec<PathBuf> {
+        let project = self
+            .project
+            .clone()
+            .map(|p| std::path::absolute(&p).unwrap_or(p))
+            .or_else(|| std::env::current_dir().ok());
+        let home = self.home.clone().or_else(|| env_path("HOME"));
+        let mut roots = Vec::new();
+        for base in [
+            project.as_ref(),
+            cwd.map(std::path::Path::to_path_buf).as_ref(),
+        ]
+        .into_iter()
+        .flatten()
+        {
+            for dir in [".poolside", ".agents", ".claude"] {
+                roots.push(base.join(dir));
+            }
+        }
+        if let Some(home) = home {
+            roots.push(home.join(".poolside"));
+            roots.push(home.join(".agents"));
+            roots.push(home.join(".claude").join("settings.json"));
+        }
+        roots.extend(self.plugin_dirs.iter().cloned());
+        roots.extend(self.settings.iter().cloned());
+        roots.extend(self.tool_vocabulary.iter().cloned());
+        roots.extend(
+            self.peen_config_dir
+                .clone()
+                .or_else(|| env_path("PEEN_CONFIG_DIR")),
+        );
+        roots.push(
+            self.claude_managed_dir
+                .clone()
+                .unwrap_or_else(|| PathBuf::from("/etc/claude-code")),
+        );
+        if let Some(s) = self
+            .claude_settings
+            .as_deref()
+            .filter(|s| !s.trim_start().starts_with('{'))
+        {
+            roots.push(PathBuf::from(s));
+        }
+        roots.sort();
+        roots.dedup();
+        roots
+    }
+
     /// Loads the dialects for `event`: those named with `--dialect`, else
     /// poolside, peen (its workspace is the event's `cwd`, else the
     /// project, so a directory change applies to the next event), and

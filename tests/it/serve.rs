@@ -80,6 +80,17 @@ impl Server {
             .expect("a message within 20 s")
     }
 
+    /// The next message with this `method` (a notification), skipping
+    /// others.
+    fn notification(&self, method: &str) -> Value {
+        loop {
+            let m = self.recv();
+            if m["method"] == method {
+                return m;
+            }
+        }
+    }
+
     fn request(&mut self, id: i64, method: &str, params: Value) -> Value {
         self.send(json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
         self.recv()
@@ -274,7 +285,10 @@ fn cancel_request_and_end_of_input_kill_the_hooks() {
     s.send(json!({"jsonrpc": "2.0", "method": "$/cancelRequest", "params": {"id": 1}}));
     let r = s.recv();
     assert_eq!(r["id"], 1);
-    assert_eq!(r["result"]["runs"][0]["message"], "Hook was cancelled", "{r}");
+    assert_eq!(
+        r["result"]["runs"][0]["message"], "Hook was cancelled",
+        "{r}"
+    );
     assert_eq!(r["result"]["runs"][0]["signal"], 15, "{r}");
     // The harness dies with a dispatch in flight: everything is killed.
     s.fire(2, bash_before("ls"));
@@ -302,5 +316,36 @@ fn explain_answers_what_latch_explain_prints() {
     assert_eq!(list.len(), 1, "{r}");
     assert_eq!(list[0]["runs"], true);
     assert_eq!(list[0]["event"], "PreToolUse");
+    assert_eq!(s.close(), 0);
+}
+
+#[test]
+fn configuration_edits_are_reloaded_and_a_broken_edit_keeps_the_last_good_one() {
+    let c = Claude::new();
+    let c = c.project_settings(&settings("PreToolUse", Some("Bash"), &["true"]));
+    let mut s = Server::claude(&c);
+    s.fire(1, bash_before("ls"));
+    assert_eq!(s.recv()["result"]["decision"], "proceed");
+    let c = c.project_settings(&settings(
+        "PreToolUse",
+        Some("Bash"),
+        &["echo no >&2; exit 2"],
+    ));
+    let n = s.notification("latch/diagnostics");
+    assert_eq!(n["params"]["reloaded"], true, "{n}");
+    s.fire(2, bash_before("ls"));
+    assert_eq!(s.recv()["result"]["decision"], "deny");
+    // A broken edit: the deny stays, and the harness is told why.
+    c.write("project/.claude/settings.json", "{\"hooks\": ");
+    let n = s.notification("latch/diagnostics");
+    assert_eq!(n["params"]["reloaded"], false, "{n}");
+    assert!(
+        n["params"]["reason"]
+            .as_str()
+            .is_some_and(|r| r.contains("settings.json")),
+        "{n}"
+    );
+    s.fire(3, bash_before("ls"));
+    assert_eq!(s.recv()["result"]["decision"], "deny");
     assert_eq!(s.close(), 0);
 }

@@ -10,6 +10,7 @@
 //! for before the process exits 0.
 
 mod rpc;
+mod watch;
 
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -115,16 +116,24 @@ pub async fn run(_args: ServeArgs) -> u8 {
     // The harness is gone or said `exit`: stop every hook, then leave.
     server.cancel_all();
     while tasks.join_next().await.is_some() {}
-    drop(server);
-    drop(out);
+    if let Some(w) = server.watcher.take() {
+        w.abort();
+    }
+    // Background hooks still hold senders; the writer stops at this mark
+    // (and those hooks are killed with the runtime).
+    let _ = out.send(String::new());
     let _ = writer.await;
     exit::OK
 }
 
-/// Writes each line to stdout, flushed, until every sender is gone.
+/// Writes each line to stdout, flushed, until an empty line (the end
+/// mark) or until every sender is gone.
 async fn write_lines(mut lines: mpsc::UnboundedReceiver<String>) {
     let mut stdout = tokio::io::stdout();
     while let Some(mut line) = lines.recv().await {
+        if line.is_empty() {
+            return;
+        }
         line.push('\n');
         if stdout.write_all(line.as_bytes()).await.is_err() || stdout.flush().await.is_err() {
             return;
@@ -150,6 +159,8 @@ struct Server {
     in_flight: Arc<Mutex<HashMap<String, CancelHandle>>>,
     /// Per session, the signal that its latest event finished.
     tails: HashMap<String, oneshot::Receiver<()>>,
+    /// The configuration watcher, once initialized.
+    watcher: Option<tokio::task::JoinHandle<()>>,
 }
 
 impl Server {
@@ -160,6 +171,7 @@ impl Server {
             shutting_down: false,
             in_flight: Arc::default(),
             tails: HashMap::new(),
+            watcher: None,
         }
     }
 
@@ -193,6 +205,7 @@ impl Server {
             &self.out,
             &Event::new(latch::EventKind::SessionStart),
         );
+        self.watcher = Some(tokio::spawn(watch::watch(setup.clone(), self.out.clone())));
         self.setup = Some(setup);
         let dialects: Vec<&str> = engine.dialects().map(|d| d.name()).collect();
         rpc::result(
@@ -312,8 +325,30 @@ fn engine_for(setup: &Setup, out: &Out, event: &Event) -> (Arc<Engine>, Vec<Diag
     if let Some(e) = lock(&setup.engines).get(&key) {
         return (e.clone(), Vec::new());
     }
+    let (engine, diags) = load(setup, out, key.as_deref());
+    let engine = Arc::new(engine);
+    let first = {
+        let mut engines = lock(&setup.engines);
+        let first = engines.is_empty();
+        engines.insert(key.clone(), engine.clone());
+        first
+    };
+    if !first && !diags.is_empty() {
+        let _ = out.send(rpc::notification(
+            "latch/diagnostics",
+            &json!({"cwd": key, "reloaded": true, "reason": null, "diagnostics": diags}),
+        ));
+    }
+    (engine, diags)
+}
+
+/// Loads the configuration for events in `cwd`, with every diagnostic of
+/// the load.
+fn load(setup: &Setup, out: &Out, cwd: Option<&std::path::Path>) -> (Engine, Vec<Diagnostic>) {
     let mut diags = Vec::new();
-    let mut engine = setup.config.clone().engine(event, &mut diags);
+    let mut event = Event::new(latch::EventKind::SessionStart);
+    event.cwd = cwd.map(std::path::Path::to_path_buf);
+    let mut engine = setup.config.clone().engine(&event, &mut diags);
     // Async hooks run on this server's runtime; their answers are kept in
     // the session's state and announced as they arrive.
     if let Some(root) = &setup.state_root {
@@ -324,20 +359,7 @@ fn engine_for(setup: &Setup, out: &Out, event: &Event) -> (Arc<Engine>, Vec<Diag
             },
         ));
     }
-    let engine = Arc::new(engine);
     diags.extend(engine.diagnostics().cloned());
-    let first = {
-        let mut engines = lock(&setup.engines);
-        let first = engines.is_empty();
-        engines.insert(key, engine.clone());
-        first
-    };
-    if !first && !diags.is_empty() {
-        let _ = out.send(rpc::notification(
-            "latch/diagnostics",
-            &json!({"diagnostics": diags}),
-        ));
-    }
     (engine, diags)
 }
 

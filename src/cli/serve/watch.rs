@@ -1,0 +1,168 @@
+//! Watching the configuration of `latch serve` and reloading it.
+//!
+//! Polling, not inotify: the files are few and small, polling works the
+//! same on every file system (network mounts included) and needs no
+//! dependency, and a reload every few hundred milliseconds at most is all a
+//! harness needs. Each round takes a fingerprint of the watched paths
+//! (every file's path, size, modification time and inode, found without
+//! following symbolic links, at most [`MAX_ENTRIES`] entries and
+//! [`MAX_DEPTH`] levels); a change that stays for [`SETTLE`] is reloaded.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::{Duration, SystemTime};
+
+use latch::Diagnostic;
+use latch::diag::Severity;
+use serde_json::json;
+
+use super::{Out, Setup, lock, rpc};
+
+/// How often the watched paths are looked at.
+pub const POLL: Duration = Duration::from_millis(250);
+
+/// How long a change must stay before it is reloaded (an editor writes a
+/// file in several steps).
+pub const SETTLE: Duration = Duration::from_millis(200);
+
+/// The most entries one fingerprint looks at.
+const MAX_ENTRIES: usize = 4096;
+
+/// How deep below a watched directory it looks.
+const MAX_DEPTH: usize = 6;
+
+/// One file's facts.
+type Entry = (PathBuf, u64, Option<SystemTime>, u64);
+
+/// What the watched paths look like.
+#[derive(Debug, PartialEq, Eq)]
+pub struct Fingerprint(Vec<Entry>);
+
+/// Takes the fingerprint of `roots`.
+pub fn fingerprint(roots: &[PathBuf]) -> Fingerprint {
+    use std::os::unix::fs::MetadataExt;
+    let mut entries = Vec::new();
+    let mut stack: Vec<(PathBuf, usize)> = roots.iter().map(|r| (r.clone(), 0)).collect();
+    while let Some((path, depth)) = stack.pop() {
+        if entries.len() >= MAX_ENTRIES {
+            break;
+        }
+        let Ok(meta) = std::fs::symlink_metadata(&path) else {
+            continue;
+        };
+        entries.push((path.clone(), meta.len(), meta.modified().ok(), meta.ino()));
+        if meta.is_dir()
+            && depth < MAX_DEPTH
+            && let Ok(dir) = std::fs::read_dir(&path)
+        {
+            for e in dir.flatten().take(MAX_ENTRIES) {
+                stack.push((e.path(), depth + 1));
+            }
+        }
+    }
+    entries.sort();
+    Fingerprint(entries)
+}
+
+/// Watches `setup`'s configuration until the task is dropped: after each
+/// settled change every loaded configuration is loaded again, and the
+/// harness gets `latch/diagnostics`. A configuration whose reload has an
+/// error the loaded one does not have is kept, and the notification says
+/// why.
+pub async fn watch(setup: Arc<Setup>, out: Out) {
+    let roots = |setup: &Setup| -> Vec<PathBuf> {
+        let cwds: Vec<Option<PathBuf>> = lock(&setup.engines).keys().cloned().collect();
+        let mut roots: Vec<PathBuf> = cwds
+            .iter()
+            .flat_map(|cwd| setup.config.watch_roots(cwd.as_deref()))
+            .collect();
+        roots.sort();
+        roots.dedup();
+        roots
+    };
+    let mut last = fingerprint(&roots(&setup));
+    loop {
+        tokio::time::sleep(POLL).await;
+        let now = fingerprint(&roots(&setup));
+        if now == last {
+            continue;
+        }
+        // Let the edit finish.
+        let mut settled = now;
+        loop {
+            tokio::time::sleep(SETTLE).await;
+            let again = fingerprint(&roots(&setup));
+            if again == settled {
+                break;
+            }
+            settled = again;
+        }
+        last = settled;
+        reload(&setup, &out);
+    }
+}
+
+/// Loads every configuration again and tells the harness.
+fn reload(setup: &Setup, out: &Out) {
+    let keys: Vec<Option<PathBuf>> = lock(&setup.engines).keys().cloned().collect();
+    for cwd in keys {
+        let Some(old) = lock(&setup.engines).get(&cwd).cloned() else {
+            continue;
+        };
+        let (engine, diagnostics) = super::load(setup, out, cwd.as_deref());
+        let before: Vec<&Diagnostic> = old.diagnostics().filter(|d| is_error(d)).collect();
+        let broken: Vec<&Diagnostic> = diagnostics
+            .iter()
+            .filter(|d| is_error(d) && !before.contains(d))
+            .collect();
+        let (reloaded, reason) = if broken.is_empty() {
+            lock(&setup.engines).insert(cwd.clone(), Arc::new(engine));
+            (true, None)
+        } else {
+            let files: Vec<String> = broken
+                .iter()
+                .filter_map(|d| d.file.as_deref().map(Path::display))
+                .map(|f| f.to_string())
+                .collect();
+            (
+                false,
+                Some(format!(
+                    "the configuration loaded before is kept: the new one has errors{}",
+                    if files.is_empty() {
+                        String::new()
+                    } else {
+                        format!(" in {}", files.join(", "))
+                    }
+                )),
+            )
+        };
+        let _ = out.send(rpc::notification(
+            "latch/diagnostics",
+            &json!({"cwd": cwd, "reloaded": reloaded, "reason": reason, "diagnostics": diagnostics}),
+        ));
+    }
+}
+
+fn is_error(d: &Diagnostic) -> bool {
+    d.severity == Severity::Error
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_fingerprint_sees_edits_new_files_and_nothing_else() {
+        let d = tempfile::tempdir().unwrap();
+        let file = d.path().join("settings.json");
+        std::fs::write(&file, "{}").unwrap();
+        let roots = vec![d.path().to_path_buf(), d.path().join("missing")];
+        let a = fingerprint(&roots);
+        assert_eq!(a, fingerprint(&roots));
+        std::fs::write(&file, "{\"hooks\": {}}").unwrap();
+        let b = fingerprint(&roots);
+        assert_ne!(a, b);
+        std::fs::write(d.path().join("missing"), "").unwrap();
+        assert_ne!(b, fingerprint(&roots));
+    }
+}
