@@ -17,7 +17,7 @@ use crate::session::Session;
 
 /// What a finished background hook said, for a harness that wants to know
 /// at once (for example to wake an idle agent).
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
 pub struct Answer {
     /// The session it belongs to.
     pub session_id: String,

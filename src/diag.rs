@@ -10,7 +10,19 @@ use std::path::PathBuf;
 use serde::{Deserialize, Serialize};
 
 /// How serious a diagnostic is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    Serialize,
+    Deserialize,
+    schemars::JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum Severity {
     /// Something that does not change behaviour but is worth knowing.
@@ -32,7 +44,19 @@ impl fmt::Display for Severity {
 }
 
 /// A 1-based line and column in a source file.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    Serialize,
+    Deserialize,
+    schemars::JsonSchema,
+)]
 pub struct Position {
     /// 1-based line number.
     pub line: u32,
@@ -41,7 +65,7 @@ pub struct Position {
 }
 
 /// Where a hook was declared: the file and the position of its entry.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct SourceRef {
     /// The configuration file.
     pub file: PathBuf,
@@ -61,7 +85,7 @@ impl fmt::Display for SourceRef {
 }
 
 /// One problem found while loading configuration or running hooks.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Diagnostic {
     /// How serious it is.
     pub severity: Severity,

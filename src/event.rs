@@ -16,7 +16,7 @@ use serde_json::value::RawValue;
 /// One kind covers the equivalent event of every dialect: `tool_before` is
 /// poolside's and evener's `PreToolUse` and peen's `preToolUse` (plus its
 /// per-file-tool `pre<Tool>` event).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum EventKind {
     /// A session starts or resumes (`source` says which).
@@ -195,7 +195,7 @@ impl fmt::Display for EventKind {
 }
 
 /// One tool call, as the model made it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ToolCall {
     /// The harness's name for the tool (dialects may present another name).
@@ -244,6 +244,17 @@ impl ToolCall {
 /// [`RawJson::to_value`] only where its content matters.
 #[derive(Clone)]
 pub struct RawJson(Box<RawValue>);
+
+impl schemars::JsonSchema for RawJson {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "AnyJson".into()
+    }
+
+    /// Any JSON value.
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({"description": "Any JSON value, kept as written."})
+    }
+}
 
 impl RawJson {
     /// The JSON of `value`.
@@ -371,7 +382,7 @@ impl<'de> serde::de::Visitor<'de> for WellNestedVisitor {
 }
 
 /// Figures that describe one compaction.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Compaction {
     /// The estimated size of the request that went over budget, in tokens.
@@ -401,7 +412,7 @@ pub struct Compaction {
 }
 
 /// A typed command that expanded into a prompt, on `prompt_expansion`.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Expansion {
     /// What expanded: `slash_command` or `mcp_prompt` (claude's
@@ -421,7 +432,7 @@ pub struct Expansion {
 }
 
 /// An instructions file loaded into context, on `instructions_loaded`.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Instructions {
     /// The file.
@@ -446,7 +457,7 @@ pub struct Instructions {
 }
 
 /// A worktree, on `worktree_create` and `worktree_remove`.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Worktree {
     /// The name asked for, on `worktree_create`.
@@ -458,7 +469,7 @@ pub struct Worktree {
 }
 
 /// A task, on `task_created` and `task_completed`.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Task {
     /// The task's id.
@@ -473,7 +484,7 @@ pub struct Task {
 }
 
 /// A member of an agent team, on task events and `teammate_idle`.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Team {
     /// The teammate's name.
@@ -486,7 +497,7 @@ pub struct Team {
 
 /// A tool server's request for user input, on `elicitation` and
 /// `elicitation_result`.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Elicitation {
     /// The tool server that asks.
@@ -517,7 +528,7 @@ pub struct Elicitation {
 }
 
 /// Assistant text about to be shown, on `message_display`.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct MessageChunk {
     /// The assistant message the text belongs to.
@@ -539,7 +550,7 @@ pub struct MessageChunk {
 /// Only `event` is required; everything else is filled in when the harness
 /// knows it. Unknown fields are rejected so a misspelled field is an error,
 /// not a silently missing value.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Event {
     /// What kind of point this is.

@@ -6,7 +6,7 @@ use serde::Serialize;
 use crate::diag::SourceRef;
 
 /// Whether one configured hook would run for an event, and why.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct Explanation {
     /// The dialect that declared it.
     pub dialect: String,
@@ -33,7 +33,7 @@ pub struct Explanation {
 }
 
 /// A configuration key of a hook that has no effect in latch.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct IgnoredKey {
     /// The key as written.
     pub key: String,

@@ -11,7 +11,9 @@ use crate::diag::SourceRef;
 use crate::event::EventKind;
 
 /// Whether the harness goes on with what the event describes.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum Decision {
     /// Go on (possibly with rewritten input, output or prompt).
@@ -46,7 +48,7 @@ impl Decision {
 }
 
 /// One hook's reason for a deny.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Reason {
     /// The label of the hook that denied.
     pub hook: String,
@@ -55,7 +57,7 @@ pub struct Reason {
 }
 
 /// Where injected context lands in what the model reads.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Placement {
     /// Appended to the system prompt (session and turn start events).
@@ -78,7 +80,7 @@ pub enum Placement {
 }
 
 /// Context a hook asked to show the model.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Injection {
     /// The label of the hook that injected it.
     pub hook: String,
@@ -89,7 +91,7 @@ pub struct Injection {
 }
 
 /// Why the model is told something about a hook.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum NoticeKind {
     /// A hook rewrote the tool input, the tool output or the prompt.
@@ -107,7 +109,7 @@ pub enum NoticeKind {
 }
 
 /// A message for the model about what a hook did.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Notice {
     /// The hook's label.
     pub hook: String,
@@ -120,7 +122,7 @@ pub struct Notice {
 }
 
 /// A request that the agent keep working instead of stopping.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Continuation {
     /// The text that arrives as the next input, as if the user sent it.
     pub prompt: String,
@@ -129,7 +131,7 @@ pub struct Continuation {
 }
 
 /// A hook's request that the agent loop end once the event is handled.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Halt {
     /// The labels of the hooks that asked.
     pub hooks: Vec<String>,
@@ -139,7 +141,7 @@ pub struct Halt {
 }
 
 /// A session event a hook published.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct PublishedEvent {
     /// The session event's type, such as `repo.file.changed`.
     #[serde(rename = "type")]
@@ -158,7 +160,7 @@ pub struct PublishedEvent {
 }
 
 /// How one hook run ended.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum RunStatus {
     /// It ran and its answer was applied (or it had nothing to say).
@@ -174,7 +176,7 @@ pub enum RunStatus {
 }
 
 /// A coarse, sanitized category for a failed or unusual run.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum ErrorCategory {
     /// The hook's output could not be parsed.
@@ -204,7 +206,7 @@ pub enum ErrorCategory {
 }
 
 /// The record of one hook run.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct HookRun {
     /// The hook's label (its name, or a fallback the dialect documents).
     pub hook: String,
@@ -277,7 +279,7 @@ impl HookRun {
 }
 
 /// What the harness must do after an event's hooks ran.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct Outcome {
     /// The event kind this outcome answers.
     pub event: EventKind,
@@ -343,7 +345,7 @@ pub struct Outcome {
 }
 
 /// A hook's answer to a tool server's request for user input.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub struct ElicitationAnswer {
     /// Which hook answered.
     pub hook: String,

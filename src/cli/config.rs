@@ -15,7 +15,9 @@ use latch::dialect::poolside::{Poolside, Sources};
 use latch::{Diagnostic, Engine, Event};
 
 /// A dialect latch can load, by its name on the command line.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum, serde::Deserialize)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, ValueEnum, serde::Deserialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum DialectName {
     /// poolside's `settings.yaml` levels.
@@ -31,7 +33,7 @@ pub enum DialectName {
 /// Where each dialect's configuration is, and which dialects to load: the
 /// flags of `latch fire` and `latch explain`, and the `initialize` params of
 /// `latch serve` (the same names in snake_case).
-#[derive(Debug, Clone, Default, Args, serde::Deserialize)]
+#[derive(Debug, Clone, Default, Args, serde::Deserialize, schemars::JsonSchema)]
 #[serde(default, deny_unknown_fields)]
 pub struct ConfigArgs {
     /// Load only this dialect (repeatable). Default: poolside and peen,

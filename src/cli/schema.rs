@@ -18,6 +18,8 @@ pub enum DialectName {
     /// Claude Code's `.claude/settings.json` (its hook keys) and plugin
     /// `hooks/hooks.json`.
     Claude,
+    /// `latch serve`'s messages (with the event and the outcome).
+    Serve,
 }
 
 /// Flags of `latch schema`.
@@ -35,6 +37,7 @@ pub fn text(dialect: DialectName) -> String {
         DialectName::Evener => evener::schema::schema(),
         DialectName::Peen => peen::schema::schema(),
         DialectName::Claude => claude::schema::schema(),
+        DialectName::Serve => return super::serve::schema::text(),
     };
     format!(
         "{}\n",

@@ -7,7 +7,7 @@ use crate::util::latch;
 
 #[test]
 fn committed_schemas_match_the_generated_ones() {
-    for dialect in ["poolside", "evener", "peen", "claude"] {
+    for dialect in ["poolside", "evener", "peen", "claude", "serve"] {
         let out = latch().args(["schema", dialect]).output().unwrap();
         assert_eq!(out.status.code(), Some(0));
         let path = format!(

@@ -10,6 +10,7 @@
 //! for before the process exits 0.
 
 mod rpc;
+pub mod schema;
 mod watch;
 
 use std::collections::HashMap;
