@@ -285,10 +285,7 @@ fn cancel_request_and_end_of_input_kill_the_hooks() {
     s.send(json!({"jsonrpc": "2.0", "method": "$/cancelRequest", "params": {"id": 1}}));
     let r = s.recv();
     assert_eq!(r["id"], 1);
-    assert_eq!(
-        r["result"]["runs"][0]["message"], "Hook was cancelled",
-        "{r}"
-    );
+    assert_eq!(r["result"]["runs"][0]["error"], "cancelled", "{r}");
     assert_eq!(r["result"]["runs"][0]["signal"], 15, "{r}");
     // The harness dies with a dispatch in flight: everything is killed.
     s.fire(2, bash_before("ls"));
@@ -348,4 +345,63 @@ fn configuration_edits_are_reloaded_and_a_broken_edit_keeps_the_last_good_one() 
     s.fire(3, bash_before("ls"));
     assert_eq!(s.recv()["result"]["decision"], "deny");
     assert_eq!(s.close(), 0);
+}
+
+#[test]
+fn after_shutdown_a_cancel_still_stops_a_fire_and_a_queued_cancel_answers_at_once() {
+    let c = Claude::new();
+    let c = c.project_settings(&settings("PreToolUse", None, &["sleep 30"]));
+    let mut s = Server::claude(&c);
+    s.fire(1, bash_before("ls"));
+    // The same session: queued behind the first.
+    s.fire(2, bash_before("ls"));
+    std::thread::sleep(Duration::from_millis(300));
+    let started = Instant::now();
+    s.send(json!({"jsonrpc": "2.0", "method": "$/cancelRequest", "params": {"id": 2}}));
+    let r = s.recv();
+    assert_eq!(r["id"], 2, "the queued fire answers first: {r}");
+    assert_eq!(r["result"]["runs"], json!([]));
+    s.send(json!({"jsonrpc": "2.0", "id": 3, "method": "shutdown"}));
+    std::thread::sleep(Duration::from_millis(200));
+    s.send(json!({"jsonrpc": "2.0", "method": "$/cancelRequest", "params": {"id": 1}}));
+    let r = s.recv();
+    assert_eq!(r["id"], 1, "{r}");
+    assert_eq!(r["result"]["runs"][0]["error"], "cancelled", "{r}");
+    assert_eq!(s.recv()["id"], 3, "shutdown answers once nothing runs");
+    assert!(started.elapsed() < Duration::from_secs(10));
+    assert_eq!(s.close(), 0);
+}
+
+#[test]
+fn sigterm_stops_the_hooks_and_the_server() {
+    let c = Claude::new();
+    let pids = c.hook_dir().join("pids");
+    let hook = format!("echo $$ >> {}; sleep 30", pids.display());
+    let c = c.project_settings(&settings("PreToolUse", None, &[&hook]));
+    let mut s = Server::claude(&c);
+    s.fire(1, bash_before("ls"));
+    let start = Instant::now();
+    let pid = loop {
+        if let Some(p) = std::fs::read_to_string(&pids)
+            .ok()
+            .and_then(|t| t.trim().parse::<i32>().ok())
+        {
+            break p;
+        }
+        assert!(start.elapsed() < Duration::from_secs(20));
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    Command::new("kill")
+        .args(["-TERM", &s.child.id().to_string()])
+        .status()
+        .expect("kill");
+    assert_eq!(s.close(), 0);
+    let start = Instant::now();
+    while !process_is_dead(pid) {
+        assert!(
+            start.elapsed() < Duration::from_secs(10),
+            "the hook outlived serve"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
 }

@@ -11,6 +11,7 @@
 
 mod rpc;
 pub mod schema;
+mod stdio;
 mod watch;
 
 use std::collections::HashMap;
@@ -18,6 +19,7 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
 use clap::Args;
+use serde_json::value::RawValue;
 use serde_json::{Value, json};
 use tokio::io::{AsyncWriteExt, BufReader};
 use tokio::sync::{mpsc, oneshot};
@@ -55,13 +57,33 @@ pub async fn run(_args: ServeArgs) -> u8 {
     let writer = tokio::spawn(write_lines(lines));
     let mut server = Server::new(out.clone());
     let mut tasks = JoinSet::new();
-    let mut stdin = BufReader::new(tokio::io::stdin());
+    // Lines are read by their own task, so that the loop below can wait
+    // for a message, a finished dispatch and a signal at once.
+    let (line_tx, mut incoming) = mpsc::channel::<Line>(16);
+    let reader = tokio::spawn(read_lines(line_tx, max));
+    let mut signals = match Signals::new() {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("latch: error: cannot watch for signals: {e}");
+            return exit::INTERNAL;
+        }
+    };
+    // The id of a `shutdown` waiting for the fires in flight.
+    let mut shutdown: Option<Value> = None;
     loop {
-        let line = match rpc::read_line(&mut stdin, max).await {
-            Ok(Some(line)) => line,
-            Ok(None) => break,
-            Err(e) => {
-                eprintln!("latch: error: reading stdin: {e}");
+        let line = tokio::select! {
+            line = incoming.recv() => match line {
+                Some(line) => line,
+                None => break,
+            },
+            Some(_) = tasks.join_next(), if !tasks.is_empty() => {
+                if tasks.is_empty() && let Some(id) = shutdown.take() {
+                    let _ = out.send(rpc::result(&id, &Value::Null));
+                }
+                continue;
+            }
+            name = signals.next() => {
+                eprintln!("latch: {name}: stopping every hook and exiting");
                 break;
             }
         };
@@ -85,7 +107,10 @@ pub async fn run(_args: ServeArgs) -> u8 {
             }
             Ok(Incoming::Notification { method, params }) => match method.as_str() {
                 "exit" => break,
-                "$/cancelRequest" => server.cancel(&params["id"]),
+                "$/cancelRequest" => {
+                    let id = serde_json::from_str::<Value>(params.get()).unwrap_or_default();
+                    server.cancel(&id["id"]);
+                }
                 other => eprintln!("latch: warning: unknown notification `{other}` ignored"),
             },
             Ok(Incoming::Request { id, method, params }) => {
@@ -93,12 +118,17 @@ pub async fn run(_args: ServeArgs) -> u8 {
                     "initialize" => Some(server.initialize(&id, params)),
                     "fire" => server.fire(id, params, &mut tasks),
                     "explain" => Some(server.explain(&id, params)),
-                    // In-flight fires finish first (a `$/cancelRequest` can
-                    // still stop one: the reader is not needed for that).
+                    // In-flight fires finish first; the answer comes when
+                    // the last one ends (messages are still read, so a
+                    // `$/cancelRequest` or `exit` can stop them).
+                    "shutdown" if tasks.is_empty() => {
+                        server.shutting_down = true;
+                        Some(rpc::result(&id, &Value::Null))
+                    }
                     "shutdown" => {
                         server.shutting_down = true;
-                        while tasks.join_next().await.is_some() {}
-                        Some(rpc::result(&id, &Value::Null))
+                        shutdown = Some(id);
+                        None
                     }
                     other => Some(rpc::error(
                         &id,
@@ -111,9 +141,8 @@ pub async fn run(_args: ServeArgs) -> u8 {
                 }
             }
         }
-        // Finished fires leave the set as they end.
-        while tasks.try_join_next().is_some() {}
     }
+    reader.abort();
     // The harness is gone or said `exit`: stop every hook, then leave.
     server.cancel_all();
     while tasks.join_next().await.is_some() {}
@@ -127,10 +156,58 @@ pub async fn run(_args: ServeArgs) -> u8 {
     exit::OK
 }
 
+/// Reads stdin line by line (each bounded by `max`) into `lines`, until
+/// the end of input.
+async fn read_lines(lines: mpsc::Sender<Line>, max: usize) {
+    let mut stdin = BufReader::with_capacity(64 * 1024, stdio::input());
+    loop {
+        match rpc::read_line(&mut stdin, max).await {
+            Ok(Some(line)) => {
+                if lines.send(line).await.is_err() {
+                    return;
+                }
+            }
+            Ok(None) => return,
+            Err(e) => {
+                eprintln!("latch: error: reading stdin: {e}");
+                return;
+            }
+        }
+    }
+}
+
+/// SIGTERM, SIGINT and SIGHUP: each ends the server as the end of input
+/// does.
+struct Signals {
+    term: tokio::signal::unix::Signal,
+    int: tokio::signal::unix::Signal,
+    hup: tokio::signal::unix::Signal,
+}
+
+impl Signals {
+    fn new() -> std::io::Result<Signals> {
+        use tokio::signal::unix::{SignalKind, signal};
+        Ok(Signals {
+            term: signal(SignalKind::terminate())?,
+            int: signal(SignalKind::interrupt())?,
+            hup: signal(SignalKind::hangup())?,
+        })
+    }
+
+    /// The name of the next signal.
+    async fn next(&mut self) -> &'static str {
+        tokio::select! {
+            _ = self.term.recv() => "SIGTERM",
+            _ = self.int.recv() => "SIGINT",
+            _ = self.hup.recv() => "SIGHUP",
+        }
+    }
+}
+
 /// Writes each line to stdout, flushed, until an empty line (the end
 /// mark) or until every sender is gone.
 async fn write_lines(mut lines: mpsc::UnboundedReceiver<String>) {
-    let mut stdout = tokio::io::stdout();
+    let mut stdout = stdio::output();
     while let Some(mut line) = lines.recv().await {
         if line.is_empty() {
             return;
@@ -149,6 +226,9 @@ struct Setup {
     /// Loaded engines by the event's working directory (the peen dialect
     /// reads its workspace from it).
     engines: Mutex<HashMap<Option<PathBuf>, Arc<Engine>>>,
+    /// Opened session directories, by session id (opening one costs a
+    /// dozen system calls).
+    sessions: Mutex<HashMap<String, Arc<latch::Session>>>,
 }
 
 /// The server's state between messages.
@@ -176,7 +256,8 @@ impl Server {
         }
     }
 
-    fn initialize(&mut self, id: &Value, params: Value) -> String {
+    fn initialize(&mut self, id: &Value, params: &RawValue) -> String {
+        let params = serde_json::from_str::<Value>(params.get()).unwrap_or_default();
         if self.setup.is_some() {
             return rpc::error(id, code::INVALID_REQUEST, "already initialized");
         }
@@ -200,6 +281,7 @@ impl Server {
             config,
             state_root,
             engines: Mutex::default(),
+            sessions: Mutex::default(),
         });
         let (engine, diagnostics) = engine_for(
             &setup,
@@ -220,12 +302,12 @@ impl Server {
     }
 
     /// Starts a dispatch; `None` when the response comes from its task.
-    fn fire(&mut self, id: Value, params: Value, tasks: &mut JoinSet<()>) -> Option<String> {
+    fn fire(&mut self, id: Value, params: &RawValue, tasks: &mut JoinSet<()>) -> Option<String> {
         let setup = match self.ready(&id) {
             Ok(s) => s,
             Err(response) => return Some(response),
         };
-        let event = match event_of(&params) {
+        let event = match event_of(params) {
             Ok(e) => e,
             Err(why) => return Some(rpc::error(&id, code::INVALID_PARAMS, &why)),
         };
@@ -241,14 +323,21 @@ impl Server {
             .and_then(|s| self.tails.insert(s, finished));
         let (out, in_flight) = (self.out.clone(), self.in_flight.clone());
         tasks.spawn(async move {
-            if let Some(before) = before {
-                let _ = before.await;
+            // Wait for the session's previous event; a cancel while waiting
+            // answers at once (nothing runs), but the next event of the
+            // session still waits for the previous one.
+            let mut waiting = before;
+            if let Some(before) = waiting.as_mut() {
+                tokio::select! {
+                    _ = before => waiting = None,
+                    _ = cancel.cancelled() => {}
+                }
             }
-            let response = match super::fire::open_session(&event, setup.state_root.clone()) {
+            let response = match session_for(&setup, &event) {
                 Err(msg) => rpc::error(&id, code::INTERNAL_ERROR, &msg),
                 Ok(session) => match engine.dispatch_cancellable(&event, &session, &cancel).await {
                     Ok(mut outcome) => {
-                        if cancel.is_cancelled() {
+                        if cancel.is_cancelled() && !outcome.runs.is_empty() {
                             outcome.warnings.push(
                                 "dispatch cancelled: latch killed the running hook and its descendants and started no further hook"
                                     .to_owned(),
@@ -261,17 +350,20 @@ impl Server {
             };
             lock(&in_flight).remove(&key);
             let _ = out.send(response);
+            if let Some(before) = waiting {
+                let _ = before.await;
+            }
             let _ = done.send(());
         });
         None
     }
 
-    fn explain(&mut self, id: &Value, params: Value) -> String {
+    fn explain(&mut self, id: &Value, params: &RawValue) -> String {
         let setup = match self.ready(id) {
             Ok(s) => s,
             Err(response) => return response,
         };
-        let event = match event_of(&params) {
+        let event = match event_of(params) {
             Ok(e) => e,
             Err(why) => return rpc::error(id, code::INVALID_PARAMS, &why),
         };
@@ -308,10 +400,30 @@ impl Server {
     }
 }
 
+/// The most sessions kept open; past it the cache starts again.
+const MAX_OPEN_SESSIONS: usize = 4096;
+
+/// The session of `event`, opened once per session id (in memory when it
+/// has none).
+fn session_for(setup: &Setup, event: &Event) -> Result<Arc<latch::Session>, String> {
+    let Some(id) = &event.session_id else {
+        return Ok(Arc::new(latch::Session::in_memory(None)));
+    };
+    if let Some(s) = lock(&setup.sessions).get(id) {
+        return Ok(s.clone());
+    }
+    let session = Arc::new(super::fire::open_session(event, setup.state_root.clone())?);
+    let mut sessions = lock(&setup.sessions);
+    if sessions.len() >= MAX_OPEN_SESSIONS {
+        sessions.clear();
+    }
+    sessions.insert(id.clone(), session.clone());
+    Ok(session)
+}
+
 /// The event in `params`, valid, or why not (naming the field).
-fn event_of(params: &Value) -> Result<Event, String> {
-    let bytes = serde_json::to_vec(params).map_err(|e| e.to_string())?;
-    let event = super::fire::parse_event(&bytes, "params")?;
+fn event_of(params: &RawValue) -> Result<Event, String> {
+    let event = super::fire::parse_event(params.get().as_bytes(), "params")?;
     event
         .validate()
         .map_err(|e| format!("invalid event: {e}"))?;

@@ -6,8 +6,11 @@
 //! from what `latch serve` documents; the protocol here is a few message
 //! shapes.
 
-use serde::Serialize;
+use std::borrow::Cow;
+
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
+use serde_json::value::RawValue;
 use tokio::io::{AsyncBufRead, AsyncBufReadExt};
 
 /// Standard and latch error codes (documented in `docs/serve.md`).
@@ -28,9 +31,11 @@ pub mod code {
     pub const SHUTTING_DOWN: i64 = -32003;
 }
 
-/// One incoming message.
+/// One incoming message. Its params stay JSON text: an event is parsed
+/// once, straight into the event type, never into a generic tree (a
+/// large event would cost many times its size).
 #[derive(Debug)]
-pub enum Incoming {
+pub enum Incoming<'a> {
     /// A request: it gets exactly one response.
     Request {
         /// Its id (a number or a string), echoed in the response.
@@ -38,37 +43,50 @@ pub enum Incoming {
         /// The method.
         method: String,
         /// The params (`null` when absent).
-        params: Value,
+        params: &'a RawValue,
     },
     /// A notification: no response.
     Notification {
         /// The method.
         method: String,
         /// The params (`null` when absent).
-        params: Value,
+        params: &'a RawValue,
     },
 }
 
+/// The envelope of a message; other members are ignored.
+#[derive(Deserialize)]
+struct Envelope<'a> {
+    #[serde(default, borrow)]
+    jsonrpc: Option<Cow<'a, str>>,
+    #[serde(default)]
+    id: Option<Value>,
+    #[serde(default)]
+    method: Option<Value>,
+    #[serde(default, borrow)]
+    params: Option<&'a RawValue>,
+}
+
 /// Reads one message from a line, or the error response to send.
-pub fn parse(line: &[u8]) -> Result<Incoming, String> {
-    let value: Value = match serde_json::from_slice(line) {
+pub fn parse(line: &[u8]) -> Result<Incoming<'_>, String> {
+    let value: Envelope<'_> = match serde_json::from_slice(line) {
         Ok(v) => v,
-        Err(e) => {
+        Err(e) if e.is_syntax() || e.is_eof() => {
             return Err(error(
                 &Value::Null,
                 code::PARSE_ERROR,
                 &format!("parse error: {e}"),
             ));
         }
+        Err(_) => {
+            return Err(error(
+                &Value::Null,
+                code::INVALID_REQUEST,
+                "a message must be a JSON object",
+            ));
+        }
     };
-    let Value::Object(mut m) = value else {
-        return Err(error(
-            &Value::Null,
-            code::INVALID_REQUEST,
-            "a message must be a JSON object",
-        ));
-    };
-    let id = m.remove("id");
+    let id = value.id;
     let invalid = |id: &Option<Value>, why: &str| {
         error(
             id.as_ref().unwrap_or(&Value::Null),
@@ -76,13 +94,13 @@ pub fn parse(line: &[u8]) -> Result<Incoming, String> {
             why,
         )
     };
-    if m.get("jsonrpc").and_then(Value::as_str) != Some("2.0") {
+    if value.jsonrpc.as_deref() != Some("2.0") {
         return Err(invalid(&id, "`jsonrpc` must be \"2.0\""));
     }
-    let Some(Value::String(method)) = m.remove("method") else {
+    let Some(Value::String(method)) = value.method else {
         return Err(invalid(&id, "`method` must be a string"));
     };
-    let params = m.remove("params").unwrap_or(Value::Null);
+    let params = value.params.unwrap_or(RawValue::NULL);
     match id {
         None => Ok(Incoming::Notification { method, params }),
         Some(id @ (Value::Number(_) | Value::String(_))) => {

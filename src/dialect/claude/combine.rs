@@ -876,6 +876,8 @@ impl Fold<'_> {
                 }
                 let category = if message.contains("timed out") {
                     ErrorCategory::Timeout
+                } else if message == "Hook was cancelled" {
+                    ErrorCategory::Cancelled
                 } else {
                     ErrorCategory::CommandError
                 };

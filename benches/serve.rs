@@ -1,0 +1,325 @@
+//! `latch serve` against its targets (issue: the server and its clients):
+//!
+//! 1. `fire` round trip with no matching hook: median ≤ 100 µs, beside
+//!    `latch fire`'s whole-process time for the same event;
+//! 2. N = 1, 4, 16 `true` hooks through the server: ≤ 1.05× spawning the
+//!    same processes directly (at once, as the claude dialect runs them);
+//! 3. 10,000 `fire`s on one server: RSS and open descriptors flat (first
+//!    and last reported);
+//! 4. 64 sessions each with one slow hook in flight do not delay a session
+//!    with no hook by more than 5 ms.
+//!
+//! The server is the release binary, driven through its pipes by this
+//! process, as a harness would. Timings are medians of interleaved rounds
+//! (server, then direct, then server…), so a busy machine affects both
+//! sides alike. Run with `cargo bench --bench serve` (`SERVE_FIRES=N`
+//! changes the endurance count).
+
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::io::{BufRead, BufReader, Write};
+use std::path::Path;
+use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+const LATCH: &str = env!("CARGO_BIN_EXE_latch");
+
+/// A running `latch serve`.
+struct Serve {
+    child: Child,
+    stdin: ChildStdin,
+    stdout: BufReader<ChildStdout>,
+    next: i64,
+}
+
+impl Serve {
+    fn start(project: &Path) -> Serve {
+        let mut child = Command::new(LATCH)
+            .arg("serve")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("latch serve");
+        let stdin = child.stdin.take().unwrap();
+        let stdout = BufReader::new(child.stdout.take().unwrap());
+        let mut s = Serve {
+            child,
+            stdin,
+            stdout,
+            next: 1,
+        };
+        let r = s.call(
+            "initialize",
+            json!({"dialects": ["claude"], "project": project, "home": project.join("home"),
+                "claude_managed_dir": project.join("managed"), "state_dir": project.join("state")}),
+        );
+        assert!(r["result"].is_object(), "{r}");
+        s
+    }
+
+    fn send(&mut self, method: &str, params: &Value) -> i64 {
+        let id = self.next;
+        self.next += 1;
+        let line = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
+        writeln!(self.stdin, "{line}").unwrap();
+        self.stdin.flush().unwrap();
+        id
+    }
+
+    fn read(&mut self) -> Value {
+        let mut line = String::new();
+        self.stdout.read_line(&mut line).unwrap();
+        serde_json::from_str(&line).expect("a JSON line")
+    }
+
+    fn call(&mut self, method: &str, params: Value) -> Value {
+        let id = self.send(method, &params);
+        loop {
+            let r = self.read();
+            if r["id"] == id {
+                return r;
+            }
+        }
+    }
+
+    /// `(VmRSS in KiB, open descriptors)` of the server.
+    fn footprint(&self) -> (u64, usize) {
+        let pid = self.child.id();
+        let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
+        let rss = status
+            .lines()
+            .find_map(|l| l.strip_prefix("VmRSS:"))
+            .and_then(|v| v.split_whitespace().next()?.parse().ok())
+            .unwrap_or(0);
+        let fds = std::fs::read_dir(format!("/proc/{pid}/fd"))
+            .map(|d| d.count())
+            .unwrap_or(0);
+        (rss, fds)
+    }
+}
+
+impl Drop for Serve {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// A project whose `.claude/settings.json` holds `settings`.
+fn project(settings: &Value) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    for d in [".claude", "home", "managed", "state"] {
+        std::fs::create_dir_all(dir.path().join(d)).unwrap();
+    }
+    std::fs::write(
+        dir.path().join(".claude/settings.json"),
+        settings.to_string(),
+    )
+    .unwrap();
+    dir
+}
+
+/// `n` distinct PreToolUse hooks running `true`.
+fn true_hooks(n: usize) -> Value {
+    let hooks: Vec<Value> = (0..n)
+        .map(|i| json!({"type": "command", "command": format!("true # {i}")}))
+        .collect();
+    json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": hooks}]}})
+}
+
+fn bash_event(session: &str) -> Value {
+    json!({"event": "tool_before", "session_id": session,
+        "tool": {"name": "Bash", "input": {"command": "ls"}}})
+}
+
+fn median(mut v: Vec<Duration>) -> Duration {
+    v.sort();
+    v[v.len() / 2]
+}
+
+/// Spawns the same `n` hooks directly, at once, with their payload.
+fn direct(cwd: &Path, n: usize) {
+    let payload = br#"{"session_id":"s","transcript_path":"","cwd":"/p","permission_mode":"default","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"ls"},"tool_use_id":""}"#;
+    let children: Vec<Child> = (0..n)
+        .map(|i| {
+            use std::os::unix::process::CommandExt;
+            let mut c = Command::new("/bin/sh")
+                .arg("-c")
+                .arg(format!("true # {i}"))
+                .current_dir(cwd)
+                .stdin(Stdio::piped())
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .process_group(0)
+                .spawn()
+                .unwrap();
+            let _ = c.stdin.take().unwrap().write_all(payload);
+            c
+        })
+        .collect();
+    for c in children {
+        assert!(c.wait_with_output().unwrap().status.success());
+    }
+}
+
+fn main() {
+    if std::env::args().any(|a| a == "--list") {
+        return;
+    }
+    let mut verdicts = Vec::new();
+
+    // 1. Round trip, no matching hook.
+    let p = project(
+        &json!({"hooks": {"PreToolUse": [{"matcher": "Write", "hooks": [{"type": "command", "command": "true"}]}]}}),
+    );
+    let mut s = Serve::start(p.path());
+    let event = bash_event("s1");
+    for _ in 0..500 {
+        s.call("fire", event.clone());
+    }
+    let times: Vec<Duration> = (0..5000)
+        .map(|_| {
+            let t = Instant::now();
+            s.call("fire", event.clone());
+            t.elapsed()
+        })
+        .collect();
+    let serve_rt = median(times);
+    let fire_times: Vec<Duration> = (0..100)
+        .map(|_| {
+            let t = Instant::now();
+            let mut c = Command::new(LATCH)
+                .args(["fire", "--dialect", "claude", "--project"])
+                .arg(p.path())
+                .arg("--home")
+                .arg(p.path().join("home"))
+                .arg("--claude-managed-dir")
+                .arg(p.path().join("managed"))
+                .arg("--state-dir")
+                .arg(p.path().join("state"))
+                .stdin(Stdio::piped())
+                .stdout(Stdio::piped())
+                .stderr(Stdio::null())
+                .spawn()
+                .unwrap();
+            c.stdin
+                .take()
+                .unwrap()
+                .write_all(event.to_string().as_bytes())
+                .unwrap();
+            c.wait_with_output().unwrap();
+            t.elapsed()
+        })
+        .collect();
+    let fire_whole = median(fire_times);
+    println!(
+        "1. no matching hook: serve round trip median {serve_rt:?}; latch fire whole process median {fire_whole:?}"
+    );
+    verdicts.push((
+        "serve round trip ≤ 100 µs",
+        serve_rt <= Duration::from_micros(100),
+    ));
+    drop(s);
+
+    // 2. N true hooks against direct spawns, interleaved.
+    for n in [1usize, 4, 16] {
+        let p = project(&true_hooks(n));
+        let mut s = Serve::start(p.path());
+        let event = bash_event("s1");
+        for _ in 0..20 {
+            s.call("fire", event.clone());
+            direct(p.path(), n);
+        }
+        let rounds = if n == 16 { 150 } else { 400 };
+        let (mut served, mut spawned) = (Vec::new(), Vec::new());
+        for _ in 0..rounds {
+            let t = Instant::now();
+            let r = s.call("fire", event.clone());
+            served.push(t.elapsed());
+            assert_eq!(r["result"]["runs"].as_array().map(Vec::len), Some(n), "{r}");
+            let t = Instant::now();
+            direct(p.path(), n);
+            spawned.push(t.elapsed());
+        }
+        let (a, b) = (median(served), median(spawned));
+        let ratio = a.as_secs_f64() / b.as_secs_f64();
+        println!("2. N = {n:2}: serve {a:?}, direct {b:?}, ratio {ratio:.3}");
+        verdicts.push((
+            ["N = 1 ≤ 1.05×", "N = 4 ≤ 1.05×", "N = 16 ≤ 1.05×"]
+                [[1, 4, 16].iter().position(|&x| x == n).unwrap()],
+            ratio <= 1.05,
+        ));
+    }
+
+    // 3. Endurance: RSS and descriptors over many fires.
+    let fires: usize = std::env::var("SERVE_FIRES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(10_000);
+    let p = project(&true_hooks(1));
+    let mut s = Serve::start(p.path());
+    for i in 0..100 {
+        s.call("fire", bash_event(&format!("e{}", i % 10)));
+    }
+    let first = s.footprint();
+    for i in 100..fires {
+        s.call("fire", bash_event(&format!("e{}", i % 10)));
+    }
+    let last = s.footprint();
+    println!(
+        "3. {fires} fires: RSS {} KiB after 100, {} KiB after all; open descriptors {} and {}",
+        first.0, last.0, first.1, last.1
+    );
+    verdicts.push(("descriptors flat", last.1 <= first.1));
+    verdicts.push(("RSS flat (≤ +10 %)", last.0 as f64 <= first.0 as f64 * 1.10));
+    drop(s);
+
+    // 4. 64 slow sessions do not delay a fast one.
+    let p = project(&json!({"hooks": {
+        "PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "sleep 2"}]}],
+        "UserPromptSubmit": [{"hooks": [{"type": "command", "command": "true"}]}]}}));
+    let mut s = Serve::start(p.path());
+    let quick = json!({"event": "stop", "session_id": "quick"});
+    let alone: Vec<Duration> = (0..50)
+        .map(|_| {
+            let t = Instant::now();
+            s.call("fire", quick.clone());
+            t.elapsed()
+        })
+        .collect();
+    let alone = median(alone);
+    for i in 0..64 {
+        s.send("fire", &bash_event(&format!("slow{i}")));
+    }
+    // Let the 64 hooks start.
+    std::thread::sleep(Duration::from_millis(300));
+    let mut busy = Vec::new();
+    for _ in 0..20 {
+        let t = Instant::now();
+        let id = s.send("fire", &quick);
+        loop {
+            let r = s.read();
+            if r["id"] == id {
+                break;
+            }
+        }
+        busy.push(t.elapsed());
+    }
+    let busy = median(busy);
+    let delay = busy.saturating_sub(alone);
+    println!(
+        "4. session without hooks: {alone:?} alone, {busy:?} beside 64 slow sessions (delay {delay:?})"
+    );
+    verdicts.push((
+        "64 slow sessions delay a quick one ≤ 5 ms",
+        delay <= Duration::from_millis(5),
+    ));
+
+    println!();
+    for (what, ok) in verdicts {
+        println!("{} {what}", if ok { "PASS  " } else { "MISSED" });
+    }
+}

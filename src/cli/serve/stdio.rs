@@ -1,0 +1,39 @@
+//! The server's stdin and stdout. When they are pipes (as a harness
+//! connects them) they are read and written through tokio's reactor;
+//! otherwise through tokio's standard streams, which hand every read and
+//! write to a blocking thread. The difference is the round trip: the
+//! thread handoffs cost about as much as the rest of a `fire` that runs
+//! no hook (measured with `cargo bench --bench serve`).
+
+use std::fs::File;
+use std::os::fd::AsFd;
+use std::pin::Pin;
+
+use tokio::io::{AsyncRead, AsyncWrite};
+use tokio::net::unix::pipe;
+
+/// stdin, as a reactor-driven pipe when it is one.
+pub fn input() -> Pin<Box<dyn AsyncRead + Send>> {
+    let fifo = std::io::stdin()
+        .as_fd()
+        .try_clone_to_owned()
+        .ok()
+        .and_then(|fd| pipe::Receiver::from_file(File::from(fd)).ok());
+    match fifo {
+        Some(r) => Box::pin(r),
+        None => Box::pin(tokio::io::stdin()),
+    }
+}
+
+/// stdout, as a reactor-driven pipe when it is one.
+pub fn output() -> Pin<Box<dyn AsyncWrite + Send>> {
+    let fifo = std::io::stdout()
+        .as_fd()
+        .try_clone_to_owned()
+        .ok()
+        .and_then(|fd| pipe::Sender::from_file(File::from(fd)).ok());
+    match fifo {
+        Some(w) => Box::pin(w),
+        None => Box::pin(tokio::io::stdout()),
+    }
+}
