@@ -1,0 +1,355 @@
+/**
+ * {@link LatchClient}: runs `latch serve` and talks to it.
+ *
+ * @module
+ */
+
+import type { ChildProcessWithoutNullStreams } from "node:child_process";
+import { EventEmitter } from "node:events";
+import { toWireConfig, type AnyConfig } from "./config.js";
+import { LatchClosedError, LatchDiedError } from "./errors.js";
+import type { LatchEvent } from "./event.js";
+import type {
+  AsyncResult,
+  DiagnosticsNotification,
+  Explanation,
+  InitializeResult,
+  Outcome,
+} from "./outcome.js";
+import { AsyncQueue } from "./queue.js";
+import { Connection } from "./rpc.js";
+import { chooseBinary, spawnServe, Tail } from "./spawn.js";
+
+/** How many characters of latch's stderr are kept for {@link LatchDiedError}. */
+const STDERR_TAIL_CHARS = 8192;
+/** How long to wait for stdout to drain after the process exited. */
+const DRAIN_MS = 200;
+
+/** Options of {@link LatchClient.start}. */
+export interface StartOptions {
+  /**
+   * The latch binary. Default: `$LATCH_BIN`, else `latch` on `PATH`. A
+   * relative path is resolved against this process's working directory.
+   */
+  bin?: string | undefined;
+  /** latch's working directory (relative paths in `config` are resolved there). Default: this process's. */
+  cwd?: string | undefined;
+  /** latch's environment. Default: this process's. */
+  env?: NodeJS.ProcessEnv | undefined;
+  /**
+   * The `initialize` configuration: `latch fire`'s flags, with camelCase
+   * (`stateDir`) or snake_case (`state_dir`) keys. Default: `{}`.
+   */
+  config?: AnyConfig | undefined;
+  /** Called with each chunk latch writes on stderr (its logs). Default: kept only for errors. */
+  onStderr?: ((text: string) => void) | undefined;
+}
+
+/** Options of {@link LatchClient.fire} and {@link LatchClient.explain}. */
+export interface RequestOptions {
+  /**
+   * Cancels the request. For `fire`: aborting sends `$/cancelRequest`, latch
+   * kills the running hook and starts no further one, and the promise
+   * resolves with the outcome of what ran (its `warnings` say the dispatch
+   * was cancelled; a deny decided before the cancel stays, while hooks that
+   * never ran decided nothing, so a cancelled `tool_before` may say
+   * `proceed`). A fire still queued behind an earlier event of its session
+   * is answered at once, having run nothing. A signal already
+   * aborted when `fire` is called sends nothing and rejects with
+   * `signal.reason`. For `explain`, which runs nothing, aborting rejects.
+   */
+  signal?: AbortSignal | undefined;
+}
+
+/** Options of {@link LatchClient.close}. */
+export interface CloseOptions {
+  /**
+   * How long to wait, in milliseconds, for `shutdown` (which lets every
+   * `fire` in flight finish) and for the process to exit; after it latch is
+   * told to `exit` (cancelling what still runs), then killed. Default 10000.
+   */
+  timeoutMs?: number | undefined;
+}
+
+/** How the latch process ended. */
+export interface ExitInfo {
+  exitCode: number | null;
+  signal: NodeJS.Signals | null;
+}
+
+/** The events a {@link LatchClient} emits, with their listener arguments. */
+export interface LatchClientEvents {
+  /** `latch/asyncResult`: an `async` hook finished. */
+  asyncResult: [result: AsyncResult];
+  /** `latch/diagnostics`: a configuration loaded after `initialize` has diagnostics. */
+  diagnostics: [notification: DiagnosticsNotification];
+  /** Any notification, known or not, before the specific event. */
+  notification: [method: string, params: unknown];
+  /** A message latch sent that matches no request (for instance an error with `id: null`). */
+  protocolError: [error: Error];
+  /** The latch process ended. */
+  exit: [info: ExitInfo];
+}
+
+type Listener<K extends keyof LatchClientEvents> = (...args: LatchClientEvents[K]) => void;
+
+/**
+ * A running `latch serve`. Create one with {@link LatchClient.start}, fire
+ * events with {@link fire}, and end it with {@link close} (or `await using`).
+ *
+ * Requests may run at once; latch runs the events of one session in order
+ * and those of different sessions in parallel, and each answer is matched to
+ * its request by id.
+ */
+export class LatchClient implements AsyncDisposable {
+  /** What `initialize` answered: the server, the dialects loaded, the load diagnostics. */
+  readonly initializeResult: InitializeResult;
+
+  readonly #child: ChildProcessWithoutNullStreams;
+  readonly #connection: Connection;
+  readonly #emitter = new EventEmitter();
+  readonly #exited: Promise<ExitInfo>;
+  #exitInfo: ExitInfo | undefined;
+  readonly #stderr: Tail;
+  #closing: Promise<ExitInfo> | undefined;
+
+  private constructor(
+    child: ChildProcessWithoutNullStreams,
+    connection: Connection,
+    exited: Promise<ExitInfo>,
+    stderr: Tail,
+    initializeResult: InitializeResult,
+  ) {
+    this.#child = child;
+    this.#connection = connection;
+    this.#exited = exited;
+    this.#stderr = stderr;
+    this.initializeResult = initializeResult;
+  }
+
+  /**
+   * Starts `latch serve` and initializes it with `options.config`.
+   *
+   * @throws {LatchNotFoundError} the binary does not exist or cannot be run.
+   * @throws {LatchRpcError} `initialize` failed (an unknown config key, …); the process is ended.
+   * @throws {LatchDiedError} latch ended before answering `initialize`.
+   */
+  static async start(options: StartOptions = {}): Promise<LatchClient> {
+    const wireConfig = toWireConfig(options.config ?? {});
+    const { bin, from } = chooseBinary(options.bin);
+    const child = await spawnServe(bin, from, options.cwd, options.env);
+
+    const stderr = new Tail(STDERR_TAIL_CHARS);
+    child.stderr.setEncoding("utf8");
+    child.stderr.on("data", (text: string) => {
+      stderr.push(text);
+      options.onStderr?.(text);
+    });
+
+    // The client exists only once initialize answered: route through late-bound handlers.
+    let client: LatchClient | undefined;
+    const early: Array<[string, unknown]> = [];
+    const connection = new Connection(child.stdout, child.stdin, {
+      onNotification: (method, params) => {
+        if (client !== undefined) client.#onNotification(method, params);
+        else early.push([method, params]);
+      },
+      onProtocolError: (error) => {
+        if (client !== undefined) client.#emitter.emit("protocolError", error);
+      },
+    });
+
+    const exited = new Promise<ExitInfo>((resolve) => {
+      child.once("exit", (exitCode, signal) => {
+        const info: ExitInfo = { exitCode, signal };
+        // Let the last answers on stdout arrive before failing what still waits.
+        const drained = new Promise<void>((done) => {
+          if (child.stdout.readableEnded) done();
+          else child.stdout.once("end", done);
+          setTimeout(done, DRAIN_MS).unref();
+        });
+        void drained.then(() => {
+          const closing = client !== undefined && client.#closing !== undefined;
+          connection.fail(
+            closing
+              ? new LatchClosedError("the latch client was closed")
+              : new LatchDiedError(exitCode, signal, stderr.text),
+          );
+          if (client !== undefined) {
+            client.#exitInfo = info;
+            client.#emitter.emit("exit", info);
+          }
+          resolve(info);
+        });
+      });
+    });
+
+    try {
+      const result = await connection.request<InitializeResult>("initialize", wireConfig).result;
+      client = new LatchClient(child, connection, exited, stderr, result);
+      for (const [method, params] of early) client.#onNotification(method, params);
+      return client;
+    } catch (error) {
+      child.stdin.end();
+      if ((await Promise.race([exited, delay(2000)])) === undefined) {
+        child.kill("SIGKILL");
+        await exited;
+      }
+      throw error;
+    }
+  }
+
+  /** The process id of `latch serve`. */
+  get pid(): number | undefined {
+    return this.#child.pid;
+  }
+
+  /** How the process ended, once it has. */
+  get exitInfo(): ExitInfo | undefined {
+    return this.#exitInfo;
+  }
+
+  /** The last few KiB latch wrote on stderr. */
+  get stderrTail(): string {
+    return this.#stderr.text;
+  }
+
+  /**
+   * Fires one event and resolves with its outcome.
+   *
+   * @throws {LatchRpcError} latch refused the request (`-32602` for an invalid event, naming the field).
+   * @throws {LatchDiedError} the process ended before answering.
+   * @throws {LatchClosedError} the client was closed.
+   */
+  fire(event: LatchEvent, options: RequestOptions = {}): Promise<Outcome> {
+    const { signal } = options;
+    if (signal?.aborted === true) return Promise.reject(signal.reason);
+    const { id, result } = this.#request<Outcome>("fire", event);
+    if (signal !== undefined) {
+      const cancel = (): void => this.#connection.notify("$/cancelRequest", { id });
+      signal.addEventListener("abort", cancel, { once: true });
+      const forget = (): void => signal.removeEventListener("abort", cancel);
+      result.then(forget, forget);
+    }
+    return result;
+  }
+
+  /**
+   * Says, for one event, every configured hook, whether it would run, and
+   * why. Nothing runs.
+   *
+   * @throws {LatchRpcError} an invalid event.
+   */
+  explain(event: LatchEvent, options: RequestOptions = {}): Promise<Explanation[]> {
+    const { signal } = options;
+    if (signal?.aborted === true) return Promise.reject(signal.reason);
+    const { result } = this.#request<Explanation[]>("explain", event);
+    if (signal === undefined) return result;
+    return new Promise((resolve, reject) => {
+      const abort = (): void => reject(signal.reason);
+      signal.addEventListener("abort", abort, { once: true });
+      result.then(resolve, reject).finally(() => signal.removeEventListener("abort", abort));
+    });
+  }
+
+  /**
+   * Sends any request; for methods this package does not know yet.
+   *
+   * @throws {LatchRpcError} latch answered with an error.
+   */
+  request<T = unknown>(method: string, params?: unknown): Promise<T> {
+    return this.#request<T>(method, params).result;
+  }
+
+  /** Adds a listener. See {@link LatchClientEvents}. */
+  on<K extends keyof LatchClientEvents>(event: K, listener: Listener<K>): this {
+    this.#emitter.on(event, listener as (...args: unknown[]) => void);
+    return this;
+  }
+
+  /** Adds a listener called once. */
+  once<K extends keyof LatchClientEvents>(event: K, listener: Listener<K>): this {
+    this.#emitter.once(event, listener as (...args: unknown[]) => void);
+    return this;
+  }
+
+  /** Removes a listener. */
+  off<K extends keyof LatchClientEvents>(event: K, listener: Listener<K>): this {
+    this.#emitter.off(event, listener as (...args: unknown[]) => void);
+    return this;
+  }
+
+  /**
+   * The `latch/asyncResult` notifications from now on, as an async iterator.
+   * It ends when the process exits, when `signal` aborts, or on `break`.
+   */
+  asyncResults(options: { signal?: AbortSignal | undefined } = {}): AsyncIterableIterator<AsyncResult> {
+    const { signal } = options;
+    const push = (result: AsyncResult): void => queue.push(result);
+    const end = (): void => queue.end();
+    const queue: AsyncQueue<AsyncResult> = new AsyncQueue(() => {
+      this.off("asyncResult", push);
+      this.off("exit", end);
+      signal?.removeEventListener("abort", end);
+    });
+    this.on("asyncResult", push);
+    this.on("exit", end);
+    signal?.addEventListener("abort", end, { once: true });
+    if (this.#exitInfo !== undefined || signal?.aborted === true) queue.end();
+    return queue;
+  }
+
+  /**
+   * Ends latch: `shutdown` (every `fire` in flight finishes first), then
+   * `exit`, then waits for the process. Past `timeoutMs` latch gets `exit`
+   * at once (cancelling what still runs) and, if it still runs a second
+   * later, SIGKILL. Requests still waiting then reject with
+   * {@link LatchClosedError}. Calling it again returns the same promise.
+   */
+  close(options: CloseOptions = {}): Promise<ExitInfo> {
+    this.#closing ??= this.#close(options.timeoutMs ?? 10_000);
+    return this.#closing;
+  }
+
+  /** `await using latch = await LatchClient.start(…)` closes it at the end of the block. */
+  async [Symbol.asyncDispose](): Promise<void> {
+    await this.close();
+  }
+
+  async #close(timeoutMs: number): Promise<ExitInfo> {
+    if (this.#exitInfo !== undefined) return this.#exitInfo;
+    const deadline = Date.now() + timeoutMs;
+    const shutdown = this.#connection.request<null>("shutdown").result.then(
+      () => "done" as const,
+      () => "done" as const,
+    );
+    await Promise.race([shutdown, this.#exited, delay(timeoutMs)]);
+    this.#connection.notify("exit");
+    this.#child.stdin.end();
+    const left = Math.max(deadline - Date.now(), 1000);
+    const ended = await Promise.race([this.#exited, delay(left)]);
+    if (ended !== undefined) return ended;
+    this.#child.kill("SIGKILL");
+    return this.#exited;
+  }
+
+  #request<T>(method: string, params: unknown): { id: number; result: Promise<T> } {
+    if (this.#closing !== undefined) {
+      return { id: 0, result: Promise.reject(new LatchClosedError("the latch client is closed")) };
+    }
+    return this.#connection.request<T>(method, params);
+  }
+
+  #onNotification(method: string, params: unknown): void {
+    this.#emitter.emit("notification", method, params);
+    if (method === "latch/asyncResult") {
+      this.#emitter.emit("asyncResult", params as AsyncResult);
+    } else if (method === "latch/diagnostics") {
+      this.#emitter.emit("diagnostics", params as DiagnosticsNotification);
+    }
+  }
+}
+
+function delay(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms).unref());
+}

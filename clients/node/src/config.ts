@@ -1,0 +1,82 @@
+/**
+ * The configuration `initialize` takes: `latch fire`'s flags as one object.
+ *
+ * @module
+ */
+
+/** A dialect latch can load. */
+export type Dialect = "poolside" | "peen" | "evener" | "claude";
+
+/**
+ * The configuration, with camelCase keys. Every key is optional; the
+ * defaults are `latch fire`'s. Relative paths are resolved by latch against
+ * its working directory (the `cwd` option of {@link LatchClient.start}).
+ */
+export interface LatchConfig {
+  /** `--dialect`: the dialects to load. */
+  dialects?: Dialect[] | undefined;
+  /** `--project`: the project directory. */
+  project?: string | undefined;
+  /** `--home`: the home directory whose user-level settings latch reads. */
+  home?: string | undefined;
+  /** `--settings`. */
+  settings?: string | undefined;
+  /** `--plugin-dir` (evener plugins). */
+  pluginDirs?: string[] | undefined;
+  /** `--peen-config-dir`. */
+  peenConfigDir?: string | undefined;
+  /** `--prompt-base-url`. */
+  promptBaseUrl?: string | undefined;
+  /** `--prompt-model`. */
+  promptModel?: string | undefined;
+  /** `--claude-settings`. */
+  claudeSettings?: string | undefined;
+  /** `--claude-managed-dir`. */
+  claudeManagedDir?: string | undefined;
+  /** `--claude-hide-commands`. */
+  claudeHideCommands?: boolean | undefined;
+  /** `--tool-vocabulary`. */
+  toolVocabulary?: string | undefined;
+  /** `--state-dir`: where session state lives; async hooks need it. */
+  stateDir?: string | undefined;
+}
+
+/** The configuration exactly as the wire carries it (snake_case keys). */
+export interface WireConfig {
+  dialects?: Dialect[] | undefined;
+  project?: string | undefined;
+  home?: string | undefined;
+  settings?: string | undefined;
+  plugin_dirs?: string[] | undefined;
+  peen_config_dir?: string | undefined;
+  prompt_base_url?: string | undefined;
+  prompt_model?: string | undefined;
+  claude_settings?: string | undefined;
+  claude_managed_dir?: string | undefined;
+  claude_hide_commands?: boolean | undefined;
+  tool_vocabulary?: string | undefined;
+  state_dir?: string | undefined;
+}
+
+/** Either spelling; keys of both may be mixed, but not two spellings of one key. */
+export type AnyConfig = LatchConfig | WireConfig | (LatchConfig & WireConfig);
+
+/**
+ * Turns a configuration into the wire's snake_case. camelCase keys are
+ * converted, snake_case keys kept, `undefined` values dropped; unknown keys
+ * are passed on, so latch rejects them with an error naming them.
+ *
+ * @throws TypeError when one key is given in both spellings.
+ */
+export function toWireConfig(config: AnyConfig): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(config)) {
+    if (value === undefined) continue;
+    const wire = key.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+    if (Object.hasOwn(out, wire)) {
+      throw new TypeError(`latch config: \`${wire}\` is given twice (as \`${key}\` too)`);
+    }
+    out[wire] = value;
+  }
+  return out;
+}

@@ -1,0 +1,168 @@
+/**
+ * The event JSON: what happened, as the harness tells latch (`fire`'s and
+ * `explain`'s params). See `docs/events.md` in the latch repository.
+ *
+ * latch rejects unknown fields, so a misspelled field fails with a
+ * {@link LatchRpcError} naming it; the types here still accept extra keys
+ * so that a newer latch can be used before this package knows its fields.
+ *
+ * @module
+ */
+
+/** Any JSON value. */
+export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+
+/** The event kinds of latch's neutral event. */
+export type EventKind =
+  | "session_start"
+  | "user_prompt"
+  | "user_prompt_ready"
+  | "turn_start"
+  | "tool_before"
+  | "permission_request"
+  | "tool_after"
+  | "tool_failure"
+  | "stop"
+  | "turn_cancelled"
+  | "subagent_start"
+  | "subagent_stop"
+  | "compact_before"
+  | "compact_after"
+  | "notification"
+  | "session_end"
+  | "setup"
+  | "instructions_loaded"
+  | "prompt_expansion"
+  | "message_display"
+  | "permission_denied"
+  | "tool_batch"
+  | "task_created"
+  | "task_completed"
+  | "teammate_idle"
+  | "stop_failure"
+  | "config_change"
+  | "cwd_changed"
+  | "directory_added"
+  | "file_changed"
+  | "worktree_create"
+  | "worktree_remove"
+  | "elicitation"
+  | "elicitation_result";
+
+/** A tool call (`tool` on tool events, the entries of `tool_calls`). */
+export interface ToolCall {
+  /** The harness's name for the tool; matchers test it. Required, not empty. */
+  name: string;
+  /** The arguments, exactly as the model passed them (any JSON value). */
+  input?: unknown;
+  /** The harness's id for this call; the same on `tool_before` and `tool_after`. */
+  call_id?: string | undefined;
+  /** The tool's result, on `tool_after` (any JSON value). */
+  output?: unknown;
+  /** The tool's error, on `tool_failure`. */
+  error?: string | undefined;
+  /** How long the tool ran, in milliseconds. */
+  duration_ms?: number | undefined;
+  /** On `tool_failure`: the user interrupted the tool. */
+  interrupted?: boolean | undefined;
+  [key: string]: unknown;
+}
+
+/** Compaction figures, on `compact_before` and `compact_after`. */
+export interface Compaction {
+  estimated_tokens?: number | undefined;
+  budget_tokens?: number | undefined;
+  round?: number | undefined;
+  units_covered?: number | undefined;
+  messages_covered?: number | undefined;
+  summary_tokens?: number | undefined;
+  /** The user's instructions for the summary (`/compact <instructions>`). */
+  instructions?: string | undefined;
+  /** The summary, on `compact_after`. */
+  summary?: string | undefined;
+  [key: string]: unknown;
+}
+
+/**
+ * One event. Only `event` is required; `tool` is required on the tool events
+ * (`tool_before`, `permission_request`, `permission_denied`, `tool_after`,
+ * `tool_failure`). `null` means absent for every optional field.
+ */
+export interface LatchEvent {
+  /** What kind of point this is. */
+  event: EventKind | (string & {});
+  /** An id for this occurrence; latch makes one up when absent. */
+  id?: string | undefined;
+  /** The session the event belongs to; per-session state needs it. */
+  session_id?: string | undefined;
+  /** The agent's working directory. */
+  cwd?: string | undefined;
+  transcript_path?: string | undefined;
+  request_id?: string | undefined;
+  turn_id?: string | undefined;
+  agent_run_id?: string | undefined;
+  model?: string | undefined;
+  effort?: string | undefined;
+  permission_mode?: string | undefined;
+  prompt_id?: string | undefined;
+  agent_id?: string | undefined;
+  agent_type?: string | undefined;
+  agent_transcript_path?: string | undefined;
+  last_assistant_message?: string | undefined;
+  /** The tool call, on tool events. */
+  tool?: ToolCall | undefined;
+  /** The user's prompt, on `user_prompt`, `user_prompt_ready`, `prompt_expansion`. */
+  prompt?: string | undefined;
+  reason?: string | undefined;
+  finish_reason?: string | undefined;
+  source?: string | undefined;
+  trigger?: string | undefined;
+  message?: string | undefined;
+  notification_type?: string | undefined;
+  title?: string | undefined;
+  /** The harness's estimate of the current context size, in tokens. */
+  context_tokens?: number | undefined;
+  compaction?: Compaction | undefined;
+  /** On `stop`: questions to the user are still unanswered. */
+  pending_questions?: boolean | undefined;
+  /** On `tool_batch`: every call of the batch, in the model's order. */
+  tool_calls?: ToolCall[] | undefined;
+  error?: string | undefined;
+  error_details?: string | undefined;
+  expansion?: {
+    kind?: "slash_command" | "mcp_prompt" | (string & {});
+    command_name?: string;
+    command_args?: string;
+    command_source?: string;
+    [key: string]: unknown;
+  } | undefined;
+  instructions?: {
+    file_path?: string;
+    memory_type?: string;
+    load_reason?: string;
+    globs?: string[];
+    trigger_file_path?: string;
+    parent_file_path?: string;
+    [key: string]: unknown;
+  } | undefined;
+  file_path?: string | undefined;
+  change?: "change" | "add" | "unlink" | (string & {}) | undefined;
+  old_cwd?: string | undefined;
+  directory?: string | undefined;
+  worktree?: { name?: string; path?: string; [key: string]: unknown } | undefined;
+  task?: { id?: string; subject?: string; description?: string; [key: string]: unknown } | undefined;
+  team?: { teammate_name?: string; team_name?: string; [key: string]: unknown } | undefined;
+  elicitation?: {
+    server?: string;
+    message?: string;
+    mode?: string;
+    url?: string;
+    id?: string;
+    requested_schema?: unknown;
+    action?: string;
+    content?: unknown;
+    [key: string]: unknown;
+  } | undefined;
+  display?: { message_id?: string; index?: number; final?: boolean; delta?: string; [key: string]: unknown } | undefined;
+  [key: string]: unknown;
+}

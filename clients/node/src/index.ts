@@ -1,0 +1,39 @@
+/**
+ * `@latch/client`: run `latch serve` from Node and fire hook events at it.
+ *
+ * ```ts
+ * import { LatchClient } from "@latch/client";
+ * await using latch = await LatchClient.start({ config: { dialects: ["claude"], stateDir: "/tmp/latch" } });
+ * const outcome = await latch.fire({ event: "tool_before", session_id: "s1", tool: { name: "Bash", input: { command: "ls" } } });
+ * ```
+ *
+ * @module
+ */
+
+export { LatchClient } from "./client.js";
+export type { CloseOptions, ExitInfo, LatchClientEvents, RequestOptions, StartOptions } from "./client.js";
+export { toWireConfig } from "./config.js";
+export type { AnyConfig, Dialect, LatchConfig, WireConfig } from "./config.js";
+export { ErrorCode, LatchClosedError, LatchDiedError, LatchError, LatchNotFoundError, LatchRpcError } from "./errors.js";
+export type { Compaction, EventKind, Json, LatchEvent, ToolCall } from "./event.js";
+export type {
+  AsyncResult,
+  ContextEntry,
+  Continuation,
+  Decision,
+  Diagnostic,
+  DiagnosticsNotification,
+  ElicitationAnswer,
+  Explanation,
+  Halt,
+  InitializeResult,
+  Notice,
+  NoticeKind,
+  Outcome,
+  Placement,
+  PublishedEvent,
+  Reason,
+  Run,
+  RunStatus,
+  SourceLocation,
+} from "./outcome.js";

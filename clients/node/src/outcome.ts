@@ -1,0 +1,214 @@
+/**
+ * The outcome JSON: what the harness must do after an event's hooks ran
+ * (`fire`'s result). See `docs/outcome.md` in the latch repository.
+ *
+ * `event`, `decision` and `runs` are always present; every other field is
+ * left out when it is empty, so "absent" always means "nothing to do".
+ *
+ * @module
+ */
+
+import type { Json } from "./event.js";
+
+/**
+ * The decision: `deny` refuses, `proceed` goes on (applying any rewrite);
+ * `allow`, `ask` and `defer` come from the claude dialect only.
+ */
+export type Decision = "proceed" | "allow" | "ask" | "defer" | "deny";
+
+/** A deny reason. */
+export interface Reason {
+  /** The label of the hook that denied. */
+  hook: string;
+  text: string;
+  [key: string]: unknown;
+}
+
+/** Where the harness adds a context text. */
+export type Placement =
+  | "system_prompt"
+  | "with_prompt"
+  | "after_tool_result"
+  | "after_compaction"
+  | "first_user_message"
+  | "append_to_tool_result"
+  | "compaction_prompt";
+
+/** Text a hook asked to show the model. */
+export interface ContextEntry {
+  hook: string;
+  placement: Placement | (string & {});
+  /** The text, to be added as it is. */
+  text: string;
+  [key: string]: unknown;
+}
+
+/** Why the model is told about a hook. */
+export type NoticeKind = "rewrite" | "block" | "continuation" | "failure" | "ignored" | "rejected";
+
+/** What the model must be told about a hook; deliver `text` verbatim. */
+export interface Notice {
+  hook: string;
+  /** The event in the dialect's spelling (`PreToolUse`, …). */
+  event: string;
+  kind: NoticeKind | (string & {});
+  text: string;
+  [key: string]: unknown;
+}
+
+/** A session event a hook published (peen's `emitEvent`). */
+export interface PublishedEvent {
+  type: string;
+  summary: string;
+  data?: { [key: string]: Json };
+  delivery?: "queue" | "wake" | (string & {});
+  source: string;
+  [key: string]: unknown;
+}
+
+/** On `stop` (and a few others): keep working with `prompt` as the next input. */
+export interface Continuation {
+  prompt: string;
+  hooks: string[];
+  [key: string]: unknown;
+}
+
+/** The claude dialect's `continue: false`: end the agent loop after this event. */
+export interface Halt {
+  hooks: string[];
+  /** For the user only, never the model. */
+  reason?: string;
+  [key: string]: unknown;
+}
+
+/** A hook's answer to a tool server in place of the user's. */
+export interface ElicitationAnswer {
+  hook: string;
+  action: "accept" | "decline" | "cancel" | (string & {});
+  content?: Json;
+  [key: string]: unknown;
+}
+
+/** Where a hook entry was declared. */
+export interface SourceLocation {
+  file: string;
+  line?: number;
+  column?: number;
+  [key: string]: unknown;
+}
+
+/** How a hook run ended. */
+export type RunStatus = "ok" | "blocked" | "continued" | "failed" | "skipped";
+
+/** One record per hook that matched the event, for logs and debugging. */
+export interface Run {
+  hook: string;
+  dialect: string;
+  /** The event in the dialect's spelling. */
+  event: string;
+  source?: SourceLocation;
+  status: RunStatus | (string & {});
+  exit_code?: number;
+  /** The signal that killed the hook process, when one did. */
+  signal?: number;
+  duration_ms?: number;
+  /** The category of what went wrong (`timeout`, `cancelled`, `hook_blocked`, …). */
+  error?: string;
+  message?: string;
+  stdout_truncated?: true;
+  stderr_truncated?: true;
+  ignored_fields?: string[];
+  [key: string]: unknown;
+}
+
+/** The outcome of one event. */
+export interface Outcome {
+  /** The event kind this outcome answers. */
+  event: string;
+  decision: Decision;
+  /** Every deny reason, in configuration order. */
+  reasons?: Reason[];
+  /** `tool_before`: the tool arguments after every rewrite; run the tool with these. */
+  tool_input?: Json;
+  /** `tool_after`/`tool_failure`: the tool result the model reads instead of the real one. */
+  tool_output?: string;
+  /** `user_prompt`: the prompt after every rewrite. */
+  prompt?: string;
+  context?: ContextEntry[];
+  notices?: Notice[];
+  /** For the user, never the model. */
+  warnings?: string[];
+  events?: PublishedEvent[];
+  continuation?: Continuation;
+  /** Variables to set for the shell tool's later calls in this session. */
+  shell_env?: { [name: string]: string };
+  halt?: Halt;
+  /** `permission_denied`: let the model try the refused call again. */
+  retry?: boolean;
+  /** Files to watch from now on, firing `file_changed` when one changes. */
+  watch_paths?: string[];
+  /** `worktree_create`: where a hook created the worktree. */
+  worktree_path?: string;
+  elicitation?: ElicitationAnswer;
+  /** `message_display`: the text to show the user instead of the model's. */
+  display?: string;
+  runs: Run[];
+  [key: string]: unknown;
+}
+
+/** What `explain` says about one configured hook. */
+export interface Explanation {
+  dialect: string;
+  /** The event it is declared for, in the dialect's spelling. */
+  event: string;
+  hook: string;
+  summary?: string;
+  source: SourceLocation;
+  /** Whether it would run. */
+  runs: boolean;
+  /** Why, or why not. */
+  reason: string;
+  ignored?: Array<{ key: string; why: string; [key: string]: unknown }>;
+  [key: string]: unknown;
+}
+
+/** A load diagnostic, as `latch lint --format json` writes it. */
+export interface Diagnostic {
+  severity: "error" | "warning" | "info" | (string & {});
+  message: string;
+  file?: string;
+  line?: number;
+  column?: number;
+  dialect?: string;
+  hook?: string;
+  event?: string;
+  hint?: string;
+  [key: string]: unknown;
+}
+
+/** `initialize`'s result. */
+export interface InitializeResult {
+  server: { name: string; version: string; [key: string]: unknown };
+  /** The dialects latch loaded. */
+  dialects: string[];
+  /** Every load diagnostic of the configuration. */
+  diagnostics: Diagnostic[];
+  [key: string]: unknown;
+}
+
+/** `latch/asyncResult`: an `async` hook (claude dialect) finished. */
+export interface AsyncResult {
+  session_id: string;
+  dialect: string;
+  hook: string;
+  event: string;
+  /** The texts, which also come with the session's next tool result. */
+  texts: string[];
+  [key: string]: unknown;
+}
+
+/** `latch/diagnostics`: load diagnostics of a configuration loaded after `initialize`. */
+export interface DiagnosticsNotification {
+  diagnostics: Diagnostic[];
+  [key: string]: unknown;
+}

@@ -1,0 +1,144 @@
+/**
+ * JSON-RPC 2.0 over a pair of streams, one JSON message per line (the
+ * framing of `latch serve`). Internal: {@link LatchClient} is the public face.
+ *
+ * @module
+ */
+
+import type { Readable, Writable } from "node:stream";
+import { LatchError, LatchRpcError } from "./errors.js";
+
+/** A request id, as this client makes them. */
+export type RequestId = number;
+
+/** What the connection hands to its owner. */
+export interface ConnectionHandlers {
+  /** A notification from the server. */
+  onNotification(method: string, params: unknown): void;
+  /** A line that is not a response to a pending request nor a notification. */
+  onProtocolError(error: Error): void;
+}
+
+interface Pending {
+  method: string;
+  resolve(value: unknown): void;
+  reject(error: Error): void;
+}
+
+/** A request on its way: its id (for `$/cancelRequest`) and its answer. */
+export interface SentRequest<T> {
+  id: RequestId;
+  result: Promise<T>;
+}
+
+/** The client side of a line-framed JSON-RPC connection. */
+export class Connection {
+  readonly #out: Writable;
+  readonly #handlers: ConnectionHandlers;
+  readonly #pending = new Map<RequestId, Pending>();
+  #nextId = 1;
+  #buffer = "";
+  #failure: Error | undefined;
+
+  constructor(input: Readable, output: Writable, handlers: ConnectionHandlers) {
+    this.#out = output;
+    this.#handlers = handlers;
+    input.setEncoding("utf8");
+    input.on("data", (chunk: string) => this.#receive(chunk));
+  }
+
+  /** How many requests wait for an answer. */
+  get pendingCount(): number {
+    return this.#pending.size;
+  }
+
+  /** Sends a request; the answer's `result`, or a {@link LatchRpcError}. */
+  request<T>(method: string, params?: unknown): SentRequest<T> {
+    const id = this.#nextId++;
+    const result = new Promise<T>((resolve, reject) => {
+      if (this.#failure !== undefined) {
+        reject(this.#failure);
+        return;
+      }
+      this.#pending.set(id, { method, resolve: resolve as (value: unknown) => void, reject });
+      this.#send(params === undefined ? { jsonrpc: "2.0", id, method } : { jsonrpc: "2.0", id, method, params });
+    });
+    return { id, result };
+  }
+
+  /** Sends a notification (no answer). Does nothing once the connection failed. */
+  notify(method: string, params?: unknown): void {
+    if (this.#failure !== undefined) return;
+    this.#send(params === undefined ? { jsonrpc: "2.0", method } : { jsonrpc: "2.0", method, params });
+  }
+
+  /** Rejects every pending request, and every later one, with `error`. */
+  fail(error: Error): void {
+    this.#failure ??= error;
+    const pending = [...this.#pending.values()];
+    this.#pending.clear();
+    for (const p of pending) p.reject(error);
+  }
+
+  #send(message: object): void {
+    // JSON.stringify escapes every control character, so the line holds no raw newline.
+    this.#out.write(`${JSON.stringify(message)}\n`);
+  }
+
+  #receive(chunk: string): void {
+    this.#buffer += chunk;
+    let newline: number;
+    while ((newline = this.#buffer.indexOf("\n")) !== -1) {
+      const line = this.#buffer.slice(0, newline);
+      this.#buffer = this.#buffer.slice(newline + 1);
+      if (line.trim() !== "") this.#dispatch(line);
+    }
+  }
+
+  #dispatch(line: string): void {
+    let message: unknown;
+    try {
+      message = JSON.parse(line);
+    } catch {
+      this.#handlers.onProtocolError(new LatchError(`latch wrote a line that is not JSON: ${line.slice(0, 200)}`));
+      return;
+    }
+    if (typeof message !== "object" || message === null || Array.isArray(message)) {
+      this.#handlers.onProtocolError(new LatchError(`latch wrote a message that is not an object: ${line.slice(0, 200)}`));
+      return;
+    }
+    const m = message as Record<string, unknown>;
+    if (typeof m["method"] === "string" && !("id" in m)) {
+      this.#handlers.onNotification(m["method"], m["params"]);
+      return;
+    }
+    const id = m["id"];
+    const pending = typeof id === "number" ? this.#pending.get(id) : undefined;
+    if (pending === undefined || !("result" in m || "error" in m)) {
+      const error = m["error"];
+      if (isRpcError(error)) {
+        this.#handlers.onProtocolError(new LatchRpcError(error.code, error.message, "(unknown request)", error.data));
+      } else {
+        this.#handlers.onProtocolError(new LatchError(`latch wrote an unexpected message: ${line.slice(0, 200)}`));
+      }
+      return;
+    }
+    this.#pending.delete(id as number);
+    const error = m["error"];
+    if (error !== undefined) {
+      pending.reject(
+        isRpcError(error)
+          ? new LatchRpcError(error.code, error.message, pending.method, error.data)
+          : new LatchError(`latch answered ${pending.method} with a malformed error: ${JSON.stringify(error)}`),
+      );
+    } else {
+      pending.resolve(m["result"]);
+    }
+  }
+}
+
+function isRpcError(value: unknown): value is { code: number; message: string; data?: unknown } {
+  if (typeof value !== "object" || value === null) return false;
+  const v = value as Record<string, unknown>;
+  return typeof v["code"] === "number" && typeof v["message"] === "string";
+}
