@@ -405,3 +405,59 @@ fn sigterm_stops_the_hooks_and_the_server() {
         std::thread::sleep(Duration::from_millis(20));
     }
 }
+
+/// `(VmRSS in KiB, open descriptors, child processes)` of a process.
+fn footprint(pid: u32) -> (u64, usize, usize) {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
+    let rss = status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmRSS:"))
+        .and_then(|v| v.split_whitespace().next()?.parse().ok())
+        .unwrap_or(0);
+    let fds = std::fs::read_dir(format!("/proc/{pid}/fd")).map_or(0, Iterator::count);
+    let children = std::fs::read_dir(format!("/proc/{pid}/task"))
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|t| std::fs::read_to_string(t.path().join("children")).unwrap_or_default())
+        .map(|c| c.split_whitespace().count())
+        .sum();
+    (rss, fds, children)
+}
+
+#[test]
+fn a_soak_of_many_fires_leaks_no_descriptor_process_or_memory() {
+    // The endurance bench at a fifth of its size (`cargo bench --bench
+    // serve` runs 10,000): counts only, no timing.
+    let c = Claude::new();
+    let c = c.project_settings(&json!({"hooks": {
+        "PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "cat > /dev/null"}]}],
+        "Stop": [{"hooks": [{"type": "command", "command": "echo '{\"decision\": \"block\", \"reason\": \"again\"}'"}]}]}}));
+    let mut s = Server::claude(&c);
+    let pid = s.child.id();
+    let mut fire = |s: &mut Server, i: i64| {
+        let event = if i % 4 == 0 {
+            json!({"event": "stop", "session_id": format!("s{}", i % 7)})
+        } else {
+            bash_before(&format!("echo {i}"))
+        };
+        s.fire(i, event);
+        let r = s.recv();
+        assert_eq!(r["id"], i, "{r}");
+    };
+    for i in 1..=200 {
+        fire(&mut s, i);
+    }
+    let first = footprint(pid);
+    for i in 201..=2000 {
+        fire(&mut s, i);
+    }
+    let last = footprint(pid);
+    assert_eq!(last.1, first.1, "open descriptors: {first:?} then {last:?}");
+    assert_eq!(last.2, 0, "no hook process is left: {last:?}");
+    assert!(
+        last.0 <= first.0 + first.0 / 5,
+        "RSS grew by more than 20 %: {first:?} then {last:?}"
+    );
+    assert_eq!(s.close(), 0);
+}
