@@ -82,6 +82,11 @@ pub struct ConfigArgs {
     /// Default: $PEEN_CONFIG_DIR.
     #[arg(long, value_name = "DIR")]
     peen_config_dir: Option<PathBuf>,
+    /// Where per-session state lives (`latch serve`'s `initialize`; `latch
+    /// fire` has its own `--state-dir`). Default: $LATCH_STATE_DIR, else
+    /// $XDG_STATE_HOME/latch, else ~/.local/state/latch.
+    #[arg(skip)]
+    pub state_dir: Option<PathBuf>,
 }
 
 impl ConfigArgs {

@@ -195,6 +195,9 @@ fn bad_messages_get_errors_and_the_server_goes_on() {
             .unwrap()
             .contains("over the limit")
     );
+    assert_eq!(r["id"], 2, "the id is found in the message's head");
+    let r = s.request(21, "shutdown", Value::Null);
+    assert_eq!(r["error"]["code"], -32002, "{r}");
     let r = s.request(
         3,
         "initialize",
@@ -225,11 +228,35 @@ fn bad_messages_get_errors_and_the_server_goes_on() {
             .contains("sesion_id"),
         "{r}"
     );
+    // Over the event limit but within the line limit: refused as `latch
+    // fire` refuses it.
+    let r = s.request(
+        61,
+        "fire",
+        json!({"event": "stop", "last_assistant_message": "y".repeat(2000)}),
+    );
+    assert_eq!(r["error"]["code"], -32602, "{r}");
+    assert!(
+        r["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("LATCH_MAX_EVENT_BYTES")
+    );
+    let r = s.request(62, "fire", json!([1]));
+    assert!(
+        r["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("JSON object"),
+        "{r}"
+    );
     let r = s.request(7, "nope", Value::Null);
     assert_eq!(r["error"]["code"], -32601);
     let r = s.request(8, "shutdown", Value::Null);
     assert_eq!(r["result"], Value::Null);
     let r = s.request(9, "fire", json!({"event": "stop"}));
+    assert_eq!(r["error"]["code"], -32003);
+    let r = s.request(10, "shutdown", Value::Null);
     assert_eq!(r["error"]["code"], -32003);
     s.send(json!({"jsonrpc": "2.0", "method": "exit"}));
     assert_eq!(s.close(), 0);

@@ -88,9 +88,9 @@ pub async fn run(_args: ServeArgs) -> u8 {
             }
         };
         let text = match line {
-            Line::TooLong(n) => {
+            Line::TooLong(n, head) => {
                 let _ = out.send(rpc::error(
-                    &Value::Null,
+                    &rpc::id_in(&head),
                     code::INVALID_REQUEST,
                     &format!(
                         "a message of {n} bytes is over the limit of {max} bytes; it was not read"
@@ -121,6 +121,16 @@ pub async fn run(_args: ServeArgs) -> u8 {
                     // In-flight fires finish first; the answer comes when
                     // the last one ends (messages are still read, so a
                     // `$/cancelRequest` or `exit` can stop them).
+                    "shutdown" if server.setup.is_none() => Some(rpc::error(
+                        &id,
+                        code::NOT_INITIALIZED,
+                        "send `initialize` first",
+                    )),
+                    "shutdown" if server.shutting_down => Some(rpc::error(
+                        &id,
+                        code::SHUTTING_DOWN,
+                        "the server is shutting down",
+                    )),
                     "shutdown" if tasks.is_empty() => {
                         server.shutting_down = true;
                         Some(rpc::result(&id, &Value::Null))
@@ -257,26 +267,23 @@ impl Server {
     }
 
     fn initialize(&mut self, id: &Value, params: &RawValue) -> String {
-        let params = serde_json::from_str::<Value>(params.get()).unwrap_or_default();
         if self.setup.is_some() {
             return rpc::error(id, code::INVALID_REQUEST, "already initialized");
         }
-        let mut params = match params {
-            Value::Null => serde_json::Map::new(),
-            Value::Object(m) => m,
+        let config: ConfigArgs = match params.get().trim_start().as_bytes().first() {
+            Some(b'{') => match serde_json::from_str(params.get()) {
+                Ok(c) => c,
+                Err(e) => {
+                    return rpc::error(id, code::INVALID_PARAMS, &format!("invalid params: {e}"));
+                }
+            },
+            _ if params.get() == "null" => ConfigArgs::default(),
             _ => return rpc::error(id, code::INVALID_PARAMS, "params must be an object"),
         };
-        let state_root = match params.remove("state_dir") {
-            None | Some(Value::Null) => latch::Session::default_state_root(),
-            Some(Value::String(s)) => Some(PathBuf::from(s)),
-            Some(_) => {
-                return rpc::error(id, code::INVALID_PARAMS, "`state_dir` must be a string");
-            }
-        };
-        let config: ConfigArgs = match serde_json::from_value(Value::Object(params)) {
-            Ok(c) => c,
-            Err(e) => return rpc::error(id, code::INVALID_PARAMS, &format!("invalid params: {e}")),
-        };
+        let state_root = config
+            .state_dir
+            .clone()
+            .or_else(latch::Session::default_state_root);
         let setup = Arc::new(Setup {
             config,
             state_root,
@@ -421,8 +428,19 @@ fn session_for(setup: &Setup, event: &Event) -> Result<Arc<latch::Session>, Stri
     Ok(session)
 }
 
-/// The event in `params`, valid, or why not (naming the field).
+/// The event in `params`, valid, or why not (naming the field). An event
+/// over the event size limit is refused, as `latch fire` refuses it.
 fn event_of(params: &RawValue) -> Result<Event, String> {
+    if !params.get().starts_with('{') {
+        return Err("params must be an event: a JSON object".to_owned());
+    }
+    let max = super::event_input::max_event_bytes()?;
+    let len = params.get().len() as u64;
+    if len > max {
+        return Err(format!(
+            "the event is {len} bytes, over the limit of {max} bytes (LATCH_MAX_EVENT_BYTES)"
+        ));
+    }
     let event = super::fire::parse_event(params.get().as_bytes(), "params")?;
     event
         .validate()

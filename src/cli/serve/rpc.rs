@@ -134,8 +134,36 @@ pub enum Line {
     /// A whole line, without its `\n`.
     Text(Vec<u8>),
     /// A line longer than the bound: skipped to its end, never buffered
-    /// whole. Holds how many bytes it had.
-    TooLong(u64),
+    /// whole. Holds how many bytes it had and its first [`HEAD`] bytes.
+    TooLong(u64, Vec<u8>),
+}
+
+/// How much of an over-long line is kept to find its id.
+pub const HEAD: usize = 4096;
+
+/// The `id` of a message from its first bytes, when it comes before the
+/// params (an over-long message is never parsed whole); `null` otherwise.
+pub fn id_in(head: &[u8]) -> Value {
+    let text = String::from_utf8_lossy(head);
+    let Some(at) = text.find("\"id\"") else {
+        return Value::Null;
+    };
+    let rest = text[at + 4..].trim_start();
+    let Some(rest) = rest.strip_prefix(':') else {
+        return Value::Null;
+    };
+    let rest = rest.trim_start();
+    if let Some(s) = rest.strip_prefix('"') {
+        return match s.find(['"', '\\']) {
+            Some(end) if s.as_bytes()[end] == b'"' => Value::from(&s[..end]),
+            _ => Value::Null,
+        };
+    }
+    let number: String = rest
+        .chars()
+        .take_while(|c| c.is_ascii_digit() || *c == '-')
+        .collect();
+    number.parse::<i64>().map_or(Value::Null, Value::from)
 }
 
 /// Reads the next line, keeping at most `max` bytes of it; `None` at the
@@ -152,7 +180,7 @@ pub async fn read_line<R: AsyncBufRead + Unpin>(
             return Ok(match total {
                 0 => None,
                 n if kept.len() as u64 == n => Some(Line::Text(kept)),
-                n => Some(Line::TooLong(n)),
+                n => Some(Line::TooLong(n, kept)),
             });
         }
         let (part, done) = match chunk.iter().position(|&b| b == b'\n') {
@@ -163,8 +191,11 @@ pub async fn read_line<R: AsyncBufRead + Unpin>(
         if total <= max as u64 {
             kept.extend_from_slice(part);
         } else {
-            // Over the bound: drop what was kept and count the rest.
-            kept = Vec::new();
+            // Over the bound: keep only the head (for the id) and count
+            // the rest.
+            let room = HEAD.saturating_sub(kept.len());
+            kept.truncate(HEAD);
+            kept.extend_from_slice(&part[..part.len().min(room)]);
         }
         let used = done.unwrap_or(chunk.len());
         reader.consume(used);
@@ -172,7 +203,7 @@ pub async fn read_line<R: AsyncBufRead + Unpin>(
             return Ok(Some(if total <= max as u64 {
                 Line::Text(kept)
             } else {
-                Line::TooLong(total)
+                Line::TooLong(total, kept)
             }));
         }
     }
@@ -201,6 +232,17 @@ mod tests {
     }
 
     #[test]
+    fn ids_are_found_in_the_head_of_a_message() {
+        assert_eq!(
+            id_in(br#"{"jsonrpc":"2.0","id": 42,"method":"fire","params":{"#),
+            42
+        );
+        assert_eq!(id_in(br#"{"id":"a-1","params":"#), "a-1");
+        assert_eq!(id_in(br#"{"params":{"x":"#), Value::Null);
+        assert_eq!(id_in(br#"{"id":"a\"b"}"#), Value::Null);
+    }
+
+    #[test]
     fn long_lines_are_skipped_not_kept() {
         let runtime = tokio::runtime::Builder::new_current_thread()
             .build()
@@ -214,7 +256,7 @@ mod tests {
             );
             assert_eq!(
                 read_line(&mut reader, 10).await.unwrap(),
-                Some(Line::TooLong(100))
+                Some(Line::TooLong(100, b"x".repeat(100)))
             );
             assert_eq!(
                 read_line(&mut reader, 10).await.unwrap(),

@@ -72,15 +72,9 @@ pub fn schema() -> Value {
         }),
     );
     let mut all = g.take_definitions(true);
-    // The configuration flags, plus `state_dir` (in one object: a closed
-    // schema cannot be extended through `allOf`).
+    // The configuration flags, `state_dir` included.
     let mut init = all.remove("ConfigArgs").unwrap_or_else(|| json!({}));
-    init["description"] =
-        json!("`latch fire`'s configuration flags in snake_case, plus `state_dir`.");
-    init["properties"]["state_dir"] = json!({
-        "type": ["string", "null"],
-        "description": "`--state-dir`: where per-session state lives. Default: $LATCH_STATE_DIR, else $XDG_STATE_HOME/latch, else ~/.local/state/latch.",
-    });
+    init["description"] = json!("`latch fire`'s configuration flags in snake_case.");
     defs.insert("InitializeParams".to_owned(), init);
     defs.extend(all);
     json!({
