@@ -462,7 +462,7 @@ fn a_soak_of_many_fires_leaks_no_descriptor_process_or_memory() {
         "Stop": [{"hooks": [{"type": "command", "command": "echo '{\"decision\": \"block\", \"reason\": \"again\"}'"}]}]}}));
     let mut s = Server::claude(&c);
     let pid = s.child.id();
-    let mut fire = |s: &mut Server, i: i64| {
+    let fire = |s: &mut Server, i: i64| {
         let event = if i % 4 == 0 {
             json!({"event": "stop", "session_id": format!("s{}", i % 7)})
         } else {
