@@ -24,7 +24,8 @@
 //! process group, the same on tokio's blocking pool, and plain
 //! `tokio::process`), and prints the medians with their ratio to `std`.
 //!
-//! Run with `cargo bench --bench dispatch`.
+//! Run with `cargo bench --bench dispatch`; `cargo bench --bench dispatch
+//! -- summary` runs the interleaved summary alone.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -64,6 +65,11 @@ fn std_once(cwd: &Path, group: bool) {
 
 /// Spawns one hook with the standard library and writes its payload.
 fn std_spawn(cwd: &Path, group: bool) -> std::process::Child {
+    std_spawn_with(cwd, group, |_| {})
+}
+
+/// [`std_spawn`], with `more` applied to the command before it spawns.
+fn std_spawn_with(cwd: &Path, group: bool, more: impl FnOnce(&mut Command)) -> std::process::Child {
     let mut command = Command::new(SHELL);
     command
         .arg("-c")
@@ -75,6 +81,7 @@ fn std_spawn(cwd: &Path, group: bool) -> std::process::Child {
     if group {
         command.process_group(0);
     }
+    more(&mut command);
     let mut child = command.spawn().expect("spawn /bin/sh");
     if let Some(mut stdin) = child.stdin.take() {
         // The payload is far below the pipe buffer, so writing before reading
@@ -138,9 +145,23 @@ fn project_with_hooks(n: usize) -> tempfile::TempDir {
 }
 
 /// `n` hooks spawned directly with the standard library, all at once, then
-/// waited for: the baseline of hooks that run in parallel.
-fn std_parallel(cwd: &Path, n: usize) {
-    let children: Vec<std::process::Child> = (0..n).map(|_| std_spawn(cwd, true)).collect();
+/// waited for: the baseline of hooks that run in parallel. With `env`, each
+/// also gets the three variables a claude hook gets (`CLAUDE_PROJECT_DIR`,
+/// `CLAUDECODE`, `CLAUDE_CODE_SESSION_ID`).
+fn std_parallel(cwd: &Path, n: usize, env: bool) {
+    let children: Vec<std::process::Child> = (0..n)
+        .map(|_| {
+            if env {
+                std_spawn_with(cwd, true, |c| {
+                    c.env("CLAUDE_PROJECT_DIR", cwd)
+                        .env("CLAUDECODE", "1")
+                        .env("CLAUDE_CODE_SESSION_ID", "s");
+                })
+            } else {
+                std_spawn(cwd, true)
+            }
+        })
+        .collect();
     for child in children {
         let out = child.wait_with_output().expect("wait for /bin/sh");
         assert!(out.status.success());
@@ -273,11 +294,13 @@ enum Variant {
     Engine,
     /// The baseline for parallel hooks: `n` spawned at once, then waited.
     StdParallel,
+    /// The same, each hook with the three variables a claude hook gets.
+    StdParallelEnv,
     /// latch's `Engine::dispatch` through the claude dialect (parallel).
     Claude,
 }
 
-const VARIANTS: [(Variant, &str); 8] = [
+const VARIANTS: [(Variant, &str); 9] = [
     (Variant::Std, "std"),
     (Variant::StdGroup, "std+pgroup"),
     (Variant::Blocking, "blocking"),
@@ -285,6 +308,7 @@ const VARIANTS: [(Variant, &str); 8] = [
     (Variant::Runner, "runner"),
     (Variant::Engine, "engine"),
     (Variant::StdParallel, "std-parallel"),
+    (Variant::StdParallelEnv, "std-parallel+env"),
     (Variant::Claude, "claude"),
 ];
 
@@ -302,7 +326,7 @@ fn interleaved_summary() {
     for (_, name) in VARIANTS {
         print!("  {name:>19}");
     }
-    println!();
+    println!("  {:>14}", "claude/std-par");
     for n in COUNTS {
         let project = project_with_hooks(n);
         let cwd = project.path().to_path_buf();
@@ -353,7 +377,8 @@ fn interleaved_summary() {
                     Variant::Engine => {
                         black_box(rt.block_on(engine.dispatch(&event, &session)).unwrap());
                     }
-                    Variant::StdParallel => std_parallel(&claude_dir, n),
+                    Variant::StdParallel => std_parallel(&claude_dir, n, false),
+                    Variant::StdParallelEnv => std_parallel(&claude_dir, n, true),
                     Variant::Claude => {
                         let outcome = rt
                             .block_on(claude.dispatch(&claude_event, &session))
@@ -372,6 +397,13 @@ fn interleaved_summary() {
             let cell = format!("{m:.3?} ({:.3})", m.as_secs_f64() / base);
             print!("  {cell:>19}");
         }
+        let of = |v: Variant| {
+            VARIANTS
+                .iter()
+                .position(|(w, _)| std::mem::discriminant(w) == std::mem::discriminant(&v))
+                .map_or(f64::NAN, |i| medians[i].as_secs_f64())
+        };
+        print!("  {:>14.3}", of(Variant::Claude) / of(Variant::StdParallel));
         println!();
     }
     println!("target: runner/std and engine/std <= 1.05; claude/std-parallel <= 1.05");
@@ -384,17 +416,42 @@ fn median(mut v: Vec<Duration>) -> Duration {
 
 criterion_group!(benches, bench_no_match, bench_dispatch);
 
+/// Criterion's options that take their value as the next argument.
+const TAKES_VALUE: [&str; 14] = [
+    "--warm-up-time",
+    "--measurement-time",
+    "--sample-size",
+    "--nresamples",
+    "--noise-threshold",
+    "--confidence-level",
+    "--significance-level",
+    "--save-baseline",
+    "--baseline",
+    "--baseline-lenient",
+    "--load-baseline",
+    "--profile-time",
+    "--color",
+    "--output-format",
+];
+
 fn main() {
     benches();
     Criterion::default().configure_from_args().final_summary();
     // Only a full `cargo bench` run prints the summary: not `cargo test
-    // --benches` (no `--bench` flag), a filtered run or `--list`.
+    // --benches` (no `--bench` flag), a filtered run (but `summary`) or
+    // `--list`.
     let args: Vec<String> = std::env::args().skip(1).collect();
     let bench_mode = args.iter().any(|a| a == "--bench");
-    let filtered = args
-        .iter()
-        .any(|a| !a.starts_with('-') || a == "--list" || a == "--test");
-    if bench_mode && !filtered {
+    // A word that is not an option is a filter, unless it is the value of
+    // the option before it (`--measurement-time 3`).
+    let filtered = args.iter().enumerate().any(|(i, a)| {
+        let is_value = i > 0 && TAKES_VALUE.contains(&args[i - 1].as_str());
+        (!a.starts_with('-') && !is_value) || a == "--list" || a == "--test"
+    });
+    // `summary` as the filter matches no criterion bench and runs the
+    // summary alone.
+    let summary_only = args.iter().any(|a| a == "summary");
+    if bench_mode && (!filtered || summary_only) {
         interleaved_summary();
     }
 }

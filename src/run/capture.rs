@@ -17,6 +17,9 @@ pub struct Captured {
 /// Read in chunks of this size; memory stays flat however much a hook prints.
 const CHUNK: usize = 64 * 1024;
 
+/// The first read's buffer: enough for what most hooks print.
+const FIRST_CHUNK: usize = 1024;
+
 impl Captured {
     /// An empty capture that keeps at most `cap` bytes.
     pub fn new(cap: usize) -> Self {
@@ -34,13 +37,22 @@ impl Captured {
         let Some(mut pipe) = pipe else { return };
         // `read_buf` fills spare capacity, so the buffer is never zeroed:
         // most hooks print nothing, and zeroing 64 KiB per stream per run
-        // showed up in the dispatch benchmark.
-        let mut buf = Vec::with_capacity(CHUNK);
+        // showed up in the dispatch benchmark. It starts small and grows to
+        // a full chunk once a read fills it: two 64 KiB buffers per hook,
+        // allocated and freed on every dispatch, made the allocator grow
+        // and trim its heap (`brk`) each time.
+        let mut buf = Vec::with_capacity(FIRST_CHUNK);
         loop {
             buf.clear();
             match pipe.read_buf(&mut buf).await {
                 Ok(0) => return,
-                Ok(n) => self.keep(&buf[..n]),
+                Ok(n) => {
+                    self.keep(&buf[..n]);
+                    if n == buf.capacity() && n < CHUNK {
+                        buf.clear();
+                        buf.reserve_exact(CHUNK);
+                    }
+                }
                 Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
                 Err(_) => return,
             }
