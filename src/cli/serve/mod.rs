@@ -344,11 +344,14 @@ impl Server {
                 Err(msg) => rpc::error(&id, code::INTERNAL_ERROR, &msg),
                 Ok(session) => match engine.dispatch_cancellable(&event, &session, &cancel).await {
                     Ok(mut outcome) => {
-                        if cancel.is_cancelled() && !outcome.runs.is_empty() {
-                            outcome.warnings.push(
-                                "dispatch cancelled: latch killed the running hook and its descendants and started no further hook"
-                                    .to_owned(),
-                            );
+                        // Every cancelled answer says so with the same
+                        // words first.
+                        if cancel.is_cancelled() {
+                            outcome.warnings.push(if outcome.runs.is_empty() {
+                                "dispatch cancelled before any hook ran".to_owned()
+                            } else {
+                                "dispatch cancelled: latch killed the running hook and its descendants and started no further hook".to_owned()
+                            });
                         }
                         rpc::result(&id, &outcome)
                     }

@@ -1,0 +1,47 @@
+#!/bin/sh
+# Run the latch-client test suite in a fresh virtual environment.
+#
+#   clients/python/run-tests.sh [VENV_DIR]
+#
+# VENV_DIR defaults to a temporary directory, removed afterwards. The
+# package is installed from this directory (a real `pip install`, so the
+# packaging is tested too) with pytest from PyPI, and the tests run against
+# $LATCH_BIN, by default ../../target/debug/latch relative to this script.
+# Extra pytest arguments can be given in $PYTEST_ADDOPTS.
+set -eu
+
+here=$(cd "$(dirname "$0")" && pwd)
+python=${PYTHON:-python3}
+
+if [ -z "${LATCH_BIN:-}" ]; then
+    LATCH_BIN="$here/../../target/debug/latch"
+fi
+if [ ! -x "$LATCH_BIN" ]; then
+    echo "run-tests.sh: no latch binary at $LATCH_BIN (build it, or set LATCH_BIN)" >&2
+    exit 2
+fi
+LATCH_BIN=$(cd "$(dirname "$LATCH_BIN")" && pwd)/$(basename "$LATCH_BIN")
+export LATCH_BIN
+
+if [ $# -ge 1 ]; then
+    venv=$1
+    cleanup=
+else
+    venv=$(mktemp -d "${TMPDIR:-/tmp}/latch-client-venv.XXXXXX")
+    cleanup=$venv
+fi
+trap '[ -n "$cleanup" ] && rm -rf "$cleanup"' EXIT
+
+"$python" -m venv "$venv"
+"$venv/bin/python" -m pip install --quiet --disable-pip-version-check --upgrade pip
+# A copy of the sources, so that building the package writes nothing here.
+src=$(mktemp -d "${TMPDIR:-/tmp}/latch-client-src.XXXXXX")
+trap '[ -n "$cleanup" ] && rm -rf "$cleanup"; rm -rf "$src"' EXIT
+cp -R "$here/pyproject.toml" "$here/README.md" "$here/src" "$here/tests" "$src/"
+"$venv/bin/python" -m pip install --quiet --disable-pip-version-check "$src[test]"
+
+echo "run-tests.sh: latch-client $("$venv/bin/python" -c 'import latch_client; print(latch_client.__version__)'), latch at $LATCH_BIN"
+cd "$src"
+# Import the installed package, not the copy of the sources.
+rm -rf "$src/src"
+PYTHONDONTWRITEBYTECODE=1 "$venv/bin/python" -m pytest -p no:cacheprovider "$src/tests"

@@ -1,0 +1,525 @@
+"""The asyncio client: :class:`AsyncClient`."""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+from types import TracebackType
+from typing import (
+    TYPE_CHECKING,
+    Any,
+    AsyncIterator,
+    Callable,
+    Dict,
+    List,
+    Mapping,
+    Optional,
+    Set,
+    Tuple,
+    Type,
+    Union,
+    cast,
+)
+
+from ._common import UNSET, ClientOptions, Unset
+from ._protocol import (
+    AsyncResultNotification,
+    DiagnosticsNotification,
+    Notification,
+    Response,
+    StderrTail,
+    encode_notification,
+    encode_request,
+    logger,
+    parse_line,
+)
+from .errors import LatchClientError, LatchClosed, LatchDied, LatchError, LatchNotFound, LatchTimeout
+from .types import AsyncResult, Config, Diagnostic, Event, ExplainEntry, InitializeResult, Outcome, StrPath
+
+if TYPE_CHECKING:
+    from typing_extensions import Unpack
+
+__all__ = ["AsyncClient", "NotificationStream"]
+
+_READ_LIMIT = 1 << 30
+"""The longest line read from the server (asyncio's default is 64 KiB)."""
+
+Callback = Callable[[Any], Any]
+
+
+class NotificationStream(AsyncIterator[Notification]):
+    """The server's notifications, from the moment it was made (see
+    :meth:`AsyncClient.notifications`).
+
+    Iteration ends when the client closes, and raises
+    :class:`~latch_client.LatchDied` if the server died.
+    """
+
+    def __init__(self, client: AsyncClient) -> None:
+        self._client = client
+        self._queue: asyncio.Queue[Union[Notification, LatchClientError]] = asyncio.Queue()
+        self._done = False
+
+    def _put(self, item: Union[Notification, LatchClientError]) -> None:
+        self._queue.put_nowait(item)
+
+    def __aiter__(self) -> NotificationStream:
+        return self
+
+    async def __anext__(self) -> Notification:
+        if self._done:
+            raise StopAsyncIteration
+        item = await self._queue.get()
+        if isinstance(item, LatchClientError):
+            self.close()
+            if isinstance(item, LatchClosed):
+                raise StopAsyncIteration
+            raise item
+        return item
+
+    def close(self) -> None:
+        """Stop receiving notifications."""
+        self._done = True
+        self._client._streams.discard(self)
+
+
+class AsyncClient:
+    """A ``latch serve`` process, driven from asyncio.
+
+    Use it as an async context manager: entering starts the server and
+    sends ``initialize`` with the configuration (a
+    :class:`~latch_client.Config` and/or keyword arguments, which win);
+    leaving sends ``shutdown`` (which waits for the fires in flight) and
+    ``exit``, and waits for the process. Leaving because of an exception
+    (a cancellation included) skips ``shutdown``: ``exit`` cancels whatever
+    still runs. Every wait is bounded by ``close_timeout``; a server that
+    does not exit in time is killed.
+
+    Any number of :meth:`fire` calls may run at once (``asyncio.gather``,
+    task groups); responses are matched to them by id.
+
+    Notification callbacks run in the event loop, from the task that reads
+    the server's output: a plain function must not block; a coroutine
+    function is started as a task.
+
+    The parameters are :class:`~latch_client.Client`'s.
+    """
+
+    def __init__(
+        self,
+        config: Union[Config, Mapping[str, Any], None] = None,
+        *,
+        binary: Optional[StrPath] = None,
+        cwd: Optional[StrPath] = None,
+        env: Optional[Mapping[str, str]] = None,
+        on_async_result: Optional[Callable[[AsyncResult], object]] = None,
+        on_diagnostics: Optional[Callable[[List[Diagnostic]], object]] = None,
+        timeout: Optional[float] = None,
+        start_timeout: float = 30.0,
+        close_timeout: float = 10.0,
+        cancel_grace: float = 10.0,
+        **options: Unpack[Config],
+    ) -> None:
+        self._opts = ClientOptions.make(
+            config, options, binary, cwd, env, timeout, start_timeout, close_timeout, cancel_grace
+        )
+        self._on_async_result = on_async_result
+        self._on_diagnostics = on_diagnostics
+        self._proc: Optional[asyncio.subprocess.Process] = None
+        self._init: Optional[InitializeResult] = None
+        self._next_id = 0
+        self._pending: Dict[int, Tuple[str, asyncio.Future[Any]]] = {}
+        self._failure: Optional[LatchClientError] = None
+        self._closing = False
+        self._stderr = StderrTail()
+        self._streams: Set[NotificationStream] = set()
+        self._tasks: Set[asyncio.Task[Any]] = set()
+        self._reader: Optional[asyncio.Task[None]] = None
+        self._stderr_reader: Optional[asyncio.Task[None]] = None
+        self._drain_lock: Optional[asyncio.Lock] = None
+
+    # ------------------------------------------------------------------
+    # Lifecycle
+    # ------------------------------------------------------------------
+
+    async def __aenter__(self) -> AsyncClient:
+        await self.open()
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: Optional[Type[BaseException]],
+        exc: Optional[BaseException],
+        tb: Optional[TracebackType],
+    ) -> None:
+        if exc_type is None:
+            await self.aclose()
+        else:
+            await self.abort()
+
+    async def open(self) -> InitializeResult:
+        """Start ``latch serve`` and send ``initialize``; return its result.
+
+        :raises LatchNotFound: no ``latch`` binary.
+        :raises InvalidParams: a configuration key latch does not know.
+        :raises LatchDied: the server exited during ``initialize``.
+        :raises LatchTimeout: ``initialize`` took longer than ``start_timeout``.
+        """
+        if self._proc is not None:
+            raise LatchClosed("this client was already started; make a new one")
+        binary = self._opts.find_binary()
+        self._drain_lock = asyncio.Lock()
+        try:
+            self._proc = await asyncio.create_subprocess_exec(
+                binary,
+                "serve",
+                stdin=asyncio.subprocess.PIPE,
+                stdout=asyncio.subprocess.PIPE,
+                stderr=asyncio.subprocess.PIPE,
+                cwd=self._opts.cwd,
+                env=self._opts.env,
+                limit=_READ_LIMIT,
+            )
+        except (FileNotFoundError, PermissionError) as error:
+            raise LatchNotFound(f"latch binary {binary!r} could not be started: {error}", binary) from error
+        self._reader = asyncio.ensure_future(self._read_stdout())
+        self._stderr_reader = asyncio.ensure_future(self._read_stderr())
+        try:
+            result = await self._call("initialize", self._opts.params, self._opts.start_timeout)
+        except BaseException:
+            await self.abort()
+            raise
+        self._init = cast(InitializeResult, result)
+        return self._init
+
+    async def aclose(self, timeout: Optional[float] = None) -> None:
+        """Send ``shutdown`` (waiting for the fires in flight) and ``exit``,
+        then wait for the process; kill it if a step takes longer than
+        ``timeout`` (default: ``close_timeout``). Closing twice does nothing."""
+        await self._stop(graceful=True, timeout=timeout)
+
+    async def abort(self, timeout: Optional[float] = None) -> None:
+        """Send ``exit`` at once, cancelling whatever still runs, and wait for
+        the process (killed after ``timeout``). The fires in flight get the
+        outcome of what ran, which latch sends before it exits (else they
+        raise :class:`~latch_client.LatchClosed`)."""
+        await self._stop(graceful=False, timeout=timeout)
+
+    async def _stop(self, graceful: bool, timeout: Optional[float]) -> None:
+        proc = self._proc
+        if proc is None or self._closing:
+            return
+        self._closing = True
+        limit = self._opts.close_timeout if timeout is None else timeout
+        alive = self._failure is None and proc.returncode is None
+        try:
+            if alive and graceful:
+                try:
+                    await self._call("shutdown", None, limit, internal=True)
+                except LatchClientError as error:
+                    logger.warning("latch serve did not shut down cleanly: %s", error)
+            if alive:
+                self._write_nowait(encode_notification("exit"))
+            assert proc.stdin is not None
+            proc.stdin.close()
+            try:
+                await asyncio.wait_for(proc.wait(), limit)
+            except asyncio.TimeoutError:
+                logger.warning("latch serve did not exit within %ss; killing it", limit)
+                _kill(proc)
+                await proc.wait()
+        finally:
+            if proc.returncode is None:
+                _kill(proc)
+            # Read what the server wrote before it exited: after `exit` (or
+            # the end of its input) it still answers the fires in flight
+            # with the outcome of what ran.
+            readers = [t for t in (self._reader, self._stderr_reader) if t is not None]
+            if readers:
+                _, late = await asyncio.wait(readers, timeout=limit)
+                for task in late:
+                    task.cancel()
+            self._fail(LatchClosed("the client was closed"))
+
+    # ------------------------------------------------------------------
+    # Requests
+    # ------------------------------------------------------------------
+
+    async def fire(
+        self, event: Union[Event, Mapping[str, Any]], *, timeout: Union[float, None, Unset] = UNSET
+    ) -> Outcome:
+        """Run the hooks of one event and return the outcome.
+
+        Cancelling the task that awaits ``fire`` sends ``$/cancelRequest``
+        (the running hook is killed, no further hook starts) and raises
+        :class:`asyncio.CancelledError` at once, as asyncio expects; the
+        outcome the server still sends for it is dropped.
+
+        When ``timeout`` (default: the client's ``timeout``) passes, the
+        dispatch is cancelled the same way, but the outcome of what ran is
+        awaited and returned: it carries the warning ``dispatch cancelled:
+        …`` (see :func:`~latch_client.is_cancelled`), and a deny decided
+        before the cancel stays.
+
+        :raises InvalidParams: the event is not valid; the message names the field.
+        :raises LatchDied: the server exited.
+        :raises LatchTimeout: not even the cancelled outcome came within ``cancel_grace``.
+        """
+        request_id, future = await self._send("fire", self._opts.event(event))
+        wait = self._opts.timeout if isinstance(timeout, Unset) else timeout
+        try:
+            try:
+                return cast(Outcome, await asyncio.wait_for(asyncio.shield(future), wait))
+            except asyncio.TimeoutError:
+                self.cancel(request_id)
+                try:
+                    return cast(Outcome, await asyncio.wait_for(future, self._opts.cancel_grace))
+                except asyncio.TimeoutError:
+                    raise LatchTimeout(
+                        f"fire did not answer within {wait}s, nor within {self._opts.cancel_grace}s of its cancel"
+                    ) from None
+        except asyncio.CancelledError:
+            if not future.done():
+                self.cancel(request_id)
+            raise
+        finally:
+            self._forget(request_id)
+
+    async def explain(
+        self, event: Union[Event, Mapping[str, Any]], *, timeout: Union[float, None, Unset] = UNSET
+    ) -> List[ExplainEntry]:
+        """Every configured hook, whether it would run for ``event``, and why.
+        Nothing runs.
+
+        :raises InvalidParams: the event is not valid.
+        :raises LatchTimeout: no answer within ``timeout``.
+        """
+        wait = self._opts.timeout if isinstance(timeout, Unset) else timeout
+        return cast(List[ExplainEntry], await self._call("explain", self._opts.event(event), wait))
+
+    def cancel(self, request_id: int) -> None:
+        """Send ``$/cancelRequest`` for a request id (unknown ids are ignored)."""
+        self._write_nowait(encode_notification("$/cancelRequest", {"id": request_id}))
+
+    def notifications(self) -> NotificationStream:
+        """An async iterator over the notifications that arrive from now on::
+
+            async for note in client.notifications():
+                if isinstance(note, AsyncResultNotification):
+                    ...
+
+        Make it before firing the events whose notifications it should see.
+        Each stream gets every notification; ``close()`` it when done.
+        """
+        stream = NotificationStream(self)
+        if self._failure is not None:
+            stream._put(self._failure)
+        else:
+            self._streams.add(stream)
+        return stream
+
+    # ------------------------------------------------------------------
+    # What initialize said, and the process
+    # ------------------------------------------------------------------
+
+    @property
+    def initialize_result(self) -> InitializeResult:
+        """The result of ``initialize``.
+
+        :raises LatchClosed: before :meth:`open`.
+        """
+        if self._init is None:
+            raise LatchClosed("the client is not open")
+        return self._init
+
+    @property
+    def dialects(self) -> List[str]:
+        """The dialects the server loaded."""
+        return self.initialize_result["dialects"]
+
+    @property
+    def diagnostics(self) -> List[Diagnostic]:
+        """The load diagnostics ``initialize`` reported."""
+        return self.initialize_result["diagnostics"]
+
+    @property
+    def pid(self) -> Optional[int]:
+        """The server's process id, once started."""
+        return None if self._proc is None else self._proc.pid
+
+    @property
+    def returncode(self) -> Optional[int]:
+        """The server's exit code once it exited, else ``None``."""
+        return None if self._proc is None else self._proc.returncode
+
+    @property
+    def stderr_tail(self) -> str:
+        """The last lines the server wrote on stderr."""
+        return self._stderr.text()
+
+    # ------------------------------------------------------------------
+    # Plumbing
+    # ------------------------------------------------------------------
+
+    async def _call(self, method: str, params: Any, timeout: Optional[float], internal: bool = False) -> Any:
+        request_id, future = await self._send(method, params, internal)
+        try:
+            return await asyncio.wait_for(future, timeout)
+        except asyncio.TimeoutError:
+            raise LatchTimeout(f"{method} did not answer within {timeout}s") from None
+        finally:
+            self._forget(request_id)
+
+    async def _send(self, method: str, params: Any, internal: bool = False) -> Tuple[int, asyncio.Future[Any]]:
+        proc = self._proc
+        if proc is None:
+            raise LatchClosed("the client is not open; use `async with AsyncClient(...)` or await open()")
+        if self._failure is not None:
+            raise self._failure
+        if self._closing and not internal:
+            raise LatchClosed("the client is closing")
+        self._next_id += 1
+        request_id = self._next_id
+        line = encode_request(request_id, method, params, self._opts.line_limit)
+        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        self._pending[request_id] = (method, future)
+        assert proc.stdin is not None and self._drain_lock is not None
+        try:
+            proc.stdin.write(line)
+            async with self._drain_lock:
+                await proc.stdin.drain()
+        except (ConnectionError, RuntimeError):
+            self._forget(request_id)
+            raise await self._died() from None
+        except BaseException:
+            # Cancelled while the line was being written: it may have gone out.
+            self._forget(request_id)
+            if method == "fire":
+                self.cancel(request_id)
+            raise
+        return request_id, future
+
+    def _write_nowait(self, line: bytes) -> None:
+        proc = self._proc
+        if proc is None or proc.stdin is None or proc.stdin.is_closing():
+            return
+        try:
+            proc.stdin.write(line)
+        except (ConnectionError, RuntimeError):
+            pass
+
+    def _forget(self, request_id: int) -> None:
+        self._pending.pop(request_id, None)
+
+    async def _died(self) -> LatchClientError:
+        """The failure once the server's output ended (waiting for it a little)."""
+        if self._reader is not None and self._failure is None:
+            await asyncio.wait([self._reader], timeout=self._opts.close_timeout)
+        proc = self._proc
+        return self._failure or LatchDied(None if proc is None else proc.returncode, self._stderr.text())
+
+    async def _read_stdout(self) -> None:
+        proc = self._proc
+        assert proc is not None and proc.stdout is not None
+        while True:
+            try:
+                line = await proc.stdout.readline()
+            except (ValueError, asyncio.LimitOverrunError) as overrun:  # a line over _READ_LIMIT
+                logger.error("latch serve wrote a line too long to read: %s", overrun)
+                break
+            if not line:
+                break
+            message = parse_line(line)
+            if isinstance(message, Response):
+                self._resolve(message)
+            elif message is not None:
+                self._notify(message)
+        if self._closing:
+            error: LatchClientError = LatchClosed("the client was closed")
+        else:
+            try:
+                returncode: Optional[int] = await asyncio.wait_for(proc.wait(), self._opts.close_timeout)
+            except asyncio.TimeoutError:
+                returncode = None
+            if self._stderr_reader is not None:
+                await asyncio.wait([self._stderr_reader], timeout=1.0)
+            error = LatchDied(returncode, self._stderr.text())
+        self._fail(error)
+
+    async def _read_stderr(self) -> None:
+        proc = self._proc
+        assert proc is not None and proc.stderr is not None
+        while True:
+            try:
+                line = await proc.stderr.readline()
+            except (ValueError, asyncio.LimitOverrunError):
+                continue
+            if not line:
+                return
+            self._stderr.add(line)
+
+    def _resolve(self, response: Response) -> None:
+        entry = self._pending.pop(response.id, None) if isinstance(response.id, int) else None
+        if entry is None:
+            if response.error is not None:
+                logger.warning("latch serve answered an error no request is waiting for: %s", response.error)
+            else:
+                logger.debug("latch serve answered request %r, which no one waits for any more", response.id)
+            return
+        method, future = entry
+        if future.done():
+            return
+        if response.error is not None:
+            future.set_exception(LatchError.from_error(response.error, method))
+        else:
+            future.set_result(response.result)
+
+    def _fail(self, error: LatchClientError) -> None:
+        if self._failure is None:
+            self._failure = error
+        pending, self._pending = self._pending, {}
+        for _, future in pending.values():
+            if not future.done():
+                future.set_exception(error)
+        for stream in list(self._streams):
+            stream._put(error)
+        self._streams.clear()
+
+    def _notify(self, note: Notification) -> None:
+        for stream in self._streams:
+            stream._put(note)
+        callback: Optional[Callback] = None
+        argument: Any = None
+        if isinstance(note, AsyncResultNotification):
+            callback, argument = self._on_async_result, note.result
+        elif isinstance(note, DiagnosticsNotification):
+            callback, argument = self._on_diagnostics, note.diagnostics
+        else:
+            logger.debug("notification %s has no callback", note.method)
+        if callback is None:
+            return
+        try:
+            result = callback(argument)
+        except Exception:
+            logger.exception("a latch notification callback raised")
+            return
+        if inspect.isawaitable(result):
+            task = asyncio.ensure_future(result)
+            self._tasks.add(task)
+            task.add_done_callback(self._callback_done)
+
+    def _callback_done(self, task: asyncio.Task[Any]) -> None:
+        self._tasks.discard(task)
+        if not task.cancelled() and task.exception() is not None:
+            logger.error("a latch notification callback raised", exc_info=task.exception())
+
+    def __repr__(self) -> str:
+        state = "not started" if self._proc is None else ("closed" if self._closing else f"pid {self._proc.pid}")
+        return f"<latch_client.AsyncClient {state}>"
+
+
+def _kill(proc: asyncio.subprocess.Process) -> None:
+    try:
+        proc.kill()
+    except ProcessLookupError:  # it exited meanwhile
+        pass

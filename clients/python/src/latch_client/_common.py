@@ -1,0 +1,80 @@
+"""Options both clients take."""
+
+from __future__ import annotations
+
+import enum
+import os
+from dataclasses import dataclass
+from typing import Any, Dict, Mapping, Optional, Union
+
+from . import _protocol
+from .types import Config, StrPath
+
+
+class Unset(enum.Enum):
+    """The type of :data:`UNSET`."""
+
+    UNSET = enum.auto()
+
+
+UNSET = Unset.UNSET
+"""An argument left out (a ``timeout`` of ``None`` means "no limit")."""
+
+
+@dataclass(frozen=True)
+class ClientOptions:
+    """A client's settings, checked once."""
+
+    params: Dict[str, Any]
+    binary: Optional[StrPath]
+    cwd: Optional[str]
+    env: Optional[Dict[str, str]]
+    timeout: Optional[float]
+    start_timeout: float
+    close_timeout: float
+    cancel_grace: float
+    line_limit: int
+
+    @classmethod
+    def make(
+        cls,
+        config: Union[Config, Mapping[str, Any], None],
+        options: Mapping[str, Any],
+        binary: Optional[StrPath],
+        cwd: Optional[StrPath],
+        env: Optional[Mapping[str, str]],
+        timeout: Optional[float],
+        start_timeout: float,
+        close_timeout: float,
+        cancel_grace: float,
+    ) -> ClientOptions:
+        """Merge the configuration and check the options."""
+        for name, value in (
+            ("timeout", timeout),
+            ("start_timeout", start_timeout),
+            ("close_timeout", close_timeout),
+            ("cancel_grace", cancel_grace),
+        ):
+            if value is not None and value < 0:
+                raise ValueError(f"{name} must not be negative, got {value}")
+        environment = None if env is None else dict(env)
+        return cls(
+            params=_protocol.initialize_params(config, options),
+            binary=binary,
+            cwd=None if cwd is None else os.fspath(cwd),
+            env=environment,
+            timeout=timeout,
+            start_timeout=start_timeout,
+            close_timeout=close_timeout,
+            cancel_grace=cancel_grace,
+            line_limit=_protocol.line_limit(environment),
+        )
+
+    def find_binary(self) -> str:
+        """The executable to start (see :func:`_protocol.find_binary`)."""
+        return _protocol.find_binary(self.binary)
+
+    @staticmethod
+    def event(event: Any) -> Dict[str, Any]:
+        """The event as params."""
+        return _protocol.check_event(event)

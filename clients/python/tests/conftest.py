@@ -1,0 +1,146 @@
+"""Fixtures: real temporary projects with real hook scripts, and the latch
+binary from ``$LATCH_BIN`` (else ``latch`` on ``PATH``)."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import stat
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Dict
+
+import pytest
+
+# A PreToolUse hook for Bash, in Python (the interpreter running the tests):
+#   rm -rf ...      -> exit 2, the reason on stderr (a deny)
+#   npm test        -> allow, rewritten to `make test`
+#   sleep N         -> sleeps N seconds, then rewrites to `echo SESSION_ID`
+#   hang            -> sleeps 30 seconds
+#   anything else   -> nothing to say (proceed)
+GUARD = r'''
+import json, sys, time
+payload = json.load(sys.stdin)
+command = (payload.get("tool_input") or {}).get("command", "")
+if command.startswith("rm -rf"):
+    print("Refusing to delete the whole tree; name the files instead.", file=sys.stderr)
+    sys.exit(2)
+if command == "npm test":
+    print(json.dumps({"hookSpecificOutput": {"hookEventName": "PreToolUse",
+        "permissionDecision": "allow", "permissionDecisionReason": "make test is the runner",
+        "updatedInput": {"command": "make test"}}}))
+elif command.startswith("sleep "):
+    time.sleep(float(command.split()[1]))
+    print(json.dumps({"hookSpecificOutput": {"hookEventName": "PreToolUse",
+        "updatedInput": {"command": "echo " + payload["session_id"]}}}))
+elif command == "hang":
+    time.sleep(30)
+'''
+
+ASYNC_HOOK = (
+    "sleep 0.2; echo '{\"hookSpecificOutput\":{\"hookEventName\":\"PostToolUse\","
+    "\"additionalContext\":\"X\"}}'"
+)
+
+
+@dataclass
+class Project:
+    """A temporary project and the configuration to serve it."""
+
+    root: Path
+    home: Path
+    managed: Path
+    state: Path
+
+    def config(self, **extra: Any) -> Dict[str, Any]:
+        """The ``initialize`` configuration for this project."""
+        config: Dict[str, Any] = {
+            "dialects": ["claude"],
+            "project": str(self.root),
+            "home": str(self.home),
+            "claude_managed_dir": str(self.managed),
+            "state_dir": str(self.state),
+        }
+        config.update(extra)
+        return config
+
+
+def make_project(base: Path, settings: Dict[str, Any]) -> Project:
+    """A project under ``base`` with ``settings`` as its ``.claude/settings.json``."""
+    root, home, managed, state = (base / n for n in ("project", "home", "managed", "state"))
+    for directory in (root / ".claude" / "hooks", home, managed):
+        directory.mkdir(parents=True)
+    guard = root / ".claude" / "hooks" / "guard.py"
+    guard.write_text(f"#!{sys.executable}\n{GUARD}")
+    guard.chmod(guard.stat().st_mode | stat.S_IXUSR)
+    (root / ".claude" / "settings.json").write_text(json.dumps(settings, indent=2))
+    return Project(root, home, managed, state)
+
+
+def default_settings() -> Dict[str, Any]:
+    """Hooks for the tests: the guard on Bash, an async PostToolUse hook."""
+    return {
+        "hooks": {
+            "PreToolUse": [
+                {
+                    "matcher": "Bash",
+                    "hooks": [{"type": "command", "command": '"$CLAUDE_PROJECT_DIR"/.claude/hooks/guard.py'}],
+                }
+            ],
+            "PostToolUse": [
+                {"matcher": "Bash", "hooks": [{"type": "command", "async": True, "command": ASYNC_HOOK}]}
+            ],
+        }
+    }
+
+
+@pytest.fixture(scope="session")
+def latch_bin() -> str:
+    """The latch binary under test."""
+    binary = os.environ.get("LATCH_BIN") or shutil.which("latch")
+    if not binary or not os.access(binary, os.X_OK):
+        pytest.skip("no latch binary: set LATCH_BIN")
+    return binary
+
+
+@pytest.fixture(autouse=True)
+def _latch_bin_env(monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest) -> None:
+    """Tests find the binary through ``$LATCH_BIN``, as a harness would."""
+    if "no_latch" in request.keywords:
+        return
+    binary = request.getfixturevalue("latch_bin")
+    monkeypatch.setenv("LATCH_BIN", binary)
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Project:
+    """A project with the default hooks."""
+    return make_project(tmp_path, default_settings())
+
+
+def bash(command: str, session: str = "s1", **tool: Any) -> Dict[str, Any]:
+    """A ``tool_before`` event for the Bash tool."""
+    return {"event": "tool_before", "session_id": session, "tool": {"name": "Bash", "input": {"command": command}, **tool}}
+
+
+def bash_after(command: str, output: str, session: str = "s1") -> Dict[str, Any]:
+    """A ``tool_after`` event for the Bash tool."""
+    return {
+        "event": "tool_after",
+        "session_id": session,
+        "tool": {"name": "Bash", "input": {"command": command}, "output": output},
+    }
+
+
+def fake_server(tmp_path: Path, script: str) -> str:
+    """An executable standing in for latch (for a hung or crashing server)."""
+    path = tmp_path / "fake-latch"
+    path.write_text("#!/bin/sh\n" + script + "\n")
+    path.chmod(0o755)
+    return str(path)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "no_latch: the test does not need the latch binary")

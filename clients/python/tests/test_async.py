@@ -1,0 +1,215 @@
+"""The asyncio client against the real ``latch serve``."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import time
+from pathlib import Path
+from typing import Any, Awaitable, Callable, List, TypeVar
+
+import pytest
+
+from conftest import Project, bash, bash_after, fake_server
+from latch_client import (
+    AsyncClient,
+    AsyncResult,
+    AsyncResultNotification,
+    InvalidParams,
+    LatchClosed,
+    LatchDied,
+    LatchNotFound,
+    LatchTimeout,
+    Notification,
+    is_cancelled,
+)
+
+T = TypeVar("T")
+
+
+def run(main: Callable[[], Awaitable[T]]) -> T:
+    """Run a coroutine with a deadline, so a bug cannot hang the suite."""
+
+    async def bounded() -> T:
+        return await asyncio.wait_for(main(), 20)
+
+    return asyncio.run(bounded())
+
+
+def test_initialize_and_fire(project: Project) -> None:
+    async def main() -> None:
+        async with AsyncClient(**project.config()) as latch:
+            assert latch.dialects == ["claude"]
+            assert latch.initialize_result["server"]["name"] == "latch"
+            denied = await latch.fire(bash("rm -rf /"))
+            assert denied["decision"] == "deny"
+            rewritten = await latch.fire(bash("npm test"))
+            assert rewritten["decision"] == "allow"
+            assert rewritten["tool_input"] == {"command": "make test"}
+            entries = await latch.explain(bash("ls"))
+            assert any(e["runs"] for e in entries)
+        assert latch.returncode == 0
+
+    run(main)
+
+
+def test_invalid_event(project: Project) -> None:
+    async def main() -> None:
+        async with AsyncClient(**project.config()) as latch:
+            with pytest.raises(InvalidParams, match="sesion_id"):
+                await latch.fire({"event": "stop", "sesion_id": "x"})
+
+    run(main)
+
+
+def test_concurrent_fires_of_different_sessions(project: Project) -> None:
+    async def main() -> None:
+        async with AsyncClient(**project.config()) as latch:
+            # The first sleeps longest, so the answers come in reverse order.
+            delays = [0.8, 0.6, 0.4, 0.2, 0.1]
+            started = time.monotonic()
+            outcomes = await asyncio.gather(
+                *(latch.fire(bash(f"sleep {d}", session=f"s{i}")) for i, d in enumerate(delays))
+            )
+            elapsed = time.monotonic() - started
+        assert [o["tool_input"]["command"] for o in outcomes] == [f"echo s{i}" for i in range(len(delays))]
+        assert elapsed < sum(delays)
+
+    run(main)
+
+
+def test_events_of_one_session_run_in_order(project: Project) -> None:
+    async def main() -> None:
+        async with AsyncClient(**project.config()) as latch:
+            started = time.monotonic()
+            await asyncio.gather(*(latch.fire(bash("sleep 0.3", session="same")) for _ in range(3)))
+            assert time.monotonic() - started >= 0.9
+
+    run(main)
+
+
+def test_cancelling_the_task_cancels_the_dispatch(project: Project) -> None:
+    async def main() -> None:
+        async with AsyncClient(**project.config()) as latch:
+            task = asyncio.ensure_future(latch.fire(bash("hang", session="c")))
+            await asyncio.sleep(0.5)
+            started = time.monotonic()
+            task.cancel()
+            with pytest.raises(asyncio.CancelledError):
+                await task
+            assert time.monotonic() - started < 1
+            # The server got $/cancelRequest: the next event of the same
+            # session (which waits for the one before it) runs at once.
+            outcome = await asyncio.wait_for(latch.fire(bash("ls", session="c")), 5)
+            assert outcome["decision"] == "proceed"
+
+    run(main)
+
+
+def test_timeout_returns_what_ran(project: Project) -> None:
+    async def main() -> None:
+        async with AsyncClient(**project.config(), timeout=0.5) as latch:
+            started = time.monotonic()
+            outcome = await latch.fire(bash("hang"))
+            assert time.monotonic() - started < 5
+            assert is_cancelled(outcome)
+            assert any("dispatch cancelled" in w for w in outcome.get("warnings", []))
+
+    run(main)
+
+
+def test_async_results_by_callback_and_iterator(project: Project) -> None:
+    async def main() -> None:
+        by_callback: List[AsyncResult] = []
+        by_coroutine: List[AsyncResult] = []
+
+        async def on_async_result(result: AsyncResult) -> None:
+            by_coroutine.append(result)
+
+        async with AsyncClient(**project.config(), on_async_result=on_async_result) as latch:
+            stream = latch.notifications()
+            await latch.fire(bash_after("ls", "out"))
+            note = await asyncio.wait_for(stream.__anext__(), 10)
+            assert isinstance(note, AsyncResultNotification)
+            assert note.method == "latch/asyncResult"
+            by_callback.append(note.result)
+            stream.close()
+        assert by_callback[0]["texts"] == ["<system-reminder>\nX\n</system-reminder>"]
+        assert by_coroutine == by_callback
+
+    run(main)
+
+
+def test_notification_stream_ends_on_close(project: Project) -> None:
+    async def main() -> None:
+        seen: List[Notification] = []
+        async with AsyncClient(**project.config()) as latch:
+            stream = latch.notifications()
+
+            async def consume() -> None:
+                async for note in stream:
+                    seen.append(note)
+
+            consumer = asyncio.ensure_future(consume())
+            await latch.fire(bash_after("ls", "out", session="n"))
+            for _ in range(100):
+                if seen:
+                    break
+                await asyncio.sleep(0.05)
+        await asyncio.wait_for(consumer, 5)
+        assert len(seen) >= 1
+
+    run(main)
+
+
+def test_server_killed(project: Project) -> None:
+    async def main() -> None:
+        async with AsyncClient(**project.config()) as latch:
+            stream = latch.notifications()
+            pending = asyncio.ensure_future(latch.fire(bash("hang", session="k")))
+            await asyncio.sleep(0.3)
+            os.kill(latch.pid or 0, signal.SIGKILL)
+            with pytest.raises(LatchDied) as died:
+                await pending
+            assert died.value.returncode == -signal.SIGKILL
+            with pytest.raises(LatchDied):
+                await latch.fire({"event": "stop"})
+            with pytest.raises(LatchDied):
+                await stream.__anext__()
+
+    run(main)
+
+
+@pytest.mark.no_latch
+def test_binary_missing(tmp_path: Path) -> None:
+    async def main() -> None:
+        with pytest.raises(LatchNotFound):
+            async with AsyncClient(binary=tmp_path / "missing"):
+                pass
+
+    run(main)
+
+
+@pytest.mark.no_latch
+def test_hung_server(tmp_path: Path) -> None:
+    async def main() -> None:
+        client = AsyncClient(binary=fake_server(tmp_path, "exec sleep 60"), start_timeout=0.5, close_timeout=0.5)
+        with pytest.raises(LatchTimeout):
+            await client.open()
+        assert client.returncode is not None
+
+    started = time.monotonic()
+    run(main)
+    assert time.monotonic() - started < 5
+
+
+def test_requests_after_close(project: Project) -> None:
+    async def main() -> Any:
+        client = AsyncClient(**project.config())
+        async with client:
+            pass
+        with pytest.raises(LatchClosed):
+            await client.fire({"event": "stop"})
+
+    run(main)

@@ -1,0 +1,123 @@
+"""The parts that need no server: framing, configuration, errors."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from latch_client import (
+    AsyncResultNotification,
+    DiagnosticsNotification,
+    InvalidParams,
+    InvalidRequest,
+    LatchDied,
+    LatchError,
+    LatchNotFound,
+    OtherNotification,
+    ShuttingDown,
+    find_binary,
+    is_cancelled,
+)
+from latch_client._protocol import (
+    Response,
+    encode_notification,
+    encode_request,
+    initialize_params,
+    line_limit,
+    parse_line,
+)
+
+pytestmark = pytest.mark.no_latch
+
+
+def test_request_framing() -> None:
+    line = encode_request(7, "fire", {"event": "stop", "reason": "é\n"}, limit=1000)
+    assert line.endswith(b"\n") and line.count(b"\n") == 1
+    assert json.loads(line) == {"jsonrpc": "2.0", "id": 7, "method": "fire", "params": {"event": "stop", "reason": "é\n"}}
+    assert json.loads(encode_request(1, "shutdown", None, 1000)) == {"jsonrpc": "2.0", "id": 1, "method": "shutdown"}
+    assert json.loads(encode_notification("exit")) == {"jsonrpc": "2.0", "method": "exit"}
+
+
+def test_over_long_request_is_refused_locally() -> None:
+    with pytest.raises(InvalidRequest, match="line limit"):
+        encode_request(1, "fire", {"event": "stop", "reason": "x" * 100}, limit=50)
+
+
+def test_not_json_is_refused_locally() -> None:
+    with pytest.raises(ValueError):
+        encode_request(1, "fire", {"event": "stop", "context_tokens": float("nan")}, limit=1000)
+
+
+def test_line_limit() -> None:
+    assert line_limit({}) == 17 * 1024 * 1024
+    assert line_limit({"LATCH_MAX_EVENT_BYTES": "1000"}) == 1000 + 1024 * 1024
+    assert line_limit({"LATCH_MAX_EVENT_BYTES": ""}) == 17 * 1024 * 1024
+
+
+def test_parse_messages() -> None:
+    assert parse_line(b'{"jsonrpc":"2.0","id":3,"result":null}\n') == Response(3, None, None)
+    error = parse_line(b'{"jsonrpc":"2.0","id":4,"error":{"code":-32602,"message":"bad"}}')
+    assert isinstance(error, Response) and error.error == {"code": -32602, "message": "bad"}
+    note = parse_line(
+        b'{"jsonrpc":"2.0","method":"latch/asyncResult","params":{"session_id":"s","dialect":"claude",'
+        b'"hook":"h","event":"PostToolUse","texts":["t"]}}'
+    )
+    assert isinstance(note, AsyncResultNotification) and note.result["texts"] == ["t"]
+    diagnostics = parse_line(b'{"jsonrpc":"2.0","method":"latch/diagnostics","params":{"diagnostics":[]}}')
+    assert diagnostics == DiagnosticsNotification([])
+    other = parse_line(b'{"jsonrpc":"2.0","method":"latch/new","params":{"a":1}}')
+    assert other == OtherNotification("latch/new", {"a": 1})
+    assert parse_line(b"not json") is None
+    assert parse_line(b"[1]") is None
+
+
+def test_errors_by_code() -> None:
+    error = LatchError.from_error({"code": -32602, "message": "unknown field `x`"}, "fire")
+    assert isinstance(error, InvalidParams)
+    assert (error.code, error.message, error.method) == (-32602, "unknown field `x`", "fire")
+    assert isinstance(LatchError.from_error({"code": -32003, "message": "m"}), ShuttingDown)
+    unknown = LatchError.from_error({"code": -1, "message": "m", "data": {"k": 1}})
+    assert type(unknown) is LatchError and unknown.data == {"k": 1}
+
+
+def test_latch_died_message() -> None:
+    assert "killed by signal 9" in str(LatchDied(-9, ""))
+    died = LatchDied(3, "latch: error: boom\n")
+    assert "exited with code 3" in str(died) and "boom" in str(died)
+
+
+def test_initialize_params(tmp_path: Path) -> None:
+    params = initialize_params(
+        {"dialects": ["claude"], "project": tmp_path, "home": None},
+        {"plugin_dirs": [tmp_path / "p"], "claude_hide_commands": True},
+    )
+    assert params == {
+        "dialects": ["claude"],
+        "project": str(tmp_path),
+        "plugin_dirs": [str(tmp_path / "p")],
+        "claude_hide_commands": True,
+    }
+
+
+def test_find_binary(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    latch = tmp_path / "latch"
+    latch.write_text("#!/bin/sh\n")
+    latch.chmod(0o755)
+    assert find_binary(latch) == str(latch)
+    monkeypatch.setenv("LATCH_BIN", str(latch))
+    assert find_binary(None) == str(latch)
+    monkeypatch.delenv("LATCH_BIN")
+    monkeypatch.setenv("PATH", str(tmp_path))
+    assert find_binary(None) == str(latch)
+    with pytest.raises(LatchNotFound):
+        find_binary(tmp_path / "missing")
+    latch.chmod(0o644)
+    with pytest.raises(LatchNotFound):
+        find_binary(latch)
+
+
+def test_is_cancelled() -> None:
+    assert is_cancelled({"event": "stop", "decision": "proceed", "runs": [], "warnings": ["dispatch cancelled: x"]})
+    assert not is_cancelled({"event": "stop", "decision": "proceed", "runs": []})

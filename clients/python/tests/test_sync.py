@@ -1,0 +1,328 @@
+"""The synchronous client against the real ``latch serve``."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import threading
+import time
+from pathlib import Path
+from typing import Callable, List
+
+import pytest
+
+from conftest import Project, bash, bash_after, fake_server, make_project
+from latch_client import (
+    AsyncResult,
+    Client,
+    Diagnostic,
+    InvalidParams,
+    LatchClosed,
+    LatchDied,
+    LatchNotFound,
+    LatchTimeout,
+    Outcome,
+    is_cancelled,
+)
+
+
+def test_initialize_result(project: Project) -> None:
+    with Client(**project.config()) as latch:
+        result = latch.initialize_result
+        assert result["server"]["name"] == "latch"
+        assert result["dialects"] == ["claude"]
+        assert latch.dialects == ["claude"]
+        assert latch.diagnostics == []
+        assert latch.pid is not None
+    assert latch.returncode == 0
+
+
+def test_config_object_and_keywords(project: Project) -> None:
+    config = project.config()
+    config["dialects"] = ["poolside"]
+    # Keywords win over the Config.
+    with Client(config, dialects=["claude"]) as latch:
+        assert latch.dialects == ["claude"]
+
+
+def test_initialize_diagnostics(tmp_path: Path) -> None:
+    broken = {"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "bogus", "command": "x"}]}]}}
+    project = make_project(tmp_path, broken)
+    with Client(**project.config()) as latch:
+        severities = [d["severity"] for d in latch.diagnostics]
+        assert "error" in severities
+        assert any("bogus" in d["message"] for d in latch.diagnostics)
+        assert all(d.get("file", "").endswith("settings.json") for d in latch.diagnostics)
+
+
+def test_fire_deny(project: Project) -> None:
+    with Client(**project.config()) as latch:
+        outcome = latch.fire(bash("rm -rf /"))
+    assert outcome["event"] == "tool_before"
+    assert outcome["decision"] == "deny"
+    assert "Refusing to delete" in outcome["reasons"][0]["text"]
+    blocks = [n for n in outcome.get("notices", []) if n["kind"] == "block"]
+    assert len(blocks) == 1 and "Refusing to delete" in blocks[0]["text"]
+    assert outcome["runs"][0]["status"] == "blocked"
+
+
+def test_fire_allow_and_rewrite(project: Project) -> None:
+    with Client(**project.config()) as latch:
+        outcome = latch.fire(bash("npm test"))
+    assert outcome["decision"] == "allow"
+    assert outcome["tool_input"] == {"command": "make test"}
+
+
+def test_fire_proceed(project: Project) -> None:
+    with Client(**project.config()) as latch:
+        outcome = latch.fire(bash("ls"))
+        other = latch.fire({"event": "tool_before", "tool": {"name": "Read", "input": {"file_path": "x"}}})
+    assert outcome["decision"] == "proceed"
+    assert "tool_input" not in outcome
+    assert len(outcome["runs"]) == 1
+    assert dict(other) == {"event": "tool_before", "decision": "proceed", "runs": []}
+
+
+def test_explain(project: Project) -> None:
+    with Client(**project.config()) as latch:
+        entries = latch.explain(bash("ls"))
+    by_event = {e["event"]: e for e in entries}
+    assert by_event["PreToolUse"]["runs"] is True
+    assert by_event["PostToolUse"]["runs"] is False
+    assert by_event["PreToolUse"]["source"]["file"].endswith("settings.json")
+
+
+def test_invalid_event_names_the_field(project: Project) -> None:
+    with Client(**project.config()) as latch:
+        with pytest.raises(InvalidParams) as misspelled:
+            latch.fire({"event": "stop", "sesion_id": "x"})
+        with pytest.raises(InvalidParams) as missing:
+            latch.fire({"event": "tool_before"})
+        # The server goes on.
+        assert latch.fire({"event": "stop"})["decision"] == "proceed"
+    assert misspelled.value.code == -32602
+    assert "sesion_id" in misspelled.value.message
+    assert misspelled.value.method == "fire"
+    assert "`tool` object" in missing.value.message
+
+
+def test_unknown_config_key(project: Project) -> None:
+    client = Client(**project.config(dialectz=["claude"]))
+    with pytest.raises(InvalidParams, match="dialectz"):
+        client.open()
+    # The server was stopped.
+    assert client.returncode is not None
+
+
+def test_event_must_be_a_mapping(project: Project) -> None:
+    with Client(**project.config()) as latch:
+        with pytest.raises(TypeError):
+            latch.fire('{"event": "stop"}')  # type: ignore[arg-type]
+
+
+def test_timeout_cancels_and_returns_what_ran(project: Project) -> None:
+    with Client(**project.config()) as latch:
+        started = time.monotonic()
+        outcome = latch.fire(bash("hang"), timeout=0.5)
+        elapsed = time.monotonic() - started
+        assert elapsed < 5
+        assert is_cancelled(outcome)
+        assert outcome["decision"] == "proceed"
+        assert outcome["runs"][0]["status"] == "failed"
+        # The session is free again at once.
+        started = time.monotonic()
+        assert latch.fire(bash("ls"))["decision"] == "proceed"
+        assert time.monotonic() - started < 5
+
+
+def test_threads_share_a_client(project: Project) -> None:
+    results: dict[str, str] = {}
+
+    def one(session: str) -> None:
+        outcome = latch.fire(bash("sleep 0.4", session=session))
+        results[session] = outcome["tool_input"]["command"]
+
+    with Client(**project.config()) as latch:
+        started = time.monotonic()
+        threads = [threading.Thread(target=one, args=(f"t{i}",)) for i in range(4)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        elapsed = time.monotonic() - started
+    assert results == {f"t{i}": f"echo t{i}" for i in range(4)}
+    assert elapsed < 1.6  # 4 x 0.4 s run at once
+
+
+def test_async_result_callback(project: Project) -> None:
+    received: List[AsyncResult] = []
+    arrived = threading.Event()
+
+    def on_async_result(result: AsyncResult) -> None:
+        received.append(result)
+        arrived.set()
+
+    with Client(**project.config(), on_async_result=on_async_result) as latch:
+        outcome = latch.fire(bash_after("ls", "a b"))
+        assert outcome["runs"][0]["status"] == "ok"
+        assert arrived.wait(10), "no latch/asyncResult arrived"
+        # The answer also comes with the session's next tool result.
+        after = latch.fire(bash_after("ls", "c"))
+    assert received[0]["session_id"] == "s1"
+    assert received[0]["event"] == "PostToolUse"
+    assert received[0]["texts"] == ["<system-reminder>\nX\n</system-reminder>"]
+    assert [c["placement"] for c in after.get("context", [])] == ["append_to_tool_result"]
+
+
+def test_diagnostics_callback(tmp_path: Path, project: Project) -> None:
+    received: List[List[Diagnostic]] = []
+    arrived = threading.Event()
+    broken = make_project(tmp_path / "broken", {"hooks": {"Nope": []}})
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+
+    def on_diagnostics(diagnostics: List[Diagnostic]) -> None:
+        received.append(diagnostics)
+        arrived.set()
+
+    with Client(**broken.config(), on_diagnostics=on_diagnostics) as latch:
+        assert latch.diagnostics  # the unknown event
+        latch.fire({"event": "stop", "cwd": str(elsewhere)})
+        assert arrived.wait(10)
+    assert any("Nope" in d["message"] for d in received[0])
+
+
+@pytest.mark.no_latch
+def test_binary_missing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    with pytest.raises(LatchNotFound, match="not an executable"):
+        Client(binary=tmp_path / "no-such-latch").open()
+    monkeypatch.setenv("LATCH_BIN", str(tmp_path / "nope"))
+    with pytest.raises(LatchNotFound, match="LATCH_BIN"):
+        with Client():
+            pass
+    monkeypatch.delenv("LATCH_BIN")
+    monkeypatch.setenv("PATH", str(tmp_path))
+    with pytest.raises(LatchNotFound, match="PATH"):
+        with Client():
+            pass
+
+
+def test_server_killed(project: Project) -> None:
+    with Client(**project.config()) as latch:
+        assert latch.pid is not None
+
+        def kill() -> None:
+            time.sleep(0.3)
+            os.kill(latch.pid or 0, signal.SIGKILL)
+
+        threading.Thread(target=kill).start()
+        started = time.monotonic()
+        with pytest.raises(LatchDied) as died:
+            latch.fire(bash("hang", session="k"))
+        assert time.monotonic() - started < 5
+        assert died.value.returncode == -signal.SIGKILL
+        assert "signal 9" in str(died.value)
+        with pytest.raises(LatchDied):
+            latch.fire({"event": "stop"})
+    # Leaving the block after the death does not hang.
+
+
+@pytest.mark.no_latch
+def test_server_dies_at_start(tmp_path: Path) -> None:
+    binary = fake_server(tmp_path, "echo 'latch: error: something broke' >&2; exit 3")
+    with pytest.raises(LatchDied) as died:
+        with Client(binary=binary):
+            pass
+    assert died.value.returncode == 3
+    assert "something broke" in died.value.stderr
+
+
+@pytest.mark.no_latch
+def test_hung_server_does_not_hang(tmp_path: Path) -> None:
+    binary = fake_server(tmp_path, "trap '' TERM; exec sleep 60")
+    started = time.monotonic()
+    client = Client(binary=binary, start_timeout=0.5, close_timeout=0.5)
+    with pytest.raises(LatchTimeout):
+        client.open()
+    assert time.monotonic() - started < 5
+    assert client.returncode is not None
+
+
+@pytest.mark.no_latch
+def test_fire_timeout_on_hung_server(tmp_path: Path) -> None:
+    # Answers initialize and shutdown, but never a fire, and ignores cancels.
+    script = (
+        "read line; echo '{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":"
+        "{\"server\":{\"name\":\"fake\",\"version\":\"0\"},\"dialects\":[],\"diagnostics\":[]}}'; "
+        "exec sleep 60"
+    )
+    client = Client(binary=fake_server(tmp_path, script), cancel_grace=0.3, close_timeout=0.5)
+    started = time.monotonic()
+    with client:
+        with pytest.raises(LatchTimeout):
+            client.fire({"event": "stop"}, timeout=0.3)
+    assert time.monotonic() - started < 5
+
+
+def test_requests_after_close(project: Project) -> None:
+    client = Client(**project.config())
+    with pytest.raises(LatchClosed):
+        client.fire({"event": "stop"})
+    with client:
+        pass
+    with pytest.raises(LatchClosed):
+        client.fire({"event": "stop"})
+    client.close()  # twice is fine
+
+
+def test_abort_on_exception(project: Project) -> None:
+    outcomes: List[Outcome] = []
+    started = time.monotonic()
+    with pytest.raises(RuntimeError):
+        with Client(**project.config()) as latch:
+            firing = threading.Thread(target=lambda: outcomes.append(latch.fire(bash("hang", session="abort"))))
+            firing.start()
+            time.sleep(0.3)
+            raise RuntimeError("the harness failed")
+    firing.join(5)
+    # exit cancelled the hanging hook instead of waiting 30 s for it, and
+    # latch answered the fire in flight with the outcome of what ran.
+    assert time.monotonic() - started < 5
+    assert len(outcomes) == 1 and is_cancelled(outcomes[0])
+
+
+def test_close_waits_for_fires_in_flight(project: Project) -> None:
+    outcomes: List[Outcome] = []
+    with Client(**project.config()) as latch:
+        firing = threading.Thread(target=lambda: outcomes.append(latch.fire(bash("sleep 0.5", session="w"))))
+        firing.start()
+        time.sleep(0.2)
+    firing.join(5)
+    assert outcomes[0]["tool_input"] == {"command": "echo w"}
+
+
+def test_outcome_keeps_unknown_fields(project: Project) -> None:
+    with Client(**project.config()) as latch:
+        outcome = latch.fire(bash("rm -rf /"))
+    # The outcome is the server's JSON, as parsed: nothing dropped.
+    assert json.loads(json.dumps(outcome)) == outcome
+
+
+def test_cancelling_a_queued_fire_answers_at_once(project: Project) -> None:
+    with Client(**project.config(), cancel_grace=1.0) as latch:
+        first = threading.Thread(target=lambda: _quietly(lambda: latch.fire(bash("hang", session="q"))), daemon=True)
+        first.start()
+        time.sleep(0.3)
+        try:
+            outcome = latch.fire(bash("ls", session="q"), timeout=0.3)
+            assert is_cancelled(outcome)
+        finally:
+            latch.abort()
+
+
+def _quietly(call: Callable[[], object]) -> None:
+    try:
+        call()
+    except LatchClosed:
+        pass
