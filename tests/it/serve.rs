@@ -488,3 +488,111 @@ fn a_soak_of_many_fires_leaks_no_descriptor_process_or_memory() {
     );
     assert_eq!(s.close(), 0);
 }
+
+/// Events generated from every combination of a few kinds, tools, inputs
+/// and prompts, with the session id given.
+fn generated_events(session: &str) -> Vec<Value> {
+    let mut events = vec![
+        json!({"event": "session_start", "session_id": session, "source": "startup"}),
+        json!({"event": "session_start", "session_id": session, "source": "resume"}),
+    ];
+    let calls = [
+        ("Bash", json!({"command": "rm -rf /"})),
+        ("Bash", json!({"command": "npm test"})),
+        ("Bash", json!({"command": "ls -la"})),
+        ("shell", json!({"cmd": "sudo make install"})),
+        ("shell", json!({"cmd": "echo hook-test"})),
+        (
+            "Write",
+            json!({"file_path": "/tmp/outside.txt", "content": "x"}),
+        ),
+        (
+            "Edit",
+            json!({"file_path": "src/a.rs", "old_string": "a", "new_string": "b"}),
+        ),
+        ("write_file", json!({"path": "notes.md", "contents": "hi"})),
+    ];
+    for (i, (tool, input)) in calls.iter().enumerate() {
+        let call = json!({"name": tool, "input": input, "call_id": format!("c{i}")});
+        events.push(json!({"event": "tool_before", "session_id": session, "tool": call}));
+        let mut after = call.clone();
+        after["output"] = json!({"stdout": format!("out {i}")});
+        events.push(json!({"event": "tool_after", "session_id": session, "tool": after}));
+        let mut failed = call.clone();
+        failed["error"] = json!("Exit code 1");
+        events.push(json!({"event": "tool_failure", "session_id": session, "tool": failed}));
+    }
+    for prompt in ["hello", "use sk-abcd1234 please", "/deploy prod"] {
+        events.push(json!({"event": "user_prompt", "session_id": session, "prompt": prompt}));
+    }
+    events.push(json!({"event": "stop", "session_id": session, "last_assistant_message": "Done."}));
+    events.push(json!({"event": "stop", "session_id": session, "last_assistant_message": "Done."}));
+    events.push(json!({"event": "session_end", "session_id": session, "reason": "other"}));
+    events
+}
+
+#[test]
+fn many_generated_events_give_the_same_outcome_through_serve_and_fire() {
+    let root = env!("CARGO_MANIFEST_DIR");
+    let state = tempfile::tempdir().expect("tempdir");
+    // Each bundled example with its dialect; the two paths use their own
+    // session ids, so that each sees the same session history.
+    let setups = [
+        ("claude", format!("{root}/examples/claude/project"), None),
+        ("poolside", format!("{root}/examples/poolside"), None),
+        (
+            "evener",
+            format!("{root}/examples/evener"),
+            Some(format!("{root}/examples/evener/guard-plugin")),
+        ),
+    ];
+    for (dialect, project, plugin) in setups {
+        // The poolside example's Stop hook keeps a marker file: one each.
+        let serve_marker = state.path().join(format!("{dialect}-serve-marker"));
+        let fire_marker = state.path().join(format!("{dialect}-fire-marker"));
+        let mut s = Server::start(&[("DRIVE_ONCE_MARKER", serve_marker.to_str().expect("utf-8"))]);
+        let mut config = json!({"dialects": [dialect], "project": project, "home": "/nonexistent",
+            "claude_managed_dir": "/nonexistent", "state_dir": state.path()});
+        if let Some(p) = &plugin {
+            config["plugin_dirs"] = json!([p]);
+        }
+        let r = s.request(1, "initialize", config);
+        assert!(r["result"].is_object(), "{r}");
+        let served_events = generated_events(&format!("{dialect}-serve"));
+        let fired_events = generated_events(&format!("{dialect}-fire"));
+        for (i, (e_serve, e_fire)) in served_events.iter().zip(&fired_events).enumerate() {
+            let id = i64::try_from(i).expect("small") + 2;
+            s.fire(id, e_serve.clone());
+            let served = s.recv();
+            assert_eq!(served["id"], id, "{served}");
+            let mut cmd = crate::util::latch();
+            cmd.args(["fire", "--dialect", dialect, "--project", &project])
+                .args([
+                    "--home",
+                    "/nonexistent",
+                    "--claude-managed-dir",
+                    "/nonexistent",
+                ])
+                .arg("--state-dir")
+                .arg(state.path())
+                .env_remove("LATCH_STATE_DIR")
+                .env_remove("CLAUDE_CODE_STOP_HOOK_BLOCK_CAP")
+                .env("DRIVE_ONCE_MARKER", &fire_marker);
+            if let Some(p) = &plugin {
+                cmd.args(["--plugin-dir", p]);
+            }
+            let out = cmd
+                .current_dir(&project)
+                .write_stdin(serde_json::to_vec(e_fire).expect("json"))
+                .output()
+                .expect("latch fire");
+            let fired: Value = serde_json::from_slice(&out.stdout).unwrap_or(Value::Null);
+            assert_eq!(
+                untimed(served["result"].clone()),
+                untimed(fired),
+                "{dialect}: event {e_serve}"
+            );
+        }
+        assert_eq!(s.close(), 0);
+    }
+}
