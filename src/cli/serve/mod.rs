@@ -410,6 +410,9 @@ impl Server {
     }
 }
 
+/// The most configurations kept loaded (one per working directory).
+const MAX_ENGINES: usize = 64;
+
 /// The most sessions kept open; past it the cache starts again.
 const MAX_OPEN_SESSIONS: usize = 4096;
 
@@ -464,6 +467,11 @@ fn engine_for(setup: &Setup, out: &Out, event: &Event) -> (Arc<Engine>, Vec<Diag
     let first = {
         let mut engines = lock(&setup.engines);
         let first = engines.is_empty();
+        // A harness that moves through many directories does not grow the
+        // cache without end: past the bound it starts again.
+        if engines.len() >= MAX_ENGINES {
+            engines.clear();
+        }
         engines.insert(key.clone(), engine.clone());
         first
     };
