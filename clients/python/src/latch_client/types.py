@@ -292,7 +292,7 @@ Placement = Literal[
     "append_to_tool_result",
     "compaction_prompt",
 ]
-NoticeKind = Literal["rewrite", "block", "continuation", "failure", "ignored"]
+NoticeKind = Literal["rewrite", "block", "continuation", "failure", "ignored", "rejected"]
 RunStatus = Literal["ok", "blocked", "continued", "failed", "skipped"]
 Severity = Literal["error", "warning", "info"]
 

@@ -1,0 +1,24 @@
+"""A small agent loop whose hooks run in latch (``latch serve``).
+
+``python -m harness --help`` runs it; :class:`Agent` is the loop.
+"""
+
+from .loop import Agent, Policy, Turn
+from .models import Model, OpenAIModel, Reply, ScriptedModel, ToolSpec, ToolUse
+from .tools import DEFAULT_NAMES, TOOL_NAMES, ToolNames, Workspace
+
+__all__ = [
+    "DEFAULT_NAMES",
+    "TOOL_NAMES",
+    "Agent",
+    "Model",
+    "OpenAIModel",
+    "Policy",
+    "Reply",
+    "ScriptedModel",
+    "ToolNames",
+    "ToolSpec",
+    "ToolUse",
+    "Turn",
+    "Workspace",
+]

@@ -1,0 +1,132 @@
+"""The model side of the loop: one interface, two implementations.
+
+Messages are OpenAI chat-completions messages (plain dicts), so the
+conversation the loop builds can be sent to any compatible endpoint as is,
+and a test can read exactly what a real model would have read.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import os
+import urllib.request
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+Message = dict[str, Any]
+"""One chat message: ``{"role": "system"|"user"|"assistant"|"tool", ...}``."""
+
+
+@dataclass
+class ToolUse:
+    """One tool call the model asked for."""
+
+    name: str
+    input: dict[str, Any]
+    id: str = ""
+
+
+@dataclass
+class Reply:
+    """One model answer: text, tool calls, or both."""
+
+    text: str = ""
+    calls: list[ToolUse] = field(default_factory=list)
+    finish_reason: str = "stop"
+
+
+@dataclass(frozen=True)
+class ToolSpec:
+    """A tool as the model is told about it (a JSON Schema for its input)."""
+
+    name: str
+    description: str
+    parameters: dict[str, Any]
+
+
+class Model(Protocol):
+    """Anything that answers a conversation."""
+
+    name: str
+
+    def complete(self, messages: Sequence[Message], tools: Sequence[ToolSpec]) -> Reply: ...
+
+
+class ScriptedModel:
+    """Plays a fixed list of replies, and records every conversation it got.
+
+    ``seen[i]`` is the conversation (system prompt included) the i-th call
+    received: what a real model would have read. Tests assert on it.
+    """
+
+    name = "scripted"
+
+    def __init__(self, replies: Sequence[Reply]) -> None:
+        self.replies = list(replies)
+        self.seen: list[list[Message]] = []
+
+    def complete(self, messages: Sequence[Message], tools: Sequence[ToolSpec]) -> Reply:
+        self.seen.append(copy.deepcopy(list(messages)))
+        if not self.replies:  # out of script: just end the turn
+            return Reply(text="(end of script)")
+        reply = self.replies.pop(0)
+        for i, call in enumerate(reply.calls):  # the loop needs an id per call
+            call.id = call.id or f"call_{len(self.seen)}_{i}"
+        return reply
+
+
+class OpenAIModel:
+    """An OpenAI-compatible ``/chat/completions`` endpoint, with tool calling.
+
+    Configured from the environment: ``OPENAI_BASE_URL`` (default
+    ``https://api.openai.com/v1``), ``OPENAI_API_KEY`` and ``OPENAI_MODEL``.
+    """
+
+    def __init__(
+        self,
+        model: str | None = None,
+        base_url: str | None = None,
+        api_key: str | None = None,
+        timeout: float = 120.0,
+    ) -> None:
+        self.name = model or os.environ.get("OPENAI_MODEL", "gpt-4o-mini")
+        self.base_url = (base_url or os.environ.get("OPENAI_BASE_URL", "https://api.openai.com/v1")).rstrip(
+            "/"
+        )
+        self.api_key = api_key if api_key is not None else os.environ.get("OPENAI_API_KEY", "")
+        self.timeout = timeout
+
+    def complete(self, messages: Sequence[Message], tools: Sequence[ToolSpec]) -> Reply:
+        body = {
+            "model": self.name,
+            "messages": list(messages),
+            "tools": [
+                {
+                    "type": "function",
+                    "function": {"name": t.name, "description": t.description, "parameters": t.parameters},
+                }
+                for t in tools
+            ],
+        }
+        request = urllib.request.Request(
+            f"{self.base_url}/chat/completions",
+            data=json.dumps(body).encode(),
+            headers={"Content-Type": "application/json", "Authorization": f"Bearer {self.api_key}"},
+        )
+        with urllib.request.urlopen(request, timeout=self.timeout) as response:
+            choice = json.load(response)["choices"][0]
+        message = choice["message"]
+        calls = []
+        for call in message.get("tool_calls") or []:
+            try:
+                arguments = json.loads(call["function"]["arguments"] or "{}")
+            except json.JSONDecodeError:
+                arguments = {}  # the loop's validation reports the missing arguments
+            calls.append(
+                ToolUse(
+                    call["function"]["name"], arguments if isinstance(arguments, dict) else {}, call["id"]
+                )
+            )
+        return Reply(message.get("content") or "", calls, choice.get("finish_reason") or "stop")

@@ -1,0 +1,93 @@
+"""The claude example (examples/claude/project, plugin careful)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from conftest import EXAMPLES, Example, Runner, Session, call, texts
+from harness import Reply
+
+GUARD = '"$CLAUDE_PROJECT_DIR"/.claude/hooks/guard-bash.sh'
+
+
+def claude(
+    run: Runner, example: Example, prompts: list[str], replies: list[Reply], **kw: Any
+) -> tuple[Path, Session]:
+    project = example("claude/project")
+    (project / "Makefile").write_text("test:\n\t@echo all 3 tests pass\n")
+    return project, run(
+        ["claude"], project, prompts, replies, plugin_dirs=[EXAMPLES / "claude" / "plugins" / "careful"], **kw
+    )
+
+
+def test_guard_stop_and_session_context(run: Runner, example: Example) -> None:
+    project, s = claude(
+        run,
+        example,
+        ["Run the tests."],
+        [
+            Reply("", [call("shell", cmd="rm -rf /"), call("shell", cmd="npm test")]),
+            Reply("Tests pass. Done."),  # Stop: tests-first asks for one more round
+            Reply("I ran make test: all 3 tests pass."),
+        ],
+    )
+    assert s.turns == ["done"]
+    first = texts(s.seen(0)[1])
+    assert first == [
+        # SessionStart: leading blocks of the first user message.
+        "<system-reminder>\nSessionStart:startup hook success: This project builds with `make`; "
+        "run `make test` before you finish.\n</system-reminder>",
+        # UserPromptSubmit plain stdout: beside the prompt.
+        "<system-reminder>\nUserPromptSubmit hook success: Prompt received; the project notes are in "
+        ".claude/NOTES.md.\n</system-reminder>",
+        "Run the tests.",
+    ]
+    rm, npm = s.seen(1)[-2:]
+    # The guard's deny: Claude Code's text is the tool result.
+    assert (
+        rm["content"]
+        == f"PreToolUse:Bash hook error: [{GUARD}]: Refusing to delete the whole tree; name the files instead."
+    )
+    # The rewrite: the model's call stays `npm test`, the tool ran `make test`.
+    assert s.seen(1)[-3]["tool_calls"][1]["function"]["arguments"] == '{"cmd": "npm test"}'
+    assert npm["content"] == "all 3 tests pass\n"
+    # The Stop hook's continuation is the next input; it never went through
+    # UserPromptSubmit (which would have added its context block).
+    assert texts(s.seen(2)[-1]) == [
+        "Stop hook feedback:\nRun make test and report the result before you finish."
+    ]
+    assert len(s.model.seen) == 3
+
+
+def test_secret_prompt_never_reaches_the_model(run: Runner, example: Example) -> None:
+    _, s = claude(run, example, ["use sk-abcd1234 please", "hello"], [Reply("Hi."), Reply("make test: ok.")])
+    assert s.turns == ["denied", "done"]
+    assert texts(s.seen(0)[1])[-1] == "hello"
+    assert "sk-abcd1234" not in str(s.model.seen)
+
+
+def test_ask_outside_project_and_envrc(run: Runner, example: Example) -> None:
+    project, s = claude(
+        run,
+        example,
+        ["Configure it."],
+        [
+            # careful asks; no one can approve in this run, so it is refused.
+            Reply("", [call("write_file", path="/etc/motd", content="hi")]),
+            # .envrc is watched (FileChanged): its exports reach later shell calls.
+            Reply("", [call("write_file", path=".envrc", content="export APP_ENV=staging\n")]),
+            Reply("", [call("shell", cmd="mkdir sub && cd sub && echo $APP_ENV"), call("shell", cmd="pwd")]),
+            Reply("Done."),
+            Reply("make test: fine."),
+        ],
+    )
+    assert s.tool_results()[:2] == ["This writes outside the project.", "wrote 23 bytes to .envrc"]
+    # PostToolUse(Write) context: a user message right after the tool result.
+    assert s.seen(2)[-2]["role"] == "tool"
+    assert texts(s.seen(2)[-1]) == [
+        "<system-reminder>\nPostToolUse:Write hook additional context: Run the formatter before committing.\n</system-reminder>"
+    ]
+    assert s.agent.workspace.env == {"APP_ENV": "staging"}
+    # The shell got the variable, and `cd` carried over to the next call.
+    assert s.tool_results()[2:] == ["staging\n", f"{project.resolve()}/sub\n"]
