@@ -127,5 +127,8 @@ pub fn run(cli: Cli) -> ExitCode {
         eprintln!("latch: internal error: {m}");
         exit::INTERNAL
     });
+    // A `prompt` handler's HTTP call runs on a blocking thread that a
+    // cancel cannot stop: the answer is given, so do not wait for it.
+    runtime.shutdown_background();
     ExitCode::from(code)
 }

@@ -925,3 +925,24 @@ fn file_changed_matchers_that_look_like_patterns_are_reported() {
     c.fire(&event("file_changed", json!({"file_path": "/w/prod.env"})));
     assert_eq!(c.runs_of("any"), 1, "`*.env` is not a glob");
 }
+
+#[test]
+fn a_declined_elicitation_stays_declined() {
+    let c = Claude::new();
+    let no = c.hook("no", "--exit 2 --stderr nope");
+    let yes = c.hook(
+        "yes",
+        r#"--sleep 0.3 --stdout '{"hookSpecificOutput": {"hookEventName": "Elicitation", "action": "accept", "content": {"token": "x"}}}'"#,
+    );
+    let c = c.project_settings(&settings("Elicitation", None, &[&no, &yes]));
+    let f = c.fire(&event(
+        "elicitation",
+        json!({"elicitation": {"server": "srv", "message": "token?"}}),
+    ));
+    assert_eq!(f.outcome["decision"], "deny");
+    assert_eq!(
+        f.outcome["elicitation"]["action"], "decline",
+        "{}",
+        f.outcome
+    );
+}

@@ -596,3 +596,85 @@ fn many_generated_events_give_the_same_outcome_through_serve_and_fire() {
         assert_eq!(s.close(), 0);
     }
 }
+
+#[test]
+fn ids_in_flight_are_unique_and_requests_after_shutdown_are_refused() {
+    let c = Claude::new();
+    let c = c.project_settings(&settings("PreToolUse", None, &["sleep 30"]));
+    let mut s = Server::claude(&c);
+    s.fire(7, bash_before("ls"));
+    let mut other = bash_before("ls");
+    other["session_id"] = json!("s2");
+    s.fire(7, other);
+    let r = s.recv();
+    assert_eq!(r["error"]["code"], -32600, "{r}");
+    // The first fire can still be cancelled.
+    s.send(json!({"jsonrpc": "2.0", "method": "$/cancelRequest", "params": {"id": 7}}));
+    let r = s.recv();
+    assert_eq!(r["result"]["runs"][0]["error"], "cancelled", "{r}");
+    let r = s.request(8, "shutdown", Value::Null);
+    assert_eq!(r["result"], Value::Null);
+    let r = s.request(9, "initialize", json!({}));
+    assert_eq!(r["error"]["code"], -32003, "{r}");
+    let r = s.request(10, "nope", Value::Null);
+    assert_eq!(r["error"]["code"], -32003, "{r}");
+    assert_eq!(s.close(), 0);
+}
+
+#[test]
+fn a_new_working_directory_reloads_nothing() {
+    let c = Claude::new();
+    let c = c.project_settings(&settings("PreToolUse", None, &["true"]));
+    c.write("project/sub/.claude/settings.json", "{}");
+    let mut s = Server::claude(&c);
+    let mut e = bash_before("ls");
+    e["cwd"] = json!(c.project().join("sub"));
+    s.fire(2, e);
+    assert_eq!(s.recv()["id"], 2);
+    // Well past the watcher's poll and settle times: nothing changed on
+    // disk, so the next message is the answer to the next request.
+    std::thread::sleep(Duration::from_millis(1200));
+    let r = s.request(3, "explain", bash_before("ls"));
+    assert_eq!(r["id"], 3, "no reload notification: {r}");
+    assert_eq!(s.close(), 0);
+}
+
+#[test]
+fn exit_does_not_wait_for_a_hanging_model_request() {
+    // A model endpoint that accepts and never answers.
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+    let port = listener.local_addr().expect("addr").port();
+    std::thread::spawn(move || {
+        let mut held = Vec::new();
+        for stream in listener.incoming().flatten() {
+            held.push(stream);
+        }
+    });
+    let c = Claude::new().project_settings(&json!({"hooks": {"UserPromptSubmit": [{"hooks": [
+        {"type": "prompt", "prompt": "Is this fine?", "timeout": 20}]}]}}));
+    let base = format!("http://127.0.0.1:{port}/v1");
+    let mut s = Server::start(&[
+        ("LATCH_PROMPT_BASE_URL", base.as_str()),
+        ("LATCH_PROMPT_MODEL", "m"),
+    ]);
+    let r = s.request(
+        1,
+        "initialize",
+        json!({"dialects": ["claude"], "project": c.project(), "home": c.home(),
+            "claude_managed_dir": c.root.path().join("managed"), "state_dir": c.root.path().join("state")}),
+    );
+    assert!(r["result"].is_object(), "{r}");
+    s.fire(
+        2,
+        json!({"event": "user_prompt", "session_id": "s", "prompt": "hi"}),
+    );
+    std::thread::sleep(Duration::from_millis(500));
+    let started = Instant::now();
+    s.send(json!({"jsonrpc": "2.0", "method": "exit"}));
+    assert_eq!(s.close(), 0);
+    assert!(
+        started.elapsed() < Duration::from_secs(10),
+        "exit waited {:?} for the model request",
+        started.elapsed()
+    );
+}

@@ -46,6 +46,7 @@ type Out = mpsc::UnboundedSender<String>;
 /// Runs `latch serve` until `exit` or the end of input.
 pub async fn run(_args: ServeArgs) -> u8 {
     let _ = latch::run::become_subreaper();
+    raise_open_file_limit();
     let max = match super::event_input::max_event_bytes() {
         Ok(n) => usize::try_from(n.saturating_add(ENVELOPE)).unwrap_or(usize::MAX),
         Err(msg) => {
@@ -115,6 +116,11 @@ pub async fn run(_args: ServeArgs) -> u8 {
             },
             Ok(Incoming::Request { id, method, params }) => {
                 let response = match method.as_str() {
+                    _ if server.shutting_down => Some(rpc::error(
+                        &id,
+                        code::SHUTTING_DOWN,
+                        "the server is shutting down",
+                    )),
                     "initialize" => Some(server.initialize(&id, params)),
                     "fire" => server.fire(id, params, &mut tasks),
                     "explain" => Some(server.explain(&id, params)),
@@ -125,11 +131,6 @@ pub async fn run(_args: ServeArgs) -> u8 {
                         &id,
                         code::NOT_INITIALIZED,
                         "send `initialize` first",
-                    )),
-                    "shutdown" if server.shutting_down => Some(rpc::error(
-                        &id,
-                        code::SHUTTING_DOWN,
-                        "the server is shutting down",
                     )),
                     "shutdown" if tasks.is_empty() => {
                         server.shutting_down = true;
@@ -164,6 +165,22 @@ pub async fn run(_args: ServeArgs) -> u8 {
     let _ = out.send(String::new());
     let _ = writer.await;
     exit::OK
+}
+
+/// Raises the soft limit of open files to the hard limit: a server runs
+/// many hooks at once, each with three pipes, for a long time.
+fn raise_open_file_limit() {
+    use rustix::process::{Resource, getrlimit, setrlimit};
+    let limit = getrlimit(Resource::Nofile);
+    if limit.current < limit.maximum {
+        let _ = setrlimit(
+            Resource::Nofile,
+            rustix::process::Rlimit {
+                current: limit.maximum,
+                maximum: limit.maximum,
+            },
+        );
+    }
 }
 
 /// Reads stdin line by line (each bounded by `max`) into `lines`, until
@@ -241,6 +258,9 @@ struct Setup {
     sessions: Mutex<HashMap<String, Arc<latch::Session>>>,
 }
 
+/// A session's latest event: its number, and the signal that it ended.
+type Tail = (u64, oneshot::Receiver<()>);
+
 /// The server's state between messages.
 struct Server {
     out: Out,
@@ -249,7 +269,11 @@ struct Server {
     /// Cancel handles of the fires in flight, by request id.
     in_flight: Arc<Mutex<HashMap<String, CancelHandle>>>,
     /// Per session, the signal that its latest event finished.
-    tails: HashMap<String, oneshot::Receiver<()>>,
+    /// The receiver of each session's latest event's end, with that
+    /// event's number; removed when that event ends and none came after.
+    tails: Arc<Mutex<HashMap<String, Tail>>>,
+    /// Numbers the fires, for `tails`.
+    fired: u64,
     /// The configuration watcher, once initialized.
     watcher: Option<tokio::task::JoinHandle<()>>,
 }
@@ -261,7 +285,8 @@ impl Server {
             setup: None,
             shutting_down: false,
             in_flight: Arc::default(),
-            tails: HashMap::new(),
+            tails: Arc::default(),
+            fired: 0,
             watcher: None,
         }
     }
@@ -318,17 +343,28 @@ impl Server {
             Ok(e) => e,
             Err(why) => return Some(rpc::error(&id, code::INVALID_PARAMS, &why)),
         };
+        let key = id.to_string();
+        if lock(&self.in_flight).contains_key(&key) {
+            return Some(rpc::error(
+                &id,
+                code::INVALID_REQUEST,
+                "a fire with this id is still running; ids must be unique among requests in flight",
+            ));
+        }
         let (engine, _) = engine_for(&setup, &self.out, &event);
         let (handle, cancel) = Cancel::pair();
-        let key = id.to_string();
         lock(&self.in_flight).insert(key.clone(), handle);
         // Events of one session run in the order they arrived.
+        self.fired += 1;
+        let number = self.fired;
         let (done, finished) = oneshot::channel();
-        let before = event
-            .session_id
-            .clone()
-            .and_then(|s| self.tails.insert(s, finished));
-        let (out, in_flight) = (self.out.clone(), self.in_flight.clone());
+        let before = event.session_id.clone().and_then(|s| {
+            lock(&self.tails)
+                .insert(s, (number, finished))
+                .map(|(_, r)| r)
+        });
+        let (out, in_flight, tails) =
+            (self.out.clone(), self.in_flight.clone(), self.tails.clone());
         tasks.spawn(async move {
             // Wait for the session's previous event; a cancel while waiting
             // answers at once (nothing runs), but the next event of the
@@ -362,6 +398,13 @@ impl Server {
             let _ = out.send(response);
             if let Some(before) = waiting {
                 let _ = before.await;
+            }
+            // The last event of its session so far: nothing waits for it.
+            if let Some(session) = &event.session_id {
+                let mut tails = lock(&tails);
+                if tails.get(session).is_some_and(|(n, _)| *n == number) {
+                    tails.remove(session);
+                }
             }
             let _ = done.send(());
         });
@@ -413,8 +456,9 @@ impl Server {
 /// The most configurations kept loaded (one per working directory).
 const MAX_ENGINES: usize = 64;
 
-/// The most sessions kept open; past it the cache starts again.
-const MAX_OPEN_SESSIONS: usize = 4096;
+/// The most sessions kept open (each holds its directory open); past it
+/// the cache starts again.
+const MAX_OPEN_SESSIONS: usize = 128;
 
 /// The session of `event`, opened once per session id (in memory when it
 /// has none).

@@ -59,12 +59,18 @@ pub enum Incoming<'a> {
 struct Envelope<'a> {
     #[serde(default, borrow)]
     jsonrpc: Option<Cow<'a, str>>,
-    #[serde(default)]
+    /// Present (even `null`) or absent: a notification has no `id`.
+    #[serde(default, deserialize_with = "present")]
     id: Option<Value>,
     #[serde(default)]
     method: Option<Value>,
     #[serde(default, borrow)]
     params: Option<&'a RawValue>,
+}
+
+/// A member that is there, whatever its value (`null` included).
+fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Value>, D::Error> {
+    Value::deserialize(d).map(Some)
 }
 
 /// Reads one message from a line, or the error response to send.
@@ -141,29 +147,53 @@ pub enum Line {
 /// How much of an over-long line is kept to find its id.
 pub const HEAD: usize = 4096;
 
-/// The `id` of a message from its first bytes, when it comes before the
-/// params (an over-long message is never parsed whole); `null` otherwise.
+/// The `id` of a message from its first bytes: the envelope's own `id`
+/// member, when it comes before `params` (an over-long message is never
+/// parsed whole); `null` otherwise.
 pub fn id_in(head: &[u8]) -> Value {
     let text = String::from_utf8_lossy(head);
-    let Some(at) = text.find("\"id\"") else {
-        return Value::Null;
-    };
-    let rest = text[at + 4..].trim_start();
-    let Some(rest) = rest.strip_prefix(':') else {
-        return Value::Null;
-    };
-    let rest = rest.trim_start();
-    if let Some(s) = rest.strip_prefix('"') {
-        return match s.find(['"', '\\']) {
-            Some(end) if s.as_bytes()[end] == b'"' => Value::from(&s[..end]),
-            _ => Value::Null,
-        };
+    let bytes = text.as_bytes();
+    let (mut depth, mut i) = (0usize, 0usize);
+    while i < bytes.len() {
+        match bytes[i] {
+            b'{' | b'[' => depth += 1,
+            b'}' | b']' => depth = depth.saturating_sub(1),
+            b'"' => {
+                // A string: find its end, skipping escapes.
+                let start = i + 1;
+                let mut j = start;
+                while j < bytes.len() && bytes[j] != b'"' {
+                    j += if bytes[j] == b'\\' { 2 } else { 1 };
+                }
+                let Some(key) = text.get(start..j.min(bytes.len())) else {
+                    return Value::Null;
+                };
+                i = j + 1;
+                // A member name of the envelope: followed by `:`.
+                let rest = text.get(i..).unwrap_or("").trim_start();
+                if depth == 1
+                    && let Some(value) = rest.strip_prefix(':')
+                {
+                    match key {
+                        "params" => return Value::Null,
+                        "id" => {
+                            let mut values =
+                                serde_json::Deserializer::from_str(value).into_iter::<Value>();
+                            return match values.next() {
+                                Some(Ok(v @ (Value::Number(_) | Value::String(_)))) => v,
+                                _ => Value::Null,
+                            };
+                        }
+                        _ => {}
+                    }
+                }
+                continue;
+            }
+            _ => {}
+        }
+        i += 1;
     }
-    let number: String = rest
-        .chars()
-        .take_while(|c| c.is_ascii_digit() || *c == '-')
-        .collect();
-    number.parse::<i64>().map_or(Value::Null, Value::from)
+    Value::Null
 }
 
 /// Reads the next line, keeping at most `max` bytes of it; `None` at the
@@ -227,6 +257,8 @@ mod tests {
         assert!(e.contains("-32700"), "{e}");
         let e = parse(br#"{"jsonrpc":"2.0","id":{},"method":"x"}"#).unwrap_err();
         assert!(e.contains("-32600"), "{e}");
+        let e = parse(br#"{"jsonrpc":"2.0","id":null,"method":"fire"}"#).unwrap_err();
+        assert!(e.contains("-32600"), "{e}");
         let e = parse(br#"{"id":3,"method":"x"}"#).unwrap_err();
         assert!(e.contains(r#""id":3"#), "{e}");
     }
@@ -239,7 +271,13 @@ mod tests {
         );
         assert_eq!(id_in(br#"{"id":"a-1","params":"#), "a-1");
         assert_eq!(id_in(br#"{"params":{"x":"#), Value::Null);
-        assert_eq!(id_in(br#"{"id":"a\"b"}"#), Value::Null);
+        assert_eq!(id_in(br#"{"id":"a\"b","params":{}}"#), "a\"b");
+        assert_eq!(id_in(br#"{"id": 1.5, "params":{}}"#), 1.5);
+        assert_eq!(
+            id_in(br#"{"method":"fire","params":{"tool":{"input":{"id":2}}},"id":9}"#),
+            Value::Null
+        );
+        assert_eq!(id_in("{\"id\":\"é".as_bytes()), Value::Null);
     }
 
     #[test]

@@ -80,10 +80,19 @@ pub async fn watch(setup: Arc<Setup>, out: Out) {
         roots.dedup();
         roots
     };
-    let mut last = fingerprint(&roots(&setup));
+    let mut watched = roots(&setup);
+    let mut last = fingerprint(&watched);
     loop {
         tokio::time::sleep(POLL).await;
-        let now = fingerprint(&roots(&setup));
+        // A configuration loaded for a new directory widens the watch: a
+        // new baseline, not a change.
+        let now_watched = roots(&setup);
+        if now_watched != watched {
+            watched = now_watched;
+            last = fingerprint(&watched);
+            continue;
+        }
+        let now = fingerprint(&watched);
         if now == last {
             continue;
         }
@@ -91,7 +100,7 @@ pub async fn watch(setup: Arc<Setup>, out: Out) {
         let mut settled = now;
         loop {
             tokio::time::sleep(SETTLE).await;
-            let again = fingerprint(&roots(&setup));
+            let again = fingerprint(&watched);
             if again == settled {
                 break;
             }

@@ -1191,13 +1191,22 @@ impl Fold<'_> {
                     self.out.worktree_path = Some(path.to_owned());
                 }
             }
+            // A decline or cancel stands: a later `accept` (from a hook that
+            // finished after) does not replace it.
             ClaudeEvent::Elicitation | ClaudeEvent::ElicitationResult => {
                 if let Some(action) = j.specific_str("action") {
-                    self.out.elicitation = Some(ElicitationAnswer {
-                        hook: hook.clone(),
-                        action: action.to_owned(),
-                        content: j.specific.get("content").cloned(),
-                    });
+                    let refused = self
+                        .out
+                        .elicitation
+                        .as_ref()
+                        .is_some_and(|e| e.action != "accept");
+                    if !(refused && action == "accept") {
+                        self.out.elicitation = Some(ElicitationAnswer {
+                            hook: hook.clone(),
+                            action: action.to_owned(),
+                            content: j.specific.get("content").cloned(),
+                        });
+                    }
                     if action != "accept" {
                         self.decide(&hook, Decision::Deny, String::new());
                     }

@@ -371,9 +371,10 @@ pub fn payload<'a>(ce: ClaudeEvent, event: &'a Event, facts: &PayloadFacts<'a>) 
     put(&mut m, "transcript_path", path(&event.transcript_path));
     put(&mut m, "cwd", Value::from(facts.cwd.to_string_lossy()));
     // SessionStart carries the prompt id only after compaction (recorded:
-    // `r3_compact_auto`, `r3_session_resume_*`).
+    // `r3_compact_auto`, `r3_session_resume_*`), Setup never (`r3_setup_init`).
     let compacting = event.source.as_deref() == Some("compact");
-    if (ce != ClaudeEvent::SessionStart || compacting)
+    if ce != ClaudeEvent::Setup
+        && (ce != ClaudeEvent::SessionStart || compacting)
         && let Some(id) = &event.prompt_id
     {
         put(&mut m, "prompt_id", Value::from(id.as_str()));
