@@ -498,6 +498,7 @@ fn generated_events(session: &str) -> Vec<Value> {
     ];
     let calls = [
         ("Bash", json!({"command": "rm -rf /"})),
+        ("runCommand", json!({"command": "rm -rf /"})),
         ("Bash", json!({"command": "npm test"})),
         ("Bash", json!({"command": "ls -la"})),
         ("shell", json!({"cmd": "sudo make install"})),
@@ -545,6 +546,7 @@ fn many_generated_events_give_the_same_outcome_through_serve_and_fire() {
             format!("{root}/examples/evener"),
             Some(format!("{root}/examples/evener/guard-plugin")),
         ),
+        ("peen", format!("{root}/examples/peen/no-rm-rf"), None),
     ];
     for (dialect, project, plugin) in setups {
         // The poolside example's Stop hook keeps a marker file: one each.
