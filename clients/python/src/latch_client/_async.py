@@ -21,7 +21,7 @@ from typing import (
     cast,
 )
 
-from ._common import UNSET, ClientOptions, Unset
+from ._common import UNSET, ClientOptions, InitializeInfo, Unset
 from ._protocol import (
     AsyncResultNotification,
     DiagnosticsNotification,
@@ -83,7 +83,7 @@ class NotificationStream(AsyncIterator[Notification]):
         self._client._streams.discard(self)
 
 
-class AsyncClient:
+class AsyncClient(InitializeInfo):
     """A ``latch serve`` process, driven from asyncio.
 
     Use it as an async context manager: entering starts the server and
@@ -321,26 +321,6 @@ class AsyncClient:
     # ------------------------------------------------------------------
     # What initialize said, and the process
     # ------------------------------------------------------------------
-
-    @property
-    def initialize_result(self) -> InitializeResult:
-        """The result of ``initialize``.
-
-        :raises LatchClosed: before :meth:`open`.
-        """
-        if self._init is None:
-            raise LatchClosed("the client is not open")
-        return self._init
-
-    @property
-    def dialects(self) -> List[str]:
-        """The dialects the server loaded."""
-        return self.initialize_result["dialects"]
-
-    @property
-    def diagnostics(self) -> List[Diagnostic]:
-        """The load diagnostics ``initialize`` reported."""
-        return self.initialize_result["diagnostics"]
 
     @property
     def pid(self) -> Optional[int]:

@@ -5,10 +5,11 @@ from __future__ import annotations
 import enum
 import os
 from dataclasses import dataclass
-from typing import Any, Dict, Mapping, Optional, Union
+from typing import Any, Dict, List, Mapping, Optional, Union
 
 from . import _protocol
-from .types import Config, StrPath
+from .errors import LatchClosed
+from .types import Config, Diagnostic, InitializeResult, StrPath
 
 
 class Unset(enum.Enum):
@@ -78,3 +79,29 @@ class ClientOptions:
     def event(event: Any) -> Dict[str, Any]:
         """The event as params."""
         return _protocol.check_event(event)
+
+
+class InitializeInfo:
+    """What ``initialize`` said, for both clients."""
+
+    _init: Optional[InitializeResult]
+
+    @property
+    def initialize_result(self) -> InitializeResult:
+        """The result of ``initialize``.
+
+        :raises LatchClosed: before :meth:`open`.
+        """
+        if self._init is None:
+            raise LatchClosed("the client is not open")
+        return self._init
+
+    @property
+    def dialects(self) -> List[str]:
+        """The dialects the server loaded."""
+        return self.initialize_result["dialects"]
+
+    @property
+    def diagnostics(self) -> List[Diagnostic]:
+        """The load diagnostics ``initialize`` reported."""
+        return self.initialize_result["diagnostics"]

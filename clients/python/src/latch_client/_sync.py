@@ -10,7 +10,7 @@ from concurrent.futures import TimeoutError as FutureTimeout
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Callable, Dict, List, Mapping, Optional, Tuple, Type, Union, cast
 
-from ._common import UNSET, ClientOptions, Unset
+from ._common import UNSET, ClientOptions, InitializeInfo, Unset
 from ._protocol import (
     AsyncResultNotification,
     DiagnosticsNotification,
@@ -31,7 +31,7 @@ if TYPE_CHECKING:
 __all__ = ["Client"]
 
 
-class Client:
+class Client(InitializeInfo):
     """A ``latch serve`` process, driven synchronously.
 
     Use it as a context manager: entering starts the server and sends
@@ -268,26 +268,6 @@ class Client:
     # ------------------------------------------------------------------
     # What initialize said, and the process
     # ------------------------------------------------------------------
-
-    @property
-    def initialize_result(self) -> InitializeResult:
-        """The result of ``initialize``.
-
-        :raises LatchClosed: before :meth:`open`.
-        """
-        if self._init is None:
-            raise LatchClosed("the client is not open")
-        return self._init
-
-    @property
-    def dialects(self) -> List[str]:
-        """The dialects the server loaded."""
-        return self.initialize_result["dialects"]
-
-    @property
-    def diagnostics(self) -> List[Diagnostic]:
-        """The load diagnostics ``initialize`` reported."""
-        return self.initialize_result["diagnostics"]
 
     @property
     def pid(self) -> Optional[int]:
