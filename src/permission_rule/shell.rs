@@ -116,6 +116,15 @@ pub fn split(command: &str) -> Commands {
     if command.trim().is_empty() {
         return Commands::Exact(Vec::new());
     }
+    // tree-sitter-bash 0.25 crashes the process (SIGSEGV, whatever the stack
+    // size) on `{` followed by a character far above the Basic
+    // Multilingual Plane (from about U+B1E40: `{\u{E0101}`, found by the
+    // `never_panics` property test). Nothing but private-use and tag
+    // characters lives that high, and no real command needs them: such a
+    // command fails open, as any command the parser cannot read does.
+    if command.chars().any(|c| u32::from(c) >= BEYOND_PARSER) {
+        return Commands::Unknown(FailOpen::Unparsable);
+    }
     thread_local! {
         static PARSER: RefCell<Option<Parser>> = const { RefCell::new(None) };
     }
@@ -485,6 +494,11 @@ impl<'s> Walk<'s> {
         out
     }
 }
+
+/// The first code point tree-sitter-bash is not given: every character
+/// from here on is refused before parsing (planes 3 to 16, where the
+/// parser's crash lies; a full scan found none below U+40000).
+const BEYOND_PARSER: u32 = 0x30000;
 
 /// A node kind as a `'static` name for the reason (tree-sitter's kinds are
 /// `'static` already; this keeps the signature honest).

@@ -1610,6 +1610,20 @@ fn word() -> impl Strategy<Value = String> {
     })
 }
 
+#[test]
+fn characters_that_crash_the_bash_parser_never_reach_it() {
+    // tree-sitter-bash dies with SIGSEGV on `{` followed by a character far
+    // above the Basic Multilingual Plane; latch fails open without parsing.
+    for cmd in ["{\u{E0101}", "x{\u{10FFFD}", "git push {\u{B2000}"] {
+        assert!(matches!(shell::split(cmd), Commands::Unknown(_)), "{cmd:?}");
+    }
+    // Everything below stays parsed.
+    assert!(matches!(
+        shell::split("echo {\u{1F600}}"),
+        Commands::Exact(_)
+    ));
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(256))]
 
