@@ -37,9 +37,9 @@ pub fn explain(cfg: &Claude, event: &Event) -> Vec<Explanation> {
                 (Some(e), _) => match (&group.matcher, e.target(event, &tool)) {
                     (Matcher::Invalid(why), _) => Err(format!("invalid matcher: {why}")),
                     (Matcher::Valid(_), None) => Ok(format!("{e} ignores matchers")),
-                    (Matcher::Valid(_), Some(target)) if e == super::ClaudeEvent::FileChanged => {
+                    (Matcher::Valid(m), Some(target)) if e == super::ClaudeEvent::FileChanged => {
                         let list = group.matcher_text.as_deref().unwrap_or("");
-                        if super::names_file(group.matcher_text.as_deref(), target) {
+                        if m.is_match(target) {
                             Ok(format!("file names `{list}` include `{target}`"))
                         } else {
                             Err(format!("file names `{list}` do not include `{target}`"))

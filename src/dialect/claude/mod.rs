@@ -182,15 +182,6 @@ impl Claude {
     }
 }
 
-/// Whether a `FileChanged` matcher (literal file names split on `|`;
-/// missing, `""` or `*` for any) names the file `name`.
-pub fn names_file(matcher: Option<&str>, name: &str) -> bool {
-    match matcher {
-        None | Some("" | "*") => true,
-        Some(list) => list.split('|').any(|n| n.trim() == name),
-    }
-}
-
 impl Claude {
     /// The files `FileChanged` matchers name (literal names split on `|`),
     /// under `base` unless absolute: what a harness watches from the
@@ -201,13 +192,13 @@ impl Claude {
             return list;
         };
         for &(fi, gi) in &groups.refs {
-            let Some(text) = self.files[fi].groups[gi].matcher_text.as_deref() else {
+            // The loader reads FileChanged matchers as names, never patterns.
+            let load::Matcher::Valid(ClaudeMatcher::Names(names)) =
+                &self.files[fi].groups[gi].matcher
+            else {
                 continue;
             };
-            for name in text.split('|').map(str::trim) {
-                if name.is_empty() || name == "*" {
-                    continue;
-                }
+            for name in names.iter().filter(|n| !n.is_empty()) {
                 let path = base.join(name).to_string_lossy().into_owned();
                 if !list.contains(&path) {
                     list.push(path);
