@@ -434,7 +434,54 @@ const TAKES_VALUE: [&str; 14] = [
     "--output-format",
 ];
 
+/// `LATCH_PROFILE=claude|std-parallel|std-parallel+env:N:ROUNDS`: runs that
+/// one variant alone in a loop and exits, for `perf` and `strace` to
+/// watch (the binary is under `target/release/deps/dispatch-*`).
+fn profile(spec: &str) {
+    let mut parts = spec.split(':');
+    let variant = parts.next().unwrap_or("claude");
+    let n: usize = parts.next().and_then(|p| p.parse().ok()).unwrap_or(1);
+    let rounds: usize = parts.next().and_then(|p| p.parse().ok()).unwrap_or(2000);
+    let rt = runtime();
+    let session = Session::in_memory(None);
+    let project = project_with_claude_hooks(n);
+    let dir = project.path().to_path_buf();
+    let claude = Engine::new().with_dialect(Claude::load(claude::Options {
+        sources: claude::Sources {
+            project: Some(dir.clone()),
+            managed_dir: Some(dir.join("no-managed")),
+            ..Default::default()
+        },
+        project: Some(dir.clone()),
+        ..Default::default()
+    }));
+    let event = Event::tool_before("shell", serde_json::json!({"cmd": "ls"}))
+        .with_session("s")
+        .with_cwd(dir.clone());
+    let t = Instant::now();
+    for _ in 0..rounds {
+        // A marker syscall around each round, for `perf trace`.
+        let _ = rustix::process::getppid();
+        match variant {
+            "std-parallel" => std_parallel(&dir, n, false),
+            "std-parallel+env" => std_parallel(&dir, n, true),
+            _ => {
+                black_box(rt.block_on(claude.dispatch(&event, &session)).unwrap());
+            }
+        }
+        let _ = rustix::process::getppid();
+    }
+    println!(
+        "{variant} N={n}: {:.3?} per round",
+        t.elapsed() / rounds as u32
+    );
+}
+
 fn main() {
+    if let Ok(spec) = std::env::var("LATCH_PROFILE") {
+        profile(&spec);
+        return;
+    }
     benches();
     Criterion::default().configure_from_args().final_summary();
     // Only a full `cargo bench` run prints the summary: not `cargo test

@@ -6,6 +6,7 @@
 //! its exact position, and keep the hooks that are fine.
 
 pub mod duration;
+pub mod files;
 pub mod json;
 pub mod yaml;
 mod yaml_fast;
@@ -27,7 +28,19 @@ pub const MAX_CONFIG_FILE: u64 = 8 * 1024 * 1024;
 /// regular file of at most `max` bytes: a FIFO, a device such as
 /// `/dev/zero` (or a link to one) or a huge file must not stall or
 /// exhaust loading. A missing file keeps its `NotFound` kind.
+///
+/// Inside [`files::load_with`], a replaced file is not read at all, and
+/// every file read is recorded.
 pub fn read_bounded(path: &Path, max: u64) -> io::Result<Vec<u8>> {
+    if let Some(replaced) = files::replaced(path) {
+        return replaced;
+    }
+    let bytes = read_bounded_from_disk(path, max)?;
+    files::record(path, &bytes);
+    Ok(bytes)
+}
+
+fn read_bounded_from_disk(path: &Path, max: u64) -> io::Result<Vec<u8>> {
     use std::os::unix::fs::OpenOptionsExt;
     let not_regular = || io::Error::other("it is not a regular file");
     if !std::fs::metadata(path)?.is_file() {

@@ -28,19 +28,19 @@
 mod adopt;
 mod cancel;
 mod capture;
+mod child;
 mod group;
 mod procfs;
+mod spawn;
 mod tree;
 
 use std::ffi::OsString;
 use std::io;
-use std::os::unix::process::ExitStatusExt;
 use std::path::PathBuf;
-use std::process::{ExitStatus, Stdio};
 use std::time::{Duration, Instant};
 
 use tokio::io::AsyncWriteExt;
-use tokio::process::{ChildStdin, Command};
+use tokio::net::unix::pipe::Sender;
 
 pub use adopt::become_subreaper;
 pub use cancel::{Cancel, CancelHandle};
@@ -111,18 +111,6 @@ pub enum Exit {
     Code(i32),
     /// A signal killed it.
     Signal(i32),
-}
-
-impl Exit {
-    fn from_status(status: ExitStatus) -> Exit {
-        match (status.code(), status.signal()) {
-            (Some(code), _) => Exit::Code(code),
-            (None, Some(sig)) => Exit::Signal(sig),
-            // Neither code nor signal cannot happen for a reaped child on Unix;
-            // report it as an unusual exit rather than panicking.
-            (None, None) => Exit::Code(-1),
-        }
-    }
 }
 
 /// Why a hook process could not start.
@@ -238,17 +226,9 @@ impl Runner {
         let mut stdout = Captured::new(cmd.limits.stdout);
         let mut stderr = Captured::new(cmd.limits.stderr);
 
-        // A payload that fits in one page always fits in a pipe's buffer:
-        // write it before spawning and hand the hook the read end, which
-        // saves an async writer and a trip through the event loop per hook.
-        let prefilled = prefill(&cmd.stdin);
-        let mut command = build(cmd);
-        if let Some(reader) = prefilled {
-            command.stdin(reader);
-        }
-        let (spawned, leader_start) = spawn(&mut command);
-        let mut child = match spawned {
-            Ok(child) => child,
+        let (spawned, leader_start) = spawn(cmd);
+        let (mut child, pipes) = match spawned {
+            Ok(spawned) => spawned,
             Err(err) => {
                 return RunResult {
                     termination: spawn_failure(&err, cmd),
@@ -260,10 +240,12 @@ impl Runner {
                 };
             }
         };
-        let mut guard = GroupGuard::new(child.id(), leader_start);
-        let stdin = child.stdin.take();
-        let out_pipe = child.stdout.take();
-        let err_pipe = child.stderr.take();
+        let mut guard = GroupGuard::new(Some(child.id()), leader_start);
+        let child::Pipes {
+            stdin,
+            stdout: out_pipe,
+            stderr: err_pipe,
+        } = pipes;
 
         let mut killed_leftovers = false;
         let mut leftovers_escaped = false;
@@ -272,8 +254,8 @@ impl Runner {
             let io = async {
                 tokio::join!(
                     feed(stdin, &cmd.stdin),
-                    stdout.drain(out_pipe),
-                    stderr.drain(err_pipe)
+                    stdout.drain(Some(out_pipe)),
+                    stderr.drain(Some(err_pipe))
                 )
             };
             tokio::pin!(io);
@@ -329,7 +311,7 @@ impl Runner {
                 }
             }
             let exit = match status {
-                Some(Ok(st)) => Exit::from_status(st),
+                Some(Ok(exit)) => exit,
                 // Waiting failed (should not happen): treat as killed.
                 _ => Exit::Signal(9),
             };
@@ -367,58 +349,22 @@ impl Runner {
     }
 }
 
-/// Spawns the command. With orphan adoption on, the hook is recorded as a
+/// Spawns the hook. With orphan adoption on, the hook is recorded as a
 /// leader (with its start time) under the leader table's lock, so that no
 /// concurrent kill takes it for an adopted orphan.
-fn spawn(command: &mut Command) -> (io::Result<tokio::process::Child>, Option<u64>) {
+fn spawn(cmd: &HookCommand) -> (io::Result<(child::Child, child::Pipes)>, Option<u64>) {
     if !adopt::adopting() {
-        return (command.spawn(), None);
+        return (child::spawn(cmd), None);
     }
     let mut table = adopt::leaders();
-    let spawned = command.spawn();
+    let spawned = child::spawn(cmd);
     let start = match &spawned {
-        Ok(child) => child
-            .id()
-            .and_then(|p| i32::try_from(p).ok())
+        Ok((child, _)) => i32::try_from(child.id())
+            .ok()
             .and_then(|p| adopt::record_leader(&mut table, p)),
         Err(_) => None,
     };
     (spawned, start)
-}
-
-/// Builds the command. Only `process_group(0)` is set, no `pre_exec`
-/// closure, so the standard library can use its `posix_spawn` fast path.
-fn build(cmd: &HookCommand) -> Command {
-    let mut c = match &cmd.program {
-        Program::Shell { shell, script } => {
-            let mut c = Command::new(shell);
-            c.arg("-c").arg(script);
-            c
-        }
-        Program::Exec { program, args } => {
-            let mut c = Command::new(program);
-            c.args(args);
-            c
-        }
-    };
-    match &cmd.env {
-        EnvPolicy::Inherit(extra) => {
-            c.envs(extra.iter().map(|(k, v)| (k, v)));
-        }
-        EnvPolicy::Only(vars) => {
-            c.env_clear();
-            c.envs(vars.iter().map(|(k, v)| (k, v)));
-        }
-    }
-    if let Some(dir) = &cmd.cwd {
-        c.current_dir(dir);
-    }
-    c.stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .process_group(0)
-        .kill_on_drop(true);
-    c
 }
 
 fn spawn_failure(err: &io::Error, cmd: &HookCommand) -> Termination {
@@ -436,28 +382,11 @@ fn spawn_failure(err: &io::Error, cmd: &HookCommand) -> Termination {
     }
 }
 
-/// The payloads `prefill` handles: at most one page (`PIPE_BUF` on Linux),
-/// which any pipe buffer holds whole.
-const PREFILL_MAX: usize = 4096;
-
-/// A pipe whose read end holds `payload` followed by end-of-file, for
-/// small payloads; `None` for larger ones (or if the pipe cannot be made),
-/// which then go through [`feed`].
-fn prefill(payload: &[u8]) -> Option<Stdio> {
-    if payload.len() > PREFILL_MAX {
-        return None;
-    }
-    let (reader, mut writer) = std::io::pipe().ok()?;
-    std::io::Write::write_all(&mut writer, payload).ok()?;
-    drop(writer);
-    Some(Stdio::from(reader))
-}
-
 /// Writes the payload and closes stdin. A hook that exits or closes stdin
 /// without reading makes the write fail with EPIPE: that is its right, not
 /// an error. (Rust ignores SIGPIPE, so the write returns an error instead of
 /// killing latch.)
-async fn feed(stdin: Option<ChildStdin>, payload: &[u8]) {
+async fn feed(stdin: Option<Sender>, payload: &[u8]) {
     if let Some(mut pipe) = stdin {
         let _ = pipe.write_all(payload).await;
         let _ = pipe.shutdown().await;

@@ -386,3 +386,108 @@ async fn an_unreachable_holder_of_the_pipes_is_reported_as_escaped() {
     assert!(r.killed_leftovers);
     assert!(r.leftovers_escaped, "an escaped holder was reported killed");
 }
+
+#[tokio::test]
+async fn a_hook_variable_replaces_the_inherited_one_and_the_last_assignment_wins() {
+    // `PATH` is inherited from the test process; the hook sees it once,
+    // with the value the hook's variables give it last.
+    let mut cmd = sh("env");
+    cmd.env = EnvPolicy::Inherit(vec![
+        (OsString::from("LATCH_T"), OsString::from("first")),
+        (OsString::from("HOME"), OsString::from("/nowhere")),
+        (OsString::from("LATCH_T"), OsString::from("second")),
+    ]);
+    let r = fast().run(&cmd).await;
+    let out = String::from_utf8_lossy(&r.stdout.bytes).into_owned();
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(
+        lines
+            .iter()
+            .copied()
+            .filter(|l| l.starts_with("HOME="))
+            .collect::<Vec<_>>(),
+        ["HOME=/nowhere"]
+    );
+    assert_eq!(
+        lines
+            .iter()
+            .copied()
+            .filter(|l| l.starts_with("LATCH_T="))
+            .collect::<Vec<_>>(),
+        ["LATCH_T=second"]
+    );
+    assert!(lines.iter().any(|l| l.starts_with("PATH=")), "{out}");
+}
+
+#[tokio::test]
+async fn a_bare_program_name_is_looked_up_on_the_hooks_own_path() {
+    let dir = tempfile::tempdir().unwrap();
+    let tool = dir.path().join("latch-test-tool");
+    std::fs::write(&tool, "#!/bin/sh\necho found \"$@\"\n").unwrap();
+    std::fs::set_permissions(&tool, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let mut cmd = sh("");
+    cmd.program = Program::Exec {
+        program: PathBuf::from("latch-test-tool"),
+        args: vec!["x".into()],
+    };
+    // Not on latch's PATH: found only through the hook's.
+    let r = fast().run(&cmd).await;
+    assert!(
+        matches!(
+            r.termination,
+            Termination::SpawnFailed {
+                reason: SpawnFailure::NotFound,
+                ..
+            }
+        ),
+        "{:?}",
+        r.termination
+    );
+    let path = format!("{}:/usr/bin:/bin", dir.path().display());
+    cmd.env = EnvPolicy::Inherit(vec![(OsString::from("PATH"), OsString::from(&path))]);
+    let r = fast().run(&cmd).await;
+    assert_eq!(r.termination, Termination::Exited(Exit::Code(0)));
+    assert_eq!(r.stdout.bytes, b"found x\n");
+    cmd.env = EnvPolicy::Only(vec![(OsString::from("PATH"), OsString::from(&path))]);
+    let r = fast().run(&cmd).await;
+    assert_eq!(r.stdout.bytes, b"found x\n");
+}
+
+#[tokio::test]
+async fn a_hook_starts_with_no_blocked_or_ignored_signals_and_leads_its_group() {
+    // latch ignores SIGPIPE (as every Rust program does); the hook must
+    // not inherit that, nor any blocked signal.
+    let r = fast()
+        .run(&sh(
+            "grep -E '^Sig(Blk|Ign):' /proc/self/status; ps -o pgid= -p $$; echo $$",
+        ))
+        .await;
+    let out = String::from_utf8_lossy(&r.stdout.bytes).into_owned();
+    let lines: Vec<&str> = out.lines().map(str::trim).collect();
+    assert_eq!(lines.len(), 4, "{out}");
+    let mask =
+        |line: &str| u64::from_str_radix(line.split_whitespace().nth(1).unwrap(), 16).unwrap();
+    assert_eq!(mask(lines[0]), 0, "blocked signals: {out}");
+    assert_eq!(
+        mask(lines[1]) & (1 << (13 - 1)),
+        0,
+        "SIGPIPE ignored: {out}"
+    );
+    assert_eq!(lines[2], lines[3], "the hook leads its own process group");
+}
+
+#[tokio::test]
+async fn a_nul_byte_in_the_command_is_a_spawn_failure_not_a_panic() {
+    let r = fast().run(&sh("echo a\0b")).await;
+    assert!(
+        matches!(
+            r.termination,
+            Termination::SpawnFailed {
+                reason: SpawnFailure::Other,
+                ..
+            }
+        ),
+        "{:?}",
+        r.termination
+    );
+}

@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 
 use crate::claude_util::{Claude, bash_before, settings};
-use crate::util::process_is_dead;
+use crate::util::{process_is_dead, write_file};
 
 /// A running `latch serve` and the lines it wrote.
 struct Server {
@@ -344,9 +344,11 @@ fn explain_answers_what_latch_explain_prints() {
 }
 
 #[test]
-fn configuration_edits_are_reloaded_and_a_broken_edit_keeps_the_last_good_one() {
+fn configuration_edits_are_reloaded_and_a_broken_edit_keeps_that_files_last_good_version() {
     let c = Claude::new();
     let c = c.project_settings(&settings("PreToolUse", Some("Bash"), &["true"]));
+    let project_file = c.root.path().join("project/.claude/settings.json");
+    let local_file = c.root.path().join("project/.claude/settings.local.json");
     let mut s = Server::claude(&c);
     s.fire(1, bash_before("ls"));
     assert_eq!(s.recv()["result"]["decision"], "proceed");
@@ -357,20 +359,88 @@ fn configuration_edits_are_reloaded_and_a_broken_edit_keeps_the_last_good_one() 
     ));
     let n = s.notification("latch/diagnostics");
     assert_eq!(n["params"]["reloaded"], true, "{n}");
+    assert_eq!(n["params"]["kept"], json!([]), "{n}");
     s.fire(2, bash_before("ls"));
     assert_eq!(s.recv()["result"]["decision"], "deny");
-    // A broken edit: the deny stays, and the harness is told why.
+
+    // A broken edit of the project settings: that file's last good
+    // version (the deny) stays, and the harness is told why and where.
     c.write("project/.claude/settings.json", "{\"hooks\": ");
     let n = s.notification("latch/diagnostics");
-    assert_eq!(n["params"]["reloaded"], false, "{n}");
+    assert_eq!(n["params"]["reloaded"], true, "{n}");
+    assert_eq!(n["params"]["kept"], json!([project_file]), "{n}");
     assert!(
         n["params"]["reason"]
             .as_str()
-            .is_some_and(|r| r.contains("settings.json")),
+            .is_some_and(|r| r.contains("last good version") && r.contains("settings.json")),
+        "{n}"
+    );
+    let errors = n["params"]["diagnostics"].as_array().unwrap();
+    assert!(
+        errors.iter().any(|d| d["severity"] == "error"
+            && d["file"] == json!(project_file)
+            && d["line"] == 1),
         "{n}"
     );
     s.fire(3, bash_before("ls"));
     assert_eq!(s.recv()["result"]["decision"], "deny");
+
+    // Another file's edit still applies while the broken one is kept.
+    c.write(
+        "project/.claude/settings.local.json",
+        &settings("UserPromptSubmit", None, &["echo from-local"]).to_string(),
+    );
+    let n = s.notification("latch/diagnostics");
+    assert_eq!(n["params"]["reloaded"], true, "{n}");
+    assert_eq!(n["params"]["kept"], json!([project_file]), "{n}");
+    s.fire(
+        4,
+        json!({"event": "user_prompt", "session_id": "s1", "prompt": "hi"}),
+    );
+    let r = s.recv();
+    assert!(
+        r["result"]["context"].to_string().contains("from-local"),
+        "{r}"
+    );
+    s.fire(5, bash_before("ls"));
+    assert_eq!(s.recv()["result"]["decision"], "deny");
+
+    // A second broken file keeps its own last good version too, and a
+    // file created broken is kept as it was: missing.
+    c.write("project/.claude/settings.local.json", "[");
+    let n = s.notification("latch/diagnostics");
+    assert_eq!(
+        n["params"]["kept"],
+        json!([project_file, local_file]),
+        "{n}"
+    );
+    let user_file = c.write("home/.claude/settings.json", "{\"hooks\": 1}");
+    let n = s.notification("latch/diagnostics");
+    assert_eq!(
+        n["params"]["kept"],
+        json!([user_file, project_file, local_file]),
+        "{n}"
+    );
+    s.fire(
+        6,
+        json!({"event": "user_prompt", "session_id": "s1", "prompt": "hi"}),
+    );
+    let r = s.recv();
+    assert!(
+        r["result"]["context"].to_string().contains("from-local"),
+        "{r}"
+    );
+
+    // Fixed: everything on disk applies again.
+    std::fs::remove_file(&local_file).unwrap();
+    std::fs::remove_file(&user_file).unwrap();
+    c.project_settings(&settings("PreToolUse", Some("Bash"), &["true"]));
+    let n = s.notification("latch/diagnostics");
+    assert_eq!(n["params"]["reloaded"], true, "{n}");
+    assert_eq!(n["params"]["kept"], json!([]), "{n}");
+    assert_eq!(n["params"]["reason"], json!(null), "{n}");
+    s.fire(7, bash_before("ls"));
+    assert_eq!(s.recv()["result"]["decision"], "proceed");
     assert_eq!(s.close(), 0);
 }
 
@@ -679,4 +749,53 @@ fn exit_does_not_wait_for_a_hanging_model_request() {
         "exit waited {:?} for the model request",
         started.elapsed()
     );
+}
+
+#[test]
+fn a_broken_poolside_file_keeps_its_last_good_version_while_the_other_reloads() {
+    let root = tempfile::tempdir().unwrap();
+    let project = root.path().join("project");
+    let home = root.path().join("home");
+    let project_file = write_file(
+        &project,
+        ".poolside/settings.yaml",
+        "hooks:\n  PreToolUse:\n    - {name: guard, matcher: shell, command: 'echo no >&2; exit 2'}\n",
+    );
+    write_file(&home, ".config/poolside/settings.yaml", "hooks: {}\n");
+    let mut s = Server::start(&[]);
+    let r = s.request(
+        1,
+        "initialize",
+        json!({"dialects": ["poolside"], "project": project, "home": home,
+            "state_dir": root.path().join("state")}),
+    );
+    assert_eq!(r["result"]["diagnostics"], json!([]), "{r}");
+    let shell = json!({"event": "tool_before", "session_id": "s", "tool": {"name": "shell", "input": {"cmd": "ls"}}});
+    // The project file breaks and the user's file gains a hook: the
+    // project's guard stays, the user's hook joins it.
+    write_file(
+        &project,
+        ".poolside/settings.yaml",
+        "hooks:\n  PreToolUse: [\n",
+    );
+    write_file(
+        &home,
+        ".config/poolside/settings.yaml",
+        "hooks:\n  PostToolUse:\n    - {name: mine, matcher: shell, command: 'echo {}'}\n",
+    );
+    let n = s.notification("latch/diagnostics");
+    assert_eq!(n["params"]["reloaded"], true, "{n}");
+    assert_eq!(n["params"]["kept"], json!([project_file]), "{n}");
+    s.fire(2, shell);
+    let r = s.recv();
+    assert_eq!(r["result"]["decision"], "deny", "{r}");
+    assert_eq!(r["result"]["runs"][0]["hook"], "guard", "{r}");
+    s.fire(
+        3,
+        json!({"event": "tool_after", "session_id": "s",
+            "tool": {"name": "shell", "input": {"cmd": "ls"}, "output": "x"}}),
+    );
+    let r = s.recv();
+    assert_eq!(r["result"]["runs"][0]["hook"], "mine", "{r}");
+    assert_eq!(s.close(), 0);
 }

@@ -207,8 +207,20 @@ export interface AsyncResult {
   [key: string]: unknown;
 }
 
-/** `latch/diagnostics`: load diagnostics of a configuration loaded after `initialize`. */
+/**
+ * `latch/diagnostics`: load diagnostics of a configuration loaded after
+ * `initialize` (an event from a new working directory) or reloaded after an
+ * edit on disk. `kept` lists the files whose new text has errors: each keeps
+ * its last good version while every other file's edit applies. `reloaded` is
+ * false when the whole configuration loaded before stays in use instead.
+ */
 export interface DiagnosticsNotification {
+  /** The working directory the configuration is for (null: the project's). */
+  cwd?: string | null;
+  reloaded?: boolean;
+  /** Why files, or the whole configuration, are kept; null when nothing is. */
+  reason?: string | null;
+  kept?: string[];
   diagnostics: Diagnostic[];
   [key: string]: unknown;
 }

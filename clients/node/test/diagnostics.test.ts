@@ -34,3 +34,31 @@ test("a configuration loaded after initialize reports its diagnostics as latch/d
   assert.equal(diagnostic?.file, join(workspace, ".agents", "hooks.yaml"));
   assert.match(diagnostic?.message ?? "", /`actions` must be a list/);
 });
+
+test("a broken edit on disk keeps that file's last good version and says so", async (t) => {
+  const root = await mkdtemp(join(tmpdir(), "latch-client-reload-"));
+  t.after(() => rm(root, { recursive: true, force: true }));
+  const project = join(root, "project");
+  const settings = join(project, ".claude", "settings.json");
+  await mkdir(join(project, ".claude"), { recursive: true });
+  await mkdir(join(root, "home"));
+  const guard = { hooks: { PreToolUse: [{ matcher: "Bash", hooks: [{ type: "command", command: "echo no >&2; exit 2" }] }] } };
+  await writeFile(settings, JSON.stringify(guard));
+
+  await using latch = await LatchClient.start({
+    bin: latchBin(),
+    cwd: root,
+    config: { dialects: ["claude"], project, home: join(root, "home"), claudeManagedDir: join(root, "managed"), stateDir: join(root, "state") },
+  });
+  const reloaded = new Promise<DiagnosticsNotification>((resolve) => latch.on("diagnostics", resolve));
+  await writeFile(settings, '{"hooks": ');
+  const note = await reloaded;
+  assert.equal(note.reloaded, true);
+  assert.deepEqual(note.kept, [settings]);
+  assert.match(note.reason ?? "", /last good version/);
+  assert.equal(note.diagnostics[0]?.file, settings);
+
+  const bash = { event: "tool_before", session_id: "r", tool: { name: "Bash", input: { command: "ls" } } } as const;
+  const outcome = await latch.fire(bash);
+  assert.equal(outcome.decision, "deny");
+});

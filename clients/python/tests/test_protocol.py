@@ -67,6 +67,13 @@ def test_parse_messages() -> None:
     assert isinstance(note, AsyncResultNotification) and note.result["texts"] == ["t"]
     diagnostics = parse_line(b'{"jsonrpc":"2.0","method":"latch/diagnostics","params":{"diagnostics":[]}}')
     assert diagnostics == DiagnosticsNotification([])
+    reload = parse_line(
+        b'{"jsonrpc":"2.0","method":"latch/diagnostics","params":{"cwd":null,"reloaded":true,'
+        b'"reason":"the last good version of /p/s.json is kept","kept":["/p/s.json"],"diagnostics":[]}}'
+    )
+    assert reload == DiagnosticsNotification(
+        [], cwd=None, reloaded=True, reason="the last good version of /p/s.json is kept", kept=["/p/s.json"]
+    )
     other = parse_line(b'{"jsonrpc":"2.0","method":"latch/new","params":{"a":1}}')
     assert other == OtherNotification("latch/new", {"a": 1})
     assert parse_line(b"not json") is None

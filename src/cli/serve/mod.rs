@@ -252,11 +252,23 @@ struct Setup {
     state_root: Option<PathBuf>,
     /// Loaded engines by the event's working directory (the peen dialect
     /// reads its workspace from it).
-    engines: Mutex<HashMap<Option<PathBuf>, Arc<Engine>>>,
+    engines: Mutex<HashMap<Option<PathBuf>, Loaded>>,
     /// Opened session directories, by session id (opening one costs a
     /// dozen system calls).
     sessions: Mutex<HashMap<String, Arc<latch::Session>>>,
 }
+
+/// One loaded configuration: the engine, and the text of every
+/// configuration file its load read (what a broken edit of one of them
+/// falls back to).
+#[derive(Clone)]
+struct Loaded {
+    engine: Arc<Engine>,
+    files: Arc<FileTexts>,
+}
+
+/// Configuration files' texts, by path.
+type FileTexts = std::collections::BTreeMap<PathBuf, Vec<u8>>;
 
 /// A session's latest event: its number, and the signal that it ended.
 type Tail = (u64, oneshot::Receiver<()>);
@@ -503,11 +515,11 @@ fn event_of(params: &RawValue) -> Result<Event, String> {
 /// when it is not the first engine).
 fn engine_for(setup: &Setup, out: &Out, event: &Event) -> (Arc<Engine>, Vec<Diagnostic>) {
     let key = event.cwd.clone();
-    if let Some(e) = lock(&setup.engines).get(&key) {
-        return (e.clone(), Vec::new());
+    if let Some(loaded) = lock(&setup.engines).get(&key) {
+        return (loaded.engine.clone(), Vec::new());
     }
-    let (engine, diags) = load(setup, out, key.as_deref());
-    let engine = Arc::new(engine);
+    let (loaded, diags) = load(setup, out, key.as_deref(), Default::default());
+    let engine = loaded.engine.clone();
     let first = {
         let mut engines = lock(&setup.engines);
         let first = engines.is_empty();
@@ -516,25 +528,33 @@ fn engine_for(setup: &Setup, out: &Out, event: &Event) -> (Arc<Engine>, Vec<Diag
         if engines.len() >= MAX_ENGINES {
             engines.clear();
         }
-        engines.insert(key.clone(), engine.clone());
+        engines.insert(key.clone(), loaded);
         first
     };
     if !first && !diags.is_empty() {
         let _ = out.send(rpc::notification(
             "latch/diagnostics",
-            &json!({"cwd": key, "reloaded": true, "reason": null, "diagnostics": diags}),
+            &json!({"cwd": key, "reloaded": true, "reason": null, "kept": [], "diagnostics": diags}),
         ));
     }
     (engine, diags)
 }
 
 /// Loads the configuration for events in `cwd`, with every diagnostic of
-/// the load.
-fn load(setup: &Setup, out: &Out, cwd: Option<&std::path::Path>) -> (Engine, Vec<Diagnostic>) {
+/// the load; the files of `replace` are read as given instead of from disk
+/// (see [`latch::config::files`]).
+fn load(
+    setup: &Setup,
+    out: &Out,
+    cwd: Option<&std::path::Path>,
+    replace: latch::config::files::Files,
+) -> (Loaded, Vec<Diagnostic>) {
     let mut diags = Vec::new();
     let mut event = Event::new(latch::EventKind::SessionStart);
     event.cwd = cwd.map(std::path::Path::to_path_buf);
-    let mut engine = setup.config.clone().engine(&event, &mut diags);
+    let (mut engine, files) = latch::config::files::load_with(replace, || {
+        setup.config.clone().engine(&event, &mut diags)
+    });
     // Async hooks run on this server's runtime; their answers are kept in
     // the session's state and announced as they arrive.
     if let Some(root) = &setup.state_root {
@@ -546,9 +566,12 @@ fn load(setup: &Setup, out: &Out, cwd: Option<&std::path::Path>) -> (Engine, Vec
         ));
     }
     diags.extend(engine.diagnostics().cloned());
-    (engine, diags)
+    let loaded = Loaded {
+        engine: Arc::new(engine),
+        files: Arc::new(files),
+    };
+    (loaded, diags)
 }
-
 /// Locks a mutex, even one a panicked task left poisoned (the maps stay
 /// consistent: every update is one insert or remove).
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {

@@ -8,11 +8,13 @@
 //! following symbolic links, at most [`MAX_ENTRIES`] entries and
 //! [`MAX_DEPTH`] levels); a change that stays for [`SETTLE`] is reloaded.
 
+use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
 use latch::Diagnostic;
+use latch::config::files::Files;
 use latch::diag::Severity;
 use serde_json::json;
 
@@ -111,43 +113,87 @@ pub async fn watch(setup: Arc<Setup>, out: Out) {
     }
 }
 
-/// Loads every configuration again and tells the harness.
+/// Loads every configuration again and tells the harness. A file whose
+/// new text has errors the loaded configuration did not have keeps the
+/// text it had at the last load (or stays missing, if it was), and the
+/// other files' changes apply; if that still leaves new errors (or an
+/// error names no file), the configuration loaded before stays, whole.
 fn reload(setup: &Setup, out: &Out) {
     let keys: Vec<Option<PathBuf>> = lock(&setup.engines).keys().cloned().collect();
     for cwd in keys {
         let Some(old) = lock(&setup.engines).get(&cwd).cloned() else {
             continue;
         };
-        let (engine, diagnostics) = super::load(setup, out, cwd.as_deref());
-        let before: Vec<&Diagnostic> = old.diagnostics().filter(|d| is_error(d)).collect();
-        let broken: Vec<&Diagnostic> = diagnostics
-            .iter()
-            .filter(|d| is_error(d) && !before.contains(d))
+        let before: Vec<Diagnostic> = old
+            .engine
+            .diagnostics()
+            .filter(|d| is_error(d))
+            .cloned()
             .collect();
-        let (reloaded, reason) = if broken.is_empty() {
-            lock(&setup.engines).insert(cwd.clone(), Arc::new(engine));
-            (true, None)
-        } else {
-            let files: Vec<String> = broken
+        let new_errors = |diagnostics: &[Diagnostic]| -> Vec<Diagnostic> {
+            diagnostics
                 .iter()
-                .filter_map(|d| d.file.as_deref().map(Path::display))
-                .map(|f| f.to_string())
-                .collect();
-            (
-                false,
-                Some(format!(
-                    "the configuration loaded before is kept: the new one has errors{}",
-                    if files.is_empty() {
-                        String::new()
-                    } else {
-                        format!(" in {}", files.join(", "))
-                    }
-                )),
-            )
+                .filter(|d| is_error(d) && !before.contains(d))
+                .cloned()
+                .collect()
+        };
+        let (fresh, diagnostics) = super::load(setup, out, cwd.as_deref(), Files::new());
+        let broken = new_errors(&diagnostics);
+        let mut kept: BTreeSet<PathBuf> = BTreeSet::new();
+        let applied = if broken.is_empty() {
+            Some(fresh)
+        } else {
+            // The files with new errors, each back at its last good text.
+            let files: Option<BTreeSet<PathBuf>> = broken.iter().map(|d| d.file.clone()).collect();
+            files.and_then(|files| {
+                let replace: Files = files
+                    .iter()
+                    .map(|f| (f.clone(), old.files.get(f).cloned()))
+                    .collect();
+                let (patched, patched_diagnostics) =
+                    super::load(setup, out, cwd.as_deref(), replace);
+                kept = files;
+                new_errors(&patched_diagnostics)
+                    .is_empty()
+                    .then_some(patched)
+            })
+        };
+        let names = |files: &mut dyn Iterator<Item = &Path>| -> String {
+            files
+                .map(|f| f.display().to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        let (reloaded, reason) = match applied {
+            Some(loaded) => {
+                lock(&setup.engines).insert(cwd.clone(), loaded);
+                let reason = (!kept.is_empty()).then(|| {
+                    format!(
+                        "the last good version of {} is kept: the new one has errors",
+                        names(&mut kept.iter().map(PathBuf::as_path))
+                    )
+                });
+                (true, reason)
+            }
+            None => {
+                kept.clear();
+                let mut files: Vec<&Path> =
+                    broken.iter().filter_map(|d| d.file.as_deref()).collect();
+                files.dedup();
+                let reason = if files.is_empty() {
+                    "the configuration loaded before is kept: the new one has errors".to_owned()
+                } else {
+                    format!(
+                        "the configuration loaded before is kept: the new one has errors in {}",
+                        names(&mut files.into_iter())
+                    )
+                };
+                (false, Some(reason))
+            }
         };
         let _ = out.send(rpc::notification(
             "latch/diagnostics",
-            &json!({"cwd": cwd, "reloaded": reloaded, "reason": reason, "diagnostics": diagnostics}),
+            &json!({"cwd": cwd, "reloaded": reloaded, "reason": reason, "kept": kept, "diagnostics": diagnostics}),
         ));
     }
 }

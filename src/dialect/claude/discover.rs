@@ -123,7 +123,9 @@ fn read_and_load(
     required: bool,
     diags: &mut Vec<Diagnostic>,
 ) -> Option<LoadedFile> {
-    if !required && std::fs::symlink_metadata(path).is_err() {
+    let present = crate::config::files::presence(path)
+        .unwrap_or_else(|| std::fs::symlink_metadata(path).is_ok());
+    if !required && !present {
         return None;
     }
     match read_bounded_text(path, MAX_FILE) {
@@ -157,8 +159,10 @@ fn load_plugin(dir: &Path, home: Option<&Path>, diags: &mut Vec<Diagnostic>) -> 
         return Vec::new();
     }
     let manifest_path = root.join(".claude-plugin/plugin.json");
-    let manifest = match std::fs::symlink_metadata(&manifest_path) {
-        Ok(_) => match read_bounded_text(&manifest_path, MAX_FILE)
+    let manifest_present = crate::config::files::presence(&manifest_path)
+        .unwrap_or_else(|| std::fs::symlink_metadata(&manifest_path).is_ok());
+    let manifest = if manifest_present {
+        match read_bounded_text(&manifest_path, MAX_FILE)
             .map_err(|e| e.to_string())
             .and_then(|t| crate::config::json::parse(&t).map_err(|e| e.message))
         {
@@ -171,8 +175,9 @@ fn load_plugin(dir: &Path, home: Option<&Path>, diags: &mut Vec<Diagnostic>) -> 
                 );
                 None
             }
-        },
-        Err(_) => None,
+        }
+    } else {
+        None
     };
     let name = manifest
         .as_ref()

@@ -60,7 +60,7 @@ pub fn load_plugin(dir: &Path, diags: &mut Vec<Diagnostic>) -> Plugin {
         .map(|m| root.join(m))
         // Anything at the path is read, so a FIFO or a directory there is
         // reported, not passed over.
-        .find(|p| p.exists())
+        .find(|p| exists(p))
         .and_then(|path| read_json(&path, diags).map(|node| (path, node)));
     let mut inline: Option<(PathBuf, Node)> = None;
     let mut pointed: Option<PathBuf> = None;
@@ -92,7 +92,7 @@ pub fn load_plugin(dir: &Path, diags: &mut Vec<Diagnostic>) -> Plugin {
         match node.get("hooks").map(|h| (h, &h.value)) {
             Some((_, Value::Str(rel))) => {
                 let target = root.join(expand_root(rel, &root));
-                if target.exists() {
+                if exists(&target) {
                     pointed = Some(target);
                 } else {
                     diags.push(
@@ -129,7 +129,7 @@ pub fn load_plugin(dir: &Path, diags: &mut Vec<Diagnostic>) -> Plugin {
         (file, node)
     } else {
         let file = root.join(DEFAULT_HOOKS_FILE);
-        if !file.exists() {
+        if !exists(&file) {
             diags.push(
                 Diagnostic::new(crate::diag::Severity::Info, "plugin declares no hooks")
                     .in_file(&root)
@@ -148,6 +148,12 @@ pub fn load_plugin(dir: &Path, diags: &mut Vec<Diagnostic>) -> Plugin {
     plugin.groups = groups;
     plugin.hooks_source = Some(file);
     plugin
+}
+
+/// Whether a file is there, as the load in progress sees it (see
+/// [`crate::config::files`]).
+fn exists(path: &Path) -> bool {
+    crate::config::files::presence(path).unwrap_or_else(|| path.exists())
 }
 
 fn read_json(path: &Path, diags: &mut Vec<Diagnostic>) -> Option<Node> {

@@ -55,9 +55,19 @@ class AsyncResultNotification:
 @dataclass(frozen=True)
 class DiagnosticsNotification:
     """``latch/diagnostics``: load diagnostics of a configuration loaded after
-    ``initialize`` (an event from a new working directory)."""
+    ``initialize`` (an event from a new working directory) or reloaded after
+    an edit on disk.
+
+    ``kept`` lists the files whose new text has errors: each keeps its last
+    good version while every other file's edit applies. ``reloaded`` is
+    false when the whole configuration loaded before stays in use instead;
+    ``reason`` says why, and is ``None`` when nothing is kept."""
 
     diagnostics: List[Diagnostic]
+    cwd: Optional[str] = None
+    reloaded: bool = True
+    reason: Optional[str] = None
+    kept: List[str] = field(default_factory=list)
     method: str = field(default=DIAGNOSTICS, init=False)
 
 
@@ -78,7 +88,13 @@ def make_notification(method: str, params: Any) -> Notification:
     if method == ASYNC_RESULT and isinstance(params, dict):
         return AsyncResultNotification(params)  # type: ignore[arg-type]
     if method == DIAGNOSTICS and isinstance(params, dict):
-        return DiagnosticsNotification(list(params.get("diagnostics", [])))
+        return DiagnosticsNotification(
+            list(params.get("diagnostics", [])),
+            cwd=params.get("cwd"),
+            reloaded=bool(params.get("reloaded", True)),
+            reason=params.get("reason"),
+            kept=[str(k) for k in params.get("kept", [])],
+        )
     return OtherNotification(method, params)
 
 

@@ -1,0 +1,358 @@
+//! One hook process: spawned with its pipes, waited for, reaped.
+//!
+//! This replaces `tokio::process` in the runner; the dispatch benchmark
+//! showed both of its costs (`benches/README.md`): the environment copy of
+//! `std::process::Command` (see [`super::spawn`]), and tokio's child
+//! bookkeeping. Here:
+//! - latch's own environment is turned into C strings once per process
+//!   ([`inherited`]); a spawn only collects pointers to them, skipping the
+//!   names the hook's variables replace;
+//! - the hook's exit is awaited on a pidfd registered with the reactor,
+//!   and reaped with `waitpid` on its pid (never `waitpid(-1)`, which would
+//!   steal other children's statuses);
+//! - stdout and stderr are plain non-blocking pipes on the reactor; a
+//!   payload that fits in a pipe's buffer is written before the spawn.
+//!
+//! A [`Child`] dropped before it was reaped is killed and reaped on a
+//! short-lived thread, as tokio's `kill_on_drop` did.
+
+use std::ffi::{CStr, CString, OsStr};
+use std::io;
+use std::os::fd::{AsFd, OwnedFd};
+use std::os::unix::ffi::{OsStrExt, OsStringExt};
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+use std::time::Duration;
+
+use rustix::pipe::{PipeFlags, pipe_with};
+use rustix::process::{Pid, PidfdFlags, Signal, WaitOptions, pidfd_open, waitpid};
+use tokio::io::unix::AsyncFd;
+use tokio::net::unix::pipe::{Receiver, Sender};
+
+use super::spawn::{SpawnArgs, posix_spawnp, register_pidfd};
+use super::{EnvPolicy, Exit, HookCommand, Program};
+
+/// A spawned hook, until it is reaped.
+pub(super) struct Child {
+    pid: Pid,
+    /// Readable once the process has exited; `None` on kernels without
+    /// pidfds (before Linux 5.3), where the exit is polled for.
+    pidfd: Option<AsyncFd<OwnedFd>>,
+    reaped: bool,
+}
+
+/// latch's ends of the hook's stdio.
+pub(super) struct Pipes {
+    /// Where the rest of the payload goes; `None` when it was written
+    /// before the spawn.
+    pub stdin: Option<Sender>,
+    /// The hook's stdout.
+    pub stdout: Receiver,
+    /// The hook's stderr.
+    pub stderr: Receiver,
+}
+
+/// How often the exit is polled for without a pidfd.
+const POLL: Duration = Duration::from_millis(5);
+
+/// The payloads written before the spawn: at most one page (`PIPE_BUF`),
+/// which any pipe buffer holds whole.
+const PREFILL_MAX: usize = 4096;
+
+/// Spawns the hook with its pipes. Must be called inside a tokio runtime
+/// with I/O enabled (the pipes and the pidfd register with its reactor).
+pub(super) fn spawn(cmd: &HookCommand) -> io::Result<(Child, Pipes)> {
+    let (argv0, args) = match &cmd.program {
+        Program::Shell { shell, script } => (shell, vec![c"-c".to_owned(), c_string(script)?]),
+        Program::Exec { program, args } => (
+            program,
+            args.iter().map(c_string).collect::<io::Result<_>>()?,
+        ),
+    };
+    let environment = Environment::new(&cmd.env)?;
+    let program = c_string(resolve(argv0, &environment)?.as_os_str())?;
+    let argv0 = c_string(argv0.as_os_str())?;
+    let argv: Vec<&CStr> = std::iter::once(argv0.as_c_str())
+        .chain(args.iter().map(CString::as_c_str))
+        .collect();
+    let cwd = cmd
+        .cwd
+        .as_deref()
+        .map(|d| c_string(d.as_os_str()))
+        .transpose()?;
+
+    let (stdin_child, stdin_ours) = stdin_pipe(&cmd.stdin)?;
+    let (stdout_ours, stdout_child) = pipe()?;
+    let (stderr_ours, stderr_child) = pipe()?;
+    let pid = posix_spawnp(&SpawnArgs {
+        program: &program,
+        argv: &argv,
+        envp: &environment.pointers(),
+        cwd: cwd.as_deref(),
+        stdio: [
+            stdin_child.as_fd(),
+            stdout_child.as_fd(),
+            stderr_child.as_fd(),
+        ],
+    })?;
+    let pid = Pid::from_raw(pid).ok_or_else(|| io::Error::other("posix_spawn returned pid 0"))?;
+    let mut child = Child {
+        pid,
+        pidfd: None,
+        reaped: false,
+    };
+    // From here on `child` owns the process: an error below kills and
+    // reaps it (Drop).
+    drop((stdin_child, stdout_child, stderr_child));
+    child.pidfd = match pidfd_open(pid, PidfdFlags::NONBLOCK) {
+        Ok(fd) => Some(register_pidfd(fd)?),
+        Err(_) => None,
+    };
+    let pipes = Pipes {
+        stdin: stdin_ours
+            .map(Sender::from_owned_fd_unchecked)
+            .transpose()?,
+        stdout: Receiver::from_owned_fd_unchecked(stdout_ours)?,
+        stderr: Receiver::from_owned_fd_unchecked(stderr_ours)?,
+    };
+    Ok((child, pipes))
+}
+
+impl Child {
+    /// The process id.
+    pub(super) fn id(&self) -> u32 {
+        self.pid.as_raw_nonzero().get().unsigned_abs()
+    }
+
+    /// Waits for the process to exit and reaps it. Cancel-safe: dropping
+    /// the future leaves the process running and unreaped.
+    pub(super) async fn wait(&mut self) -> io::Result<Exit> {
+        loop {
+            if let Some(pidfd) = &self.pidfd {
+                let mut ready = pidfd.readable().await?;
+                if let Some(exit) = reap(self.pid)? {
+                    self.reaped = true;
+                    return Ok(exit);
+                }
+                // Not exited after all (a spurious wake-up): wait for the
+                // next readiness.
+                ready.clear_ready();
+            } else {
+                if let Some(exit) = self.try_wait()? {
+                    return Ok(exit);
+                }
+                tokio::time::sleep(POLL).await;
+            }
+        }
+    }
+
+    fn try_wait(&mut self) -> io::Result<Option<Exit>> {
+        let exit = reap(self.pid)?;
+        self.reaped |= exit.is_some();
+        Ok(exit)
+    }
+}
+
+/// Reaps `pid` if it has exited, without blocking.
+fn reap(pid: Pid) -> io::Result<Option<Exit>> {
+    let status = loop {
+        match waitpid(Some(pid), WaitOptions::NOHANG) {
+            Err(rustix::io::Errno::INTR) => continue,
+            other => break other?,
+        }
+    };
+    Ok(status.map(|(_, status)| {
+        match (status.exit_status(), status.terminating_signal()) {
+            (Some(code), _) => Exit::Code(code),
+            (None, Some(signal)) => Exit::Signal(signal),
+            // A stopped or continued child is not reported without
+            // WUNTRACED/WCONTINUED; treat anything else as unusual.
+            (None, None) => Exit::Code(-1),
+        }
+    }))
+}
+
+impl Drop for Child {
+    fn drop(&mut self) {
+        if self.reaped {
+            return;
+        }
+        // Unreaped, the pid is still this process's zombie or child, so
+        // the signal cannot reach a stranger.
+        let _ = rustix::process::kill_process(self.pid, Signal::KILL);
+        if matches!(self.try_wait(), Ok(Some(_))) {
+            return;
+        }
+        let pid = self.pid;
+        let _ = std::thread::Builder::new()
+            .name("latch-reaper".into())
+            .spawn(move || {
+                while let Err(rustix::io::Errno::INTR) = waitpid(Some(pid), WaitOptions::empty()) {}
+            });
+    }
+}
+
+/// The hook's environment: pointers into C strings that live at least as
+/// long as the spawn.
+struct Environment {
+    /// The inherited variables that apply (`None` for [`EnvPolicy::Only`]).
+    inherited: Option<&'static [CString]>,
+    /// The hook's own variables, `NAME=value`, the last of a name winning.
+    own: Vec<CString>,
+    /// Whether `own` sets `PATH`.
+    sets_path: bool,
+}
+
+impl Environment {
+    fn new(policy: &EnvPolicy) -> io::Result<Environment> {
+        let (inherited, vars) = match policy {
+            EnvPolicy::Inherit(vars) => (Some(inherited()), vars),
+            EnvPolicy::Only(vars) => (None, vars),
+        };
+        let mut own: Vec<CString> = Vec::with_capacity(vars.len());
+        // The last assignment of a name wins, as with `Command::env`.
+        for (name, value) in vars.iter().rev() {
+            if own.iter().any(|e| name_of(e.as_bytes()) == name.as_bytes()) {
+                continue;
+            }
+            let mut entry = Vec::with_capacity(name.len() + value.len() + 1);
+            entry.extend_from_slice(name.as_bytes());
+            entry.push(b'=');
+            entry.extend_from_slice(value.as_bytes());
+            own.push(c_string_bytes(entry)?);
+        }
+        let sets_path = own.iter().any(|e| name_of(e.as_bytes()) == b"PATH");
+        Ok(Environment {
+            inherited,
+            own,
+            sets_path,
+        })
+    }
+
+    /// Every variable: the inherited ones the hook's own do not replace,
+    /// then the hook's own.
+    fn pointers(&self) -> Vec<&CStr> {
+        let inherited = self.inherited.unwrap_or_default();
+        let replaced: Vec<&[u8]> = self.own.iter().map(|o| name_of(o.as_bytes())).collect();
+        let mut all = Vec::with_capacity(inherited.len() + self.own.len());
+        all.extend(
+            inherited
+                .iter()
+                .filter(|e| {
+                    // `NAME=`: a replaced name, followed by its `=`.
+                    let entry = e.as_bytes();
+                    !replaced.iter().any(|name| {
+                        entry.len() > name.len()
+                            && entry[name.len()] == b'='
+                            && entry.starts_with(name)
+                    })
+                })
+                .map(CString::as_c_str),
+        );
+        all.extend(self.own.iter().map(CString::as_c_str));
+        all
+    }
+
+    /// The `PATH` the hook sees, when it differs from latch's own.
+    fn changed_path(&self) -> Option<Option<&OsStr>> {
+        if self.sets_path {
+            let entry = self.own.iter().find(|e| name_of(e.as_bytes()) == b"PATH")?;
+            return Some(Some(OsStr::from_bytes(&entry.as_bytes()[5..])));
+        }
+        match self.inherited {
+            Some(_) => None,
+            // `Only` without `PATH`: the hook has none.
+            None => Some(None),
+        }
+    }
+}
+
+/// latch's own environment as `NAME=value` C strings, read once: latch
+/// never changes its environment (setting a variable needs `unsafe`, which
+/// the crate forbids outside [`super::spawn`]). An embedder that changes
+/// its environment after the first hook ran is not seen by later hooks.
+fn inherited() -> &'static [CString] {
+    static INHERITED: OnceLock<Vec<CString>> = OnceLock::new();
+    INHERITED.get_or_init(|| {
+        std::env::vars_os()
+            .filter_map(|(name, value)| {
+                let mut entry = name.into_vec();
+                entry.push(b'=');
+                entry.extend_from_slice(value.as_bytes());
+                CString::new(entry).ok()
+            })
+            .collect()
+    })
+}
+
+/// The name part of `NAME=value`.
+fn name_of(entry: &[u8]) -> &[u8] {
+    let end = entry.iter().position(|&b| b == b'=').unwrap_or(entry.len());
+    &entry[..end]
+}
+
+/// The program to start. A bare name is looked up on the hook's `PATH`
+/// when that differs from latch's (`posix_spawnp` would search latch's);
+/// otherwise it is passed on for `posix_spawnp` to look up.
+fn resolve(program: &Path, environment: &Environment) -> io::Result<PathBuf> {
+    let bare = !program.as_os_str().as_bytes().contains(&b'/');
+    let Some(path) = environment.changed_path().filter(|_| bare) else {
+        return Ok(program.to_path_buf());
+    };
+    // No `PATH` at all: the C library's default, as `execvp` uses.
+    let path = path.unwrap_or_else(|| OsStr::new("/bin:/usr/bin"));
+    std::env::split_paths(path)
+        .map(|dir| dir.join(program))
+        .find(|candidate| {
+            candidate.is_file()
+                && rustix::fs::access(candidate, rustix::fs::Access::EXEC_OK).is_ok()
+        })
+        .ok_or_else(|| io::Error::from(io::ErrorKind::NotFound))
+}
+
+/// A pipe for the hook's stdin: the child's end, and latch's end unless
+/// the payload was written before the spawn.
+fn stdin_pipe(payload: &[u8]) -> io::Result<(OwnedFd, Option<OwnedFd>)> {
+    let (child_end, ours) = pipe_with(PipeFlags::CLOEXEC)?;
+    let child_end = above_stdio(child_end)?;
+    if payload.len() <= PREFILL_MAX {
+        let mut writer = std::fs::File::from(ours);
+        std::io::Write::write_all(&mut writer, payload)?;
+        return Ok((child_end, None));
+    }
+    rustix::io::ioctl_fionbio(&ours, true)?;
+    Ok((child_end, Some(ours)))
+}
+
+/// An output pipe: latch's non-blocking read end, the child's write end.
+fn pipe() -> io::Result<(OwnedFd, OwnedFd)> {
+    let (ours, child_end) = pipe_with(PipeFlags::CLOEXEC)?;
+    rustix::io::ioctl_fionbio(&ours, true)?;
+    Ok((ours, above_stdio(child_end)?))
+}
+
+/// The descriptor, moved to 3 or above if it is 0, 1 or 2, so that the
+/// spawn's `dup2`s cannot clobber one another. That happens only in a
+/// process started with its stdio closed whose runtime did not reopen it
+/// (Rust's does, so `latch` itself never needs this; an embedder in another
+/// language might).
+fn above_stdio(fd: OwnedFd) -> io::Result<OwnedFd> {
+    use std::os::fd::AsRawFd;
+    if fd.as_raw_fd() >= 3 {
+        return Ok(fd);
+    }
+    Ok(rustix::io::fcntl_dupfd_cloexec(&fd, 3)?)
+}
+
+fn c_string(text: impl AsRef<OsStr>) -> io::Result<CString> {
+    c_string_bytes(text.as_ref().as_bytes().to_vec())
+}
+
+fn c_string_bytes(bytes: Vec<u8>) -> io::Result<CString> {
+    CString::new(bytes).map_err(|_| {
+        io::Error::new(
+            io::ErrorKind::InvalidInput,
+            "nul byte found in provided data",
+        )
+    })
+}
