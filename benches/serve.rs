@@ -64,9 +64,14 @@ impl Serve {
     fn send(&mut self, method: &str, params: &Value) -> i64 {
         let id = self.next;
         self.next += 1;
-        let line = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
-        writeln!(self.stdin, "{line}").unwrap();
-        self.stdin.flush().unwrap();
+        let mut line = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params})
+            .to_string()
+            .into_bytes();
+        line.push(b'\n');
+        // One write per message, as both clients do: `writeln!` on the
+        // unbuffered pipe wrote the newline separately, which woke the
+        // server twice per message and added ~25 µs to the round trip.
+        self.stdin.write_all(&line).unwrap();
         id
     }
 

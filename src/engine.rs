@@ -202,8 +202,11 @@ fn new_event_id() -> String {
     let nanos = SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map_or(0, |d| d.as_nanos());
+    // `process::id` is a system call each time; latch never forks.
+    static PID: std::sync::OnceLock<u32> = std::sync::OnceLock::new();
+    let pid = *PID.get_or_init(std::process::id);
     let n = COUNTER.fetch_add(1, Ordering::Relaxed);
-    format!("evt-{nanos:x}-{:x}-{n}", std::process::id())
+    format!("evt-{nanos:x}-{pid:x}-{n}")
 }
 
 #[cfg(test)]

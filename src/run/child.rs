@@ -81,7 +81,7 @@ pub(super) fn spawn(cmd: &HookCommand) -> io::Result<(Child, Pipes)> {
         .map(|d| c_string(d.as_os_str()))
         .transpose()?;
 
-    let (stdin_child, stdin_ours) = stdin_pipe(&cmd.stdin)?;
+    let (stdin_child, stdin_ours) = stdin_pipe()?;
     let (stdout_ours, stdout_child) = pipe()?;
     let (stderr_ours, stderr_child) = pipe()?;
     let pid = posix_spawnp(&SpawnArgs {
@@ -104,6 +104,8 @@ pub(super) fn spawn(cmd: &HookCommand) -> io::Result<(Child, Pipes)> {
     // From here on `child` owns the process: an error below kills and
     // reaps it (Drop).
     drop((stdin_child, stdout_child, stderr_child));
+    // The payload goes in while the hook starts, not before.
+    let stdin_ours = feed_small(stdin_ours, &cmd.stdin)?;
     child.pidfd = match pidfd_open(pid, PidfdFlags::NONBLOCK) {
         Ok(fd) => Some(register_pidfd(fd)?),
         Err(_) => None,
@@ -180,14 +182,16 @@ impl Drop for Child {
         // Unreaped, the pid is still this process's zombie or child, so
         // the signal cannot reach a stranger.
         let _ = rustix::process::kill_process(self.pid, Signal::KILL);
+        let pid = self.pid;
         if matches!(self.try_wait(), Ok(Some(_))) {
+            super::adopt::forget_leader(pid.as_raw_nonzero().get());
             return;
         }
-        let pid = self.pid;
         let _ = std::thread::Builder::new()
             .name("latch-reaper".into())
             .spawn(move || {
                 while let Err(rustix::io::Errno::INTR) = waitpid(Some(pid), WaitOptions::empty()) {}
+                super::adopt::forget_leader(pid.as_raw_nonzero().get());
             });
     }
 }
@@ -310,18 +314,25 @@ fn resolve(program: &Path, environment: &Environment) -> io::Result<PathBuf> {
         .ok_or_else(|| io::Error::from(io::ErrorKind::NotFound))
 }
 
-/// A pipe for the hook's stdin: the child's end, and latch's end unless
-/// the payload was written before the spawn.
-fn stdin_pipe(payload: &[u8]) -> io::Result<(OwnedFd, Option<OwnedFd>)> {
+/// A pipe for the hook's stdin: the child's end and latch's.
+fn stdin_pipe() -> io::Result<(OwnedFd, OwnedFd)> {
     let (child_end, ours) = pipe_with(PipeFlags::CLOEXEC)?;
-    let child_end = above_stdio(child_end)?;
+    Ok((above_stdio(child_end)?, ours))
+}
+
+/// Writes a payload of at most a page into the fresh stdin pipe and closes
+/// it: an empty pipe takes a page whole, so the blocking write cannot
+/// block, and the hook's stdin then needs no place on the reactor. A larger
+/// payload is left to [`super::feed`]: latch's end is returned,
+/// non-blocking. A hook that already exited makes the write fail with
+/// EPIPE (latch ignores SIGPIPE), which is its right.
+fn feed_small(ours: OwnedFd, payload: &[u8]) -> io::Result<Option<OwnedFd>> {
     if payload.len() <= PREFILL_MAX {
-        let mut writer = std::fs::File::from(ours);
-        std::io::Write::write_all(&mut writer, payload)?;
-        return Ok((child_end, None));
+        let _ = std::io::Write::write_all(&mut std::fs::File::from(ours), payload);
+        return Ok(None);
     }
     rustix::io::ioctl_fionbio(&ours, true)?;
-    Ok((child_end, Some(ours)))
+    Ok(Some(ours))
 }
 
 /// An output pipe: latch's non-blocking read end, the child's write end.

@@ -357,13 +357,13 @@ fn spawn(cmd: &HookCommand) -> (io::Result<(child::Child, child::Pipes)>, Option
         return (child::spawn(cmd), None);
     }
     let mut table = adopt::leaders();
+    let start = adopt::ticks_now();
     let spawned = child::spawn(cmd);
-    let start = match &spawned {
-        Ok((child, _)) => i32::try_from(child.id())
-            .ok()
-            .and_then(|p| adopt::record_leader(&mut table, p)),
-        Err(_) => None,
-    };
+    if let (Ok((child, _)), Some(start)) = (&spawned, start)
+        && let Ok(pid) = i32::try_from(child.id())
+    {
+        adopt::record_leader(&mut table, pid, start);
+    }
     (spawned, start)
 }
 

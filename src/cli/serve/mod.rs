@@ -47,16 +47,17 @@ type Out = mpsc::UnboundedSender<String>;
 pub async fn run(_args: ServeArgs) -> u8 {
     let _ = latch::run::become_subreaper();
     raise_open_file_limit();
-    let max = match super::event_input::max_event_bytes() {
-        Ok(n) => usize::try_from(n.saturating_add(ENVELOPE)).unwrap_or(usize::MAX),
+    let max_event = match super::event_input::max_event_bytes() {
+        Ok(n) => n,
         Err(msg) => {
             eprintln!("latch: error: {msg}");
             return exit::INTERNAL;
         }
     };
+    let max = usize::try_from(max_event.saturating_add(ENVELOPE)).unwrap_or(usize::MAX);
     let (out, lines) = mpsc::unbounded_channel::<String>();
     let writer = tokio::spawn(write_lines(lines));
-    let mut server = Server::new(out.clone());
+    let mut server = Server::new(out.clone(), max_event);
     let mut tasks = JoinSet::new();
     // Lines are read by their own task, so that the loop below can wait
     // for a message, a finished dispatch and a signal at once.
@@ -288,10 +289,12 @@ struct Server {
     fired: u64,
     /// The configuration watcher, once initialized.
     watcher: Option<tokio::task::JoinHandle<()>>,
+    /// The event size limit (`LATCH_MAX_EVENT_BYTES`, read at start).
+    max_event: u64,
 }
 
 impl Server {
-    fn new(out: Out) -> Server {
+    fn new(out: Out, max_event: u64) -> Server {
         Server {
             out,
             setup: None,
@@ -300,6 +303,7 @@ impl Server {
             tails: Arc::default(),
             fired: 0,
             watcher: None,
+            max_event,
         }
     }
 
@@ -351,7 +355,7 @@ impl Server {
             Ok(s) => s,
             Err(response) => return Some(response),
         };
-        let event = match event_of(params) {
+        let event = match event_of(params, self.max_event) {
             Ok(e) => e,
             Err(why) => return Some(rpc::error(&id, code::INVALID_PARAMS, &why)),
         };
@@ -428,7 +432,7 @@ impl Server {
             Ok(s) => s,
             Err(response) => return response,
         };
-        let event = match event_of(params) {
+        let event = match event_of(params, self.max_event) {
             Ok(e) => e,
             Err(why) => return rpc::error(id, code::INVALID_PARAMS, &why),
         };
@@ -492,11 +496,10 @@ fn session_for(setup: &Setup, event: &Event) -> Result<Arc<latch::Session>, Stri
 
 /// The event in `params`, valid, or why not (naming the field). An event
 /// over the event size limit is refused, as `latch fire` refuses it.
-fn event_of(params: &RawValue) -> Result<Event, String> {
+fn event_of(params: &RawValue, max: u64) -> Result<Event, String> {
     if !params.get().starts_with('{') {
         return Err("params must be an event: a JSON object".to_owned());
     }
-    let max = super::event_input::max_event_bytes()?;
     let len = params.get().len() as u64;
     if len > max {
         return Err(format!(

@@ -24,6 +24,17 @@ fn oracle(p: &str, text: &str) -> Option<bool> {
     Some(r.find_from_ucs2(&units, 0).next().is_some())
 }
 
+/// Shapes where `regress` 0.12 itself is wrong, so it cannot be the
+/// oracle: a loop directly inside a loop, repeated a counted number of
+/// times. `/(?:(?:(?:[^a])+)+){2}/.test("bb")` is `true` in V8 (node 20)
+/// and latch, `false` in regress (see `nested_loops_repeated_twice`).
+fn regress_misjudges(p: &str) -> bool {
+    ["+)+", "+)*", "*)+", "*)*", "})+", "})*"]
+        .iter()
+        .any(|nested| p.contains(nested))
+        && p.contains("){")
+}
+
 fn syntax_error(p: &str) -> String {
     match EcmaRegex::new(p, &mut PatternBudget::per_file()) {
         Err(PatternError::Syntax(m)) => m,
@@ -91,6 +102,8 @@ js!(identity_escape: r"^\q\-\p$", "q-p" => true);
 js!(hex_and_unicode_escapes: r"^\x41\u0042$", "AB" => true);
 js!(incomplete_hex_is_x: r"^\xZ$", "xZ" => true);
 // regress reads `\u{2}` as U+0002; V8 (no `u` flag) as `u` twice.
+// regress 0.12 answers false; V8 (node 20) and latch answer true.
+js!(nested_loops_repeated_twice: "(?:(?:(?:[^a])+)+){2}", "bb" => true, no_oracle);
 js!(braced_unicode_is_u_repeated: r"^\u{2}$", "uu" => true, no_oracle);
 js!(legacy_octal: r"^\101$", "A" => true);
 js!(high_decimal_escape_is_the_digit: r"^\8$", "8" => true);
@@ -334,7 +347,9 @@ proptest! {
         prop_assert_eq!(r.engine_name() == "regex", !p.contains("\\B"));
         let fast = r.test(&t);
         prop_assert_eq!(fast, r.test_backtracking(&t), "/{}/ on {:?}", p, t);
-        prop_assert_eq!(fast.ok(), oracle(&p, &t), "/{}/ on {:?} (regress)", p, t);
+        if !regress_misjudges(&p) {
+            prop_assert_eq!(fast.ok(), oracle(&p, &t), "/{}/ on {:?} (regress)", p, t);
+        }
     }
 
 }
