@@ -25,6 +25,7 @@ pub struct Engine {
     validator: Box<dyn InputValidator>,
     background: Option<Box<dyn crate::pipeline::Background>>,
     harness: Option<Box<dyn crate::pipeline::HarnessHandlers>>,
+    trust: Option<crate::trust::Gate>,
 }
 
 impl Default for Engine {
@@ -42,7 +43,22 @@ impl Engine {
             validator: Box::new(ObjectArguments),
             background: None,
             harness: None,
+            trust: None,
         }
+    }
+
+    /// Checks each hook against the trust policies and approvals of `gate`
+    /// before it runs (see [`crate::trust`]). A gate whose policies are
+    /// all `off` is dropped: nothing is checked.
+    pub fn with_trust(mut self, gate: crate::trust::Gate) -> Self {
+        self.trust = gate.active().then_some(gate);
+        self
+    }
+
+    /// Every hook the loaded dialects would run, as trust sees it, in
+    /// dialect and file order.
+    pub fn definitions(&self) -> Vec<crate::trust::Definition> {
+        self.dialects.iter().flat_map(|d| d.definitions()).collect()
     }
 
     /// Adds a loaded dialect.
@@ -120,6 +136,7 @@ impl Engine {
             cancel,
             background: self.background.as_deref(),
             harness: self.harness.as_deref(),
+            trust: self.trust.as_ref(),
         };
         let mut outcome = Outcome::proceed(event.event);
         // The event is copied only if a dialect rewrites it: a large tool

@@ -65,6 +65,7 @@ pub mod run;
 pub mod scenario;
 pub mod session;
 pub mod text;
+pub mod trust;
 pub mod vocabulary;
 
 pub use diag::{Diagnostic, Position, Severity, SourceRef};

@@ -173,6 +173,9 @@ pub enum RunStatus {
     Failed,
     /// It was not run (disabled at load, or unsupported).
     Skipped,
+    /// It was not run: its source needs the user's approval and it is not
+    /// approved (or changed since), under the `require` trust policy.
+    Untrusted,
 }
 
 /// A coarse, sanitized category for a failed or unusual run.

@@ -19,7 +19,7 @@
 //! (reads, writes, fsyncs) runs on tokio's blocking pool, never on the
 //! runtime's own thread. See `files.rs` and `lock.rs`.
 
-mod files;
+pub(crate) mod files;
 mod lock;
 
 use std::collections::BTreeMap;

@@ -12,7 +12,8 @@ use latch::dialect::evener::{self, Evener, PromptConfig, ToolNames};
 use latch::dialect::failed::{DenyRule, FailedLoad};
 use latch::dialect::peen::{self, Peen};
 use latch::dialect::poolside::{Poolside, Sources};
-use latch::{Diagnostic, Engine, Event};
+use latch::trust::{Gate, Policies};
+use latch::{Diagnostic, Engine, Event, Session};
 
 /// A dialect latch can load, by its name on the command line.
 #[derive(
@@ -82,6 +83,13 @@ pub struct ConfigArgs {
     /// Default: $PEEN_CONFIG_DIR.
     #[arg(long, value_name = "DIR")]
     peen_config_dir: Option<PathBuf>,
+    /// The trust policy for hooks whose source needs the user's approval
+    /// (project files, plugins inside the project): `off`, `warn` or
+    /// `require` for every dialect, or `DIALECT=POLICY` for one
+    /// (repeatable; a later value wins). Default: off, as every dialect's
+    /// own product runs such hooks without asking. See docs/trust.md.
+    #[arg(long = "trust", value_name = "POLICY", value_parser = trust_spec)]
+    trust: Vec<String>,
     /// Where per-session state lives (`latch serve`'s `initialize`; `latch
     /// fire` has its own `--state-dir`). Default: $LATCH_STATE_DIR, else
     /// $XDG_STATE_HOME/latch, else ~/.local/state/latch.
@@ -140,6 +148,12 @@ impl ConfigArgs {
         {
             roots.push(PathBuf::from(s));
         }
+        // Approvals change what runs under a trust policy.
+        if !self.trust.is_empty()
+            && let Some(root) = self.state_dir.clone().or_else(Session::default_state_root)
+        {
+            roots.push(root.join("trust").join("state.json"));
+        }
         roots.sort();
         roots.dedup();
         roots
@@ -156,6 +170,44 @@ impl ConfigArgs {
     /// a failure: poolside and evener fail open, peen denies where a failed
     /// action denies.
     pub fn engine(self, event: &Event, diags: &mut Vec<Diagnostic>) -> Engine {
+        let gate = self.trust_gate(diags);
+        let engine = self.load_dialects(event, diags);
+        match gate {
+            Some(gate) => engine.with_trust(gate),
+            None => engine,
+        }
+    }
+
+    /// The trust gate the `--trust` policies ask for, reading the trust
+    /// store of the state directory; `None` when every policy is `off`. A
+    /// policy that does not parse (only through `latch serve`: the command
+    /// line checks it) is reported and read as `require`, so nothing that
+    /// needs approval runs unapproved.
+    fn trust_gate(&self, diags: &mut Vec<Diagnostic>) -> Option<Gate> {
+        let policies = Policies::parse(&self.trust).unwrap_or_else(|e| {
+            diags.push(Diagnostic::error(format!(
+                "{e}; hooks that need approval run only if approved"
+            )));
+            Policies::parse(&["require"]).unwrap_or_default()
+        });
+        if policies.all_off() {
+            return None;
+        }
+        Some(
+            match self.state_dir.clone().or_else(Session::default_state_root) {
+                Some(root) => Gate::load(policies, &root),
+                None => Gate::new(
+                    policies,
+                    Err(
+                        "there is no state directory (set --state-dir, $LATCH_STATE_DIR or $HOME)"
+                            .to_owned(),
+                    ),
+                ),
+            },
+        )
+    }
+
+    fn load_dialects(self, event: &Event, diags: &mut Vec<Diagnostic>) -> Engine {
         let wanted = |d: DialectName| {
             if self.dialects.is_empty() {
                 match d {
@@ -265,6 +317,11 @@ impl ConfigArgs {
         }
         engine
     }
+}
+
+/// Checks one `--trust` value.
+fn trust_spec(s: &str) -> Result<String, String> {
+    Policies::parse(&[s]).map(|_| s.to_owned())
 }
 
 /// The harness's tool vocabulary file, when given; its problems go to

@@ -43,8 +43,9 @@ pub async fn run(args: FireArgs) -> u8 {
     };
     let mut diags = Vec::new();
     let state_root = args.state_dir.clone().or_else(Session::default_state_root);
-    let engine = args
-        .config
+    let mut config = args.config;
+    config.state_dir = state_root.clone();
+    let engine = config
         .engine(&event, &mut diags)
         .with_background(super::background::Detached { state_root });
     for d in &diags {

@@ -11,6 +11,7 @@ mod schema;
 mod serve;
 mod signals;
 mod test;
+mod trust;
 
 use std::process::ExitCode;
 
@@ -69,6 +70,9 @@ enum Command {
     /// Translate a configuration between dialects, reporting what cannot be
     /// expressed.
     Convert(convert::ConvertArgs),
+    /// List the hooks a project would run with their trust state; approve
+    /// them or revoke approvals (see docs/trust.md).
+    Trust(Box<trust::TrustArgs>),
     /// Run one background hook described on stdin (started by `latch fire`).
     #[command(hide = true)]
     BackgroundHook,
@@ -121,6 +125,7 @@ pub fn run(cli: Cli) -> ExitCode {
         Command::Serve(args) => runtime.block_on(serve::run(args)),
         Command::Schema(args) => schema::run(args),
         Command::Convert(args) => convert::run(args),
+        Command::Trust(args) => trust::run(*args),
         Command::BackgroundHook => runtime.block_on(background::run()),
     })
     .unwrap_or_else(|m| {

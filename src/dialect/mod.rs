@@ -9,7 +9,8 @@
 
 /// Implements [`Dialect`] for a dialect from the parts every dialect
 /// module has: its `DIALECT` name, a `diagnostics` field, and its
-/// `explain::explain` and `combine::dispatch` functions. Items after the
+/// `explain::explain`, `trust::definitions` and `combine::dispatch`
+/// functions. Items after the
 /// type (an `internal_failure` override) go into the impl as they are.
 macro_rules! impl_dialect {
     ($ty:ty $(, $extra:item)* $(,)?) => {
@@ -24,6 +25,10 @@ macro_rules! impl_dialect {
 
             fn explain(&self, event: &$crate::event::Event) -> Vec<$crate::explain::Explanation> {
                 explain::explain(self, event)
+            }
+
+            fn definitions(&self) -> Vec<$crate::trust::Definition> {
+                trust::definitions(self)
             }
 
             fn dispatch<'a>(
@@ -67,6 +72,12 @@ pub trait Dialect: Send + Sync {
     /// For one event, every configured hook and whether it would run, and
     /// why; runs nothing. The hooks that would run come first, in run order.
     fn explain(&self, event: &Event) -> Vec<Explanation>;
+
+    /// Every hook this dialect loaded, as trust sees it (see
+    /// [`crate::trust`]), in file order.
+    fn definitions(&self) -> Vec<crate::trust::Definition> {
+        Vec::new()
+    }
 
     /// Runs this dialect's hooks for one event and combines their answers.
     fn dispatch<'a>(

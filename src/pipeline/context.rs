@@ -57,4 +57,7 @@ pub struct DispatchContext<'a> {
     pub background: Option<&'a dyn super::Background>,
     /// The harness's sub-agents and tool servers, if it offers them.
     pub harness: Option<&'a dyn super::HarnessHandlers>,
+    /// The trust policies and approvals, if the harness asks for any (see
+    /// [`crate::trust`]): a dialect asks it about each hook it would run.
+    pub trust: Option<&'a crate::trust::Gate>,
 }

@@ -258,6 +258,7 @@ mod tests {
             cancel: &cancel,
             background: None,
             harness: None,
+            trust: None,
         };
         // The first job waits for a file the third creates: run one after
         // another, the first would time out; run together, all succeed.

@@ -44,4 +44,5 @@ mod runner;
 mod scenarios;
 mod schema;
 mod serve;
+mod trust;
 mod util;

@@ -799,3 +799,51 @@ fn a_broken_poolside_file_keeps_its_last_good_version_while_the_other_reloads() 
     assert_eq!(r["result"]["runs"][0]["hook"], "mine", "{r}");
     assert_eq!(s.close(), 0);
 }
+
+#[test]
+fn a_trust_policy_in_initialize_holds_back_unapproved_hooks_until_approved() {
+    let c = Claude::new().project_settings(&settings(
+        "PreToolUse",
+        Some("Bash"),
+        &["echo no >&2; exit 2"],
+    ));
+    let state = c.root.path().join("state");
+    let mut s = Server::start(&[]);
+    let r = s.request(
+        1,
+        "initialize",
+        json!({"dialects": ["claude"], "project": c.project(), "home": c.home(),
+            "claude_managed_dir": c.root.path().join("managed"),
+            "state_dir": state, "trust": ["require"]}),
+    );
+    assert!(r["result"].is_object(), "{r}");
+    s.fire(2, bash_before("ls"));
+    let r = s.recv();
+    assert_eq!(r["result"]["decision"], "proceed", "{r}");
+    assert_eq!(r["result"]["runs"][0]["status"], "untrusted", "{r}");
+    // Approved from the command line: the server sees the store change.
+    let out = crate::util::latch()
+        .args([
+            "trust",
+            "approve",
+            "--all",
+            "--dialect",
+            "claude",
+            "--project",
+        ])
+        .arg(c.project())
+        .arg("--home")
+        .arg(c.home())
+        .arg("--claude-managed-dir")
+        .arg(c.root.path().join("managed"))
+        .arg("--state-dir")
+        .arg(&state)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    let n = s.notification("latch/diagnostics");
+    assert_eq!(n["params"]["reloaded"], true, "{n}");
+    s.fire(3, bash_before("ls"));
+    assert_eq!(s.recv()["result"]["decision"], "deny");
+    assert_eq!(s.close(), 0);
+}

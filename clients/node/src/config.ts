@@ -37,6 +37,11 @@ export interface LatchConfig {
   claudeHideCommands?: boolean | undefined;
   /** `--tool-vocabulary`. */
   toolVocabulary?: string | undefined;
+  /**
+   * `--trust`: `off`, `warn` or `require` for every dialect, or
+   * `DIALECT=POLICY` for one (see docs/trust.md).
+   */
+  trust?: string[] | undefined;
   /** `--state-dir`: where session state lives; async hooks need it. */
   stateDir?: string | undefined;
 }
@@ -55,6 +60,7 @@ export interface WireConfig {
   claude_managed_dir?: string | undefined;
   claude_hide_commands?: boolean | undefined;
   tool_vocabulary?: string | undefined;
+  trust?: string[] | undefined;
   state_dir?: string | undefined;
 }
 

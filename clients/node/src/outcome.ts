@@ -98,7 +98,7 @@ export interface SourceLocation {
 }
 
 /** How a hook run ended. */
-export type RunStatus = "ok" | "blocked" | "continued" | "failed" | "skipped";
+export type RunStatus = "ok" | "blocked" | "continued" | "failed" | "skipped" | "untrusted";
 
 /** One record per hook that matched the event, for logs and debugging. */
 export interface Run {

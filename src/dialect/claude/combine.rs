@@ -195,6 +195,7 @@ pub async fn dispatch(cfg: &Claude, event: &Event, cx: &DispatchContext<'_>) -> 
         &tool,
         claude_input.as_ref(),
         &project,
+        cx.trust,
         &mut out,
     );
     let facts = PayloadFacts {
@@ -536,6 +537,7 @@ fn select<'a>(
     tool: &'a str,
     claude_input: Option<&Value>,
     project: &Path,
+    trust: Option<&crate::trust::Gate>,
     out: &mut Outcome,
 ) -> Vec<Selected<'a>> {
     let mut chosen: Vec<Selected<'a>> = Vec::new();
@@ -603,6 +605,14 @@ fn select<'a>(
                 continue;
             }
             seen.push(key);
+            let definition = || super::trust::definition(cfg, file, group, handler);
+            if let Some(refused) =
+                crate::trust::check(trust, DIALECT, definition, &mut out.warnings)
+            {
+                crate::trust::refuse(&mut record, refused);
+                out.runs.push(record);
+                continue;
+            }
             chosen.push(Selected {
                 file,
                 handler,

@@ -31,6 +31,7 @@ pub mod load;
 pub mod prompt;
 pub mod schema;
 pub mod text;
+pub mod trust;
 
 use std::collections::HashMap;
 use std::path::PathBuf;

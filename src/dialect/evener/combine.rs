@@ -118,6 +118,14 @@ pub async fn dispatch(evener: &Evener, event: &Event, cx: &DispatchContext<'_>) 
                 ev.as_str(),
                 Some(handler.source.clone()),
             );
+            let definition = || super::trust::definition(evener, plugin, group, handler);
+            if let Some(refused) =
+                crate::trust::check(cx.trust, DIALECT, definition, &mut st.out.warnings)
+            {
+                crate::trust::refuse(&mut record, refused);
+                st.out.runs.push(record);
+                continue;
+            }
             let verdict = match &handler.kind {
                 HandlerKind::Unsupported(t) => {
                     record.status = RunStatus::Skipped;

@@ -23,6 +23,7 @@ pub mod load;
 pub mod prompt;
 pub mod schema;
 pub mod toolname;
+pub mod trust;
 
 use std::collections::HashMap;
 use std::path::PathBuf;

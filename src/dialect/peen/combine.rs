@@ -444,6 +444,14 @@ async fn run_event(
                 return result;
             }
             let mut record = HookRun::new(&label, DIALECT, &pe.name(), Some(action.source.clone()));
+            let definition = || super::trust::definition(peen, file, group, action);
+            if let Some(refused) =
+                crate::trust::check(cx.trust, DIALECT, definition, &mut result.warnings)
+            {
+                crate::trust::refuse(&mut record, refused);
+                runs.push(record);
+                continue;
+            }
             let started = Instant::now();
             let end = match &action.kind {
                 ActionKind::Deny(reason) => ActionEnd::Deny(reason.clone()),

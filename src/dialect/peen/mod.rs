@@ -22,6 +22,7 @@ pub mod load;
 pub mod matching;
 pub mod payload;
 pub mod schema;
+pub mod trust;
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;

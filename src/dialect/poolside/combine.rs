@@ -83,6 +83,16 @@ pub async fn dispatch(cfg: &Poolside, event: &Event, cx: &DispatchContext<'_>) -
         if cx.cancel.is_cancelled() {
             break;
         }
+        let definition = || super::trust::definition(cfg, pe, hook);
+        if let Some(refused) =
+            crate::trust::check(cx.trust, DIALECT, definition, &mut fold.out.warnings)
+        {
+            let mut record =
+                HookRun::new(&hook.label, DIALECT, pe.as_str(), Some(hook.source.clone()));
+            crate::trust::refuse(&mut record, refused);
+            fold.out.runs.push(record);
+            continue;
+        }
         let record = run_one(&mut fold, hook, event, cx, cwd.clone()).await;
         fold.out.runs.push(record);
     }

@@ -22,6 +22,7 @@ pub mod load;
 pub mod merge;
 pub mod notice;
 pub mod schema;
+pub mod trust;
 
 use std::collections::HashMap;
 use std::path::PathBuf;

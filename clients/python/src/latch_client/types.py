@@ -92,6 +92,9 @@ class Config(TypedDict, total=False):
     claude_managed_dir: StrPath
     claude_hide_commands: bool
     tool_vocabulary: StrPath
+    trust: List[str]
+    """Trust policies: ``off``, ``warn`` or ``require`` for every dialect, or
+    ``DIALECT=POLICY`` for one (``latch fire --trust``; see docs/trust.md)."""
     state_dir: StrPath
 
 
@@ -293,7 +296,7 @@ Placement = Literal[
     "compaction_prompt",
 ]
 NoticeKind = Literal["rewrite", "block", "continuation", "failure", "ignored", "rejected"]
-RunStatus = Literal["ok", "blocked", "continued", "failed", "skipped"]
+RunStatus = Literal["ok", "blocked", "continued", "failed", "skipped", "untrusted"]
 Severity = Literal["error", "warning", "info"]
 
 

@@ -1,0 +1,266 @@
+//! `latch trust`: list the hooks latch would load with their trust state,
+//! approve them, revoke approvals.
+
+use std::io::{self, Write};
+use std::path::PathBuf;
+
+use clap::{Args, Subcommand, ValueEnum};
+use serde::Serialize;
+
+use latch::trust::{Definition, Runs, Store, TrustState};
+use latch::{Event, EventKind, Session};
+
+use super::config::ConfigArgs;
+use super::exit;
+
+/// Flags of `latch trust`.
+#[derive(Debug, Args)]
+#[command(args_conflicts_with_subcommands = true)]
+pub struct TrustArgs {
+    #[command(subcommand)]
+    action: Option<Action>,
+    #[command(flatten)]
+    common: Common,
+}
+
+/// What every `latch trust` command takes.
+#[derive(Debug, Args, Clone)]
+struct Common {
+    #[command(flatten)]
+    config: ConfigArgs,
+    /// Where the trust store lives (`<DIR>/trust/`). Default:
+    /// $LATCH_STATE_DIR, else $XDG_STATE_HOME/latch, else
+    /// ~/.local/state/latch.
+    #[arg(long, value_name = "DIR")]
+    state_dir: Option<PathBuf>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    format: Format,
+}
+
+#[derive(Debug, Subcommand)]
+enum Action {
+    /// List every hook latch would load, with its trust state and what
+    /// changed since it was approved (the default).
+    List(Common),
+    /// Approve hooks as they are now: every one that needs approval with
+    /// `--all`, else those named (by label, or by `FILE:LINE`).
+    Approve(Select),
+    /// Withdraw approvals: of every hook listed with `--all`, else of
+    /// those named.
+    Revoke(Select),
+}
+
+#[derive(Debug, Args)]
+struct Select {
+    #[command(flatten)]
+    common: Common,
+    /// Every hook that needs approval.
+    #[arg(long, conflicts_with = "hooks")]
+    all: bool,
+    /// Hooks by label (as `latch trust` lists them) or by `FILE:LINE`.
+    #[arg(value_name = "HOOK", required_unless_present = "all")]
+    hooks: Vec<String>,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+enum Format {
+    Text,
+    Json,
+}
+
+/// One hook in `latch trust`'s JSON.
+#[derive(Serialize)]
+struct Listed<'a> {
+    dialect: &'a str,
+    event: &'a str,
+    hook: &'a str,
+    source: String,
+    needs_approval: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    matcher: Option<&'a str>,
+    runs: &'a Runs,
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    scripts: &'a [PathBuf],
+    trust: TrustState,
+}
+
+/// Runs `latch trust` and returns its exit code.
+pub fn run(args: TrustArgs) -> u8 {
+    let (common, action) = match args.action {
+        None => (args.common, None),
+        Some(Action::List(common)) => (common, None),
+        Some(Action::Approve(select)) => (select.common.clone(), Some((select, true))),
+        Some(Action::Revoke(select)) => (select.common.clone(), Some((select, false))),
+    };
+    let Some(state_root) = common
+        .state_dir
+        .clone()
+        .or_else(Session::default_state_root)
+    else {
+        eprintln!(
+            "latch: error: there is no state directory (set --state-dir, $LATCH_STATE_DIR or $HOME)"
+        );
+        return exit::INTERNAL;
+    };
+    let definitions = load(&common.config);
+    match action {
+        None => list(&definitions, &state_root, common.format),
+        Some((select, approve)) => {
+            change(&definitions, &state_root, &select, common.format, approve)
+        }
+    }
+}
+
+/// Every hook the configuration loads (its load problems on stderr).
+fn load(config: &ConfigArgs) -> Vec<Definition> {
+    let mut diags = Vec::new();
+    let mut event = Event::new(EventKind::SessionStart);
+    event.cwd = None;
+    let engine = config.clone().engine(&event, &mut diags);
+    let mut stderr = io::stderr().lock();
+    for d in diags.iter().chain(engine.diagnostics()) {
+        let _ = writeln!(stderr, "{d}");
+    }
+    engine.definitions()
+}
+
+fn list(definitions: &[Definition], state_root: &std::path::Path, format: Format) -> u8 {
+    let store = match Store::load(state_root) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("latch: error: {e}");
+            return exit::INTERNAL;
+        }
+    };
+    let mut out = io::stdout().lock();
+    match format {
+        Format::Json => {
+            let listed: Vec<Listed<'_>> = definitions
+                .iter()
+                .map(|d| Listed {
+                    dialect: &d.dialect,
+                    event: &d.event,
+                    hook: &d.hook,
+                    source: d.source.to_string(),
+                    needs_approval: d.needs_approval,
+                    matcher: d.matcher.as_deref(),
+                    runs: &d.runs,
+                    scripts: &d.scripts,
+                    trust: d.state(&store),
+                })
+                .collect();
+            let text = serde_json::to_string_pretty(&listed).unwrap_or_else(|_| "[]".into());
+            let _ = writeln!(out, "{text}");
+        }
+        Format::Text => {
+            if definitions.is_empty() {
+                let _ = writeln!(out, "no hooks");
+            }
+            for d in definitions {
+                let state = d.state(&store);
+                let _ = writeln!(
+                    out,
+                    "{:<12} {} {} `{}` {}",
+                    state_word(&state),
+                    d.dialect,
+                    d.event,
+                    d.hook,
+                    d.source
+                );
+                let _ = writeln!(out, "    runs: {}", d.runs);
+                for s in &d.scripts {
+                    let _ = writeln!(out, "    script: {}", s.display());
+                }
+                if let TrustState::Changed(changes) = &state {
+                    for c in changes {
+                        let _ = writeln!(out, "    changed: {c}");
+                    }
+                }
+            }
+        }
+    }
+    exit::OK
+}
+
+fn state_word(state: &TrustState) -> &'static str {
+    match state {
+        TrustState::NotRequired => "not needed",
+        TrustState::Approved => "approved",
+        TrustState::New => "not approved",
+        TrustState::Changed(_) => "changed",
+    }
+}
+
+/// Whether `select` names `d`.
+fn selected(d: &Definition, select: &Select) -> bool {
+    select.all || select.hooks.iter().any(|h| names(d, h))
+}
+
+/// Whether `h` names `d`: its label, `FILE:LINE` or `FILE:LINE:COLUMN`.
+fn names(d: &Definition, h: &str) -> bool {
+    let line = d.source.position.map(|p| p.line);
+    h == d.hook
+        || line.is_some_and(|l| h == format!("{}:{l}", d.source.file.display()))
+        || h == d.source.to_string()
+}
+
+fn change(
+    definitions: &[Definition],
+    state_root: &std::path::Path,
+    select: &Select,
+    format: Format,
+    approve: bool,
+) -> u8 {
+    let unknown: Vec<&String> = select
+        .hooks
+        .iter()
+        .filter(|h| !definitions.iter().any(|d| names(d, h)))
+        .collect();
+    for h in &unknown {
+        eprintln!("latch: error: no hook `{h}` is loaded (see `latch trust`)");
+    }
+    if !unknown.is_empty() {
+        return exit::USAGE;
+    }
+    let chosen = definitions.iter().filter(|d| selected(d, select));
+    let updated = if approve {
+        latch::trust::approve(state_root, chosen)
+    } else {
+        latch::trust::revoke(state_root, chosen)
+    };
+    let changed = match updated {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("latch: error: {e}");
+            return exit::INTERNAL;
+        }
+    };
+    let verb = if approve { "approved" } else { "revoked" };
+    let mut out = io::stdout().lock();
+    match format {
+        Format::Json => {
+            let listed: Vec<serde_json::Value> = changed
+                .iter()
+                .map(|d| {
+                    serde_json::json!({"dialect": d.dialect, "event": d.event, "hook": d.hook,
+                        "source": d.source.to_string()})
+                })
+                .collect();
+            let _ = writeln!(out, "{}", serde_json::json!({ verb: listed }));
+        }
+        Format::Text => {
+            for d in &changed {
+                let _ = writeln!(
+                    out,
+                    "{verb} {} {} `{}` {}",
+                    d.dialect, d.event, d.hook, d.source
+                );
+            }
+            if changed.is_empty() {
+                let _ = writeln!(out, "nothing {verb}");
+            }
+        }
+    }
+    exit::OK
+}

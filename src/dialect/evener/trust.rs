@@ -1,0 +1,83 @@
+//! The evener dialect's handlers as trust sees them (see
+//! [`crate::trust`]).
+//!
+//! Evener loads plugins only; a plugin inside the project needs approval,
+//! one elsewhere (the user's, or the harness's) does not. Paths in a
+//! command resolve against the project, with `${CLAUDE_PLUGIN_ROOT}` and
+//! `$CLAUDE_PROJECT_DIR` expanded.
+
+use crate::trust::scripts::{self, Resolution};
+use crate::trust::{Definition, Runs};
+
+use super::discover::Plugin;
+use super::load::{Group, Handler, HandlerKind};
+use super::{DIALECT, Evener};
+
+/// Every handler, plugin by plugin, in file order.
+pub fn definitions(cfg: &Evener) -> Vec<Definition> {
+    cfg.plugins()
+        .iter()
+        .flat_map(|plugin| {
+            plugin.groups.iter().flat_map(move |group| {
+                group
+                    .handlers
+                    .iter()
+                    .map(move |handler| definition(cfg, plugin, group, handler))
+            })
+        })
+        .collect()
+}
+
+/// One handler as trust sees it.
+pub fn definition(cfg: &Evener, plugin: &Plugin, group: &Group, handler: &Handler) -> Definition {
+    let project = cfg.options().project.clone();
+    let mut vars = vec![("CLAUDE_PLUGIN_ROOT".to_owned(), plugin.root.clone())];
+    if let Some(p) = &project {
+        vars.push(("CLAUDE_PROJECT_DIR".to_owned(), p.clone()));
+    }
+    let how = Resolution {
+        base: project.clone(),
+        vars,
+        project: project.clone(),
+    };
+    let (runs, scripts) = match (&handler.kind, &handler.command_text) {
+        (HandlerKind::Command(_), Some(command)) => (
+            Runs::Command {
+                command: command.clone(),
+                shell: None,
+            },
+            scripts::in_command(command, &how),
+        ),
+        (HandlerKind::Prompt { prompt, .. }, _) => (
+            Runs::Text {
+                of: "prompt".into(),
+                text: prompt.clone(),
+            },
+            Vec::new(),
+        ),
+        (HandlerKind::Command(_), None) => (
+            Runs::Text {
+                of: "command".into(),
+                text: String::new(),
+            },
+            Vec::new(),
+        ),
+        (HandlerKind::Unsupported(t), _) => (
+            Runs::Text {
+                of: t.clone(),
+                text: String::new(),
+            },
+            Vec::new(),
+        ),
+    };
+    Definition {
+        dialect: DIALECT.to_owned(),
+        event: group.event.as_str().to_owned(),
+        hook: plugin.name.clone(),
+        source: handler.source.clone(),
+        needs_approval: project.as_ref().is_some_and(|p| plugin.root.starts_with(p)),
+        matcher: Some(group.matcher_text.clone()),
+        runs,
+        scripts,
+    }
+}

@@ -1,0 +1,489 @@
+//! Trust: a project's hooks run only once the user approved exactly those
+//! hooks.
+//!
+//! Every dialect describes each hook it loaded as a [`Definition`]: where
+//! it is declared, its event and matcher, what it runs, the script files
+//! its command names inside the project, and whether its source needs
+//! approval at all (the user's own files, managed settings and
+//! configuration layers do not; files and plugins inside the project do).
+//! An approval ([`Approval`]) records that definition with a hash of each
+//! script; any change to it makes the hook untrusted again, while other
+//! edits to the same file do not.
+//!
+//! What happens to an untrusted hook is the harness's [`Policy`]: `off`
+//! (the default of every dialect: their own products run project hooks
+//! without asking), `warn`, or `require`. The engine hands the dialects a
+//! [`Gate`] holding the policies and the approvals read once per engine;
+//! without one no definition is even built.
+
+pub mod scripts;
+mod store;
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use serde::{Deserialize, Serialize};
+
+use crate::diag::SourceRef;
+
+pub use store::{Approval, Store};
+
+/// What happens to a hook from a source that needs approval when it is
+/// not approved.
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum Policy {
+    /// It runs; nothing is checked (every dialect's default).
+    #[default]
+    Off,
+    /// It runs, and the outcome warns that it is not approved.
+    Warn,
+    /// It does not run; its run record says `untrusted`.
+    Require,
+}
+
+impl std::str::FromStr for Policy {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Policy, String> {
+        match s {
+            "off" => Ok(Policy::Off),
+            "warn" => Ok(Policy::Warn),
+            "require" => Ok(Policy::Require),
+            _ => Err(format!("`{s}` is not a trust policy (off, warn, require)")),
+        }
+    }
+}
+
+/// The policy of each dialect.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Policies {
+    all: Policy,
+    dialects: BTreeMap<String, Policy>,
+}
+
+impl Policies {
+    /// From `--trust` values: `POLICY` for every dialect, `DIALECT=POLICY`
+    /// for one (later values win).
+    pub fn parse<S: AsRef<str>>(specs: &[S]) -> Result<Policies, String> {
+        let mut out = Policies::default();
+        for spec in specs {
+            let spec = spec.as_ref();
+            match spec.split_once('=') {
+                Some((dialect, policy)) => {
+                    out.dialects.insert(dialect.to_owned(), policy.parse()?);
+                }
+                None => {
+                    out.all = spec.parse()?;
+                    out.dialects.clear();
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    /// The policy for `dialect`.
+    pub fn of(&self, dialect: &str) -> Policy {
+        self.dialects.get(dialect).copied().unwrap_or(self.all)
+    }
+
+    /// Whether every dialect's policy is `off`.
+    pub fn all_off(&self) -> bool {
+        self.all == Policy::Off && self.dialects.values().all(|p| *p == Policy::Off)
+    }
+}
+
+/// What a hook runs, as trust compares it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Runs {
+    /// A shell command line (with the shell, when the hook chooses one).
+    Command {
+        /// The command line.
+        command: String,
+        /// The shell, when the hook names one.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        shell: Option<String>,
+    },
+    /// A program and its arguments, no shell.
+    Exec {
+        /// The program.
+        program: String,
+        /// Its arguments.
+        args: Vec<String>,
+    },
+    /// An HTTP request.
+    Http {
+        /// The URL.
+        url: String,
+    },
+    /// A prompt for a model, or a text to inject.
+    Text {
+        /// What kind of text (`prompt`, `inject`, …).
+        of: String,
+        /// The text.
+        text: String,
+    },
+}
+
+impl std::fmt::Display for Runs {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Runs::Command {
+                command,
+                shell: None,
+            } => write!(f, "{command}"),
+            Runs::Command {
+                command,
+                shell: Some(s),
+            } => write!(f, "{command} (shell {s})"),
+            Runs::Exec { program, args } => {
+                write!(f, "{program}")?;
+                for a in args {
+                    write!(f, " {a:?}")?;
+                }
+                Ok(())
+            }
+            Runs::Http { url } => write!(f, "POST {url}"),
+            Runs::Text { of, text } => write!(f, "{of}: {text}"),
+        }
+    }
+}
+
+/// One loaded hook, as trust sees it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Definition {
+    /// The dialect that loaded it.
+    pub dialect: String,
+    /// Its event, in the dialect's spelling.
+    pub event: String,
+    /// Its label, as run records name it.
+    pub hook: String,
+    /// Where it is declared.
+    pub source: SourceRef,
+    /// Whether its source needs approval (a file or plugin inside the
+    /// project); the user's own and managed files do not.
+    pub needs_approval: bool,
+    /// Its matcher as written, if it has one.
+    pub matcher: Option<String>,
+    /// What it runs.
+    pub runs: Runs,
+    /// The script files its command names inside the project.
+    pub scripts: Vec<PathBuf>,
+}
+
+impl Definition {
+    /// The approval that would trust this definition as it is now (the
+    /// scripts hashed now).
+    pub fn approval(&self) -> Approval {
+        Approval {
+            dialect: self.dialect.clone(),
+            event: self.event.clone(),
+            hook: self.hook.clone(),
+            matcher: self.matcher.clone(),
+            runs: self.runs.clone(),
+            scripts: scripts::hashes(&self.scripts),
+            approved_at: std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| d.as_secs()),
+        }
+    }
+
+    /// Its trust state against `store`.
+    pub fn state(&self, store: &Store) -> TrustState {
+        if !self.needs_approval {
+            return TrustState::NotRequired;
+        }
+        let now = self.approval();
+        let approvals = store.approvals(&self.source.file);
+        if approvals.iter().any(|a| a.same_definition(&now)) {
+            return TrustState::Approved;
+        }
+        // The approval this hook most likely was: same event and label,
+        // else same event and same command.
+        let was = approvals
+            .iter()
+            .filter(|a| a.dialect == now.dialect && a.event == now.event)
+            .find(|a| a.hook == now.hook)
+            .or_else(|| {
+                approvals.iter().find(|a| {
+                    a.dialect == now.dialect && a.event == now.event && a.runs == now.runs
+                })
+            });
+        match was {
+            Some(was) => TrustState::Changed(changes(was, &now)),
+            None => TrustState::New,
+        }
+    }
+}
+
+/// A hook's trust state.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+#[serde(tag = "state", content = "changes", rename_all = "snake_case")]
+pub enum TrustState {
+    /// Its source needs no approval (the user's own, managed, a
+    /// configuration layer).
+    NotRequired,
+    /// Approved, and unchanged since.
+    Approved,
+    /// Never approved.
+    New,
+    /// Approved once, changed since.
+    Changed(Vec<Change>),
+}
+
+impl TrustState {
+    /// Whether the hook may run under `require`.
+    pub fn trusted(&self) -> bool {
+        matches!(self, TrustState::NotRequired | TrustState::Approved)
+    }
+}
+
+/// One difference between an approved definition and the current one.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+pub struct Change {
+    /// What changed: `matcher`, `runs`, or `script` (then `path` says
+    /// which).
+    pub what: String,
+    /// The script, for a script change.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub path: Option<PathBuf>,
+    /// Before (approved), if there was anything.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub before: Option<String>,
+    /// Now, if there is anything.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub after: Option<String>,
+}
+
+impl std::fmt::Display for Change {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let show = |v: &Option<String>| v.clone().unwrap_or_else(|| "(none)".to_owned());
+        match (&self.path, self.what.as_str()) {
+            (Some(p), _) => match (&self.before, &self.after) {
+                (None, _) => write!(f, "script {} is new", p.display()),
+                (_, None) => write!(f, "script {} is no longer run", p.display()),
+                _ => write!(f, "script {} changed", p.display()),
+            },
+            (None, what) => write!(f, "{what}: {} → {}", show(&self.before), show(&self.after)),
+        }
+    }
+}
+
+fn changes(was: &Approval, now: &Approval) -> Vec<Change> {
+    let mut out = Vec::new();
+    if was.matcher != now.matcher {
+        out.push(Change {
+            what: "matcher".into(),
+            path: None,
+            before: was.matcher.clone(),
+            after: now.matcher.clone(),
+        });
+    }
+    if was.runs != now.runs {
+        out.push(Change {
+            what: "runs".into(),
+            path: None,
+            before: Some(was.runs.to_string()),
+            after: Some(now.runs.to_string()),
+        });
+    }
+    let paths: std::collections::BTreeSet<&PathBuf> =
+        was.scripts.keys().chain(now.scripts.keys()).collect();
+    for p in paths {
+        let (before, after) = (was.scripts.get(p), now.scripts.get(p));
+        if before != after {
+            out.push(Change {
+                what: "script".into(),
+                path: Some(p.clone()),
+                before: before.cloned(),
+                after: after.cloned(),
+            });
+        }
+    }
+    out
+}
+
+/// What a dialect does with one hook under the harness's policy.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Admission {
+    /// Run it.
+    Run,
+    /// Run it, and add this warning to the outcome.
+    Warn(String),
+    /// Do not run it: record it as `untrusted` with this message, and add
+    /// it to the outcome's warnings.
+    Refuse(String),
+}
+
+/// The policies and the approvals, for the dispatches of one engine.
+#[derive(Debug, Clone)]
+pub struct Gate {
+    policies: Policies,
+    /// The approvals, or why they could not be read.
+    store: Result<Store, String>,
+}
+
+impl Gate {
+    /// A gate with these policies and approvals (`Err`: the store could not
+    /// be read; `require` then refuses every hook that needs approval).
+    pub fn new(policies: Policies, store: Result<Store, String>) -> Gate {
+        Gate { policies, store }
+    }
+
+    /// A gate reading the store under `state_root` now.
+    pub fn load(policies: Policies, state_root: &std::path::Path) -> Gate {
+        let store = Store::load(state_root).map_err(|e| e.to_string());
+        Gate::new(policies, store)
+    }
+
+    /// Whether any dialect's policy asks for anything.
+    pub fn active(&self) -> bool {
+        !self.policies.all_off()
+    }
+
+    /// Whether `dialect`'s hooks are checked at all (build definitions
+    /// only then).
+    pub fn checks(&self, dialect: &str) -> bool {
+        self.policies.of(dialect) != Policy::Off
+    }
+
+    /// What to do with the hook `def`.
+    pub fn admit(&self, def: &Definition) -> Admission {
+        let policy = self.policies.of(&def.dialect);
+        if policy == Policy::Off || !def.needs_approval {
+            return Admission::Run;
+        }
+        let state = match &self.store {
+            Ok(store) => def.state(store),
+            Err(why) => {
+                let text = format!(
+                    "{}: latch cannot read its trust store ({why}), so it cannot tell whether the hook is approved",
+                    describe(def)
+                );
+                return match policy {
+                    Policy::Require => Admission::Refuse(format!("{text}; it did not run")),
+                    _ => Admission::Warn(format!("{text}; it ran anyway")),
+                };
+            }
+        };
+        let why = match &state {
+            TrustState::NotRequired | TrustState::Approved => return Admission::Run,
+            TrustState::New => "is not approved".to_owned(),
+            TrustState::Changed(changes) => format!(
+                "changed since it was approved ({})",
+                changes
+                    .iter()
+                    .map(ToString::to_string)
+                    .collect::<Vec<_>>()
+                    .join("; ")
+            ),
+        };
+        let how = "review it with `latch trust`, approve it with `latch trust approve`";
+        match policy {
+            Policy::Require => {
+                Admission::Refuse(format!("{} {why}; it did not run ({how})", describe(def)))
+            }
+            _ => Admission::Warn(format!("{} {why}; it ran ({how})", describe(def))),
+        }
+    }
+}
+
+/// Approves `definitions` as they are now (scripts hashed now), in the
+/// store under `state_root`: each one's earlier approval (same file,
+/// dialect, event and label, or the same definition) gives way. Those
+/// whose source needs no approval are left out. Returns the approved ones.
+///
+/// # Errors
+/// When the store cannot be read, is not a store, or cannot be written.
+pub fn approve<'a>(
+    state_root: &std::path::Path,
+    definitions: impl IntoIterator<Item = &'a Definition>,
+) -> std::io::Result<Vec<&'a Definition>> {
+    change(state_root, definitions, true)
+}
+
+/// Withdraws the approvals of `definitions` from the store under
+/// `state_root`. Returns those that had one.
+///
+/// # Errors
+/// As for [`approve`].
+pub fn revoke<'a>(
+    state_root: &std::path::Path,
+    definitions: impl IntoIterator<Item = &'a Definition>,
+) -> std::io::Result<Vec<&'a Definition>> {
+    change(state_root, definitions, false)
+}
+
+fn change<'a>(
+    state_root: &std::path::Path,
+    definitions: impl IntoIterator<Item = &'a Definition>,
+    approve: bool,
+) -> std::io::Result<Vec<&'a Definition>> {
+    let chosen: Vec<&Definition> = definitions
+        .into_iter()
+        .filter(|d| d.needs_approval)
+        .collect();
+    Store::update(state_root, |store| {
+        let mut changed = Vec::new();
+        for d in chosen {
+            let now = d.approval();
+            let approvals = store.files.entry(d.source.file.clone()).or_default();
+            let before = approvals.len();
+            approvals.retain(|a| {
+                !(a.dialect == now.dialect
+                    && a.event == now.event
+                    && (a.hook == now.hook || a.same_definition(&now)))
+            });
+            let removed = before != approvals.len();
+            if approve {
+                approvals.push(now);
+                changed.push(d);
+            } else if removed {
+                changed.push(d);
+            }
+        }
+        changed
+    })
+}
+
+/// What every dialect does before it runs a hook: asks `gate` (if there is
+/// one and it checks `dialect`) about the hook `definition` describes,
+/// built only then. A warning goes into `warnings`; on a refusal the
+/// message comes back (it is in `warnings` too) and the caller records the
+/// hook as [`RunStatus::Untrusted`](crate::outcome::RunStatus::Untrusted)
+/// instead of running it.
+pub fn check(
+    gate: Option<&Gate>,
+    dialect: &str,
+    definition: impl FnOnce() -> Definition,
+    warnings: &mut Vec<String>,
+) -> Option<String> {
+    let gate = gate.filter(|g| g.checks(dialect))?;
+    match gate.admit(&definition()) {
+        Admission::Run => None,
+        Admission::Warn(warning) => {
+            warnings.push(warning);
+            None
+        }
+        Admission::Refuse(warning) => {
+            warnings.push(warning.clone());
+            Some(warning)
+        }
+    }
+}
+
+/// The record of a hook that did not run because it is not trusted.
+pub fn refuse(record: &mut crate::outcome::HookRun, message: String) {
+    record.status = crate::outcome::RunStatus::Untrusted;
+    record.message = Some(message);
+}
+
+/// `hook `guard` (claude PreToolUse, /p/.claude/settings.json:3:5)`.
+fn describe(def: &Definition) -> String {
+    format!(
+        "hook `{}` ({} {}, {})",
+        def.hook, def.dialect, def.event, def.source
+    )
+}
