@@ -245,6 +245,26 @@ pub struct HookRun {
     /// Output fields the hook set that this event does not honour.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub ignored_fields: Vec<String>,
+    /// Its trust state, when a trust policy checked it (see
+    /// [`crate::trust`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trust: Option<TrustWord>,
+}
+
+/// A hook's trust state in its run record.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum TrustWord {
+    /// Its source needs no approval.
+    NotRequired,
+    /// Approved and unchanged.
+    Approved,
+    /// Never approved.
+    New,
+    /// Changed since it was approved.
+    Changed,
+    /// The trust store could not be read.
+    Unknown,
 }
 
 impl HookRun {
@@ -264,6 +284,7 @@ impl HookRun {
             stdout_truncated: false,
             stderr_truncated: false,
             ignored_fields: Vec::new(),
+            trust: None,
         }
     }
 

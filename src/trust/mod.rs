@@ -25,6 +25,7 @@ use std::path::PathBuf;
 use serde::{Deserialize, Serialize};
 
 use crate::diag::SourceRef;
+use crate::outcome::TrustWord;
 
 pub use store::{Approval, Store};
 
@@ -351,9 +352,14 @@ impl Gate {
 
     /// What to do with the hook `def`.
     pub fn admit(&self, def: &Definition) -> Admission {
+        self.judge(def).1
+    }
+
+    /// The hook's trust state, and what to do with it.
+    fn judge(&self, def: &Definition) -> (TrustWord, Admission) {
         let policy = self.policies.of(&def.dialect);
-        if policy == Policy::Off || !def.needs_approval {
-            return Admission::Run;
+        if !def.needs_approval {
+            return (TrustWord::NotRequired, Admission::Run);
         }
         let state = match &self.store {
             Ok(store) => def.state(store),
@@ -362,13 +368,28 @@ impl Gate {
                     "{}: latch cannot read its trust store ({why}), so it cannot tell whether the hook is approved",
                     describe(def)
                 );
-                return match policy {
+                let admission = match policy {
+                    Policy::Off => Admission::Run,
                     Policy::Require => Admission::Refuse(format!("{text}; it did not run")),
-                    _ => Admission::Warn(format!("{text}; it ran anyway")),
+                    Policy::Warn => Admission::Warn(format!("{text}; it ran anyway")),
                 };
+                return (TrustWord::Unknown, admission);
             }
         };
-        let why = match &state {
+        let word = match &state {
+            TrustState::NotRequired => TrustWord::NotRequired,
+            TrustState::Approved => TrustWord::Approved,
+            TrustState::New => TrustWord::New,
+            TrustState::Changed(_) => TrustWord::Changed,
+        };
+        if policy == Policy::Off {
+            return (word, Admission::Run);
+        }
+        (word, self.admission(def, &state, policy))
+    }
+
+    fn admission(&self, def: &Definition, state: &TrustState, policy: Policy) -> Admission {
+        let why = match state {
             TrustState::NotRequired | TrustState::Approved => return Admission::Run,
             TrustState::New => "is not approved".to_owned(),
             TrustState::Changed(changes) => format!(
@@ -450,34 +471,36 @@ fn change<'a>(
 
 /// What every dialect does before it runs a hook: asks `gate` (if there is
 /// one and it checks `dialect`) about the hook `definition` describes,
-/// built only then. A warning goes into `warnings`; on a refusal the
-/// message comes back (it is in `warnings` too) and the caller records the
-/// hook as [`RunStatus::Untrusted`](crate::outcome::RunStatus::Untrusted)
-/// instead of running it.
+/// built only then, and notes the hook's trust state in its `record`. A
+/// warning goes into `warnings`. On a refusal the record becomes
+/// [`RunStatus::Untrusted`](crate::outcome::RunStatus::Untrusted) with the
+/// message (also in `warnings`) and `true` comes back: the caller records
+/// the hook instead of running it.
 pub fn check(
     gate: Option<&Gate>,
     dialect: &str,
     definition: impl FnOnce() -> Definition,
     warnings: &mut Vec<String>,
-) -> Option<String> {
-    let gate = gate.filter(|g| g.checks(dialect))?;
-    match gate.admit(&definition()) {
-        Admission::Run => None,
+    record: &mut crate::outcome::HookRun,
+) -> bool {
+    let Some(gate) = gate.filter(|g| g.checks(dialect)) else {
+        return false;
+    };
+    let (word, admission) = gate.judge(&definition());
+    record.trust = Some(word);
+    match admission {
+        Admission::Run => false,
         Admission::Warn(warning) => {
             warnings.push(warning);
-            None
+            false
         }
         Admission::Refuse(warning) => {
             warnings.push(warning.clone());
-            Some(warning)
+            record.status = crate::outcome::RunStatus::Untrusted;
+            record.message = Some(warning);
+            true
         }
     }
-}
-
-/// The record of a hook that did not run because it is not trusted.
-pub fn refuse(record: &mut crate::outcome::HookRun, message: String) {
-    record.status = crate::outcome::RunStatus::Untrusted;
-    record.message = Some(message);
 }
 
 /// `hook `guard` (claude PreToolUse, /p/.claude/settings.json:3:5)`.

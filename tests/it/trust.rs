@@ -76,6 +76,7 @@ fn require_keeps_an_unapproved_project_hook_from_running_and_says_how_to_approve
     let run = &f.runs()[0];
     assert_eq!(run["hook"], "guard");
     assert_eq!(run["status"], "untrusted", "{run}");
+    assert_eq!(run["trust"], "new", "{run}");
     let file = p.dir().join(".poolside/settings.yaml");
     assert_eq!(run["source"]["file"], json!(file));
     let message = run["message"].as_str().unwrap();
@@ -107,6 +108,7 @@ fn a_trusted_users_deny_still_denies_under_require() {
     let f = require(&p);
     assert_eq!(f.outcome["decision"], "deny", "{}", f.outcome);
     assert_eq!(f.outcome["reasons"][0]["hook"], "mine");
+    assert_eq!(f.runs()[0]["trust"], "not_required");
     assert_eq!(f.status(1), "untrusted");
     let listed = states(&p);
     assert_eq!(

@@ -118,6 +118,8 @@ export interface Run {
   stdout_truncated?: true;
   stderr_truncated?: true;
   ignored_fields?: string[];
+  /** Only when a trust policy checked the hook (docs/trust.md). */
+  trust?: "not_required" | "approved" | "new" | "changed" | "unknown";
   [key: string]: unknown;
 }
 

@@ -606,10 +606,7 @@ fn select<'a>(
             }
             seen.push(key);
             let definition = || super::trust::definition(cfg, file, group, handler);
-            if let Some(refused) =
-                crate::trust::check(trust, DIALECT, definition, &mut out.warnings)
-            {
-                crate::trust::refuse(&mut record, refused);
+            if crate::trust::check(trust, DIALECT, definition, &mut out.warnings, &mut record) {
                 out.runs.push(record);
                 continue;
             }

@@ -119,10 +119,13 @@ pub async fn dispatch(evener: &Evener, event: &Event, cx: &DispatchContext<'_>) 
                 Some(handler.source.clone()),
             );
             let definition = || super::trust::definition(evener, plugin, group, handler);
-            if let Some(refused) =
-                crate::trust::check(cx.trust, DIALECT, definition, &mut st.out.warnings)
-            {
-                crate::trust::refuse(&mut record, refused);
+            if crate::trust::check(
+                cx.trust,
+                DIALECT,
+                definition,
+                &mut st.out.warnings,
+                &mut record,
+            ) {
                 st.out.runs.push(record);
                 continue;
             }

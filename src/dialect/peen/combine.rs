@@ -445,10 +445,13 @@ async fn run_event(
             }
             let mut record = HookRun::new(&label, DIALECT, &pe.name(), Some(action.source.clone()));
             let definition = || super::trust::definition(peen, file, group, action);
-            if let Some(refused) =
-                crate::trust::check(cx.trust, DIALECT, definition, &mut result.warnings)
-            {
-                crate::trust::refuse(&mut record, refused);
+            if crate::trust::check(
+                cx.trust,
+                DIALECT,
+                definition,
+                &mut result.warnings,
+                &mut record,
+            ) {
                 runs.push(record);
                 continue;
             }

@@ -83,31 +83,34 @@ pub async fn dispatch(cfg: &Poolside, event: &Event, cx: &DispatchContext<'_>) -
         if cx.cancel.is_cancelled() {
             break;
         }
+        let mut record = HookRun::new(&hook.label, DIALECT, pe.as_str(), Some(hook.source.clone()));
         let definition = || super::trust::definition(cfg, pe, hook);
-        if let Some(refused) =
-            crate::trust::check(cx.trust, DIALECT, definition, &mut fold.out.warnings)
-        {
-            let mut record =
-                HookRun::new(&hook.label, DIALECT, pe.as_str(), Some(hook.source.clone()));
-            crate::trust::refuse(&mut record, refused);
+        if crate::trust::check(
+            cx.trust,
+            DIALECT,
+            definition,
+            &mut fold.out.warnings,
+            &mut record,
+        ) {
             fold.out.runs.push(record);
             continue;
         }
-        let record = run_one(&mut fold, hook, event, cx, cwd.clone()).await;
+        let record = run_one(&mut fold, hook, record, event, cx, cwd.clone()).await;
         fold.out.runs.push(record);
     }
     fold.finish(&original, cfg.max_continuations(), cx).await
 }
 
+/// Runs one hook; `record` names it (and holds its trust state).
 async fn run_one(
     fold: &mut Fold<'_>,
     hook: &Hook,
+    mut record: HookRun,
     event: &Event,
     cx: &DispatchContext<'_>,
     cwd: Option<PathBuf>,
 ) -> HookRun {
     let pe = fold.event;
-    let mut record = HookRun::new(&hook.label, DIALECT, pe.as_str(), Some(hook.source.clone()));
     if let Some(why) = hook.disabled() {
         record.status = RunStatus::Skipped;
         record.error = Some(ErrorCategory::InvalidMatcher);

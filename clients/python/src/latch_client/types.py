@@ -380,6 +380,8 @@ class Run(TypedDict, total=False):
     stdout_truncated: bool
     stderr_truncated: bool
     ignored_fields: List[str]
+    trust: Literal["not_required", "approved", "new", "changed", "unknown"]
+    """Only when a trust policy checked the hook (docs/trust.md)."""
 
 
 class Outcome(TypedDict, total=False):
