@@ -26,6 +26,7 @@ pub struct Engine {
     background: Option<Box<dyn crate::pipeline::Background>>,
     harness: Option<Box<dyn crate::pipeline::HarnessHandlers>>,
     trust: Option<crate::trust::Gate>,
+    audit: crate::audit::AuditMode,
 }
 
 impl Default for Engine {
@@ -44,7 +45,15 @@ impl Engine {
             background: None,
             harness: None,
             trust: None,
+            audit: crate::audit::AuditMode::Off,
         }
+    }
+
+    /// Appends one record per hook run to the session's audit log (see
+    /// [`crate::audit`]); off by default. A session in memory keeps none.
+    pub fn with_audit(mut self, mode: crate::audit::AuditMode) -> Self {
+        self.audit = mode;
+        self
     }
 
     /// Checks each hook against the trust policies and approvals of `gate`
@@ -177,6 +186,17 @@ impl Engine {
                 current.to_mut().prompt = Some(prompt.clone());
             }
             outcome.absorb(part);
+        }
+        if let Some(id) = session
+            .id()
+            .filter(|_| self.audit != crate::audit::AuditMode::Off)
+        {
+            let records = crate::audit::records(self.audit, id, event, &event_id, &outcome);
+            if let Err(e) = session.append_audit(&crate::audit::to_lines(&records)) {
+                outcome
+                    .warnings
+                    .push(format!("latch could not write the audit log: {e}"));
+            }
         }
         Ok(outcome)
     }

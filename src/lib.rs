@@ -45,6 +45,7 @@
 //! # }
 //! ```
 
+pub mod audit;
 pub mod background;
 pub mod config;
 pub mod convert;

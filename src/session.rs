@@ -24,6 +24,7 @@ mod lock;
 
 use std::collections::BTreeMap;
 use std::fs::DirBuilder;
+use std::fs::File;
 use std::io;
 use std::os::fd::OwnedFd;
 use std::os::unix::fs::DirBuilderExt;
@@ -91,6 +92,9 @@ enum Store {
 pub struct Session {
     id: Option<String>,
     store: Store,
+    /// The audit log, kept open between dispatches of a long-lived session
+    /// (`latch serve`).
+    audit_log: Mutex<Option<File>>,
 }
 
 impl Session {
@@ -100,6 +104,7 @@ impl Session {
         Session {
             id,
             store: Store::Memory(Mutex::new(SessionState::default())),
+            audit_log: Mutex::new(None),
         }
     }
 
@@ -134,6 +139,7 @@ impl Session {
                 path,
                 dir: Arc::new(dir),
             },
+            audit_log: Mutex::new(None),
         })
     }
 
@@ -149,6 +155,7 @@ impl Session {
                 kind: e.kind(),
                 why: e.to_string(),
             },
+            audit_log: Mutex::new(None),
         })
     }
 
@@ -173,6 +180,117 @@ impl Session {
             Store::Memory(_) => None,
             Store::Disk { path, .. } | Store::Unusable { path, .. } => Some(path),
         }
+    }
+
+    /// Appends `lines` to the session's audit log (see [`crate::audit`]),
+    /// rotating it once it is over [`crate::audit::MAX_LOG_BYTES`]. One
+    /// `write` per call, to a file opened `O_APPEND`, so the lines of
+    /// overlapping processes do not interleave. A session in memory keeps
+    /// no log.
+    pub fn append_audit(&self, lines: &[u8]) -> io::Result<()> {
+        use crate::audit::{LOG_FILE, MAX_LOG_BYTES, PREVIOUS_LOG_FILE};
+        use rustix::fs::OFlags;
+        let (path, dir) = match &self.store {
+            Store::Memory(_) => return Ok(()),
+            Store::Unusable { kind, why, .. } => return Err(Session::unusable(*kind, why)),
+            Store::Disk { path, dir } => (path, dir),
+        };
+        if lines.is_empty() {
+            return Ok(());
+        }
+        let log_path = path.join(LOG_FILE);
+        let flags = OFlags::WRONLY | OFlags::APPEND | OFlags::CREATE;
+        let open = || files::open_regular(dir.as_ref(), LOG_FILE, &log_path, flags);
+        let mut cached = self
+            .audit_log
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        // The open file is still the log only if no one rotated or removed
+        // it since (another process of the same session may have).
+        let current = rustix::fs::statat(
+            dir.as_ref(),
+            LOG_FILE,
+            rustix::fs::AtFlags::SYMLINK_NOFOLLOW,
+        )
+        .ok()
+        .map(|st| (st.st_dev, st.st_ino));
+        let still = cached
+            .as_ref()
+            .and_then(|f| rustix::fs::fstat(f).ok())
+            .map(|st| (st.st_dev, st.st_ino));
+        if current.is_none() || still != current {
+            *cached = Some(open()?);
+        }
+        let Some(file) = cached.as_mut() else {
+            return Ok(());
+        };
+        let size = file
+            .metadata()
+            .map_err(|e| files::at_path(&log_path, "inspect", e))?
+            .len();
+        if size > 0 && size + lines.len() as u64 > MAX_LOG_BYTES {
+            rustix::fs::renameat(dir.as_ref(), LOG_FILE, dir.as_ref(), PREVIOUS_LOG_FILE)
+                .map_err(|e| files::at_path(&log_path, "rotate", e))?;
+            *file = open()?;
+        }
+        std::io::Write::write_all(file, lines).map_err(|e| files::at_path(&log_path, "write", e))
+    }
+
+    /// The audit log of session `id` under `state_root`, oldest line
+    /// first (the rotated file, then the current one); `None` when the
+    /// session has none. Nothing is created.
+    pub fn read_audit(state_root: &Path, id: &str) -> io::Result<Option<Vec<u8>>> {
+        use crate::audit::{LOG_FILE, PREVIOUS_LOG_FILE};
+        use rustix::fs::OFlags;
+        let sessions_path = state_root.join("sessions");
+        let path = sessions_path.join(encode_id(id));
+        if std::fs::symlink_metadata(&path).is_err() {
+            return Ok(None);
+        }
+        let root = files::open_root(state_root)?;
+        let sessions = files::private_subdir(&root, "sessions", &sessions_path)?;
+        let dir = files::private_subdir(&sessions, &encode_id(id), &path)?;
+        let mut out = Vec::new();
+        let mut found = false;
+        for name in [PREVIOUS_LOG_FILE, LOG_FILE] {
+            match files::open_regular(&dir, name, &path.join(name), OFlags::RDONLY) {
+                Ok(mut f) => {
+                    found = true;
+                    std::io::Read::read_to_end(&mut f, &mut out)
+                        .map_err(|e| files::at_path(&path.join(name), "read", e))?;
+                }
+                Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+                Err(e) => return Err(e),
+            }
+        }
+        Ok(found.then_some(out))
+    }
+
+    /// The ids of the sessions under `state_root` that have an audit log,
+    /// with the log's last modification.
+    pub fn audited(state_root: &Path) -> io::Result<Vec<(String, std::time::SystemTime)>> {
+        let sessions = state_root.join("sessions");
+        let listing = match std::fs::read_dir(&sessions) {
+            Ok(l) => l,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Vec::new()),
+            Err(e) => return Err(files::at_path(&sessions, "list", e)),
+        };
+        let mut out = Vec::new();
+        for entry in listing.flatten() {
+            let log = entry.path().join(crate::audit::LOG_FILE);
+            let Ok(meta) = std::fs::symlink_metadata(&log) else {
+                continue;
+            };
+            // The id as the log's first record says it: a directory name
+            // may be a hash of a long id.
+            if meta.is_file()
+                && let Some(id) = first_session(&log)
+            {
+                out.push((id, meta.modified().unwrap_or(std::time::UNIX_EPOCH)));
+            }
+        }
+        out.sort_by_key(|entry| entry.1);
+        Ok(out)
     }
 
     /// The error of an unusable session.
@@ -334,6 +452,24 @@ fn encode_id(id: &str) -> String {
         out.push_str(&format!("~{:016x}", fnv1a(id.as_bytes())));
     }
     out
+}
+
+/// The `session` of the first record of the audit log at `log` (read
+/// bounded, without following a link).
+fn first_session(log: &Path) -> Option<String> {
+    use std::io::{BufRead, Read};
+    use std::os::unix::fs::OpenOptionsExt;
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags((rustix::fs::OFlags::NOFOLLOW | rustix::fs::OFlags::NONBLOCK).bits() as i32)
+        .open(log)
+        .ok()?;
+    let mut line = String::new();
+    std::io::BufReader::new(file.take(64 * 1024))
+        .read_line(&mut line)
+        .ok()?;
+    let record: serde_json::Value = serde_json::from_str(&line).ok()?;
+    record.get("session")?.as_str().map(str::to_owned)
 }
 
 /// FNV-1a, 64 bits: small, and stable across Rust releases (unlike

@@ -5,6 +5,7 @@ use std::path::PathBuf;
 
 use clap::{Args, ValueEnum};
 
+use latch::audit::AuditMode;
 use latch::config::env_path;
 use latch::dialect::Dialect;
 use latch::dialect::claude::{self, Claude};
@@ -90,6 +91,12 @@ pub struct ConfigArgs {
     /// own product runs such hooks without asking. See docs/trust.md.
     #[arg(long = "trust", value_name = "POLICY", value_parser = trust_spec)]
     trust: Vec<String>,
+    /// What the session's audit log records of each hook run: `off`,
+    /// `runs` (the facts, never what a hook printed) or `full` (also each
+    /// hook's message and the texts it contributed). Default: runs. See
+    /// docs/audit.md.
+    #[arg(long, value_name = "MODE", value_parser = audit_mode)]
+    audit: Option<String>,
     /// Where per-session state lives (`latch serve`'s `initialize`; `latch
     /// fire` has its own `--state-dir`). Default: $LATCH_STATE_DIR, else
     /// $XDG_STATE_HOME/latch, else ~/.local/state/latch.
@@ -171,7 +178,17 @@ impl ConfigArgs {
     /// action denies.
     pub fn engine(self, event: &Event, diags: &mut Vec<Diagnostic>) -> Engine {
         let gate = self.trust_gate(diags);
-        let engine = self.load_dialects(event, diags);
+        let audit = match self.audit.as_deref().map(str::parse::<AuditMode>) {
+            None => AuditMode::Runs,
+            Some(Ok(mode)) => mode,
+            Some(Err(e)) => {
+                diags.push(Diagnostic::error(format!(
+                    "{e}; the audit log records runs"
+                )));
+                AuditMode::Runs
+            }
+        };
+        let engine = self.load_dialects(event, diags).with_audit(audit);
         match gate {
             Some(gate) => engine.with_trust(gate),
             None => engine,
@@ -317,6 +334,11 @@ impl ConfigArgs {
         }
         engine
     }
+}
+
+/// Checks an `--audit` value.
+fn audit_mode(s: &str) -> Result<String, String> {
+    s.parse::<AuditMode>().map(|_| s.to_owned())
 }
 
 /// Checks one `--trust` value.

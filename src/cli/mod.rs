@@ -7,6 +7,7 @@ mod event_input;
 mod explain;
 mod fire;
 mod lint;
+mod log;
 mod schema;
 mod serve;
 mod signals;
@@ -73,6 +74,9 @@ enum Command {
     /// List the hooks a project would run with their trust state; approve
     /// them or revoke approvals (see docs/trust.md).
     Trust(Box<trust::TrustArgs>),
+    /// Print a session's audit log: one line per hook run (see
+    /// docs/audit.md).
+    Log(log::LogArgs),
     /// Run one background hook described on stdin (started by `latch fire`).
     #[command(hide = true)]
     BackgroundHook,
@@ -126,6 +130,7 @@ pub fn run(cli: Cli) -> ExitCode {
         Command::Schema(args) => schema::run(args),
         Command::Convert(args) => convert::run(args),
         Command::Trust(args) => trust::run(*args),
+        Command::Log(args) => log::run(args),
         Command::BackgroundHook => runtime.block_on(background::run()),
     })
     .unwrap_or_else(|m| {

@@ -4,6 +4,7 @@
 
 #![allow(clippy::unwrap_used, clippy::expect_used, missing_docs)]
 
+mod audit;
 mod claude;
 mod claude_events;
 mod claude_util;

@@ -1,0 +1,229 @@
+//! The audit log: one JSON line per hook run, in the session's private
+//! directory (`<state dir>/sessions/<id>/audit.jsonl`).
+//!
+//! A record says when, which event, which hook (dialect, label, where it
+//! is declared), its trust state, how it ended (status, exit code or
+//! signal, duration, error category, truncation) and what it contributed
+//! to the outcome (a deny, an ask, context, a continuation, an end of the
+//! loop). It never holds the event's payload, what the hook printed or
+//! environment values: with [`AuditMode::Full`] the harness opts in to the
+//! hook's message and the texts it contributed, which may quote its
+//! output. The file is bounded: past [`MAX_LOG_BYTES`] it becomes
+//! `audit.1.jsonl` (replacing the one before) and a new one starts.
+
+use serde::{Deserialize, Serialize};
+
+use crate::event::Event;
+use crate::outcome::{Decision, ErrorCategory, HookRun, Outcome, RunStatus, TrustWord};
+
+/// The size at which a session's log is rotated; with the previous file,
+/// a session keeps at most twice this.
+pub const MAX_LOG_BYTES: u64 = 4 * 1024 * 1024;
+
+/// The log file in a session's directory.
+pub const LOG_FILE: &str = "audit.jsonl";
+
+/// The previous log file, after a rotation.
+pub const PREVIOUS_LOG_FILE: &str = "audit.1.jsonl";
+
+/// What the audit log records.
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum AuditMode {
+    /// Nothing.
+    Off,
+    /// The facts of each run, never what a hook printed (the default of
+    /// `latch fire` and `latch serve`).
+    #[default]
+    Runs,
+    /// The facts, plus each hook's message and the texts it contributed,
+    /// which may quote its output.
+    Full,
+}
+
+impl std::str::FromStr for AuditMode {
+    type Err = String;
+    fn from_str(s: &str) -> Result<AuditMode, String> {
+        match s {
+            "off" => Ok(AuditMode::Off),
+            "runs" => Ok(AuditMode::Runs),
+            "full" => Ok(AuditMode::Full),
+            _ => Err(format!("`{s}` is not an audit mode (off, runs, full)")),
+        }
+    }
+}
+
+/// One hook run, as the audit log records it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AuditRecord {
+    /// When the dispatch ended, RFC 3339 in UTC with milliseconds.
+    pub time: String,
+    /// The session.
+    pub session: String,
+    /// The event occurrence (shared by every hook of one dispatch).
+    pub event_id: String,
+    /// The neutral event kind (`tool_before`).
+    pub event: String,
+    /// The dialect that ran the hook.
+    pub dialect: String,
+    /// The event in the dialect's spelling (`PreToolUse`).
+    pub hook_event: String,
+    /// The hook's label.
+    pub hook: String,
+    /// Where it is declared: `FILE:LINE:COLUMN`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source: Option<String>,
+    /// Its trust state, when a trust policy checked it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trust: Option<TrustWord>,
+    /// How it ended.
+    pub status: RunStatus,
+    /// Its exit code, when it exited.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub exit_code: Option<i32>,
+    /// The signal that killed it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub signal: Option<i32>,
+    /// How long it ran, in milliseconds.
+    pub duration_ms: f64,
+    /// What it contributed to the outcome: `deny`, `ask`, `defer`,
+    /// `allow`, `context`, `continue`, `halt`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub contributed: Vec<String>,
+    /// What went wrong, if anything did.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<ErrorCategory>,
+    /// Its stdout went over the cap.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub stdout_truncated: bool,
+    /// Its stderr went over the cap.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub stderr_truncated: bool,
+    /// [`AuditMode::Full`] only: the run's message.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
+    /// [`AuditMode::Full`] only: the texts it contributed (reasons,
+    /// context).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub texts: Vec<String>,
+}
+
+/// The records of one dispatch's runs.
+pub fn records(
+    mode: AuditMode,
+    session: &str,
+    event: &Event,
+    event_id: &str,
+    outcome: &Outcome,
+) -> Vec<AuditRecord> {
+    if mode == AuditMode::Off {
+        return Vec::new();
+    }
+    let time = humantime::format_rfc3339_millis(std::time::SystemTime::now()).to_string();
+    outcome
+        .runs
+        .iter()
+        .map(|run| {
+            let (contributed, texts) = contributions(run, outcome);
+            AuditRecord {
+                time: time.clone(),
+                session: session.to_owned(),
+                event_id: event_id.to_owned(),
+                event: event.event.as_str().to_owned(),
+                dialect: run.dialect.clone(),
+                hook_event: run.event.clone(),
+                hook: run.hook.clone(),
+                source: run.source.as_ref().map(ToString::to_string),
+                trust: run.trust,
+                status: run.status,
+                exit_code: run.exit_code,
+                signal: run.signal,
+                duration_ms: run.duration_ms,
+                contributed,
+                error: run.error,
+                stdout_truncated: run.stdout_truncated,
+                stderr_truncated: run.stderr_truncated,
+                message: (mode == AuditMode::Full)
+                    .then(|| run.message.clone())
+                    .flatten(),
+                texts: if mode == AuditMode::Full {
+                    texts
+                } else {
+                    Vec::new()
+                },
+            }
+        })
+        .collect()
+}
+
+/// What `run` contributed to `outcome`, and the texts it gave. Outcomes
+/// name hooks by label, so two hooks with one label share their
+/// contributions.
+fn contributions(run: &HookRun, outcome: &Outcome) -> (Vec<String>, Vec<String>) {
+    let mut what = Vec::new();
+    let mut texts = Vec::new();
+    if matches!(
+        run.status,
+        RunStatus::Untrusted | RunStatus::Skipped | RunStatus::Failed
+    ) {
+        return (what, texts);
+    }
+    let reasons: Vec<&str> = outcome
+        .reasons
+        .iter()
+        .filter(|r| r.hook == run.hook)
+        .map(|r| r.text.as_str())
+        .collect();
+    if !reasons.is_empty() {
+        let decision = match outcome.decision {
+            Decision::Proceed => "reason",
+            Decision::Allow => "allow",
+            Decision::Ask => "ask",
+            Decision::Defer => "defer",
+            Decision::Deny => "deny",
+        };
+        what.push(decision.to_owned());
+        texts.extend(reasons.iter().map(|t| (*t).to_owned()));
+    } else if run.status == RunStatus::Blocked {
+        what.push("deny".to_owned());
+    }
+    let context: Vec<&str> = outcome
+        .context
+        .iter()
+        .filter(|c| c.hook == run.hook)
+        .map(|c| c.text.as_str())
+        .collect();
+    if !context.is_empty() {
+        what.push("context".to_owned());
+        texts.extend(context.iter().map(|t| (*t).to_owned()));
+    }
+    if run.status == RunStatus::Continued
+        || outcome
+            .continuation
+            .as_ref()
+            .is_some_and(|c| c.hooks.contains(&run.hook))
+    {
+        what.push("continue".to_owned());
+    }
+    if outcome
+        .halt
+        .as_ref()
+        .is_some_and(|h| h.hooks.contains(&run.hook))
+    {
+        what.push("halt".to_owned());
+    }
+    (what, texts)
+}
+
+/// The records as JSON lines.
+pub fn to_lines(records: &[AuditRecord]) -> Vec<u8> {
+    let mut out = Vec::new();
+    for r in records {
+        if serde_json::to_writer(&mut out, r).is_ok() {
+            out.push(b'\n');
+        }
+    }
+    out
+}
