@@ -27,6 +27,7 @@ pub struct Engine {
     harness: Option<Box<dyn crate::pipeline::HarnessHandlers>>,
     trust: Option<crate::trust::Gate>,
     audit: crate::audit::AuditMode,
+    telemetry: Option<std::sync::Arc<crate::telemetry::Telemetry>>,
 }
 
 impl Default for Engine {
@@ -46,7 +47,18 @@ impl Engine {
             harness: None,
             trust: None,
             audit: crate::audit::AuditMode::Off,
+            telemetry: None,
         }
+    }
+
+    /// Sends a span per dispatch, with a child span per hook run, to the
+    /// OpenTelemetry collector of `telemetry` (see [`crate::telemetry`]).
+    pub fn with_telemetry(
+        mut self,
+        telemetry: std::sync::Arc<crate::telemetry::Telemetry>,
+    ) -> Self {
+        self.telemetry = Some(telemetry);
+        self
     }
 
     /// Appends one record per hook run to the session's audit log (see
@@ -136,6 +148,7 @@ impl Engine {
         cancel: &Cancel,
     ) -> Result<Outcome, EventError> {
         event.validate()?;
+        let started = std::time::SystemTime::now();
         let event_id = event.id.clone().unwrap_or_else(new_event_id);
         let cx = DispatchContext {
             runner: &self.runner,
@@ -197,6 +210,9 @@ impl Engine {
                     .warnings
                     .push(format!("latch could not write the audit log: {e}"));
             }
+        }
+        if let Some(telemetry) = &self.telemetry {
+            telemetry.record(session.id(), event, &event_id, &outcome, started);
         }
         Ok(outcome)
     }

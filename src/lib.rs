@@ -65,6 +65,7 @@ pub mod pipeline;
 pub mod run;
 pub mod scenario;
 pub mod session;
+pub mod telemetry;
 pub mod text;
 pub mod trust;
 pub mod vocabulary;

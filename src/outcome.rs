@@ -249,6 +249,10 @@ pub struct HookRun {
     /// [`crate::trust`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub trust: Option<TrustWord>,
+    /// When its process started, for telemetry (not serialized).
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub started: Option<std::time::SystemTime>,
 }
 
 /// A hook's trust state in its run record.
@@ -285,6 +289,7 @@ impl HookRun {
             stderr_truncated: false,
             ignored_fields: Vec::new(),
             trust: None,
+            started: None,
         }
     }
 

@@ -30,7 +30,8 @@ pub enum DialectName {
     Claude,
 }
 
-/// Flags of `latch convert`.
+/// Translate a configuration between dialects, reporting what cannot be
+/// expressed.
 #[derive(Debug, Args)]
 pub struct ConvertArgs {
     /// The source dialect.

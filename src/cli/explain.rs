@@ -21,7 +21,8 @@ pub enum Format {
     Json,
 }
 
-/// Flags of `latch explain`.
+/// For one event, list every configured hook, whether it would run,
+/// and why. Runs nothing.
 #[derive(Debug, Args)]
 pub struct ExplainArgs {
     /// The event JSON file (default: stdin).

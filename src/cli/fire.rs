@@ -13,7 +13,8 @@ use super::event_input;
 use super::exit;
 use super::signals::FireSignals;
 
-/// Flags of `latch fire`.
+/// Fire one event: load the hook configuration, run the matching hooks,
+/// print the outcome as JSON.
 #[derive(Debug, Args)]
 pub struct FireArgs {
     /// Read the event JSON from this file instead of stdin (a regular
@@ -45,9 +46,20 @@ pub async fn run(args: FireArgs) -> u8 {
     let state_root = args.state_dir.clone().or_else(Session::default_state_root);
     let mut config = args.config;
     config.state_dir = state_root.clone();
-    let engine = config
+    let mut engine = config
         .engine(&event, &mut diags)
         .with_background(super::background::Detached { state_root });
+    // Built only when an OTLP endpoint is set: otherwise nothing changes.
+    let telemetry = match latch::telemetry::Telemetry::from_env() {
+        Ok(t) => t.map(std::sync::Arc::new),
+        Err(e) => {
+            eprintln!("latch: warning: {e}; no spans are sent");
+            None
+        }
+    };
+    if let Some(t) = &telemetry {
+        engine = engine.with_telemetry(t.clone());
+    }
     for d in &diags {
         eprintln!("{d}");
     }
@@ -96,10 +108,21 @@ pub async fn run(args: FireArgs) -> u8 {
         serde_json::to_string(&outcome)
     };
     let mut stdout = io::stdout().lock();
-    match json {
-        Ok(text) if writeln!(stdout, "{text}").is_ok() => exit::OK,
+    let code = match json {
+        Ok(text)
+            if writeln!(stdout, "{text}")
+                .and_then(|()| stdout.flush())
+                .is_ok() =>
+        {
+            exit::OK
+        }
         _ => exit::INTERNAL,
+    };
+    // The spans go out after the outcome is printed.
+    if let Some(t) = telemetry {
+        t.flush();
     }
+    code
 }
 
 /// Reads and validates one event; on failure prints why and returns the

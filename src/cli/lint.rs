@@ -13,7 +13,8 @@ use latch::lint::{Target, UserLevels, discover, discover_reporting, lint_with, r
 use super::exit;
 use super::explain::Format;
 
-/// Flags of `latch lint`.
+/// Find every hook configuration under the given paths and report every
+/// problem: load errors and likely mistakes.
 #[derive(Debug, Args)]
 pub struct LintArgs {
     /// Files or directories to check (directories are searched). Default:

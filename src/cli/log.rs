@@ -11,7 +11,8 @@ use latch::audit::AuditRecord;
 
 use super::exit;
 
-/// Flags of `latch log`.
+/// Print a session's audit log: one line per hook run (see
+/// docs/audit.md).
 #[derive(Debug, Args)]
 pub struct LogArgs {
     /// The session whose log to print. Without it, the sessions that have

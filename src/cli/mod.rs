@@ -49,7 +49,10 @@ pub struct Cli {
     command: Command,
 }
 
+// Each subcommand's arguments are built only when it runs: `latch fire`
+// does not pay for building `trust`'s or `serve`'s.
 #[derive(Debug, Subcommand)]
+#[command(defer = true)]
 enum Command {
     /// Fire one event: load the hook configuration, run the matching hooks,
     /// print the outcome as JSON.

@@ -22,7 +22,7 @@ pub enum DialectName {
     Serve,
 }
 
-/// Flags of `latch schema`.
+/// Print the JSON Schema of a dialect's configuration format.
 #[derive(Debug, Args)]
 pub struct SchemaArgs {
     /// Which format.

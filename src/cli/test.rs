@@ -10,7 +10,8 @@ use latch::scenario::Scenario;
 use super::exit;
 use super::signals::FireSignals;
 
-/// Flags of `latch test`.
+/// Run hook test scenarios: events through real hooks, checked against
+/// expected outcomes.
 #[derive(Debug, Args)]
 pub struct TestArgs {
     /// Scenario files, or directories whose `*.yaml` files are scenarios.

@@ -13,7 +13,8 @@ use latch::{Event, EventKind, Session};
 use super::config::ConfigArgs;
 use super::exit;
 
-/// Flags of `latch trust`.
+/// List the hooks a project would run with their trust state; approve
+/// them or revoke approvals (see docs/trust.md).
 #[derive(Debug, Args)]
 #[command(args_conflicts_with_subcommands = true)]
 pub struct TrustArgs {

@@ -202,6 +202,7 @@ pub fn leftovers_warning(hook: &str, event: &str, result: &RunResult) -> Option<
 /// truncation) into its record.
 pub fn record_process(record: &mut HookRun, result: &RunResult) {
     record.took(result.duration);
+    record.started = std::time::SystemTime::now().checked_sub(result.duration);
     match result.termination.exit() {
         Some(Exit::Code(c)) => record.exit_code = Some(c),
         Some(Exit::Signal(s)) => record.signal = Some(s),

@@ -212,3 +212,115 @@ fn a_planted_link_in_place_of_the_log_is_not_followed() {
     assert_eq!(std::fs::read_to_string(&target).unwrap(), "untouched");
     assert_eq!(f.outcome["decision"], "proceed");
 }
+
+/// `latch fire` with the OTLP variables pointing at `stub`.
+fn fire_traced(
+    p: &Project,
+    stub: &crate::claude_util::HttpStub,
+    protocol: Option<&str>,
+    event: &Value,
+) -> crate::util::Fired {
+    let mut cmd = latch();
+    cmd.arg("fire")
+        .arg("--project")
+        .arg(p.dir())
+        .arg("--home")
+        .arg(p.home())
+        .arg("--state-dir")
+        .arg(p.state())
+        .env("OTEL_EXPORTER_OTLP_ENDPOINT", stub.url(""))
+        .env_remove("OTEL_EXPORTER_OTLP_PROTOCOL")
+        .env_remove("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT")
+        .write_stdin(event.to_string());
+    if let Some(protocol) = protocol {
+        cmd.env("OTEL_EXPORTER_OTLP_PROTOCOL", protocol);
+    }
+    crate::util::Fired::from_output(&cmd.output().unwrap())
+}
+
+#[test]
+fn each_dispatch_is_a_span_with_a_child_per_hook_run_over_otlp_http() {
+    let stub = crate::claude_util::HttpStub::start(vec![("/v1/traces", 200, "{}")]);
+    let p = project();
+    let f = fire_traced(&p, &stub, Some("http/json"), &shell("traced", "sudo ls"));
+    assert_eq!(f.outcome["decision"], "deny");
+    let requests = stub.requests();
+    assert_eq!(requests.len(), 1, "one export per fire");
+    assert!(
+        requests[0].line.starts_with("POST /v1/traces"),
+        "{}",
+        requests[0].line
+    );
+    let body: Value = serde_json::from_str(&requests[0].body).unwrap();
+    let spans = body["resourceSpans"][0]["scopeSpans"][0]["spans"]
+        .as_array()
+        .unwrap();
+    let named = |name: &str| {
+        spans
+            .iter()
+            .find(|s| s["name"] == name)
+            .unwrap_or_else(|| panic!("{name}: {body}"))
+    };
+    let dispatch = named("latch dispatch tool_before");
+    let hook = named("latch hook guard");
+    assert_eq!(hook["parentSpanId"], dispatch["spanId"]);
+    assert_eq!(hook["traceId"], dispatch["traceId"]);
+    let attr = |span: &Value, key: &str| -> Value {
+        span["attributes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|a| a["key"] == key)
+            .map(|a| a["value"].clone())
+            .unwrap_or(Value::Null)
+    };
+    assert_eq!(
+        attr(dispatch, "latch.decision"),
+        json!({"stringValue": "deny"})
+    );
+    assert_eq!(
+        attr(dispatch, "latch.session"),
+        json!({"stringValue": "traced"})
+    );
+    assert_eq!(
+        attr(hook, "latch.status"),
+        json!({"stringValue": "blocked"})
+    );
+    assert_eq!(
+        attr(hook, "latch.dialect"),
+        json!({"stringValue": "poolside"})
+    );
+    assert_eq!(
+        attr(hook, "latch.contributed"),
+        json!({"stringValue": "deny"})
+    );
+    assert_eq!(attr(hook, "latch.exit_code"), json!({"intValue": "2"}));
+    assert!(
+        !requests[0].body.contains(SECRET),
+        "a span holds a payload or output"
+    );
+    let service = &body["resourceSpans"][0]["resource"]["attributes"];
+    assert!(service.to_string().contains("\"latch\""), "{service}");
+}
+
+#[test]
+fn protobuf_is_the_default_protocol_and_no_endpoint_sends_nothing() {
+    let stub = crate::claude_util::HttpStub::start(vec![("/v1/traces", 200, "")]);
+    let p = project();
+    fire_traced(&p, &stub, None, &shell("pb", "ls"));
+    let requests = stub.requests();
+    assert_eq!(requests.len(), 1);
+    let content_type = requests[0]
+        .headers
+        .iter()
+        .find(|(k, _)| k == "content-type")
+        .map(|(_, v)| v.as_str());
+    assert_eq!(content_type, Some("application/x-protobuf"));
+    // Protobuf keeps strings as they are: the attributes are there.
+    assert!(requests[0].body.contains("latch.hook"));
+    assert!(requests[0].body.contains("guard"));
+    // Without the variables, nothing is exported (and nothing is built).
+    let f = p.fire(&shell("pb", "ls"));
+    assert_eq!(f.outcome["decision"], "proceed");
+    assert_eq!(stub.requests().len(), 1);
+}

@@ -37,6 +37,8 @@ export interface LatchConfig {
   claudeHideCommands?: boolean | undefined;
   /** `--tool-vocabulary`. */
   toolVocabulary?: string | undefined;
+  /** `--audit`: what the session's audit log records (docs/audit.md). */
+  audit?: "off" | "runs" | "full" | undefined;
   /**
    * `--trust`: `off`, `warn` or `require` for every dialect, or
    * `DIALECT=POLICY` for one (see docs/trust.md).
@@ -60,6 +62,7 @@ export interface WireConfig {
   claude_managed_dir?: string | undefined;
   claude_hide_commands?: boolean | undefined;
   tool_vocabulary?: string | undefined;
+  audit?: "off" | "runs" | "full" | undefined;
   trust?: string[] | undefined;
   state_dir?: string | undefined;
 }

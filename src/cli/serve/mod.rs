@@ -32,8 +32,8 @@ use self::rpc::{Incoming, Line, code};
 use super::config::ConfigArgs;
 use super::exit;
 
-/// Flags of `latch serve` (none: the configuration comes with
-/// `initialize`).
+/// Serve JSON-RPC 2.0 on stdin and stdout (one message per line): a
+/// long-lived engine for a harness (see docs/serve.md).
 #[derive(Debug, Args)]
 pub struct ServeArgs {}
 
@@ -257,6 +257,8 @@ struct Setup {
     /// Opened session directories, by session id (opening one costs a
     /// dozen system calls).
     sessions: Mutex<HashMap<String, Arc<latch::Session>>>,
+    /// The OpenTelemetry exporter, when the environment names an endpoint.
+    telemetry: Option<Arc<latch::telemetry::Telemetry>>,
 }
 
 /// One loaded configuration: the engine, and the text of every
@@ -325,11 +327,19 @@ impl Server {
             .state_dir
             .clone()
             .or_else(latch::Session::default_state_root);
+        let telemetry = match latch::telemetry::Telemetry::from_env() {
+            Ok(t) => t.map(Arc::new),
+            Err(e) => {
+                eprintln!("latch: warning: {e}; no spans are sent");
+                None
+            }
+        };
         let setup = Arc::new(Setup {
             config,
             state_root,
             engines: Mutex::default(),
             sessions: Mutex::default(),
+            telemetry,
         });
         let (engine, diagnostics) = engine_for(
             &setup,
@@ -567,6 +577,9 @@ fn load(
                 let _ = notify.send(rpc::notification("latch/asyncResult", answer));
             },
         ));
+    }
+    if let Some(t) = &setup.telemetry {
+        engine = engine.with_telemetry(t.clone());
     }
     diags.extend(engine.diagnostics().cloned());
     let loaded = Loaded {

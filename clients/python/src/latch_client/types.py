@@ -92,6 +92,8 @@ class Config(TypedDict, total=False):
     claude_managed_dir: StrPath
     claude_hide_commands: bool
     tool_vocabulary: StrPath
+    audit: Literal["off", "runs", "full"]
+    """What the session's audit log records (``latch fire --audit``; docs/audit.md)."""
     trust: List[str]
     """Trust policies: ``off``, ``warn`` or ``require`` for every dialect, or
     ``DIALECT=POLICY`` for one (``latch fire --trust``; see docs/trust.md)."""
