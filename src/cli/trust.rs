@@ -5,9 +5,8 @@ use std::io::{self, Write};
 use std::path::PathBuf;
 
 use clap::{Args, Subcommand, ValueEnum};
-use serde::Serialize;
 
-use latch::trust::{Definition, Runs, Store, TrustState};
+use latch::trust::{Definition, Store, TrustState};
 use latch::{Event, EventKind, Session};
 
 use super::config::ConfigArgs;
@@ -70,22 +69,6 @@ enum Format {
     Json,
 }
 
-/// One hook in `latch trust`'s JSON.
-#[derive(Serialize)]
-struct Listed<'a> {
-    dialect: &'a str,
-    event: &'a str,
-    hook: &'a str,
-    source: String,
-    needs_approval: bool,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    matcher: Option<&'a str>,
-    runs: &'a Runs,
-    #[serde(skip_serializing_if = "<[_]>::is_empty")]
-    scripts: &'a [PathBuf],
-    trust: TrustState,
-}
-
 /// Runs `latch trust` and returns its exit code.
 pub fn run(args: TrustArgs) -> u8 {
     let (common, action) = match args.action {
@@ -137,20 +120,7 @@ fn list(definitions: &[Definition], state_root: &std::path::Path, format: Format
     let mut out = io::stdout().lock();
     match format {
         Format::Json => {
-            let listed: Vec<Listed<'_>> = definitions
-                .iter()
-                .map(|d| Listed {
-                    dialect: &d.dialect,
-                    event: &d.event,
-                    hook: &d.hook,
-                    source: d.source.to_string(),
-                    needs_approval: d.needs_approval,
-                    matcher: d.matcher.as_deref(),
-                    runs: &d.runs,
-                    scripts: &d.scripts,
-                    trust: d.state(&store),
-                })
-                .collect();
+            let listed = latch::trust::list(definitions, &store);
             let text = serde_json::to_string_pretty(&listed).unwrap_or_else(|_| "[]".into());
             let _ = writeln!(out, "{text}");
         }
@@ -195,15 +165,7 @@ fn state_word(state: &TrustState) -> &'static str {
 
 /// Whether `select` names `d`.
 fn selected(d: &Definition, select: &Select) -> bool {
-    select.all || select.hooks.iter().any(|h| names(d, h))
-}
-
-/// Whether `h` names `d`: its label, `FILE:LINE` or `FILE:LINE:COLUMN`.
-fn names(d: &Definition, h: &str) -> bool {
-    let line = d.source.position.map(|p| p.line);
-    h == d.hook
-        || line.is_some_and(|l| h == format!("{}:{l}", d.source.file.display()))
-        || h == d.source.to_string()
+    select.all || select.hooks.iter().any(|h| latch::trust::names(d, h))
 }
 
 fn change(
@@ -216,7 +178,7 @@ fn change(
     let unknown: Vec<&String> = select
         .hooks
         .iter()
-        .filter(|h| !definitions.iter().any(|d| names(d, h)))
+        .filter(|h| !definitions.iter().any(|d| latch::trust::names(d, h)))
         .collect();
     for h in &unknown {
         eprintln!("latch: error: no hook `{h}` is loaded (see `latch trust`)");

@@ -306,6 +306,59 @@ fn changes(was: &Approval, now: &Approval) -> Vec<Change> {
     out
 }
 
+/// One hook as `latch trust --format json` and `latch serve`'s
+/// `trust/list` show it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+pub struct Listed {
+    /// The dialect that loads it.
+    pub dialect: String,
+    /// Its event, in the dialect's spelling.
+    pub event: String,
+    /// Its label.
+    pub hook: String,
+    /// Where it is declared: `FILE:LINE:COLUMN`.
+    pub source: String,
+    /// Whether its source needs approval.
+    pub needs_approval: bool,
+    /// Its matcher as written.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub matcher: Option<String>,
+    /// What it runs.
+    pub runs: Runs,
+    /// The script files its command names inside the project.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub scripts: Vec<PathBuf>,
+    /// Its trust state against the store.
+    pub trust: TrustState,
+}
+
+/// Every definition with its trust state against `store`.
+pub fn list(definitions: &[Definition], store: &Store) -> Vec<Listed> {
+    definitions
+        .iter()
+        .map(|d| Listed {
+            dialect: d.dialect.clone(),
+            event: d.event.clone(),
+            hook: d.hook.clone(),
+            source: d.source.to_string(),
+            needs_approval: d.needs_approval,
+            matcher: d.matcher.clone(),
+            runs: d.runs.clone(),
+            scripts: d.scripts.clone(),
+            trust: d.state(store),
+        })
+        .collect()
+}
+
+/// Whether `name` names `d`: its label, `FILE:LINE` or
+/// `FILE:LINE:COLUMN` of its declaration.
+pub fn names(d: &Definition, name: &str) -> bool {
+    let line = d.source.position.map(|p| p.line);
+    name == d.hook
+        || line.is_some_and(|l| name == format!("{}:{l}", d.source.file.display()))
+        || name == d.source.to_string()
+}
+
 /// What a dialect does with one hook under the harness's policy.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Admission {

@@ -847,3 +847,56 @@ fn a_trust_policy_in_initialize_holds_back_unapproved_hooks_until_approved() {
     assert_eq!(s.recv()["result"]["decision"], "deny");
     assert_eq!(s.close(), 0);
 }
+
+#[test]
+fn trust_methods_list_approve_and_revoke_the_projects_hooks() {
+    let c = Claude::new()
+        .project_settings(&settings(
+            "PreToolUse",
+            Some("Bash"),
+            &["echo no >&2; exit 2"],
+        ))
+        .user_settings(&settings("Stop", None, &["true"]));
+    let mut s = Server::start(&[]);
+    let r = s.request(
+        1,
+        "initialize",
+        json!({"dialects": ["claude"], "project": c.project(), "home": c.home(),
+            "claude_managed_dir": c.root.path().join("managed"),
+            "state_dir": c.root.path().join("state"), "trust": ["require"]}),
+    );
+    assert!(r["result"].is_object(), "{r}");
+    let r = s.request(2, "trust/list", json!(null));
+    let listed = r["result"].as_array().expect("a list");
+    assert_eq!(listed.len(), 2, "{r}");
+    let project = listed.iter().find(|h| h["event"] == "PreToolUse").unwrap();
+    assert_eq!(project["needs_approval"], true);
+    assert_eq!(project["trust"], json!({"state": "new"}));
+    assert_eq!(
+        project["runs"],
+        json!({"kind": "command", "command": "echo no >&2; exit 2"})
+    );
+    let user = listed.iter().find(|h| h["event"] == "Stop").unwrap();
+    assert_eq!(user["trust"], json!({"state": "not_required"}));
+
+    let r = s.request(3, "trust/approve", json!({"hooks": ["nope"]}));
+    assert_eq!(r["error"]["code"], -32602, "{r}");
+    let r = s.request(4, "trust/approve", json!({}));
+    assert_eq!(r["error"]["code"], -32602, "{r}");
+    let r = s.request(5, "trust/approve", json!({"all": true}));
+    assert_eq!(r["result"]["approved"][0]["event"], "PreToolUse", "{r}");
+    assert_eq!(r["result"]["approved"].as_array().unwrap().len(), 1, "{r}");
+    let n = s.notification("latch/diagnostics");
+    assert_eq!(n["params"]["reloaded"], true, "{n}");
+    s.fire(6, bash_before("ls"));
+    assert_eq!(s.recv()["result"]["decision"], "deny");
+
+    let hook = project["hook"].as_str().unwrap();
+    let r = s.request(7, "trust/revoke", json!({"hooks": [hook]}));
+    assert_eq!(r["result"]["revoked"][0]["hook"], hook, "{r}");
+    s.notification("latch/diagnostics");
+    s.fire(8, bash_before("ls"));
+    let r = s.recv();
+    assert_eq!(r["result"]["runs"][0]["status"], "untrusted", "{r}");
+    assert_eq!(s.close(), 0);
+}

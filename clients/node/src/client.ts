@@ -15,6 +15,8 @@ import type {
   Explanation,
   InitializeResult,
   Outcome,
+  TrustChange,
+  TrustedHook,
 } from "./outcome.js";
 import { AsyncQueue } from "./queue.js";
 import { Connection } from "./rpc.js";
@@ -245,6 +247,51 @@ export class LatchClient implements AsyncDisposable {
     if (signal?.aborted === true) return Promise.reject(signal.reason);
     const { result } = this.#request<Explanation[]>("explain", event);
     if (signal === undefined) return result;
+    return new Promise((resolve, reject) => {
+      const abort = (): void => reject(signal.reason);
+      signal.addEventListener("abort", abort, { once: true });
+      result.then(resolve, reject).finally(() => signal.removeEventListener("abort", abort));
+    });
+  }
+
+  /**
+   * Every hook the project's configuration loads, with its trust state
+   * (`trust/list`; docs/trust.md), for the harness's own approval prompt.
+   */
+  trustList(options: RequestOptions = {}): Promise<TrustedHook[]> {
+    return this.#withSignal(this.#request<TrustedHook[]>("trust/list", null).result, options.signal);
+  }
+
+  /**
+   * Approves hooks as they are now: those named (by label, or `FILE:LINE`),
+   * or every one that needs approval with `all: true`. Resolves to the
+   * approved hooks.
+   *
+   * @throws {LatchRpcError} a name matches no loaded hook, or none is given.
+   */
+  async trustApprove(
+    select: { hooks?: string[]; all?: boolean },
+    options: RequestOptions = {},
+  ): Promise<TrustChange[]> {
+    const params = { hooks: select.hooks ?? [], all: select.all ?? false };
+    const result = this.#request<{ approved: TrustChange[] }>("trust/approve", params).result;
+    return (await this.#withSignal(result, options.signal)).approved;
+  }
+
+  /** Withdraws approvals (hooks named as for {@link trustApprove}). */
+  async trustRevoke(
+    select: { hooks?: string[]; all?: boolean },
+    options: RequestOptions = {},
+  ): Promise<TrustChange[]> {
+    const params = { hooks: select.hooks ?? [], all: select.all ?? false };
+    const result = this.#request<{ revoked: TrustChange[] }>("trust/revoke", params).result;
+    return (await this.#withSignal(result, options.signal)).revoked;
+  }
+
+  /** `result`, or the signal's reason once it aborts. */
+  #withSignal<T>(result: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+    if (signal === undefined) return result;
+    if (signal.aborted) return Promise.reject(signal.reason);
     return new Promise((resolve, reject) => {
       const abort = (): void => reject(signal.reason);
       signal.addEventListener("abort", abort, { once: true });

@@ -36,4 +36,6 @@ export type {
   Run,
   RunStatus,
   SourceLocation,
+  TrustChange,
+  TrustedHook,
 } from "./outcome.js";

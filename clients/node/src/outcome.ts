@@ -226,3 +226,27 @@ export interface DiagnosticsNotification {
   diagnostics: Diagnostic[];
   [key: string]: unknown;
 }
+
+/** One hook as `trustList` returns it (`latch trust --format json`; docs/trust.md). */
+export interface TrustedHook {
+  dialect: string;
+  event: string;
+  hook: string;
+  /** `FILE:LINE:COLUMN`. */
+  source: string;
+  needs_approval: boolean;
+  matcher?: string;
+  runs: { kind: "command" | "exec" | "http" | "text"; [key: string]: unknown };
+  scripts?: string[];
+  trust:
+    | { state: "not_required" | "approved" | "new" }
+    | { state: "changed"; changes: { what: string; path?: string; before?: string; after?: string }[] };
+}
+
+/** A hook `trustApprove` or `trustRevoke` changed. */
+export interface TrustChange {
+  dialect: string;
+  event: string;
+  hook: string;
+  source: string;
+}

@@ -62,3 +62,31 @@ test("a broken edit on disk keeps that file's last good version and says so", as
   const outcome = await latch.fire(bash);
   assert.equal(outcome.decision, "deny");
 });
+
+test("trust methods list, approve and revoke the project's hooks", async (t) => {
+  const root = await mkdtemp(join(tmpdir(), "latch-client-trust-"));
+  t.after(() => rm(root, { recursive: true, force: true }));
+  const project = join(root, "project");
+  await mkdir(join(project, ".claude"), { recursive: true });
+  await mkdir(join(root, "home"));
+  const guard = { hooks: { PreToolUse: [{ matcher: "Bash", hooks: [{ type: "command", command: "echo no >&2; exit 2" }] }] } };
+  await writeFile(join(project, ".claude", "settings.json"), JSON.stringify(guard));
+
+  await using latch = await LatchClient.start({
+    bin: latchBin(),
+    cwd: root,
+    config: { dialects: ["claude"], project, home: join(root, "home"), claudeManagedDir: join(root, "managed"), stateDir: join(root, "state"), trust: ["require"] },
+  });
+  const bash = { event: "tool_before", session_id: "t", tool: { name: "Bash", input: { command: "ls" } } } as const;
+  const held = await latch.fire(bash);
+  assert.equal(held.runs[0]?.status, "untrusted");
+  const hooks = await latch.trustList();
+  assert.equal(hooks.length, 1);
+  assert.deepEqual(hooks[0]?.trust, { state: "new" });
+  await assert.rejects(latch.trustApprove({ hooks: ["nope"] }), /no hook `nope` is loaded/);
+  const approved = await latch.trustApprove({ all: true });
+  assert.equal(approved[0]?.event, "PreToolUse");
+  assert.deepEqual((await latch.trustList())[0]?.trust, { state: "approved" });
+  const revoked = await latch.trustRevoke({ hooks: [hooks[0]?.hook ?? ""] });
+  assert.equal(revoked.length, 1);
+});

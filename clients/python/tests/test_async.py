@@ -213,3 +213,16 @@ def test_requests_after_close(project: Project) -> None:
             await client.fire({"event": "stop"})
 
     run(main)
+
+
+def test_trust_methods(project: Project) -> None:
+    async def main() -> None:
+        async with AsyncClient(**project.config(trust=["warn"])) as latch:
+            hooks = await latch.trust_list()
+            assert hooks[0]["trust"] == {"state": "new"}
+            approved = await latch.trust_approve(all=True)
+            assert len(approved) == len(hooks) == 2
+            assert all(h["trust"] == {"state": "approved"} for h in await latch.trust_list())
+            assert len(await latch.trust_revoke(all=True)) == 2
+
+    run(main)

@@ -326,3 +326,26 @@ def _quietly(call: Callable[[], object]) -> None:
         call()
     except LatchClosed:
         pass
+
+
+def test_trust_policy_list_and_approve(project: Project) -> None:
+    with Client(**project.config(trust=["require"])) as latch:
+        held = latch.fire(bash("rm -rf /"))
+        assert held["decision"] == "proceed"
+        assert held["runs"][0]["status"] == "untrusted"
+        assert held["runs"][0]["trust"] == "new"
+        hooks = latch.trust_list()
+        assert [(h["event"], h["trust"]) for h in hooks] == [
+            ("PreToolUse", {"state": "new"}),
+            ("PostToolUse", {"state": "new"}),
+        ]
+        guard = hooks[0]
+        assert guard["needs_approval"] is True
+        assert guard["scripts"] == [str(project.root / ".claude" / "hooks" / "guard.py")]
+        with pytest.raises(InvalidParams):
+            latch.trust_approve(["no-such-hook"])
+        approved = latch.trust_approve([guard["hook"]])
+        assert [a["event"] for a in approved] == ["PreToolUse"]
+        assert latch.trust_list()[0]["trust"] == {"state": "approved"}
+        revoked = latch.trust_revoke([guard["hook"]])
+        assert len(revoked) == 1

@@ -125,6 +125,9 @@ pub async fn run(_args: ServeArgs) -> u8 {
                     "initialize" => Some(server.initialize(&id, params)),
                     "fire" => server.fire(id, params, &mut tasks),
                     "explain" => Some(server.explain(&id, params)),
+                    "trust/list" => Some(server.trust(&id, params, TrustAction::List)),
+                    "trust/approve" => Some(server.trust(&id, params, TrustAction::Approve)),
+                    "trust/revoke" => Some(server.trust(&id, params, TrustAction::Revoke)),
                     // In-flight fires finish first; the answer comes when
                     // the last one ends (messages are still read, so a
                     // `$/cancelRequest` or `exit` can stop them).
@@ -272,6 +275,25 @@ struct Loaded {
 
 /// Configuration files' texts, by path.
 type FileTexts = std::collections::BTreeMap<PathBuf, Vec<u8>>;
+
+/// Which `trust/…` method.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum TrustAction {
+    List,
+    Approve,
+    Revoke,
+}
+
+/// The params of `trust/approve` and `trust/revoke`.
+#[derive(Debug, Default, serde::Deserialize, schemars::JsonSchema)]
+#[serde(default, deny_unknown_fields)]
+pub struct TrustParams {
+    /// Hooks by label, or `FILE:LINE` of their declaration.
+    pub hooks: Vec<String>,
+    /// Every hook that needs approval (approve), or every listed one
+    /// (revoke).
+    pub all: bool,
+}
 
 /// A session's latest event: its number, and the signal that it ended.
 type Tail = (u64, oneshot::Receiver<()>);
@@ -449,6 +471,75 @@ impl Server {
         let (engine, _) = engine_for(&setup, &self.out, &event);
         let all = super::explain::explain_all(&engine, &event, |m| eprintln!("latch: error: {m}"));
         rpc::result(id, &all)
+    }
+
+    /// `trust/list`, `trust/approve`, `trust/revoke`: `latch trust` for the
+    /// project's configuration, against the server's state directory.
+    fn trust(&mut self, id: &Value, params: &RawValue, action: TrustAction) -> String {
+        let setup = match self.ready(id) {
+            Ok(s) => s,
+            Err(response) => return response,
+        };
+        let params: TrustParams = match params.get().trim() {
+            "null" => TrustParams::default(),
+            text => match serde_json::from_str(text) {
+                Ok(p) => p,
+                Err(e) => {
+                    return rpc::error(id, code::INVALID_PARAMS, &format!("invalid params: {e}"));
+                }
+            },
+        };
+        let Some(root) = setup.state_root.clone() else {
+            return rpc::error(
+                id,
+                code::INVALID_REQUEST,
+                "there is no state directory (set `state_dir` in `initialize`, $LATCH_STATE_DIR or $HOME)",
+            );
+        };
+        let (engine, _) = engine_for(
+            &setup,
+            &self.out,
+            &Event::new(latch::EventKind::SessionStart),
+        );
+        let definitions = engine.definitions();
+        if action == TrustAction::List {
+            return match latch::trust::Store::load(&root) {
+                Ok(store) => rpc::result(id, &latch::trust::list(&definitions, &store)),
+                Err(e) => rpc::error(id, code::INTERNAL_ERROR, &e.to_string()),
+            };
+        }
+        if !params.all && params.hooks.is_empty() {
+            return rpc::error(id, code::INVALID_PARAMS, "name the hooks, or set `all`");
+        }
+        if let Some(unknown) = params
+            .hooks
+            .iter()
+            .find(|h| !definitions.iter().any(|d| latch::trust::names(d, h)))
+        {
+            return rpc::error(
+                id,
+                code::INVALID_PARAMS,
+                &format!("no hook `{unknown}` is loaded"),
+            );
+        }
+        let chosen = definitions
+            .iter()
+            .filter(|d| params.all || params.hooks.iter().any(|h| latch::trust::names(d, h)));
+        let (key, changed) = if action == TrustAction::Approve {
+            ("approved", latch::trust::approve(&root, chosen))
+        } else {
+            ("revoked", latch::trust::revoke(&root, chosen))
+        };
+        match changed {
+            Ok(changed) => {
+                let listed: Vec<Value> = changed
+                    .iter()
+                    .map(|d| json!({"dialect": d.dialect, "event": d.event, "hook": d.hook, "source": d.source.to_string()}))
+                    .collect();
+                rpc::result(id, &json!({ key: listed }))
+            }
+            Err(e) => rpc::error(id, code::INTERNAL_ERROR, &e.to_string()),
+        }
     }
 
     /// The setup, or the error response when the server cannot take

@@ -59,6 +59,7 @@ from .types import (
     Reason,
     Run,
     ToolCall,
+    TrustedHook,
     is_cancelled,
 )
 
@@ -101,6 +102,7 @@ __all__ = [
     "Run",
     "ShuttingDown",
     "ToolCall",
+    "TrustedHook",
     "__version__",
     "find_binary",
     "is_cancelled",

@@ -8,7 +8,7 @@ import threading
 from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeout
 from types import TracebackType
-from typing import TYPE_CHECKING, Any, Callable, Dict, List, Mapping, Optional, Tuple, Type, Union, cast
+from typing import TYPE_CHECKING, Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple, Type, Union, cast
 
 from ._common import UNSET, ClientOptions, InitializeInfo, Unset
 from ._protocol import (
@@ -23,7 +23,17 @@ from ._protocol import (
     parse_line,
 )
 from .errors import LatchClientError, LatchClosed, LatchDied, LatchError, LatchNotFound, LatchTimeout
-from .types import AsyncResult, Config, Diagnostic, Event, ExplainEntry, InitializeResult, Outcome, StrPath
+from .types import (
+    AsyncResult,
+    Config,
+    Diagnostic,
+    Event,
+    ExplainEntry,
+    InitializeResult,
+    Outcome,
+    StrPath,
+    TrustedHook,
+)
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack
@@ -260,6 +270,46 @@ class Client(InitializeInfo):
         """
         wait = self._opts.timeout if isinstance(timeout, Unset) else timeout
         return cast(List[ExplainEntry], self._call("explain", self._opts.event(event), wait))
+
+    def trust_list(self, *, timeout: Union[float, None, Unset] = UNSET) -> List[TrustedHook]:
+        """Every hook the project's configuration loads, with its trust state
+        (``trust/list``; docs/trust.md). A harness shows these in its own
+        approval prompt.
+
+        :raises LatchTimeout: no answer within ``timeout``.
+        """
+        wait = self._opts.timeout if isinstance(timeout, Unset) else timeout
+        return cast(List[TrustedHook], self._call("trust/list", None, wait))
+
+    def trust_approve(
+        self,
+        hooks: Sequence[str] = (),
+        *,
+        all: bool = False,
+        timeout: Union[float, None, Unset] = UNSET,
+    ) -> List[Dict[str, str]]:
+        """Approves hooks as they are now: those named (by label, or
+        ``FILE:LINE``), or every one that needs approval with ``all=True``.
+        Returns the approved ones.
+
+        :raises InvalidParams: a name matches no loaded hook, or none is given.
+        """
+        wait = self._opts.timeout if isinstance(timeout, Unset) else timeout
+        result = self._call("trust/approve", {"hooks": list(hooks), "all": all}, wait)
+        return cast(List[Dict[str, str]], result["approved"])
+
+    def trust_revoke(
+        self,
+        hooks: Sequence[str] = (),
+        *,
+        all: bool = False,
+        timeout: Union[float, None, Unset] = UNSET,
+    ) -> List[Dict[str, str]]:
+        """Withdraws approvals (as :meth:`trust_approve` names hooks).
+        Returns the hooks whose approval was withdrawn."""
+        wait = self._opts.timeout if isinstance(timeout, Unset) else timeout
+        result = self._call("trust/revoke", {"hooks": list(hooks), "all": all}, wait)
+        return cast(List[Dict[str, str]], result["revoked"])
 
     def cancel(self, request_id: int) -> None:
         """Send ``$/cancelRequest`` for a request id (unknown ids are ignored)."""

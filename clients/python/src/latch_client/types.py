@@ -38,6 +38,7 @@ __all__ = [
     "Event",
     "EventKind",
     "ExplainEntry",
+    "TrustedHook",
     "ExplainIgnored",
     "Expansion",
     "Halt",
@@ -434,6 +435,23 @@ class ExplainIgnored(TypedDict):
 
     key: str
     why: str
+
+
+class TrustedHook(TypedDict, total=False):
+    """One hook as ``trust_list`` returns it (``latch trust --format json``;
+    docs/trust.md): where it is declared, what it runs, the scripts it names
+    and its trust state, ``{"state": "not_required" | "approved" | "new"}``
+    or ``{"state": "changed", "changes": [...]}``."""
+
+    dialect: Required[str]
+    event: Required[str]
+    hook: Required[str]
+    source: Required[str]
+    needs_approval: Required[bool]
+    matcher: str
+    runs: Required[Dict[str, Any]]
+    scripts: List[str]
+    trust: Required[Dict[str, Any]]
 
 
 class ExplainEntry(TypedDict, total=False):
