@@ -502,3 +502,21 @@ fn nothing_is_checked_or_written_when_the_policy_is_off() {
     p.fire(&shell_event());
     assert!(!Path::new(&p.state().join("trust")).exists());
 }
+
+#[test]
+fn a_store_that_cannot_be_written_is_a_clear_error_and_changes_nothing() {
+    let p = guarded();
+    // Something that is not a file where the store should be.
+    std::fs::create_dir_all(p.state().join("trust/state.json")).unwrap();
+    let (code, _, err) = trust(&p, &["approve", "--all"]);
+    assert_eq!(code, 4, "{err}");
+    assert!(err.contains("state.json"), "{err}");
+    assert!(err.contains("not a regular file"), "{err}");
+    let f = require(&p);
+    assert_eq!(f.status(0), "untrusted");
+    assert!(
+        f.warnings_contain("latch cannot read its trust store"),
+        "{}",
+        f.outcome
+    );
+}
