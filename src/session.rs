@@ -23,11 +23,9 @@ pub(crate) mod files;
 mod lock;
 
 use std::collections::BTreeMap;
-use std::fs::DirBuilder;
 use std::fs::File;
 use std::io;
 use std::os::fd::OwnedFd;
-use std::os::unix::fs::DirBuilderExt;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
@@ -114,20 +112,7 @@ impl Session {
     /// `sessions/` and the session's directory must be real directories
     /// owned by the effective user, else the error names the path.
     pub fn open(state_root: &Path, id: &str) -> io::Result<Session> {
-        // The root may be a directory the user chose (even $HOME): create
-        // it private if it is missing, but never change an existing one.
-        if !state_root.is_dir() {
-            match DirBuilder::new()
-                .mode(0o700)
-                .recursive(true)
-                .create(state_root)
-            {
-                Ok(()) => {}
-                Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {}
-                Err(e) => return Err(files::at_path(state_root, "create", e)),
-            }
-        }
-        let root = files::open_root(state_root)?;
+        let root = files::create_root(state_root)?;
         let sessions_path = state_root.join("sessions");
         let sessions = files::private_subdir(&root, "sessions", &sessions_path)?;
         let name = encode_id(id);

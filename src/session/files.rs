@@ -65,6 +65,25 @@ fn type_at(dir: impl AsFd, name: &str) -> Result<Option<FileType>, Errno> {
     }
 }
 
+/// Opens the state root `path`, creating it (0700, with its parents) if
+/// it is missing. The root may be a directory the user chose (even
+/// `$HOME`): an existing one is never changed.
+pub fn create_root(path: &Path) -> io::Result<OwnedFd> {
+    use std::os::unix::fs::DirBuilderExt;
+    if !path.is_dir() {
+        match std::fs::DirBuilder::new()
+            .mode(0o700)
+            .recursive(true)
+            .create(path)
+        {
+            Ok(()) => {}
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {}
+            Err(e) => return Err(at_path(path, "create", e)),
+        }
+    }
+    open_root(path)
+}
+
 /// Opens directory `path` (a link is followed: the state root is the
 /// user's choice).
 pub fn open_root(path: &Path) -> io::Result<OwnedFd> {

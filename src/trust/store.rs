@@ -6,10 +6,8 @@
 //! [`crate::session`]). A reader needs no lock: a rename is atomic.
 
 use std::collections::BTreeMap;
-use std::fs::DirBuilder;
 use std::io;
 use std::os::fd::OwnedFd;
-use std::os::unix::fs::DirBuilderExt;
 use std::path::{Path, PathBuf};
 
 use rustix::fs::{FlockOperation, OFlags};
@@ -130,18 +128,7 @@ impl Store {
     /// from the read to the durable replace (blocking). Creates the state
     /// root and the store's directory (0700) if needed.
     pub fn update<T>(state_root: &Path, f: impl FnOnce(&mut Store) -> T) -> io::Result<T> {
-        if !state_root.is_dir() {
-            match DirBuilder::new()
-                .mode(0o700)
-                .recursive(true)
-                .create(state_root)
-            {
-                Ok(()) => {}
-                Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {}
-                Err(e) => return Err(files::at_path(state_root, "create", e)),
-            }
-        }
-        let root = files::open_root(state_root)?;
+        let root = files::create_root(state_root)?;
         let path = state_root.join(DIR);
         let dir = files::private_subdir(&root, DIR, &path)?;
         let lock_path = path.join("lock");
