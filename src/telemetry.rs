@@ -5,9 +5,9 @@
 //! Nothing is built unless the standard variables name an endpoint
 //! (`OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`, else `OTEL_EXPORTER_OTLP_ENDPOINT`
 //! with `/v1/traces` appended); the protocol is `http/protobuf` unless
-//! `OTEL_EXPORTER_OTLP_PROTOCOL` says `http/json`, and the other standard
-//! variables (headers, timeout, compression) apply as the official
-//! exporter reads them. Spans are batched on the SDK's own thread and sent
+//! `OTEL_EXPORTER_OTLP_PROTOCOL` says `http/json`; the headers variables
+//! apply as the official exporter reads them, the timeout variables as
+//! [`UreqClient`] reads them (compression is not built in). Spans are batched on the SDK's own thread and sent
 //! with `ureq`, latch's HTTP client (the exporter's own clients would add
 //! reqwest or hyper); [`Telemetry::flush`] sends what is pending, which
 //! `latch fire` does before it exits.
@@ -70,7 +70,7 @@ impl Telemetry {
         };
         let exporter = opentelemetry_otlp::SpanExporter::builder()
             .with_http()
-            .with_http_client(UreqClient)
+            .with_http_client(UreqClient::from_env())
             .with_protocol(protocol)
             .build()
             .map_err(|e| format!("the OpenTelemetry exporter cannot be built: {e}"))?;
@@ -202,13 +202,36 @@ fn word<T: serde::Serialize>(value: &T) -> String {
         .unwrap_or_default()
 }
 
-/// The exporter's HTTP client: `ureq`, blocking. The SDK calls it from its
-/// batch thread (and from `flush`), never from an async task of latch.
+/// The exporter's HTTP client: `ureq`, blocking, one agent for the
+/// process. The SDK calls it from its batch thread (and from `flush`),
+/// never from an async task of latch.
 #[derive(Debug)]
-struct UreqClient;
+struct UreqClient {
+    agent: ureq::Agent,
+}
 
-/// The longest a collector may take to answer one export.
+/// The longest a collector may take to answer one export, unless
+/// `OTEL_EXPORTER_OTLP_TRACES_TIMEOUT` or `OTEL_EXPORTER_OTLP_TIMEOUT`
+/// (milliseconds) says otherwise: the specification's default.
 const EXPORT_TIMEOUT: Duration = Duration::from_secs(10);
+
+impl UreqClient {
+    fn from_env() -> UreqClient {
+        let timeout = [
+            "OTEL_EXPORTER_OTLP_TRACES_TIMEOUT",
+            "OTEL_EXPORTER_OTLP_TIMEOUT",
+        ]
+        .iter()
+        .find_map(|v| std::env::var(v).ok()?.trim().parse::<u64>().ok())
+        .map_or(EXPORT_TIMEOUT, Duration::from_millis);
+        let agent = ureq::Agent::config_builder()
+            .timeout_global(Some(timeout))
+            .http_status_as_error(false)
+            .build()
+            .into();
+        UreqClient { agent }
+    }
+}
 
 #[async_trait::async_trait]
 impl opentelemetry_http::HttpClient for UreqClient {
@@ -216,14 +239,9 @@ impl opentelemetry_http::HttpClient for UreqClient {
         &self,
         request: http::Request<bytes::Bytes>,
     ) -> Result<http::Response<bytes::Bytes>, opentelemetry_http::HttpError> {
-        let agent: ureq::Agent = ureq::Agent::config_builder()
-            .timeout_global(Some(EXPORT_TIMEOUT))
-            .http_status_as_error(false)
-            .build()
-            .into();
         let (parts, body) = request.into_parts();
         let request = http::Request::from_parts(parts, body.to_vec());
-        let mut response = agent.run(request)?;
+        let mut response = self.agent.run(request)?;
         let status = response.status();
         let bytes = response
             .body_mut()

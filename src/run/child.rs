@@ -155,11 +155,15 @@ impl Child {
     }
 }
 
-/// Reaps `pid` if it has exited, without blocking.
+/// Reaps `pid` if it has exited, without blocking. `ECHILD` means the
+/// child is already gone and reaped by someone else (a process that
+/// ignores SIGCHLD has its children reaped by the kernel): its status is
+/// lost, and it counts as reaped, so nothing signals its pid again.
 fn reap(pid: Pid) -> io::Result<Option<Exit>> {
     let status = loop {
         match waitpid(Some(pid), WaitOptions::NOHANG) {
             Err(rustix::io::Errno::INTR) => continue,
+            Err(rustix::io::Errno::CHILD) => return Ok(Some(Exit::Code(-1))),
             other => break other?,
         }
     };

@@ -172,6 +172,10 @@ pub struct Definition {
     pub runs: Runs,
     /// The script files its command names inside the project.
     pub scripts: Vec<PathBuf>,
+    /// Other settings that change what runs or what it may see (claude:
+    /// `if`, `async`, `headers`, `allowedEnvVars`, `model`; peen:
+    /// `environment`, `workingDir`), by name.
+    pub settings: BTreeMap<String, String>,
 }
 
 impl Definition {
@@ -185,6 +189,7 @@ impl Definition {
             matcher: self.matcher.clone(),
             runs: self.runs.clone(),
             scripts: scripts::hashes(&self.scripts),
+            settings: self.settings.clone(),
             approved_at: std::time::SystemTime::now()
                 .duration_since(std::time::UNIX_EPOCH)
                 .map_or(0, |d| d.as_secs()),
@@ -244,8 +249,8 @@ impl TrustState {
 /// One difference between an approved definition and the current one.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct Change {
-    /// What changed: `matcher`, `runs`, or `script` (then `path` says
-    /// which).
+    /// What changed: `matcher`, `runs`, `script` (then `path` says
+    /// which), or the name of another setting (`if`, `environment`, …).
     pub what: String,
     /// The script, for a script change.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -290,6 +295,19 @@ fn changes(was: &Approval, now: &Approval) -> Vec<Change> {
             after: Some(now.runs.to_string()),
         });
     }
+    let names: std::collections::BTreeSet<&String> =
+        was.settings.keys().chain(now.settings.keys()).collect();
+    for name in names {
+        let (before, after) = (was.settings.get(name), now.settings.get(name));
+        if before != after {
+            out.push(Change {
+                what: name.clone(),
+                path: None,
+                before: before.cloned(),
+                after: after.cloned(),
+            });
+        }
+    }
     let paths: std::collections::BTreeSet<&PathBuf> =
         was.scripts.keys().chain(now.scripts.keys()).collect();
     for p in paths {
@@ -328,6 +346,9 @@ pub struct Listed {
     /// The script files its command names inside the project.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub scripts: Vec<PathBuf>,
+    /// Other settings that change what runs, by name.
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    pub settings: BTreeMap<String, String>,
     /// Its trust state against the store.
     pub trust: TrustState,
 }
@@ -345,6 +366,7 @@ pub fn list(definitions: &[Definition], store: &Store) -> Vec<Listed> {
             matcher: d.matcher.clone(),
             runs: d.runs.clone(),
             scripts: d.scripts.clone(),
+            settings: d.settings.clone(),
             trust: d.state(store),
         })
         .collect()

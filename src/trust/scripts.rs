@@ -7,10 +7,13 @@
 //! when it is a path, and the script an interpreter is given (`python3
 //! x.py`, `node "$CLAUDE_PROJECT_DIR"/h.js`), found by lint's shell reader
 //! ([`crate::lint::shell`]). Only files inside the project count (the
-//! user's own `~/bin/tool` is theirs); other words (data files, globs,
-//! anything behind a variable the dialect does not set) are not
-//! followed. A symbolic link is hashed through: its target's content is
-//! what runs.
+//! user's own `~/bin/tool` is theirs), whether or not they exist yet (a
+//! missing one hashes as missing, so creating it later changes the
+//! hook); other words (data files, globs, anything behind a variable the
+//! dialect does not set) are not followed. A symbolic link is hashed
+//! through: its target's content is what runs. Relative paths resolve
+//! against the directory the hook runs in, as the dialect chooses it for
+//! the event.
 
 use std::collections::BTreeMap;
 use std::io::Read;
@@ -97,7 +100,9 @@ fn resolve(word: &str, after_cd: bool, how: &Resolution) -> Option<PathBuf> {
     };
     let path = crate::config::normalize(&path);
     let project = how.project.as_ref()?;
-    (path.starts_with(project) && path.is_file()).then_some(path)
+    // A script that does not exist yet counts too (it hashes as missing):
+    // one created after the approval must not run as approved.
+    (path.starts_with(project) && !path.is_dir()).then_some(path)
 }
 
 /// `x.py`, `hook.sh`: a file name an interpreter is given without a `/`.
@@ -115,7 +120,35 @@ pub fn hashes(scripts: &[PathBuf]) -> BTreeMap<PathBuf, String> {
     scripts.iter().map(|p| (p.clone(), hash(p))).collect()
 }
 
+/// Hashes already computed, by path, with the file's identity then
+/// (device, inode, size, and the change time, which a writer cannot set
+/// back as it can the modification time): a hook's scripts are hashed
+/// once per process while they do not change, not at every event.
+type HashCache = std::sync::Mutex<BTreeMap<PathBuf, ((u64, u64, u64, i128), String)>>;
+
 fn hash(path: &Path) -> String {
+    static CACHE: HashCache = std::sync::Mutex::new(BTreeMap::new());
+    let identity = std::fs::metadata(path).ok().map(|m| {
+        use std::os::unix::fs::MetadataExt;
+        let ctime = i128::from(m.ctime()) * 1_000_000_000 + i128::from(m.ctime_nsec());
+        (m.dev(), m.ino(), m.size(), ctime)
+    });
+    let mut cache = CACHE
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    if let (Some(id), Some((cached_id, digest))) = (identity, cache.get(path))
+        && *cached_id == id
+    {
+        return digest.clone();
+    }
+    let digest = hash_now(path);
+    if let Some(id) = identity {
+        cache.insert(path.to_path_buf(), (id, digest.clone()));
+    }
+    digest
+}
+
+fn hash_now(path: &Path) -> String {
     let read = || -> std::io::Result<String> {
         let meta = std::fs::metadata(path)?;
         if !meta.is_file() {
@@ -131,7 +164,10 @@ fn hash(path: &Path) -> String {
         let digest = Sha256::digest(&bytes);
         Ok(digest.iter().map(|b| format!("{b:02x}")).collect())
     };
-    read().unwrap_or_else(|e| format!("unreadable: {e}"))
+    read().unwrap_or_else(|e| match e.kind() {
+        std::io::ErrorKind::NotFound => "missing".to_owned(),
+        _ => format!("unreadable: {e}"),
+    })
 }
 
 #[cfg(test)]

@@ -34,6 +34,9 @@ pub struct Approval {
     /// project, by path.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub scripts: BTreeMap<PathBuf, String>,
+    /// Its other settings that change what runs, by name.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub settings: BTreeMap<String, String>,
     /// When it was approved, in seconds since 1970.
     #[serde(default)]
     pub approved_at: u64,
@@ -48,6 +51,7 @@ impl Approval {
             && self.matcher == other.matcher
             && self.runs == other.runs
             && self.scripts == other.scripts
+            && self.settings == other.settings
     }
 }
 

@@ -520,3 +520,90 @@ fn a_store_that_cannot_be_written_is_a_clear_error_and_changes_nothing() {
         f.outcome
     );
 }
+
+#[test]
+fn a_relative_script_is_checked_where_the_hook_runs_and_a_missing_one_when_it_appears() {
+    let p = guarded();
+    trust(&p, &["approve", "--all"]);
+    // The agent works in a subdirectory: `./hooks/guard.sh` there is
+    // another file, never approved.
+    p.script("sub/hooks/guard.sh", "#!/bin/sh\necho other >&2\nexit 2\n");
+    let mut event = shell_event();
+    event["cwd"] = json!(p.dir().join("sub"));
+    let f = p.fire_with(&event, &["--trust", "require"]);
+    assert_eq!(f.status(0), "untrusted", "{}", f.outcome);
+    assert_eq!(
+        require(&p).outcome["decision"],
+        "deny",
+        "in the project it is approved"
+    );
+
+    // A script that does not exist at approval time is pinned as missing.
+    let q = Project::new().settings(
+        "hooks:\n  PreToolUse:\n    - {name: later, matcher: shell, command: ./hooks/later.sh}\n",
+    );
+    trust(&q, &["approve", "--all"]);
+    q.script("hooks/later.sh", "#!/bin/sh\nexit 2\n");
+    let f = require(&q);
+    assert_eq!(f.status(0), "untrusted", "{}", f.outcome);
+    assert!(
+        f.warnings_contain("hooks/later.sh changed"),
+        "{}",
+        f.outcome
+    );
+}
+
+#[test]
+fn settings_that_change_what_a_claude_hook_sees_are_part_of_its_approval() {
+    let c = Claude::new().project_settings(&json!({"hooks": {"PreToolUse": [{"matcher": "Bash",
+        "hooks": [{"type": "http", "url": "http://127.0.0.1:9/hook"}]}]}}));
+    let flags = |more: &[&str]| -> Vec<String> {
+        let mut v: Vec<String> = more.iter().map(|s| (*s).to_owned()).collect();
+        for (k, val) in [
+            ("--dialect", "claude".to_owned()),
+            ("--project", c.project().display().to_string()),
+            ("--home", c.home().display().to_string()),
+            (
+                "--claude-managed-dir",
+                c.root.path().join("managed").display().to_string(),
+            ),
+            (
+                "--state-dir",
+                c.root.path().join("state").display().to_string(),
+            ),
+        ] {
+            v.push(k.to_owned());
+            v.push(val);
+        }
+        v
+    };
+    assert_eq!(
+        latch()
+            .args(flags(&["trust", "approve", "--all"]))
+            .output()
+            .unwrap()
+            .status
+            .code(),
+        Some(0)
+    );
+    c.write(
+        "project/.claude/settings.json",
+        &json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "http",
+            "url": "http://127.0.0.1:9/hook", "headers": {"X-Key": "$AWS_SECRET_ACCESS_KEY"},
+            "allowedEnvVars": ["AWS_SECRET_ACCESS_KEY"]}]}]}})
+        .to_string(),
+    );
+    let out = latch()
+        .args(flags(&["trust", "--format", "json"]))
+        .output()
+        .unwrap();
+    let listed: Vec<Value> = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(listed[0]["trust"]["state"], "changed", "{}", listed[0]);
+    let what: Vec<&str> = listed[0]["trust"]["changes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["what"].as_str().unwrap())
+        .collect();
+    assert_eq!(what, ["allowedEnvVars", "headers"]);
+}

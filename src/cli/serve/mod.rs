@@ -125,9 +125,9 @@ pub async fn run(_args: ServeArgs) -> u8 {
                     "initialize" => Some(server.initialize(&id, params)),
                     "fire" => server.fire(id, params, &mut tasks),
                     "explain" => Some(server.explain(&id, params)),
-                    "trust/list" => Some(server.trust(&id, params, TrustAction::List)),
-                    "trust/approve" => Some(server.trust(&id, params, TrustAction::Approve)),
-                    "trust/revoke" => Some(server.trust(&id, params, TrustAction::Revoke)),
+                    "trust/list" => server.trust(&id, params, TrustAction::List),
+                    "trust/approve" => server.trust(&id, params, TrustAction::Approve),
+                    "trust/revoke" => server.trust(&id, params, TrustAction::Revoke),
                     // In-flight fires finish first; the answer comes when
                     // the last one ends (messages are still read, so a
                     // `$/cancelRequest` or `exit` can stop them).
@@ -275,6 +275,41 @@ struct Loaded {
 
 /// Configuration files' texts, by path.
 type FileTexts = std::collections::BTreeMap<PathBuf, Vec<u8>>;
+
+/// The answer to a `trust/…` request (blocking: reads, hashes, locks and
+/// writes the store).
+fn trust_answer(
+    id: &Value,
+    root: &std::path::Path,
+    definitions: &[latch::trust::Definition],
+    params: &TrustParams,
+    action: TrustAction,
+) -> String {
+    if action == TrustAction::List {
+        return match latch::trust::Store::load(root) {
+            Ok(store) => rpc::result(id, &latch::trust::list(definitions, &store)),
+            Err(e) => rpc::error(id, code::INTERNAL_ERROR, &e.to_string()),
+        };
+    }
+    let chosen = definitions
+        .iter()
+        .filter(|d| params.all || params.hooks.iter().any(|h| latch::trust::names(d, h)));
+    let (key, changed) = if action == TrustAction::Approve {
+        ("approved", latch::trust::approve(root, chosen))
+    } else {
+        ("revoked", latch::trust::revoke(root, chosen))
+    };
+    match changed {
+        Ok(changed) => {
+            let listed: Vec<Value> = changed
+                .iter()
+                .map(|d| json!({"dialect": d.dialect, "event": d.event, "hook": d.hook, "source": d.source.to_string()}))
+                .collect();
+            rpc::result(id, &json!({ key: listed }))
+        }
+        Err(e) => rpc::error(id, code::INTERNAL_ERROR, &e.to_string()),
+    }
+}
 
 /// Which `trust/…` method.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -474,27 +509,34 @@ impl Server {
     }
 
     /// `trust/list`, `trust/approve`, `trust/revoke`: `latch trust` for the
-    /// project's configuration, against the server's state directory.
-    fn trust(&mut self, id: &Value, params: &RawValue, action: TrustAction) -> String {
+    /// project's configuration, against the server's state directory. The
+    /// store's lock, its fsync and the scripts' hashes are waited for on a
+    /// blocking thread, so other sessions' events go on meanwhile; the
+    /// answer is sent when it is ready (`None` here).
+    fn trust(&mut self, id: &Value, params: &RawValue, action: TrustAction) -> Option<String> {
         let setup = match self.ready(id) {
             Ok(s) => s,
-            Err(response) => return response,
+            Err(response) => return Some(response),
         };
         let params: TrustParams = match params.get().trim() {
             "null" => TrustParams::default(),
             text => match serde_json::from_str(text) {
                 Ok(p) => p,
                 Err(e) => {
-                    return rpc::error(id, code::INVALID_PARAMS, &format!("invalid params: {e}"));
+                    return Some(rpc::error(
+                        id,
+                        code::INVALID_PARAMS,
+                        &format!("invalid params: {e}"),
+                    ));
                 }
             },
         };
         let Some(root) = setup.state_root.clone() else {
-            return rpc::error(
+            return Some(rpc::error(
                 id,
                 code::INVALID_REQUEST,
                 "there is no state directory (set `state_dir` in `initialize`, $LATCH_STATE_DIR or $HOME)",
-            );
+            ));
         };
         let (engine, _) = engine_for(
             &setup,
@@ -502,44 +544,37 @@ impl Server {
             &Event::new(latch::EventKind::SessionStart),
         );
         let definitions = engine.definitions();
-        if action == TrustAction::List {
-            return match latch::trust::Store::load(&root) {
-                Ok(store) => rpc::result(id, &latch::trust::list(&definitions, &store)),
-                Err(e) => rpc::error(id, code::INTERNAL_ERROR, &e.to_string()),
-            };
-        }
-        if !params.all && params.hooks.is_empty() {
-            return rpc::error(id, code::INVALID_PARAMS, "name the hooks, or set `all`");
-        }
-        if let Some(unknown) = params
-            .hooks
-            .iter()
-            .find(|h| !definitions.iter().any(|d| latch::trust::names(d, h)))
-        {
-            return rpc::error(
-                id,
-                code::INVALID_PARAMS,
-                &format!("no hook `{unknown}` is loaded"),
-            );
-        }
-        let chosen = definitions
-            .iter()
-            .filter(|d| params.all || params.hooks.iter().any(|h| latch::trust::names(d, h)));
-        let (key, changed) = if action == TrustAction::Approve {
-            ("approved", latch::trust::approve(&root, chosen))
-        } else {
-            ("revoked", latch::trust::revoke(&root, chosen))
-        };
-        match changed {
-            Ok(changed) => {
-                let listed: Vec<Value> = changed
-                    .iter()
-                    .map(|d| json!({"dialect": d.dialect, "event": d.event, "hook": d.hook, "source": d.source.to_string()}))
-                    .collect();
-                rpc::result(id, &json!({ key: listed }))
+        if action != TrustAction::List {
+            if !params.all && params.hooks.is_empty() {
+                return Some(rpc::error(
+                    id,
+                    code::INVALID_PARAMS,
+                    "name the hooks, or set `all`",
+                ));
             }
-            Err(e) => rpc::error(id, code::INTERNAL_ERROR, &e.to_string()),
+            if let Some(unknown) = params
+                .hooks
+                .iter()
+                .find(|h| !definitions.iter().any(|d| latch::trust::names(d, h)))
+            {
+                return Some(rpc::error(
+                    id,
+                    code::INVALID_PARAMS,
+                    &format!("no hook `{unknown}` is loaded"),
+                ));
+            }
         }
+        let (id, out) = (id.clone(), self.out.clone());
+        tokio::spawn(async move {
+            let answer = tokio::task::spawn_blocking(move || {
+                trust_answer(&id, &root, &definitions, &params, action)
+            })
+            .await;
+            if let Ok(answer) = answer {
+                let _ = out.send(answer);
+            }
+        });
+        None
     }
 
     /// The setup, or the error response when the server cannot take

@@ -195,6 +195,7 @@ pub async fn dispatch(cfg: &Claude, event: &Event, cx: &DispatchContext<'_>) -> 
         &tool,
         claude_input.as_ref(),
         &project,
+        &workdir,
         cx.trust,
         &mut out,
     );
@@ -537,6 +538,7 @@ fn select<'a>(
     tool: &'a str,
     claude_input: Option<&Value>,
     project: &Path,
+    workdir: &Path,
     trust: Option<&crate::trust::Gate>,
     out: &mut Outcome,
 ) -> Vec<Selected<'a>> {
@@ -605,7 +607,7 @@ fn select<'a>(
                 continue;
             }
             seen.push(key);
-            let definition = || super::trust::definition(cfg, file, group, handler);
+            let definition = || super::trust::definition(cfg, file, group, handler, Some(workdir));
             if crate::trust::check(trust, DIALECT, definition, &mut out.warnings, &mut record) {
                 out.runs.push(record);
                 continue;

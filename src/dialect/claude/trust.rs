@@ -24,14 +24,22 @@ pub fn definitions(cfg: &Claude) -> Vec<Definition> {
                 group
                     .handlers
                     .iter()
-                    .map(move |handler| definition(cfg, file, group, handler))
+                    .map(move |handler| definition(cfg, file, group, handler, None))
             })
         })
         .collect()
 }
 
-/// One handler as trust sees it.
-pub fn definition(cfg: &Claude, file: &LoadedFile, group: &Group, handler: &Handler) -> Definition {
+/// One handler as trust sees it; relative paths in its command resolve
+/// against `run_dir`, where it runs for this event (the project when
+/// `None`).
+pub fn definition(
+    cfg: &Claude,
+    file: &LoadedFile,
+    group: &Group,
+    handler: &Handler,
+    run_dir: Option<&std::path::Path>,
+) -> Definition {
     let project = cfg.options().project.clone();
     let needs_approval = match file.scope {
         Scope::Project | Scope::Local => true,
@@ -50,10 +58,41 @@ pub fn definition(cfg: &Claude, file: &LoadedFile, group: &Group, handler: &Hand
         vars.push(("CLAUDE_PLUGIN_DATA".to_owned(), plugin.data.clone()));
     }
     let how = Resolution {
-        base: project.clone(),
+        base: run_dir
+            .map(std::path::Path::to_path_buf)
+            .or_else(|| project.clone()),
         vars,
         project,
     };
+    let mut settings = std::collections::BTreeMap::new();
+    if let Some(c) = &handler.condition {
+        settings.insert("if".to_owned(), c.text.clone());
+    }
+    if handler.run_async {
+        settings.insert("async".to_owned(), "true".to_owned());
+    }
+    if handler.async_rewake {
+        settings.insert("asyncRewake".to_owned(), "true".to_owned());
+    }
+    match &handler.kind {
+        HandlerKind::Http {
+            headers,
+            allowed_env_vars,
+            ..
+        } => {
+            if !headers.is_empty() {
+                let shown: Vec<String> = headers.iter().map(|(k, v)| format!("{k}: {v}")).collect();
+                settings.insert("headers".to_owned(), shown.join("\n"));
+            }
+            if !allowed_env_vars.is_empty() {
+                settings.insert("allowedEnvVars".to_owned(), allowed_env_vars.join(","));
+            }
+        }
+        HandlerKind::Prompt { model: Some(m), .. } => {
+            settings.insert("model".to_owned(), m.clone());
+        }
+        _ => {}
+    }
     let (runs, scripts) = match &handler.kind {
         HandlerKind::Command {
             command,
@@ -105,5 +144,6 @@ pub fn definition(cfg: &Claude, file: &LoadedFile, group: &Group, handler: &Hand
         matcher: group.matcher_text.clone(),
         runs,
         scripts,
+        settings,
     }
 }

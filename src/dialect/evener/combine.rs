@@ -118,7 +118,8 @@ pub async fn dispatch(evener: &Evener, event: &Event, cx: &DispatchContext<'_>) 
                 ev.as_str(),
                 Some(handler.source.clone()),
             );
-            let definition = || super::trust::definition(evener, plugin, group, handler);
+            let definition =
+                || super::trust::definition(evener, plugin, group, handler, project.as_deref());
             if crate::trust::check(
                 cx.trust,
                 DIALECT,

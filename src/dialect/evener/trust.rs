@@ -22,24 +22,38 @@ pub fn definitions(cfg: &Evener) -> Vec<Definition> {
                 group
                     .handlers
                     .iter()
-                    .map(move |handler| definition(cfg, plugin, group, handler))
+                    .map(move |handler| definition(cfg, plugin, group, handler, None))
             })
         })
         .collect()
 }
 
-/// One handler as trust sees it.
-pub fn definition(cfg: &Evener, plugin: &Plugin, group: &Group, handler: &Handler) -> Definition {
+/// One handler as trust sees it; relative paths in its command resolve
+/// against `run_dir`, where it runs for this event (the project when
+/// `None`).
+pub fn definition(
+    cfg: &Evener,
+    plugin: &Plugin,
+    group: &Group,
+    handler: &Handler,
+    run_dir: Option<&std::path::Path>,
+) -> Definition {
     let project = cfg.options().project.clone();
     let mut vars = vec![("CLAUDE_PLUGIN_ROOT".to_owned(), plugin.root.clone())];
     if let Some(p) = &project {
         vars.push(("CLAUDE_PROJECT_DIR".to_owned(), p.clone()));
     }
     let how = Resolution {
-        base: project.clone(),
+        base: run_dir
+            .map(std::path::Path::to_path_buf)
+            .or_else(|| project.clone()),
         vars,
         project: project.clone(),
     };
+    let mut settings = std::collections::BTreeMap::new();
+    if let HandlerKind::Prompt { model: Some(m), .. } = &handler.kind {
+        settings.insert("model".to_owned(), m.clone());
+    }
     let (runs, scripts) = match (&handler.kind, &handler.command_text) {
         (HandlerKind::Command(_), Some(command)) => (
             Runs::Command {
@@ -79,5 +93,6 @@ pub fn definition(cfg: &Evener, plugin: &Plugin, group: &Group, handler: &Handle
         matcher: Some(group.matcher_text.clone()),
         runs,
         scripts,
+        settings,
     }
 }

@@ -444,7 +444,7 @@ async fn run_event(
                 return result;
             }
             let mut record = HookRun::new(&label, DIALECT, &pe.name(), Some(action.source.clone()));
-            let definition = || super::trust::definition(peen, file, group, action);
+            let definition = || super::trust::definition(peen, file, group, action, Some(cwd));
             if crate::trust::check(
                 cx.trust,
                 DIALECT,

@@ -24,22 +24,46 @@ pub fn definitions(cfg: &Peen) -> Vec<Definition> {
                 group
                     .actions
                     .iter()
-                    .map(move |action| definition(cfg, &file.path, group, action))
+                    .map(move |action| definition(cfg, &file.path, group, action, None))
             })
         })
         .collect()
 }
 
-/// One action as trust sees it.
-pub fn definition(cfg: &Peen, file: &Path, group: &Group, action: &Action) -> Definition {
+/// One action as trust sees it; a relative program resolves against
+/// `run_dir`, the agent's directory for this event (the workspace when
+/// `None`), and the action's `workingDir` below it.
+pub fn definition(
+    cfg: &Peen,
+    file: &Path,
+    group: &Group,
+    action: &Action,
+    run_dir: Option<&Path>,
+) -> Definition {
     let workspace = cfg.options().workspace.clone();
     let needs_approval = match (&cfg.options().config_dir, &workspace) {
         (Some(config), _) if file.starts_with(config) => false,
         (_, Some(ws)) => file.starts_with(ws),
         _ => false,
     };
+    let mut base = run_dir.map(Path::to_path_buf).or_else(|| workspace.clone());
+    let mut settings = std::collections::BTreeMap::new();
+    if let ActionKind::Command(spec) = &action.kind {
+        if let Some(dir) = &spec.working_dir {
+            base = base.map(|b| b.join(dir));
+            settings.insert("workingDir".to_owned(), dir.clone());
+        }
+        if !spec.environment.is_empty() {
+            let shown: Vec<String> = spec
+                .environment
+                .iter()
+                .map(|(k, v)| format!("{k}={v}"))
+                .collect();
+            settings.insert("environment".to_owned(), shown.join("\n"));
+        }
+    }
     let how = Resolution {
-        base: workspace.clone(),
+        base,
         vars: Vec::new(),
         project: workspace,
     };
@@ -73,6 +97,7 @@ pub fn definition(cfg: &Peen, file: &Path, group: &Group, action: &Action) -> De
             .then(|| format!("match {} when {}", matcher[0], matcher[1])),
         runs,
         scripts,
+        settings,
     }
 }
 

@@ -84,7 +84,7 @@ pub async fn dispatch(cfg: &Poolside, event: &Event, cx: &DispatchContext<'_>) -
             break;
         }
         let mut record = HookRun::new(&hook.label, DIALECT, pe.as_str(), Some(hook.source.clone()));
-        let definition = || super::trust::definition(cfg, pe, hook);
+        let definition = || super::trust::definition(cfg, pe, hook, cwd.as_deref());
         if crate::trust::check(
             cx.trust,
             DIALECT,

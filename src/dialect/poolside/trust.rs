@@ -20,16 +20,25 @@ pub fn definitions(cfg: &Poolside) -> Vec<Definition> {
         .flat_map(|pe| {
             cfg.hooks(pe)
                 .iter()
-                .map(move |hook| definition(cfg, pe, hook))
+                .map(move |hook| definition(cfg, pe, hook, None))
         })
         .collect()
 }
 
-/// One hook as trust sees it.
-pub fn definition(cfg: &Poolside, event: PoolEvent, hook: &Hook) -> Definition {
+/// One hook as trust sees it; relative paths in its command resolve
+/// against `run_dir`, where it runs for this event (the project when
+/// `None`).
+pub fn definition(
+    cfg: &Poolside,
+    event: PoolEvent,
+    hook: &Hook,
+    run_dir: Option<&std::path::Path>,
+) -> Definition {
     let project = cfg.workdir().map(std::path::Path::to_path_buf);
     let how = Resolution {
-        base: project.clone(),
+        base: run_dir
+            .map(std::path::Path::to_path_buf)
+            .or_else(|| project.clone()),
         vars: Vec::new(),
         project,
     };
@@ -48,5 +57,6 @@ pub fn definition(cfg: &Poolside, event: PoolEvent, hook: &Hook) -> Definition {
             shell: None,
         },
         scripts: scripts::in_command(&hook.command, &how),
+        settings: Default::default(),
     }
 }
