@@ -88,8 +88,9 @@ pub struct AuditRecord {
     pub signal: Option<i32>,
     /// How long it ran, in milliseconds.
     pub duration_ms: f64,
-    /// What it contributed to the outcome: `deny`, `ask`, `defer`,
-    /// `allow`, `context`, `continue`, `halt`.
+    /// What it contributed to the outcome: `deny` (it blocked), `ask`,
+    /// `defer`, `allow` (its reason came with that decision), `reason` (a
+    /// reason that did not decide), `context`, `continue`, `halt`.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub contributed: Vec<String>,
     /// What went wrong, if anything did.
@@ -176,19 +177,20 @@ fn contributions(run: &HookRun, outcome: &Outcome) -> (Vec<String>, Vec<String>)
         .filter(|r| r.hook == run.hook)
         .map(|r| r.text.as_str())
         .collect();
-    if !reasons.is_empty() {
+    if run.status == RunStatus::Blocked {
+        what.push("deny".to_owned());
+    } else if !reasons.is_empty() {
+        // The combined decision, unless it is a deny this hook did not
+        // give (its own reason lost to another hook's deny).
         let decision = match outcome.decision {
-            Decision::Proceed => "reason",
+            Decision::Proceed | Decision::Deny => "reason",
             Decision::Allow => "allow",
             Decision::Ask => "ask",
             Decision::Defer => "defer",
-            Decision::Deny => "deny",
         };
         what.push(decision.to_owned());
-        texts.extend(reasons.iter().map(|t| (*t).to_owned()));
-    } else if run.status == RunStatus::Blocked {
-        what.push("deny".to_owned());
     }
+    texts.extend(reasons.iter().map(|t| (*t).to_owned()));
     let context: Vec<&str> = outcome
         .context
         .iter()

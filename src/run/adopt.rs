@@ -102,9 +102,10 @@ pub(super) fn record_leader(table: &mut Vec<(i32, u64)>, pid: i32, start: u64) {
     table.push((pid, start));
 }
 
-/// Forgets a leader once it was reaped.
-pub(super) fn forget_leader(pid: i32) {
-    leaders().retain(|&(p, _)| p != pid);
+/// Forgets a leader once it was reaped: the entry recorded for it at
+/// `start`, not another hook that may have got its pid since.
+pub(super) fn forget_leader(pid: i32, start: Option<u64>) {
+    leaders().retain(|&(p, s)| p != pid || start.is_some_and(|start| s != start));
 }
 
 /// Whether `p` is a hook leader of this process (its runner's to reap).

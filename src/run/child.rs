@@ -39,6 +39,9 @@ pub(super) struct Child {
     /// pidfds (before Linux 5.3), where the exit is polled for.
     pidfd: Option<AsyncFd<OwnedFd>>,
     reaped: bool,
+    /// The start time it was recorded with as a hook leader, if it was
+    /// (see [`super::adopt`]).
+    leader_start: Option<u64>,
 }
 
 /// latch's ends of the hook's stdio.
@@ -70,7 +73,7 @@ pub(super) fn spawn(cmd: &HookCommand) -> io::Result<(Child, Pipes)> {
         ),
     };
     let environment = Environment::new(&cmd.env)?;
-    let program = c_string(resolve(argv0, &environment)?.as_os_str())?;
+    let program = c_string(resolve(argv0, &environment, cmd.cwd.as_deref())?.as_os_str())?;
     let argv0 = c_string(argv0.as_os_str())?;
     let argv: Vec<&CStr> = std::iter::once(argv0.as_c_str())
         .chain(args.iter().map(CString::as_c_str))
@@ -100,6 +103,7 @@ pub(super) fn spawn(cmd: &HookCommand) -> io::Result<(Child, Pipes)> {
         pid,
         pidfd: None,
         reaped: false,
+        leader_start: None,
     };
     // From here on `child` owns the process: an error below kills and
     // reaps it (Drop).
@@ -121,6 +125,11 @@ pub(super) fn spawn(cmd: &HookCommand) -> io::Result<(Child, Pipes)> {
 }
 
 impl Child {
+    /// Notes the start time it was recorded with as a hook leader.
+    pub(super) fn set_leader_start(&mut self, start: Option<u64>) {
+        self.leader_start = start;
+    }
+
     /// The process id.
     pub(super) fn id(&self) -> u32 {
         self.pid.as_raw_nonzero().get().unsigned_abs()
@@ -186,16 +195,16 @@ impl Drop for Child {
         // Unreaped, the pid is still this process's zombie or child, so
         // the signal cannot reach a stranger.
         let _ = rustix::process::kill_process(self.pid, Signal::KILL);
-        let pid = self.pid;
+        let (pid, start) = (self.pid, self.leader_start);
         if matches!(self.try_wait(), Ok(Some(_))) {
-            super::adopt::forget_leader(pid.as_raw_nonzero().get());
+            super::adopt::forget_leader(pid.as_raw_nonzero().get(), start);
             return;
         }
         let _ = std::thread::Builder::new()
             .name("latch-reaper".into())
             .spawn(move || {
                 while let Err(rustix::io::Errno::INTR) = waitpid(Some(pid), WaitOptions::empty()) {}
-                super::adopt::forget_leader(pid.as_raw_nonzero().get());
+                super::adopt::forget_leader(pid.as_raw_nonzero().get(), start);
             });
     }
 }
@@ -302,15 +311,20 @@ fn name_of(entry: &[u8]) -> &[u8] {
 /// The program to start. A bare name is looked up on the hook's `PATH`
 /// when that differs from latch's (`posix_spawnp` would search latch's);
 /// otherwise it is passed on for `posix_spawnp` to look up.
-fn resolve(program: &Path, environment: &Environment) -> io::Result<PathBuf> {
+fn resolve(program: &Path, environment: &Environment, cwd: Option<&Path>) -> io::Result<PathBuf> {
     let bare = !program.as_os_str().as_bytes().contains(&b'/');
     let Some(path) = environment.changed_path().filter(|_| bare) else {
         return Ok(program.to_path_buf());
     };
     // No `PATH` at all: the C library's default, as `execvp` uses.
     let path = path.unwrap_or_else(|| OsStr::new("/bin:/usr/bin"));
+    // A relative entry is relative to where the hook starts, as `execvp`
+    // would read it after the working directory is set.
     std::env::split_paths(path)
-        .map(|dir| dir.join(program))
+        .map(|dir| match cwd {
+            Some(cwd) if dir.is_relative() => cwd.join(dir).join(program),
+            _ => dir.join(program),
+        })
         .find(|candidate| {
             candidate.is_file()
                 && rustix::fs::access(candidate, rustix::fs::Access::EXEC_OK).is_ok()

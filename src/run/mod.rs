@@ -359,10 +359,12 @@ fn spawn(cmd: &HookCommand) -> (io::Result<(child::Child, child::Pipes)>, Option
     let mut table = adopt::leaders();
     let start = adopt::ticks_now();
     let spawned = child::spawn(cmd);
-    if let (Ok((child, _)), Some(start)) = (&spawned, start)
+    let mut spawned = spawned;
+    if let (Ok((child, _)), Some(start)) = (&mut spawned, start)
         && let Ok(pid) = i32::try_from(child.id())
     {
         adopt::record_leader(&mut table, pid, start);
+        child.set_leader_start(Some(start));
     }
     (spawned, start)
 }

@@ -69,7 +69,7 @@ impl HookTree {
     pub(super) fn leader_reaped(&mut self) {
         self.leader_reaped = true;
         if adopt::adopting() {
-            adopt::forget_leader(self.leader);
+            adopt::forget_leader(self.leader, self.leader_start);
         }
     }
 
