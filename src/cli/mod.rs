@@ -1,6 +1,7 @@
 //! The `latch` commands, one file each.
 
 mod background;
+mod completions;
 mod config;
 mod convert;
 mod event_input;
@@ -41,9 +42,17 @@ pub mod exit {
     pub const TEST_FAILED: u8 = 1;
 }
 
+/// `latch --version`: the version, the commit it was built from (when
+/// built from git) and the dialects it supports.
+const LONG_VERSION: &str = concat!(
+    env!("CARGO_PKG_VERSION"),
+    env!("LATCH_COMMIT"),
+    "\ndialects: poolside, peen, evener, claude"
+);
+
 /// latch: a hook engine for AI coding agents.
 #[derive(Debug, Parser)]
-#[command(name = "latch", version, about, long_about = None)]
+#[command(name = "latch", version, long_version = LONG_VERSION, about, long_about = None)]
 pub struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -80,6 +89,8 @@ enum Command {
     /// Print a session's audit log: one line per hook run (see
     /// docs/audit.md).
     Log(log::LogArgs),
+    /// Print a shell completion script (bash, zsh, fish, powershell, elvish).
+    Completions(completions::CompletionsArgs),
     /// Run one background hook described on stdin (started by `latch fire`).
     #[command(hide = true)]
     BackgroundHook,
@@ -134,6 +145,7 @@ pub fn run(cli: Cli) -> ExitCode {
         Command::Convert(args) => convert::run(args),
         Command::Trust(args) => trust::run(*args),
         Command::Log(args) => log::run(args),
+        Command::Completions(args) => completions::run(args),
         Command::BackgroundHook => runtime.block_on(background::run()),
     })
     .unwrap_or_else(|m| {

@@ -326,3 +326,35 @@ fn an_unknown_dialect_is_a_usage_error() {
         "{err}"
     );
 }
+
+#[test]
+fn the_long_version_names_the_commit_and_the_dialects() {
+    let out = latch().arg("--version").output().unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.starts_with(&format!("latch {}", env!("CARGO_PKG_VERSION"))),
+        "{text}"
+    );
+    assert!(
+        text.contains("\ndialects: poolside, peen, evener, claude"),
+        "{text}"
+    );
+    let head = std::process::Command::new("git")
+        .args(["rev-parse", "--short=12", "HEAD"])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .ok()
+        .filter(|o| o.status.success())
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_owned());
+    if let Some(head) = head {
+        assert!(
+            text.contains(&format!("(commit {head}")),
+            "{text} (HEAD {head})"
+        );
+    }
+    let short = latch().arg("-V").output().unwrap();
+    assert_eq!(
+        String::from_utf8(short.stdout).unwrap().trim(),
+        format!("latch {}", env!("CARGO_PKG_VERSION"))
+    );
+}

@@ -8,6 +8,7 @@ mod audit;
 mod claude;
 mod claude_events;
 mod claude_util;
+mod completions;
 mod convert;
 mod evener_faults;
 mod evener_lib;
