@@ -9,6 +9,7 @@ mod explain;
 mod fire;
 mod lint;
 mod log;
+mod man;
 mod schema;
 mod serve;
 mod signals;
@@ -91,6 +92,8 @@ enum Command {
     Log(log::LogArgs),
     /// Print a shell completion script (bash, zsh, fish, powershell, elvish).
     Completions(completions::CompletionsArgs),
+    /// Write the manual pages of latch and its subcommands into a directory.
+    Man(man::ManArgs),
     /// Run one background hook described on stdin (started by `latch fire`).
     #[command(hide = true)]
     BackgroundHook,
@@ -146,6 +149,7 @@ pub fn run(cli: Cli) -> ExitCode {
         Command::Trust(args) => trust::run(*args),
         Command::Log(args) => log::run(args),
         Command::Completions(args) => completions::run(args),
+        Command::Man(args) => man::run(args),
         Command::BackgroundHook => runtime.block_on(background::run()),
     })
     .unwrap_or_else(|m| {

@@ -27,6 +27,7 @@ mod explain;
 mod fire;
 mod hostile;
 mod lint;
+mod man;
 mod peen_actions;
 mod peen_command;
 mod peen_journal;
