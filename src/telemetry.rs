@@ -24,7 +24,8 @@ use opentelemetry_sdk::trace::{SdkTracer, SdkTracerProvider};
 
 use crate::audit::{AuditMode, AuditRecord};
 use crate::event::Event;
-use crate::outcome::{Decision, Outcome};
+use crate::outcome::Outcome;
+use crate::text::serde_word as word;
 
 /// The variables that turn the export on.
 pub const ENDPOINT_VARS: [&str; 2] = [
@@ -96,7 +97,7 @@ impl Telemetry {
         let mut attributes = vec![
             KeyValue::new("latch.event", event.event.as_str()),
             KeyValue::new("latch.event_id", event_id.to_owned()),
-            KeyValue::new("latch.decision", decision_word(outcome.decision)),
+            KeyValue::new("latch.decision", word(&outcome.decision)),
             KeyValue::new("latch.runs", outcome.runs.len() as i64),
         ];
         if let Some(s) = session {
@@ -182,24 +183,6 @@ fn hook_attributes(r: &AuditRecord) -> Vec<KeyValue> {
         out.push(KeyValue::new("latch.truncated", true));
     }
     out
-}
-
-fn decision_word(d: Decision) -> &'static str {
-    match d {
-        Decision::Proceed => "proceed",
-        Decision::Allow => "allow",
-        Decision::Ask => "ask",
-        Decision::Defer => "defer",
-        Decision::Deny => "deny",
-    }
-}
-
-/// The snake_case word serde gives a unit enum value.
-fn word<T: serde::Serialize>(value: &T) -> String {
-    serde_json::to_value(value)
-        .ok()
-        .and_then(|v| v.as_str().map(str::to_owned))
-        .unwrap_or_default()
 }
 
 /// The exporter's HTTP client: `ureq`, blocking, one agent for the

@@ -1,5 +1,14 @@
 //! Small text helpers shared by dialects: caps and escaping.
 
+/// The word serde writes for a unit enum value (`blocked`, `hook_blocked`,
+/// `deny`); empty for anything that is not a plain string.
+pub fn serde_word<T: serde::Serialize>(value: &T) -> String {
+    serde_json::to_value(value)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_owned))
+        .unwrap_or_default()
+}
+
 /// Cuts `text` to at most `max` bytes (on a character boundary) and appends
 /// a marker saying how much was cut. Text within the cap is returned as is.
 pub fn cap(text: &str, max: usize) -> String {

@@ -8,6 +8,7 @@ use clap::{Args, ValueEnum};
 
 use latch::Session;
 use latch::audit::AuditRecord;
+use latch::text::serde_word as word;
 
 use super::exit;
 
@@ -150,12 +151,4 @@ fn text(r: &AuditRecord) -> String {
         line.push_str(&format!("  {s}"));
     }
     line
-}
-
-/// The snake_case word serde gives a unit enum value.
-fn word<T: serde::Serialize>(value: &T) -> String {
-    serde_json::to_value(value)
-        .ok()
-        .and_then(|v| v.as_str().map(str::to_owned))
-        .unwrap_or_default()
 }

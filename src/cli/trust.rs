@@ -163,11 +163,6 @@ fn state_word(state: &TrustState) -> &'static str {
     }
 }
 
-/// Whether `select` names `d`.
-fn selected(d: &Definition, select: &Select) -> bool {
-    select.all || select.hooks.iter().any(|h| latch::trust::names(d, h))
-}
-
 fn change(
     definitions: &[Definition],
     state_root: &std::path::Path,
@@ -175,18 +170,13 @@ fn change(
     format: Format,
     approve: bool,
 ) -> u8 {
-    let unknown: Vec<&String> = select
-        .hooks
-        .iter()
-        .filter(|h| !definitions.iter().any(|d| latch::trust::names(d, h)))
-        .collect();
-    for h in &unknown {
-        eprintln!("latch: error: no hook `{h}` is loaded (see `latch trust`)");
-    }
-    if !unknown.is_empty() {
-        return exit::USAGE;
-    }
-    let chosen = definitions.iter().filter(|d| selected(d, select));
+    let chosen = match latch::trust::select(definitions, &select.hooks, select.all) {
+        Ok(chosen) => chosen,
+        Err(why) => {
+            eprintln!("latch: error: {why} (see `latch trust`)");
+            return exit::USAGE;
+        }
+    };
     let updated = if approve {
         latch::trust::approve(state_root, chosen)
     } else {
@@ -203,13 +193,7 @@ fn change(
     let mut out = io::stdout().lock();
     match format {
         Format::Json => {
-            let listed: Vec<serde_json::Value> = changed
-                .iter()
-                .map(|d| {
-                    serde_json::json!({"dialect": d.dialect, "event": d.event, "hook": d.hook,
-                        "source": d.source.to_string()})
-                })
-                .collect();
+            let listed: Vec<latch::trust::Brief> = changed.iter().map(|d| (*d).into()).collect();
             let _ = writeln!(out, "{}", serde_json::json!({ verb: listed }));
         }
         Format::Text => {

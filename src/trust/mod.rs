@@ -381,6 +381,55 @@ pub fn names(d: &Definition, name: &str) -> bool {
         || name == d.source.to_string()
 }
 
+/// The definitions `names` name (see [`names`]), or every one with `all`.
+///
+/// # Errors
+/// When a name matches no definition, or there is no name and no `all`
+/// (the message says which).
+pub fn select<'a>(
+    definitions: &'a [Definition],
+    hooks: &[String],
+    all: bool,
+) -> Result<Vec<&'a Definition>, String> {
+    if !all && hooks.is_empty() {
+        return Err("name the hooks, or select all".to_owned());
+    }
+    if let Some(unknown) = hooks
+        .iter()
+        .find(|h| !definitions.iter().any(|d| names(d, h)))
+    {
+        return Err(format!("no hook `{unknown}` is loaded"));
+    }
+    Ok(definitions
+        .iter()
+        .filter(|d| all || hooks.iter().any(|h| names(d, h)))
+        .collect())
+}
+
+/// A hook named in `latch trust approve`'s and `revoke`'s answers.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
+pub struct Brief {
+    /// The dialect that loads it.
+    pub dialect: String,
+    /// Its event, in the dialect's spelling.
+    pub event: String,
+    /// Its label.
+    pub hook: String,
+    /// Where it is declared: `FILE:LINE:COLUMN`.
+    pub source: String,
+}
+
+impl From<&Definition> for Brief {
+    fn from(d: &Definition) -> Brief {
+        Brief {
+            dialect: d.dialect.clone(),
+            event: d.event.clone(),
+            hook: d.hook.clone(),
+            source: d.source.to_string(),
+        }
+    }
+}
+
 /// What a dialect does with one hook under the harness's policy.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Admission {

@@ -276,13 +276,13 @@ struct Loaded {
 /// Configuration files' texts, by path.
 type FileTexts = std::collections::BTreeMap<PathBuf, Vec<u8>>;
 
-/// The answer to a `trust/…` request (blocking: reads, hashes, locks and
-/// writes the store).
+/// The answer to a `trust/…` request about `definitions` (every hook for
+/// `list`, the chosen ones otherwise); blocking: reads, hashes, locks and
+/// writes the store.
 fn trust_answer(
     id: &Value,
     root: &std::path::Path,
     definitions: &[latch::trust::Definition],
-    params: &TrustParams,
     action: TrustAction,
 ) -> String {
     if action == TrustAction::List {
@@ -291,20 +291,14 @@ fn trust_answer(
             Err(e) => rpc::error(id, code::INTERNAL_ERROR, &e.to_string()),
         };
     }
-    let chosen = definitions
-        .iter()
-        .filter(|d| params.all || params.hooks.iter().any(|h| latch::trust::names(d, h)));
     let (key, changed) = if action == TrustAction::Approve {
-        ("approved", latch::trust::approve(root, chosen))
+        ("approved", latch::trust::approve(root, definitions))
     } else {
-        ("revoked", latch::trust::revoke(root, chosen))
+        ("revoked", latch::trust::revoke(root, definitions))
     };
     match changed {
         Ok(changed) => {
-            let listed: Vec<Value> = changed
-                .iter()
-                .map(|d| json!({"dialect": d.dialect, "event": d.event, "hook": d.hook, "source": d.source.to_string()}))
-                .collect();
+            let listed: Vec<latch::trust::Brief> = changed.iter().map(|d| (*d).into()).collect();
             rpc::result(id, &json!({ key: listed }))
         }
         Err(e) => rpc::error(id, code::INTERNAL_ERROR, &e.to_string()),
@@ -544,32 +538,20 @@ impl Server {
             &Event::new(latch::EventKind::SessionStart),
         );
         let definitions = engine.definitions();
-        if action != TrustAction::List {
-            if !params.all && params.hooks.is_empty() {
-                return Some(rpc::error(
-                    id,
-                    code::INVALID_PARAMS,
-                    "name the hooks, or set `all`",
-                ));
+        // Approve and revoke work on the hooks named, checked here.
+        let definitions = if action == TrustAction::List {
+            definitions
+        } else {
+            match latch::trust::select(&definitions, &params.hooks, params.all) {
+                Ok(chosen) => chosen.into_iter().cloned().collect(),
+                Err(why) => return Some(rpc::error(id, code::INVALID_PARAMS, &why)),
             }
-            if let Some(unknown) = params
-                .hooks
-                .iter()
-                .find(|h| !definitions.iter().any(|d| latch::trust::names(d, h)))
-            {
-                return Some(rpc::error(
-                    id,
-                    code::INVALID_PARAMS,
-                    &format!("no hook `{unknown}` is loaded"),
-                ));
-            }
-        }
+        };
         let (id, out) = (id.clone(), self.out.clone());
         tokio::spawn(async move {
-            let answer = tokio::task::spawn_blocking(move || {
-                trust_answer(&id, &root, &definitions, &params, action)
-            })
-            .await;
+            let answer =
+                tokio::task::spawn_blocking(move || trust_answer(&id, &root, &definitions, action))
+                    .await;
             if let Ok(answer) = answer {
                 let _ = out.send(answer);
             }
