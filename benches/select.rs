@@ -87,10 +87,10 @@ fn bench_select(c: &mut Criterion) {
         .measurement_time(Duration::from_secs(3));
     for (label, tool, expected) in cases {
         let event = Event::tool_before(tool, serde_json::json!({"cmd": "ls"})).with_session("s");
-        let selected = pool.select(&event);
+        let selected = latch::dialect::poolside::select(&pool, &event);
         assert_eq!(selected.len(), expected, "{tool}");
         group.bench_with_input(BenchmarkId::new(label, tool), &event, |b, event| {
-            b.iter(|| black_box(pool.select(black_box(event))));
+            b.iter(|| black_box(latch::dialect::poolside::select(&pool, black_box(event))));
         });
         // `latch fire` selects once per process, with the regex caches cold:
         // a clone of the config starts with fresh caches (the clone itself is
@@ -102,7 +102,7 @@ fn bench_select(c: &mut Criterion) {
                 b.iter_batched(
                     || pool.clone(),
                     |fresh| {
-                        black_box(fresh.select(black_box(event)).len());
+                        black_box(latch::dialect::poolside::select(&fresh, black_box(event)).len());
                         fresh
                     },
                     BatchSize::SmallInput,
@@ -175,9 +175,13 @@ fn bench_select_evener(c: &mut Criterion) {
         .measurement_time(Duration::from_secs(3));
     for (label, tool, expected) in cases {
         let event = Event::tool_before(tool, serde_json::json!({})).with_session("s");
-        assert_eq!(evener.select(&event).len(), expected, "{tool}");
+        assert_eq!(
+            latch::dialect::evener::select(&evener, &event).len(),
+            expected,
+            "{tool}"
+        );
         group.bench_with_input(BenchmarkId::new(label, tool), &event, |b, event| {
-            b.iter(|| black_box(evener.select(black_box(event))));
+            b.iter(|| black_box(latch::dialect::evener::select(&evener, black_box(event))));
         });
     }
     group.finish();

@@ -8,8 +8,23 @@
 //! loop). It never holds the event's payload, what the hook printed or
 //! environment values: with [`AuditMode::Full`] the harness opts in to the
 //! hook's message and the texts it contributed, which may quote its
-//! output. The file is bounded: past [`MAX_LOG_BYTES`] it becomes
+//! output. The file is bounded: past 4 MiB it becomes
 //! `audit.1.jsonl` (replacing the one before) and a new one starts.
+//!
+//! # Example
+//!
+//! ```
+//! use latch::audit::AuditMode;
+//!
+//! // `runs` (the default of `latch fire`) records the facts of each hook run;
+//! // `full` adds what hooks said; `off` writes nothing.
+//! let mode: AuditMode = "full".parse()?;
+//! assert_eq!(mode, AuditMode::Full);
+//! assert!("everything".parse::<AuditMode>().is_err());
+//! let engine = latch::Engine::new().with_audit(mode);
+//! # drop(engine);
+//! # Ok::<(), String>(())
+//! ```
 
 use serde::{Deserialize, Serialize};
 
@@ -18,13 +33,13 @@ use crate::outcome::{Decision, ErrorCategory, HookRun, Outcome, RunStatus, Trust
 
 /// The size at which a session's log is rotated; with the previous file,
 /// a session keeps at most twice this.
-pub const MAX_LOG_BYTES: u64 = 4 * 1024 * 1024;
+pub(crate) const MAX_LOG_BYTES: u64 = 4 * 1024 * 1024;
 
 /// The log file in a session's directory.
-pub const LOG_FILE: &str = "audit.jsonl";
+pub(crate) const LOG_FILE: &str = "audit.jsonl";
 
 /// The previous log file, after a rotation.
-pub const PREVIOUS_LOG_FILE: &str = "audit.1.jsonl";
+pub(crate) const PREVIOUS_LOG_FILE: &str = "audit.1.jsonl";
 
 /// What the audit log records.
 #[derive(
@@ -57,7 +72,7 @@ impl std::str::FromStr for AuditMode {
 
 /// One hook run, as the audit log records it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct AuditRecord {
+pub(crate) struct AuditRecord {
     /// When the dispatch ended, RFC 3339 in UTC with milliseconds.
     pub time: String,
     /// The session.
@@ -112,7 +127,7 @@ pub struct AuditRecord {
 }
 
 /// The records of one dispatch's runs.
-pub fn records(
+pub(crate) fn records(
     mode: AuditMode,
     session: &str,
     event: &Event,
@@ -220,7 +235,7 @@ fn contributions(run: &HookRun, outcome: &Outcome) -> (Vec<String>, Vec<String>)
 }
 
 /// The records as JSON lines.
-pub fn to_lines(records: &[AuditRecord]) -> Vec<u8> {
+pub(crate) fn to_lines(records: &[AuditRecord]) -> Vec<u8> {
     let mut out = Vec::new();
     for r in records {
         if serde_json::to_writer(&mut out, r).is_ok() {

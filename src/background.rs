@@ -3,9 +3,47 @@
 //! session's on-disk state for a later event, exactly as `latch fire`'s
 //! detached processes keep it, so the two can be mixed.
 //!
-//! ```no_run
-//! let engine = latch::Engine::new()
-//!     .with_background(latch::background::Tasks::new("/var/lib/my-harness/latch"));
+//! # Example
+//!
+//! ```
+//! use std::sync::mpsc;
+//! use std::time::Duration;
+//!
+//! use latch::background::Tasks;
+//! use latch::dialect::claude::{self, Claude};
+//! use latch::{Engine, Event, EventKind, Session};
+//!
+//! // An `async` PostToolUse hook: the event does not wait for it.
+//! let settings = r#"{"hooks": {"PostToolUse": [{"hooks": [{"type": "command", "async": true,
+//!     "command": "echo '{\"hookSpecificOutput\": {\"hookEventName\": \"PostToolUse\", \"additionalContext\": \"lint passed\"}}'"}]}]}}"#;
+//! let state = tempfile::tempdir()?;
+//! let (answers, answered) = mpsc::channel();
+//! let engine = Engine::new()
+//!     .with_dialect(Claude::load(claude::Options {
+//!         sources: claude::Sources { settings: Some(settings.into()), ..Default::default() },
+//!         ..Default::default()
+//!     }))
+//!     .with_background(Tasks::new(state.path()).with_listener(move |answer| {
+//!         let _ = answers.send(answer.clone());
+//!     }));
+//! let mut event = Event::tool_before("Bash", serde_json::json!({"command": "make lint"}))
+//!     .with_session("s1");
+//! event.event = EventKind::ToolAfter;
+//! if let Some(tool) = event.tool.as_mut() {
+//!     tool.output = Some(latch::RawJson::from_value(&serde_json::json!("ok")));
+//! }
+//! let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
+//! let session = Session::open(state.path(), "s1")?;
+//! runtime.block_on(async {
+//!     engine.dispatch(&event, &session).await?;
+//!     // The hook runs on this runtime; its answer arrives once it ends, and
+//!     // is also kept for the session's next event.
+//!     tokio::time::sleep(Duration::from_millis(500)).await;
+//!     Ok::<_, latch::EventError>(())
+//! })?;
+//! let answer = answered.recv_timeout(Duration::from_secs(10))?;
+//! assert!(answer.texts.iter().any(|t| t.contains("lint passed")), "{answer:?}");
+//! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
 use std::path::PathBuf;

@@ -3,6 +3,23 @@
 //! Loading never fails as a whole: it returns what is usable plus a list of
 //! [`Diagnostic`]s, each naming the file, the line and column where there is
 //! one, and the hook and event it concerns.
+//!
+//! # Example
+//!
+//! ```
+//! use latch::{Diagnostic, Position};
+//!
+//! let d = Diagnostic::warning("unknown field `comand`")
+//!     .in_file(".poolside/settings.yaml")
+//!     .at(Some(Position { line: 4, column: 7 }))
+//!     .for_hook("block-sudo")
+//!     .with_hint("did you mean `command`?");
+//! assert_eq!(
+//!     d.to_string(),
+//!     ".poolside/settings.yaml:4:7: warning: unknown field `comand` [hook block-sudo]\n  \
+//!      help: did you mean `command`?"
+//! );
+//! ```
 
 use std::fmt;
 use std::path::PathBuf;

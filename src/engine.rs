@@ -1,4 +1,20 @@
 //! The [`Engine`]: holds the loaded dialects and dispatches events to them.
+//!
+//! # Example
+//!
+//! ```
+//! use latch::{Decision, Engine, Event, Session};
+//!
+//! // An engine without dialects lets everything through; add dialects with
+//! // `with_dialect` (see `latch::dialect`).
+//! let engine = Engine::new();
+//! let event = Event::tool_before("shell", serde_json::json!({"cmd": "ls"}));
+//! let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
+//! let outcome = runtime.block_on(engine.dispatch(&event, &Session::in_memory(None)))?;
+//! assert_eq!(outcome.decision, Decision::Proceed);
+//! assert!(outcome.runs.is_empty());
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{SystemTime, UNIX_EPOCH};
@@ -10,7 +26,10 @@ use crate::dialect::Dialect;
 use crate::event::{Event, EventError};
 use crate::outcome::Outcome;
 use crate::pipeline::DispatchContext;
-pub use crate::pipeline::{InputValidator, ObjectArguments};
+// The traits a harness implements to plug into the engine.
+pub use crate::pipeline::{
+    Background, BackgroundJob, BoxFuture, HarnessHandlers, InputValidator, ObjectArguments,
+};
 use crate::run::{Cancel, Runner};
 use crate::session::Session;
 
@@ -90,10 +109,7 @@ impl Engine {
 
     /// Runs background hooks (the claude dialect's `async` handlers)
     /// through `background`; without one they are skipped.
-    pub fn with_background(
-        mut self,
-        background: impl crate::pipeline::Background + 'static,
-    ) -> Self {
+    pub fn with_background(mut self, background: impl Background + 'static) -> Self {
         self.background = Some(Box::new(background));
         self
     }
@@ -101,10 +117,7 @@ impl Engine {
     /// Runs the claude dialect's `agent` and `mcp_tool` handlers through
     /// the harness's sub-agents and tool servers; without this they are
     /// skipped.
-    pub fn with_harness_handlers(
-        mut self,
-        handlers: impl crate::pipeline::HarnessHandlers + 'static,
-    ) -> Self {
+    pub fn with_harness_handlers(mut self, handlers: impl HarnessHandlers + 'static) -> Self {
         self.harness = Some(Box::new(handlers));
         self
     }
@@ -274,6 +287,8 @@ mod tests {
     struct Panics {
         denies: bool,
     }
+
+    impl crate::dialect::sealed::Sealed for Panics {}
 
     impl Dialect for Panics {
         fn name(&self) -> &'static str {

@@ -3,6 +3,25 @@
 //! Harnesses build an `Event` (or write its JSON for `latch fire`); each
 //! dialect translates it into its own event name and payload. See
 //! `docs/events.md` for the JSON form, field by field.
+//!
+//! # Example
+//!
+//! ```
+//! use latch::{Event, EventKind};
+//!
+//! // The JSON a harness sends to `latch fire` or `latch serve`.
+//! let event: Event = serde_json::from_str(
+//!     r#"{"event": "tool_before", "session_id": "s1",
+//!         "tool": {"name": "shell", "input": {"cmd": "ls -la"}}}"#,
+//! )?;
+//! event.validate()?;
+//! assert_eq!(event.event, EventKind::ToolBefore);
+//! assert_eq!(event.tool_name(), Some("shell"));
+//! // A `tool_before` without its tool is refused.
+//! let bad: Event = serde_json::from_str(r#"{"event": "tool_before"}"#)?;
+//! assert!(bad.validate().is_err());
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 
 use std::fmt;
 use std::path::PathBuf;

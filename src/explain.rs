@@ -1,5 +1,31 @@
 //! Explanations: for one event, every configured hook and whether it would
 //! run, and why. Nothing runs. `latch explain` prints them.
+//!
+//! # Example
+//!
+//! ```
+//! use latch::dialect::poolside::{Poolside, Sources};
+//! use latch::{Engine, Event};
+//!
+//! let project = tempfile::tempdir()?;
+//! std::fs::create_dir(project.path().join(".poolside"))?;
+//! std::fs::write(
+//!     project.path().join(".poolside/settings.yaml"),
+//!     "hooks:\n  PreToolUse:\n    - name: shell-guard\n      matcher: shell\n      command: ./guard.sh\n    \
+//!      - name: edit-guard\n      matcher: edit\n      command: ./guard.sh\n",
+//! )?;
+//! let engine = Engine::new().with_dialect(Poolside::load(&Sources {
+//!     project: Some(project.path().to_path_buf()),
+//!     ..Sources::default()
+//! }));
+//! // Which hooks would run for this event, and why: nothing runs.
+//! let event = Event::tool_before("shell", serde_json::json!({"cmd": "ls"}));
+//! let all: Vec<_> = engine.dialects().flat_map(|d| d.explain(&event)).collect();
+//! assert_eq!(all.len(), 2);
+//! assert!(all[0].runs && all[0].hook == "shell-guard");
+//! assert!(!all[1].runs, "{}", all[1].reason);
+//! # Ok::<(), std::io::Error>(())
+//! ```
 
 use serde::Serialize;
 
@@ -17,7 +43,7 @@ pub struct Explanation {
     pub hook: String,
     /// What it runs, shortened, when the label alone does not tell hooks
     /// apart: every evener handler, unnamed poolside hooks and unnamed peen
-    /// actions. See [`short_command`] and [`excerpt`].
+    /// actions. Commands are cut to 48 characters.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub summary: Option<String>,
     /// Where it was declared.
@@ -77,7 +103,7 @@ impl Explanation {
 }
 
 /// How many characters a summary keeps before its ellipsis.
-pub const SUMMARY_CHARS: usize = 48;
+pub(crate) const SUMMARY_CHARS: usize = 48;
 
 /// A shell command, shortened to tell hooks apart: whitespace collapsed,
 /// every plain path word (no quotes or shell operators inside, after one
@@ -85,7 +111,7 @@ pub const SUMMARY_CHARS: usize = 48;
 /// cut to [`SUMMARY_CHARS`] characters with `…`.
 /// `python3 "${CLAUDE_PLUGIN_ROOT}/hooks/check.py" --strict` becomes
 /// `python3 check.py --strict`.
-pub fn short_command(command: &str) -> String {
+pub(crate) fn short_command(command: &str) -> String {
     let words: Vec<String> = command.split_whitespace().map(short_word).collect();
     excerpt(&words.join(" "))
 }
@@ -111,7 +137,7 @@ fn short_word(word: &str) -> String {
 
 /// Text cut to [`SUMMARY_CHARS`] characters, whitespace collapsed, with
 /// `…` when cut (at the last space when there is one late enough).
-pub fn excerpt(text: &str) -> String {
+pub(crate) fn excerpt(text: &str) -> String {
     let text = text.split_whitespace().collect::<Vec<_>>().join(" ");
     if text.chars().count() <= SUMMARY_CHARS {
         return text;
@@ -127,7 +153,7 @@ pub fn excerpt(text: &str) -> String {
 /// Puts the hooks that would run first, in their run order, then the rest
 /// in configuration order. `list` must be in configuration order, with the
 /// running ones already in run order relative to each other.
-pub fn run_order_first(mut list: Vec<Explanation>) -> Vec<Explanation> {
+pub(crate) fn run_order_first(mut list: Vec<Explanation>) -> Vec<Explanation> {
     list.sort_by_key(|e| !e.runs);
     list
 }

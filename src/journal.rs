@@ -24,6 +24,22 @@
 //! that its size, and the cost of each update, stays flat: every `started`
 //! entry is kept, and the finished entries of the [`KEEP_TURNS`] most
 //! recent turns (a key's turn is its part before the first `/`).
+//!
+//! # Example
+//!
+//! ```
+//! use latch::Session;
+//! use latch::journal::Journal;
+//!
+//! // A harness that resumes after a crash reads the session's journal and
+//! // settles the runs left uncertain with `Journal::resolve`.
+//! let state = tempfile::tempdir()?;
+//! let session = Session::open(state.path(), "session-1")?;
+//! let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
+//! let entries = runtime.block_on(Journal::new(&session).read())?;
+//! assert!(entries.is_empty(), "nothing ran yet");
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 
 mod owner;
 

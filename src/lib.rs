@@ -45,36 +45,61 @@
 //! # }
 //! ```
 
+/// Declares crate-internal modules: `pub(crate)`, or with the `internals`
+/// feature `pub` and hidden from the documentation, so latch's own
+/// integration tests, benches and fuzz targets can reach parsers and
+/// dialect internals. Nothing declared this way is part of the stable API.
+macro_rules! internal_mods {
+    ($($(#[$meta:meta])* $name:ident),* $(,)?) => {$(
+        $(#[$meta])*
+        #[cfg(feature = "internals")]
+        #[doc(hidden)]
+        pub mod $name;
+        $(#[$meta])*
+        #[cfg(not(feature = "internals"))]
+        pub(crate) mod $name;
+    )*};
+}
+
 pub mod audit;
 pub mod background;
-pub mod config;
-pub mod convert;
+pub mod cli;
 pub mod diag;
 pub mod dialect;
 pub mod engine;
 pub mod event;
 pub mod explain;
 pub mod journal;
-pub mod lint;
-pub mod matcher;
-pub mod model;
 pub mod outcome;
-pub mod panic;
-pub mod permission_rule;
-pub mod pipeline;
 pub mod run;
-pub mod scenario;
 pub mod session;
 pub mod telemetry;
-pub mod text;
 pub mod trust;
 pub mod vocabulary;
+
+internal_mods!(
+    config,
+    convert,
+    lint,
+    matcher,
+    model,
+    panic,
+    permission_rule,
+    pipeline,
+    scenario,
+    text,
+);
 
 pub use diag::{Diagnostic, Position, Severity, SourceRef};
 pub use engine::{Engine, InputValidator, ObjectArguments};
 pub use event::{Event, EventError, EventKind, RawJson, ToolCall};
 pub use outcome::{Decision, HookRun, Outcome};
 pub use session::Session;
+
+/// docs/embedding.md's harness, compiled and run as a doctest.
+#[doc = include_str!("../docs/embedding.md")]
+#[cfg(doctest)]
+pub struct EmbeddingDoctests;
 
 /// The README's Rust examples, compiled as doctests so they cannot rot.
 #[doc = include_str!("../README.md")]

@@ -1,13 +1,6 @@
-//! The `latch` command line. All logic lives in the library and `cli/`;
-//! this file only parses arguments and maps results to exit codes.
+//! The `latch` command line. Everything lives in the library: the binary
+//! is one call to [`latch::cli::main`].
 
-mod cli;
-
-use std::process::ExitCode;
-
-use clap::Parser;
-
-fn main() -> ExitCode {
-    let args = cli::Cli::parse();
-    cli::run(args)
+fn main() -> std::process::ExitCode {
+    latch::cli::main()
 }

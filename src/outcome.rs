@@ -1,6 +1,23 @@
 //! The [`Outcome`]: the one decision the harness applies after an event's hooks ran.
 //!
 //! Every field is documented for users in `docs/outcome.md`.
+//!
+//! # Example
+//!
+//! ```
+//! use latch::{Decision, Outcome};
+//!
+//! // `latch fire` prints the same outcome as JSON; a harness in another
+//! // language reads it with the same field names.
+//! let outcome: Outcome = serde_json::from_str(
+//!     r#"{"event": "tool_before", "decision": "deny",
+//!         "reasons": [{"hook": "no-sudo", "text": "no sudo"}]}"#,
+//! )?;
+//! assert_eq!(outcome.decision, Decision::Deny);
+//! assert!(outcome.is_denied());
+//! assert_eq!(outcome.reasons[0].text, "no sudo");
+//! # Ok::<(), serde_json::Error>(())
+//! ```
 
 use std::time::Duration;
 
@@ -273,7 +290,7 @@ pub enum TrustWord {
 
 impl HookRun {
     /// A record with the given identity, status `Ok` and no details.
-    pub fn new(hook: &str, dialect: &str, event: &str, source: Option<SourceRef>) -> Self {
+    pub(crate) fn new(hook: &str, dialect: &str, event: &str, source: Option<SourceRef>) -> Self {
         HookRun {
             hook: hook.to_owned(),
             dialect: dialect.to_owned(),
@@ -294,13 +311,13 @@ impl HookRun {
     }
 
     /// Sets the duration.
-    pub fn took(&mut self, d: Duration) {
+    pub(crate) fn took(&mut self, d: Duration) {
         // Microsecond precision is plenty and keeps the JSON readable.
         self.duration_ms = (d.as_secs_f64() * 1_000_000.0).round() / 1000.0;
     }
 
     /// Marks the run failed with a category and a message.
-    pub fn fail(&mut self, category: ErrorCategory, message: impl Into<String>) {
+    pub(crate) fn fail(&mut self, category: ErrorCategory, message: impl Into<String>) {
         self.status = RunStatus::Failed;
         self.error = Some(category);
         self.message = Some(message.into());
@@ -420,7 +437,7 @@ impl Outcome {
     /// decision wins (see [`Decision::strength`]),
     /// reasons, context, notices, warnings, events and runs append in order,
     /// and a later rewrite replaces an earlier one (the later dialect saw it).
-    pub fn absorb(&mut self, later: Outcome) {
+    pub(crate) fn absorb(&mut self, later: Outcome) {
         if later.decision.strength() > self.decision.strength() {
             self.decision = later.decision;
         }

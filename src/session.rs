@@ -18,6 +18,25 @@
 //! are bounded by [`LOCK_WAIT`] and cancellable, and the blocking file work
 //! (reads, writes, fsyncs) runs on tokio's blocking pool, never on the
 //! runtime's own thread. See `files.rs` and `lock.rs`.
+//!
+//! # Example
+//!
+//! ```
+//! use std::os::unix::fs::PermissionsExt;
+//!
+//! use latch::Session;
+//!
+//! // What `latch fire --state-dir` does for each event of a session.
+//! let root = tempfile::tempdir()?;
+//! let session = Session::open(root.path(), "session/1")?;
+//! assert_eq!(session.id(), Some("session/1"));
+//! let dir = session.dir().expect("on disk");
+//! assert!(dir.ends_with("sessions/session%2F1"));
+//! assert_eq!(std::fs::metadata(dir)?.permissions().mode() & 0o777, 0o700);
+//! // A harness that keeps one process per conversation can stay in memory.
+//! assert!(Session::in_memory(None).dir().is_none());
+//! # Ok::<(), std::io::Error>(())
+//! ```
 
 pub(crate) mod files;
 mod lock;
@@ -168,7 +187,7 @@ impl Session {
     }
 
     /// Appends `lines` to the session's audit log (see [`crate::audit`]),
-    /// rotating it once it is over [`crate::audit::MAX_LOG_BYTES`]. One
+    /// rotating it once it is over 4 MiB. One
     /// `write` per call, to a file opened `O_APPEND`, so the lines of
     /// overlapping processes do not interleave. A session in memory keeps
     /// no log.

@@ -7,13 +7,28 @@
 //! with `/v1/traces` appended); the protocol is `http/protobuf` unless
 //! `OTEL_EXPORTER_OTLP_PROTOCOL` says `http/json`; the headers variables
 //! apply as the official exporter reads them, the timeout variables as
-//! [`UreqClient`] reads them (compression is not built in). Spans are batched on the SDK's own thread and sent
+//! `UreqClient` reads them (compression is not built in). Spans are batched on the SDK's own thread and sent
 //! with `ureq`, latch's HTTP client (the exporter's own clients would add
 //! reqwest or hyper); [`Telemetry::flush`] sends what is pending, which
 //! `latch fire` does before it exits.
 //!
 //! Like the audit log, spans never carry the payload, what a hook printed
 //! or environment values.
+//!
+//! # Example
+//!
+//! ```
+//! use latch::telemetry::Telemetry;
+//!
+//! // Spans are exported only when an OTLP endpoint variable is set
+//! // (`OTEL_EXPORTER_OTLP_ENDPOINT` or `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`).
+//! let mut engine = latch::Engine::new();
+//! if let Some(telemetry) = Telemetry::from_env()? {
+//!     engine = engine.with_telemetry(std::sync::Arc::new(telemetry));
+//! }
+//! # drop(engine);
+//! # Ok::<(), String>(())
+//! ```
 
 use std::time::{Duration, SystemTime};
 
@@ -28,7 +43,7 @@ use crate::outcome::Outcome;
 use crate::text::serde_word as word;
 
 /// The variables that turn the export on.
-pub const ENDPOINT_VARS: [&str; 2] = [
+pub(crate) const ENDPOINT_VARS: [&str; 2] = [
     "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT",
     "OTEL_EXPORTER_OTLP_ENDPOINT",
 ];

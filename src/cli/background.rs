@@ -10,9 +10,9 @@ use std::process::{Command, Stdio};
 
 use serde::{Deserialize, Serialize};
 
-use latch::pipeline::{Background, BackgroundJob};
-use latch::run::Runner;
-use latch::session::Session;
+use crate::pipeline::{Background, BackgroundJob};
+use crate::run::Runner;
+use crate::session::Session;
 
 use super::exit;
 
@@ -79,7 +79,7 @@ pub async fn run() -> u8 {
     let Ok(sent) = serde_json::from_slice::<Sent>(&text) else {
         return exit::BAD_EVENT;
     };
-    let _ = latch::run::become_subreaper();
+    let _ = crate::run::become_subreaper();
     if !sent.job.deliver {
         Runner::default().run(&sent.job.command).await;
         return exit::OK;
@@ -90,7 +90,7 @@ pub async fn run() -> u8 {
     };
     let session = Session::open_or_unusable(root, id);
     let result = Runner::default().run(&sent.job.command).await;
-    match latch::background::keep_answer(&sent.job, &result, &session).await {
+    match crate::background::keep_answer(&sent.job, &result, &session).await {
         Ok(_) => exit::OK,
         Err(_) => exit::INTERNAL,
     }

@@ -5,16 +5,16 @@ use std::path::PathBuf;
 
 use clap::{Args, ValueEnum};
 
-use latch::audit::AuditMode;
-use latch::config::env_path;
-use latch::dialect::Dialect;
-use latch::dialect::claude::{self, Claude};
-use latch::dialect::evener::{self, Evener, PromptConfig, ToolNames};
-use latch::dialect::failed::{DenyRule, FailedLoad};
-use latch::dialect::peen::{self, Peen};
-use latch::dialect::poolside::{Poolside, Sources};
-use latch::trust::{Gate, Policies};
-use latch::{Diagnostic, Engine, Event, Session};
+use crate::audit::AuditMode;
+use crate::config::env_path;
+use crate::dialect::Dialect;
+use crate::dialect::claude::{self, Claude};
+use crate::dialect::evener::{self, Evener, PromptConfig, ToolNames};
+use crate::dialect::failed::{DenyRule, FailedLoad};
+use crate::dialect::peen::{self, Peen};
+use crate::dialect::poolside::{Poolside, Sources};
+use crate::trust::{Gate, Policies};
+use crate::{Diagnostic, Engine, Event, Session};
 
 /// A dialect latch can load, by its name on the command line.
 #[derive(
@@ -256,7 +256,7 @@ impl ConfigArgs {
         if load_poolside {
             engine = with_loaded(
                 engine,
-                latch::dialect::poolside::DIALECT,
+                crate::dialect::poolside::DIALECT,
                 || Poolside::load(&sources),
                 Box::new(|_| false),
             );
@@ -316,8 +316,8 @@ impl ConfigArgs {
                 },
                 project: project.clone(),
                 vocabulary: match own_vocabulary {
-                    Some(v) => latch::vocabulary::Vocabulary::builtin().extended(v),
-                    None => latch::vocabulary::Vocabulary::builtin(),
+                    Some(v) => crate::vocabulary::Vocabulary::builtin().extended(v),
+                    None => crate::vocabulary::Vocabulary::builtin(),
                 },
                 prompt: prompt_config.clone(),
                 texts: claude::text::Texts {
@@ -351,11 +351,11 @@ fn trust_spec(s: &str) -> Result<String, String> {
 fn vocabulary_file(
     file: Option<&std::path::Path>,
     diags: &mut Vec<Diagnostic>,
-) -> Option<latch::vocabulary::Vocabulary> {
+) -> Option<crate::vocabulary::Vocabulary> {
     let file = file?;
-    match latch::config::read_bounded_text(file, latch::config::MAX_CONFIG_FILE) {
+    match crate::config::read_bounded_text(file, crate::config::MAX_CONFIG_FILE) {
         Ok(text) => {
-            let (v, d) = latch::vocabulary::Vocabulary::from_text(&text, file);
+            let (v, d) = crate::vocabulary::Vocabulary::from_text(&text, file);
             diags.extend(d);
             Some(v)
         }
@@ -376,7 +376,7 @@ fn with_loaded<D: Dialect + 'static>(
     load: impl FnOnce() -> D,
     denies: DenyRule,
 ) -> Engine {
-    match latch::panic::catch(load) {
+    match crate::panic::catch(load) {
         Ok(d) => engine.with_dialect(d),
         Err(m) => engine.with_dialect(FailedLoad::new(name, &m, denies)),
     }

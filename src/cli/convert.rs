@@ -5,15 +5,15 @@ use std::path::{Path, PathBuf};
 
 use clap::Args;
 
-use latch::convert::{
+use crate::convert::{
     from_claude, from_evener, from_peen, from_poolside, to_claude, to_evener, to_peen, to_poolside,
 };
-use latch::dialect::Dialect;
-use latch::dialect::claude::{self, Claude};
-use latch::dialect::evener::{self, Evener};
-use latch::dialect::peen::{self, Peen};
-use latch::dialect::poolside::{Poolside, Sources};
-use latch::lint::render::render;
+use crate::dialect::Dialect;
+use crate::dialect::claude::{self, Claude};
+use crate::dialect::evener::{self, Evener};
+use crate::dialect::peen::{self, Peen};
+use crate::dialect::poolside::{Poolside, Sources};
+use crate::lint::render::render;
 
 use super::exit;
 
@@ -139,10 +139,10 @@ pub fn run(args: ConvertArgs) -> u8 {
     // A load warning or note at the place of a report entry says the same
     // thing less precisely (`"if" is parsed but reserved` where the report
     // says it is dropped): the report entry stays.
-    let mut all: Vec<latch::Diagnostic> = load
+    let mut all: Vec<crate::Diagnostic> = load
         .into_iter()
         .filter(|d| {
-            d.severity == latch::Severity::Error
+            d.severity == crate::Severity::Error
                 || d.position.is_none()
                 || !notes
                     .iter()
@@ -151,7 +151,7 @@ pub fn run(args: ConvertArgs) -> u8 {
         .collect();
     all.extend(notes);
     if rules.is_empty() && all.is_empty() {
-        all.push(latch::Diagnostic::error("no hooks found to convert").in_file(&path));
+        all.push(crate::Diagnostic::error("no hooks found to convert").in_file(&path));
     }
     if !all.is_empty() {
         let _ = write!(io::stderr().lock(), "{}", render(&all));
@@ -166,7 +166,7 @@ pub fn run(args: ConvertArgs) -> u8 {
         return exit::INTERNAL;
     }
     // A source with load errors converted only in part: say so in the code.
-    if all.iter().any(|d| d.severity == latch::Severity::Error) {
+    if all.iter().any(|d| d.severity == crate::Severity::Error) {
         exit::LINT_ERRORS
     } else {
         exit::OK

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 
 use clap::{Args, ValueEnum};
 
-use latch::explain::Explanation;
+use crate::explain::Explanation;
 
 use super::config::ConfigArgs;
 use super::exit;
@@ -67,14 +67,14 @@ pub fn run(args: ExplainArgs) -> u8 {
 /// explanation (a latch bug) is reported through `error` and the other
 /// dialects are still explained.
 pub fn explain_all(
-    engine: &latch::Engine,
-    event: &latch::Event,
+    engine: &crate::Engine,
+    event: &crate::Event,
     mut error: impl FnMut(String),
 ) -> Vec<Explanation> {
     engine
         .dialects()
         .flat_map(|d| {
-            latch::panic::catch(|| d.explain(event)).unwrap_or_else(|m| {
+            crate::panic::catch(|| d.explain(event)).unwrap_or_else(|m| {
                 error(format!(
                     "{}: latch failed internally while explaining its hooks ({m})",
                     d.name()
@@ -85,7 +85,7 @@ pub fn explain_all(
         .collect()
 }
 
-fn text(out: &mut impl Write, event: &latch::Event, all: &[Explanation]) -> io::Result<()> {
+fn text(out: &mut impl Write, event: &crate::Event, all: &[Explanation]) -> io::Result<()> {
     let tool = event
         .tool_name()
         .map(|t| format!(" (tool `{t}`)"))

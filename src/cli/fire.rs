@@ -5,8 +5,8 @@ use std::path::PathBuf;
 
 use clap::Args;
 
-use latch::outcome::RunStatus;
-use latch::{Engine, Event, Session};
+use crate::outcome::RunStatus;
+use crate::{Engine, Event, Session};
 
 use super::config::ConfigArgs;
 use super::event_input;
@@ -37,7 +37,7 @@ pub struct FireArgs {
 pub async fn run(args: FireArgs) -> u8 {
     let signals = FireSignals::install();
     // Without it (not Linux) the walk of /proc still finds most descendants.
-    let _ = latch::run::become_subreaper();
+    let _ = crate::run::become_subreaper();
     let event = match read_valid_event(args.event.as_ref()) {
         Ok(e) => e,
         Err(code) => return code,
@@ -50,7 +50,7 @@ pub async fn run(args: FireArgs) -> u8 {
         .engine(&event, &mut diags)
         .with_background(super::background::Detached { state_root });
     // Built only when an OTLP endpoint is set: otherwise nothing changes.
-    let telemetry = match latch::telemetry::Telemetry::from_env() {
+    let telemetry = match crate::telemetry::Telemetry::from_env() {
         Ok(t) => t.map(std::sync::Arc::new),
         Err(e) => {
             eprintln!("latch: warning: {e}; no spans are sent");
@@ -159,7 +159,7 @@ fn read_event(path: Option<&PathBuf>) -> Result<Event, String> {
 /// error.
 pub fn parse_event(bytes: &[u8], from: &str) -> Result<Event, String> {
     let invalid = |e: serde_json::Error| format!("{from} is not a valid event: {e}");
-    serde_json::from_slice::<latch::event::WellNested>(bytes).map_err(invalid)?;
+    serde_json::from_slice::<crate::event::WellNested>(bytes).map_err(invalid)?;
     serde_json::from_slice(bytes).map_err(invalid)
 }
 
@@ -188,7 +188,7 @@ async fn dispatch_until_signalled(
     event: &Event,
     session: &Session,
     signals: &FireSignals,
-) -> Result<latch::Outcome, latch::EventError> {
+) -> Result<crate::Outcome, crate::EventError> {
     let cancel = signals.begin_dispatch().await;
     let dispatched = engine.dispatch_cancellable(event, session, &cancel).await;
     signals.end_dispatch();

@@ -5,10 +5,10 @@ use std::path::PathBuf;
 
 use clap::Args;
 
-use latch::Severity;
-use latch::config::env_path;
-use latch::dialect::poolside::user_settings;
-use latch::lint::{Target, UserLevels, discover, discover_reporting, lint_with, render::render};
+use crate::Severity;
+use crate::config::env_path;
+use crate::dialect::poolside::user_settings;
+use crate::lint::{Target, UserLevels, discover, discover_reporting, lint_with, render::render};
 
 use super::exit;
 use super::explain::Format;
@@ -59,14 +59,14 @@ pub fn run(args: LintArgs) -> u8 {
     targets.retain(|t| seen.insert(t.clone()));
     let mut diags = missing;
     if let Some(file) = &args.tool_vocabulary {
-        match latch::config::read_bounded_text(file, latch::config::MAX_CONFIG_FILE) {
+        match crate::config::read_bounded_text(file, crate::config::MAX_CONFIG_FILE) {
             Ok(text) => {
-                let (v, d) = latch::vocabulary::Vocabulary::from_text(&text, file);
+                let (v, d) = crate::vocabulary::Vocabulary::from_text(&text, file);
                 diags.extend(d);
                 user.harness_tools = Some(v);
             }
             Err(e) => diags.push(
-                latch::Diagnostic::error(format!("cannot read the tool vocabulary: {e}"))
+                crate::Diagnostic::error(format!("cannot read the tool vocabulary: {e}"))
                     .in_file(file),
             ),
         }

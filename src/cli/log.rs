@@ -6,9 +6,9 @@ use std::path::PathBuf;
 
 use clap::{Args, ValueEnum};
 
-use latch::Session;
-use latch::audit::AuditRecord;
-use latch::text::serde_word as word;
+use crate::Session;
+use crate::audit::AuditRecord;
+use crate::text::serde_word as word;
 
 use super::exit;
 

@@ -1,4 +1,8 @@
-//! The `latch` commands, one file each.
+//! The `latch` command line. [`main`] is the whole `latch` binary: a
+//! harness that ships its own executable can call it to offer latch's
+//! commands (for example behind a `hooks` subcommand of its own, with
+//! [`main_from`]). Each command lives in its own file here; they are
+//! crate-internal.
 
 mod background;
 mod completions;
@@ -21,7 +25,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 /// Exit codes, documented in `docs/cli.md`.
-pub mod exit {
+pub(crate) mod exit {
     /// The command ran (for `fire`: the dispatch ran, whatever it decided).
     pub const OK: u8 = 0;
     /// Bad flags or arguments (clap's own code; listed for the docs).
@@ -54,7 +58,7 @@ const LONG_VERSION: &str = concat!(
 /// latch: a hook engine for AI coding agents.
 #[derive(Debug, Parser)]
 #[command(name = "latch", version, long_version = LONG_VERSION, about, long_about = None)]
-pub struct Cli {
+pub(crate) struct Cli {
     #[command(subcommand)]
     command: Command,
 }
@@ -117,8 +121,40 @@ fn init_logging() {
         .try_init();
 }
 
+/// Runs `latch` on this process's arguments and returns its exit code
+/// (documented in `docs/cli.md`). As with any clap program, bad arguments,
+/// `--help` and `--version` print and exit the process (2 for bad
+/// arguments, 0 otherwise).
+///
+/// ```no_run
+/// fn main() -> std::process::ExitCode {
+///     latch::cli::main()
+/// }
+/// ```
+pub fn main() -> ExitCode {
+    run(Cli::parse())
+}
+
+/// Runs `latch` on the given arguments (the first is the program name, as
+/// in [`std::env::args_os`]); otherwise as [`main`].
+///
+/// ```
+/// use std::process::ExitCode;
+///
+/// // `myharness hooks schema poolside` runs `latch schema poolside`.
+/// let code = latch::cli::main_from(["latch", "schema", "poolside"]);
+/// assert_eq!(code, ExitCode::SUCCESS);
+/// ```
+pub fn main_from<I, T>(args: I) -> ExitCode
+where
+    I: IntoIterator<Item = T>,
+    T: Into<std::ffi::OsString> + Clone,
+{
+    run(Cli::parse_from(args))
+}
+
 /// Runs the parsed command line.
-pub fn run(cli: Cli) -> ExitCode {
+fn run(cli: Cli) -> ExitCode {
     init_logging();
     let runtime = match tokio::runtime::Builder::new_current_thread()
         .enable_all()
@@ -134,13 +170,13 @@ pub fn run(cli: Cli) -> ExitCode {
     // is reported and exits INTERNAL instead of 101. `fire` and `explain`
     // also contain a panic per dialect, so one dialect's failure still
     // yields an outcome.
-    let code = latch::panic::catch(|| match cli.command {
+    let code = crate::panic::catch(|| match cli.command {
         Command::Fire(args) => runtime.block_on(fire::run(args)),
         Command::Explain(args) => explain::run(args),
         Command::Lint(args) => lint::run(args),
         Command::Test(args) => {
             // Scenario hooks' orphans are found and killed as in `fire`.
-            let _ = latch::run::become_subreaper();
+            let _ = crate::run::become_subreaper();
             runtime.block_on(test::run(args))
         }
         Command::Serve(args) => runtime.block_on(serve::run(args)),

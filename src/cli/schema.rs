@@ -2,7 +2,7 @@
 
 use clap::{Args, ValueEnum};
 
-use latch::dialect::{claude, evener, peen, poolside};
+use crate::dialect::{claude, evener, peen, poolside};
 
 use super::exit;
 

@@ -21,7 +21,7 @@ use std::sync::atomic::{AtomicI32, AtomicU8, AtomicUsize, Ordering};
 use rustix::process::Signal;
 use signal_hook::iterator::Signals;
 
-use latch::run::{Cancel, CancelHandle};
+use crate::run::{Cancel, CancelHandle};
 
 use super::exit;
 

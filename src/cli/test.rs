@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use clap::Args;
 
-use latch::scenario::Scenario;
+use crate::scenario::Scenario;
 
 use super::exit;
 use super::signals::FireSignals;

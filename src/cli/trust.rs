@@ -6,8 +6,8 @@ use std::path::PathBuf;
 
 use clap::{Args, Subcommand, ValueEnum};
 
-use latch::trust::{Definition, Store, TrustState};
-use latch::{Event, EventKind, Session};
+use crate::trust::{Definition, Store, TrustState};
+use crate::{Event, EventKind, Session};
 
 use super::config::ConfigArgs;
 use super::exit;
@@ -120,7 +120,7 @@ fn list(definitions: &[Definition], state_root: &std::path::Path, format: Format
     let mut out = io::stdout().lock();
     match format {
         Format::Json => {
-            let listed = latch::trust::list(definitions, &store);
+            let listed = crate::trust::list(definitions, &store);
             let text = serde_json::to_string_pretty(&listed).unwrap_or_else(|_| "[]".into());
             let _ = writeln!(out, "{text}");
         }
@@ -170,7 +170,7 @@ fn change(
     format: Format,
     approve: bool,
 ) -> u8 {
-    let chosen = match latch::trust::select(definitions, &select.hooks, select.all) {
+    let chosen = match crate::trust::select(definitions, &select.hooks, select.all) {
         Ok(chosen) => chosen,
         Err(why) => {
             eprintln!("latch: error: {why} (see `latch trust`)");
@@ -178,9 +178,9 @@ fn change(
         }
     };
     let updated = if approve {
-        latch::trust::approve(state_root, chosen)
+        crate::trust::approve(state_root, chosen)
     } else {
-        latch::trust::revoke(state_root, chosen)
+        crate::trust::revoke(state_root, chosen)
     };
     let changed = match updated {
         Ok(c) => c,
@@ -193,7 +193,7 @@ fn change(
     let mut out = io::stdout().lock();
     match format {
         Format::Json => {
-            let listed: Vec<latch::trust::Brief> = changed.iter().map(|d| (*d).into()).collect();
+            let listed: Vec<crate::trust::Brief> = changed.iter().map(|d| (*d).into()).collect();
             let _ = writeln!(out, "{}", serde_json::json!({ verb: listed }));
         }
         Format::Text => {

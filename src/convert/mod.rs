@@ -67,7 +67,7 @@ pub struct Rule {
     pub origin: Side,
 }
 
-pub use crate::dialect::tools::{Side, TOOLS, ToolRow, foreign_name, from_neutral, to_neutral};
+pub use crate::dialect::tools::{Side, foreign_name, from_neutral, to_neutral};
 
 /// A report entry: what could not be expressed, where, and what was done.
 pub fn report(source: &SourceRef, message: String) -> Diagnostic {

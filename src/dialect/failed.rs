@@ -38,6 +38,8 @@ impl FailedLoad {
     }
 }
 
+impl super::sealed::Sealed for FailedLoad {}
+
 impl Dialect for FailedLoad {
     fn name(&self) -> &'static str {
         self.name

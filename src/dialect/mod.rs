@@ -6,6 +6,30 @@
 //! the shared [`Runner`](crate::run::Runner), *judges* each result and
 //! *combines* them into one [`Outcome`]. Nothing outside a dialect's module
 //! knows its field names.
+//!
+//! # Example
+//!
+//! ```
+//! use latch::dialect::poolside::{Poolside, Sources};
+//! use latch::dialect::Dialect;
+//!
+//! // A settings file with a mistake: loading keeps going and says where.
+//! let project = tempfile::tempdir()?;
+//! std::fs::create_dir(project.path().join(".poolside"))?;
+//! std::fs::write(
+//!     project.path().join(".poolside/settings.yaml"),
+//!     "hooks:\n  PreToolUse:\n    - matcher: shell\n      comand: ./guard.sh\n",
+//! )?;
+//! let pool = Poolside::load(&Sources {
+//!     project: Some(project.path().to_path_buf()),
+//!     ..Sources::default()
+//! });
+//! assert_eq!(pool.name(), "poolside");
+//! let first = &pool.diagnostics()[0];
+//! assert!(first.message.contains("has no `command`"), "{first}");
+//! assert_eq!(first.position.map(|p| (p.line, p.column)), Some((3, 7)));
+//! # Ok::<(), std::io::Error>(())
+//! ```
 
 /// Implements [`Dialect`] for a dialect from the parts every dialect
 /// module has: its `DIALECT` name, a `diagnostics` field, and its
@@ -14,6 +38,8 @@
 /// type (an `internal_failure` override) go into the impl as they are.
 macro_rules! impl_dialect {
     ($ty:ty $(, $extra:item)* $(,)?) => {
+        impl $crate::dialect::sealed::Sealed for $ty {}
+
         impl $crate::dialect::Dialect for $ty {
             fn name(&self) -> &'static str {
                 DIALECT
@@ -47,11 +73,9 @@ pub(crate) use impl_dialect;
 
 pub mod claude;
 pub mod evener;
-pub mod failed;
-pub mod payload;
+internal_mods!(failed, payload, tools);
 pub mod peen;
 pub mod poolside;
-pub mod tools;
 
 use crate::diag::Diagnostic;
 use crate::event::Event;
@@ -59,10 +83,24 @@ use crate::explain::Explanation;
 use crate::outcome::Outcome;
 
 // The pipeline's types, where dialects have always found them.
-pub use crate::pipeline::{BoxFuture, DispatchContext, leftovers_warning, record_process};
+pub use crate::pipeline::BoxFuture;
+pub(crate) use crate::pipeline::DispatchContext;
 
-/// One loaded hook configuration format.
-pub trait Dialect: Send + Sync {
+/// Seals [`Dialect`]: the dispatch contract between the engine and a
+/// dialect is internal and changes with the pipeline.
+pub(crate) mod sealed {
+    /// Implemented by latch's dialects only.
+    pub trait Sealed {}
+}
+
+/// One loaded hook configuration format: [`claude::Claude`],
+/// [`evener::Evener`], [`peen::Peen`] or [`poolside::Poolside`], added to an
+/// [`Engine`](crate::Engine) with [`with_dialect`](crate::Engine::with_dialect).
+///
+/// Sealed: only latch's dialects implement it. A harness reads a loaded
+/// dialect's name, diagnostics, explanations and trust definitions through
+/// it; dispatching goes through [`Engine::dispatch`](crate::Engine::dispatch).
+pub trait Dialect: Send + Sync + sealed::Sealed {
     /// The dialect's name, such as `poolside`.
     fn name(&self) -> &'static str;
 
@@ -80,6 +118,7 @@ pub trait Dialect: Send + Sync {
     }
 
     /// Runs this dialect's hooks for one event and combines their answers.
+    #[doc(hidden)]
     fn dispatch<'a>(
         &'a self,
         event: &'a Event,
@@ -91,6 +130,7 @@ pub trait Dialect: Send + Sync {
     /// The default fails open, as poolside and evener treat a failed hook:
     /// the event proceeds with a warning. A dialect whose failures deny
     /// overrides it.
+    #[doc(hidden)]
     fn internal_failure(&self, event: &Event, what: &str) -> Outcome {
         let mut out = Outcome::proceed(event.event);
         out.warnings

@@ -182,9 +182,12 @@ impl<'a> JsonObject<'a> {
             None => self.entries.push((key, value)),
         }
     }
+}
 
+#[cfg(test)]
+impl<'a> JsonObject<'a> {
     /// The value of `key`.
-    pub fn get(&self, key: &str) -> Option<&Json<'a>> {
+    fn get(&self, key: &str) -> Option<&Json<'a>> {
         self.entries.iter().find(|(k, _)| k == key).map(|(_, v)| v)
     }
 }

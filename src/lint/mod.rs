@@ -179,11 +179,6 @@ impl UserLevels {
     }
 }
 
-/// Loads each target with its dialect and returns every load diagnostic
-/// and every lint finding, file by file. Each target is loaded alone.
-pub fn lint(targets: &[Target]) -> Vec<Diagnostic> {
-    lint_with(targets, &UserLevels::default())
-}
 
 /// Like [`lint`], loading each poolside project with the user's poolside
 /// level and each peen layer other than the configuration layer itself

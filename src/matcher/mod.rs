@@ -18,6 +18,5 @@ mod name;
 pub mod pattern;
 
 pub use claude::{ClaudeIndex, ClaudeMatcher, WordSet};
-pub use ecma::EcmaRegex;
 pub use name::{NameIndex, NameMatcher, RegexMode, regex_error_message};
-pub use pattern::{LazyRegex, PathGlob, PatternBudget, PatternError, compile_regex};
+pub use pattern::{LazyRegex, PathGlob, PatternBudget, compile_regex};

@@ -56,11 +56,14 @@ impl NameMatcher {
     /// A regex is checked within latch's pattern limits (see
     /// [`crate::matcher::pattern`]) with a budget of its own; a loader
     /// passes its file's budget to [`NameMatcher::parse_in`].
+    // Also reached by the fuzz targets and property tests.
+    #[cfg_attr(not(feature = "internals"), allow(dead_code))]
     pub fn parse(pattern: &str) -> Result<NameMatcher, PatternError> {
         Self::parse_with(pattern, RegexMode::WholeName)
     }
 
     /// Like [`NameMatcher::parse`], with the given regex mode.
+    #[cfg_attr(not(feature = "internals"), allow(dead_code))]
     pub fn parse_with(pattern: &str, mode: RegexMode) -> Result<NameMatcher, PatternError> {
         Self::parse_in(pattern, mode, &mut PatternBudget::per_file())
     }

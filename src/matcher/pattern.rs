@@ -232,10 +232,6 @@ impl PathGlob {
         &self.glob
     }
 
-    /// The regex it translates to.
-    pub fn regex(&self) -> &str {
-        &self.regex
-    }
 
     /// Whether the whole of `path` matches (a glob that could not be
     /// compiled matches nothing).

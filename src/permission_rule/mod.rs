@@ -109,6 +109,7 @@ pub enum RuleError {
 pub struct Rule {
     text: String,
     tool: String,
+    #[cfg_attr(not(feature = "internals"), allow(dead_code))]
     content: Option<String>,
     matcher: Content,
 }
@@ -169,6 +170,7 @@ fn normalize_tool(name: &str) -> &str {
 
 impl Rule {
     /// Parses and compiles `text` with a budget of its own.
+    #[cfg_attr(not(feature = "internals"), allow(dead_code))]
     pub fn parse(text: &str) -> Result<Rule, RuleError> {
         Rule::parse_with_budget(text, &mut PatternBudget::per_file())
     }
@@ -201,17 +203,20 @@ impl Rule {
     }
 
     /// The rule as written.
+    #[cfg_attr(not(feature = "internals"), allow(dead_code))]
     pub fn text(&self) -> &str {
         &self.text
     }
 
     /// The tool it names (legacy names normalised: `Task` is `Agent`).
+    #[cfg_attr(not(feature = "internals"), allow(dead_code))]
     pub fn tool(&self) -> &str {
         &self.tool
     }
 
     /// The content between the parentheses, unescaped (`\(` is `(`);
     /// `None` for a bare tool, `Bash()` and `Bash(*)`.
+    #[cfg_attr(not(feature = "internals"), allow(dead_code))]
     pub fn content(&self) -> Option<&str> {
         self.content.as_deref()
     }
@@ -220,6 +225,7 @@ impl Rule {
     /// Code's argument shape: `command` for Bash, `file_path` for
     /// Write/Edit/Read, …), with relative paths and project-relative rules
     /// read from `project_dir`.
+    #[cfg_attr(not(feature = "internals"), allow(dead_code))]
     pub fn matches(&self, tool: &str, input: &Value, project_dir: &Path) -> Verdict {
         self.matches_input(&ToolInput::new(tool, input, project_dir))
     }
@@ -456,11 +462,13 @@ impl ToolInput {
     }
 
     /// The tool's name (legacy names normalised).
+    #[cfg_attr(not(feature = "internals"), allow(dead_code))]
     pub fn tool(&self) -> &str {
         &self.tool
     }
 
     /// The Bash command as split, for a shell tool.
+    #[cfg_attr(not(feature = "internals"), allow(dead_code))]
     pub fn commands(&self) -> Option<&Commands> {
         match &self.subject {
             Subject::Shell(c) => Some(c),

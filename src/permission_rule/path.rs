@@ -77,10 +77,6 @@ impl PathRule {
         })
     }
 
-    /// What the pattern is relative to.
-    pub fn root(&self) -> Root {
-        self.root
-    }
 
     /// Whether `path` (absolute and normalised) matches.
     pub fn matches(&self, path: &Path, project: &Path, home: Option<&Path>) -> bool {

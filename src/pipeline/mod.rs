@@ -27,5 +27,5 @@ pub mod select;
 pub use background::{Background, BackgroundJob};
 pub use context::{BoxFuture, DispatchContext, InputValidator, ObjectArguments};
 pub use harness::HarnessHandlers;
-pub use job::{Finished, Job, join_all, leftovers_warning, record_process, run};
+pub use job::{Job, join_all, run};
 pub use select::Indexed;

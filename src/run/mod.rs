@@ -24,6 +24,29 @@
 //! Descendants are found by walking `/proc` (parent links, process groups,
 //! sessions); orphans whose parent died are found when the process called
 //! [`become_subreaper`], as the `latch` command does.
+//!
+//! # Example
+//!
+//! ```
+//! use std::time::Duration;
+//!
+//! use latch::run::{EnvPolicy, Exit, HookCommand, OutputLimits, Program, Runner, Termination};
+//!
+//! // One process, as a dialect describes it: no shell, the payload on stdin.
+//! let cmd = HookCommand {
+//!     program: Program::Exec { program: "cat".into(), args: vec![] },
+//!     env: EnvPolicy::Inherit(vec![]),
+//!     cwd: None,
+//!     stdin: b"{\"event\":\"stop\"}".to_vec(),
+//!     timeout: Duration::from_secs(5),
+//!     limits: OutputLimits { stdout: 1 << 20, stderr: 1 << 20 },
+//! };
+//! let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
+//! let result = runtime.block_on(Runner::default().run(&cmd));
+//! assert_eq!(result.termination, Termination::Exited(Exit::Code(0)));
+//! assert_eq!(result.stdout.bytes, b"{\"event\":\"stop\"}");
+//! # Ok::<(), std::io::Error>(())
+//! ```
 
 mod adopt;
 mod cancel;

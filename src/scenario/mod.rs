@@ -24,8 +24,6 @@ pub use expect::check;
 /// One parsed scenario file.
 #[derive(Debug)]
 pub struct Scenario {
-    /// The file it came from.
-    pub file: PathBuf,
     /// `poolside`, `evener` or `peen`.
     pub dialect: String,
     /// The configuration directory (a copy, when inline files are given).
@@ -148,7 +146,6 @@ impl Scenario {
             })
             .collect();
         Ok(Scenario {
-            file: file.to_path_buf(),
             dialect,
             dir,
             cases,

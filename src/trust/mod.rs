@@ -15,8 +15,41 @@
 //! without asking), `warn`, or `require`. The engine hands the dialects a
 //! [`Gate`] holding the policies and the approvals read once per engine;
 //! without one no definition is even built.
+//!
+//! # Example
+//!
+//! ```
+//! use latch::trust::{self, Gate, Policies, Store};
+//! use latch::dialect::poolside::{Poolside, Sources};
+//! use latch::Engine;
+//!
+//! // A project hook needs the user's approval under `require`.
+//! let project = tempfile::tempdir()?;
+//! let state = tempfile::tempdir()?;
+//! std::fs::create_dir(project.path().join(".poolside"))?;
+//! std::fs::write(
+//!     project.path().join(".poolside/settings.yaml"),
+//!     "hooks:\n  Stop:\n    - name: tests\n      command: make test\n",
+//! )?;
+//! let pool = Poolside::load(&Sources {
+//!     project: Some(project.path().to_path_buf()),
+//!     ..Sources::default()
+//! });
+//! let policies = Policies::parse(&["require"])?;
+//! let engine = Engine::new()
+//!     .with_dialect(pool)
+//!     .with_trust(Gate::load(policies, state.path()));
+//! let definitions = engine.definitions();
+//! let listed = trust::list(&definitions, &Store::load(state.path())?);
+//! assert!(listed[0].needs_approval && !listed[0].trust.trusted());
+//! // What `latch trust approve tests` does:
+//! trust::approve(state.path(), trust::select(&definitions, &["tests".to_owned()], false)?)?;
+//! let listed = trust::list(&definitions, &Store::load(state.path())?);
+//! assert!(listed[0].trust.trusted());
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 
-pub mod scripts;
+internal_mods!(scripts);
 mod store;
 
 use std::collections::BTreeMap;
@@ -374,14 +407,15 @@ pub fn list(definitions: &[Definition], store: &Store) -> Vec<Listed> {
 
 /// Whether `name` names `d`: its label, `FILE:LINE` or
 /// `FILE:LINE:COLUMN` of its declaration.
-pub fn names(d: &Definition, name: &str) -> bool {
+pub(crate) fn names(d: &Definition, name: &str) -> bool {
     let line = d.source.position.map(|p| p.line);
     name == d.hook
         || line.is_some_and(|l| name == format!("{}:{l}", d.source.file.display()))
         || name == d.source.to_string()
 }
 
-/// The definitions `names` name (see [`names`]), or every one with `all`.
+/// The definitions `names` name (a hook's label, `FILE:LINE` or
+/// `FILE:LINE:COLUMN` of its declaration), or every one with `all`.
 ///
 /// # Errors
 /// When a name matches no definition, or there is no name and no `all`
@@ -600,7 +634,7 @@ fn change<'a>(
 /// [`RunStatus::Untrusted`](crate::outcome::RunStatus::Untrusted) with the
 /// message (also in `warnings`) and `true` comes back: the caller records
 /// the hook instead of running it.
-pub fn check(
+pub(crate) fn check(
     gate: Option<&Gate>,
     dialect: &str,
     definition: impl FnOnce() -> Definition,

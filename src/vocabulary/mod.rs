@@ -15,6 +15,21 @@
 //! --tool-vocabulary FILE`) or in code ([`Vocabulary::with`]). A tool it
 //! does not list passes unchanged, so a harness that already uses Claude
 //! Code's names and shapes needs no entry.
+//!
+//! # Example
+//!
+//! ```
+//! use latch::vocabulary::Vocabulary;
+//!
+//! // latch's neutral `shell` tool is Claude Code's `Bash`, with `cmd` as
+//! // `command`: a hook written for Claude Code sees the shape it expects.
+//! let vocabulary = Vocabulary::builtin();
+//! assert_eq!(vocabulary.claude_name("shell"), "Bash");
+//! let input = vocabulary
+//!     .get("shell")
+//!     .map(|map| map.to_claude(serde_json::json!({"cmd": "ls"}), std::path::Path::new("/w")));
+//! assert_eq!(input, Some(serde_json::json!({"command": "ls"})));
+//! ```
 
 use std::collections::BTreeMap;
 use std::path::Path;

@@ -345,6 +345,32 @@ fn r3_stop_failure_payload_and_matcher() {
     assert_eq!(c.runs_of("other"), 0);
 }
 
+/// StopFailure classifies its matcher with the narrower word set (letters,
+/// digits, `_`, `|`; Claude Code's docs): a `,` makes a JavaScript regex,
+/// which `rate_limit` does not contain, while `|` still lists names.
+#[test]
+fn stop_failure_matchers_use_the_narrower_word_set() {
+    let c = Claude::new();
+    let listed = c.hook("listed", "");
+    let comma = c.hook("comma", "");
+    let c = c.project_settings(&json!({"hooks": {"StopFailure": [
+        {"matcher": "rate_limit,server_error", "hooks": [{"type": "command", "command": comma}]},
+        {"matcher": "overloaded|rate_limit", "hooks": [{"type": "command", "command": listed}]}]}}));
+    let f = c.fire(&event(
+        "stop_failure",
+        json!({"prompt_id": "p1", "error": "rate_limit", "last_assistant_message": "429"}),
+    ));
+    assert_eq!(f.outcome["decision"], "proceed");
+    assert_eq!(
+        f.runs().len(),
+        1,
+        "only the listed matcher starts a hook: {}",
+        f.outcome
+    );
+    c.wait_for("listed");
+    assert_eq!(c.runs_of("comma"), 0, "{}", f.outcome);
+}
+
 // The events below: recorded where the case is named (`r3_file_changed`,
 // `r3_config_change`, `r3_worktree_create`, `r3_task_*`,
 // `r3_elicitation_accept`, `r3_message_display_outputs`,

@@ -4,7 +4,7 @@ use std::path::Path;
 
 use proptest::prelude::*;
 
-use latch::dialect::poolside::PoolEvent;
+use latch::dialect::poolside::events::PoolEvent;
 use latch::dialect::poolside::load::{FileConfig, Level, load_file};
 use latch::dialect::poolside::merge::merge;
 use latch::matcher::{NameIndex, NameMatcher};

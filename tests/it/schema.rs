@@ -33,7 +33,7 @@ fn schemas_name_every_event_and_field_the_loaders_accept() {
 
     let pool = schema("poolside");
     let events = keys(&pool["properties"]["hooks"]["properties"]);
-    for e in poolside::PoolEvent::ALL {
+    for e in poolside::events::PoolEvent::ALL {
         assert!(events.contains(&e.as_str().to_owned()), "{e}");
     }
     assert!(events.contains(&"stop_hook_max_continuations".to_owned()));
@@ -44,7 +44,7 @@ fn schemas_name_every_event_and_field_the_loaders_accept() {
 
     let ev = schema("evener");
     let events = keys(&ev["$defs"]["events"]["properties"]);
-    for e in evener::EvEvent::ALL {
+    for e in evener::events::EvEvent::ALL {
         assert!(events.contains(&e.as_str().to_owned()), "{e}");
     }
     for e in evener::events::RESERVED_EVENTS {
@@ -61,7 +61,7 @@ fn schemas_name_every_event_and_field_the_loaders_accept() {
 
     let cl = schema("claude");
     let events = keys(&cl["$defs"]["events"]["properties"]);
-    for e in latch::dialect::claude::ClaudeEvent::ALL {
+    for e in latch::dialect::claude::events::ClaudeEvent::ALL {
         assert!(events.contains(&e.as_str().to_owned()), "{e}");
     }
     assert_eq!(
@@ -71,7 +71,7 @@ fn schemas_name_every_event_and_field_the_loaders_accept() {
 
     let pe = schema("peen");
     let events = keys(&pe["properties"]);
-    for e in peen::PeenEvent::all() {
+    for e in peen::events::PeenEvent::all() {
         assert!(events.contains(&e.name()), "{e}");
     }
     assert_eq!(

@@ -25,8 +25,8 @@ use tokio::io::{AsyncWriteExt, BufReader};
 use tokio::sync::{mpsc, oneshot};
 use tokio::task::JoinSet;
 
-use latch::run::{Cancel, CancelHandle};
-use latch::{Diagnostic, Engine, Event};
+use crate::run::{Cancel, CancelHandle};
+use crate::{Diagnostic, Engine, Event};
 
 use self::rpc::{Incoming, Line, code};
 use super::config::ConfigArgs;
@@ -45,7 +45,7 @@ type Out = mpsc::UnboundedSender<String>;
 
 /// Runs `latch serve` until `exit` or the end of input.
 pub async fn run(_args: ServeArgs) -> u8 {
-    let _ = latch::run::become_subreaper();
+    let _ = crate::run::become_subreaper();
     raise_open_file_limit();
     let max_event = match super::event_input::max_event_bytes() {
         Ok(n) => n,
@@ -259,9 +259,9 @@ struct Setup {
     engines: Mutex<HashMap<Option<PathBuf>, Loaded>>,
     /// Opened session directories, by session id (opening one costs a
     /// dozen system calls).
-    sessions: Mutex<HashMap<String, Arc<latch::Session>>>,
+    sessions: Mutex<HashMap<String, Arc<crate::Session>>>,
     /// The OpenTelemetry exporter, when the environment names an endpoint.
-    telemetry: Option<Arc<latch::telemetry::Telemetry>>,
+    telemetry: Option<Arc<crate::telemetry::Telemetry>>,
 }
 
 /// One loaded configuration: the engine, and the text of every
@@ -282,23 +282,23 @@ type FileTexts = std::collections::BTreeMap<PathBuf, Vec<u8>>;
 fn trust_answer(
     id: &Value,
     root: &std::path::Path,
-    definitions: &[latch::trust::Definition],
+    definitions: &[crate::trust::Definition],
     action: TrustAction,
 ) -> String {
     if action == TrustAction::List {
-        return match latch::trust::Store::load(root) {
-            Ok(store) => rpc::result(id, &latch::trust::list(definitions, &store)),
+        return match crate::trust::Store::load(root) {
+            Ok(store) => rpc::result(id, &crate::trust::list(definitions, &store)),
             Err(e) => rpc::error(id, code::INTERNAL_ERROR, &e.to_string()),
         };
     }
     let (key, changed) = if action == TrustAction::Approve {
-        ("approved", latch::trust::approve(root, definitions))
+        ("approved", crate::trust::approve(root, definitions))
     } else {
-        ("revoked", latch::trust::revoke(root, definitions))
+        ("revoked", crate::trust::revoke(root, definitions))
     };
     match changed {
         Ok(changed) => {
-            let listed: Vec<latch::trust::Brief> = changed.iter().map(|d| (*d).into()).collect();
+            let listed: Vec<crate::trust::Brief> = changed.iter().map(|d| (*d).into()).collect();
             rpc::result(id, &json!({ key: listed }))
         }
         Err(e) => rpc::error(id, code::INTERNAL_ERROR, &e.to_string()),
@@ -377,8 +377,8 @@ impl Server {
         let state_root = config
             .state_dir
             .clone()
-            .or_else(latch::Session::default_state_root);
-        let telemetry = match latch::telemetry::Telemetry::from_env() {
+            .or_else(crate::Session::default_state_root);
+        let telemetry = match crate::telemetry::Telemetry::from_env() {
             Ok(t) => t.map(Arc::new),
             Err(e) => {
                 eprintln!("latch: warning: {e}; no spans are sent");
@@ -395,7 +395,7 @@ impl Server {
         let (engine, diagnostics) = engine_for(
             &setup,
             &self.out,
-            &Event::new(latch::EventKind::SessionStart),
+            &Event::new(crate::EventKind::SessionStart),
         );
         self.watcher = Some(tokio::spawn(watch::watch(setup.clone(), self.out.clone())));
         self.setup = Some(setup);
@@ -535,14 +535,14 @@ impl Server {
         let (engine, _) = engine_for(
             &setup,
             &self.out,
-            &Event::new(latch::EventKind::SessionStart),
+            &Event::new(crate::EventKind::SessionStart),
         );
         let definitions = engine.definitions();
         // Approve and revoke work on the hooks named, checked here.
         let definitions = if action == TrustAction::List {
             definitions
         } else {
-            match latch::trust::select(&definitions, &params.hooks, params.all) {
+            match crate::trust::select(&definitions, &params.hooks, params.all) {
                 Ok(chosen) => chosen.into_iter().cloned().collect(),
                 Err(why) => return Some(rpc::error(id, code::INVALID_PARAMS, &why)),
             }
@@ -596,9 +596,9 @@ const MAX_OPEN_SESSIONS: usize = 128;
 
 /// The session of `event`, opened once per session id (in memory when it
 /// has none).
-fn session_for(setup: &Setup, event: &Event) -> Result<Arc<latch::Session>, String> {
+fn session_for(setup: &Setup, event: &Event) -> Result<Arc<crate::Session>, String> {
     let Some(id) = &event.session_id else {
-        return Ok(Arc::new(latch::Session::in_memory(None)));
+        return Ok(Arc::new(crate::Session::in_memory(None)));
     };
     if let Some(s) = lock(&setup.sessions).get(id) {
         return Ok(s.clone());
@@ -663,24 +663,24 @@ fn engine_for(setup: &Setup, out: &Out, event: &Event) -> (Arc<Engine>, Vec<Diag
 
 /// Loads the configuration for events in `cwd`, with every diagnostic of
 /// the load; the files of `replace` are read as given instead of from disk
-/// (see [`latch::config::files`]).
+/// (see [`crate::config::files`]).
 fn load(
     setup: &Setup,
     out: &Out,
     cwd: Option<&std::path::Path>,
-    replace: latch::config::files::Files,
+    replace: crate::config::files::Files,
 ) -> (Loaded, Vec<Diagnostic>) {
     let mut diags = Vec::new();
-    let mut event = Event::new(latch::EventKind::SessionStart);
+    let mut event = Event::new(crate::EventKind::SessionStart);
     event.cwd = cwd.map(std::path::Path::to_path_buf);
-    let (mut engine, files) = latch::config::files::load_with(replace, || {
+    let (mut engine, files) = crate::config::files::load_with(replace, || {
         setup.config.clone().engine(&event, &mut diags)
     });
     // Async hooks run on this server's runtime; their answers are kept in
     // the session's state and announced as they arrive.
     if let Some(root) = &setup.state_root {
         let notify = out.clone();
-        engine = engine.with_background(latch::background::Tasks::new(root).with_listener(
+        engine = engine.with_background(crate::background::Tasks::new(root).with_listener(
             move |answer| {
                 let _ = notify.send(rpc::notification("latch/asyncResult", answer));
             },

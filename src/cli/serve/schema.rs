@@ -5,9 +5,9 @@
 use schemars::{SchemaGenerator, generate::SchemaSettings};
 use serde_json::{Map, Value, json};
 
-use latch::background::Answer;
-use latch::explain::Explanation;
-use latch::{Diagnostic, Event, Outcome};
+use crate::background::Answer;
+use crate::explain::Explanation;
+use crate::{Diagnostic, Event, Outcome};
 
 use crate::cli::config::ConfigArgs;
 
@@ -25,7 +25,7 @@ pub fn schema() -> Value {
     let diagnostic = g.subschema_for::<Diagnostic>().to_value();
     let explanation = g.subschema_for::<Vec<Explanation>>().to_value();
     let answer = g.subschema_for::<Answer>().to_value();
-    let listed = g.subschema_for::<Vec<latch::trust::Listed>>().to_value();
+    let listed = g.subschema_for::<Vec<crate::trust::Listed>>().to_value();
     let trust_params = g.subschema_for::<super::TrustParams>().to_value();
     put(
         "InitializeResult",

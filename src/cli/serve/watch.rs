@@ -13,9 +13,9 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
-use latch::Diagnostic;
-use latch::config::files::Files;
-use latch::diag::Severity;
+use crate::Diagnostic;
+use crate::config::files::Files;
+use crate::diag::Severity;
 use serde_json::json;
 
 use super::{Out, Setup, lock, rpc};

@@ -29,7 +29,7 @@ pub struct Sources {
     pub home: Option<PathBuf>,
     /// The project (`.claude/settings.json`, `.claude/settings.local.json`).
     pub project: Option<PathBuf>,
-    /// The managed settings directory; `None` for [`MANAGED_DIR`].
+    /// The managed settings directory; `None` for `/etc/claude-code`.
     pub managed_dir: Option<PathBuf>,
     /// Claude Code's `--settings`: a file, or JSON text starting with `{`.
     pub settings: Option<String>,
@@ -39,7 +39,7 @@ pub struct Sources {
 
 impl Sources {
     /// Reads and loads every file that exists, in configuration order.
-    pub fn load(&self, diags: &mut Vec<Diagnostic>) -> Vec<LoadedFile> {
+    pub(crate) fn load(&self, diags: &mut Vec<Diagnostic>) -> Vec<LoadedFile> {
         let mut out = Vec::new();
         let file = |out: &mut Vec<LoadedFile>,
                     path: PathBuf,

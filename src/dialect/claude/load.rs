@@ -15,7 +15,7 @@ use std::time::Duration;
 
 use crate::config::yaml::{Node, Value};
 use crate::diag::{Diagnostic, Position, SourceRef};
-use crate::matcher::{ClaudeMatcher, PatternBudget};
+use crate::matcher::{ClaudeMatcher, PatternBudget, WordSet};
 use crate::permission_rule::Rule;
 use crate::text::closest;
 
@@ -421,6 +421,13 @@ impl Loader<'_> {
         }
         let parsed = match names {
             Some(names) => Ok(ClaudeMatcher::Names(names)),
+            // StopFailure keeps the narrower word set of older builds
+            // (`matcher::claude`'s header).
+            None if event == Some(ClaudeEvent::StopFailure) => ClaudeMatcher::parse_with(
+                matcher_text.as_deref(),
+                WordSet::Narrow,
+                &mut self.budget,
+            ),
             None => ClaudeMatcher::parse(matcher_text.as_deref(), &mut self.budget),
         };
         let matcher = match parsed {

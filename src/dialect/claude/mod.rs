@@ -5,33 +5,53 @@
 //! texts the model reads byte for byte.
 //!
 //! The pipeline, one module per stage:
-//! - [`discover`]: which files, in configuration order;
-//! - [`load`]: one file into matcher groups and handlers (an invalid entry
+//! - `discover`: which files, in configuration order;
+//! - `load`: one file into matcher groups and handlers (an invalid entry
 //!   drops the whole file, as Claude Code does, with located diagnostics);
-//! - [`events`]: event names, matcher targets, the stdin payload;
-//! - [`judge`]: one run's exit code and output into a verdict;
-//! - [`http`]: `http` handlers;
-//! - [`text`]: Claude Code's texts;
-//! - [`background`]: `async` handlers' answers, kept for the next tool result;
-//! - [`combine`]: the verdicts into one [`Outcome`](crate::Outcome).
+//! - `events`: event names, matcher targets, the stdin payload;
+//! - `judge`: one run's exit code and output into a verdict;
+//! - `http`: `http` handlers;
+//! - `text`: Claude Code's texts;
+//! - `background`: `async` handlers' answers, kept for the next tool result;
+//! - `combine`: the verdicts into one [`Outcome`](crate::Outcome).
 //!
 //! The user guide is `docs/dialects/claude.md`.
+//!
+//! # Example
+//!
+//! ```
+//! use latch::dialect::Dialect;
+//! use latch::dialect::claude::{self, Claude};
+//! use latch::{Engine, Event, Session};
+//!
+//! // Claude Code's `--settings` as JSON text; files work the same way.
+//! let dialect = Claude::load(claude::Options {
+//!     sources: claude::Sources {
+//!         settings: Some(
+//!             r#"{"hooks": {"PreToolUse": [{"matcher": "Bash",
+//!                 "hooks": [{"type": "command", "command": "echo 'no shell today' >&2; exit 2"}]}]}}"#
+//!                 .into(),
+//!         ),
+//!         ..claude::Sources::default()
+//!     },
+//!     // Leave the hook's command line out of what the model reads.
+//!     texts: claude::Texts { hide_commands: true },
+//!     ..claude::Options::default()
+//! });
+//! assert!(dialect.diagnostics().is_empty());
+//! let engine = Engine::new().with_dialect(dialect);
+//! let event = Event::tool_before("Bash", serde_json::json!({"command": "ls"}));
+//! let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
+//! let outcome = runtime.block_on(engine.dispatch(&event, &Session::in_memory(None)))?;
+//! assert!(outcome.is_denied());
+//! assert_eq!(outcome.notices[0].text, "PreToolUse:Bash hook error: no shell today");
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 
-pub mod background;
-pub mod combine;
-pub mod discover;
-pub mod env_file;
-pub mod events;
-pub mod explain;
-pub mod harness;
-pub mod http;
-pub mod judge;
-pub mod lint;
-pub mod load;
-pub mod prompt;
-pub mod schema;
-pub mod text;
-pub mod trust;
+internal_mods!(
+    background, combine, discover, env_file, events, explain, harness, http, judge, lint, load,
+    prompt, schema, text, trust
+);
 
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -42,8 +62,9 @@ use crate::matcher::{ClaudeIndex, ClaudeMatcher};
 use crate::vocabulary::Vocabulary;
 
 pub use discover::Sources;
-pub use events::ClaudeEvent;
-pub use load::{Group, Handler, HandlerKind, LoadedFile, Scope};
+pub(crate) use events::ClaudeEvent;
+pub(crate) use load::{Group, LoadedFile, Scope};
+pub use text::Texts;
 
 /// The dialect's name.
 pub const DIALECT: &str = "claude";
@@ -148,7 +169,7 @@ impl Claude {
 
     /// The loaded files, in configuration order (dropped ones included,
     /// with no groups).
-    pub fn files(&self) -> &[LoadedFile] {
+    pub(crate) fn files(&self) -> &[LoadedFile] {
         &self.files
     }
 
@@ -160,7 +181,7 @@ impl Claude {
     /// The groups of `ce` whose matcher selects this event, in
     /// configuration order, with their file. `tool` is the tool's Claude
     /// name.
-    pub fn select<'a>(
+    pub(crate) fn select<'a>(
         &'a self,
         ce: ClaudeEvent,
         event: &'a Event,
@@ -187,7 +208,7 @@ impl Claude {
     /// The files `FileChanged` matchers name (literal names split on `|`),
     /// under `base` unless absolute: what a harness watches from the
     /// session's start (recorded: `r3_file_changed`).
-    pub fn file_watch_list(&self, base: &std::path::Path) -> Vec<String> {
+    pub(crate) fn file_watch_list(&self, base: &std::path::Path) -> Vec<String> {
         let mut list: Vec<String> = Vec::new();
         let Some(groups) = self.events.get(&ClaudeEvent::FileChanged) else {
             return list;

@@ -6,7 +6,7 @@
 //! dropped, and `from command: "<cmd>"` becomes nothing.
 
 /// Claude Code cuts every string a hook returns at 10,000 characters.
-pub const MAX_HOOK_TEXT: usize = 10_000;
+pub(crate) const MAX_HOOK_TEXT: usize = 10_000;
 
 /// How texts are written for one dialect instance.
 #[derive(Debug, Clone, Copy, Default)]
@@ -17,7 +17,7 @@ pub struct Texts {
 
 impl Texts {
     /// `[<cmd>]: <message>`, or the message alone.
-    pub fn bracketed(&self, cmd: &str, message: &str) -> String {
+    pub(crate) fn bracketed(&self, cmd: &str, message: &str) -> String {
         if self.hide_commands {
             message.to_owned()
         } else {
@@ -26,7 +26,7 @@ impl Texts {
     }
 
     /// A denied tool's result after exit 2: `PreToolUse:<Tool> hook error: [<cmd>]: <stderr>`.
-    pub fn pre_tool_error(&self, tool: &str, cmd: &str, stderr: &str) -> String {
+    pub(crate) fn pre_tool_error(&self, tool: &str, cmd: &str, stderr: &str) -> String {
         format!(
             "PreToolUse:{tool} hook error: {}",
             self.bracketed(cmd, stderr)
@@ -36,7 +36,7 @@ impl Texts {
     /// A blocking answer on `PostToolUse`/`PostToolUseFailure`, as a
     /// reminder after the tool result. `tail` is the reason, or
     /// [`Texts::bracketed`] stderr after exit 2.
-    pub fn blocking_error(&self, label: &str, cmd: &str, tail: &str) -> String {
+    pub(crate) fn blocking_error(&self, label: &str, cmd: &str, tail: &str) -> String {
         if self.hide_commands {
             reminder(&format!("{label} hook blocking error: {tail}"))
         } else {
@@ -49,7 +49,7 @@ impl Texts {
     /// A failed `WorktreeCreate`, as the worktree tool's result:
     /// `WorktreeCreate hook failed: <cmd>: <message>`, without brackets
     /// (recorded: `r3_worktree_create_exit2`).
-    pub fn worktree_failed(&self, cmd: &str, message: &str) -> String {
+    pub(crate) fn worktree_failed(&self, cmd: &str, message: &str) -> String {
         if self.hide_commands {
             format!("WorktreeCreate hook failed: {message}")
         } else {
@@ -59,7 +59,7 @@ impl Texts {
 
     /// A `permissionDecision` without a reason: `Hook PreToolUse:<Tool>
     /// denied this tool` (recorded: `r3_deny_json_no_reason`).
-    pub fn decided(&self, tool: &str, decision: crate::outcome::Decision) -> String {
+    pub(crate) fn decided(&self, tool: &str, decision: crate::outcome::Decision) -> String {
         use crate::outcome::Decision;
         let what = match decision {
             Decision::Allow => "allowed",
@@ -71,7 +71,7 @@ impl Texts {
 
     /// A prompt refused by `UserPromptSubmit` (or `UserPromptExpansion`),
     /// as the user reads it.
-    pub fn prompt_blocked(&self, event: &str, message: &str, prompt: &str) -> String {
+    pub(crate) fn prompt_blocked(&self, event: &str, message: &str, prompt: &str) -> String {
         format!("{event} operation blocked by hook:\n{message}\n\nOriginal prompt: {prompt}")
     }
 }

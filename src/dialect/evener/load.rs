@@ -6,7 +6,7 @@
 //! event loads with a loud warning and never runs; an invalid regex skips
 //! its group; unsupported handler types are skipped; a handler without
 //! `type`, or a malformed hooks array, is a load error naming the source,
-//! event, matcher and handler index; unknown handler fields are kept.
+//! event, matcher and handler index; unknown handler fields are reported and ignored.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -57,8 +57,6 @@ pub enum HandlerKind {
 /// One handler of a group.
 #[derive(Debug, Clone)]
 pub struct Handler {
-    /// Its index in the group's `hooks` array, from 0.
-    pub index: usize,
     /// What it does.
     pub kind: HandlerKind,
     /// Its time limit.
@@ -70,9 +68,8 @@ pub struct Handler {
     /// Its `command` as written, for command handlers (also when it cannot
     /// run), to tell handlers apart.
     pub command_text: Option<String>,
-    /// Reserved and unknown fields, kept as written for diagnostics.
-    pub extra: BTreeMap<String, serde_json::Value>,
-    /// Where each key of `extra` is written.
+    /// Where each reserved or unknown field is written (they have no
+    /// effect; `explain` lists them).
     pub extra_at: BTreeMap<String, Position>,
 }
 
@@ -466,9 +463,8 @@ impl Loader<'_> {
             "prompt" => &PROMPT_FIELDS,
             _ => &[],
         };
-        let mut extra = BTreeMap::new();
         let mut extra_at = BTreeMap::new();
-        for (k, v) in fields {
+        for (k, _) in fields {
             let key = k.scalar_text();
             if RESERVED_FIELDS.contains(&key.as_str())
                 && (COMMON_FIELDS.contains(&key.as_str()) || type_fields.contains(&key.as_str()))
@@ -481,8 +477,7 @@ impl Loader<'_> {
                     k.position,
                 )
                 .event = Some(ev.to_owned());
-                extra_at.insert(key.clone(), k.position);
-                extra.insert(key, v.to_json());
+                extra_at.insert(key, k.position);
             } else if !COMMON_FIELDS.contains(&key.as_str()) && !type_fields.contains(&key.as_str())
             {
                 // Unknown handler fields are not errors: kept for diagnostics.
@@ -494,8 +489,7 @@ impl Loader<'_> {
                     k.position,
                 )
                 .event = Some(ev.to_owned());
-                extra_at.insert(key.clone(), k.position);
-                extra.insert(key, v.to_json());
+                extra_at.insert(key, k.position);
             }
         }
         let kind = match type_name.as_str() {
@@ -539,13 +533,11 @@ impl Loader<'_> {
             }
         };
         Some(Handler {
-            index,
             kind,
             timeout,
             command_at: h.get("command").map(|c| c.position),
             command_text: h.get("command").and_then(Node::as_str).map(str::to_owned),
             source: self.source(h.position),
-            extra,
             extra_at,
         })
     }

@@ -3,27 +3,48 @@
 //! handlers, and loud warnings for everything that would silently not run.
 //!
 //! The pipeline, one module per stage:
-//! - [`discover`]: plugin directories, manifests, which hooks file;
-//! - [`load`]: a hooks configuration into groups and handlers, with diagnostics;
-//! - [`events`]: event names, reserved names, matcher targets, the payload;
-//! - [`toolname`]: canonical → Claude tool names (data, extensible);
-//! - [`judge`]: one run's exit code and output into a verdict;
-//! - [`prompt`]: the prompt handler's model call;
-//! - [`combine`]: the verdicts, in order, into one [`Outcome`](crate::Outcome).
+//! - `discover`: plugin directories, manifests, which hooks file;
+//! - `load`: a hooks configuration into groups and handlers, with diagnostics;
+//! - `events`: event names, reserved names, matcher targets, the payload;
+//! - `toolname`: canonical → Claude tool names (data, extensible);
+//! - `judge`: one run's exit code and output into a verdict;
+//! - `prompt`: the prompt handler's model call;
+//! - `combine`: the verdicts, in order, into one [`Outcome`](crate::Outcome).
 //!
 //! The user guide is `docs/dialects/evener.md`.
+//!
+//! # Example
+//!
+//! ```
+//! use latch::dialect::evener::{self, Evener};
+//! use latch::{Engine, Event, EventKind, Session};
+//!
+//! // An Evener plugin: a manifest and a hooks file.
+//! let plugin = tempfile::tempdir()?;
+//! std::fs::create_dir_all(plugin.path().join(".claude-plugin"))?;
+//! std::fs::create_dir_all(plugin.path().join("hooks"))?;
+//! std::fs::write(plugin.path().join(".claude-plugin/plugin.json"), r#"{"name": "hello"}"#)?;
+//! std::fs::write(
+//!     plugin.path().join("hooks/hooks.json"),
+//!     r#"{"hooks": {"SessionStart": [{"hooks": [{"type": "command",
+//!         "command": "printf", "args": ["%s", "{\"systemMessage\": \"hello\"}"]}]}]}}"#,
+//! )?;
+//! let evener = Evener::load(evener::Options {
+//!     plugin_dirs: vec![plugin.path().to_path_buf()],
+//!     ..evener::Options::default()
+//! });
+//! let engine = Engine::new().with_dialect(evener);
+//! assert_eq!(engine.diagnostics().count(), 0);
+//! let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
+//! let event = Event::new(EventKind::SessionStart);
+//! let outcome = runtime.block_on(engine.dispatch(&event, &Session::in_memory(None)))?;
+//! assert_eq!(outcome.runs.len(), 1);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 
-pub mod combine;
-pub mod discover;
-pub mod events;
-pub mod explain;
-pub mod judge;
-pub mod lint;
-pub mod load;
-pub mod prompt;
-pub mod schema;
-pub mod toolname;
-pub mod trust;
+internal_mods!(
+    combine, discover, events, explain, judge, lint, load, prompt, schema, toolname, trust
+);
 
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -32,9 +53,9 @@ use crate::diag::Diagnostic;
 use crate::event::Event;
 use crate::pipeline::Indexed;
 
-pub use discover::Plugin;
-pub use events::{EvEvent, EventName};
-pub use load::{Group, Handler, HandlerKind, Matcher};
+pub(crate) use discover::Plugin;
+pub(crate) use events::{EvEvent, EventName};
+pub(crate) use load::{Group, HandlerKind, Matcher};
 pub use prompt::PromptConfig;
 pub use toolname::ToolNames;
 
@@ -105,7 +126,7 @@ impl Evener {
     }
 
     /// The loaded plugins, in order.
-    pub fn plugins(&self) -> &[Plugin] {
+    pub(crate) fn plugins(&self) -> &[Plugin] {
         &self.plugins
     }
 
@@ -115,7 +136,7 @@ impl Evener {
     }
 
     /// The groups that apply to `event`, in run order, with their plugin.
-    pub fn select(&self, event: &Event) -> Vec<(&Plugin, &Group)> {
+    pub(crate) fn select(&self, event: &Event) -> Vec<(&Plugin, &Group)> {
         let Some(ev) = EvEvent::from_kind(event.event) else {
             return Vec::new();
         };
@@ -132,3 +153,10 @@ impl Evener {
 }
 
 crate::dialect::impl_dialect!(Evener);
+
+/// [`Evener`]'s handler-group selection alone, for latch's selection bench.
+#[cfg(feature = "internals")]
+#[doc(hidden)]
+pub fn select<'a>(evener: &'a Evener, event: &Event) -> Vec<(&'a Plugin, &'a Group)> {
+    evener.select(event)
+}

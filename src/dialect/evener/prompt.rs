@@ -9,7 +9,7 @@ use crate::event::Event;
 
 use super::toolname::ToolNames;
 
-pub use crate::model::{MAX_REPLY_BODY, MAX_REPLY_TEXT, PromptConfig, Reply, ask};
+pub use crate::model::{PromptConfig, ask};
 
 /// Substitutes `$TOOL_INPUT`, `$TOOL_RESULT`, `$USER_PROMPT`, `$MESSAGE` and
 /// `$TOOL_NAME` into the template. Missing values become empty strings.

@@ -118,9 +118,9 @@ impl PeenEvent {
 
     /// The events a neutral event fires, in order. Compaction events fire
     /// only when `summarize` is set (`PEEN_COMPACTION_MODE=summarize`) and
-    /// the round is not [under budget](under_budget); `sessionStart` only
+    /// the round is not under budget; `sessionStart` only
     /// when `source` is `startup`, or absent (whether the session already
-    /// had turns is a question for its state: see [`select`]).
+    /// had turns is a question for its state: see `select`).
     pub fn fired_by(event: &Event, summarize: bool) -> Vec<PeenEvent> {
         let file_tool = event
             .tool_name()

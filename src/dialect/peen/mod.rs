@@ -5,24 +5,48 @@
 //!
 //! The pipeline, one module per stage:
 //! - [`mod@self`]: the layers (configuration directory, then workspace);
-//! - [`load`]: one file, strictly, into groups and actions;
-//! - [`events`]: event names and the order they fire in;
-//! - [`matching`]: `match` / `when` (tool, root, path, extensions, input);
-//! - [`payload`]: event inputs, affected paths, the command's stdin;
-//! - [`combine`]: running actions in order and folding their results.
+//! - `load`: one file, strictly, into groups and actions;
+//! - `events`: event names and the order they fire in;
+//! - `matching`: `match` / `when` (tool, root, path, extensions, input);
+//! - `payload`: event inputs, affected paths, the command's stdin;
+//! - `combine`: running actions in order and folding their results.
 //!
 //! The user guide is `docs/dialects/peen.md`.
+//!
+//! # Example
+//!
+//! ```
+//! use latch::dialect::peen::{self, Peen};
+//! use latch::{Engine, Event, Session};
+//!
+//! // A workspace with peen's `.agents/hooks.yaml`.
+//! let workspace = tempfile::tempdir()?;
+//! std::fs::create_dir(workspace.path().join(".agents"))?;
+//! std::fs::write(
+//!     workspace.path().join(".agents/hooks.yaml"),
+//!     "version: 1\npreToolUse:\n  - name: no-force-push\n    match:\n      tool: runCommand\n      \
+//!      input:\n        /command:\n          regex: \"git push .*--force\"\n    actions:\n      \
+//!      - name: block\n        type: deny\n        reason: Never force-push.\n",
+//! )?;
+//! let peen = Peen::load(peen::Options {
+//!     workspace: Some(workspace.path().to_path_buf()),
+//!     ..peen::Options::default()
+//! });
+//! let engine = Engine::new().with_dialect(peen);
+//! assert_eq!(engine.diagnostics().count(), 0);
+//! // Tool names and arguments are the harness's, here peen's own.
+//! let event = Event::tool_before("runCommand", serde_json::json!({"command": "git push --force"}))
+//!     .with_cwd(workspace.path());
+//! let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
+//! let outcome = runtime.block_on(engine.dispatch(&event, &Session::in_memory(None)))?;
+//! assert!(outcome.is_denied());
+//! assert_eq!(outcome.reasons[0].text, "Never force-push.");
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 
-pub mod combine;
-pub mod events;
-pub mod explain;
-pub mod input;
-pub mod lint;
-pub mod load;
-pub mod matching;
-pub mod payload;
-pub mod schema;
-pub mod trust;
+internal_mods!(
+    combine, events, explain, input, lint, load, matching, payload, schema, trust
+);
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -32,8 +56,8 @@ use crate::diag::Diagnostic;
 use crate::event::Event;
 use crate::outcome::Outcome;
 
-pub use events::PeenEvent;
-pub use load::{Action, ActionKind, Group, HooksFile, OnFailure};
+pub(crate) use events::PeenEvent;
+pub(crate) use load::{ActionKind, Group, HooksFile, OnFailure};
 
 /// The dialect's name.
 pub const DIALECT: &str = "peen";
@@ -215,12 +239,12 @@ impl Peen {
     }
 
     /// The valid files, in layer order.
-    pub fn files(&self) -> &[HooksFile] {
+    pub(crate) fn files(&self) -> &[HooksFile] {
         &self.files
     }
 
     /// The files skipped as invalid, with their first problem.
-    pub fn skipped(&self) -> &[(PathBuf, String)] {
+    pub(crate) fn skipped(&self) -> &[(PathBuf, String)] {
         &self.skipped
     }
 
@@ -230,19 +254,19 @@ impl Peen {
     }
 
     /// The number of groups across all layers.
-    pub fn group_count(&self) -> usize {
+    pub(crate) fn group_count(&self) -> usize {
         self.files.iter().map(|f| f.groups.len()).sum()
     }
 
     /// The agent's current directory for an event.
-    pub fn cwd_for(&self, event: &Event) -> PathBuf {
+    pub(crate) fn cwd_for(&self, event: &Event) -> PathBuf {
         event
             .workdir(self.options.workspace.as_deref())
             .unwrap_or_else(|| PathBuf::from("/"))
     }
 
     /// Every group declared for `event`, in layer then file order.
-    pub fn groups_for<'a>(
+    pub(crate) fn groups_for<'a>(
         &'a self,
         event: &'a PeenEvent,
     ) -> impl Iterator<Item = (&'a Path, &'a Group)> + 'a {
@@ -267,7 +291,7 @@ fn internal_load_failure(path: &Path, message: &str) -> Diagnostic {
 /// Whether a failure of peen itself denies `event`: when any peen event it
 /// fires is one whose failed actions deny by default (`pre*`,
 /// `sessionStart`, `turnStart`).
-pub fn failure_denies(event: &Event, summarize: bool) -> bool {
+pub(crate) fn failure_denies(event: &Event, summarize: bool) -> bool {
     PeenEvent::fired_by(event, summarize)
         .iter()
         .any(PeenEvent::fails_closed)

@@ -44,7 +44,7 @@ pub struct Found {
 
 impl Sources {
     /// The candidate paths, least specific first.
-    pub fn candidates(&self) -> Vec<(Level, PathBuf)> {
+    pub(crate) fn candidates(&self) -> Vec<(Level, PathBuf)> {
         let mut out = Vec::new();
         if let Some(home) = &self.home {
             out.push((Level::User, user_settings(home)));
@@ -62,7 +62,7 @@ impl Sources {
 
     /// Reads every settings file that exists, least specific first. A file
     /// that exists but cannot be read (or is not UTF-8) is a diagnostic.
-    pub fn files(&self, diags: &mut Vec<Diagnostic>) -> Vec<Found> {
+    pub(crate) fn files(&self, diags: &mut Vec<Diagnostic>) -> Vec<Found> {
         let mut out = Vec::new();
         for (level, path) in self.candidates() {
             match crate::config::read_bounded(&path, crate::config::MAX_CONFIG_FILE) {

@@ -35,18 +35,6 @@ pub enum Level {
     Flag,
 }
 
-impl Level {
-    /// A short name, for messages.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Level::User => "user",
-            Level::Project => "project",
-            Level::Local => "local",
-            Level::Flag => "--settings",
-        }
-    }
-}
-
 /// A hook's matcher as loaded.
 #[derive(Debug, Clone)]
 pub enum Matcher {

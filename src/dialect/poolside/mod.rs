@@ -3,26 +3,47 @@
 //! and hooks that fail open.
 //!
 //! The pipeline, one module per stage:
-//! - [`discover`]: which settings files, in which level order;
-//! - [`load`]: one file into typed hooks, with located diagnostics;
-//! - [`merge`]: the levels into one ordered list per event (named replacement);
-//! - [`events`]: the event names and the stdin payload;
-//! - [`judge`]: one run's exit code and stdout into a verdict;
-//! - [`combine`]: the verdicts, in order, into one [`Outcome`](crate::Outcome).
+//! - `discover`: which settings files, in which level order;
+//! - `load`: one file into typed hooks, with located diagnostics;
+//! - `merge`: the levels into one ordered list per event (named replacement);
+//! - `events`: the event names and the stdin payload;
+//! - `judge`: one run's exit code and stdout into a verdict;
+//! - `combine`: the verdicts, in order, into one [`Outcome`](crate::Outcome).
 //!
 //! The user guide is `docs/dialects/poolside.md`.
+//!
+//! # Example
+//!
+//! ```
+//! use latch::dialect::poolside::{Poolside, Sources};
+//! use latch::{Engine, Event, Session};
+//!
+//! // A project with `.poolside/settings.yaml`; a hook that exits 2 blocks.
+//! let project = tempfile::tempdir()?;
+//! std::fs::create_dir(project.path().join(".poolside"))?;
+//! std::fs::write(
+//!     project.path().join(".poolside/settings.yaml"),
+//!     "hooks:\n  PreToolUse:\n    - name: no-sudo\n      matcher: shell\n      \
+//!      command: \"grep -q sudo && { echo 'no sudo' >&2; exit 2; } || true\"\n",
+//! )?;
+//! let pool = Poolside::load(&Sources {
+//!     project: Some(project.path().to_path_buf()),
+//!     ..Sources::default()
+//! });
+//! let engine = Engine::new().with_dialect(pool);
+//! assert_eq!(engine.diagnostics().count(), 0);
+//! let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
+//! let session = Session::in_memory(None);
+//! let sudo = Event::tool_before("shell", serde_json::json!({"cmd": "sudo rm -rf /"}));
+//! assert!(runtime.block_on(engine.dispatch(&sudo, &session))?.is_denied());
+//! let ls = Event::tool_before("shell", serde_json::json!({"cmd": "ls"}));
+//! assert!(!runtime.block_on(engine.dispatch(&ls, &session))?.is_denied());
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 
-pub mod combine;
-pub mod discover;
-pub mod events;
-pub mod explain;
-pub mod judge;
-pub mod lint;
-pub mod load;
-pub mod merge;
-pub mod notice;
-pub mod schema;
-pub mod trust;
+internal_mods!(
+    combine, discover, events, explain, judge, lint, load, merge, notice, schema, trust
+);
 
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -31,16 +52,17 @@ use crate::diag::Diagnostic;
 use crate::event::Event;
 use crate::pipeline::Indexed;
 
-pub use discover::{Sources, user_settings};
-pub use events::PoolEvent;
-pub use load::{Hook, Level, Matcher};
+pub use discover::Sources;
+pub(crate) use discover::user_settings;
+pub(crate) use events::PoolEvent;
+pub(crate) use load::{Hook, Matcher};
 
 /// The dialect's name.
 pub const DIALECT: &str = "poolside";
 
 /// The hooks of one event, in run order, indexed by matcher. A disabled
 /// hook (invalid matcher) shows up in every selection as skipped.
-pub type EventHooks = Indexed<Hook>;
+pub(crate) type EventHooks = Indexed<Hook>;
 
 fn event_hooks(hooks: Vec<Hook>) -> EventHooks {
     Indexed::build(hooks, |h| match &h.matcher {
@@ -55,7 +77,6 @@ pub struct Poolside {
     events: HashMap<PoolEvent, EventHooks>,
     max_continuations: Option<u32>,
     workdir: Option<PathBuf>,
-    files: Vec<PathBuf>,
     diagnostics: Vec<Diagnostic>,
 }
 
@@ -65,11 +86,9 @@ impl Poolside {
     pub fn load(sources: &Sources) -> Poolside {
         let mut levels = Vec::new();
         let mut diagnostics = Vec::new();
-        let mut files = Vec::new();
         for found in sources.files(&mut diagnostics) {
             let (config, diags) = load::load_file(&found.path, found.level, &found.text);
             diagnostics.extend(diags);
-            files.push(found.path);
             levels.push(config);
         }
         let merged = merge::merge(levels, &mut diagnostics);
@@ -81,33 +100,27 @@ impl Poolside {
                 .collect(),
             max_continuations: merged.max_continuations,
             workdir: sources.project.clone(),
-            files,
             diagnostics,
         }
     }
 
     /// The hooks of one event, after merging.
-    pub fn hooks(&self, event: PoolEvent) -> &[Hook] {
+    pub(crate) fn hooks(&self, event: PoolEvent) -> &[Hook] {
         self.events.get(&event).map_or(&[], |e| e.items())
     }
 
     /// The effective `stop_hook_max_continuations` (`None`: unlimited).
-    pub fn max_continuations(&self) -> Option<u32> {
+    pub(crate) fn max_continuations(&self) -> Option<u32> {
         self.max_continuations
     }
 
     /// The directory hooks run in when the event has no `cwd`: the project.
-    pub fn workdir(&self) -> Option<&std::path::Path> {
+    pub(crate) fn workdir(&self) -> Option<&std::path::Path> {
         self.workdir.as_deref()
     }
 
-    /// The settings files that were read, least specific first.
-    pub fn files(&self) -> &[PathBuf] {
-        &self.files
-    }
-
     /// The hooks that would run for `event`, in order.
-    pub fn select(&self, event: &Event) -> Vec<&Hook> {
+    pub(crate) fn select(&self, event: &Event) -> Vec<&Hook> {
         let Some(pe) = PoolEvent::from_kind(event.event) else {
             return Vec::new();
         };
@@ -120,3 +133,10 @@ impl Poolside {
 }
 
 crate::dialect::impl_dialect!(Poolside);
+
+/// [`Poolside`]'s hook selection alone, for latch's selection bench.
+#[cfg(feature = "internals")]
+#[doc(hidden)]
+pub fn select<'a>(pool: &'a Poolside, event: &Event) -> Vec<&'a Hook> {
+    pool.select(event)
+}

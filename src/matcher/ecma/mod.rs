@@ -169,6 +169,8 @@ impl EcmaRegex {
 
     /// Like [`EcmaRegex::test`], always on the backtracking matcher (for
     /// comparing the two).
+    // Reached by the claude_matcher fuzz target.
+    #[cfg_attr(not(feature = "internals"), allow(dead_code))]
     pub fn test_backtracking(&self, text: &str) -> Result<bool, Exhausted> {
         match &self.engine {
             Engine::Translated {
