@@ -5,7 +5,7 @@
 use std::time::Duration;
 
 use latch::dialect::evener::judge::judge_run;
-use latch::dialect::poolside::PoolEvent;
+use latch::dialect::poolside::events::PoolEvent;
 use latch::dialect::poolside::judge::judge;
 use latch::run::{Captured, Exit, RunResult, Termination};
 use libfuzzer_sys::fuzz_target;
