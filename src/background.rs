@@ -6,21 +6,24 @@
 //! # Example
 //!
 //! ```
-//! use std::sync::mpsc;
 //! use std::time::Duration;
 //!
 //! use latch::background::Tasks;
 //! use latch::dialect::claude::{self, Claude};
-//! use latch::{Engine, Event, EventKind, Session};
+//! use latch::{Engine, Event, EventKind, RawJson, Session};
 //!
 //! // An `async` PostToolUse hook: the event does not wait for it.
 //! let settings = r#"{"hooks": {"PostToolUse": [{"hooks": [{"type": "command", "async": true,
 //!     "command": "echo '{\"hookSpecificOutput\": {\"hookEventName\": \"PostToolUse\", \"additionalContext\": \"lint passed\"}}'"}]}]}}"#;
 //! let state = tempfile::tempdir()?;
-//! let (answers, answered) = mpsc::channel();
+//! let (answers, mut answered) = tokio::sync::mpsc::unbounded_channel();
 //! let engine = Engine::new()
 //!     .with_dialect(Claude::load(claude::Options {
-//!         sources: claude::Sources { settings: Some(settings.into()), ..Default::default() },
+//!         sources: claude::Sources {
+//!             settings: Some(settings.into()),
+//!             managed_dir: Some(state.path().join("managed")),
+//!             ..Default::default()
+//!         },
 //!         ..Default::default()
 //!     }))
 //!     .with_background(Tasks::new(state.path()).with_listener(move |answer| {
@@ -30,18 +33,18 @@
 //!     .with_session("s1");
 //! event.event = EventKind::ToolAfter;
 //! if let Some(tool) = event.tool.as_mut() {
-//!     tool.output = Some(latch::RawJson::from_value(&serde_json::json!("ok")));
+//!     tool.output = Some(RawJson::from_value(&serde_json::json!("ok")));
 //! }
-//! let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
 //! let session = Session::open(state.path(), "s1")?;
-//! runtime.block_on(async {
+//! let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
+//! let answer = runtime.block_on(async {
 //!     engine.dispatch(&event, &session).await?;
-//!     // The hook runs on this runtime; its answer arrives once it ends, and
-//!     // is also kept for the session's next event.
-//!     tokio::time::sleep(Duration::from_millis(500)).await;
-//!     Ok::<_, latch::EventError>(())
+//!     // The hook runs on this runtime; its answer arrives once it ends
+//!     // (and is kept for the session's next event).
+//!     let answer = tokio::time::timeout(Duration::from_secs(30), answered.recv()).await?;
+//!     Ok::<_, Box<dyn std::error::Error>>(answer)
 //! })?;
-//! let answer = answered.recv_timeout(Duration::from_secs(10))?;
+//! let answer = answer.ok_or("no answer")?;
 //! assert!(answer.texts.iter().any(|t| t.contains("lint passed")), "{answer:?}");
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```

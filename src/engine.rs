@@ -288,8 +288,6 @@ mod tests {
         denies: bool,
     }
 
-    impl crate::dialect::sealed::Sealed for Panics {}
-
     impl Dialect for Panics {
         fn name(&self) -> &'static str {
             "panics"
@@ -300,6 +298,9 @@ mod tests {
         fn explain(&self, _event: &Event) -> Vec<Explanation> {
             Vec::new()
         }
+    }
+
+    impl crate::dialect::sealed::Sealed for Panics {
         fn dispatch<'a>(
             &'a self,
             _event: &'a Event,

@@ -354,7 +354,7 @@ impl<'de> Deserialize<'de> for RawJson {
 /// recursion limit (128 levels). `IgnoredAny` and the capture of a
 /// [`RawValue`] skip values without that limit; this is the cheap check
 /// that a text can later be parsed.
-pub struct WellNested;
+pub(crate) struct WellNested;
 
 impl<'de> Deserialize<'de> for WellNested {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<WellNested, D::Error> {

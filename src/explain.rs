@@ -69,7 +69,7 @@ pub struct IgnoredKey {
 
 impl Explanation {
     /// An explanation.
-    pub fn new(
+    pub(crate) fn new(
         dialect: &str,
         event: impl Into<String>,
         hook: impl Into<String>,
@@ -90,13 +90,13 @@ impl Explanation {
     }
 
     /// With a summary of what the hook runs (an empty one is left out).
-    pub fn with_summary(mut self, summary: Option<String>) -> Self {
+    pub(crate) fn with_summary(mut self, summary: Option<String>) -> Self {
         self.summary = summary.filter(|s| !s.is_empty() && *s != self.hook);
         self
     }
 
     /// With the keys that have no effect.
-    pub fn with_ignored(mut self, ignored: Vec<IgnoredKey>) -> Self {
+    pub(crate) fn with_ignored(mut self, ignored: Vec<IgnoredKey>) -> Self {
         self.ignored = ignored;
         self
     }

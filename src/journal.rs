@@ -8,7 +8,7 @@
 //! - a finished run is **reused**: its stored result is returned and no
 //!   hook runs again;
 //! - a run still `started` by a latch process that is still alive is
-//!   **running**: [`Journal::begin_or_wait`] waits for it (bounded,
+//!   **running**: the dispatch waits for it (bounded,
 //!   cancellable) and then reuses its result;
 //! - a run still `started` whose process is gone was interrupted (latch or
 //!   the machine died while the hook ran; the hook may have changed files
@@ -62,7 +62,7 @@ pub const KEEP_TURNS: usize = 8;
 
 /// How long [`Journal::begin_or_wait`] waits at most for another latch
 /// process that is running the same checkpoint.
-pub const RUNNING_WAIT: Duration = Duration::from_secs(60);
+pub(crate) const RUNNING_WAIT: Duration = Duration::from_secs(60);
 
 /// Where a journaled run stands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -120,7 +120,7 @@ pub enum Resolution {
 
 /// What [`Journal::begin`] found for a checkpoint.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Begin {
+pub(crate) enum Begin {
     /// Nothing recorded: the run may start (it is now recorded as started).
     Fresh,
     /// A finished run: reuse it.
@@ -203,7 +203,7 @@ impl<'a> Journal<'a> {
         }
     }
 
-    /// Makes every lock wait (and [`Journal::begin_or_wait`]) end when
+    /// Makes every lock wait (and the wait for a running checkpoint) end when
     /// `cancel` fires.
     pub fn cancel_on(mut self, cancel: &Cancel) -> Self {
         self.cancel = cancel.clone();
@@ -218,7 +218,7 @@ impl<'a> Journal<'a> {
 
     /// Looks the checkpoint up and, if it is fresh, records it as started
     /// by this process (pruning old turns' finished entries).
-    pub async fn begin(&self, key: &str, dialect: &str, event: &str) -> io::Result<Begin> {
+    pub(crate) async fn begin(&self, key: &str, dialect: &str, event: &str) -> io::Result<Begin> {
         let dir = self.session.dir().map(|d| d.to_path_buf());
         let found = self
             .session
@@ -270,7 +270,7 @@ impl<'a> Journal<'a> {
     /// is running is waited for, up to `wait` (and not once the journal's
     /// cancel fires: an `Interrupted` error), so that its result is reused;
     /// `Running` comes back only when the wait ran out.
-    pub async fn begin_or_wait(
+    pub(crate) async fn begin_or_wait(
         &self,
         key: &str,
         dialect: &str,
@@ -298,7 +298,7 @@ impl<'a> Journal<'a> {
     }
 
     /// Records how a started run ended.
-    pub async fn finish(
+    pub(crate) async fn finish(
         &self,
         key: &str,
         state: RunState,
@@ -327,7 +327,7 @@ impl<'a> Journal<'a> {
     /// Gives up a run this process started without recording how it ended
     /// (it was interrupted): the entry stays `started`, and from now on it
     /// is uncertain rather than running, in this process too.
-    pub fn abandon(&self, key: &str) {
+    pub(crate) fn abandon(&self, key: &str) {
         owner::unregister(self.session.dir(), key);
     }
 

@@ -191,7 +191,7 @@ impl Session {
     /// `write` per call, to a file opened `O_APPEND`, so the lines of
     /// overlapping processes do not interleave. A session in memory keeps
     /// no log.
-    pub fn append_audit(&self, lines: &[u8]) -> io::Result<()> {
+    pub(crate) fn append_audit(&self, lines: &[u8]) -> io::Result<()> {
         use crate::audit::{LOG_FILE, MAX_LOG_BYTES, PREVIOUS_LOG_FILE};
         use rustix::fs::OFlags;
         let (path, dir) = match &self.store {
@@ -305,7 +305,7 @@ impl Session {
     /// A private (0700) directory for `name` inside the session directory,
     /// created on first use (never through a symbolic link). `None` for an
     /// in-memory session.
-    pub fn private_dir(&self, name: &str) -> io::Result<Option<PathBuf>> {
+    pub(crate) fn private_dir(&self, name: &str) -> io::Result<Option<PathBuf>> {
         match &self.store {
             Store::Memory(_) => Ok(None),
             Store::Unusable { kind, why, .. } => Err(Session::unusable(*kind, why)),

@@ -100,7 +100,7 @@ impl Telemetry {
 
     /// Records one dispatch, which ran from `started` until now, and its
     /// hook runs.
-    pub fn record(
+    pub(crate) fn record(
         &self,
         session: Option<&str>,
         event: &Event,

@@ -3,6 +3,20 @@
 //! commands (for example behind a `hooks` subcommand of its own, with
 //! [`main_from`]). Each command lives in its own file here; they are
 //! crate-internal.
+//!
+//! Both functions run a command as the whole process does: they build
+//! their own tokio runtime (so they panic inside one), read and write the
+//! process's stdin and stdout, install `tracing` output and signal
+//! handlers (`latch fire` exits the process on SIGINT and SIGTERM), and
+//! make the process a child subreaper. Call them from the process's
+//! `main`, never from a running harness; a harness that is already running
+//! embeds the library ([`crate::Engine`]) instead.
+//!
+//! `latch fire` runs an `async` hook in a detached copy of the current
+//! executable, started with the single argument `background-hook`. A
+//! binary that offers latch's commands behind a prefix of its own must
+//! hand that invocation to latch unchanged, as the example of
+//! [`main_from`] does.
 
 mod background;
 mod completions;
@@ -139,10 +153,23 @@ pub fn main() -> ExitCode {
 /// in [`std::env::args_os`]); otherwise as [`main`].
 ///
 /// ```
+/// use std::ffi::OsString;
 /// use std::process::ExitCode;
 ///
-/// // `myharness hooks schema poolside` runs `latch schema poolside`.
-/// let code = latch::cli::main_from(["latch", "schema", "poolside"]);
+/// /// `myharness hooks ARGS…` runs `latch ARGS…`; `myharness
+/// /// background-hook` is `latch fire`'s detached runner of async hooks.
+/// fn harness_main(args: Vec<OsString>) -> ExitCode {
+///     match args.get(1).and_then(|a| a.to_str()) {
+///         Some("hooks") => {
+///             let latch_args = std::iter::once(OsString::from("latch")).chain(args[2..].iter().cloned());
+///             latch::cli::main_from(latch_args)
+///         }
+///         Some("background-hook") => latch::cli::main_from(args),
+///         _ => ExitCode::SUCCESS, // the harness's own commands
+///     }
+/// }
+///
+/// let code = harness_main(["myharness", "hooks", "schema", "poolside"].map(OsString::from).to_vec());
 /// assert_eq!(code, ExitCode::SUCCESS);
 /// ```
 pub fn main_from<I, T>(args: I) -> ExitCode

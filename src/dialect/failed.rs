@@ -38,7 +38,20 @@ impl FailedLoad {
     }
 }
 
-impl super::sealed::Sealed for FailedLoad {}
+impl super::sealed::Sealed for FailedLoad {
+    fn dispatch<'a>(
+        &'a self,
+        event: &'a Event,
+        _cx: &'a DispatchContext<'a>,
+    ) -> BoxFuture<'a, Outcome> {
+        let out = failure_outcome(self.name, event, &self.why, (self.denies)(event));
+        Box::pin(async move { out })
+    }
+
+    fn internal_failure(&self, event: &Event, what: &str) -> Outcome {
+        super::fail_open(self.name, event, what)
+    }
+}
 
 impl Dialect for FailedLoad {
     fn name(&self) -> &'static str {
@@ -51,15 +64,6 @@ impl Dialect for FailedLoad {
 
     fn explain(&self, _event: &Event) -> Vec<Explanation> {
         Vec::new()
-    }
-
-    fn dispatch<'a>(
-        &'a self,
-        event: &'a Event,
-        _cx: &'a DispatchContext<'a>,
-    ) -> BoxFuture<'a, Outcome> {
-        let out = failure_outcome(self.name, event, &self.why, (self.denies)(event));
-        Box::pin(async move { out })
     }
 }
 

@@ -31,14 +31,36 @@
 //! # Ok::<(), std::io::Error>(())
 //! ```
 
-/// Implements [`Dialect`] for a dialect from the parts every dialect
-/// module has: its `DIALECT` name, a `diagnostics` field, and its
-/// `explain::explain`, `trust::definitions` and `combine::dispatch`
-/// functions. Items after the
-/// type (an `internal_failure` override) go into the impl as they are.
+/// Implements [`Dialect`] (and its sealed engine side) for a dialect from
+/// the parts every dialect module has: its `DIALECT` name, a `diagnostics`
+/// field, and its `explain::explain`, `trust::definitions` and
+/// `combine::dispatch` functions. An item after the type replaces the
+/// default `internal_failure` (fail open).
 macro_rules! impl_dialect {
-    ($ty:ty $(, $extra:item)* $(,)?) => {
-        impl $crate::dialect::sealed::Sealed for $ty {}
+    ($ty:ty $(,)?) => {
+        $crate::dialect::impl_dialect!(
+            $ty,
+            fn internal_failure(
+                &self,
+                event: &$crate::event::Event,
+                what: &str,
+            ) -> $crate::outcome::Outcome {
+                $crate::dialect::fail_open(DIALECT, event, what)
+            }
+        );
+    };
+    ($ty:ty, $failure:item $(,)?) => {
+        impl $crate::dialect::sealed::Sealed for $ty {
+            fn dispatch<'a>(
+                &'a self,
+                event: &'a $crate::event::Event,
+                cx: &'a $crate::pipeline::DispatchContext<'a>,
+            ) -> $crate::pipeline::BoxFuture<'a, $crate::outcome::Outcome> {
+                Box::pin(combine::dispatch(self, event, cx))
+            }
+
+            $failure
+        }
 
         impl $crate::dialect::Dialect for $ty {
             fn name(&self) -> &'static str {
@@ -56,16 +78,6 @@ macro_rules! impl_dialect {
             fn definitions(&self) -> Vec<$crate::trust::Definition> {
                 trust::definitions(self)
             }
-
-            fn dispatch<'a>(
-                &'a self,
-                event: &'a $crate::event::Event,
-                cx: &'a $crate::pipeline::DispatchContext<'a>,
-            ) -> $crate::pipeline::BoxFuture<'a, $crate::outcome::Outcome> {
-                Box::pin(combine::dispatch(self, event, cx))
-            }
-
-            $($extra)*
         }
     };
 }
@@ -83,14 +95,43 @@ use crate::explain::Explanation;
 use crate::outcome::Outcome;
 
 // The pipeline's types, where dialects have always found them.
-pub use crate::pipeline::BoxFuture;
+pub(crate) use crate::pipeline::BoxFuture;
 pub(crate) use crate::pipeline::DispatchContext;
 
-/// Seals [`Dialect`]: the dispatch contract between the engine and a
-/// dialect is internal and changes with the pipeline.
+/// Seals [`Dialect`] and holds the engine's side of it: the dispatch
+/// contract between the engine and a dialect is internal and changes with
+/// the pipeline. Code outside latch can neither name this trait nor call
+/// its methods.
 pub(crate) mod sealed {
-    /// Implemented by latch's dialects only.
-    pub trait Sealed {}
+    use super::{BoxFuture, DispatchContext};
+    use crate::event::Event;
+    use crate::outcome::Outcome;
+
+    /// The engine's side of a dialect; implemented by latch's dialects only.
+    pub trait Sealed {
+        /// Runs this dialect's hooks for one event and combines their
+        /// answers.
+        fn dispatch<'a>(
+            &'a self,
+            event: &'a Event,
+            cx: &'a DispatchContext<'a>,
+        ) -> BoxFuture<'a, Outcome>;
+
+        /// This dialect's answer for `event` when latch itself failed while
+        /// dispatching it (the engine caught a panic); `what` says what
+        /// failed. Most dialects fail open ([`super::fail_open`]); a
+        /// dialect whose failures deny says so.
+        fn internal_failure(&self, event: &Event, what: &str) -> Outcome;
+    }
+}
+
+/// The fail-open answer to latch's own failure, as poolside and evener
+/// treat a failed hook: the event proceeds with a warning.
+pub(crate) fn fail_open(dialect: &str, event: &Event, what: &str) -> Outcome {
+    let mut out = Outcome::proceed(event.event);
+    out.warnings
+        .push(format!("{dialect}: {what}; its hooks did not run"));
+    out
 }
 
 /// One loaded hook configuration format: [`claude::Claude`],
@@ -115,26 +156,5 @@ pub trait Dialect: Send + Sync + sealed::Sealed {
     /// [`crate::trust`]), in file order.
     fn definitions(&self) -> Vec<crate::trust::Definition> {
         Vec::new()
-    }
-
-    /// Runs this dialect's hooks for one event and combines their answers.
-    #[doc(hidden)]
-    fn dispatch<'a>(
-        &'a self,
-        event: &'a Event,
-        cx: &'a DispatchContext<'a>,
-    ) -> BoxFuture<'a, Outcome>;
-
-    /// This dialect's answer for `event` when latch itself failed while
-    /// dispatching it (the engine caught a panic); `what` says what failed.
-    /// The default fails open, as poolside and evener treat a failed hook:
-    /// the event proceeds with a warning. A dialect whose failures deny
-    /// overrides it.
-    #[doc(hidden)]
-    fn internal_failure(&self, event: &Event, what: &str) -> Outcome {
-        let mut out = Outcome::proceed(event.event);
-        out.warnings
-            .push(format!("{}: {what}; its hooks did not run", self.name()));
-        out
     }
 }

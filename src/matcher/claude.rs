@@ -13,9 +13,10 @@
 //!    `a.h` matches `Bash` and `Edit.*` matches `NotebookEdit`; anchor it
 //!    with `^…$`.
 //!
-//! Some events (`FileChanged`, `StopFailure`) classify with the narrower
-//! set of Claude Code's older builds: letters, digits, `_` and `|`
-//! ([`WordSet::Narrow`]).
+//! `StopFailure` classifies with the narrower set Claude Code's
+//! documentation gives it: letters, digits, `_` and `|`
+//! ([`WordSet::Narrow`]). (`FileChanged` matchers are file names, split
+//! by the claude loader.)
 //!
 //! On a tool event the Agent tool is also matched under its former name
 //! `Task` ([`legacy_tool_names`]).

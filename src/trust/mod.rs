@@ -442,7 +442,7 @@ pub fn select<'a>(
 
 /// A hook named in `latch trust approve`'s and `revoke`'s answers.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
-pub struct Brief {
+pub(crate) struct Brief {
     /// The dialect that loads it.
     pub dialect: String,
     /// Its event, in the dialect's spelling.

@@ -421,8 +421,8 @@ impl Loader<'_> {
         }
         let parsed = match names {
             Some(names) => Ok(ClaudeMatcher::Names(names)),
-            // StopFailure keeps the narrower word set of older builds
-            // (`matcher::claude`'s header).
+            // StopFailure keeps the narrower word set Claude Code's
+            // documentation gives it (`matcher::claude`'s header).
             None if event == Some(ClaudeEvent::StopFailure) => ClaudeMatcher::parse_with(
                 matcher_text.as_deref(),
                 WordSet::Narrow,

@@ -32,6 +32,8 @@
 //!                 "hooks": [{"type": "command", "command": "echo 'no shell today' >&2; exit 2"}]}]}}"#
 //!                 .into(),
 //!         ),
+//!         // Not this machine's /etc/claude-code.
+//!         managed_dir: Some("/nonexistent".into()),
 //!         ..claude::Sources::default()
 //!     },
 //!     // Leave the hook's command line out of what the model reads.
@@ -61,6 +63,7 @@ use crate::event::Event;
 use crate::matcher::{ClaudeIndex, ClaudeMatcher};
 use crate::vocabulary::Vocabulary;
 
+pub use crate::model::PromptConfig;
 pub use discover::Sources;
 pub(crate) use events::ClaudeEvent;
 pub(crate) use load::{Group, LoadedFile, Scope};
@@ -69,8 +72,10 @@ pub use text::Texts;
 /// The dialect's name.
 pub const DIALECT: &str = "claude";
 
-/// What to load and how to run it.
-#[derive(Debug, Clone, Default)]
+/// What to load and how to run it. The default loads nothing but the
+/// managed settings in `/etc/claude-code`, with the built-in vocabulary
+/// and Claude Code's Stop block cap of 8.
+#[derive(Debug, Clone)]
 pub struct Options {
     /// Where the files are.
     pub sources: Sources,
@@ -80,11 +85,26 @@ pub struct Options {
     /// The harness's tools → Claude Code's names and argument shapes.
     pub vocabulary: Vocabulary,
     /// How texts are written.
-    pub texts: text::Texts,
+    pub texts: Texts,
     /// Where `prompt` handlers send their requests.
-    pub prompt: crate::model::PromptConfig,
-    /// The cap on consecutive Stop blocks (`None`: no cap).
+    pub prompt: PromptConfig,
+    /// The cap on consecutive Stop blocks (`None`: no cap). Default: 8, as
+    /// Claude Code; [`Options::stop_block_cap_from_env`] reads Claude
+    /// Code's variable.
     pub stop_block_cap: Option<u32>,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options {
+            sources: Sources::default(),
+            project: None,
+            vocabulary: Vocabulary::default(),
+            texts: Texts::default(),
+            prompt: PromptConfig::default(),
+            stop_block_cap: Some(combine::STOP_BLOCK_CAP),
+        }
+    }
 }
 
 impl Options {

@@ -480,7 +480,7 @@ impl Loader<'_> {
                 extra_at.insert(key, k.position);
             } else if !COMMON_FIELDS.contains(&key.as_str()) && !type_fields.contains(&key.as_str())
             {
-                // Unknown handler fields are not errors: kept for diagnostics.
+                // Unknown handler fields are not errors: reported, then ignored.
                 self.push(
                     Diagnostic::new(
                         crate::diag::Severity::Info,
