@@ -130,9 +130,9 @@ impl ConfigArgs {
                 roots.push(base.join(dir));
             }
         }
+        // The user's files (peen has no user layer: PEEN_CONFIG_DIR below).
         if let Some(home) = home {
-            roots.push(home.join(".poolside"));
-            roots.push(home.join(".agents"));
+            roots.push(crate::dialect::poolside::user_settings(&home));
             roots.push(home.join(".claude").join("settings.json"));
         }
         roots.extend(self.plugin_dirs.iter().cloned());

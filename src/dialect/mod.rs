@@ -78,6 +78,10 @@ macro_rules! impl_dialect {
             fn definitions(&self) -> Vec<$crate::trust::Definition> {
                 trust::definitions(self)
             }
+
+            fn watch_paths(&self) -> Vec<std::path::PathBuf> {
+                self.watched()
+            }
         }
     };
 }
@@ -155,6 +159,14 @@ pub trait Dialect: Send + Sync + sealed::Sealed {
     /// Every hook this dialect loaded, as trust sees it (see
     /// [`crate::trust`]), in file order.
     fn definitions(&self) -> Vec<crate::trust::Definition> {
+        Vec::new()
+    }
+
+    /// Every file (and, for plugins, directory) whose creation, change or
+    /// removal changes what this dialect loads, whether it exists now or
+    /// not. A long-lived harness watches them and loads the dialect again
+    /// when one changes; `latch serve` does the same.
+    fn watch_paths(&self) -> Vec<std::path::PathBuf> {
         Vec::new()
     }
 }

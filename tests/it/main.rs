@@ -49,3 +49,4 @@ mod schema;
 mod serve;
 mod trust;
 mod util;
+mod watch;

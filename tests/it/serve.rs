@@ -751,6 +751,39 @@ fn exit_does_not_wait_for_a_hanging_model_request() {
     );
 }
 
+/// The user's poolside file is `~/.config/poolside/settings.yaml`; an edit
+/// of it alone reloads.
+#[test]
+fn an_edit_of_the_user_s_poolside_settings_alone_reloads() {
+    let root = tempfile::tempdir().unwrap();
+    let project = root.path().join("project");
+    let home = root.path().join("home");
+    std::fs::create_dir_all(&project).unwrap();
+    write_file(&home, ".config/poolside/settings.yaml", "hooks: {}\n");
+    let mut s = Server::start(&[]);
+    let r = s.request(
+        1,
+        "initialize",
+        json!({"dialects": ["poolside"], "project": project, "home": home,
+            "state_dir": root.path().join("state")}),
+    );
+    assert_eq!(r["result"]["diagnostics"], json!([]), "{r}");
+    write_file(
+        &home,
+        ".config/poolside/settings.yaml",
+        "hooks:\n  PreToolUse:\n    - {name: mine, matcher: shell, command: 'echo no >&2; exit 2'}\n",
+    );
+    let n = s.notification("latch/diagnostics");
+    assert_eq!(n["params"]["reloaded"], true, "{n}");
+    s.fire(
+        2,
+        json!({"event": "tool_before", "session_id": "s", "tool": {"name": "shell", "input": {"cmd": "ls"}}}),
+    );
+    let r = s.recv();
+    assert_eq!(r["result"]["decision"], "deny", "{r}");
+    assert_eq!(s.close(), 0);
+}
+
 #[test]
 fn a_broken_poolside_file_keeps_its_last_good_version_while_the_other_reloads() {
     let root = tempfile::tempdir().unwrap();

@@ -38,6 +38,34 @@ pub struct Sources {
 }
 
 impl Sources {
+    /// Every file and plugin directory [`Sources::load`] looks at, whether
+    /// it exists or not (the drop-in directory as itself).
+    pub(crate) fn watched(&self) -> Vec<PathBuf> {
+        let mut out = Vec::new();
+        if let Some(home) = &self.home {
+            out.push(home.join(".claude/settings.json"));
+        }
+        if let Some(project) = &self.project {
+            out.push(project.join(".claude/settings.json"));
+            out.push(project.join(".claude/settings.local.json"));
+        }
+        if let Some(path) = self
+            .settings
+            .as_deref()
+            .filter(|s| !s.trim_start().starts_with('{'))
+        {
+            out.push(PathBuf::from(path));
+        }
+        let managed = self
+            .managed_dir
+            .clone()
+            .unwrap_or_else(|| PathBuf::from(MANAGED_DIR));
+        out.push(managed.join("managed-settings.json"));
+        out.push(managed.join("managed-settings.d"));
+        out.extend(self.plugin_dirs.iter().cloned());
+        out
+    }
+
     /// Reads and loads every file that exists, in configuration order.
     pub(crate) fn load(&self, diags: &mut Vec<Diagnostic>) -> Vec<LoadedFile> {
         let mut out = Vec::new();

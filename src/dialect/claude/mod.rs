@@ -193,6 +193,11 @@ impl Claude {
         &self.files
     }
 
+    /// See [`Dialect::watch_paths`](crate::dialect::Dialect::watch_paths).
+    fn watched(&self) -> Vec<PathBuf> {
+        self.options.sources.watched()
+    }
+
     /// The options it was loaded with.
     pub fn options(&self) -> &Options {
         &self.options

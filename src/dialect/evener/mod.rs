@@ -130,6 +130,12 @@ impl Evener {
         &self.plugins
     }
 
+    /// See [`Dialect::watch_paths`](crate::dialect::Dialect::watch_paths):
+    /// each plugin's directory (its manifest and hooks files live in it).
+    fn watched(&self) -> Vec<PathBuf> {
+        self.options.plugin_dirs.clone()
+    }
+
     /// The options it was loaded with.
     pub fn options(&self) -> &Options {
         &self.options

@@ -248,6 +248,17 @@ impl Peen {
         &self.skipped
     }
 
+    /// See [`Dialect::watch_paths`](crate::dialect::Dialect::watch_paths):
+    /// each layer's hooks file.
+    fn watched(&self) -> Vec<PathBuf> {
+        let layers = self
+            .options
+            .config_dir
+            .iter()
+            .chain(&self.options.workspace);
+        layers.map(|dir| dir.join(HOOKS_FILE)).collect()
+    }
+
     /// The options it was loaded with.
     pub fn options(&self) -> &Options {
         &self.options

@@ -77,10 +77,18 @@ pub struct Poolside {
     events: HashMap<PoolEvent, EventHooks>,
     max_continuations: Option<u32>,
     workdir: Option<PathBuf>,
+    /// Every settings file it looked for.
+    candidates: Vec<PathBuf>,
     diagnostics: Vec<Diagnostic>,
 }
 
 impl Poolside {
+    /// See [`Dialect::watch_paths`](crate::dialect::Dialect::watch_paths):
+    /// every settings level's file.
+    fn watched(&self) -> Vec<PathBuf> {
+        self.candidates.clone()
+    }
+
     /// Finds and loads every settings level. Never fails: problems are
     /// diagnostics, and whatever is usable is kept.
     pub fn load(sources: &Sources) -> Poolside {
@@ -100,6 +108,7 @@ impl Poolside {
                 .collect(),
             max_continuations: merged.max_continuations,
             workdir: sources.project.clone(),
+            candidates: sources.candidates().into_iter().map(|(_, p)| p).collect(),
             diagnostics,
         }
     }
