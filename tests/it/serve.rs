@@ -751,6 +751,26 @@ fn exit_does_not_wait_for_a_hanging_model_request() {
     );
 }
 
+impl Server {
+    /// A server for the poolside dialect of `project` and `home`,
+    /// initialized without diagnostics.
+    fn poolside(
+        root: &std::path::Path,
+        project: &std::path::Path,
+        home: &std::path::Path,
+    ) -> Server {
+        let mut s = Server::start(&[]);
+        let r = s.request(
+            1,
+            "initialize",
+            json!({"dialects": ["poolside"], "project": project, "home": home,
+                "state_dir": root.join("state")}),
+        );
+        assert_eq!(r["result"]["diagnostics"], json!([]), "{r}");
+        s
+    }
+}
+
 /// The user's poolside file is `~/.config/poolside/settings.yaml`; an edit
 /// of it alone reloads.
 #[test]
@@ -760,14 +780,7 @@ fn an_edit_of_the_user_s_poolside_settings_alone_reloads() {
     let home = root.path().join("home");
     std::fs::create_dir_all(&project).unwrap();
     write_file(&home, ".config/poolside/settings.yaml", "hooks: {}\n");
-    let mut s = Server::start(&[]);
-    let r = s.request(
-        1,
-        "initialize",
-        json!({"dialects": ["poolside"], "project": project, "home": home,
-            "state_dir": root.path().join("state")}),
-    );
-    assert_eq!(r["result"]["diagnostics"], json!([]), "{r}");
+    let mut s = Server::poolside(root.path(), &project, &home);
     write_file(
         &home,
         ".config/poolside/settings.yaml",
@@ -795,14 +808,7 @@ fn a_broken_poolside_file_keeps_its_last_good_version_while_the_other_reloads() 
         "hooks:\n  PreToolUse:\n    - {name: guard, matcher: shell, command: 'echo no >&2; exit 2'}\n",
     );
     write_file(&home, ".config/poolside/settings.yaml", "hooks: {}\n");
-    let mut s = Server::start(&[]);
-    let r = s.request(
-        1,
-        "initialize",
-        json!({"dialects": ["poolside"], "project": project, "home": home,
-            "state_dir": root.path().join("state")}),
-    );
-    assert_eq!(r["result"]["diagnostics"], json!([]), "{r}");
+    let mut s = Server::poolside(root.path(), &project, &home);
     let shell = json!({"event": "tool_before", "session_id": "s", "tool": {"name": "shell", "input": {"cmd": "ls"}}});
     // The project file breaks and the user's file gains a hook: the
     // project's guard stays, the user's hook joins it.
