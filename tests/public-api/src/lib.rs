@@ -1,5 +1,6 @@
-//! latch's embedding guide and README examples, compiled against its
-//! public API without the `internals` feature (see Cargo.toml).
+//! latch's embedding guide, README and public modules' examples, compiled
+//! against its public API without the `internals` feature (see
+//! Cargo.toml).
 
 /// docs/embedding.md.
 #[doc = include_str!("../../../docs/embedding.md")]
@@ -10,3 +11,8 @@ pub struct Embedding;
 #[doc = include_str!("../../../README.md")]
 #[cfg(doctest)]
 pub struct Readme;
+
+/// The module-level examples of latch's public modules (see build.rs).
+#[doc = include_str!(concat!(env!("OUT_DIR"), "/modules.md"))]
+#[cfg(doctest)]
+pub struct Modules;
