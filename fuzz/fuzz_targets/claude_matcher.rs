@@ -10,13 +10,20 @@ use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|input: (&str, &str, bool)| {
     let (matcher, target, narrow) = input;
-    let words = if narrow { WordSet::Narrow } else { WordSet::Tools };
+    let words = if narrow {
+        WordSet::Narrow
+    } else {
+        WordSet::Tools
+    };
     let Ok(m) = ClaudeMatcher::parse_with(Some(matcher), words, &mut PatternBudget::per_file())
     else {
         return;
     };
     let index = ClaudeIndex::build([(0, &m)]);
-    assert_eq!(index.select_tool(target) == vec![0], m.is_match_tool(target));
+    assert_eq!(
+        index.select_tool(target) == vec![0],
+        m.is_match_tool(target)
+    );
     assert_eq!(index.select(target) == vec![0], m.is_match(target));
     if let ClaudeMatcher::Regex(r) = &m {
         if !has_astral(target) {

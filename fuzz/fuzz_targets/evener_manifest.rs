@@ -22,8 +22,11 @@ fn plugin_dir() -> &'static PathBuf {
             r#"{"hooks":{"Stop":[{"hooks":[{"type":"command","command":"true"}]}]}}"#,
         )
         .expect("write hooks.json");
-        std::fs::write(dir.join("other.json"), r#"{"PreToolUse":[{"matcher":"Bash","hooks":[{"type":"command","command":"x"}]}]}"#)
-            .expect("write other.json");
+        std::fs::write(
+            dir.join("other.json"),
+            r#"{"PreToolUse":[{"matcher":"Bash","hooks":[{"type":"command","command":"x"}]}]}"#,
+        )
+        .expect("write other.json");
         dir
     })
 }

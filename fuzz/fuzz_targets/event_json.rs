@@ -15,5 +15,9 @@ fuzz_target!(|bytes: &[u8]| {
     }
     let again = serde_json::to_vec(&event).expect("a parsed event serializes");
     let back: Event = serde_json::from_slice(&again).expect("a written event parses");
-    assert!(back.validate().is_ok(), "{}", String::from_utf8_lossy(&again));
+    assert!(
+        back.validate().is_ok(),
+        "{}",
+        String::from_utf8_lossy(&again)
+    );
 });

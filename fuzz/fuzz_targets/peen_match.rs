@@ -35,7 +35,11 @@ fuzz_target!(|text: &str| {
         .unwrap_or_else(|_| RawJson::from_value(&Value::String(input.to_owned())));
     let value = raw.to_value();
     let cwd = Path::new("/ws");
-    for kind in [EventKind::ToolBefore, EventKind::ToolAfter, EventKind::ToolFailure] {
+    for kind in [
+        EventKind::ToolBefore,
+        EventKind::ToolAfter,
+        EventKind::ToolFailure,
+    ] {
         let mut event = Event::tool_before(tool, Value::Null).with_cwd(cwd);
         if let Some(t) = event.tool.as_mut() {
             t.input = raw.clone();
@@ -68,7 +72,11 @@ fuzz_target!(|text: &str| {
                 ..subject
             };
             for g in file.groups.iter().filter(|g| g.event == pe) {
-                for m in g.matcher.iter().chain(g.actions.iter().filter_map(|a| a.when.as_ref())) {
+                for m in g
+                    .matcher
+                    .iter()
+                    .chain(g.actions.iter().filter_map(|a| a.when.as_ref()))
+                {
                     assert_eq!(m.matches(&subject), m.explain(&subject).is_ok());
                     if pe.is_tool() {
                         assert_eq!(m.matches(&subject), m.matches(&parsed_subject));

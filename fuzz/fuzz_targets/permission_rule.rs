@@ -39,7 +39,15 @@ fuzz_target!(|text: &str| {
     let home = Some(Path::new("/home/u"));
     let bash = ToolInput::with_home("Bash", &input, project, home);
     if let Ok(rule) = Rule::parse(rule) {
-        for tool in ["Bash", "Write", "Edit", "Read", "Grep", "WebFetch", "mcp__s__t"] {
+        for tool in [
+            "Bash",
+            "Write",
+            "Edit",
+            "Read",
+            "Grep",
+            "WebFetch",
+            "mcp__s__t",
+        ] {
             let _ = rule.matches_input(&ToolInput::with_home(tool, &input, project, home));
         }
         let _ = rule.matches_input(&bash);

@@ -10,8 +10,16 @@ fuzz_target!(|script: &str| {
     let used = scan(script);
     for name in &used.reads {
         let mut chars = name.chars();
-        assert!(chars.next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_'), "{name:?}");
-        assert!(chars.all(|c| c.is_ascii_alphanumeric() || c == '_'), "{name:?}");
+        assert!(
+            chars
+                .next()
+                .is_some_and(|c| c.is_ascii_alphabetic() || c == '_'),
+            "{name:?}"
+        );
+        assert!(
+            chars.all(|c| c.is_ascii_alphanumeric() || c == '_'),
+            "{name:?}"
+        );
         assert!(script.contains(name.as_str()));
     }
 });

@@ -39,7 +39,10 @@ fn main() {
         let header: Vec<&str> = text
             .lines()
             .take_while(|l| l.starts_with("//!"))
-            .map(|l| l.strip_prefix("//! ").unwrap_or(l.trim_start_matches("//!")))
+            .map(|l| {
+                l.strip_prefix("//! ")
+                    .unwrap_or(l.trim_start_matches("//!"))
+            })
             .collect();
         let _ = writeln!(markdown, "## {file}\n");
         for line in header {
