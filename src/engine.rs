@@ -298,6 +298,9 @@ mod tests {
         fn explain(&self, _event: &Event) -> Vec<Explanation> {
             Vec::new()
         }
+        fn config_paths(&self) -> Vec<std::path::PathBuf> {
+            Vec::new()
+        }
     }
 
     impl crate::dialect::sealed::Sealed for Panics {

@@ -60,33 +60,60 @@ pub struct Reply {
     pub truncated: bool,
 }
 
+/// Why a prompt got no reply.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum AskError {
+    /// The endpoint did not answer within the handler's timeout.
+    TimedOut(String),
+    /// Anything else: no endpoint, the request or the reply failed.
+    Failed(String),
+}
+
+impl std::error::Error for AskError {}
+
+impl std::fmt::Display for AskError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            AskError::TimedOut(m) | AskError::Failed(m) => f.write_str(m),
+        }
+    }
+}
+
 /// Sends the prompt and returns the reply, or why there is none.
 pub async fn ask(
     cfg: &PromptConfig,
     prompt: String,
     model: Option<&str>,
     timeout: Duration,
-) -> Result<Reply, String> {
+) -> Result<Reply, AskError> {
     let base = cfg
         .base_url
         .clone()
-        .ok_or("no model endpoint configured (set --prompt-base-url or LATCH_PROMPT_BASE_URL)")?;
+        .ok_or_else(|| {
+            AskError::Failed(
+                "no model endpoint configured (set --prompt-base-url or LATCH_PROMPT_BASE_URL)"
+                    .to_owned(),
+            )
+        })?;
     let model = model
         .map(|m| m.split_once('/').map_or(m, |(_, name)| name).to_owned())
         .or_else(|| cfg.model.clone())
-        .ok_or("no model configured (set the handler's \"model\", --prompt-model or LATCH_PROMPT_MODEL)")?;
+        .ok_or_else(|| AskError::Failed("no model configured (set the handler's \"model\", --prompt-model or LATCH_PROMPT_MODEL)".to_owned()))?;
     let url = format!("{}/chat/completions", base.trim_end_matches('/'));
     let key = cfg.api_key.clone();
     let body = json!({"model": model, "messages": [{"role": "user", "content": prompt}]});
     let call = tokio::task::spawn_blocking(move || post(&url, key.as_deref(), &body, timeout));
     match tokio::time::timeout(timeout + Duration::from_millis(200), call).await {
-        Err(_) => Err(format!("timed out after {} s", timeout.as_secs_f64())),
-        Ok(Err(e)) => Err(format!("the request thread failed: {e}")),
+        Err(_) => Err(AskError::TimedOut(format!(
+            "timed out after {} s",
+            timeout.as_secs_f64()
+        ))),
+        Ok(Err(e)) => Err(AskError::Failed(format!("the request thread failed: {e}"))),
         Ok(Ok(reply)) => reply,
     }
 }
 
-fn post(url: &str, key: Option<&str>, body: &Value, timeout: Duration) -> Result<Reply, String> {
+fn post(url: &str, key: Option<&str>, body: &Value, timeout: Duration) -> Result<Reply, AskError> {
     let agent: ureq::Agent = ureq::Agent::config_builder()
         .timeout_global(Some(timeout))
         .http_status_as_error(false)
@@ -98,7 +125,7 @@ fn post(url: &str, key: Option<&str>, body: &Value, timeout: Duration) -> Result
     }
     let mut resp = req
         .send_json(body)
-        .map_err(|e| format!("request to {url} failed: {e}"))?;
+        .map_err(|e| ureq_error(e, &format!("request to {url} failed")))?;
     let status = resp.status();
     // The body read itself is capped: a huge reply is never buffered.
     let text = resp
@@ -107,24 +134,32 @@ fn post(url: &str, key: Option<&str>, body: &Value, timeout: Duration) -> Result
         .limit(MAX_REPLY_BODY)
         .read_to_string()
         .map_err(|e| match e {
-            ureq::Error::BodyExceedsLimit(_) => format!(
+            ureq::Error::BodyExceedsLimit(_) => AskError::Failed(format!(
                 "the reply is larger than {} MiB; latch read no further",
                 MAX_REPLY_BODY / (1024 * 1024)
-            ),
-            e => format!("reading the reply failed: {e}"),
+            )),
+            e => ureq_error(e, "reading the reply failed"),
         })?;
     if !status.is_success() {
-        return Err(format!(
+        return Err(AskError::Failed(format!(
             "the endpoint answered {status}: {}",
             crate::text::summary(&text, 200)
-        ));
+        )));
     }
-    let reply: Value =
-        serde_json::from_str(&text).map_err(|e| format!("the reply is not JSON: {e}"))?;
+    let reply: Value = serde_json::from_str(&text)
+        .map_err(|e| AskError::Failed(format!("the reply is not JSON: {e}")))?;
     reply["choices"][0]["message"]["content"]
         .as_str()
         .map(capped)
-        .ok_or_else(|| "the reply has no choices[0].message.content".to_owned())
+        .ok_or_else(|| AskError::Failed("the reply has no choices[0].message.content".to_owned()))
+}
+
+/// A ureq error as an [`AskError`]: its own timeout is a timeout.
+fn ureq_error(e: ureq::Error, what: &str) -> AskError {
+    match e {
+        ureq::Error::Timeout(_) => AskError::TimedOut(format!("{what}: {e}")),
+        e => AskError::Failed(format!("{what}: {e}")),
+    }
 }
 
 /// The first [`MAX_REPLY_TEXT`] bytes of `text`, cut on a character boundary.

@@ -151,7 +151,8 @@ impl ConfigArgs {
         if let Some(s) = self
             .claude_settings
             .as_deref()
-            .filter(|s| !s.trim_start().starts_with('{'))
+            .map(str::trim_start)
+            .filter(|s| !s.starts_with('{'))
         {
             roots.push(PathBuf::from(s));
         }
@@ -376,8 +377,10 @@ fn with_loaded<D: Dialect + 'static>(
     load: impl FnOnce() -> D,
     denies: DenyRule,
 ) -> Engine {
-    match crate::panic::catch(load) {
-        Ok(d) => engine.with_dialect(d),
-        Err(m) => engine.with_dialect(FailedLoad::new(name, &m, denies)),
+    // What the load looked at before it panicked is what a fix changes.
+    match crate::config::files::looking(|| crate::panic::catch(load)) {
+        (Ok(d), _) => engine.with_dialect(d),
+        (Err(m), looked) => engine
+            .with_dialect(FailedLoad::new(name, &m, denies).watching(looked.into_iter().collect())),
     }
 }

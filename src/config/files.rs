@@ -13,7 +13,7 @@
 //! recorded or replaced.
 
 use std::cell::RefCell;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::io;
 use std::path::{Path, PathBuf};
 
@@ -28,6 +28,55 @@ struct Scope {
 
 thread_local! {
     static SCOPE: RefCell<Option<Scope>> = const { RefCell::new(None) };
+    /// The open [`looking`] collectors, innermost last.
+    static LOOKED: RefCell<Vec<BTreeSet<PathBuf>>> = const { RefCell::new(Vec::new()) };
+}
+
+/// Runs `load` and returns, with its result, every configuration path it
+/// looked at: each one read through [`super::read_bounded`], found or not,
+/// and each one whose [`presence`] it asked. That is what a loaded dialect
+/// reports as its `config_paths`. Collectors nest: an outer one also gets
+/// what an inner one saw, even when `load` panics.
+pub fn looking<R>(load: impl FnOnce() -> R) -> (R, BTreeSet<PathBuf>) {
+    /// Closes the collector if `load` unwinds.
+    struct Close {
+        closed: bool,
+    }
+    impl Drop for Close {
+        fn drop(&mut self) {
+            if !self.closed {
+                close();
+            }
+        }
+    }
+    /// Pops the innermost collector, hands what it saw to the outer one
+    /// and returns it.
+    fn close() -> BTreeSet<PathBuf> {
+        LOOKED.with(|l| {
+            let mut open = l.borrow_mut();
+            let mine = open.pop().unwrap_or_default();
+            if let Some(outer) = open.last_mut() {
+                outer.extend(mine.iter().cloned());
+            }
+            mine
+        })
+    }
+    LOOKED.with(|l| l.borrow_mut().push(BTreeSet::new()));
+    let mut guard = Close { closed: false };
+    let result = load();
+    guard.closed = true;
+    (result, close())
+}
+
+/// Notes that a load looked at `path`, for the open [`looking`] collector.
+pub(super) fn looked_at(path: &Path) {
+    LOOKED.with(|l| {
+        if let Some(top) = l.borrow_mut().last_mut()
+            && !top.contains(path)
+        {
+            top.insert(path.to_path_buf());
+        }
+    });
 }
 
 /// Runs `load` with the files of `replace` read as given instead of from
@@ -78,6 +127,7 @@ pub(super) fn replaced(path: &Path) -> Option<io::Result<Vec<u8>>> {
 /// text, `None` otherwise (ask the disk). Loaders that look before they
 /// read ask this first.
 pub fn presence(path: &Path) -> Option<bool> {
+    looked_at(path);
     SCOPE.with(|s| {
         let scope = s.borrow();
         scope.as_ref()?.replace.get(path).map(Option::is_some)

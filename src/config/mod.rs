@@ -32,6 +32,7 @@ pub const MAX_CONFIG_FILE: u64 = 8 * 1024 * 1024;
 /// Inside [`files::load_with`], a replaced file is not read at all, and
 /// every file read is recorded.
 pub fn read_bounded(path: &Path, max: u64) -> io::Result<Vec<u8>> {
+    files::looked_at(path);
     if let Some(replaced) = files::replaced(path) {
         return replaced;
     }

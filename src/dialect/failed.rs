@@ -18,6 +18,7 @@ pub struct FailedLoad {
     why: String,
     diagnostics: Vec<Diagnostic>,
     denies: DenyRule,
+    watched: Vec<std::path::PathBuf>,
 }
 
 impl FailedLoad {
@@ -34,7 +35,15 @@ impl FailedLoad {
             why,
             diagnostics,
             denies,
+            watched: Vec::new(),
         }
+    }
+
+    /// The paths the failed load looked at (its `config_paths`): a fix to
+    /// one of them is what makes the next load work.
+    pub fn watching(mut self, paths: Vec<std::path::PathBuf>) -> Self {
+        self.watched = paths;
+        self
     }
 }
 
@@ -64,6 +73,10 @@ impl Dialect for FailedLoad {
 
     fn explain(&self, _event: &Event) -> Vec<Explanation> {
         Vec::new()
+    }
+
+    fn config_paths(&self) -> Vec<std::path::PathBuf> {
+        self.watched.clone()
     }
 }
 

@@ -79,8 +79,8 @@ macro_rules! impl_dialect {
                 trust::definitions(self)
             }
 
-            fn watch_paths(&self) -> Vec<std::path::PathBuf> {
-                self.watched()
+            fn config_paths(&self) -> Vec<std::path::PathBuf> {
+                self.watched.clone()
             }
         }
     };
@@ -143,8 +143,8 @@ pub(crate) fn fail_open(dialect: &str, event: &Event, what: &str) -> Outcome {
 /// [`Engine`](crate::Engine) with [`with_dialect`](crate::Engine::with_dialect).
 ///
 /// Sealed: only latch's dialects implement it. A harness reads a loaded
-/// dialect's name, diagnostics, explanations and trust definitions through
-/// it; dispatching goes through [`Engine::dispatch`](crate::Engine::dispatch).
+/// dialect's name, diagnostics, explanations, trust definitions and
+/// configuration paths through it; dispatching goes through [`Engine::dispatch`](crate::Engine::dispatch).
 pub trait Dialect: Send + Sync + sealed::Sealed {
     /// The dialect's name, such as `poolside`.
     fn name(&self) -> &'static str;
@@ -162,11 +162,12 @@ pub trait Dialect: Send + Sync + sealed::Sealed {
         Vec::new()
     }
 
-    /// Every file (and, for plugins, directory) whose creation, change or
-    /// removal changes what this dialect loads, whether it exists now or
-    /// not. A long-lived harness watches them and loads the dialect again
-    /// when one changes; `latch serve` does the same.
-    fn watch_paths(&self) -> Vec<std::path::PathBuf> {
-        Vec::new()
-    }
+    /// Every configuration path whose creation, change or removal changes
+    /// what this dialect loads: each file its load read or looked for,
+    /// existing or not (hooks files a plugin manifest names and peen's
+    /// message files included), and the directories it lists (plugin
+    /// directories, claude's `managed-settings.d`), which are to be
+    /// watched with everything below them. A long-lived harness watches
+    /// these and loads the dialect again when one changes.
+    fn config_paths(&self) -> Vec<std::path::PathBuf>;
 }

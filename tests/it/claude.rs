@@ -407,7 +407,8 @@ fn i2_an_identical_command_runs_once_across_groups_and_files() {
 #[test]
 fn j_k_m_failures_and_plain_output_tell_the_model_nothing() {
     let c = Claude::new();
-    let exit1 = c.hook("e1", "--exit 1 --stderr 'oops'");
+    // Its message says "timed out", but latch did not stop it.
+    let exit1 = c.hook("e1", "--exit 1 --stderr 'oops: the build timed out'");
     let json_bad = c.hook("bad", "--stdout '{not json'");
     let plain = c.hook("plain", "--stdout 'just text'");
     let slow = format!("{}; exit 2", c.hook("slow", "--sleep 5"));
@@ -429,6 +430,7 @@ fn j_k_m_failures_and_plain_output_tell_the_model_nothing() {
         .map(|r| r["status"].as_str().unwrap_or(""))
         .collect();
     assert_eq!(statuses, ["failed", "ok", "ok", "failed"]);
+    assert_eq!(f.runs()[0]["error"], "command_error", "{}", f.outcome);
     assert_eq!(f.runs()[3]["error"], "timeout");
 }
 
@@ -988,6 +990,9 @@ mod http {
             "{}",
             f.outcome
         );
+        // The slow endpoint ran out of time; the refused one did not.
+        assert_eq!(f.runs()[5]["error"], "timeout", "{}", f.outcome);
+        assert_eq!(f.runs()[4]["error"], "command_error", "{}", f.outcome);
         let warnings = f.outcome["warnings"].to_string();
         for w in [
             "HTTP hook must return JSON, but got non-JSON response body: ok",

@@ -23,6 +23,7 @@ pub use examples::examples_copy_dir;
 pub fn util_canonical(p: &std::path::Path) -> std::path::PathBuf {
     std::path::absolute(p).unwrap()
 }
+mod config_paths;
 mod explain;
 mod fire;
 mod hostile;
@@ -49,4 +50,3 @@ mod schema;
 mod serve;
 mod trust;
 mod util;
-mod watch;

@@ -3,36 +3,49 @@
 //! `src/lib.rs` runs as doc tests against the public API alone.
 
 use std::fmt::Write as _;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
-/// The files of latch's public modules (docs/embedding.md lists them).
-const PUBLIC_MODULES: &[&str] = &[
-    "audit.rs",
-    "background.rs",
-    "cli/mod.rs",
-    "diag.rs",
-    "dialect/mod.rs",
-    "dialect/claude/mod.rs",
-    "dialect/evener/mod.rs",
-    "dialect/peen/mod.rs",
-    "dialect/poolside/mod.rs",
-    "engine.rs",
-    "event.rs",
-    "explain.rs",
-    "journal.rs",
-    "outcome.rs",
-    "run/mod.rs",
-    "session.rs",
-    "telemetry.rs",
-    "trust/mod.rs",
-    "vocabulary/mod.rs",
-];
+/// The files of latch's public modules: the `pub mod` lines of
+/// `src/lib.rs` and `src/dialect/mod.rs` (so a new public module is
+/// checked without a change here).
+fn public_modules(src: &Path) -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    for (parent, dir) in [("lib.rs", ""), ("dialect/mod.rs", "dialect/")] {
+        let path = src.join(parent);
+        println!("cargo::rerun-if-changed={}", path.display());
+        let text = std::fs::read_to_string(&path)
+            .unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
+        for line in text.lines() {
+            let Some(name) = line
+                .strip_prefix("pub mod ")
+                .and_then(|rest| rest.strip_suffix(';'))
+            else {
+                continue;
+            };
+            let flat = src.join(format!("{dir}{name}.rs"));
+            files.push(if flat.exists() {
+                flat
+            } else {
+                src.join(format!("{dir}{name}/mod.rs"))
+            });
+        }
+    }
+    assert!(
+        files.len() >= 15,
+        "the public modules were not found: {files:?}"
+    );
+    files
+}
 
 fn main() {
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../src");
     let mut markdown = String::new();
-    for file in PUBLIC_MODULES {
-        let path = src.join(file);
+    for path in public_modules(&src) {
+        let file = path
+            .strip_prefix(&src)
+            .unwrap_or(&path)
+            .display()
+            .to_string();
         println!("cargo::rerun-if-changed={}", path.display());
         let text = std::fs::read_to_string(&path)
             .unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));

@@ -370,7 +370,7 @@ fn work<'a>(
                     let started = std::time::Instant::now();
                     let verdict = tokio::select! {
                         v = super::prompt::evaluate(&cfg, ce, &prompt, &payload, model.as_deref(), timeout) => v,
-                        _ = cx.cancel.cancelled() => Verdict::NonBlocking("Hook was cancelled".to_owned()),
+                        _ = cx.cancel.cancelled() => Verdict::cancelled(),
                     };
                     record.took(started.elapsed());
                     Ran {
@@ -443,12 +443,12 @@ fn work<'a>(
                     let started = std::time::Instant::now();
                     let verdict = tokio::select! {
                         v = tokio::time::timeout(timeout, call) => v.unwrap_or_else(|_| {
-                            Verdict::NonBlocking(format!(
+                            Verdict::Stopped(ErrorCategory::Timeout, format!(
                                 "Hook timed out after {}s and was cancelled",
                                 timeout.as_secs_f64()
                             ))
                         }),
-                        _ = cx.cancel.cancelled() => Verdict::NonBlocking("Hook was cancelled".to_owned()),
+                        _ = cx.cancel.cancelled() => Verdict::cancelled(),
                     };
                     record.took(started.elapsed());
                     Ran {
@@ -869,8 +869,12 @@ impl Fold<'_> {
         let label = label(ce, self.tool);
         let hook = record.hook.clone();
         let t = self.texts;
+        let category = match &verdict {
+            Verdict::Stopped(category, _) => *category,
+            _ => ErrorCategory::CommandError,
+        };
         match verdict {
-            Verdict::NonBlocking(message) => {
+            Verdict::NonBlocking(message) | Verdict::Stopped(_, message) => {
                 self.out.warnings.push(format!(
                     "{label} hook error: {}",
                     t.bracketed(cmd, &message)
@@ -883,13 +887,6 @@ impl Fold<'_> {
                         t.worktree_failed(cmd, &capped(&message)),
                     );
                 }
-                let category = if message.contains("timed out") {
-                    ErrorCategory::Timeout
-                } else if message == "Hook was cancelled" {
-                    ErrorCategory::Cancelled
-                } else {
-                    ErrorCategory::CommandError
-                };
                 record.fail(category, message);
             }
             Verdict::Blocking(message) => {

@@ -38,30 +38,14 @@ pub struct Sources {
 }
 
 impl Sources {
-    /// Every file and plugin directory [`Sources::load`] looks at, whether
-    /// it exists or not (the drop-in directory as itself).
-    pub(crate) fn watched(&self) -> Vec<PathBuf> {
-        let mut out = Vec::new();
-        if let Some(home) = &self.home {
-            out.push(home.join(".claude/settings.json"));
-        }
-        if let Some(project) = &self.project {
-            out.push(project.join(".claude/settings.json"));
-            out.push(project.join(".claude/settings.local.json"));
-        }
-        if let Some(path) = self
-            .settings
-            .as_deref()
-            .filter(|s| !s.trim_start().starts_with('{'))
-        {
-            out.push(PathBuf::from(path));
-        }
+    /// The directories [`Sources::load`] lists rather than reads: the
+    /// managed drop-in directory and each plugin directory.
+    pub(crate) fn watched_dirs(&self) -> Vec<PathBuf> {
         let managed = self
             .managed_dir
             .clone()
             .unwrap_or_else(|| PathBuf::from(MANAGED_DIR));
-        out.push(managed.join("managed-settings.json"));
-        out.push(managed.join("managed-settings.d"));
+        let mut out = vec![managed.join("managed-settings.d")];
         out.extend(self.plugin_dirs.iter().cloned());
         out
     }

@@ -18,6 +18,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
+use crate::outcome::ErrorCategory;
 use crate::run::Cancel;
 
 use super::judge::{Verdict, json_answer};
@@ -114,16 +115,19 @@ pub async fn call(
     let request = tokio::task::spawn_blocking(move || post(&url, &headers, &body, timeout));
     let outcome = tokio::select! {
         r = tokio::time::timeout(timeout + Duration::from_millis(200), request) => match r {
-            Err(_) => Err(format!("Hook timed out after {}s and was cancelled", timeout.as_secs_f64())),
-            Ok(Err(e)) => Err(format!("the request thread failed: {e}")),
+            Err(_) => Err(Verdict::Stopped(
+                ErrorCategory::Timeout,
+                format!("Hook timed out after {}s and was cancelled", timeout.as_secs_f64()),
+            )),
+            Ok(Err(e)) => Err(Verdict::NonBlocking(format!("the request thread failed: {e}"))),
             Ok(Ok(reply)) => reply,
         },
-        _ = cancel.cancelled() => Err("Hook was cancelled".to_owned()),
+        _ = cancel.cancelled() => Err(Verdict::cancelled()),
     };
     let took = started.elapsed();
     match outcome {
-        Err(message) => Called {
-            verdict: Verdict::NonBlocking(message),
+        Err(verdict) => Called {
+            verdict,
             status: None,
             took,
         },
@@ -158,7 +162,7 @@ fn post(
     headers: &[(String, String)],
     body: &[u8],
     timeout: Duration,
-) -> Result<(u16, String), String> {
+) -> Result<(u16, String), Verdict> {
     let agent: ureq::Agent = ureq::Agent::config_builder()
         .timeout_global(Some(timeout))
         .http_status_as_error(false)
@@ -178,13 +182,26 @@ fn post(
         .with_config()
         .limit(MAX_REPLY)
         .read_to_string()
-        .map_err(|e| format!("reading the reply from {url} failed: {e}"))?;
+        .map_err(|e| {
+            let message = format!("reading the reply from {url} failed: {e}");
+            match e {
+                ureq::Error::Timeout(_) => Verdict::Stopped(ErrorCategory::Timeout, message),
+                _ => Verdict::NonBlocking(message),
+            }
+        })?;
     Ok((status, text))
 }
 
 /// Transport errors in Claude Code's words where it has them.
-fn transport_error(e: &ureq::Error, url: &str) -> String {
-    match e {
+fn transport_error(e: &ureq::Error, url: &str) -> Verdict {
+    // ureq's own timeout (the whole request, as `timeout_global`).
+    if let ureq::Error::Timeout(_) = e {
+        return Verdict::Stopped(
+            ErrorCategory::Timeout,
+            "Hook timed out and was cancelled".to_owned(),
+        );
+    }
+    Verdict::NonBlocking(match e {
         ureq::Error::Io(io) if io.kind() == std::io::ErrorKind::ConnectionRefused => {
             let host = url
                 .split_once("://")
@@ -194,9 +211,8 @@ fn transport_error(e: &ureq::Error, url: &str) -> String {
                 .unwrap_or("");
             format!("connect ECONNREFUSED {host}")
         }
-        ureq::Error::Timeout(_) => "Hook timed out and was cancelled".to_owned(),
         other => format!("request to {url} failed: {other}"),
-    }
+    })
 }
 
 #[cfg(test)]

@@ -14,6 +14,7 @@
 
 use serde_json::{Map, Value};
 
+use crate::outcome::ErrorCategory;
 use crate::run::{Exit, RunResult, Termination};
 
 /// What one run said.
@@ -27,10 +28,23 @@ pub enum Verdict {
     Plain(String),
     /// A failure that decides nothing; the message is for the user.
     NonBlocking(String),
+    /// Like [`Verdict::NonBlocking`], for a hook that latch stopped: it ran
+    /// out of time ([`ErrorCategory::Timeout`]) or the dispatch was
+    /// cancelled ([`ErrorCategory::Cancelled`]). The category is the run
+    /// record's, never guessed from the message (a hook may print "timed
+    /// out" itself).
+    Stopped(ErrorCategory, String),
     /// The first stdout line was `{"async":true}`: the hook went to the
     /// background, and what it printed after that line is an `async`
     /// hook's answer.
     Async(String),
+}
+
+impl Verdict {
+    /// The verdict of a hook stopped because the dispatch was cancelled.
+    pub fn cancelled() -> Verdict {
+        Verdict::Stopped(ErrorCategory::Cancelled, "Hook was cancelled".to_owned())
+    }
 }
 
 /// The fields of a JSON answer latch reads. Unknown fields are ignored, as
@@ -72,12 +86,13 @@ pub fn judge(result: &RunResult, timeout_secs: f64) -> Verdict {
             return Verdict::NonBlocking(format!("Hook was killed by signal {s}"));
         }
         Termination::TimedOut { .. } => {
-            return Verdict::NonBlocking(format!(
-                "Hook timed out after {timeout_secs}s and was cancelled"
-            ));
+            return Verdict::Stopped(
+                ErrorCategory::Timeout,
+                format!("Hook timed out after {timeout_secs}s and was cancelled"),
+            );
         }
         Termination::Cancelled { .. } => {
-            return Verdict::NonBlocking("Hook was cancelled".to_owned());
+            return Verdict::cancelled();
         }
         Termination::SpawnFailed { message, .. } => {
             return Verdict::NonBlocking(format!(

@@ -146,6 +146,8 @@ pub struct Claude {
     files: Vec<LoadedFile>,
     events: HashMap<ClaudeEvent, EventGroups>,
     options: Options,
+    /// See [`Dialect::config_paths`](crate::dialect::Dialect::config_paths).
+    watched: Vec<PathBuf>,
     diagnostics: Vec<Diagnostic>,
 }
 
@@ -153,7 +155,14 @@ impl Claude {
     /// Loads every source. Never fails: problems are diagnostics.
     pub fn load(options: Options) -> Claude {
         let mut diagnostics = Vec::new();
-        let mut files = options.sources.load(&mut diagnostics);
+        let (mut files, looked) =
+            crate::config::files::looking(|| options.sources.load(&mut diagnostics));
+        // What the load read or looked for (manifest-named hooks files
+        // included), and the directories it lists.
+        let mut watched: Vec<PathBuf> = looked.into_iter().collect();
+        watched.extend(options.sources.watched_dirs());
+        watched.sort();
+        watched.dedup();
         apply_switches(&mut files, &mut diagnostics);
         let mut refs: HashMap<ClaudeEvent, Vec<(usize, usize)>> = HashMap::new();
         for (fi, f) in files.iter().enumerate() {
@@ -183,6 +192,7 @@ impl Claude {
             files,
             events,
             options,
+            watched,
             diagnostics,
         }
     }
@@ -191,11 +201,6 @@ impl Claude {
     /// with no groups).
     pub(crate) fn files(&self) -> &[LoadedFile] {
         &self.files
-    }
-
-    /// See [`Dialect::watch_paths`](crate::dialect::Dialect::watch_paths).
-    fn watched(&self) -> Vec<PathBuf> {
-        self.options.sources.watched()
     }
 
     /// The options it was loaded with.

@@ -77,6 +77,10 @@ pub async fn evaluate(
     timeout: Duration,
 ) -> Verdict {
     match ask(cfg, render(prompt, payload), model, timeout).await {
+        Err(crate::model::AskError::TimedOut(e)) => Verdict::Stopped(
+            crate::outcome::ErrorCategory::Timeout,
+            format!("prompt hook failed: {e}"),
+        ),
         Err(e) => Verdict::NonBlocking(format!("prompt hook failed: {e}")),
         Ok(reply) => read_answer(ce, &reply.text),
     }

@@ -28,6 +28,7 @@ use super::events::{EvEvent, payload};
 use super::judge::{Output, Verdict, judge_run, judge_text};
 use super::load::{Handler, HandlerKind, Matcher};
 use super::prompt::{ask, render};
+use crate::model::AskError;
 use super::{DIALECT, Evener, Plugin};
 
 /// Output kept per stream. Evener documents no limit; latch keeps 1 MiB of
@@ -188,9 +189,12 @@ pub async fn dispatch(evener: &Evener, event: &Event, cx: &DispatchContext<'_>) 
                 HandlerKind::Prompt { prompt, model } => {
                     let started = std::time::Instant::now();
                     let text = render(prompt, event, &options.tool_names);
+                    // Every failure of a prompt handler is a `prompt_error`,
+                    // a timeout or a cancel included: the category says
+                    // the model's side failed, the message says how.
                     let reply = tokio::select! {
                         r = ask(&options.prompt, text, model.as_deref(), handler.timeout) => r,
-                        _ = cx.cancel.cancelled() => Err("cancelled".to_owned()),
+                        _ = cx.cancel.cancelled() => Err(AskError::Failed("cancelled".to_owned())),
                     };
                     record.took(started.elapsed());
                     if let Ok(r) = &reply
@@ -212,9 +216,9 @@ pub async fn dispatch(evener: &Evener, event: &Event, cx: &DispatchContext<'_>) 
                             },
                             v => v,
                         },
-                        Err(message) => Verdict::Failed {
+                        Err(e) => Verdict::Failed {
                             category: ErrorCategory::PromptError,
-                            message,
+                            message: e.to_string(),
                             exit_code: None,
                             text: String::new(),
                         },

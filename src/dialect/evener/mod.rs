@@ -86,6 +86,8 @@ pub struct Evener {
     plugins: Vec<Plugin>,
     events: HashMap<EvEvent, EventGroups>,
     options: Options,
+    /// See [`Dialect::config_paths`](crate::dialect::Dialect::config_paths).
+    watched: Vec<PathBuf>,
     diagnostics: Vec<Diagnostic>,
 }
 
@@ -93,11 +95,19 @@ impl Evener {
     /// Loads every plugin directory. Never fails: problems are diagnostics.
     pub fn load(options: Options) -> Evener {
         let mut diagnostics = Vec::new();
-        let plugins: Vec<Plugin> = options
-            .plugin_dirs
-            .iter()
-            .map(|d| discover::load_plugin(d, &mut diagnostics))
-            .collect();
+        let (plugins, looked) = crate::config::files::looking(|| {
+            options
+                .plugin_dirs
+                .iter()
+                .map(|d| discover::load_plugin(d, &mut diagnostics))
+                .collect::<Vec<Plugin>>()
+        });
+        // Each plugin's directory, and what the load read or looked for
+        // (a hooks file the manifest names outside it included).
+        let mut watched: Vec<PathBuf> = options.plugin_dirs.clone();
+        watched.extend(looked);
+        watched.sort();
+        watched.dedup();
         let mut refs: HashMap<EvEvent, Vec<(usize, usize)>> = HashMap::new();
         for (pi, p) in plugins.iter().enumerate() {
             for (gi, g) in p.groups.iter().enumerate() {
@@ -121,6 +131,7 @@ impl Evener {
             plugins,
             events,
             options,
+            watched,
             diagnostics,
         }
     }
@@ -128,12 +139,6 @@ impl Evener {
     /// The loaded plugins, in order.
     pub(crate) fn plugins(&self) -> &[Plugin] {
         &self.plugins
-    }
-
-    /// See [`Dialect::watch_paths`](crate::dialect::Dialect::watch_paths):
-    /// each plugin's directory (its manifest and hooks files live in it).
-    fn watched(&self) -> Vec<PathBuf> {
-        self.options.plugin_dirs.clone()
     }
 
     /// The options it was loaded with.

@@ -166,6 +166,8 @@ pub struct Peen {
     /// Files skipped as invalid, with their first problem.
     skipped: Vec<(PathBuf, String)>,
     options: Options,
+    /// See [`Dialect::config_paths`](crate::dialect::Dialect::config_paths).
+    watched: Vec<PathBuf>,
     diagnostics: Vec<Diagnostic>,
 }
 
@@ -177,39 +179,44 @@ impl Peen {
         let mut diagnostics = Vec::new();
         let mut files = Vec::new();
         let mut skipped = Vec::new();
-        for dir in options.config_dir.iter().chain(options.workspace.iter()) {
-            let path = dir.join(HOOKS_FILE);
-            match crate::config::read_bounded_text(&path, crate::config::MAX_CONFIG_FILE) {
-                // A panic while loading one file (a latch bug) is treated
-                // like any invalid file: that file is skipped, the other
-                // layers keep working.
-                Ok(text) => match crate::panic::catch(|| load::load_file(&path, &text))
-                    .unwrap_or_else(|m| Err(vec![internal_load_failure(&path, &m)]))
-                {
-                    Ok(f) => files.push(f),
-                    Err(d) => {
-                        let first = d.first().map(|d| d.message.clone()).unwrap_or_default();
-                        skipped.push((path.clone(), first));
-                        diagnostics.extend(d);
+        // Each layer's hooks file and the message files its inject actions
+        // read (skipped files' included) are what a reload watches.
+        let ((), looked) = crate::config::files::looking(|| {
+            for dir in options.config_dir.iter().chain(options.workspace.iter()) {
+                let path = dir.join(HOOKS_FILE);
+                match crate::config::read_bounded_text(&path, crate::config::MAX_CONFIG_FILE) {
+                    // A panic while loading one file (a latch bug) is treated
+                    // like any invalid file: that file is skipped, the other
+                    // layers keep working.
+                    Ok(text) => match crate::panic::catch(|| load::load_file(&path, &text))
+                        .unwrap_or_else(|m| Err(vec![internal_load_failure(&path, &m)]))
+                    {
+                        Ok(f) => files.push(f),
+                        Err(d) => {
+                            let first = d.first().map(|d| d.message.clone()).unwrap_or_default();
+                            skipped.push((path.clone(), first));
+                            diagnostics.extend(d);
+                        }
+                    },
+                    Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                    Err(e) => {
+                        skipped.push((path.clone(), format!("cannot read it: {e}")));
+                        diagnostics.push(
+                            Diagnostic::warning(format!(
+                                "harness.warning: hooks file skipped: cannot read it: {e}"
+                            ))
+                            .in_file(&path)
+                            .for_dialect(DIALECT),
+                        );
                     }
-                },
-                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-                Err(e) => {
-                    skipped.push((path.clone(), format!("cannot read it: {e}")));
-                    diagnostics.push(
-                        Diagnostic::warning(format!(
-                            "harness.warning: hooks file skipped: cannot read it: {e}"
-                        ))
-                        .in_file(&path)
-                        .for_dialect(DIALECT),
-                    );
                 }
             }
-        }
+        });
         let mut peen = Peen {
             files,
             skipped,
             options,
+            watched: looked.into_iter().collect(),
             diagnostics,
         };
         let total = peen.group_count();
@@ -246,17 +253,6 @@ impl Peen {
     /// The files skipped as invalid, with their first problem.
     pub(crate) fn skipped(&self) -> &[(PathBuf, String)] {
         &self.skipped
-    }
-
-    /// See [`Dialect::watch_paths`](crate::dialect::Dialect::watch_paths):
-    /// each layer's hooks file.
-    fn watched(&self) -> Vec<PathBuf> {
-        let layers = self
-            .options
-            .config_dir
-            .iter()
-            .chain(&self.options.workspace);
-        layers.map(|dir| dir.join(HOOKS_FILE)).collect()
     }
 
     /// The options it was loaded with.

@@ -77,24 +77,19 @@ pub struct Poolside {
     events: HashMap<PoolEvent, EventHooks>,
     max_continuations: Option<u32>,
     workdir: Option<PathBuf>,
-    /// Every settings file it looked for.
-    candidates: Vec<PathBuf>,
+    /// See [`Dialect::config_paths`](crate::dialect::Dialect::config_paths).
+    watched: Vec<PathBuf>,
     diagnostics: Vec<Diagnostic>,
 }
 
 impl Poolside {
-    /// See [`Dialect::watch_paths`](crate::dialect::Dialect::watch_paths):
-    /// every settings level's file.
-    fn watched(&self) -> Vec<PathBuf> {
-        self.candidates.clone()
-    }
-
     /// Finds and loads every settings level. Never fails: problems are
     /// diagnostics, and whatever is usable is kept.
     pub fn load(sources: &Sources) -> Poolside {
         let mut levels = Vec::new();
         let mut diagnostics = Vec::new();
-        for found in sources.files(&mut diagnostics) {
+        let (found, looked) = crate::config::files::looking(|| sources.files(&mut diagnostics));
+        for found in found {
             let (config, diags) = load::load_file(&found.path, found.level, &found.text);
             diagnostics.extend(diags);
             levels.push(config);
@@ -108,7 +103,7 @@ impl Poolside {
                 .collect(),
             max_continuations: merged.max_continuations,
             workdir: sources.project.clone(),
-            candidates: sources.candidates().into_iter().map(|(_, p)| p).collect(),
+            watched: looked.into_iter().collect(),
             diagnostics,
         }
     }

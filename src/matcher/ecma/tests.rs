@@ -29,10 +29,26 @@ fn oracle(p: &str, text: &str) -> Option<bool> {
 /// times. `/(?:(?:(?:[^a])+)+){2}/.test("bb")` is `true` in V8 (node 20)
 /// and latch, `false` in regress (see `nested_loops_repeated_twice`).
 fn regress_misjudges(p: &str) -> bool {
-    ["+)+", "+)*", "*)+", "*)*", "})+", "})*"]
-        .iter()
-        .any(|nested| p.contains(nested))
-        && p.contains("){")
+    nested_loop(p) && p.contains("){")
+}
+
+/// A loop directly inside a loop: a quantifier, `)`, a quantifier.
+fn nested_loop(p: &str) -> bool {
+    p.as_bytes().windows(3).any(|w| {
+        b"*+}?".contains(&w[0]) && w[1] == b')' && b"*+{?".contains(&w[2])
+    })
+}
+
+/// Shapes where `regress` 0.12 does not come back (it ran for minutes and
+/// took 21 GB): a loop directly inside a loop whose inner loop can match
+/// nothing, such as
+/// `/(?:(?:(?:[^]){0,2})+)+(?=[ab]\u00e9..(.))/` on "٣" (see
+/// `nested_empty_loops_before_a_lookahead`), or
+/// `/((?:(?:(?:[^a])*){0,2}){2})(?:\b|a)^\W\b\1/` (before a
+/// back-reference). The backtracking matcher still checks them against
+/// the translated form and by hand.
+fn regress_hangs(p: &str) -> bool {
+    nested_loop(p)
 }
 
 fn syntax_error(p: &str) -> String {
@@ -362,7 +378,9 @@ proptest! {
     #[test]
     fn backtracking_agrees_with_regress(p in backtracking_pattern(), t in text()) {
         let r = rx(&p);
-        prop_assert_eq!(r.test(&t).ok(), oracle(&p, &t), "/{}/ on {:?}", p, t);
+        if !regress_hangs(&p) {
+            prop_assert_eq!(r.test(&t).ok(), oracle(&p, &t), "/{}/ on {:?}", p, t);
+        }
     }
 
     /// Latch accepts exactly the patterns `regress` accepts, and they
@@ -388,4 +406,13 @@ proptest! {
             prop_assert_eq!(r.test(&t).ok(), oracle(&p, &t), "/{}/ on {:?}", p, t);
         }
     }
+}
+
+/// The shape that hangs `regress` (see [`regress_hangs`]): latch answers at
+/// once, as V8 does (node 20: `false`).
+#[test]
+fn nested_empty_loops_before_a_lookahead() {
+    let p = "(?:(?:(?:[^]){0,2})+)+(?=[ab]\\u00e9..(.))";
+    assert_eq!(rx(p).test("\u{663}"), Ok(false));
+    assert_eq!(rx(p).test("xa\u{e9}bcd"), Ok(true));
 }

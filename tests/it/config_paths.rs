@@ -1,4 +1,4 @@
-//! `Dialect::watch_paths`: what a long-lived harness watches to reload
+//! `Dialect::config_paths`: what a long-lived harness watches to reload
 //! configuration, for every dialect, and a reload driven by it.
 
 use std::path::{Path, PathBuf};
@@ -10,7 +10,7 @@ use latch::dialect::{claude, evener, peen, poolside};
 use latch::{Engine, Event, Session};
 
 fn paths(d: &dyn Dialect) -> Vec<PathBuf> {
-    let mut p = d.watch_paths();
+    let mut p = d.config_paths();
     p.sort();
     p
 }
@@ -43,28 +43,37 @@ fn each_dialect_names_every_file_it_looks_for_whether_it_exists_or_not() {
 
     let managed = dir.path().join("managed");
     let plugin = dir.path().join("plugin");
+    // A plugin whose manifest names a hooks file outside its directory.
+    write(
+        &plugin.join(".claude-plugin/plugin.json"),
+        r#"{"name": "p", "hooks": "../shared/hooks.json"}"#,
+    );
+    let settings_file = dir.path().join("settings.json");
     let claude = claude::Claude::load(claude::Options {
         sources: claude::Sources {
             home: Some(home.clone()),
             project: Some(project.clone()),
             managed_dir: Some(managed.clone()),
-            settings: Some(dir.path().join("settings.json").display().to_string()),
+            settings: Some(settings_file.display().to_string()),
             plugin_dirs: vec![plugin.clone()],
         },
         ..claude::Options::default()
     });
-    assert_eq!(
-        paths(&claude),
-        sorted(vec![
-            home.join(".claude/settings.json"),
-            project.join(".claude/settings.json"),
-            project.join(".claude/settings.local.json"),
-            dir.path().join("settings.json"),
-            managed.join("managed-settings.json"),
-            managed.join("managed-settings.d"),
-            plugin.clone(),
-        ])
-    );
+    let got = paths(&claude);
+    for p in [
+        home.join(".claude/settings.json"),
+        project.join(".claude/settings.json"),
+        project.join(".claude/settings.local.json"),
+        settings_file.clone(),
+        managed.join("managed-settings.json"),
+        managed.join("managed-settings.d"),
+        plugin.clone(),
+        plugin.join(".claude-plugin/plugin.json"),
+        plugin.join("hooks/hooks.json"),
+        plugin.join("../shared/hooks.json"),
+    ] {
+        assert!(got.contains(&p), "{} not in {got:?}", p.display());
+    }
     // Settings given as JSON text are no file to watch.
     let inline = claude::Claude::load(claude::Options {
         sources: claude::Sources {
@@ -77,30 +86,50 @@ fn each_dialect_names_every_file_it_looks_for_whether_it_exists_or_not() {
     assert_eq!(
         paths(&inline),
         sorted(vec![
+            managed.join("managed-settings.d"),
             managed.join("managed-settings.json"),
-            managed.join("managed-settings.d")
         ])
     );
 
+    // peen: each layer's hooks file, and the message file an inject
+    // action reads (a file that is missing makes the layer skipped).
     let layers = dir.path().join("layers");
+    write(
+        &project.join(".agents/hooks.yaml"),
+        "version: 1\nturnStart:\n  - name: hello\n    actions:\n      - name: say\n        type: inject\n        messageFile: messages/hello.md\n",
+    );
     let peen = peen::Peen::load(peen::Options {
         config_dir: Some(layers.clone()),
         workspace: Some(project.clone()),
         ..peen::Options::default()
     });
+    assert!(
+        !peen.diagnostics().is_empty(),
+        "the message file is missing"
+    );
     assert_eq!(
         paths(&peen),
         sorted(vec![
             layers.join(".agents/hooks.yaml"),
-            project.join(".agents/hooks.yaml")
+            project.join(".agents/hooks.yaml"),
+            project.join(".agents/messages/hello.md"),
         ])
     );
 
+    // evener: the plugin directory and what its load looked for, the
+    // hooks file its manifest names outside it included.
     let ev = evener::Evener::load(evener::Options {
         plugin_dirs: vec![plugin.clone()],
         ..evener::Options::default()
     });
-    assert_eq!(paths(&ev), vec![plugin]);
+    let got = paths(&ev);
+    for p in [
+        plugin.clone(),
+        plugin.join(".claude-plugin/plugin.json"),
+        plugin.join("../shared/hooks.json"),
+    ] {
+        assert!(got.contains(&p), "{} not in {got:?}", p.display());
+    }
 }
 
 fn write(path: &Path, text: &str) {
@@ -120,7 +149,7 @@ async fn a_harness_that_reloads_when_a_watched_file_appears_runs_its_hooks() {
 
     let engine = Engine::new().with_dialect(poolside::Poolside::load(&sources));
     assert!(!engine.dispatch(&event, &session).await.unwrap().is_denied());
-    let watched: Vec<PathBuf> = engine.dialects().flat_map(|d| d.watch_paths()).collect();
+    let watched: Vec<PathBuf> = engine.dialects().flat_map(|d| d.config_paths()).collect();
     let settings = dir.path().join(".poolside/settings.yaml");
     assert!(watched.contains(&settings), "{watched:?}");
 
