@@ -771,6 +771,42 @@ impl Server {
     }
 }
 
+/// A hooks file a plugin manifest names outside the plugin's directory is
+/// watched too (it is among the dialect's `config_paths`).
+#[test]
+fn a_hooks_file_named_by_a_plugin_manifest_is_watched() {
+    let root = tempfile::tempdir().unwrap();
+    let plugin = root.path().join("plugin");
+    write_file(
+        &plugin,
+        ".claude-plugin/plugin.json",
+        r#"{"name": "p", "hooks": "../shared/hooks.json"}"#,
+    );
+    write_file(root.path(), "shared/hooks.json", r#"{"hooks": {}}"#);
+    let mut s = Server::start(&[]);
+    let r = s.request(
+        1,
+        "initialize",
+        json!({"dialects": ["evener"], "project": root.path(), "home": "/nonexistent",
+            "plugin_dirs": [plugin], "state_dir": root.path().join("state")}),
+    );
+    assert!(r["result"].is_object(), "{r}");
+    write_file(
+        root.path(),
+        "shared/hooks.json",
+        r#"{"hooks": {"PreToolUse": [{"hooks": [{"type": "command", "command": "echo no >&2; exit 2"}]}]}}"#,
+    );
+    let n = s.notification("latch/diagnostics");
+    assert_eq!(n["params"]["reloaded"], true, "{n}");
+    s.fire(
+        2,
+        json!({"event": "tool_before", "session_id": "s", "tool": {"name": "shell", "input": {"cmd": "ls"}}}),
+    );
+    let r = s.recv();
+    assert_eq!(r["result"]["decision"], "deny", "{r}");
+    assert_eq!(s.close(), 0);
+}
+
 /// The user's poolside file is `~/.config/poolside/settings.yaml`; an edit
 /// of it alone reloads.
 #[test]

@@ -78,6 +78,11 @@ pub async fn watch(setup: Arc<Setup>, out: Out) {
             .iter()
             .flat_map(|cwd| setup.config.watch_roots(cwd.as_deref()))
             .collect();
+        // And whatever each loaded dialect read or looked for outside
+        // those directories (a hooks file a plugin manifest names).
+        for loaded in lock(&setup.engines).values() {
+            roots.extend(loaded.engine.dialects().flat_map(|d| d.config_paths()));
+        }
         roots.sort();
         roots.dedup();
         roots
