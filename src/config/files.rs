@@ -174,4 +174,42 @@ mod tests {
         // Outside the scope: the disk, and nothing recorded.
         assert_eq!(super::super::read_bounded(&a, 100).unwrap(), b"disk a");
     }
+
+    #[test]
+    fn looking_collects_what_a_load_tried_nested_and_through_a_panic() {
+        let dir = tempfile::tempdir().unwrap();
+        let here = dir.path().join("here");
+        let missing = dir.path().join("missing");
+        let inner_only = dir.path().join("inner");
+        std::fs::write(&here, "x").unwrap();
+        let ((), outer) = looking(|| {
+            let _ = super::super::read_bounded(&here, 10);
+            let _ = super::super::read_bounded(&missing, 10);
+            let ((), inner) = looking(|| {
+                let _ = presence(&inner_only);
+            });
+            assert_eq!(inner, BTreeSet::from([inner_only.clone()]));
+            // A load that panics still hands what it looked at outward.
+            let caught = std::panic::catch_unwind(|| {
+                looking(|| {
+                    let _ = super::super::read_bounded(&dir.path().join("boom"), 10);
+                    panic!("a bug in a loader")
+                })
+            });
+            assert!(caught.is_err());
+        });
+        assert_eq!(
+            outer,
+            BTreeSet::from([
+                here.clone(),
+                missing.clone(),
+                inner_only.clone(),
+                dir.path().join("boom"),
+            ])
+        );
+        // Outside any collector nothing is kept.
+        let ((), after) = looking(|| {});
+        assert!(after.is_empty());
+    }
+
 }
