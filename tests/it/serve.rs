@@ -752,6 +752,16 @@ fn exit_does_not_wait_for_a_hanging_model_request() {
 }
 
 impl Server {
+    /// Fires a `shell` call with request `id` and checks that it is denied.
+    fn assert_shell_denied(&mut self, id: i64) {
+        self.fire(
+            id,
+            json!({"event": "tool_before", "session_id": "s", "tool": {"name": "shell", "input": {"cmd": "ls"}}}),
+        );
+        let r = self.recv();
+        assert_eq!(r["result"]["decision"], "deny", "{r}");
+    }
+
     /// A server for the poolside dialect of `project` and `home`,
     /// initialized without diagnostics.
     fn poolside(
@@ -798,12 +808,7 @@ fn a_hooks_file_named_by_a_plugin_manifest_is_watched() {
     );
     let n = s.notification("latch/diagnostics");
     assert_eq!(n["params"]["reloaded"], true, "{n}");
-    s.fire(
-        2,
-        json!({"event": "tool_before", "session_id": "s", "tool": {"name": "shell", "input": {"cmd": "ls"}}}),
-    );
-    let r = s.recv();
-    assert_eq!(r["result"]["decision"], "deny", "{r}");
+    s.assert_shell_denied(2);
     assert_eq!(s.close(), 0);
 }
 
@@ -824,12 +829,7 @@ fn an_edit_of_the_user_s_poolside_settings_alone_reloads() {
     );
     let n = s.notification("latch/diagnostics");
     assert_eq!(n["params"]["reloaded"], true, "{n}");
-    s.fire(
-        2,
-        json!({"event": "tool_before", "session_id": "s", "tool": {"name": "shell", "input": {"cmd": "ls"}}}),
-    );
-    let r = s.recv();
-    assert_eq!(r["result"]["decision"], "deny", "{r}");
+    s.assert_shell_denied(2);
     assert_eq!(s.close(), 0);
 }
 

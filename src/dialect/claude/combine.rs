@@ -443,10 +443,7 @@ fn work<'a>(
                     let started = std::time::Instant::now();
                     let verdict = tokio::select! {
                         v = tokio::time::timeout(timeout, call) => v.unwrap_or_else(|_| {
-                            Verdict::Stopped(ErrorCategory::Timeout, format!(
-                                "Hook timed out after {}s and was cancelled",
-                                timeout.as_secs_f64()
-                            ))
+                            Verdict::timed_out(timeout.as_secs_f64())
                         }),
                         _ = cx.cancel.cancelled() => Verdict::cancelled(),
                     };

@@ -115,10 +115,7 @@ pub async fn call(
     let request = tokio::task::spawn_blocking(move || post(&url, &headers, &body, timeout));
     let outcome = tokio::select! {
         r = tokio::time::timeout(timeout + Duration::from_millis(200), request) => match r {
-            Err(_) => Err(Verdict::Stopped(
-                ErrorCategory::Timeout,
-                format!("Hook timed out after {}s and was cancelled", timeout.as_secs_f64()),
-            )),
+            Err(_) => Err(Verdict::timed_out(timeout.as_secs_f64())),
             Ok(Err(e)) => Err(Verdict::NonBlocking(format!("the request thread failed: {e}"))),
             Ok(Ok(reply)) => reply,
         },

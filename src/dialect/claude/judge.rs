@@ -41,6 +41,14 @@ pub enum Verdict {
 }
 
 impl Verdict {
+    /// The verdict of a hook stopped at its timeout, in Claude Code's words.
+    pub fn timed_out(timeout_secs: f64) -> Verdict {
+        Verdict::Stopped(
+            ErrorCategory::Timeout,
+            format!("Hook timed out after {timeout_secs}s and was cancelled"),
+        )
+    }
+
     /// The verdict of a hook stopped because the dispatch was cancelled.
     pub fn cancelled() -> Verdict {
         Verdict::Stopped(ErrorCategory::Cancelled, "Hook was cancelled".to_owned())
@@ -86,10 +94,7 @@ pub fn judge(result: &RunResult, timeout_secs: f64) -> Verdict {
             return Verdict::NonBlocking(format!("Hook was killed by signal {s}"));
         }
         Termination::TimedOut { .. } => {
-            return Verdict::Stopped(
-                ErrorCategory::Timeout,
-                format!("Hook timed out after {timeout_secs}s and was cancelled"),
-            );
+            return Verdict::timed_out(timeout_secs);
         }
         Termination::Cancelled { .. } => {
             return Verdict::cancelled();
