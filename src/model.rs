@@ -125,7 +125,7 @@ fn post(url: &str, key: Option<&str>, body: &Value, timeout: Duration) -> Result
     }
     let mut resp = req
         .send_json(body)
-        .map_err(|e| ureq_error(e, &format!("request to {url} failed")))?;
+        .map_err(|e| ureq_error(e, &format!("request to {url} failed"), timeout))?;
     let status = resp.status();
     // The body read itself is capped: a huge reply is never buffered.
     let text = resp
@@ -138,7 +138,7 @@ fn post(url: &str, key: Option<&str>, body: &Value, timeout: Duration) -> Result
                 "the reply is larger than {} MiB; latch read no further",
                 MAX_REPLY_BODY / (1024 * 1024)
             )),
-            e => ureq_error(e, "reading the reply failed"),
+            e => ureq_error(e, "reading the reply failed", timeout),
         })?;
     if !status.is_success() {
         return Err(AskError::Failed(format!(
@@ -154,10 +154,13 @@ fn post(url: &str, key: Option<&str>, body: &Value, timeout: Duration) -> Result
         .ok_or_else(|| AskError::Failed("the reply has no choices[0].message.content".to_owned()))
 }
 
-/// A ureq error as an [`AskError`]: its own timeout is a timeout.
-fn ureq_error(e: ureq::Error, what: &str) -> AskError {
+/// A ureq error as an [`AskError`]: its own timeout is a timeout, said as
+/// the handler's (ureq's own text, `timeout: global`, names no time).
+fn ureq_error(e: ureq::Error, what: &str, timeout: Duration) -> AskError {
     match e {
-        ureq::Error::Timeout(_) => AskError::TimedOut(format!("{what}: {e}")),
+        ureq::Error::Timeout(_) => {
+            AskError::TimedOut(format!("timed out after {} s", timeout.as_secs_f64()))
+        }
         e => AskError::Failed(format!("{what}: {e}")),
     }
 }

@@ -136,7 +136,54 @@ fn a_slow_endpoint_times_out() {
     let started = std::time::Instant::now();
     let f = prompt_plugin(1).fire_with(&pre("shell", json!({})), &["--prompt-base-url", &url], &[]);
     assert!(started.elapsed() < Duration::from_secs(4));
-    assert_eq!(f.runs()[0]["error"], "prompt_error");
+    // The category every run past its timeout has, not `prompt_error`.
+    assert_eq!(f.runs()[0]["error"], "timeout", "{:?}", f.runs());
+    assert_eq!(f.outcome["decision"], "proceed");
+    assert!(
+        f.warnings().iter().any(|w| w.contains("timed out")),
+        "{:?}",
+        f.warnings()
+    );
+}
+
+/// SIGTERM while the model is being asked cancels the call: the run is
+/// `cancelled`, as a command's would be, and `latch fire` still answers.
+#[test]
+fn sigterm_cancels_a_prompt_call() {
+    let (url, seen) = server(vec![(200, chat_reply("{}"))], Duration::from_secs(30));
+    let p = prompt_plugin(60);
+    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("latch"))
+        .args(["fire", "--project"])
+        .arg(p.project())
+        .arg("--home")
+        .arg(p.root.path().join("home"))
+        .arg("--state-dir")
+        .arg(p.root.path().join("state"))
+        .arg("--plugin-dir")
+        .arg(&p.dirs[0])
+        .args(["--prompt-base-url", &url])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(&serde_json::to_vec(&pre("shell", json!({}))).unwrap())
+        .unwrap();
+    // The request has reached the endpoint: the call is in flight.
+    seen.recv_timeout(Duration::from_secs(10)).unwrap();
+    let started = std::time::Instant::now();
+    let pid = rustix::process::Pid::from_raw(child.id() as i32).unwrap();
+    rustix::process::kill_process(pid, rustix::process::Signal::TERM).unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(started.elapsed() < Duration::from_secs(10));
+    assert_eq!(out.status.code(), Some(0));
+    let outcome: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(outcome["decision"], "proceed", "{outcome}");
+    assert_eq!(outcome["runs"][0]["error"], "cancelled", "{outcome}");
 }
 
 #[test]

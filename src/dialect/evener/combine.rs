@@ -189,12 +189,16 @@ pub async fn dispatch(evener: &Evener, event: &Event, cx: &DispatchContext<'_>) 
                 HandlerKind::Prompt { prompt, model } => {
                     let started = std::time::Instant::now();
                     let text = render(prompt, event, &options.tool_names);
-                    // Every failure of a prompt handler is a `prompt_error`,
-                    // a timeout or a cancel included: the category says
-                    // the model's side failed, the message says how.
+                    // A failure of a prompt handler is a `prompt_error`,
+                    // except a call past the handler's `timeout` and a
+                    // cancelled dispatch: those have the categories every
+                    // run shares (`timeout`, `cancelled`), as for commands.
                     let reply = tokio::select! {
-                        r = ask(&options.prompt, text, model.as_deref(), handler.timeout) => r,
-                        _ = cx.cancel.cancelled() => Err(AskError::Failed("cancelled".to_owned())),
+                        r = ask(&options.prompt, text, model.as_deref(), handler.timeout) => r.map_err(|e| match e {
+                            AskError::TimedOut(m) => (ErrorCategory::Timeout, m),
+                            AskError::Failed(m) => (ErrorCategory::PromptError, m),
+                        }),
+                        _ = cx.cancel.cancelled() => Err((ErrorCategory::Cancelled, "cancelled while running".to_owned())),
                     };
                     record.took(started.elapsed());
                     if let Ok(r) = &reply
@@ -216,9 +220,9 @@ pub async fn dispatch(evener: &Evener, event: &Event, cx: &DispatchContext<'_>) 
                             },
                             v => v,
                         },
-                        Err(e) => Verdict::Failed {
-                            category: ErrorCategory::PromptError,
-                            message: e.to_string(),
+                        Err((category, message)) => Verdict::Failed {
+                            category,
+                            message,
                             exit_code: None,
                             text: String::new(),
                         },
