@@ -89,7 +89,7 @@ pub(crate) use impl_dialect;
 
 pub mod claude;
 pub mod evener;
-internal_mods!(failed, payload, tools);
+internal_mods!(failed, output_json, payload, tools);
 pub mod peen;
 pub mod poolside;
 

@@ -1670,3 +1670,28 @@ fn r2_matchers_are_javascript_regexes_with_claude_code_s_warnings() {
     c.fire(&ev);
     assert_eq!(c.runs_of("task"), 1);
 }
+
+/// Recorded (`r2_exec_args`): the refusal of a settings hook that uses a
+/// plugin variable names that variable and, in exec form, the whole
+/// command line; an exec-form program that cannot start is reported in
+/// Node's words.
+#[test]
+fn r2_exec_args_failures_read_as_recorded() {
+    let c = Claude::new().project_settings(
+        &json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [
+            {"type": "command", "command": "sh", "args": ["-c", "true", "${CLAUDE_PLUGIN_DATA}"]},
+            {"type": "command", "command": "no-such-program --label x", "args": []}
+        ]}]}}),
+    );
+    let f = c.fire(&bash_before("ls"));
+    assert_eq!(f.outcome["decision"], "proceed", "{}", f.outcome);
+    let warnings = f.outcome["warnings"].to_string();
+    assert!(
+        warnings.contains("Failed to run: Hook command references ${CLAUDE_PLUGIN_DATA} but the hook is not associated with a plugin. This variable is only available in hooks defined in a plugin's hooks/hooks.json file, not in settings.json. Command: sh -c true ${CLAUDE_PLUGIN_DATA}"),
+        "{warnings}"
+    );
+    assert!(
+        warnings.contains("Failed with non-blocking status code: Error occurred while executing hook command: ENOENT: no such file or directory, posix_spawn 'no-such-program --label x'"),
+        "{warnings}"
+    );
+}

@@ -23,12 +23,22 @@ pub struct Fired {
     pub stderr: String,
 }
 
+/// `bytes` as JSON of any depth up to what the stack takes (an outcome
+/// may carry a hook's deeply nested data).
+pub fn unbounded_json(bytes: &[u8]) -> serde_json::Result<Value> {
+    let mut de = serde_json::Deserializer::from_slice(bytes);
+    de.disable_recursion_limit();
+    let value = serde::Deserialize::deserialize(&mut de)?;
+    de.end()?;
+    Ok(value)
+}
+
 impl Fired {
     /// Reads a finished `latch` process: exit code, JSON outcome, stderr.
     pub fn from_output(out: &Output) -> Fired {
         Fired {
             code: out.status.code().unwrap_or(-1),
-            outcome: serde_json::from_slice(&out.stdout).unwrap_or(Value::Null),
+            outcome: unbounded_json(&out.stdout).unwrap_or(Value::Null),
             stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
         }
     }

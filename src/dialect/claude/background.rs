@@ -29,7 +29,9 @@ const MAX_WAITING: usize = 64;
 /// What a finished background hook gives the model: its `systemMessage`
 /// and its `additionalContext`, each in a reminder, nothing else.
 pub fn answer_texts(result: &RunResult, timeout_secs: f64) -> Vec<String> {
-    match judge(result, timeout_secs) {
+    // Only a JSON answer counts, so a failed start's text (which names
+    // the program) is never read.
+    match judge(result, timeout_secs, "") {
         Verdict::Json(j) => texts_of(&j),
         Verdict::Async(rest) => later_answer(&rest),
         _ => Vec::new(),
@@ -45,11 +47,8 @@ pub fn later_answer(rest: &str) -> Vec<String> {
     [whole, last]
         .into_iter()
         .filter(|t| t.starts_with('{'))
-        .find_map(|t| match serde_json::from_str::<Value>(t) {
-            Ok(Value::Object(obj)) => match super::judge::json_answer(obj) {
-                Verdict::Json(j) => Some(texts_of(&j)),
-                _ => None,
-            },
+        .find_map(|t| match super::judge::read_object(t) {
+            Some(Verdict::Json(j)) => Some(texts_of(&j)),
             _ => None,
         })
         .unwrap_or_default()

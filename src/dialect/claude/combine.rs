@@ -504,6 +504,10 @@ fn work<'a>(
         _ => match command(s.file, s.handler, event, place, env_file.as_deref()) {
             Ok(cmd) => {
                 let timeout = cmd.timeout.as_secs_f64();
+                let program = match &cmd.program {
+                    Program::Exec { program, .. } => program.display().to_string(),
+                    Program::Shell { shell, .. } => shell.display().to_string(),
+                };
                 let job = Job {
                     command: cmd,
                     record: s.record,
@@ -513,7 +517,7 @@ fn work<'a>(
                     future: Box::pin(async move {
                         let f = pipeline::run(cx, job).await;
                         Ran {
-                            verdict: judge(&f.result, timeout),
+                            verdict: judge(&f.result, timeout, &program),
                             record: f.record,
                             warnings: f.warning.into_iter().collect(),
                         }
@@ -709,12 +713,21 @@ fn command(
         return Err("not a command handler".to_owned());
     };
     let plugin = file.plugin.as_ref();
-    if plugin.is_none()
-        && (mentions(command, args, "${CLAUDE_PLUGIN_ROOT}")
-            || mentions(command, args, "${CLAUDE_PLUGIN_DATA}"))
-    {
+    // Recorded (`r2_exec_args`): the message names the variable the hook
+    // uses, and an exec-form hook's command line with its arguments.
+    let plugin_var = ["${CLAUDE_PLUGIN_ROOT}", "${CLAUDE_PLUGIN_DATA}"]
+        .into_iter()
+        .find(|var| mentions(command, args, var));
+    if let (None, Some(var)) = (plugin, plugin_var) {
+        let line = match args {
+            Some(args) => std::iter::once(command.as_str())
+                .chain(args.iter().map(String::as_str))
+                .collect::<Vec<_>>()
+                .join(" "),
+            None => command.clone(),
+        };
         return Err(format!(
-            "Failed to run: Hook command references ${{CLAUDE_PLUGIN_ROOT}} but the hook is not associated with a plugin. This variable is only available in hooks defined in a plugin's hooks/hooks.json file, not in settings.json. Command: {command}"
+            "Failed to run: Hook command references {var} but the hook is not associated with a plugin. This variable is only available in hooks defined in a plugin's hooks/hooks.json file, not in settings.json. Command: {line}"
         ));
     }
     let mut vars: Vec<(&str, String)> =
@@ -1054,6 +1067,15 @@ impl Fold<'_> {
                 | ClaudeEvent::ConfigChange
                 | ClaudeEvent::StopFailure
         );
+        if !j.ignored.is_empty() {
+            record
+                .ignored_fields
+                .extend(crate::dialect::output_json::too_deep(&j.ignored));
+            self.out.warnings.extend(crate::dialect::output_json::ignored_warning(
+                &format!("{label} hook {hook}"),
+                &j.ignored,
+            ));
+        }
         if universal {
             // Recorded (`r3_task_completed_json`): nothing stops.
             if j.continue_ == Some(false) && ce != ClaudeEvent::TaskCompleted {

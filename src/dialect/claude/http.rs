@@ -16,12 +16,11 @@
 
 use std::time::{Duration, Instant};
 
-use serde_json::Value;
 
 use crate::outcome::ErrorCategory;
 use crate::run::Cancel;
 
-use super::judge::{Verdict, json_answer};
+use super::judge::Verdict;
 
 /// The most of a reply latch reads.
 const MAX_REPLY: u64 = 1 << 20;
@@ -145,13 +144,12 @@ pub fn read_reply(status: u16, text: &str, url: &str) -> Verdict {
     if body.is_empty() {
         return Verdict::Plain(String::new());
     }
-    match serde_json::from_str::<Value>(body) {
-        Ok(Value::Object(obj)) => json_answer(obj),
-        _ => Verdict::NonBlocking(format!(
+    super::judge::read_object(body).unwrap_or_else(|| {
+        Verdict::NonBlocking(format!(
             "HTTP hook must return JSON, but got non-JSON response body: {}",
             crate::text::summary(body, 200)
-        )),
-    }
+        ))
+    })
 }
 
 fn post(

@@ -2,8 +2,10 @@
 //!
 //! - Exit 2 is a blocking error whatever stdout holds (recorded: `o3`); its
 //!   message is stderr, or `No stderr output` (`r2_pre_exit2_empty_stderr`).
-//! - Exit 0: stdout whose first non-blank character is `{` is read as JSON;
-//!   if it does not parse, it is plain text, without an error (`m`).
+//! - Exit 0: stdout whose first non-blank character is `{` is read as JSON
+//!   (as `JSON.parse` reads it: deep nesting and lone surrogates are
+//!   JSON, see [`output_json`]); if it does not parse, it is plain text,
+//!   without an error (`m`).
 //! - Any other exit is a non-blocking error, unless stdout holds a valid
 //!   JSON object, which then decides alone.
 //! - A timeout, a failed start or a cancelled run is a non-blocking error:
@@ -14,8 +16,9 @@
 
 use serde_json::{Map, Value};
 
+use crate::dialect::output_json::{self, Parsed};
 use crate::outcome::ErrorCategory;
-use crate::run::{Exit, RunResult, Termination};
+use crate::run::{Exit, RunResult, SpawnFailure, Termination};
 
 /// What one run said.
 #[derive(Debug, Clone, PartialEq)]
@@ -72,6 +75,9 @@ pub struct HookJson {
     pub reason: Option<String>,
     /// `hookSpecificOutput`.
     pub specific: Map<String, Value>,
+    /// Fields left out because they nest too deep to read (see
+    /// [`output_json`]), as dotted paths.
+    pub ignored: Vec<String>,
 }
 
 impl HookJson {
@@ -81,8 +87,9 @@ impl HookJson {
     }
 }
 
-/// Reads one finished run.
-pub fn judge(result: &RunResult, timeout_secs: f64) -> Verdict {
+/// Reads one finished run of `program` (named in the text of a failed
+/// start).
+pub fn judge(result: &RunResult, timeout_secs: f64, program: &str) -> Verdict {
     let stdout = String::from_utf8_lossy(&result.stdout.bytes);
     let stderr = String::from_utf8_lossy(&result.stderr.bytes);
     if let Some(rest) = after_async_line(&stdout) {
@@ -99,9 +106,10 @@ pub fn judge(result: &RunResult, timeout_secs: f64) -> Verdict {
         Termination::Cancelled { .. } => {
             return Verdict::cancelled();
         }
-        Termination::SpawnFailed { message, .. } => {
+        Termination::SpawnFailed { reason, message } => {
             return Verdict::NonBlocking(format!(
-                "Failed with non-blocking status code: Error occurred while executing hook command: {message}"
+                "Failed with non-blocking status code: Error occurred while executing hook command: {}",
+                spawn_error(*reason, message, program)
             ));
         }
     };
@@ -113,13 +121,8 @@ pub fn judge(result: &RunResult, timeout_secs: f64) -> Verdict {
             text.to_owned()
         });
     }
-    let json = stdout
-        .trim_start()
-        .starts_with('{')
-        .then(|| serde_json::from_str::<Value>(stdout.trim()).ok())
-        .flatten();
-    match (code, json) {
-        (_, Some(Value::Object(obj))) => json_answer(obj),
+    match (code, read_object(&stdout)) {
+        (_, Some(verdict)) => verdict,
         (0, _) => Verdict::Plain(stdout.trim().to_owned()),
         (c, _) => {
             let first = stderr.lines().next().unwrap_or("").trim();
@@ -136,14 +139,37 @@ pub fn judge(result: &RunResult, timeout_secs: f64) -> Verdict {
 /// handler's result; recorded: `r2_mcp_tool_hook`): a JSON object decides,
 /// anything else is plain text.
 pub fn read_stdout(text: &str) -> Verdict {
-    let json = text
-        .trim_start()
-        .starts_with('{')
-        .then(|| serde_json::from_str::<Value>(text.trim()).ok())
-        .flatten();
-    match json {
-        Some(Value::Object(obj)) => json_answer(obj),
-        _ => Verdict::Plain(text.trim().to_owned()),
+    read_object(text).unwrap_or_else(|| Verdict::Plain(text.trim().to_owned()))
+}
+
+/// A failed start in Node's words, as Claude Code reports it (recorded:
+/// `r2_exec_args`, `ENOENT: no such file or directory, posix_spawn
+/// '<program>'`); a failure Node would word otherwise keeps the operating
+/// system's message.
+fn spawn_error(reason: SpawnFailure, message: &str, program: &str) -> String {
+    match reason {
+        SpawnFailure::NotFound => {
+            format!("ENOENT: no such file or directory, posix_spawn '{program}'")
+        }
+        SpawnFailure::NotExecutable => {
+            format!("EACCES: permission denied, posix_spawn '{program}'")
+        }
+        SpawnFailure::BadWorkingDirectory | SpawnFailure::Other => message.to_owned(),
+    }
+}
+
+/// The verdict of `text` when it is a JSON object, read as `JSON.parse`
+/// reads it (see [`output_json`]); `None` for anything else.
+pub fn read_object(text: &str) -> Option<Verdict> {
+    if !text.trim_start().starts_with('{') {
+        return None;
+    }
+    match output_json::parse(text.trim()) {
+        Ok(Parsed {
+            value: Value::Object(obj),
+            ignored,
+        }) => Some(json_answer(obj, ignored)),
+        _ => None,
     }
 }
 
@@ -162,9 +188,10 @@ fn after_async_line(stdout: &str) -> Option<&str> {
 }
 
 /// A JSON object answer (from stdout or an HTTP reply) as a verdict.
-pub fn json_answer(obj: Map<String, Value>) -> Verdict {
+/// `ignored` names the fields left out for nesting too deep.
+fn json_answer(obj: Map<String, Value>, ignored: Vec<String>) -> Verdict {
     match read_json(obj) {
-        Ok(j) => Verdict::Json(Box::new(j)),
+        Ok(j) => Verdict::Json(Box::new(HookJson { ignored, ..j })),
         Err(why) => Verdict::NonBlocking(format!("Hook JSON output validation failed: {why}")),
     }
 }

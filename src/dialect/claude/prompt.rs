@@ -96,7 +96,11 @@ pub fn read_answer(ce: ClaudeEvent, text: &str) -> Verdict {
         .trim_start_matches("```")
         .trim_end_matches("```")
         .trim();
-    let Ok(Value::Object(answer)) = serde_json::from_str::<Value>(trimmed) else {
+    let Ok(crate::dialect::output_json::Parsed {
+        value: Value::Object(answer),
+        ..
+    }) = crate::dialect::output_json::parse(trimmed)
+    else {
         return Verdict::NonBlocking(format!(
             "prompt hook: the model's answer is not a JSON object: {}",
             crate::text::summary(text, 200)

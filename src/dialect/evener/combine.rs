@@ -16,6 +16,7 @@ use std::path::PathBuf;
 
 use serde_json::{Map, Value};
 
+use crate::dialect::output_json;
 use crate::event::Event;
 use crate::outcome::{
     Continuation, Decision, ErrorCategory, HookRun, Injection, Notice, NoticeKind, Outcome,
@@ -411,6 +412,13 @@ impl State {
     fn json(&mut self, name: &str, o: Output, record: &mut HookRun) {
         let ev = self.ev;
         record.ignored_fields.extend(o.no_effect);
+        if !o.too_deep.is_empty() {
+            record.ignored_fields.extend(output_json::too_deep(&o.too_deep));
+            self.out.warnings.extend(output_json::ignored_warning(
+                &format!("{ev} hook {name}"),
+                &o.too_deep,
+            ));
+        }
         if let Some(msg) = o.system_message.filter(|m| !m.trim().is_empty()) {
             self.out.warnings.push(msg);
         }

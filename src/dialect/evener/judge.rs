@@ -9,6 +9,7 @@
 
 use serde_json::{Map, Value};
 
+use crate::dialect::output_json::{self, Parsed};
 use crate::outcome::ErrorCategory;
 use crate::run::{Exit, RunResult, Termination};
 
@@ -56,6 +57,9 @@ pub struct Output {
     /// Fields that parsed but have no effect (`continue`, `suppressOutput`,
     /// `terminalSequence`, `stopReason`), or had the wrong type.
     pub no_effect: Vec<String>,
+    /// Fields left out for nesting too deep to read (see
+    /// [`output_json`]), as dotted paths.
+    pub too_deep: Vec<String>,
 }
 
 /// Judges a command run.
@@ -114,8 +118,14 @@ pub fn judge_text(stdout: &str) -> Verdict {
     if !trimmed.starts_with('{') {
         return Verdict::Text(trimmed.to_owned());
     }
-    match serde_json::from_str::<Value>(trimmed) {
-        Ok(Value::Object(obj)) => Verdict::Json(Box::new(output(&obj))),
+    match output_json::parse(trimmed) {
+        Ok(Parsed {
+            value: Value::Object(obj),
+            ignored,
+        }) => Verdict::Json(Box::new(Output {
+            too_deep: ignored,
+            ..output(&obj)
+        })),
         Ok(_) => Verdict::Text(trimmed.to_owned()),
         Err(e) => Verdict::Failed {
             category: ErrorCategory::ParseError,

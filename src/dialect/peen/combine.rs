@@ -18,6 +18,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use tracing::debug;
 
+use crate::dialect::output_json;
 use crate::event::Event;
 use crate::journal::{Begin, Journal, RUNNING_WAIT, RunState};
 use crate::outcome::{
@@ -716,11 +717,17 @@ async fn command(
     if text.trim().is_empty() {
         return ActionEnd::Done(None);
     }
-    // Output that is not JSON has no effect.
-    let Ok(value) = serde_json::from_str::<Value>(text.trim()) else {
+    // Output that is not JSON has no effect. JSON is read as Go reads it
+    // (deep nesting, lone surrogates), so a deny is not lost to serde_json.
+    let Ok(parsed) = output_json::parse(text.trim()) else {
         return ActionEnd::Done(None);
     };
-    match read_output(value, cx, limits) {
+    record.ignored_fields.extend(output_json::too_deep(&parsed.ignored));
+    result.warnings.extend(output_json::ignored_warning(
+        &format!("peen: hook action {} on {pe}", record.hook),
+        &parsed.ignored,
+    ));
+    match read_output(parsed.value, cx, limits) {
         Err(why) => ActionEnd::Failed(ErrorCategory::ParseError, why),
         Ok(o) => {
             // Events are published before the decision is applied.

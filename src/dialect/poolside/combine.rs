@@ -15,6 +15,7 @@ use std::path::PathBuf;
 
 use serde_json::Value;
 
+use crate::dialect::output_json;
 use crate::event::Event;
 use crate::outcome::{
     Continuation, Decision, ErrorCategory, HookRun, Injection, NoticeKind, Outcome, Placement,
@@ -164,6 +165,13 @@ impl Fold<'_> {
         let pe = self.event;
         let label = hook.label.as_str();
         record.ignored_fields = a.ignored_fields;
+        if !a.too_deep.is_empty() {
+            record.ignored_fields.extend(output_json::too_deep(&a.too_deep));
+            self.out.warnings.extend(output_json::ignored_warning(
+                &format!("{pe} hook {label}"),
+                &a.too_deep,
+            ));
+        }
         for (field, why) in &a.rejected {
             self.reject(label, field, why, record);
         }

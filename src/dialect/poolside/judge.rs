@@ -3,6 +3,7 @@
 
 use serde_json::{Map, Value};
 
+use crate::dialect::output_json;
 use crate::outcome::ErrorCategory;
 use crate::run::{Exit, RunResult, SpawnFailure, Termination};
 
@@ -39,6 +40,9 @@ pub struct Answer {
     /// Fields the hook set that this event does not honour, or whose value
     /// had the wrong type.
     pub ignored_fields: Vec<String>,
+    /// Fields left out for nesting too deep to read (see
+    /// [`output_json`]), as dotted paths.
+    pub too_deep: Vec<String>,
 }
 
 /// The judgement of one run.
@@ -140,8 +144,8 @@ fn judge_stdout(event: PoolEvent, run: &RunResult) -> Verdict {
     if text.trim().is_empty() {
         return Verdict::Answered(Box::default());
     }
-    let value: Value = match serde_json::from_str(&text) {
-        Ok(v) => v,
+    let parsed = match output_json::parse(&text) {
+        Ok(p) => p,
         Err(e) => {
             return failed(
                 ErrorCategory::ParseError,
@@ -149,13 +153,15 @@ fn judge_stdout(event: PoolEvent, run: &RunResult) -> Verdict {
             );
         }
     };
-    let Value::Object(obj) = value else {
+    let Value::Object(obj) = parsed.value else {
         return failed(
             ErrorCategory::ParseError,
             "stdout is JSON but not an object; a decision must be a JSON object",
         );
     };
-    Verdict::Answered(Box::new(decision(event, &obj, valid_utf8)))
+    let mut answer = decision(event, &obj, valid_utf8);
+    answer.too_deep = parsed.ignored;
+    Verdict::Answered(Box::new(answer))
 }
 
 /// Reads a decision object. Unknown fields are ignored, as poolside does;
