@@ -55,8 +55,11 @@ pub fn discover_reporting(paths: &[PathBuf]) -> (Vec<Target>, Vec<Diagnostic>) {
     let mut problems = Vec::new();
     for p in paths {
         let before = out.len();
-        if p.is_file() {
-            out.extend(classify_file(p));
+        // A configuration file's name counts whatever the file is (a FIFO,
+        // a directory, a symlink loop): its loader reports what is wrong
+        // with it, instead of lint passing it by.
+        if let Some(target) = classify_file(p).filter(|_| present(p)) {
+            out.push(target);
         } else if p.is_dir() {
             walk(p, 0, &mut out);
         }
@@ -107,27 +110,30 @@ fn classify_file(p: &Path) -> Option<Target> {
         .then(|| Target::PoolsideFile(p.to_path_buf()))
 }
 
+/// Whether something is at `path`, whatever it is, without following a
+/// last symlink (a dangling link or a loop is there too).
+fn present(path: &Path) -> bool {
+    std::fs::symlink_metadata(path).is_ok()
+}
+
 fn walk(dir: &Path, depth: usize, out: &mut Vec<Target>) {
     if depth > MAX_DEPTH {
         return;
     }
-    if poolside::discover::PROJECT_FILES
-        .iter()
-        .any(|f| dir.join(f).is_file())
-    {
+    // Anything at a configuration file's name counts (see
+    // `discover_reporting`), not only a regular file.
+    let has = |rel: &str| present(&dir.join(rel));
+    if poolside::discover::PROJECT_FILES.iter().any(|f| has(f)) {
         out.push(Target::PoolsideProject(dir.to_path_buf()));
     }
-    if dir.join(peen::HOOKS_FILE).is_file() {
+    if has(peen::HOOKS_FILE) {
         out.push(Target::PeenLayer(dir.to_path_buf()));
     }
-    if evener::discover::MANIFESTS
-        .iter()
-        .any(|m| dir.join(m).is_file())
-        || dir.join(evener::discover::DEFAULT_HOOKS_FILE).is_file()
+    if evener::discover::MANIFESTS.iter().any(|m| has(m)) || has(evener::discover::DEFAULT_HOOKS_FILE)
     {
         out.push(Target::EvenerPlugin(dir.to_path_buf()));
     }
-    if CLAUDE_FILES.iter().any(|f| dir.join(f).is_file()) {
+    if CLAUDE_FILES.iter().any(|f| has(f)) {
         out.push(Target::ClaudeProject(dir.to_path_buf()));
     }
     let Ok(entries) = std::fs::read_dir(dir) else {

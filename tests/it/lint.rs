@@ -733,3 +733,60 @@ fn evener_handlers_are_labelled_by_what_they_run() {
         .collect();
     assert_eq!(hooks, ["p `python3 a.py`", "p `python3 b.py`"], "{diags:?}");
 }
+
+/// A configuration file that is not a regular file (a FIFO, a symlink to a
+/// device, a directory, a symlink loop) is reported where it is, found by
+/// a search or named alone, and never waited on or passed by.
+#[test]
+fn configuration_files_that_are_not_regular_files_are_reported() {
+    use std::os::unix::fs::symlink;
+    let d = tempfile::tempdir().unwrap();
+    let root = d.path();
+    std::fs::create_dir_all(root.join("fifo/.poolside")).unwrap();
+    rustix::fs::mknodat(
+        rustix::fs::CWD,
+        root.join("fifo/.poolside/settings.yaml"),
+        rustix::fs::FileType::Fifo,
+        rustix::fs::Mode::from_raw_mode(0o600),
+        0,
+    )
+    .unwrap();
+    std::fs::create_dir_all(root.join("device/.claude")).unwrap();
+    symlink("/dev/zero", root.join("device/.claude/settings.json")).unwrap();
+    std::fs::create_dir_all(root.join("dir/.poolside/settings.yaml")).unwrap();
+    std::fs::create_dir_all(root.join("loop/hooks")).unwrap();
+    symlink("hooks.json", root.join("loop/hooks/hooks.json")).unwrap();
+
+    let (code, diags) = lint_json(&[root.to_str().unwrap()]);
+    assert_eq!(code, 5, "{diags:?}");
+    for file in [
+        "fifo/.poolside/settings.yaml",
+        "device/.claude/settings.json",
+        "dir/.poolside/settings.yaml",
+        "loop/hooks/hooks.json",
+    ] {
+        let at = root.join(file);
+        assert!(
+            diags
+                .iter()
+                .any(|d| d["severity"] == "error" && d["file"] == at.to_str().unwrap()),
+            "{file}: {diags:?}"
+        );
+    }
+    // Named alone, a symlink to a directory at a configuration file's name
+    // is that configuration, not a directory to search.
+    std::fs::create_dir_all(root.join("link/.agents")).unwrap();
+    symlink(root.join("dir"), root.join("link/.agents/hooks.yaml")).unwrap();
+    let named = root.join("link/.agents/hooks.yaml");
+    let (_, diags) = lint_json(&[named.to_str().unwrap()]);
+    assert!(
+        diags.iter().any(|d| d["file"] == named.to_str().unwrap()),
+        "{diags:?}"
+    );
+    assert!(
+        !diags.iter().any(|d| d["file"]
+            .as_str()
+            .is_some_and(|f| f.contains("dir/.poolside"))),
+        "the link was followed: {diags:?}"
+    );
+}

@@ -151,9 +151,10 @@ pub fn load_plugin(dir: &Path, diags: &mut Vec<Diagnostic>) -> Plugin {
 }
 
 /// Whether a file is there, as the load in progress sees it (see
-/// [`crate::config::files`]).
+/// [`crate::config::files`]). Anything at the name counts, a dangling
+/// symlink or a loop too, so that reading it reports what is wrong.
 fn exists(path: &Path) -> bool {
-    crate::config::files::presence(path).unwrap_or_else(|| path.exists())
+    crate::config::files::presence(path).unwrap_or_else(|| std::fs::symlink_metadata(path).is_ok())
 }
 
 fn read_json(path: &Path, diags: &mut Vec<Diagnostic>) -> Option<Node> {
