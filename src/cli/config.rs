@@ -243,6 +243,59 @@ impl ConfigArgs {
             wanted(DialectName::Evener),
             wanted(DialectName::Claude),
         );
+        // A dialect's flag without the dialect loads nothing: say so, or
+        // the user would think those hooks run.
+        let unused: [(&str, bool, bool, &str); 7] = [
+            (
+                "--claude-settings",
+                self.claude_settings.is_some(),
+                load_claude,
+                "claude",
+            ),
+            (
+                "--claude-managed-dir",
+                self.claude_managed_dir.is_some(),
+                load_claude,
+                "claude",
+            ),
+            (
+                "--claude-hide-commands",
+                self.claude_hide_commands,
+                load_claude,
+                "claude",
+            ),
+            (
+                "--tool-vocabulary",
+                self.tool_vocabulary.is_some(),
+                load_claude || load_evener,
+                "claude or evener",
+            ),
+            (
+                "--plugin-dir",
+                !self.plugin_dirs.is_empty(),
+                load_claude || load_evener,
+                "claude or evener",
+            ),
+            (
+                "--settings",
+                self.settings.is_some(),
+                load_poolside,
+                "poolside",
+            ),
+            (
+                "--peen-config-dir",
+                self.peen_config_dir.is_some(),
+                load_peen,
+                "peen",
+            ),
+        ];
+        for (flag, given, loaded, dialect) in unused {
+            if given && !loaded {
+                diags.push(Diagnostic::warning(format!(
+                    "{flag} has no effect: the {dialect} dialect is not loaded (see --dialect)"
+                )));
+            }
+        }
         let project = self
             .project
             .map(|p| std::path::absolute(&p).unwrap_or(p))

@@ -311,6 +311,41 @@ fn dialect_flags_choose_exactly_which_dialects_load() {
     }
 }
 
+/// A dialect's flag without that dialect loaded is said to do nothing:
+/// otherwise `--claude-settings` alone would load nothing, silently.
+#[test]
+fn a_flag_of_a_dialect_that_is_not_loaded_is_reported() {
+    let (p, plugin) = three_dialects();
+    let event = json!({"event": "tool_before", "tool": {"name": "shell", "input": {}}});
+    let f = p.fire_with(
+        &event,
+        &[
+            "--claude-settings",
+            "{\"hooks\":",
+            "--tool-vocabulary",
+            "/dev/zero",
+        ],
+    );
+    assert_eq!(f.code, 0, "{}", f.stderr);
+    for flag in ["--claude-settings", "--tool-vocabulary"] {
+        assert!(
+            f.stderr.contains(&format!("{flag} has no effect: the ")),
+            "{flag}: {}",
+            f.stderr
+        );
+    }
+    // With the dialect loaded, the flag is used, and nothing says otherwise.
+    let f = p.fire_with(&event, &["--dialect", "evener", "--plugin-dir", &plugin]);
+    assert!(!f.stderr.contains("has no effect"), "{}", f.stderr);
+    let f = p.fire_with(&event, &["--dialect", "peen", "--plugin-dir", &plugin]);
+    assert!(
+        f.stderr
+            .contains("--plugin-dir has no effect: the claude or evener dialect is not loaded"),
+        "{}",
+        f.stderr
+    );
+}
+
 #[test]
 fn an_unknown_dialect_is_a_usage_error() {
     let p = Project::new();
