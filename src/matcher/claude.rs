@@ -163,10 +163,7 @@ impl ClaudeMatcher {
     /// Whether `target` matches. A regex the backtracking matcher gives up
     /// on counts as matching (and is logged); see [`ClaudeMatcher::test`].
     pub fn is_match(&self, target: &str) -> bool {
-        self.test(target).unwrap_or_else(|e| {
-            tracing::warn!(matcher = %self.describe(), target, error = %e, "a hook matcher gave up; it counts as matching");
-            true
-        })
+        self.test(target).unwrap_or_else(|e| gave_up(&self.describe(), target, &e))
     }
 
     /// Whether the tool `tool` matches, under its name or a former one
@@ -232,6 +229,13 @@ pub struct ClaudeIndex {
     regexes: Vec<(usize, EcmaRegex)>,
 }
 
+/// A regex the backtracking matcher gave up on counts as matching, and
+/// the log says so (at `warn`, which `latch fire` prints).
+fn gave_up(matcher: &str, target: &str, error: &impl std::fmt::Display) -> bool {
+    tracing::warn!(matcher, target, error = %error, "a hook matcher gave up; it counts as matching");
+    true
+}
+
 impl ClaudeIndex {
     /// Folds the matchers. Positions must be given in ascending order.
     pub fn build<'a>(matchers: impl IntoIterator<Item = (usize, &'a ClaudeMatcher)>) -> Self {
@@ -272,7 +276,11 @@ impl ClaudeIndex {
             out.extend(self.translated.select(target));
         }
         for (pos, r) in &self.regexes {
-            if (astral || r.translated().is_none()) && r.test(target).unwrap_or(true) {
+            if (astral || r.translated().is_none())
+                && r.test(target).unwrap_or_else(|e| {
+                    gave_up(&ClaudeMatcher::Regex(r.clone()).describe(), target, &e)
+                })
+            {
                 out.push(*pos);
             }
         }

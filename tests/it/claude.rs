@@ -1695,3 +1695,30 @@ fn r2_exec_args_failures_read_as_recorded() {
         "{warnings}"
     );
 }
+
+/// A regex matcher the backtracking search gives up on counts as matching
+/// (the hook runs), and `latch fire` logs that at `warn`, once.
+#[test]
+fn a_matcher_that_gives_up_matches_and_is_logged_by_fire() {
+    let c = Claude::new();
+    let cmd = c.hook("h", "");
+    let c = c.project_settings(&json!({"hooks": {"PreToolUse": [
+        {"matcher": "^(a+)+\\1$", "hooks": [{"type": "command", "command": cmd}]}]}}));
+    let mut latch = crate::util::latch();
+    latch.env("LATCH_LOG", "warn");
+    let tool = format!("{}b", "a".repeat(30));
+    let f = c.fire_cmd(
+        latch,
+        &json!({"event": "tool_before", "tool": {"name": tool, "input": {}}}),
+        &[],
+    );
+    assert_eq!(c.runs_of("h"), 1, "{}", f.outcome);
+    assert_eq!(
+        f.stderr
+            .matches("a hook matcher gave up; it counts as matching")
+            .count(),
+        1,
+        "{}",
+        f.stderr
+    );
+}

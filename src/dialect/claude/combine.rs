@@ -112,8 +112,9 @@ pub async fn dispatch(cfg: &Claude, event: &Event, cx: &DispatchContext<'_>) -> 
             .unwrap_or_default();
         out.watch_paths = cfg.file_watch_list(&base);
     }
+    let groups = cfg.select(ce, event, &tool);
     // Nothing to run and nothing to deliver or count: answer at once.
-    if cfg.select(ce, event, &tool).is_empty()
+    if groups.is_empty()
         && !delivers
         && !matches!(
             ce,
@@ -190,6 +191,7 @@ pub async fn dispatch(cfg: &Claude, event: &Event, cx: &DispatchContext<'_>) -> 
     }
     let selected = select(
         cfg,
+        groups,
         ce,
         event,
         &tool,
@@ -534,6 +536,7 @@ fn work<'a>(
 #[allow(clippy::too_many_arguments)]
 fn select<'a>(
     cfg: &'a Claude,
+    groups: Vec<(&'a LoadedFile, &'a Group)>,
     ce: ClaudeEvent,
     event: &'a Event,
     tool: &'a str,
@@ -548,7 +551,7 @@ fn select<'a>(
     // The tool call, prepared once for every `if` (a Bash command is
     // parsed here), and only if some handler has one.
     let mut call: Option<ToolInput> = None;
-    for (file, group) in cfg.select(ce, event, tool) {
+    for (file, group) in groups {
         for handler in &group.handlers {
             let shown = handler.kind.shown();
             let mut record = HookRun::new(
