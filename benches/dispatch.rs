@@ -41,7 +41,7 @@ use criterion::{BenchmarkId, Criterion, SamplingMode, criterion_group};
 
 use latch::dialect::claude::{self, Claude};
 use latch::dialect::poolside::{Poolside, Sources};
-use latch::run::{EnvPolicy, HookCommand, OutputLimits, Program, Runner, Termination};
+use latch::run::{EnvPolicy, HookCommand, OutputLimits, OutputWait, Program, Runner, Termination};
 use latch::{Engine, Event, Session};
 
 /// The hook counts measured.
@@ -127,6 +127,7 @@ fn hook_command(cwd: &Path) -> HookCommand {
             stdout: 1024 * 1024,
             stderr: 64 * 1024,
         },
+        output_wait: OutputWait::Drain,
     }
 }
 

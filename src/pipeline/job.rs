@@ -219,7 +219,7 @@ mod tests {
 
     use super::*;
     use crate::pipeline::ObjectArguments;
-    use crate::run::{Cancel, EnvPolicy, OutputLimits, Program, Runner};
+    use crate::run::{Cancel, EnvPolicy, OutputLimits, OutputWait, Program, Runner};
     use crate::session::Session;
 
     fn job(name: &str, script: &str, dir: &std::path::Path) -> Job {
@@ -237,6 +237,7 @@ mod tests {
                     stdout: 1024,
                     stderr: 1024,
                 },
+                output_wait: OutputWait::Drain,
             },
             record: HookRun::new(name, "test", "PreToolUse", None),
         }

@@ -30,7 +30,7 @@
 //! ```
 //! use std::time::Duration;
 //!
-//! use latch::run::{EnvPolicy, Exit, HookCommand, OutputLimits, Program, Runner, Termination};
+//! use latch::run::{EnvPolicy, Exit, HookCommand, OutputLimits, OutputWait, Program, Runner, Termination};
 //!
 //! // One process, as a dialect describes it: no shell, the payload on stdin.
 //! let cmd = HookCommand {
@@ -40,6 +40,7 @@
 //!     stdin: b"{\"event\":\"stop\"}".to_vec(),
 //!     timeout: Duration::from_secs(5),
 //!     limits: OutputLimits { stdout: 1 << 20, stderr: 1 << 20 },
+//!     output_wait: OutputWait::Drain,
 //! };
 //! let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
 //! let result = runtime.block_on(Runner::default().run(&cmd));
@@ -125,6 +126,23 @@ pub struct HookCommand {
     pub timeout: Duration,
     /// Caps on captured output.
     pub limits: OutputLimits,
+    /// How long to wait, once the hook exited, for its output to close.
+    #[serde(default)]
+    pub output_wait: OutputWait,
+}
+
+/// How long the runner waits, once the hook exited, for its output pipes
+/// to close: a process the hook started in the background may hold them.
+/// When the wait ends with the pipes still open, every descendant of the
+/// hook is killed and the run says so ([`RunResult::killed_leftovers`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub enum OutputWait {
+    /// The runner's drain window ([`Runner::drain`], 1 s by default).
+    #[default]
+    Drain,
+    /// Until the hook's timeout, counted from its start, as Claude Code
+    /// waits for a hook's output to close (at least the drain window).
+    UntilTimeout,
 }
 
 /// How a process that ran came to an end.
@@ -340,8 +358,22 @@ impl Runner {
             };
             // Phase 3: a bounded drain; a grandchild may hold the pipes open.
             // Then every descendant dies, not only the holders: a hook that
-            // keeps its output open past the window has not let go.
-            if !io_done && tokio::time::timeout(self.drain, &mut io).await.is_err() {
+            // keeps its output open past the window has not let go. A cancel
+            // ends the wait too.
+            let window = match cmd.output_wait {
+                OutputWait::UntilTimeout if !timed_out && !was_cancelled => {
+                    cmd.timeout.saturating_sub(start.elapsed()).max(self.drain)
+                }
+                _ => self.drain,
+            };
+            let drained = io_done
+                || tokio::select! {
+                    biased;
+                    _ = &mut io => true,
+                    _ = tokio::time::sleep(window) => false,
+                    _ = &mut cancelled, if !was_cancelled => false,
+                };
+            if !drained {
                 guard.kill();
                 killed_leftovers = true;
                 // After SIGKILL the pipes close at once, unless a holder could

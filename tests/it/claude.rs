@@ -1722,3 +1722,56 @@ fn a_matcher_that_gives_up_matches_and_is_logged_by_fire() {
         f.stderr
     );
 }
+
+/// Recorded (`r2_bg_grandchild_stdout_open`): a hook that exits while a
+/// background child still holds its stdout is waited for until the
+/// output closes (Claude Code waited 3.1 s for a 3 s child), not killed
+/// after latch's usual 1 s drain; the child finishes its work.
+#[test]
+fn r2_bg_grandchild_stdout_open_is_waited_for() {
+    let c = Claude::new();
+    let marker = c.hook_dir().join("marker");
+    let cmd = format!(
+        "echo started; (sleep 2; echo done > '{}') &",
+        marker.display()
+    );
+    let c = c.project_settings(&settings("PreToolUse", Some("Bash"), &[&cmd]));
+    let started = std::time::Instant::now();
+    let f = c.fire(&bash_before("ls"));
+    assert!(started.elapsed() >= std::time::Duration::from_millis(1900));
+    assert_eq!(
+        std::fs::read_to_string(&marker).unwrap_or_default().trim(),
+        "done",
+        "{}",
+        f.outcome
+    );
+    assert!(
+        !f.outcome.to_string().contains("holding its output open"),
+        "{}",
+        f.outcome
+    );
+    assert_eq!(f.runs()[0]["status"], "ok", "{}", f.outcome);
+}
+
+/// Recorded (`r2_bg_grandchild_detached`): a background child whose output
+/// goes elsewhere delays nothing and survives the hook.
+#[test]
+fn r2_bg_grandchild_detached_survives() {
+    let c = Claude::new();
+    let pid = c.hook_dir().join("pid");
+    let cmd = format!("sleep 30 >/dev/null 2>&1 & echo $! > '{}'", pid.display());
+    let c = c.project_settings(&settings("PreToolUse", Some("Bash"), &[&cmd]));
+    let started = std::time::Instant::now();
+    let f = c.fire(&bash_before("ls"));
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(1),
+        "{}",
+        f.outcome
+    );
+    let child = crate::util::read_pid(&pid);
+    assert!(!crate::util::process_is_dead(child), "the child was killed");
+    let _ = rustix::process::kill_process(
+        rustix::process::Pid::from_raw(child).unwrap(),
+        rustix::process::Signal::KILL,
+    );
+}

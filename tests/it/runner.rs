@@ -5,7 +5,8 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use latch::run::{
-    EnvPolicy, Exit, HookCommand, OutputLimits, Program, Runner, SpawnFailure, Termination,
+    EnvPolicy, Exit, HookCommand, OutputLimits, OutputWait, Program, Runner, SpawnFailure,
+    Termination,
 };
 
 use crate::util::{process_is_dead, read_pid, wait_dead};
@@ -24,6 +25,7 @@ fn sh(script: &str) -> HookCommand {
             stdout: 1024 * 1024,
             stderr: 64 * 1024,
         },
+        output_wait: OutputWait::Drain,
     }
 }
 
@@ -490,4 +492,45 @@ async fn a_nul_byte_in_the_command_is_a_spawn_failure_not_a_panic() {
         "{:?}",
         r.termination
     );
+}
+
+/// `OutputWait::UntilTimeout` waits for a background child that holds the
+/// output past the drain window, up to the hook's timeout, then kills it.
+#[tokio::test]
+async fn until_timeout_waits_past_the_drain_window_then_kills() {
+    let dir = tempfile::tempdir().unwrap();
+    let pid = dir.path().join("pid");
+    let mut cmd = sh(&format!("sleep 30 & echo $! > '{}'", pid.display()));
+    cmd.output_wait = OutputWait::UntilTimeout;
+    cmd.timeout = Duration::from_millis(1500);
+    let started = Instant::now();
+    let r = fast().run(&cmd).await;
+    let took = started.elapsed();
+    assert!(took >= Duration::from_millis(1400), "{took:?}");
+    assert!(took < Duration::from_secs(10), "{took:?}");
+    assert_eq!(r.termination, Termination::Exited(Exit::Code(0)));
+    assert!(r.killed_leftovers);
+    assert!(wait_dead(read_pid(&pid)));
+}
+
+/// A cancel ends the wait for the output at once, and the holder dies.
+#[tokio::test]
+async fn a_cancel_ends_the_wait_for_the_output() {
+    let dir = tempfile::tempdir().unwrap();
+    let pid = dir.path().join("pid");
+    let mut cmd = sh(&format!("sleep 30 & echo $! > '{}'", pid.display()));
+    cmd.output_wait = OutputWait::UntilTimeout;
+    cmd.timeout = Duration::from_secs(60);
+    let (handle, cancel) = latch::run::Cancel::pair();
+    let started = Instant::now();
+    let runner = fast();
+    let run = runner.run_until(&cmd, &cancel);
+    let cancel_soon = async {
+        tokio::time::sleep(Duration::from_millis(700)).await;
+        handle.cancel();
+    };
+    let (r, ()) = tokio::join!(run, cancel_soon);
+    assert!(started.elapsed() < Duration::from_secs(10));
+    assert!(r.killed_leftovers);
+    assert!(wait_dead(read_pid(&pid)));
 }

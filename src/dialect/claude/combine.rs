@@ -23,7 +23,7 @@ use crate::outcome::{
     NoticeKind, Outcome, Placement, Reason, RunStatus,
 };
 use crate::pipeline::{self, BoxFuture, DispatchContext, Job};
-use crate::run::{EnvPolicy, HookCommand, OutputLimits, Program};
+use crate::run::{EnvPolicy, HookCommand, OutputLimits, OutputWait, Program};
 
 use super::events::{ClaudeEvent, PayloadFacts, payload};
 use super::http;
@@ -794,6 +794,7 @@ fn command(
             stdout: MAX_OUTPUT,
             stderr: MAX_OUTPUT,
         },
+        output_wait: OutputWait::UntilTimeout,
     })
 }
 

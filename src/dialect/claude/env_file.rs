@@ -16,7 +16,7 @@ use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use crate::run::{Cancel, EnvPolicy, HookCommand, OutputLimits, Program, Runner};
+use crate::run::{Cancel, EnvPolicy, HookCommand, OutputLimits, OutputWait, Program, Runner};
 
 /// How long sourcing one file may take.
 const SOURCE_LIMIT: Duration = Duration::from_secs(5);
@@ -85,6 +85,7 @@ async fn source(
             stdout: 1 << 20,
             stderr: 1024,
         },
+        output_wait: OutputWait::Drain,
     };
     let result = runner.run_until(&cmd, cancel).await;
     if result.exit_code() != Some(0) {

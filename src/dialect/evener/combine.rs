@@ -23,7 +23,7 @@ use crate::outcome::{
     Placement, Reason, RunStatus,
 };
 use crate::pipeline::{self, DispatchContext, Job};
-use crate::run::{EnvPolicy, HookCommand, OutputLimits, Program};
+use crate::run::{EnvPolicy, HookCommand, OutputLimits, OutputWait, Program};
 
 use super::events::{EvEvent, payload};
 use super::judge::{Output, Verdict, judge_run, judge_text};
@@ -267,6 +267,7 @@ fn command(
             stdout: MAX_OUTPUT,
             stderr: MAX_OUTPUT,
         },
+        output_wait: OutputWait::Drain,
     }
 }
 

@@ -26,7 +26,7 @@ use crate::outcome::{
     RunStatus,
 };
 use crate::pipeline::{self, DispatchContext, Job};
-use crate::run::{EnvPolicy, Exit, HookCommand, OutputLimits, Program, Termination};
+use crate::run::{EnvPolicy, Exit, HookCommand, OutputLimits, OutputWait, Program, Termination};
 use crate::text::escape_markup;
 
 use super::events::PeenEvent;
@@ -659,6 +659,7 @@ async fn command(
             stdout: limits.max_output,
             stderr: limits.max_output,
         },
+        output_wait: OutputWait::Drain,
     };
     let done = pipeline::run(
         cx,

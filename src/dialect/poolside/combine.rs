@@ -22,7 +22,7 @@ use crate::outcome::{
     Reason, RunStatus,
 };
 use crate::pipeline::{self, DispatchContext, Job};
-use crate::run::{EnvPolicy, HookCommand, OutputLimits, Program};
+use crate::run::{EnvPolicy, HookCommand, OutputLimits, OutputWait, Program};
 use crate::text::cap;
 
 use super::events::{PoolEvent, Threaded, payload};
@@ -132,6 +132,7 @@ async fn run_one(
             stdout: MAX_STDOUT,
             stderr: MAX_STDERR,
         },
+        output_wait: OutputWait::Drain,
     };
     let done = pipeline::run(
         cx,
