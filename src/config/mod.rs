@@ -70,17 +70,25 @@ fn read_bounded_from_disk(path: &Path, max: u64) -> io::Result<Vec<u8>> {
     Ok(bytes)
 }
 
-/// [`read_bounded`] as UTF-8 text; invalid UTF-8 is an `InvalidData` error.
+/// [`read_bounded`] as UTF-8 text; invalid UTF-8 is an `InvalidData` error
+/// that says where (see [`utf8_place`]).
 pub fn read_bounded_text(path: &Path, max: u64) -> io::Result<String> {
     String::from_utf8(read_bounded(path, max)?).map_err(|e| {
         io::Error::new(
             io::ErrorKind::InvalidData,
-            format!(
-                "it is not valid UTF-8 (byte {})",
-                e.utf8_error().valid_up_to()
-            ),
+            format!("it is not valid UTF-8 at {}", utf8_place(&e)),
         )
     })
+}
+
+/// Where the first byte that is not UTF-8 is: `line 2, column 9 (byte
+/// 33)`, the column in characters, as an editor counts.
+pub fn utf8_place(e: &std::string::FromUtf8Error) -> String {
+    let at = e.utf8_error().valid_up_to();
+    let valid = std::str::from_utf8(&e.as_bytes()[..at]).unwrap_or_default();
+    let line = valid.matches('\n').count() + 1;
+    let column = valid.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+    format!("line {line}, column {column} (byte {at})")
 }
 
 /// Resolves `.` and `..` lexically (no file system access, no symlinks).
@@ -96,4 +104,16 @@ pub fn normalize(p: &Path) -> PathBuf {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_place_of_invalid_utf8_counts_lines_and_characters() {
+        let bytes = b"ab\n\xc3\xa9x\xff".to_vec();
+        let e = String::from_utf8(bytes).expect_err("invalid");
+        assert_eq!(super::utf8_place(&e), "line 2, column 3 (byte 6)");
+        let e = String::from_utf8(vec![0xff]).expect_err("invalid");
+        assert_eq!(super::utf8_place(&e), "line 1, column 1 (byte 0)");
+    }
 }

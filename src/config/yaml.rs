@@ -87,13 +87,52 @@ fn parse_with(text: &str, options: serde_saphyr::Options) -> Result<Node, Syntax
     match serde_saphyr::from_str_with_options::<Spanned<Value>>(text, options) {
         Ok(spanned) => Ok(Node::from(spanned)),
         Err(err) => Err(SyntaxError {
-            message: without_api_advice(bare_message(&err.to_string())),
+            message: budget_message(&err)
+                .unwrap_or_else(|| without_api_advice(bare_message(&err.to_string()))),
             position: err.location().map(|l| Position {
                 line: l.line() as u32,
                 column: l.column() as u32,
             }),
         }),
     }
+}
+
+/// A budget breach in words: serde-saphyr renders it in Rust's debug
+/// form (`budget breached: Depth { depth: 65 }`). The numbers are the
+/// limits of [`serde_saphyr::Budget::default`], which latch uses.
+fn budget_message(err: &serde_saphyr::Error) -> Option<String> {
+    use serde_saphyr::budget::BudgetBreach;
+    let mut err = err.without_snippet();
+    while let serde_saphyr::Error::AliasError { error, .. } = err {
+        err = error.without_snippet();
+    }
+    let serde_saphyr::Error::Budget { breach, .. } = err else {
+        return None;
+    };
+    let limits = serde_saphyr::Budget::default();
+    Some(match breach {
+        BudgetBreach::Depth { .. } => format!(
+            "nested deeper than {} levels, latch's limit",
+            limits.max_depth
+        ),
+        BudgetBreach::Nodes { .. } => format!(
+            "more than {} nodes, latch's limit",
+            limits.max_nodes
+        ),
+        BudgetBreach::Aliases { .. } | BudgetBreach::AliasAnchorRatio { .. } => {
+            "too many aliases (`*name`) for latch's limit".to_owned()
+        }
+        BudgetBreach::Anchors { .. } => {
+            "too many anchors (`&name`) for latch's limit".to_owned()
+        }
+        BudgetBreach::Documents { .. } => {
+            "too many YAML documents for latch's limit".to_owned()
+        }
+        BudgetBreach::ScalarBytes { .. } => {
+            "text values too large in all for latch's limit".to_owned()
+        }
+        other => format!("too large for latch's limits ({other:?})"),
+    })
 }
 
 /// serde-saphyr renders its errors with a snippet; latch renders its own, so
@@ -325,6 +364,21 @@ mod tests {
         let e = parse("a: [1\n").expect_err("fails");
         assert_eq!(e.position, Some(Position { line: 1, column: 4 }));
         assert_eq!(e.message, "unclosed bracket '['");
+    }
+
+    #[test]
+    fn budget_breaches_are_said_in_words() {
+        let deep = format!("a: {}{}\n", "[".repeat(70), "]".repeat(70));
+        // An unoptimised serde-saphyr needs more than a test thread's 2 MiB
+        // for 64 levels (`latch` parses on its main thread).
+        let e = std::thread::Builder::new()
+            .stack_size(16 << 20)
+            .spawn(move || parse(&deep).expect_err("too deep"))
+            .expect("thread")
+            .join()
+            .expect("no panic");
+        assert_eq!(e.message, "nested deeper than 64 levels, latch's limit");
+        assert!(e.position.is_some());
     }
 
     #[test]

@@ -70,8 +70,8 @@ impl Sources {
                     Ok(text) => out.push(Found { level, path, text }),
                     Err(e) => diags.push(
                         Diagnostic::error(format!(
-                            "settings file is not valid UTF-8 (byte {}); the file is skipped",
-                            e.utf8_error().valid_up_to()
+                            "settings file is not valid UTF-8 at {}; the file is skipped",
+                            crate::config::utf8_place(&e)
                         ))
                         .in_file(&path)
                         .for_dialect(DIALECT),
