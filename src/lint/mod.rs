@@ -5,6 +5,7 @@
 //! The dialect-specific rules live in each dialect's `lint` module; this
 //! module finds the files and holds the checks every dialect shares.
 
+mod json_keys;
 pub mod render;
 pub mod shell;
 
@@ -245,6 +246,7 @@ pub fn lint_with(targets: &[Target], user: &UserLevels) -> Vec<Diagnostic> {
                 });
                 out.extend(e.diagnostics().iter().cloned());
                 out.extend(e.lint());
+                out.extend(json_keys::duplicate_keys(&e.config_paths(), evener::DIALECT));
             }
             Target::ClaudeProject(dir) => {
                 let c = Claude::load(claude::Options {
@@ -259,6 +261,7 @@ pub fn lint_with(targets: &[Target], user: &UserLevels) -> Vec<Diagnostic> {
                 });
                 out.extend(c.diagnostics().iter().cloned());
                 out.extend(c.lint());
+                out.extend(json_keys::duplicate_keys(&c.config_paths(), claude::DIALECT));
                 if let Some(v) = &user.harness_tools {
                     out.extend(c.lint_tools(v));
                 }
@@ -459,10 +462,15 @@ pub fn shell_program(command: &str) -> Option<String> {
         .words
         .into_iter()
         .next()?;
-    let shell_syntax = [
+    // Shell syntax, and the shell's builtins that no PATH holds (`exit 2`
+    // is a whole, common hook).
+    let not_a_program = [
         "{", "!", "if", "for", "while", "case", "test", "[", "[[", "cd", "until", "function",
+        "exit", "return", "export", "set", "unset", ".", ":", "eval", "exec", "shift", "trap",
+        "readonly", "read", "wait", "umask", "ulimit", "command", "source", "local", "alias",
+        "type", "break", "continue", "times", "getopts", "hash", "jobs",
     ];
-    (!shell_syntax.contains(&first.as_str())).then_some(first)
+    (!not_a_program.contains(&first.as_str())).then_some(first)
 }
 
 /// A lint diagnostic with its place.

@@ -790,3 +790,48 @@ fn configuration_files_that_are_not_regular_files_are_reported() {
         "the link was followed: {diags:?}"
     );
 }
+
+/// A JSON key that a later equal key replaces is a warning at the earlier
+/// one (JSON readers keep the last, silently): a second `"hooks"` in Claude
+/// Code settings, a second event in an evener hooks file.
+#[test]
+fn duplicate_json_keys_are_warned_where_they_are_lost() {
+    let d = tempfile::tempdir().unwrap();
+    write(
+        d.path(),
+        "app/.claude/settings.json",
+        "{\"hooks\":{\"PreToolUse\":[{\"matcher\":\"Bash\",\"hooks\":[{\"type\":\"command\",\"command\":\"exit 2\"}]}]},\n\"hooks\":{}}\n",
+    );
+    write(
+        d.path(),
+        "plugin/hooks/hooks.json",
+        "{\"hooks\":{\"PreToolUse\":[{\"hooks\":[{\"type\":\"command\",\"command\":\"exit 2\"}]}],\n \"PreToolUse\":[]}}\n",
+    );
+    let (code, diags) = lint_json(&[d.path().to_str().unwrap()]);
+    assert_eq!(code, 0, "{diags:?}");
+    let dup: Vec<&Value> = diags
+        .iter()
+        .filter(|d| {
+            d["message"]
+                .as_str()
+                .is_some_and(|m| m.starts_with("duplicate key"))
+        })
+        .collect();
+    assert_eq!(dup.len(), 2, "{diags:?}");
+    assert!(dup.iter().any(|d| {
+        d["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("duplicate key `hooks`: the one at line 2, column 1 replaces this one")
+            && d["line"] == 1
+            && d["column"] == 2
+    }));
+    assert!(dup.iter().any(|d| {
+        d["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("duplicate key `PreToolUse`: the one at line 2, column 2")
+    }));
+    // `exit 2` is a shell builtin, not a program missing from PATH.
+    assert!(!has(&diags, "is not on PATH"), "{diags:?}");
+}
