@@ -975,3 +975,34 @@ fn trust_methods_list_approve_and_revoke_the_projects_hooks() {
     assert_eq!(r["result"]["runs"][0]["status"], "untrusted", "{r}");
     assert_eq!(s.close(), 0);
 }
+
+/// A response's id is the request's id as written: `1E2` is not `100.0`,
+/// and a number past 64 bits is not rounded (JSON-RPC asks for the same
+/// id). Read as raw lines: a JSON reader would hide the difference.
+#[test]
+fn ids_are_echoed_exactly_as_written() {
+    let mut child = Command::new(assert_cmd::cargo::cargo_bin("latch"))
+        .arg("serve")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("latch serve starts");
+    let ids = ["1E2", "99999999999999999999999", "-0", "\"a\""];
+    {
+        let mut stdin = child.stdin.take().expect("stdin");
+        for id in ids {
+            writeln!(stdin, r#"{{"jsonrpc":"2.0","id":{id},"method":"nope"}}"#).expect("write");
+        }
+    }
+    let out = child.wait_with_output().expect("serve ends");
+    let text = String::from_utf8(out.stdout).expect("utf-8");
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), ids.len(), "{text}");
+    for (line, id) in lines.iter().zip(ids) {
+        assert!(
+            line.starts_with(&format!(r#"{{"jsonrpc":"2.0","id":{id},"error":"#)),
+            "{line}"
+        );
+    }
+}

@@ -28,7 +28,7 @@ use tokio::task::JoinSet;
 use crate::run::{Cancel, CancelHandle};
 use crate::{Diagnostic, Engine, Event};
 
-use self::rpc::{Incoming, Line, code};
+use self::rpc::{Incoming, Line, RequestId, code};
 use super::config::ConfigArgs;
 use super::exit;
 
@@ -71,7 +71,7 @@ pub async fn run(_args: ServeArgs) -> u8 {
         }
     };
     // The id of a `shutdown` waiting for the fires in flight.
-    let mut shutdown: Option<Value> = None;
+    let mut shutdown: Option<RequestId> = None;
     loop {
         let line = tokio::select! {
             line = incoming.recv() => match line {
@@ -110,8 +110,13 @@ pub async fn run(_args: ServeArgs) -> u8 {
             Ok(Incoming::Notification { method, params }) => match method.as_str() {
                 "exit" => break,
                 "$/cancelRequest" => {
-                    let id = serde_json::from_str::<Value>(params.get()).unwrap_or_default();
-                    server.cancel(&id["id"]);
+                    #[derive(serde::Deserialize)]
+                    struct Params {
+                        id: Box<RawValue>,
+                    }
+                    if let Ok(p) = serde_json::from_str::<Params>(params.get()) {
+                        server.cancel(p.id.get());
+                    }
                 }
                 other => eprintln!("latch: warning: unknown notification `{other}` ignored"),
             },
@@ -280,7 +285,7 @@ type FileTexts = std::collections::BTreeMap<PathBuf, Vec<u8>>;
 /// `list`, the chosen ones otherwise); blocking: reads, hashes, locks and
 /// writes the store.
 fn trust_answer(
-    id: &Value,
+    id: &RequestId,
     root: &std::path::Path,
     definitions: &[crate::trust::Definition],
     action: TrustAction,
@@ -360,7 +365,7 @@ impl Server {
         }
     }
 
-    fn initialize(&mut self, id: &Value, params: &RawValue) -> String {
+    fn initialize(&mut self, id: &RequestId, params: &RawValue) -> String {
         if self.setup.is_some() {
             return rpc::error(id, code::INVALID_REQUEST, "already initialized");
         }
@@ -411,7 +416,12 @@ impl Server {
     }
 
     /// Starts a dispatch; `None` when the response comes from its task.
-    fn fire(&mut self, id: Value, params: &RawValue, tasks: &mut JoinSet<()>) -> Option<String> {
+    fn fire(
+        &mut self,
+        id: RequestId,
+        params: &RawValue,
+        tasks: &mut JoinSet<()>,
+    ) -> Option<String> {
         let setup = match self.ready(&id) {
             Ok(s) => s,
             Err(response) => return Some(response),
@@ -420,7 +430,7 @@ impl Server {
             Ok(e) => e,
             Err(why) => return Some(rpc::error(&id, code::INVALID_PARAMS, &why)),
         };
-        let key = id.to_string();
+        let key = id.text().to_owned();
         if lock(&self.in_flight).contains_key(&key) {
             return Some(rpc::error(
                 &id,
@@ -488,7 +498,7 @@ impl Server {
         None
     }
 
-    fn explain(&mut self, id: &Value, params: &RawValue) -> String {
+    fn explain(&mut self, id: &RequestId, params: &RawValue) -> String {
         let setup = match self.ready(id) {
             Ok(s) => s,
             Err(response) => return response,
@@ -507,7 +517,7 @@ impl Server {
     /// store's lock, its fsync and the scripts' hashes are waited for on a
     /// blocking thread, so other sessions' events go on meanwhile; the
     /// answer is sent when it is ready (`None` here).
-    fn trust(&mut self, id: &Value, params: &RawValue, action: TrustAction) -> Option<String> {
+    fn trust(&mut self, id: &RequestId, params: &RawValue, action: TrustAction) -> Option<String> {
         let setup = match self.ready(id) {
             Ok(s) => s,
             Err(response) => return Some(response),
@@ -561,7 +571,7 @@ impl Server {
 
     /// The setup, or the error response when the server cannot take
     /// requests.
-    fn ready(&self, id: &Value) -> Result<Arc<Setup>, String> {
+    fn ready(&self, id: &RequestId) -> Result<Arc<Setup>, String> {
         if self.shutting_down {
             return Err(rpc::error(
                 id,
@@ -574,8 +584,9 @@ impl Server {
             .ok_or_else(|| rpc::error(id, code::NOT_INITIALIZED, "send `initialize` first"))
     }
 
-    fn cancel(&self, id: &Value) {
-        if let Some(handle) = lock(&self.in_flight).get(&id.to_string()) {
+    /// Cancels the request in flight whose id is the JSON text `id`.
+    fn cancel(&self, id: &str) {
+        if let Some(handle) = lock(&self.in_flight).get(id) {
             handle.cancel();
         }
     }

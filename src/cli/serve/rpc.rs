@@ -39,7 +39,7 @@ pub enum Incoming<'a> {
     /// A request: it gets exactly one response.
     Request {
         /// Its id (a number or a string), echoed in the response.
-        id: Value,
+        id: RequestId,
         /// The method.
         method: String,
         /// The params (`null` when absent).
@@ -61,7 +61,7 @@ struct Envelope<'a> {
     jsonrpc: Option<Cow<'a, str>>,
     /// Present (even `null`) or absent: a notification has no `id`.
     #[serde(default, deserialize_with = "present")]
-    id: Option<Value>,
+    id: Option<Box<RawValue>>,
     #[serde(default)]
     method: Option<Value>,
     #[serde(default, borrow)]
@@ -69,8 +69,42 @@ struct Envelope<'a> {
 }
 
 /// A member that is there, whatever its value (`null` included).
-fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Value>, D::Error> {
-    Value::deserialize(d).map(Some)
+fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Box<RawValue>>, D::Error> {
+    Box::<RawValue>::deserialize(d).map(Some)
+}
+
+/// A request's id exactly as the client wrote it, echoed so in the
+/// response: JSON-RPC asks for the same id, and a number read into a float
+/// would come back changed (`1E2` as `100.0`, a 24-digit number as
+/// `1e+23`). Requests in flight are told apart by this text.
+#[derive(Debug, Clone)]
+pub struct RequestId(Box<RawValue>);
+
+impl RequestId {
+    /// `null`, for a response to a message whose id is unknown.
+    pub fn null() -> RequestId {
+        RequestId(RawValue::NULL.to_owned())
+    }
+
+    /// The id's JSON text.
+    pub fn text(&self) -> &str {
+        self.0.get()
+    }
+
+    /// The id of a number or a string, `None` for anything else.
+    fn checked(raw: Box<RawValue>) -> Option<RequestId> {
+        matches!(
+            raw.get().as_bytes().first(),
+            Some(b'"' | b'-' | b'0'..=b'9')
+        )
+        .then_some(RequestId(raw))
+    }
+}
+
+impl Serialize for RequestId {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        self.0.serialize(s)
+    }
 }
 
 /// Reads one message from a line, or the error response to send.
@@ -79,23 +113,24 @@ pub fn parse(line: &[u8]) -> Result<Incoming<'_>, String> {
         Ok(v) => v,
         Err(e) if e.is_syntax() || e.is_eof() => {
             return Err(error(
-                &Value::Null,
+                &RequestId::null(),
                 code::PARSE_ERROR,
                 &format!("parse error: {e}"),
             ));
         }
         Err(_) => {
             return Err(error(
-                &Value::Null,
+                &RequestId::null(),
                 code::INVALID_REQUEST,
                 "a message must be a JSON object",
             ));
         }
     };
-    let id = value.id;
-    let invalid = |id: &Option<Value>, why: &str| {
+    let id = value.id.map(RequestId::checked);
+    let invalid = |id: &Option<Option<RequestId>>, why: &str| {
+        let null = RequestId::null();
         error(
-            id.as_ref().unwrap_or(&Value::Null),
+            id.as_ref().and_then(Option::as_ref).unwrap_or(&null),
             code::INVALID_REQUEST,
             why,
         )
@@ -109,23 +144,33 @@ pub fn parse(line: &[u8]) -> Result<Incoming<'_>, String> {
     let params = value.params.unwrap_or(RawValue::NULL);
     match id {
         None => Ok(Incoming::Notification { method, params }),
-        Some(id @ (Value::Number(_) | Value::String(_))) => {
-            Ok(Incoming::Request { id, method, params })
-        }
-        Some(_) => Err(invalid(&None, "`id` must be a number or a string")),
+        Some(Some(id)) => Ok(Incoming::Request { id, method, params }),
+        Some(None) => Err(invalid(&None, "`id` must be a number or a string")),
     }
 }
 
 /// A success response line.
-pub fn result(id: &Value, result: &impl Serialize) -> String {
+pub fn result(id: &RequestId, result: &impl Serialize) -> String {
     let result = serde_json::to_value(result).unwrap_or(Value::Null);
-    serde_json::json!({"jsonrpc": "2.0", "id": id, "result": result}).to_string()
+    response(id, "result", &result)
 }
 
 /// An error response line.
-pub fn error(id: &Value, code: i64, message: &str) -> String {
-    serde_json::json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}})
-        .to_string()
+pub fn error(id: &RequestId, code: i64, message: &str) -> String {
+    response(
+        id,
+        "error",
+        &serde_json::json!({"code": code, "message": message}),
+    )
+}
+
+/// A response line: the id goes in as its text (`json!` would read it
+/// into a number again).
+fn response(id: &RequestId, member: &str, value: &Value) -> String {
+    format!(
+        r#"{{"jsonrpc":"2.0","id":{},"{member}":{value}}}"#,
+        id.text()
+    )
 }
 
 /// A notification line from the server.
@@ -150,7 +195,7 @@ pub const HEAD: usize = 4096;
 /// The `id` of a message from its first bytes: the envelope's own `id`
 /// member, when it comes before `params` (an over-long message is never
 /// parsed whole); `null` otherwise.
-pub fn id_in(head: &[u8]) -> Value {
+pub fn id_in(head: &[u8]) -> RequestId {
     let text = String::from_utf8_lossy(head);
     let bytes = text.as_bytes();
     let (mut depth, mut i) = (0usize, 0usize);
@@ -166,7 +211,7 @@ pub fn id_in(head: &[u8]) -> Value {
                     j += if bytes[j] == b'\\' { 2 } else { 1 };
                 }
                 let Some(key) = text.get(start..j.min(bytes.len())) else {
-                    return Value::Null;
+                    return RequestId::null();
                 };
                 i = j + 1;
                 // A member name of the envelope: followed by `:`.
@@ -175,13 +220,15 @@ pub fn id_in(head: &[u8]) -> Value {
                     && let Some(value) = rest.strip_prefix(':')
                 {
                     match key {
-                        "params" => return Value::Null,
+                        "params" => return RequestId::null(),
                         "id" => {
-                            let mut values =
-                                serde_json::Deserializer::from_str(value).into_iter::<Value>();
+                            let mut values = serde_json::Deserializer::from_str(value)
+                                .into_iter::<Box<RawValue>>();
                             return match values.next() {
-                                Some(Ok(v @ (Value::Number(_) | Value::String(_)))) => v,
-                                _ => Value::Null,
+                                Some(Ok(raw)) => {
+                                    RequestId::checked(raw).unwrap_or_else(RequestId::null)
+                                }
+                                _ => RequestId::null(),
                             };
                         }
                         _ => {}
@@ -193,7 +240,7 @@ pub fn id_in(head: &[u8]) -> Value {
         }
         i += 1;
     }
-    Value::Null
+    RequestId::null()
 }
 
 /// Reads the next line, keeping at most `max` bytes of it; `None` at the
@@ -265,19 +312,41 @@ mod tests {
 
     #[test]
     fn ids_are_found_in_the_head_of_a_message() {
+        let id = |head: &[u8]| id_in(head).text().to_owned();
         assert_eq!(
-            id_in(br#"{"jsonrpc":"2.0","id": 42,"method":"fire","params":{"#),
-            42
+            id(br#"{"jsonrpc":"2.0","id": 42,"method":"fire","params":{"#),
+            "42"
         );
-        assert_eq!(id_in(br#"{"id":"a-1","params":"#), "a-1");
-        assert_eq!(id_in(br#"{"params":{"x":"#), Value::Null);
-        assert_eq!(id_in(br#"{"id":"a\"b","params":{}}"#), "a\"b");
-        assert_eq!(id_in(br#"{"id": 1.5, "params":{}}"#), 1.5);
+        assert_eq!(id(br#"{"id":"a-1","params":"#), r#""a-1""#);
+        assert_eq!(id(br#"{"params":{"x":"#), "null");
+        assert_eq!(id(br#"{"id":"a\"b","params":{}}"#), r#""a\"b""#);
+        assert_eq!(id(br#"{"id": 1.5, "params":{}}"#), "1.5");
         assert_eq!(
-            id_in(br#"{"method":"fire","params":{"tool":{"input":{"id":2}}},"id":9}"#),
-            Value::Null
+            id(br#"{"method":"fire","params":{"tool":{"input":{"id":2}}},"id":9}"#),
+            "null"
         );
-        assert_eq!(id_in("{\"id\":\"é".as_bytes()), Value::Null);
+        assert_eq!(id("{\"id\":\"é".as_bytes()), "null");
+    }
+
+    #[test]
+    fn ids_are_echoed_as_written() {
+        for written in [
+            "1E2",
+            "99999999999999999999999",
+            "-0",
+            "18446744073709551616",
+            r#""x""#,
+        ] {
+            let line = format!(r#"{{"jsonrpc":"2.0","id":{written},"method":"m"}}"#);
+            let Ok(Incoming::Request { id, .. }) = parse(line.as_bytes()) else {
+                panic!("{line}")
+            };
+            let response = result(&id, &1);
+            assert_eq!(
+                response,
+                format!(r#"{{"jsonrpc":"2.0","id":{written},"result":1}}"#)
+            );
+        }
     }
 
     #[test]
