@@ -716,6 +716,52 @@ fn r2_exit_2_with_empty_stderr_says_no_stderr_output() {
     );
 }
 
+/// Recorded (`r2_post_stop_exit2_empty_stderr`): on PostToolUse and Stop
+/// too, exit 2 with nothing on stderr still blocks, with `No stderr
+/// output` in Claude Code's words for each event.
+#[test]
+fn r2_post_and_stop_exit_2_with_empty_stderr_say_no_stderr_output() {
+    let c = Claude::new();
+    let post = c.hook("post", "--exit 2");
+    let c = c.project_settings(&settings("PostToolUse", Some("Bash"), &[&post]));
+    let mut after = bash_before("echo hi");
+    after["event"] = json!("tool_after");
+    after["tool"]["output"] = json!({"stdout": "hi"});
+    let f = c.fire(&after);
+    assert_eq!(
+        texts(&f.outcome["context"]),
+        [format!(
+            "<system-reminder>\nPostToolUse:Bash hook blocking error from command: \"{post}\": [{post}]: No stderr output\n</system-reminder>"
+        )
+        .as_str()]
+    );
+
+    let c = Claude::new();
+    let stop = c.hook("stop", "--once --exit 2");
+    let c = c.project_settings(&settings("Stop", None, &[&stop]));
+    let f = c.fire(&json!({"event": "stop", "session_id": "s1"}));
+    assert_eq!(
+        f.outcome["continuation"]["prompt"],
+        format!("Stop hook feedback:\n[{stop}]: No stderr output"),
+        "{}",
+        f.outcome
+    );
+}
+
+/// Recorded (`p2`): a PreToolUse `allow` lets the tool run, and the
+/// outcome says `allow`.
+#[test]
+fn p2_a_plain_allow_is_the_decision() {
+    let c = Claude::new();
+    let cmd = c.hook(
+        "pre",
+        r#"--stdout '{"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "allow"}}'"#,
+    );
+    let c = c.project_settings(&settings("PreToolUse", Some("Bash"), &[&cmd]));
+    let f = c.fire(&bash_before("ls"));
+    assert_eq!(f.outcome["decision"], "allow", "{}", f.outcome);
+}
+
 #[test]
 fn r2_defer_and_legacy_decisions() {
     for (out, decision) in [
@@ -747,6 +793,11 @@ fn r2_stop_additional_context_continues_and_continue_false_halts() {
         f.outcome["continuation"]["prompt"],
         "<system-reminder>\nStop hook additional context: CTX\n</system-reminder>"
     );
+    // The loop went on: the next Stop is one a hook kept going.
+    assert_eq!(c.received("stop").unwrap()["stop_hook_active"], false);
+    let f = c.fire(&json!({"event": "stop", "session_id": "s1"}));
+    assert!(f.outcome.get("continuation").is_none(), "{}", f.outcome);
+    assert_eq!(c.received("stop").unwrap()["stop_hook_active"], true);
 
     let c = Claude::new();
     let cmd = c.hook("stop", r#"--stdout '{"continue": false, "stopReason": "done", "decision": "block", "reason": "more"}'"#);
@@ -1773,5 +1824,153 @@ fn r2_bg_grandchild_detached_survives() {
     let _ = rustix::process::kill_process(
         rustix::process::Pid::from_raw(child).unwrap(),
         rustix::process::Signal::KILL,
+    );
+}
+
+/// Recorded (`r2_settings_sources_order`): blocks of several sources come
+/// in the order their hooks finished (project 0 s, flag 0.2, user 0.4,
+/// local 0.6), not in configuration order (user, project, local, flag).
+#[test]
+fn r2_settings_sources_order_blocks_come_in_finishing_order() {
+    let c = Claude::new();
+    let hook = |label: &str, sleep: &str| {
+        c.hook(label, &format!("--sleep {sleep} --stderr {label} --exit 2"))
+    };
+    let (user, project, local, flag) = (
+        hook("user", "0.4"),
+        hook("project", "0"),
+        hook("local", "0.6"),
+        hook("flag", "0.2"),
+    );
+    let flag_settings = settings("UserPromptSubmit", None, &[&flag]).to_string();
+    let c = c
+        .user_settings(&settings("UserPromptSubmit", None, &[&user]))
+        .project_settings(&settings("UserPromptSubmit", None, &[&project]))
+        .local_settings(&settings("UserPromptSubmit", None, &[&local]));
+    let f = c.fire_with(
+        &json!({"event": "user_prompt", "session_id": "s1", "prompt": "x"}),
+        &["--claude-settings", &flag_settings],
+    );
+    assert_eq!(f.outcome["decision"], "deny", "{}", f.outcome);
+    let text = f.outcome.to_string();
+    let at = |label: &str| {
+        text.find(&format!("]: {label}"))
+            .unwrap_or_else(|| panic!("{label}: {text}"))
+    };
+    assert!(at("project") < at("flag"), "{text}");
+    assert!(at("flag") < at("user"), "{text}");
+    assert!(at("user") < at("local"), "{text}");
+}
+
+/// Recorded (`r2_subagent`): a hook inside a sub-agent gets `agent_id` and
+/// `agent_type` after `permission_mode`; SubagentStop's payload has the
+/// recorded keys in the recorded order, and agent-type matchers filter it.
+#[test]
+fn r2_subagent_payloads_inside_a_sub_agent_and_at_its_stop() {
+    let c = Claude::new();
+    let pre = c.hook("pre", "");
+    let stop = c.hook("stop", "");
+    let explore = c.hook("explore", "");
+    let c = c.project_settings(&json!({"hooks": {
+        "PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": pre}]}],
+        "SubagentStop": [
+            {"matcher": "general-purpose", "hooks": [{"type": "command", "command": stop}]},
+            {"matcher": "Explore", "hooks": [{"type": "command", "command": explore}]}]}}));
+    let mut before = bash_before("ls");
+    before["agent_id"] = json!("a1");
+    before["agent_type"] = json!("general-purpose");
+    before["permission_mode"] = json!("default");
+    before["prompt_id"] = json!("p1");
+    c.fire(&before);
+    assert_eq!(
+        keys(&c.received("pre").unwrap()),
+        [
+            "session_id",
+            "transcript_path",
+            "cwd",
+            "prompt_id",
+            "permission_mode",
+            "agent_id",
+            "agent_type",
+            "hook_event_name",
+            "tool_name",
+            "tool_input",
+            "tool_use_id"
+        ]
+    );
+    c.fire(
+        &json!({"event": "subagent_stop", "session_id": "s1", "prompt_id": "p1",
+        "permission_mode": "default", "agent_id": "a1", "agent_type": "general-purpose",
+        "last_assistant_message": "done"}),
+    );
+    assert_eq!(c.runs_of("explore"), 0, "agent-type matchers filter");
+    let got = c.received("stop").unwrap();
+    assert_eq!(
+        keys(&got),
+        [
+            "session_id",
+            "transcript_path",
+            "cwd",
+            "prompt_id",
+            "permission_mode",
+            "agent_id",
+            "agent_type",
+            "hook_event_name",
+            "stop_hook_active",
+            "agent_transcript_path",
+            "last_assistant_message",
+            "background_tasks",
+            "session_crons"
+        ]
+    );
+    assert_eq!(got["stop_hook_active"], false);
+    assert_eq!(got["last_assistant_message"], "done");
+}
+
+/// Recorded (`r2_subagent_stop_block`): a SubagentStop block gives the
+/// sub-agent another turn with `Stop hook feedback:` and the reason, and
+/// its next SubagentStop has `stop_hook_active: true`.
+#[test]
+fn r2_subagent_stop_block_continues_the_sub_agent() {
+    let c = Claude::new();
+    let stop = c.hook(
+        "stop",
+        r#"--once --stdout '{"decision": "block", "reason": "keep going"}'"#,
+    );
+    let c = c.project_settings(&settings("SubagentStop", None, &[&stop]));
+    let event = json!({"event": "subagent_stop", "session_id": "s1",
+        "agent_id": "a1", "agent_type": "general-purpose"});
+    let f = c.fire(&event);
+    assert_eq!(
+        f.outcome["continuation"]["prompt"], "Stop hook feedback:\nkeep going",
+        "{}",
+        f.outcome
+    );
+    let f = c.fire(&event);
+    assert!(f.outcome.get("continuation").is_none(), "{}", f.outcome);
+    assert_eq!(c.received("stop").unwrap()["stop_hook_active"], true);
+}
+
+/// Recorded (`r2_timeout_float`): a fractional `timeout` is honoured
+/// (Claude Code cancelled a `timeout: 1.5` hook at about 1523 ms); the
+/// hook decides nothing (`k`: fail-open, nothing for the model).
+#[test]
+fn r2_timeout_float_cancels_at_the_fraction() {
+    let c = Claude::new();
+    let slow = c.hook("slow", "--sleep 10 --exit 2 --stderr late");
+    let c = c.project_settings(&json!({"hooks": {"PreToolUse": [{"matcher": "Bash",
+        "hooks": [{"type": "command", "command": slow, "timeout": 1.5}]}]}}));
+    let f = c.fire(&bash_before("ls"));
+    assert_eq!(f.outcome["decision"], "proceed", "{}", f.outcome);
+    assert_eq!(f.runs()[0]["error"], "timeout", "{}", f.outcome);
+    let ms = f.runs()[0]["duration_ms"].as_f64().unwrap();
+    assert!((1450.0..4000.0).contains(&ms), "{ms}");
+    assert!(f.outcome.get("notices").is_none(), "{}", f.outcome);
+    assert!(
+        f.outcome["warnings"]
+            .to_string()
+            .contains("Hook timed out after 1.5s and was cancelled"),
+        "{}",
+        f.outcome
     );
 }
