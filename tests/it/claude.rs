@@ -1974,3 +1974,47 @@ fn r2_timeout_float_cancels_at_the_fraction() {
         f.outcome
     );
 }
+
+/// Recorded (`r2_exec_args`): `"shell": "bash"` still runs `/bin/sh`;
+/// `"shell": "powershell"` without PowerShell is a non-blocking error in
+/// Claude Code's words; in a settings file an unbraced `$CLAUDE_PLUGIN_ROOT`
+/// is only an empty variable (not refused), and in shell form a quoted
+/// `'${CLAUDE_PROJECT_DIR}'` stays as written.
+#[test]
+fn r2_exec_args_shells_and_variables_in_shell_form() {
+    let c = Claude::new();
+    let dir = c.hook_dir().display().to_string();
+    let bash = format!("echo \"$0|${{BASH_VERSION:-nobash}}\" > '{dir}/shell_bash'");
+    let pwsh = "echo never".to_owned();
+    let plugin_var = format!("echo \"[$CLAUDE_PLUGIN_ROOT]\" > '{dir}/plugin_var'");
+    let quoted = format!("echo '${{CLAUDE_PROJECT_DIR}}' > '{dir}/quoted'");
+    let c = c.project_settings(
+        &json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [
+        {"type": "command", "command": bash, "shell": "bash"},
+        {"type": "command", "command": pwsh, "shell": "powershell"},
+        {"type": "command", "command": plugin_var},
+        {"type": "command", "command": quoted}]}]}}),
+    );
+    let f = c.fire_cmd(
+        {
+            let mut cmd = crate::util::latch();
+            // No PowerShell on this PATH.
+            cmd.env("PATH", "/usr/bin:/bin");
+            cmd
+        },
+        &bash_before("ls"),
+        &[],
+    );
+    let read = |name: &str| std::fs::read_to_string(c.hook_dir().join(name)).unwrap_or_default();
+    assert_eq!(read("shell_bash"), "/bin/sh|nobash\n");
+    assert_eq!(read("plugin_var"), "[]\n");
+    assert_eq!(read("quoted"), "${CLAUDE_PROJECT_DIR}\n");
+    assert!(
+        f.outcome["warnings"].to_string().contains(
+            "Failed to run: Hook \\\"echo never\\\" has shell: 'powershell' but no PowerShell executable (pwsh or powershell) was found on PATH. Install PowerShell, or remove \\\"shell\\\": \\\"powershell\\\" to use bash."
+        ),
+        "{}",
+        f.outcome
+    );
+    assert_eq!(f.outcome["decision"], "proceed");
+}
