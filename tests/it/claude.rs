@@ -1998,8 +1998,9 @@ fn r2_exec_args_shells_and_variables_in_shell_form() {
     let f = c.fire_cmd(
         {
             let mut cmd = crate::util::latch();
-            // No PowerShell on this PATH.
-            cmd.env("PATH", "/usr/bin:/bin");
+            // No PowerShell on this PATH (the hooks need only /bin/sh and its
+            // builtins).
+            cmd.env("PATH", c.hook_dir());
             cmd
         },
         &bash_before("ls"),
