@@ -44,7 +44,11 @@ pub fn read_bounded(path: &Path, max: u64) -> io::Result<Vec<u8>> {
 fn read_bounded_from_disk(path: &Path, max: u64) -> io::Result<Vec<u8>> {
     use std::os::unix::fs::OpenOptionsExt;
     let not_regular = || io::Error::other("it is not a regular file");
-    if !std::fs::metadata(path)?.is_file() {
+    let meta = std::fs::metadata(path).map_err(|e| match e.kind() {
+        io::ErrorKind::NotFound => dangling(path).unwrap_or(e),
+        _ => e,
+    })?;
+    if !meta.is_file() {
         return Err(not_regular());
     }
     // Opened without blocking, and checked again once open: a FIFO swapped
@@ -68,6 +72,17 @@ fn read_bounded_from_disk(path: &Path, max: u64) -> io::Result<Vec<u8>> {
         return Err(too_big(bytes.len() as u64));
     }
     Ok(bytes)
+}
+
+/// A symbolic link whose target does not exist, as an error that is not
+/// `NotFound`: a loader passes a missing file by, but a configuration file
+/// that is a broken link is a mistake to report.
+fn dangling(path: &Path) -> Option<io::Error> {
+    let link = std::fs::read_link(path).ok()?;
+    Some(io::Error::other(format!(
+        "it is a symbolic link to {}, which does not exist",
+        link.display()
+    )))
 }
 
 /// [`read_bounded`] as UTF-8 text; invalid UTF-8 is an `InvalidData` error

@@ -29,8 +29,10 @@ use serde_json::value::RawValue;
 
 /// The most levels of nesting read whole: deep enough for any real answer,
 /// shallow enough for `serde_json`'s recursive reader on a 2 MiB thread
-/// stack (measured: 1000 levels fit in a debug build).
-pub(crate) const MAX_DEPTH: usize = 1000;
+/// stack, the default of threads an embedding harness may dispatch on
+/// (measured: 700 levels fit in a debug build, 1000 do not; a release
+/// build needs about a third of that).
+pub(crate) const MAX_DEPTH: usize = 500;
 
 /// How many levels of objects a too-deep answer is split into fields.
 const SPLIT_LEVELS: usize = 2;
@@ -45,26 +47,30 @@ pub(crate) struct Parsed {
     pub ignored: Vec<String>,
 }
 
-/// The warning for `ignored` fields (see [`Parsed::ignored`]), if any;
-/// `who` names the hook (`PreToolUse hook check`).
-pub(crate) fn ignored_warning(who: &str, ignored: &[String]) -> Option<String> {
-    (!ignored.is_empty()).then(|| {
-        format!(
-            "{who} printed JSON nested deeper than {MAX_DEPTH} levels; latch ignored {}",
-            ignored
-                .iter()
-                .map(|p| format!("`{p}`"))
-                .collect::<Vec<_>>()
-                .join(", ")
-        )
-    })
-}
-
-/// The `ignored_fields` entries of a run record for `ignored` fields.
-pub(crate) fn too_deep(ignored: &[String]) -> impl Iterator<Item = String> + '_ {
-    ignored
-        .iter()
-        .map(|p| format!("{p} (nested deeper than {MAX_DEPTH} levels)"))
+/// Notes `ignored` fields (see [`Parsed::ignored`]) where a user sees
+/// them: an `ignored_fields` entry `FIELD (nested deeper than 500 levels)`
+/// in `record`, and a warning naming the hook, `who()` (`PreToolUse hook
+/// check`). Nothing when none was left out.
+pub(crate) fn note_ignored(
+    ignored: &[String],
+    who: impl FnOnce() -> String,
+    record: &mut crate::outcome::HookRun,
+    warnings: &mut Vec<String>,
+) {
+    if ignored.is_empty() {
+        return;
+    }
+    record.ignored_fields.extend(
+        ignored
+            .iter()
+            .map(|p| format!("{p} (nested deeper than {MAX_DEPTH} levels)")),
+    );
+    let fields: Vec<String> = ignored.iter().map(|p| format!("`{p}`")).collect();
+    warnings.push(format!(
+        "{} printed JSON nested deeper than {MAX_DEPTH} levels; latch ignored {}",
+        who(),
+        fields.join(", ")
+    ));
 }
 
 /// Reads `text` as JSON (see the module docs).
@@ -85,11 +91,10 @@ pub(crate) fn parse(text: &str) -> Result<Parsed, serde_json::Error> {
     if !too_deep && !surrogate {
         return Err(first);
     }
-    let text = if surrogate {
-        replace_lone_surrogates(text)
-    } else {
-        Cow::Borrowed(text)
-    };
+    // serde_json names only its first problem: deep nesting may hide a
+    // lone surrogate after it, so both are always dealt with (the text is
+    // borrowed, not copied, when it has no lone surrogate).
+    let text = replace_lone_surrogates(text);
     let mut ignored = Vec::new();
     let value = read(&text, 0, "", &mut ignored)?.ok_or_else(|| {
         serde_json::Error::custom(format!(
@@ -244,13 +249,43 @@ mod tests {
         assert_eq!(p.value["decision"], "block");
         assert_eq!(p.value["hookSpecificOutput"]["permissionDecision"], "deny");
         assert_eq!(p.ignored, ["hookSpecificOutput.y", "x"]);
-        let warning = ignored_warning("PreToolUse hook h", &p.ignored).unwrap();
-        assert!(warning.contains("`hookSpecificOutput.y`, `x`"), "{warning}");
+        let mut record = crate::outcome::HookRun::new("h", "claude", "PreToolUse", None);
+        let mut warnings = Vec::new();
+        note_ignored(&p.ignored, || "PreToolUse hook h".to_owned(), &mut record, &mut warnings);
+        assert!(warnings[0].contains("latch ignored `hookSpecificOutput.y`, `x`"), "{warnings:?}");
+        assert_eq!(record.ignored_fields[1], "x (nested deeper than 500 levels)");
     }
 
     #[test]
     fn a_deep_array_alone_is_an_error_and_does_not_overflow() {
         assert!(parse(&nested(100_000)).is_err());
+    }
+
+    #[test]
+    fn deep_nesting_before_a_lone_surrogate_is_read_too() {
+        for depth in [200, MAX_DEPTH + 10] {
+            let text = format!(
+                r#"{{"x":{},"decision":"block","reason":"bad \ud800 half"}}"#,
+                nested(depth)
+            );
+            let p = parse(&text).unwrap();
+            assert_eq!(p.value["decision"], "block", "{depth}");
+            assert_eq!(p.value["reason"], "bad \u{fffd} half", "{depth}");
+        }
+    }
+
+    /// Nesting at the limit is read whole on a thread with a 2 MiB stack
+    /// (an embedding harness's worker), in whatever build runs the tests.
+    #[test]
+    fn the_limit_fits_a_2_mib_thread() {
+        let text = format!(r#"{{"decision":"block","x":{}}}"#, nested(MAX_DEPTH - 1));
+        let ok = std::thread::Builder::new()
+            .stack_size(2 << 20)
+            .spawn(move || parse(&text).map(|p| p.ignored.is_empty()).unwrap_or(false))
+            .unwrap()
+            .join()
+            .unwrap();
+        assert!(ok);
     }
 
     #[test]

@@ -37,7 +37,11 @@ pub fn simple_commands(line: &str) -> Vec<Simple> {
             })
             .count();
         ws.drain(..skip);
-        if ws.first().is_some_and(|w| w == "exec") {
+        // `exec prog` and `command prog` run `prog` (`command -v` runs
+        // nothing).
+        while ws.first().is_some_and(|w| {
+            w == "exec" || (w == "command" && ws.get(1).is_some_and(|n| !n.starts_with('-')))
+        }) {
             ws.remove(0);
         }
         if ws.is_empty() {
@@ -317,6 +321,18 @@ mod tests {
 
     fn words(line: &str) -> Vec<Vec<String>> {
         simple_commands(line).into_iter().map(|s| s.words).collect()
+    }
+
+    #[test]
+    fn exec_and_command_are_not_the_program() {
+        assert_eq!(words("exec command prog a"), [["prog", "a"]]);
+        assert_eq!(words("command -v prog"), [["command", "-v", "prog"]]);
+        assert_eq!(super::super::shell_program("command -v prog"), None);
+        assert_eq!(super::super::shell_program("exit 2"), None);
+        assert_eq!(
+            super::super::shell_program("command prog").as_deref(),
+            Some("prog")
+        );
     }
 
     #[test]

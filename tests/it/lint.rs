@@ -756,6 +756,12 @@ fn configuration_files_that_are_not_regular_files_are_reported() {
     std::fs::create_dir_all(root.join("dir/.poolside/settings.yaml")).unwrap();
     std::fs::create_dir_all(root.join("loop/hooks")).unwrap();
     symlink("hooks.json", root.join("loop/hooks/hooks.json")).unwrap();
+    std::fs::create_dir_all(root.join("dangling/.poolside")).unwrap();
+    symlink(
+        "/nonexistent/x",
+        root.join("dangling/.poolside/settings.yaml"),
+    )
+    .unwrap();
 
     let (code, diags) = lint_json(&[root.to_str().unwrap()]);
     assert_eq!(code, 5, "{diags:?}");
@@ -764,6 +770,7 @@ fn configuration_files_that_are_not_regular_files_are_reported() {
         "device/.claude/settings.json",
         "dir/.poolside/settings.yaml",
         "loop/hooks/hooks.json",
+        "dangling/.poolside/settings.yaml",
     ] {
         let at = root.join(file);
         assert!(

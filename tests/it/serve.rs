@@ -1006,3 +1006,36 @@ fn ids_are_echoed_exactly_as_written() {
         );
     }
 }
+
+/// A cancel finds its request by the id as written: a number by its text
+/// (`1E2`), a string by its value (`"\u0061"` is `"a"`, so a second fire
+/// with it while `"a"` runs is refused).
+#[test]
+fn cancels_and_duplicates_match_ids_as_json_readers_do() {
+    let c = Claude::new();
+    let hook = "sleep 60".to_owned();
+    let c = c.project_settings(&settings("PreToolUse", None, &[&hook]));
+    let mut s = Server::claude(&c);
+    let event = bash_before("ls").to_string();
+    s.send_line(&format!(
+        r#"{{"jsonrpc":"2.0","id":1E2,"method":"fire","params":{event}}}"#
+    ));
+    s.send_line(&format!(
+        r#"{{"jsonrpc":"2.0","id":"a","method":"fire","params":{event}}}"#
+    ));
+    s.send_line(&format!(
+        r#"{{"jsonrpc":"2.0","id":"\u0061","method":"fire","params":{event}}}"#
+    ));
+    let refused = s.recv();
+    assert_eq!(refused["id"], "a", "{refused}");
+    assert_eq!(refused["error"]["code"], -32600, "{refused}");
+    s.send_line(r#"{"jsonrpc":"2.0","method":"$/cancelRequest","params":{"id":1E2}}"#);
+    let r = s.recv();
+    assert_eq!(r["id"], json!(100.0), "{r}");
+    assert_eq!(r["result"]["runs"][0]["error"], "cancelled", "{r}");
+    s.send_line(r#"{"jsonrpc":"2.0","method":"$/cancelRequest","params":{"id":"\u0061"}}"#);
+    let r = s.recv();
+    assert_eq!(r["id"], "a", "{r}");
+    assert_eq!(r["result"]["runs"][0]["error"], "cancelled", "{r}");
+    assert_eq!(s.close(), 0);
+}

@@ -115,7 +115,7 @@ pub async fn run(_args: ServeArgs) -> u8 {
                         id: Box<RawValue>,
                     }
                     if let Ok(p) = serde_json::from_str::<Params>(params.get()) {
-                        server.cancel(p.id.get());
+                        server.cancel(&rpc::key_of(p.id.get()));
                     }
                 }
                 other => eprintln!("latch: warning: unknown notification `{other}` ignored"),
@@ -430,7 +430,7 @@ impl Server {
             Ok(e) => e,
             Err(why) => return Some(rpc::error(&id, code::INVALID_PARAMS, &why)),
         };
-        let key = id.text().to_owned();
+        let key = id.key();
         if lock(&self.in_flight).contains_key(&key) {
             return Some(rpc::error(
                 &id,
@@ -584,7 +584,8 @@ impl Server {
             .ok_or_else(|| rpc::error(id, code::NOT_INITIALIZED, "send `initialize` first"))
     }
 
-    /// Cancels the request in flight whose id is the JSON text `id`.
+    /// Cancels the request in flight whose id has this key
+    /// ([`RequestId::key`]).
     fn cancel(&self, id: &str) {
         if let Some(handle) = lock(&self.in_flight).get(id) {
             handle.cancel();

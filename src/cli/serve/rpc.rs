@@ -91,6 +91,14 @@ impl RequestId {
         self.0.get()
     }
 
+    /// What tells requests in flight apart (and a cancel finds): a
+    /// string by its value, as every JSON reader decodes it (`"a"` and
+    /// `"\u0061"` are one id); a number by its text (`1E2` and `100` are
+    /// two).
+    pub fn key(&self) -> String {
+        key_of(self.0.get())
+    }
+
     /// The id of a number or a string, `None` for anything else.
     fn checked(raw: Box<RawValue>) -> Option<RequestId> {
         matches!(
@@ -98,6 +106,14 @@ impl RequestId {
             Some(b'"' | b'-' | b'0'..=b'9')
         )
         .then_some(RequestId(raw))
+    }
+}
+
+/// [`RequestId::key`] of any id's JSON text (a cancel's too).
+pub fn key_of(text: &str) -> String {
+    match serde_json::from_str::<String>(text) {
+        Ok(decoded) => serde_json::to_string(&decoded).unwrap_or_else(|_| text.to_owned()),
+        Err(_) => text.to_owned(),
     }
 }
 

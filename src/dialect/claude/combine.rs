@@ -1071,15 +1071,12 @@ impl Fold<'_> {
                 | ClaudeEvent::ConfigChange
                 | ClaudeEvent::StopFailure
         );
-        if !j.ignored.is_empty() {
-            record
-                .ignored_fields
-                .extend(crate::dialect::output_json::too_deep(&j.ignored));
-            self.out.warnings.extend(crate::dialect::output_json::ignored_warning(
-                &format!("{label} hook {hook}"),
-                &j.ignored,
-            ));
-        }
+        crate::dialect::output_json::note_ignored(
+            &j.ignored,
+            || format!("{label} hook {hook}"),
+            record,
+            &mut self.out.warnings,
+        );
         if universal {
             // Recorded (`r3_task_completed_json`): nothing stops.
             if j.continue_ == Some(false) && ce != ClaudeEvent::TaskCompleted {

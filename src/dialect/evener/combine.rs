@@ -413,13 +413,12 @@ impl State {
     fn json(&mut self, name: &str, o: Output, record: &mut HookRun) {
         let ev = self.ev;
         record.ignored_fields.extend(o.no_effect);
-        if !o.too_deep.is_empty() {
-            record.ignored_fields.extend(output_json::too_deep(&o.too_deep));
-            self.out.warnings.extend(output_json::ignored_warning(
-                &format!("{ev} hook {name}"),
-                &o.too_deep,
-            ));
-        }
+        output_json::note_ignored(
+            &o.too_deep,
+            || format!("{ev} hook {name}"),
+            record,
+            &mut self.out.warnings,
+        );
         if let Some(msg) = o.system_message.filter(|m| !m.trim().is_empty()) {
             self.out.warnings.push(msg);
         }

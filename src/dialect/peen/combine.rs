@@ -723,11 +723,15 @@ async fn command(
     let Ok(parsed) = output_json::parse(text.trim()) else {
         return ActionEnd::Done(None);
     };
-    record.ignored_fields.extend(output_json::too_deep(&parsed.ignored));
-    result.warnings.extend(output_json::ignored_warning(
-        &format!("peen: hook action {} on {pe}", record.hook),
-        &parsed.ignored,
-    ));
+    if !parsed.ignored.is_empty() {
+        let hook = record.hook.clone();
+        output_json::note_ignored(
+            &parsed.ignored,
+            || format!("peen: hook action {hook} on {pe}"),
+            record,
+            &mut result.warnings,
+        );
+    }
     match read_output(parsed.value, cx, limits) {
         Err(why) => ActionEnd::Failed(ErrorCategory::ParseError, why),
         Ok(o) => {

@@ -166,13 +166,12 @@ impl Fold<'_> {
         let pe = self.event;
         let label = hook.label.as_str();
         record.ignored_fields = a.ignored_fields;
-        if !a.too_deep.is_empty() {
-            record.ignored_fields.extend(output_json::too_deep(&a.too_deep));
-            self.out.warnings.extend(output_json::ignored_warning(
-                &format!("{pe} hook {label}"),
-                &a.too_deep,
-            ));
-        }
+        output_json::note_ignored(
+            &a.too_deep,
+            || format!("{pe} hook {label}"),
+            record,
+            &mut self.out.warnings,
+        );
         for (field, why) in &a.rejected {
             self.reject(label, field, why, record);
         }

@@ -1,7 +1,7 @@
 //! Hook output that `JSON.parse` and Go's decoder read but `serde_json`
 //! refuses by default: nesting deeper than 128 levels and lone surrogate
 //! escapes. In every dialect the deny in such an answer is honoured; a
-//! field nested past latch's limit (1000 levels) is left out with a
+//! field nested past latch's limit (500 levels) is left out with a
 //! warning, and the deny beside it still counts.
 
 use serde_json::{Value, json};
@@ -52,13 +52,13 @@ fn assert_denied(f: &Fired, reason: &str, warnings: &[String]) {
         assert!(
             warnings
                 .iter()
-                .any(|w| w.contains("nested deeper than 1000 levels; latch ignored `x`")),
+                .any(|w| w.contains("nested deeper than 500 levels; latch ignored `x`")),
             "{warnings:?}"
         );
         assert!(
             f.runs()[0]["ignored_fields"]
                 .as_array()
-                .is_some_and(|a| a.contains(&json!("x (nested deeper than 1000 levels)"))),
+                .is_some_and(|a| a.contains(&json!("x (nested deeper than 500 levels)"))),
             "{}",
             f.outcome
         );
