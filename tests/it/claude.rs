@@ -1882,21 +1882,22 @@ fn r2_subagent_payloads_inside_a_sub_agent_and_at_its_stop() {
     before["permission_mode"] = json!("default");
     before["prompt_id"] = json!("p1");
     c.fire(&before);
+    // Both payloads start so (recorded).
+    let head = [
+        "session_id",
+        "transcript_path",
+        "cwd",
+        "prompt_id",
+        "permission_mode",
+        "agent_id",
+        "agent_type",
+        "hook_event_name",
+    ];
+    let with =
+        |tail: &[&'static str]| -> Vec<&'static str> { head.iter().chain(tail).copied().collect() };
     assert_eq!(
         keys(&c.received("pre").unwrap()),
-        [
-            "session_id",
-            "transcript_path",
-            "cwd",
-            "prompt_id",
-            "permission_mode",
-            "agent_id",
-            "agent_type",
-            "hook_event_name",
-            "tool_name",
-            "tool_input",
-            "tool_use_id"
-        ]
+        with(&["tool_name", "tool_input", "tool_use_id"])
     );
     c.fire(
         &json!({"event": "subagent_stop", "session_id": "s1", "prompt_id": "p1",
@@ -1907,21 +1908,13 @@ fn r2_subagent_payloads_inside_a_sub_agent_and_at_its_stop() {
     let got = c.received("stop").unwrap();
     assert_eq!(
         keys(&got),
-        [
-            "session_id",
-            "transcript_path",
-            "cwd",
-            "prompt_id",
-            "permission_mode",
-            "agent_id",
-            "agent_type",
-            "hook_event_name",
+        with(&[
             "stop_hook_active",
             "agent_transcript_path",
             "last_assistant_message",
             "background_tasks",
             "session_crons"
-        ]
+        ])
     );
     assert_eq!(got["stop_hook_active"], false);
     assert_eq!(got["last_assistant_message"], "done");

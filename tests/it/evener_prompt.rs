@@ -152,27 +152,7 @@ fn a_slow_endpoint_times_out() {
 fn sigterm_cancels_a_prompt_call() {
     let (url, seen) = server(vec![(200, chat_reply("{}"))], Duration::from_secs(30));
     let p = prompt_plugin(60);
-    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("latch"))
-        .args(["fire", "--project"])
-        .arg(p.project())
-        .arg("--home")
-        .arg(p.root.path().join("home"))
-        .arg("--state-dir")
-        .arg(p.root.path().join("state"))
-        .arg("--plugin-dir")
-        .arg(&p.dirs[0])
-        .args(["--prompt-base-url", &url])
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(&serde_json::to_vec(&pre("shell", json!({}))).unwrap())
-        .unwrap();
+    let child = p.spawn_fire(&pre("shell", json!({})), &["--prompt-base-url", &url]);
     // The request has reached the endpoint: the call is in flight.
     seen.recv_timeout(Duration::from_secs(10)).unwrap();
     let started = std::time::Instant::now();

@@ -624,27 +624,7 @@ fn sigterm_stops_every_later_group() {
         {"matcher": "(?<=x)Bash", "hooks": [{"type": "command", "command": "true"}]}
     ]}});
     let p = Plugins::new().plugin("slow", &hooks.to_string());
-    let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("latch"))
-        .args(["fire", "--project"])
-        .arg(p.project())
-        .arg("--home")
-        .arg(p.root.path().join("home"))
-        .arg("--state-dir")
-        .arg(p.root.path().join("state"))
-        .arg("--plugin-dir")
-        .arg(&p.dirs[0])
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
-    {
-        use std::io::Write;
-        let mut stdin = child.stdin.take().unwrap();
-        stdin
-            .write_all(&serde_json::to_vec(&pre("shell", json!({"command": "ls"}))).unwrap())
-            .unwrap();
-    }
+    let child = p.spawn_fire(&pre("shell", json!({"command": "ls"})), &[]);
     let grandchild = crate::util::read_pid(&p.project().join("pid"));
     let pid = rustix::process::Pid::from_raw(child.id() as i32).unwrap();
     rustix::process::kill_process(pid, rustix::process::Signal::TERM).unwrap();

@@ -56,6 +56,32 @@ impl Plugins {
         self.fire_with(event, &[], &[])
     }
 
+    /// Starts `latch fire` on `event` in the background (for a signal to
+    /// reach it while a hook runs), with the same flags as
+    /// [`Plugins::fire_with`] and `extra`; stderr is dropped.
+    pub fn spawn_fire(&self, event: &Value, extra: &[&str]) -> std::process::Child {
+        let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin("latch"));
+        cmd.args(["fire", "--project"])
+            .arg(self.project())
+            .arg("--home")
+            .arg(self.root.path().join("home"))
+            .arg("--state-dir")
+            .arg(self.root.path().join("state"));
+        for d in &self.dirs {
+            cmd.arg("--plugin-dir").arg(d);
+        }
+        let mut child = cmd
+            .args(extra)
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        let mut stdin = child.stdin.take().unwrap();
+        std::io::Write::write_all(&mut stdin, &serde_json::to_vec(event).unwrap()).unwrap();
+        child
+    }
+
     pub fn fire_with(&self, event: &Value, extra: &[&str], env: &[(&str, &str)]) -> Fired {
         let mut cmd = latch();
         cmd.arg("fire")
