@@ -21,10 +21,13 @@ fuzz_target!(|input: (&str, &str, bool)| {
     };
     let index = ClaudeIndex::build([(0, &m)]);
     assert_eq!(
-        index.select_tool(target) == vec![0],
+        index.select_tool(target, &mut Vec::new()) == vec![0],
         m.is_match_tool(target)
     );
-    assert_eq!(index.select(target) == vec![0], m.is_match(target));
+    assert_eq!(
+        index.select(target, &mut Vec::new()) == vec![0],
+        m.is_match(target)
+    );
     if let ClaudeMatcher::Regex(r) = &m {
         if !has_astral(target) {
             if let (Ok(a), Ok(b)) = (r.test(target), r.test_backtracking(target)) {

@@ -268,21 +268,32 @@ impl ClaudeIndex {
     }
 
     /// Positions whose matcher accepts `target`, ascending (as
-    /// [`ClaudeMatcher::is_match`] answers, one by one).
-    pub fn select(&self, target: &str) -> Vec<usize> {
+    /// [`ClaudeMatcher::is_match`] answers, one by one). A regex the
+    /// backtracking matcher gives up on counts as matching, and a sentence
+    /// saying so goes to `gave_up`.
+    pub fn select(&self, target: &str, gave_up: &mut Vec<String>) -> Vec<usize> {
         let mut out = self.names.select(target);
         let astral = has_astral(target);
         if !astral {
             out.extend(self.translated.select(target));
         }
         for (pos, r) in &self.regexes {
-            if (astral || r.translated().is_none())
-                && r.test(target).unwrap_or_else(|e| {
-                    gave_up(&ClaudeMatcher::Regex(r.clone()).describe(), target, &e)
-                })
-            {
-                out.push(*pos);
+            if !astral && r.translated().is_some() {
+                continue;
             }
+            match r.test(target) {
+                Ok(false) => continue,
+                Ok(true) => {}
+                Err(e) => {
+                    let matcher = ClaudeMatcher::Regex(r.clone()).describe();
+                    gave_up.push(format!(
+                        "the matcher {matcher} gave up on {:?} ({e}); it counts as matching",
+                        crate::text::summary(target, 80)
+                    ));
+                    self::gave_up(&matcher, target, &e);
+                }
+            }
+            out.push(*pos);
         }
         out.sort_unstable();
         out.dedup();
@@ -290,11 +301,12 @@ impl ClaudeIndex {
     }
 
     /// Positions whose matcher accepts the tool `tool`, under its name or
-    /// a former one (as [`ClaudeMatcher::is_match_tool`]).
-    pub fn select_tool(&self, tool: &str) -> Vec<usize> {
-        let mut out = self.select(tool);
+    /// a former one (as [`ClaudeMatcher::is_match_tool`]); give-ups as for
+    /// [`ClaudeIndex::select`].
+    pub fn select_tool(&self, tool: &str, gave_up: &mut Vec<String>) -> Vec<usize> {
+        let mut out = self.select(tool, gave_up);
         for legacy in legacy_tool_names(tool) {
-            out.extend(self.select(legacy));
+            out.extend(self.select(legacy, gave_up));
         }
         out.sort_unstable();
         out.dedup();

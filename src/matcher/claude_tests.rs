@@ -22,7 +22,7 @@ fn check(case: &str, target: &str, fired: &[Option<&str>], not_fired: &[Option<&
     let index = ClaudeIndex::build(ms.iter().enumerate());
     let want: Vec<usize> = (0..fired.len()).collect();
     assert_eq!(
-        index.select_tool(target),
+        index.select_tool(target, &mut Vec::new()),
         want,
         "{case}: index on {target:?}"
     );
@@ -207,7 +207,7 @@ fn r2_subagent_agent_type() {
         parse(None),
     ];
     assert_eq!(
-        ClaudeIndex::build(ms.iter().enumerate()).select("general-purpose"),
+        ClaudeIndex::build(ms.iter().enumerate()).select("general-purpose", &mut Vec::new()),
         vec![0, 2]
     );
 }
@@ -253,7 +253,13 @@ fn a_catastrophic_matcher_counts_as_matching() {
     let target = format!("{}c", "a".repeat(40));
     assert!(m.test(&target).is_err());
     assert!(m.is_match(&target));
-    assert_eq!(ClaudeIndex::build([(0, &m)]).select(&target), vec![0]);
+    let mut gave_up = Vec::new();
+    assert_eq!(
+        ClaudeIndex::build([(0, &m)]).select(&target, &mut gave_up),
+        vec![0]
+    );
+    assert_eq!(gave_up.len(), 1, "{gave_up:?}");
+    assert!(gave_up[0].contains("gave up"), "{gave_up:?}");
 }
 
 #[test]
@@ -264,8 +270,8 @@ fn index_agrees_with_matchers_on_astral_targets() {
         .collect();
     let index = ClaudeIndex::build(ms.iter().enumerate());
     // One astral character is two UTF-16 units, as in JavaScript.
-    assert_eq!(index.select("😀"), vec![0, 3, 4]);
-    assert_eq!(index.select("é"), vec![1, 3, 4]);
+    assert_eq!(index.select("😀", &mut Vec::new()), vec![0, 3, 4]);
+    assert_eq!(index.select("é", &mut Vec::new()), vec![1, 3, 4]);
 }
 
 #[test]

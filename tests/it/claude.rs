@@ -1748,7 +1748,8 @@ fn r2_exec_args_failures_read_as_recorded() {
 }
 
 /// A regex matcher the backtracking search gives up on counts as matching
-/// (the hook runs), and `latch fire` logs that at `warn`, once.
+/// (the hook runs), the outcome warns of it, and `latch fire` logs it at
+/// `warn`, once.
 #[test]
 fn a_matcher_that_gives_up_matches_and_is_logged_by_fire() {
     let c = Claude::new();
@@ -1764,6 +1765,15 @@ fn a_matcher_that_gives_up_matches_and_is_logged_by_fire() {
         &[],
     );
     assert_eq!(c.runs_of("h"), 1, "{}", f.outcome);
+    // The harness hears of it in the outcome.
+    let warning = f.outcome["warnings"][0].as_str().unwrap_or_default();
+    assert!(
+        warning.starts_with(
+            "PreToolUse: the matcher `^(a+)+\\1$` (JavaScript regular expression, anywhere in the name) gave up on \"aaaa"
+        ) && warning.ends_with("; it counts as matching"),
+        "{}",
+        f.outcome
+    );
     assert_eq!(
         f.stderr
             .matches("a hook matcher gave up; it counts as matching")

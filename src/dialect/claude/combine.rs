@@ -112,7 +112,11 @@ pub async fn dispatch(cfg: &Claude, event: &Event, cx: &DispatchContext<'_>) -> 
             .unwrap_or_default();
         out.watch_paths = cfg.file_watch_list(&base);
     }
-    let groups = cfg.select(ce, event, &tool);
+    let mut gave_up = Vec::new();
+    let groups = cfg.select(ce, event, &tool, &mut gave_up);
+    // A matcher that gave up ran its hooks: the harness hears of it.
+    out.warnings
+        .extend(gave_up.into_iter().map(|g| format!("{}: {g}", ce.as_str())));
     // Nothing to run and nothing to deliver or count: answer at once.
     if groups.is_empty()
         && !delivers

@@ -210,12 +210,14 @@ impl Claude {
 
     /// The groups of `ce` whose matcher selects this event, in
     /// configuration order, with their file. `tool` is the tool's Claude
-    /// name.
+    /// name. A sentence for each regex matcher that gave up (and so
+    /// selected its group) goes to `gave_up`.
     pub(crate) fn select<'a>(
         &'a self,
         ce: ClaudeEvent,
         event: &'a Event,
         tool: &'a str,
+        gave_up: &mut Vec<String>,
     ) -> Vec<(&'a LoadedFile, &'a Group)> {
         let Some(groups) = self.events.get(&ce) else {
             return Vec::new();
@@ -223,8 +225,8 @@ impl Claude {
         let chosen: Vec<usize> = match ce.target(event, tool) {
             None => (0..groups.refs.len()).collect(),
             // A tool matcher also knows the tool's former names (`Task`).
-            Some(t) if ce.is_tool() => groups.index.select_tool(t),
-            Some(t) => groups.index.select(t),
+            Some(t) if ce.is_tool() => groups.index.select_tool(t, gave_up),
+            Some(t) => groups.index.select(t, gave_up),
         };
         chosen
             .into_iter()
