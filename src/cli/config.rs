@@ -244,7 +244,9 @@ impl ConfigArgs {
             wanted(DialectName::Claude),
         );
         // A dialect's flag without the dialect loads nothing: say so, or
-        // the user would think those hooks run.
+        // the user would think those hooks run. Only when the dialects are
+        // the default ones: a harness that names its dialects may pass one
+        // configuration (every directory pinned) to all its runs.
         let unused: [(&str, bool, bool, &str); 7] = [
             (
                 "--claude-settings",
@@ -290,7 +292,7 @@ impl ConfigArgs {
             ),
         ];
         for (flag, given, loaded, dialect) in unused {
-            if given && !loaded {
+            if given && !loaded && self.dialects.is_empty() {
                 diags.push(Diagnostic::warning(format!(
                     "{flag} has no effect: the {dialect} dialect is not loaded (see --dialect)"
                 )));
