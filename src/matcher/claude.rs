@@ -167,11 +167,31 @@ impl ClaudeMatcher {
     }
 
     /// Whether the tool `tool` matches, under its name or a former one
-    /// ([`legacy_tool_names`]).
+    /// ([`legacy_tool_names`]). The dispatch selects through
+    /// [`ClaudeIndex`]; this one-by-one answer is what the tests and the
+    /// fuzz target hold the index to.
+    #[cfg_attr(not(any(test, feature = "internals")), allow(dead_code))]
     pub fn is_match_tool(&self, tool: &str) -> bool {
         std::iter::once(tool)
             .chain(legacy_tool_names(tool).iter().copied())
             .any(|t| self.is_match(t))
+    }
+
+    /// Like [`ClaudeMatcher::is_match_tool`] (`tool` true) or
+    /// [`ClaudeMatcher::is_match`], and whether the answer is only the
+    /// give-up rule's (no name matched, and the backtracking matcher gave
+    /// up on one): what `latch explain` says.
+    pub fn explain_match(&self, target: &str, tool: bool) -> (bool, bool) {
+        let legacy: &[&str] = if tool { legacy_tool_names(target) } else { &[] };
+        let mut gave_up = false;
+        for t in std::iter::once(target).chain(legacy.iter().copied()) {
+            match self.test(t) {
+                Ok(true) => return (true, false),
+                Ok(false) => {}
+                Err(_) => gave_up = true,
+            }
+        }
+        (gave_up, gave_up)
     }
 
     /// Whether `target` matches, or why latch could not tell.

@@ -522,3 +522,33 @@ fn claude_file_changed_matchers_are_file_names_in_explain_as_in_fire() {
     );
     assert!(!miss[0]["runs"].as_bool().unwrap(), "{miss:?}");
 }
+
+/// A claude regex matcher that gives up runs its hooks (as in `fire`), and
+/// `latch explain` says it gave up rather than that it matched.
+#[test]
+fn claude_explain_says_when_a_matcher_gave_up() {
+    let d = tempfile::tempdir().unwrap();
+    std::fs::create_dir(d.path().join(".claude")).unwrap();
+    std::fs::write(
+        d.path().join(".claude/settings.json"),
+        r#"{"hooks": {"PreToolUse": [{"matcher": "^(a+)+\\1$", "hooks": [{"type": "command", "command": "true"}]}]}}"#,
+    )
+    .unwrap();
+    let tool = format!("{}b", "a".repeat(30));
+    let got = explain(
+        d.path(),
+        &json!({"event": "tool_before", "tool": {"name": tool, "input": {}}}),
+        &[
+            "--dialect",
+            "claude",
+            "--claude-managed-dir",
+            "/nonexistent",
+        ],
+    );
+    let (runs, _, why) = &reasons(&got)[0];
+    assert!(runs, "{got:?}");
+    assert!(
+        why.contains("gave up on `aaaa") && why.ends_with("and counts as matching"),
+        "{why}"
+    );
+}

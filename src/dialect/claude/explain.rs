@@ -52,15 +52,17 @@ pub fn explain(cfg: &Claude, event: &Event) -> Vec<Explanation> {
                         } else {
                             format!("`{target}`")
                         };
-                        let hit = if e.is_tool() {
-                            m.is_match_tool(target)
-                        } else {
-                            m.is_match(target)
-                        };
-                        if hit {
-                            Ok(format!("matcher {} matches {what}", m.describe()))
-                        } else {
-                            Err(format!("matcher {} does not match {what}", m.describe()))
+                        match m.explain_match(target, e.is_tool()) {
+                            (true, true) => Ok(format!(
+                                "matcher {} gave up on {what} (too much backtracking) and counts as matching",
+                                m.describe()
+                            )),
+                            (true, false) => {
+                                Ok(format!("matcher {} matches {what}", m.describe()))
+                            }
+                            (false, _) => {
+                                Err(format!("matcher {} does not match {what}", m.describe()))
+                            }
                         }
                     }
                 },
