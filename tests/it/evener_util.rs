@@ -56,21 +56,30 @@ impl Plugins {
         self.fire_with(event, &[], &[])
     }
 
+    /// `fire` and the flags that point latch at this tree and its plugins.
+    fn fire_args(&self) -> Vec<std::ffi::OsString> {
+        let mut args: Vec<std::ffi::OsString> = vec![
+            "fire".into(),
+            "--project".into(),
+            self.project().into(),
+            "--home".into(),
+            self.root.path().join("home").into(),
+            "--state-dir".into(),
+            self.root.path().join("state").into(),
+        ];
+        for d in &self.dirs {
+            args.push("--plugin-dir".into());
+            args.push(d.into());
+        }
+        args
+    }
+
     /// Starts `latch fire` on `event` in the background (for a signal to
     /// reach it while a hook runs), with the same flags as
     /// [`Plugins::fire_with`] and `extra`; stderr is dropped.
     pub fn spawn_fire(&self, event: &Value, extra: &[&str]) -> std::process::Child {
-        let mut cmd = std::process::Command::new(assert_cmd::cargo::cargo_bin("latch"));
-        cmd.args(["fire", "--project"])
-            .arg(self.project())
-            .arg("--home")
-            .arg(self.root.path().join("home"))
-            .arg("--state-dir")
-            .arg(self.root.path().join("state"));
-        for d in &self.dirs {
-            cmd.arg("--plugin-dir").arg(d);
-        }
-        let mut child = cmd
+        let mut child = std::process::Command::new(assert_cmd::cargo::cargo_bin("latch"))
+            .args(self.fire_args())
             .args(extra)
             .stdin(std::process::Stdio::piped())
             .stdout(std::process::Stdio::piped())
@@ -84,17 +93,7 @@ impl Plugins {
 
     pub fn fire_with(&self, event: &Value, extra: &[&str], env: &[(&str, &str)]) -> Fired {
         let mut cmd = latch();
-        cmd.arg("fire")
-            .arg("--project")
-            .arg(self.project())
-            .arg("--home")
-            .arg(self.root.path().join("home"))
-            .arg("--state-dir")
-            .arg(self.root.path().join("state"));
-        for d in &self.dirs {
-            cmd.arg("--plugin-dir").arg(d);
-        }
-        cmd.args(extra);
+        cmd.args(self.fire_args()).args(extra);
         for (k, v) in env {
             cmd.env(k, v);
         }
