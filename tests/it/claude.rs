@@ -2022,3 +2022,68 @@ fn r2_exec_args_shells_and_variables_in_shell_form() {
     );
     assert_eq!(f.outcome["decision"], "proceed");
 }
+
+/// Recorded (`r2_plugin`): a plugin hook's exit-2 text quotes its command
+/// as written, `${CLAUDE_PLUGIN_ROOT}` unexpanded, and a plugin's
+/// SessionStart output reads like any other, with no plugin label.
+#[test]
+fn r2_plugin_texts_quote_the_command_as_written() {
+    let deny = "${CLAUDE_PLUGIN_ROOT}/deny.sh";
+    let c = Claude::new().plugin(
+        "guard",
+        &json!({"hooks": {
+            "PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": deny}]}],
+            "SessionStart": [{"matcher": "startup", "hooks": [{"type": "command", "command": "echo HELLO"}]}]}}),
+    );
+    crate::util::write_script(
+        &c.root.path().join("plugins/guard"),
+        "deny.sh",
+        "#!/bin/sh\necho nope >&2\nexit 2\n",
+    );
+    let f = c.fire(&bash_before("ls"));
+    assert_eq!(f.outcome["decision"], "deny", "{}", f.outcome);
+    assert_eq!(
+        texts(&f.outcome["notices"]),
+        ["PreToolUse:Bash hook error: [${CLAUDE_PLUGIN_ROOT}/deny.sh]: nope"]
+    );
+    let f = c.fire(&json!({"event": "session_start", "session_id": "s1", "source": "startup"}));
+    assert_eq!(
+        texts(&f.outcome["context"]),
+        ["<system-reminder>\nSessionStart:startup hook success: HELLO\n</system-reminder>"]
+    );
+}
+
+/// Recorded (`r2_async_rewake_during`, `r2_async_rewake_after_end`): an
+/// `asyncRewake` hook is not sent to the background; the event waits for
+/// it and its answers are the ordinary PostToolUse texts.
+#[test]
+fn r2_async_rewake_runs_like_a_synchronous_hook() {
+    let c = Claude::new();
+    let block = c.hook("block", "--sleep 0.3 --exit 2 --stderr WOKE");
+    let ctx = c.hook(
+        "ctx",
+        r#"--stdout '{"hookSpecificOutput": {"hookEventName": "PostToolUse", "additionalContext": "LATE"}}'"#,
+    );
+    let c = c.project_settings(
+        &json!({"hooks": {"PostToolUse": [{"matcher": "Bash", "hooks": [
+        {"type": "command", "command": block, "asyncRewake": true},
+        {"type": "command", "command": ctx, "asyncRewake": true}]}]}}),
+    );
+    let mut after = bash_before("echo hi");
+    after["event"] = json!("tool_after");
+    after["tool"]["output"] = json!({"stdout": "hi"});
+    let f = c.fire(&after);
+    // In the order the hooks finished: the context first.
+    assert_eq!(
+        texts(&f.outcome["context"]),
+        [
+            "<system-reminder>\nPostToolUse:Bash hook additional context: LATE\n</system-reminder>",
+            format!(
+                "<system-reminder>\nPostToolUse:Bash hook blocking error from command: \"{block}\": [{block}]: WOKE\n</system-reminder>"
+            )
+            .as_str(),
+        ],
+        "{}",
+        f.outcome
+    );
+}
