@@ -4,7 +4,7 @@
 
 use serde_json::{Value, json};
 
-use crate::claude_util::{Claude, bash_before, keys, settings, texts};
+use crate::claude_util::{Claude, bash_after, bash_before, keys, settings, texts};
 
 #[test]
 fn a_payloads_have_the_recorded_fields_in_order() {
@@ -39,9 +39,10 @@ fn a_payloads_have_the_recorded_fields_in_order() {
     assert_eq!(got["hook_event_name"], "PreToolUse");
     assert_eq!(got["tool_input"], json!({"command": "echo hi"}));
     assert_eq!(got["permission_mode"], "bypassPermissions");
-    let mut after = bash_before("echo hi");
-    after["event"] = json!("tool_after");
-    after["tool"]["output"] = json!({"stdout": "hi", "stderr": "", "interrupted": false, "isImage": false, "noOutputExpected": false});
+    let mut after = bash_after(
+        "echo hi",
+        json!({"stdout": "hi", "stderr": "", "interrupted": false, "isImage": false, "noOutputExpected": false}),
+    );
     after["tool"]["duration_ms"] = json!(12);
     c.fire(&after);
     let got = c.received("post").expect("post ran");
@@ -131,9 +132,7 @@ fn e_post_tool_use_context_and_blocks_follow_the_tool_result() {
         Some("Bash"),
         &[&ctx, &block, &exit2],
     ));
-    let mut after = bash_before("echo hi");
-    after["event"] = json!("tool_after");
-    after["tool"]["output"] = json!({"stdout": "hi"});
+    let after = bash_after("echo hi", json!({"stdout": "hi"}));
     let f = c.fire(&after);
     assert_eq!(f.outcome["decision"], "proceed", "nothing stops (e2)");
     let mut got = texts(&f.outcome["context"]);
@@ -724,9 +723,7 @@ fn r2_post_and_stop_exit_2_with_empty_stderr_say_no_stderr_output() {
     let c = Claude::new();
     let post = c.hook("post", "--exit 2");
     let c = c.project_settings(&settings("PostToolUse", Some("Bash"), &[&post]));
-    let mut after = bash_before("echo hi");
-    after["event"] = json!("tool_after");
-    after["tool"]["output"] = json!({"stdout": "hi"});
+    let after = bash_after("echo hi", json!({"stdout": "hi"}));
     let f = c.fire(&after);
     assert_eq!(
         texts(&f.outcome["context"]),
@@ -943,7 +940,7 @@ mod http {
     use serde_json::{Value, json};
 
     use super::texts;
-    use crate::claude_util::{Claude, HttpStub, bash_before};
+    use crate::claude_util::{Claude, HttpStub, bash_after, bash_before};
 
     fn http(url: &str) -> Value {
         json!({"type": "http", "url": url})
@@ -1054,9 +1051,7 @@ mod http {
         ] {
             assert!(warnings.contains(w), "{w}: {warnings}");
         }
-        let mut after = bash_before("ls");
-        after["event"] = json!("tool_after");
-        after["tool"]["output"] = json!({"stdout": ""});
+        let after = bash_after("ls", json!({"stdout": ""}));
         let f = c.fire(&after);
         assert_eq!(
             texts(&f.outcome["context"]),
@@ -1196,9 +1191,7 @@ fn r2_async_hooks_do_not_hold_the_event_and_speak_with_the_next_tool_result() {
     let f = c.fire(&bash_before("ls"));
     assert_eq!(f.outcome["decision"], "proceed", "{}", f.outcome);
     // r2_async_post_context: the event does not wait...
-    let mut after = bash_before("ls");
-    after["event"] = json!("tool_after");
-    after["tool"]["output"] = json!({"stdout": "first"});
+    let after = bash_after("ls", json!({"stdout": "first"}));
     let f = c.fire(&after);
     assert!(f.outcome.get("context").is_none(), "{}", f.outcome);
     assert!(
@@ -2069,9 +2062,7 @@ fn r2_async_rewake_runs_like_a_synchronous_hook() {
         {"type": "command", "command": block, "asyncRewake": true},
         {"type": "command", "command": ctx, "asyncRewake": true}]}]}}),
     );
-    let mut after = bash_before("echo hi");
-    after["event"] = json!("tool_after");
-    after["tool"]["output"] = json!({"stdout": "hi"});
+    let after = bash_after("echo hi", json!({"stdout": "hi"}));
     let f = c.fire(&after);
     // In the order the hooks finished: the context first.
     assert_eq!(

@@ -6,7 +6,7 @@
 
 use serde_json::{Value, json};
 
-use crate::claude_util::{Claude, bash_before, keys, settings, texts};
+use crate::claude_util::{Claude, bash_after, bash_before, keys, settings, texts};
 
 /// An event of `kind` in session `s1`, with `fields` merged in.
 fn event(kind: &str, fields: Value) -> Value {
@@ -629,9 +629,7 @@ fn r2_a_first_line_async_turns_the_run_into_an_async_one() {
     let c = Claude::new();
     let hook = r#"printf '{"async":true}\n'; printf '{"hookSpecificOutput": {"hookEventName": "PostToolUse", "additionalContext": "LATER"}}\n'; exit 2"#;
     let c = c.project_settings(&settings("PostToolUse", Some("Bash"), &[hook]));
-    let mut after = bash_before("echo ran");
-    after["event"] = json!("tool_after");
-    after["tool"]["output"] = json!({"stdout": "ran"});
+    let after = bash_after("echo ran", json!({"stdout": "ran"}));
     let f = c.fire(&after);
     assert!(
         f.outcome.get("context").is_none() && f.outcome.get("warnings").is_none(),
@@ -790,9 +788,7 @@ fn the_library_s_task_background_keeps_async_answers_and_tells_the_harness() {
             ..Options::default()
         }))
         .with_background(tasks);
-    let mut after = bash_before("ls");
-    after["event"] = json!("tool_after");
-    after["tool"]["output"] = json!({"stdout": "x"});
+    let after = bash_after("ls", json!({"stdout": "x"}));
     let event: latch::Event = serde_json::from_value(after).unwrap();
     let session = latch::Session::open(&state, "s1").unwrap();
     // A current-thread runtime runs the background task only while it is

@@ -218,6 +218,14 @@ pub fn bash_before(command: &str) -> Value {
         "tool": {"name": "Bash", "input": {"command": command}, "call_id": "toolu_1"}})
 }
 
+/// The `tool_after` event of [`bash_before`]'s call, with `output`.
+pub fn bash_after(command: &str, output: Value) -> Value {
+    let mut after = bash_before(command);
+    after["event"] = serde_json::json!("tool_after");
+    after["tool"]["output"] = output;
+    after
+}
+
 /// One request an [`HttpStub`] received.
 #[derive(Debug, Clone)]
 pub struct Request {

@@ -1076,7 +1076,7 @@ impl Fold<'_> {
                 | ClaudeEvent::StopFailure
         );
         crate::dialect::output_json::note_ignored(
-            &j.ignored,
+            &j.too_deep,
             || format!("{label} hook {hook}"),
             record,
             &mut self.out.warnings,

@@ -77,7 +77,7 @@ pub struct HookJson {
     pub specific: Map<String, Value>,
     /// Fields left out because they nest too deep to read (see
     /// [`output_json`]), as dotted paths.
-    pub ignored: Vec<String>,
+    pub too_deep: Vec<String>,
 }
 
 impl HookJson {
@@ -191,7 +191,7 @@ fn after_async_line(stdout: &str) -> Option<&str> {
 /// `ignored` names the fields left out for nesting too deep.
 fn json_answer(obj: Map<String, Value>, ignored: Vec<String>) -> Verdict {
     match read_json(obj) {
-        Ok(j) => Verdict::Json(Box::new(HookJson { ignored, ..j })),
+        Ok(j) => Verdict::Json(Box::new(HookJson { too_deep: ignored, ..j })),
         Err(why) => Verdict::NonBlocking(format!("Hook JSON output validation failed: {why}")),
     }
 }
