@@ -299,9 +299,11 @@ enum Variant {
     StdParallelEnv,
     /// latch's `Engine::dispatch` through the claude dialect (parallel).
     Claude,
+    /// The same with the runner lending the thread, as `latch fire` runs.
+    ClaudeLent,
 }
 
-const VARIANTS: [(Variant, &str); 9] = [
+const VARIANTS: [(Variant, &str); 10] = [
     (Variant::Std, "std"),
     (Variant::StdGroup, "std+pgroup"),
     (Variant::Blocking, "blocking"),
@@ -311,7 +313,27 @@ const VARIANTS: [(Variant, &str); 9] = [
     (Variant::StdParallel, "std-parallel"),
     (Variant::StdParallelEnv, "std-parallel+env"),
     (Variant::Claude, "claude"),
+    (Variant::ClaudeLent, "claude-lent"),
 ];
+
+/// An engine with the claude dialect over `dir`'s settings; `lend` as
+/// `latch fire` sets it.
+fn claude_engine(dir: &Path, lend: bool) -> Engine {
+    Engine::new()
+        .with_dialect(Claude::load(claude::Options {
+            sources: claude::Sources {
+                project: Some(dir.to_path_buf()),
+                managed_dir: Some(dir.join("no-managed")),
+                ..Default::default()
+            },
+            project: Some(dir.to_path_buf()),
+            ..Default::default()
+        }))
+        .with_runner(Runner {
+            lend_thread: lend,
+            ..Runner::default()
+        })
+}
 
 /// An interleaved measurement, independent of criterion: each round runs one
 /// dispatch of N hooks with every variant, starting with a different variant
@@ -327,7 +349,7 @@ fn interleaved_summary() {
     for (_, name) in VARIANTS {
         print!("  {name:>19}");
     }
-    println!("  {:>14}", "claude/std-par");
+    println!("  {:>14}  {:>14}", "claude/std-par", "lent/std-par");
     for n in COUNTS {
         let project = project_with_hooks(n);
         let cwd = project.path().to_path_buf();
@@ -338,15 +360,8 @@ fn interleaved_summary() {
         let cmd = hook_command(&cwd);
         let claude_project = project_with_claude_hooks(n);
         let claude_dir = claude_project.path().to_path_buf();
-        let claude = Engine::new().with_dialect(Claude::load(claude::Options {
-            sources: claude::Sources {
-                project: Some(claude_dir.clone()),
-                managed_dir: Some(claude_dir.join("no-managed")),
-                ..Default::default()
-            },
-            project: Some(claude_dir.clone()),
-            ..Default::default()
-        }));
+        let claude = claude_engine(&claude_dir, false);
+        let claude_lent = claude_engine(&claude_dir, true);
         let claude_event = event.clone().with_cwd(claude_dir.clone());
         let rounds = (1000 / n).max(60);
         let mut times: Vec<Vec<Duration>> = vec![Vec::with_capacity(rounds); VARIANTS.len()];
@@ -380,9 +395,13 @@ fn interleaved_summary() {
                     }
                     Variant::StdParallel => std_parallel(&claude_dir, n, false),
                     Variant::StdParallelEnv => std_parallel(&claude_dir, n, true),
-                    Variant::Claude => {
+                    Variant::Claude | Variant::ClaudeLent => {
+                        let engine = match VARIANTS[slot].0 {
+                            Variant::Claude => &claude,
+                            _ => &claude_lent,
+                        };
                         let outcome = rt
-                            .block_on(claude.dispatch(&claude_event, &session))
+                            .block_on(engine.dispatch(&claude_event, &session))
                             .unwrap();
                         assert_eq!(outcome.runs.len(), n);
                         black_box(outcome);
@@ -405,9 +424,15 @@ fn interleaved_summary() {
                 .map_or(f64::NAN, |i| medians[i].as_secs_f64())
         };
         print!("  {:>14.3}", of(Variant::Claude) / of(Variant::StdParallel));
+        print!(
+            "  {:>14.3}",
+            of(Variant::ClaudeLent) / of(Variant::StdParallel)
+        );
         println!();
     }
-    println!("target: runner/std and engine/std <= 1.05; claude/std-parallel <= 1.05");
+    println!(
+        "target: runner/std and engine/std <= 1.05; claude/std-parallel and claude-lent/std-parallel <= 1.05"
+    );
 }
 
 fn median(mut v: Vec<Duration>) -> Duration {
@@ -435,7 +460,7 @@ const TAKES_VALUE: [&str; 14] = [
     "--output-format",
 ];
 
-/// `LATCH_PROFILE=claude|std-parallel|std-parallel+env:N:ROUNDS`: runs that
+/// `LATCH_PROFILE=claude|claude-lent|std-parallel|std-parallel+env:N:ROUNDS`: runs that
 /// one variant alone in a loop and exits, for `perf` and `strace` to
 /// watch (the binary is under `target/release/deps/dispatch-*`).
 fn profile(spec: &str) {
@@ -447,18 +472,11 @@ fn profile(spec: &str) {
     let session = Session::in_memory(None);
     let project = project_with_claude_hooks(n);
     let dir = project.path().to_path_buf();
-    let claude = Engine::new().with_dialect(Claude::load(claude::Options {
-        sources: claude::Sources {
-            project: Some(dir.clone()),
-            managed_dir: Some(dir.join("no-managed")),
-            ..Default::default()
-        },
-        project: Some(dir.clone()),
-        ..Default::default()
-    }));
+    let claude = claude_engine(&dir, variant == "claude-lent");
     let event = Event::tool_before("shell", serde_json::json!({"cmd": "ls"}))
         .with_session("s")
         .with_cwd(dir.clone());
+    let cpu = own_cpu_ticks();
     let t = Instant::now();
     for _ in 0..rounds {
         // A marker syscall around each round, for `perf trace`.
@@ -472,10 +490,28 @@ fn profile(spec: &str) {
         }
         let _ = rustix::process::getppid();
     }
+    let elapsed = t.elapsed();
+    let (user, system) = match (cpu, own_cpu_ticks()) {
+        // Clock ticks of 10 ms: µs per round.
+        (Some((u0, s0)), Some((u1, s1))) => (
+            (u1 - u0) as f64 * 10_000.0 / rounds as f64,
+            (s1 - s0) as f64 * 10_000.0 / rounds as f64,
+        ),
+        _ => (f64::NAN, f64::NAN),
+    };
     println!(
-        "{variant} N={n}: {:.3?} per round",
-        t.elapsed() / rounds as u32
+        "{variant} N={n}: {:.3?} per round; latch's own CPU {user:.0} µs user, {system:.0} µs system",
+        elapsed / rounds as u32
     );
+}
+
+/// This process's user and system CPU time so far, in clock ticks
+/// (`/proc/self/stat`; the hooks' time is not in it).
+fn own_cpu_ticks() -> Option<(u64, u64)> {
+    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
+    // The fields after the command name, which is in parentheses.
+    let mut fields = stat.rsplit_once(')')?.1.split_whitespace().skip(11);
+    Some((fields.next()?.parse().ok()?, fields.next()?.parse().ok()?))
 }
 
 fn main() {

@@ -46,9 +46,15 @@ pub async fn run(args: FireArgs) -> u8 {
     let state_root = args.state_dir.clone().or_else(Session::default_state_root);
     let mut config = args.config;
     config.state_dir = state_root.clone();
+    // One dispatch, and nothing else on this thread: a hook that runs
+    // alone may have the thread to itself (faster; see `docs/design.md`).
     let mut engine = config
         .engine(&event, &mut diags)
-        .with_background(super::background::Detached { state_root });
+        .with_background(super::background::Detached { state_root })
+        .with_runner(crate::run::Runner {
+            lend_thread: true,
+            ..crate::run::Runner::default()
+        });
     // Built only when an OTLP endpoint is set: otherwise nothing changes.
     let telemetry = match crate::telemetry::Telemetry::from_env() {
         Ok(t) => t.map(std::sync::Arc::new),

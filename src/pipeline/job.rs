@@ -1,6 +1,6 @@
 //! Running hook processes for a dialect, each recorded the same way: one
 //! at a time ([`run`]), or several at once by joining their runs
-//! ([`join_all`]).
+//! ([`run_among`] and [`join_all`]).
 
 use std::future::poll_fn;
 use std::sync::{Arc, Mutex, PoisonError};
@@ -36,13 +36,29 @@ pub struct Finished {
     pub stdin: Vec<u8>,
 }
 
-/// Runs one job until it ends or the dispatch is cancelled.
+/// Runs one job until it ends or the dispatch is cancelled. Nothing else
+/// of the dispatch runs meanwhile, so a runner that may lend the thread
+/// does (see [`crate::run::Runner::lend_thread`]).
 pub async fn run(cx: &DispatchContext<'_>, job: Job) -> Finished {
+    run_job(cx, job, true).await
+}
+
+/// Like [`run`], for a job that runs beside others ([`join_all`]): it
+/// never blocks the thread.
+pub async fn run_among(cx: &DispatchContext<'_>, job: Job) -> Finished {
+    run_job(cx, job, false).await
+}
+
+async fn run_job(cx: &DispatchContext<'_>, job: Job, alone: bool) -> Finished {
     let Job {
         mut command,
         mut record,
     } = job;
-    let result = cx.runner.run_until(&command, cx.cancel).await;
+    let result = if alone {
+        cx.runner.run_alone(&command, cx.cancel).await
+    } else {
+        cx.runner.run_until(&command, cx.cancel).await
+    };
     record_process(&mut record, &result);
     let warning = leftovers_warning(&record.hook, &record.event, &result);
     Finished {

@@ -1,6 +1,10 @@
 //! Capped capture of one output stream.
 
+use std::os::fd::BorrowedFd;
+
 use tokio::io::{AsyncRead, AsyncReadExt};
+
+use super::lent::Stream;
 
 /// What latch kept of one output stream.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -57,6 +61,26 @@ impl Captured {
                 Err(_) => return,
             }
         }
+    }
+
+    /// Reads what a non-blocking pipe holds now, keeping at most `cap`
+    /// bytes and counting the rest.
+    pub(super) fn read_available(&mut self, pipe: BorrowedFd<'_>) -> Stream {
+        // A stack buffer, never zeroed (most hooks print nothing, and what
+        // they print is copied into `bytes` anyway).
+        let mut buf = [std::mem::MaybeUninit::<u8>::uninit(); 16 * 1024];
+        // Bounded, so a hook that prints without end cannot keep the
+        // caller from its deadline: after this many reads it polls again.
+        for _ in 0..16 {
+            match rustix::io::read(pipe, &mut buf[..]) {
+                Ok(([], _)) => return Stream::Ended,
+                Ok((read, _)) => self.keep(read),
+                Err(rustix::io::Errno::INTR) => {}
+                Err(rustix::io::Errno::AGAIN) => return Stream::Open,
+                Err(_) => return Stream::Ended,
+            }
+        }
+        Stream::Open
     }
 
     fn keep(&mut self, chunk: &[u8]) {

@@ -18,7 +18,7 @@
 
 use std::ffi::{CStr, CString, OsStr};
 use std::io;
-use std::os::fd::{AsFd, OwnedFd};
+use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
 use std::os::unix::ffi::{OsStrExt, OsStringExt};
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
@@ -27,7 +27,6 @@ use std::time::Duration;
 use rustix::pipe::{PipeFlags, pipe_with};
 use rustix::process::{Pid, PidfdFlags, Signal, WaitOptions, pidfd_open, waitpid};
 use tokio::io::unix::AsyncFd;
-use tokio::net::unix::pipe::{Receiver, Sender};
 
 use super::spawn::{SpawnArgs, posix_spawnp, register_pidfd};
 use super::{EnvPolicy, Exit, HookCommand, Program};
@@ -37,22 +36,32 @@ pub(super) struct Child {
     pid: Pid,
     /// Readable once the process has exited; `None` on kernels without
     /// pidfds (before Linux 5.3), where the exit is polled for.
-    pidfd: Option<AsyncFd<OwnedFd>>,
-    reaped: bool,
+    pidfd: Option<PidFd>,
+    /// The exit status, once reaped.
+    exit: Option<Exit>,
     /// The start time it was recorded with as a hook leader, if it was
     /// (see [`super::adopt`]).
     leader_start: Option<u64>,
 }
 
-/// latch's ends of the hook's stdio.
+/// The pidfd: plain until [`Child::wait`] first needs the reactor, which a
+/// hook waited for on the caller's thread never does (see
+/// [`super::lent`]).
+enum PidFd {
+    Plain(OwnedFd),
+    Registered(AsyncFd<OwnedFd>),
+}
+
+/// latch's ends of the hook's stdio, non-blocking and not yet on the
+/// reactor.
 pub(super) struct Pipes {
     /// Where the rest of the payload goes; `None` when it was written
     /// before the spawn.
-    pub stdin: Option<Sender>,
+    pub stdin: Option<OwnedFd>,
     /// The hook's stdout.
-    pub stdout: Receiver,
+    pub stdout: OwnedFd,
     /// The hook's stderr.
-    pub stderr: Receiver,
+    pub stderr: OwnedFd,
 }
 
 /// How often the exit is polled for without a pidfd.
@@ -62,8 +71,8 @@ const POLL: Duration = Duration::from_millis(5);
 /// which any pipe buffer holds whole.
 const PREFILL_MAX: usize = 4096;
 
-/// Spawns the hook with its pipes. Must be called inside a tokio runtime
-/// with I/O enabled (the pipes and the pidfd register with its reactor).
+/// Spawns the hook with its pipes. Nothing is registered with the reactor
+/// yet: [`Child::wait`] and the caller do that when they need it.
 pub(super) fn spawn(cmd: &HookCommand) -> io::Result<(Child, Pipes)> {
     let (argv0, args) = match &cmd.program {
         Program::Shell { shell, script } => (shell, vec![c"-c".to_owned(), c_string(script)?]),
@@ -102,7 +111,7 @@ pub(super) fn spawn(cmd: &HookCommand) -> io::Result<(Child, Pipes)> {
     let mut child = Child {
         pid,
         pidfd: None,
-        reaped: false,
+        exit: None,
         leader_start: None,
     };
     // From here on `child` owns the process: an error below kills and
@@ -110,16 +119,11 @@ pub(super) fn spawn(cmd: &HookCommand) -> io::Result<(Child, Pipes)> {
     drop((stdin_child, stdout_child, stderr_child));
     // The payload goes in while the hook starts, not before.
     let stdin_ours = feed_small(stdin_ours, &cmd.stdin)?;
-    child.pidfd = match pidfd_open(pid, PidfdFlags::NONBLOCK) {
-        Ok(fd) => Some(register_pidfd(fd)?),
-        Err(_) => None,
-    };
+    child.pidfd = pidfd_open(pid, PidfdFlags::NONBLOCK).ok().map(PidFd::Plain);
     let pipes = Pipes {
-        stdin: stdin_ours
-            .map(Sender::from_owned_fd_unchecked)
-            .transpose()?,
-        stdout: Receiver::from_owned_fd_unchecked(stdout_ours)?,
-        stderr: Receiver::from_owned_fd_unchecked(stderr_ours)?,
+        stdin: stdin_ours,
+        stdout: stdout_ours,
+        stderr: stderr_ours,
     };
     Ok((child, pipes))
 }
@@ -138,11 +142,19 @@ impl Child {
     /// Waits for the process to exit and reaps it. Cancel-safe: dropping
     /// the future leaves the process running and unreaped.
     pub(super) async fn wait(&mut self) -> io::Result<Exit> {
+        if let Some(exit) = self.exit {
+            return Ok(exit);
+        }
+        if let Some(PidFd::Plain(_)) = &self.pidfd
+            && let Some(PidFd::Plain(fd)) = self.pidfd.take()
+        {
+            self.pidfd = Some(PidFd::Registered(register_pidfd(fd)?));
+        }
         loop {
-            if let Some(pidfd) = &self.pidfd {
+            if let Some(PidFd::Registered(pidfd)) = &self.pidfd {
                 let mut ready = pidfd.readable().await?;
                 if let Some(exit) = reap(self.pid)? {
-                    self.reaped = true;
+                    self.exit = Some(exit);
                     return Ok(exit);
                 }
                 // Not exited after all (a spurious wake-up): wait for the
@@ -157,9 +169,24 @@ impl Child {
         }
     }
 
-    fn try_wait(&mut self) -> io::Result<Option<Exit>> {
+    /// The pidfd, for a caller that polls it itself; `None` without one.
+    pub(super) fn pidfd(&self) -> Option<BorrowedFd<'_>> {
+        match self.pidfd.as_ref()? {
+            PidFd::Plain(fd) => Some(fd.as_fd()),
+            PidFd::Registered(fd) => Some(fd.get_ref().as_fd()),
+        }
+    }
+
+    /// Reaps the process if it has exited, without blocking.
+    pub(super) fn try_wait(&mut self) -> io::Result<Option<Exit>> {
+        // Once reaped, the pid may already be another process's.
+        if self.exit.is_some() {
+            return Ok(self.exit);
+        }
         let exit = reap(self.pid)?;
-        self.reaped |= exit.is_some();
+        if exit.is_some() {
+            self.exit = exit;
+        }
         Ok(exit)
     }
 }
@@ -189,7 +216,7 @@ fn reap(pid: Pid) -> io::Result<Option<Exit>> {
 
 impl Drop for Child {
     fn drop(&mut self) {
-        if self.reaped {
+        if self.exit.is_some() {
             return;
         }
         // Unreaped, the pid is still this process's zombie or child, so

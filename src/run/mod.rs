@@ -54,6 +54,7 @@ mod cancel;
 mod capture;
 mod child;
 mod group;
+mod lent;
 mod procfs;
 mod spawn;
 mod tree;
@@ -64,7 +65,7 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use tokio::io::AsyncWriteExt;
-use tokio::net::unix::pipe::Sender;
+use tokio::net::unix::pipe::{Receiver, Sender};
 
 pub use adopt::become_subreaper;
 pub use cancel::{Cancel, CancelHandle};
@@ -235,13 +236,21 @@ impl RunResult {
     }
 }
 
-/// Spawns hook processes. Cheap to clone; holds only its timing settings.
+/// Spawns hook processes. Cheap to clone; holds only its settings.
 #[derive(Debug, Clone, Copy)]
 pub struct Runner {
     /// Time between SIGTERM and SIGKILL on timeout.
     pub grace: Duration,
     /// How long to wait for the output pipes to close after the hook exits.
     pub drain: Duration,
+    /// Whether a hook that runs alone ([`Runner::run_alone`]) may block
+    /// the calling thread while it runs, instead of waiting on the async
+    /// runtime's reactor: faster (see `docs/design.md`, "Lending the
+    /// thread"), but nothing else runs on that thread meanwhile, not even
+    /// another task of a current-thread runtime. Timeouts and cancellation
+    /// work the same. `latch fire` lends its thread; off by default, as an
+    /// embedder's runtime usually has other work.
+    pub lend_thread: bool,
 }
 
 impl Default for Runner {
@@ -249,6 +258,7 @@ impl Default for Runner {
         Runner {
             grace: Duration::from_millis(1000),
             drain: Duration::from_millis(1000),
+            lend_thread: false,
         }
     }
 }
@@ -263,6 +273,18 @@ impl Runner {
     /// Like [`Runner::run`], but stops the hook (as on a timeout) when
     /// `cancel` fires, and reports [`Termination::Cancelled`].
     pub async fn run_until(&self, cmd: &HookCommand, cancel: &Cancel) -> RunResult {
+        self.run_inner(cmd, cancel, false).await
+    }
+
+    /// Like [`Runner::run_until`], for a hook that the caller runs alone:
+    /// nothing else is in flight on this thread until it returns. With
+    /// [`Runner::lend_thread`] set, the runner then waits for the hook by
+    /// blocking the thread in `poll(2)`.
+    pub async fn run_alone(&self, cmd: &HookCommand, cancel: &Cancel) -> RunResult {
+        self.run_inner(cmd, cancel, self.lend_thread).await
+    }
+
+    async fn run_inner(&self, cmd: &HookCommand, cancel: &Cancel, block: bool) -> RunResult {
         let start = Instant::now();
         let mut stdout = Captured::new(cmd.limits.stdout);
         let mut stderr = Captured::new(cmd.limits.stderr);
@@ -282,11 +304,65 @@ impl Runner {
             }
         };
         let mut guard = GroupGuard::new(Some(child.id()), leader_start);
+        let deadline = start + cmd.timeout;
         let child::Pipes {
             stdin,
             stdout: out_pipe,
             stderr: err_pipe,
         } = pipes;
+        let mut outputs = lent::Outputs {
+            stdout: (Some(out_pipe), &mut stdout),
+            stderr: (Some(err_pipe), &mut stderr),
+        };
+        // A lent thread waits in `poll` for the common case (the payload
+        // was written whole before the spawn); anything else is handed to
+        // the reactor below.
+        if block && stdin.is_none() {
+            match lent::wait(&mut child, outputs, deadline, cancel) {
+                Ok(lent::Waited::Finished(exit)) => {
+                    guard.leader_reaped();
+                    guard.disarm();
+                    return RunResult {
+                        termination: Termination::Exited(exit),
+                        stdout,
+                        stderr,
+                        duration: start.elapsed(),
+                        killed_leftovers: false,
+                        leftovers_escaped: false,
+                    };
+                }
+                Ok(lent::Waited::HandedOver {
+                    stdout: o,
+                    stderr: e,
+                }) => {
+                    outputs = lent::Outputs {
+                        stdout: (o, &mut stdout),
+                        stderr: (e, &mut stderr),
+                    };
+                }
+                Err(given_back) => outputs = given_back,
+            }
+        }
+        let lent::Outputs {
+            stdout: (out_pipe, out_kept),
+            stderr: (err_pipe, err_kept),
+        } = outputs;
+        let (stdin, out_pipe, err_pipe) = match on_reactor(stdin, out_pipe, err_pipe) {
+            Ok(pipes) => pipes,
+            Err(err) => {
+                // The reactor refused them: nothing can be read or waited
+                // for, so the hook dies now (dropping `child` kills it).
+                drop(child);
+                return RunResult {
+                    termination: spawn_failure(&err, cmd),
+                    stdout,
+                    stderr,
+                    duration: start.elapsed(),
+                    killed_leftovers: false,
+                    leftovers_escaped: false,
+                };
+            }
+        };
 
         let mut killed_leftovers = false;
         let mut leftovers_escaped = false;
@@ -295,15 +371,15 @@ impl Runner {
             let io = async {
                 tokio::join!(
                     feed(stdin, &cmd.stdin),
-                    stdout.drain(Some(out_pipe)),
-                    stderr.drain(Some(err_pipe))
+                    out_kept.drain(out_pipe),
+                    err_kept.drain(err_pipe)
                 )
             };
             tokio::pin!(io);
             let mut io_done = false;
             let wait = child.wait();
             tokio::pin!(wait);
-            let deadline = tokio::time::sleep(cmd.timeout);
+            let deadline = tokio::time::sleep_until(deadline.into());
             tokio::pin!(deadline);
             let cancelled = cancel.cancelled();
             tokio::pin!(cancelled);
@@ -402,6 +478,19 @@ impl Runner {
             leftovers_escaped,
         }
     }
+}
+
+/// Puts latch's ends of the pipes still open on the reactor.
+fn on_reactor(
+    stdin: Option<std::os::fd::OwnedFd>,
+    stdout: Option<std::os::fd::OwnedFd>,
+    stderr: Option<std::os::fd::OwnedFd>,
+) -> io::Result<(Option<Sender>, Option<Receiver>, Option<Receiver>)> {
+    Ok((
+        stdin.map(Sender::from_owned_fd_unchecked).transpose()?,
+        stdout.map(Receiver::from_owned_fd_unchecked).transpose()?,
+        stderr.map(Receiver::from_owned_fd_unchecked).transpose()?,
+    ))
 }
 
 /// Spawns the hook. With orphan adoption on, the hook is recorded as a

@@ -65,6 +65,9 @@ struct Place<'p> {
     ce: ClaudeEvent,
     /// Where `prompt` handlers send their requests.
     prompt: &'p crate::model::PromptConfig,
+    /// Whether one handler was selected: it then runs alone, and may have
+    /// the thread to itself (see [`pipeline::run`]).
+    alone: bool,
 }
 
 impl Place<'_> {
@@ -222,6 +225,7 @@ pub async fn dispatch(cfg: &Claude, event: &Event, cx: &DispatchContext<'_>) -> 
         timeout_cap: (ce == ClaudeEvent::SessionEnd).then(|| session_end_budget(&selected)),
         ce,
         prompt: &options.prompt,
+        alone: selected.len() == 1,
     };
     // SessionStart, Setup, CwdChanged and FileChanged handlers each get a
     // CLAUDE_ENV_FILE in the session's private directory (none without a
@@ -518,10 +522,15 @@ fn work<'a>(
                     command: cmd,
                     record: s.record,
                 };
+                let alone = place.alone;
                 Prepared::Run(Work {
                     shown,
                     future: Box::pin(async move {
-                        let f = pipeline::run(cx, job).await;
+                        let f = if alone {
+                            pipeline::run(cx, job).await
+                        } else {
+                            pipeline::run_among(cx, job).await
+                        };
                         Ran {
                             verdict: judge(&f.result, timeout, &program),
                             record: f.record,

@@ -1,44 +1,8 @@
-//! The process runner, on real processes.
-
-use std::ffi::OsString;
-use std::path::PathBuf;
-use std::time::{Duration, Instant};
-
-use latch::run::{
-    EnvPolicy, Exit, HookCommand, OutputLimits, OutputWait, Program, Runner, SpawnFailure,
-    Termination,
-};
-
-use crate::util::{process_is_dead, read_pid, wait_dead};
-
-fn sh(script: &str) -> HookCommand {
-    HookCommand {
-        program: Program::Shell {
-            shell: PathBuf::from("/bin/sh"),
-            script: script.to_owned(),
-        },
-        env: EnvPolicy::Inherit(Vec::new()),
-        cwd: None,
-        stdin: b"{}".to_vec(),
-        timeout: Duration::from_secs(10),
-        limits: OutputLimits {
-            stdout: 1024 * 1024,
-            stderr: 64 * 1024,
-        },
-        output_wait: OutputWait::Drain,
-    }
-}
-
-fn fast() -> Runner {
-    Runner {
-        grace: Duration::from_millis(200),
-        drain: Duration::from_millis(300),
-    }
-}
+// The runner cases, included by `mod.rs` once per way of waiting.
 
 #[tokio::test]
 async fn exit_code_and_output_are_captured() {
-    let r = fast().run(&sh("cat; echo err >&2; exit 3")).await;
+    let r = run(&sh("cat; echo err >&2; exit 3")).await;
     assert_eq!(r.termination, Termination::Exited(Exit::Code(3)));
     assert_eq!(r.stdout.bytes, b"{}");
     assert_eq!(r.stderr.bytes, b"err\n");
@@ -47,7 +11,7 @@ async fn exit_code_and_output_are_captured() {
 
 #[tokio::test]
 async fn death_by_signal_is_distinct_from_an_exit_code() {
-    let r = fast().run(&sh("kill -9 $$")).await;
+    let r = run(&sh("kill -9 $$")).await;
     assert_eq!(r.termination, Termination::Exited(Exit::Signal(9)));
 }
 
@@ -58,7 +22,7 @@ async fn a_missing_program_could_not_start() {
         program: PathBuf::from("/nonexistent/latch-hook"),
         args: vec![],
     };
-    let r = fast().run(&cmd).await;
+    let r = run(&cmd).await;
     assert!(
         matches!(
             r.termination,
@@ -82,7 +46,7 @@ async fn a_non_executable_program_could_not_start() {
         program: path,
         args: vec![],
     };
-    let r = fast().run(&cmd).await;
+    let r = run(&cmd).await;
     assert!(
         matches!(
             r.termination,
@@ -106,7 +70,7 @@ async fn a_timeout_kills_the_whole_group_grandchild_included() {
     ));
     cmd.timeout = Duration::from_millis(300);
     let started = Instant::now();
-    let r = fast().run(&cmd).await;
+    let r = run(&cmd).await;
     assert!(
         matches!(r.termination, Termination::TimedOut { .. }),
         "{:?}",
@@ -124,7 +88,7 @@ async fn a_timeout_kills_the_whole_group_grandchild_included() {
 async fn a_hook_that_ignores_sigterm_is_killed_after_the_grace() {
     let mut cmd = sh("trap '' TERM; sleep 1000");
     cmd.timeout = Duration::from_millis(200);
-    let r = fast().run(&cmd).await;
+    let r = run(&cmd).await;
     assert_eq!(
         r.termination,
         Termination::TimedOut {
@@ -137,7 +101,7 @@ async fn a_hook_that_ignores_sigterm_is_killed_after_the_grace() {
 async fn a_hook_that_never_reads_a_4_mib_stdin_does_not_deadlock() {
     let mut cmd = sh("sleep 0.1; echo done");
     cmd.stdin = vec![b'x'; 4 * 1024 * 1024];
-    let r = fast().run(&cmd).await;
+    let r = run(&cmd).await;
     assert_eq!(r.termination, Termination::Exited(Exit::Code(0)));
     assert_eq!(r.stdout.bytes, b"done\n");
 }
@@ -146,7 +110,7 @@ async fn a_hook_that_never_reads_a_4_mib_stdin_does_not_deadlock() {
 async fn a_hook_that_exits_at_once_with_a_large_stdin_is_fine() {
     let mut cmd = sh("exit 0");
     cmd.stdin = vec![b'x'; 4 * 1024 * 1024];
-    let r = fast().run(&cmd).await;
+    let r = run(&cmd).await;
     assert_eq!(r.termination, Termination::Exited(Exit::Code(0)));
 }
 
@@ -154,7 +118,7 @@ async fn a_hook_that_exits_at_once_with_a_large_stdin_is_fine() {
 async fn output_is_capped_while_reading_and_drained_to_the_end() {
     let mut cmd = sh("head -c 10000000 /dev/zero; echo tail >&2");
     cmd.limits.stdout = 64 * 1024;
-    let r = fast().run(&cmd).await;
+    let r = run(&cmd).await;
     assert_eq!(r.termination, Termination::Exited(Exit::Code(0)));
     assert_eq!(r.stdout.bytes.len(), 64 * 1024);
     assert_eq!(r.stdout.total, 10_000_000);
@@ -171,7 +135,7 @@ async fn a_grandchild_holding_the_pipe_is_killed_after_the_drain_window() {
         pidfile.display()
     ));
     let started = Instant::now();
-    let r = fast().run(&cmd).await;
+    let r = run(&cmd).await;
     assert_eq!(r.termination, Termination::Exited(Exit::Code(0)));
     assert!(r.killed_leftovers);
     assert!(!r.leftovers_escaped);
@@ -188,30 +152,13 @@ async fn a_background_process_that_let_go_of_the_pipes_is_left_alone() {
         "sleep 1000 >/dev/null 2>&1 </dev/null & echo $! > {}",
         pidfile.display()
     ));
-    let r = fast().run(&cmd).await;
+    let r = run(&cmd).await;
     assert!(!r.killed_leftovers);
     let pid = read_pid(&pidfile);
     assert!(!process_is_dead(pid), "a deliberate daemon was killed");
     if let Some(p) = rustix::process::Pid::from_raw(pid) {
         let _ = rustix::process::kill_process(p, rustix::process::Signal::KILL);
     }
-}
-
-#[tokio::test]
-async fn dropping_a_run_kills_its_group() {
-    let dir = tempfile::tempdir().unwrap();
-    let pidfile = dir.path().join("pid");
-    let cmd = sh(&format!(
-        "sleep 1000 & echo $! > {}; wait",
-        pidfile.display()
-    ));
-    let runner = fast();
-    let cancelled = tokio::time::timeout(Duration::from_millis(300), runner.run(&cmd)).await;
-    assert!(cancelled.is_err(), "the run should still be going");
-    assert!(
-        wait_dead(read_pid(&pidfile)),
-        "the cancelled hook's grandchild survived"
-    );
 }
 
 #[tokio::test]
@@ -222,7 +169,7 @@ async fn an_only_environment_is_exactly_what_was_given() {
         args: vec![],
     };
     cmd.env = EnvPolicy::Only(vec![(OsString::from("ONLY"), OsString::from("this"))]);
-    let r = fast().run(&cmd).await;
+    let r = run(&cmd).await;
     assert_eq!(String::from_utf8_lossy(&r.stdout.bytes), "ONLY=this\n");
 }
 
@@ -231,7 +178,7 @@ async fn the_working_directory_is_applied() {
     let dir = tempfile::tempdir().unwrap();
     let mut cmd = sh("pwd");
     cmd.cwd = Some(dir.path().to_path_buf());
-    let r = fast().run(&cmd).await;
+    let r = run(&cmd).await;
     let expected = dir.path().canonicalize().unwrap();
     assert_eq!(
         String::from_utf8_lossy(&r.stdout.bytes).trim(),
@@ -246,38 +193,8 @@ async fn exec_form_passes_arguments_verbatim() {
         program: PathBuf::from("printf"),
         args: vec!["%s|".into(), "$HOME".into(), "a b".into()],
     };
-    let r = fast().run(&cmd).await;
+    let r = run(&cmd).await;
     assert_eq!(r.stdout.bytes, b"$HOME|a b|");
-}
-
-#[tokio::test]
-async fn dropping_an_engine_dispatch_kills_the_running_hook_group() {
-    use latch::dialect::poolside::{Poolside, Sources};
-    use latch::{Engine, Event, Session};
-
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::create_dir_all(dir.path().join(".poolside")).unwrap();
-    std::fs::write(
-        dir.path().join(".poolside/settings.yaml"),
-        "hooks:\n  PreToolUse:\n    - command: 'sleep 1000 & echo $! > pid; wait'\n",
-    )
-    .unwrap();
-    let engine = Engine::new().with_dialect(Poolside::load(&Sources {
-        project: Some(dir.path().to_path_buf()),
-        ..Sources::default()
-    }));
-    let event = Event::tool_before("shell", serde_json::json!({}));
-    let session = Session::in_memory(None);
-    let cancelled = tokio::time::timeout(
-        Duration::from_millis(400),
-        engine.dispatch(&event, &session),
-    )
-    .await;
-    assert!(cancelled.is_err(), "the dispatch should still be running");
-    assert!(
-        wait_dead(read_pid(&dir.path().join("pid"))),
-        "the cancelled hook's child survived"
-    );
 }
 
 #[tokio::test]
@@ -291,7 +208,7 @@ async fn a_timeout_kills_a_descendant_that_ignores_sigterm_and_closed_its_pipes(
         pidfile.display()
     ));
     cmd.timeout = Duration::from_millis(300);
-    let r = fast().run(&cmd).await;
+    let r = run(&cmd).await;
     assert!(
         matches!(r.termination, Termination::TimedOut { .. }),
         "{:?}",
@@ -313,7 +230,7 @@ async fn descendant_dies_on_timeout(script: &str) -> bool {
         .replace("{dir}", &dir.path().display().to_string())
         .replace("{pid}", &pidfile.display().to_string()));
     cmd.timeout = Duration::from_millis(300);
-    let r = fast().run(&cmd).await;
+    let r = run(&cmd).await;
     assert!(matches!(r.termination, Termination::TimedOut { .. }));
     let pid = read_pid(&pidfile);
     let dead = wait_dead(pid);
@@ -346,30 +263,6 @@ async fn a_timeout_kills_a_descendant_whose_name_is_not_utf8_without_adoption() 
     );
 }
 
-/// Dropping a run (a dropped dispatch) kills a descendant that left the
-/// group too: the drop guard uses the same kill as the timeout.
-#[tokio::test]
-async fn dropping_a_run_kills_a_descendant_that_left_the_group() {
-    let dir = tempfile::tempdir().unwrap();
-    let pidfile = dir.path().join("pid");
-    let cmd = sh(&format!(
-        "setsid sh -c 'echo $$ > {}; exec sleep 1000' & wait",
-        pidfile.display()
-    ));
-    let runner = fast();
-    let dropped = tokio::time::timeout(Duration::from_millis(400), runner.run(&cmd)).await;
-    assert!(dropped.is_err(), "the run should still be going");
-    let pid = read_pid(&pidfile);
-    let dead = wait_dead(pid);
-    if let Some(p) = rustix::process::Pid::from_raw(pid) {
-        let _ = rustix::process::kill_process(p, rustix::process::Signal::KILL);
-    }
-    assert!(
-        dead,
-        "a descendant in its own session outlived the dropped run"
-    );
-}
-
 /// Without orphan adoption, a pipe holder that left the group and lost its
 /// parent cannot be found: the result says so instead of claiming a kill.
 #[tokio::test]
@@ -380,7 +273,7 @@ async fn an_unreachable_holder_of_the_pipes_is_reported_as_escaped() {
         "setsid sh -c 'echo $$ > {}; exec sleep 1000' & exit 0",
         pidfile.display()
     ));
-    let r = fast().run(&cmd).await;
+    let r = run(&cmd).await;
     let pid = read_pid(&pidfile);
     if let Some(p) = rustix::process::Pid::from_raw(pid) {
         let _ = rustix::process::kill_process(p, rustix::process::Signal::KILL);
@@ -399,7 +292,7 @@ async fn a_hook_variable_replaces_the_inherited_one_and_the_last_assignment_wins
         (OsString::from("HOME"), OsString::from("/nowhere")),
         (OsString::from("LATCH_T"), OsString::from("second")),
     ]);
-    let r = fast().run(&cmd).await;
+    let r = run(&cmd).await;
     let out = String::from_utf8_lossy(&r.stdout.bytes).into_owned();
     let lines: Vec<&str> = out.lines().collect();
     assert_eq!(
@@ -433,7 +326,7 @@ async fn a_bare_program_name_is_looked_up_on_the_hooks_own_path() {
         args: vec!["x".into()],
     };
     // Not on latch's PATH: found only through the hook's.
-    let r = fast().run(&cmd).await;
+    let r = run(&cmd).await;
     assert!(
         matches!(
             r.termination,
@@ -447,11 +340,11 @@ async fn a_bare_program_name_is_looked_up_on_the_hooks_own_path() {
     );
     let path = format!("{}:/usr/bin:/bin", dir.path().display());
     cmd.env = EnvPolicy::Inherit(vec![(OsString::from("PATH"), OsString::from(&path))]);
-    let r = fast().run(&cmd).await;
+    let r = run(&cmd).await;
     assert_eq!(r.termination, Termination::Exited(Exit::Code(0)));
     assert_eq!(r.stdout.bytes, b"found x\n");
     cmd.env = EnvPolicy::Only(vec![(OsString::from("PATH"), OsString::from(&path))]);
-    let r = fast().run(&cmd).await;
+    let r = run(&cmd).await;
     assert_eq!(r.stdout.bytes, b"found x\n");
 }
 
@@ -459,8 +352,7 @@ async fn a_bare_program_name_is_looked_up_on_the_hooks_own_path() {
 async fn a_hook_starts_with_no_blocked_or_ignored_signals_and_leads_its_group() {
     // latch ignores SIGPIPE (as every Rust program does); the hook must
     // not inherit that, nor any blocked signal.
-    let r = fast()
-        .run(&sh(
+    let r = run(&sh(
             "grep -E '^Sig(Blk|Ign):' /proc/self/status; ps -o pgid= -p $$; echo $$",
         ))
         .await;
@@ -480,7 +372,7 @@ async fn a_hook_starts_with_no_blocked_or_ignored_signals_and_leads_its_group() 
 
 #[tokio::test]
 async fn a_nul_byte_in_the_command_is_a_spawn_failure_not_a_panic() {
-    let r = fast().run(&sh("echo a\0b")).await;
+    let r = run(&sh("echo a\0b")).await;
     assert!(
         matches!(
             r.termination,
@@ -504,33 +396,11 @@ async fn until_timeout_waits_past_the_drain_window_then_kills() {
     cmd.output_wait = OutputWait::UntilTimeout;
     cmd.timeout = Duration::from_millis(1500);
     let started = Instant::now();
-    let r = fast().run(&cmd).await;
+    let r = run(&cmd).await;
     let took = started.elapsed();
     assert!(took >= Duration::from_millis(1400), "{took:?}");
     assert!(took < Duration::from_secs(10), "{took:?}");
     assert_eq!(r.termination, Termination::Exited(Exit::Code(0)));
-    assert!(r.killed_leftovers);
-    assert!(wait_dead(read_pid(&pid)));
-}
-
-/// A cancel ends the wait for the output at once, and the holder dies.
-#[tokio::test]
-async fn a_cancel_ends_the_wait_for_the_output() {
-    let dir = tempfile::tempdir().unwrap();
-    let pid = dir.path().join("pid");
-    let mut cmd = sh(&format!("sleep 30 & echo $! > '{}'", pid.display()));
-    cmd.output_wait = OutputWait::UntilTimeout;
-    cmd.timeout = Duration::from_secs(60);
-    let (handle, cancel) = latch::run::Cancel::pair();
-    let started = Instant::now();
-    let runner = fast();
-    let run = runner.run_until(&cmd, &cancel);
-    let cancel_soon = async {
-        tokio::time::sleep(Duration::from_millis(700)).await;
-        handle.cancel();
-    };
-    let (r, ()) = tokio::join!(run, cancel_soon);
-    assert!(started.elapsed() < Duration::from_secs(10));
     assert!(r.killed_leftovers);
     assert!(wait_dead(read_pid(&pid)));
 }

@@ -1,0 +1,249 @@
+//! The process runner, on real processes.
+//!
+//! The cases in `cases.rs` run twice: waiting on the reactor, and with
+//! the runner lending the thread (`Runner::lend_thread`), which must not
+//! change any result. What only one of the two can do is tested here.
+
+use std::ffi::OsString;
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use latch::run::{
+    Cancel, EnvPolicy, Exit, HookCommand, OutputLimits, OutputWait, Program, RunResult, Runner,
+    SpawnFailure, Termination,
+};
+
+use crate::util::{process_is_dead, read_pid, wait_dead};
+
+fn sh(script: &str) -> HookCommand {
+    HookCommand {
+        program: Program::Shell {
+            shell: PathBuf::from("/bin/sh"),
+            script: script.to_owned(),
+        },
+        env: EnvPolicy::Inherit(Vec::new()),
+        cwd: None,
+        stdin: b"{}".to_vec(),
+        timeout: Duration::from_secs(10),
+        limits: OutputLimits {
+            stdout: 1024 * 1024,
+            stderr: 64 * 1024,
+        },
+        output_wait: OutputWait::Drain,
+    }
+}
+
+fn fast() -> Runner {
+    runner(false)
+}
+
+/// A runner with short grace and drain periods, lending the thread or not.
+fn runner(lend_thread: bool) -> Runner {
+    Runner {
+        grace: Duration::from_millis(200),
+        drain: Duration::from_millis(300),
+        lend_thread,
+    }
+}
+
+/// Each case on the reactor.
+mod reactor {
+    use super::*;
+
+    async fn run(cmd: &HookCommand) -> RunResult {
+        runner(false).run_alone(cmd, &Cancel::never()).await
+    }
+
+    include!("cases.rs");
+}
+
+/// Each case with the thread lent.
+mod lent {
+    use super::*;
+
+    async fn run(cmd: &HookCommand) -> RunResult {
+        runner(true).run_alone(cmd, &Cancel::never()).await
+    }
+
+    include!("cases.rs");
+}
+
+#[tokio::test]
+async fn dropping_a_run_kills_its_group() {
+    let dir = tempfile::tempdir().unwrap();
+    let pidfile = dir.path().join("pid");
+    let cmd = sh(&format!(
+        "sleep 1000 & echo $! > {}; wait",
+        pidfile.display()
+    ));
+    let runner = fast();
+    let cancelled = tokio::time::timeout(Duration::from_millis(300), runner.run(&cmd)).await;
+    assert!(cancelled.is_err(), "the run should still be going");
+    assert!(
+        wait_dead(read_pid(&pidfile)),
+        "the cancelled hook's grandchild survived"
+    );
+}
+
+#[tokio::test]
+async fn dropping_an_engine_dispatch_kills_the_running_hook_group() {
+    use latch::dialect::poolside::{Poolside, Sources};
+    use latch::{Engine, Event, Session};
+
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join(".poolside")).unwrap();
+    std::fs::write(
+        dir.path().join(".poolside/settings.yaml"),
+        "hooks:\n  PreToolUse:\n    - command: 'sleep 1000 & echo $! > pid; wait'\n",
+    )
+    .unwrap();
+    let engine = Engine::new().with_dialect(Poolside::load(&Sources {
+        project: Some(dir.path().to_path_buf()),
+        ..Sources::default()
+    }));
+    let event = Event::tool_before("shell", serde_json::json!({}));
+    let session = Session::in_memory(None);
+    let cancelled = tokio::time::timeout(
+        Duration::from_millis(400),
+        engine.dispatch(&event, &session),
+    )
+    .await;
+    assert!(cancelled.is_err(), "the dispatch should still be running");
+    assert!(
+        wait_dead(read_pid(&dir.path().join("pid"))),
+        "the cancelled hook's child survived"
+    );
+}
+
+/// Dropping a run (a dropped dispatch) kills a descendant that left the
+/// group too: the drop guard uses the same kill as the timeout.
+#[tokio::test]
+async fn dropping_a_run_kills_a_descendant_that_left_the_group() {
+    let dir = tempfile::tempdir().unwrap();
+    let pidfile = dir.path().join("pid");
+    let cmd = sh(&format!(
+        "setsid sh -c 'echo $$ > {}; exec sleep 1000' & wait",
+        pidfile.display()
+    ));
+    let runner = fast();
+    let dropped = tokio::time::timeout(Duration::from_millis(400), runner.run(&cmd)).await;
+    assert!(dropped.is_err(), "the run should still be going");
+    let pid = read_pid(&pidfile);
+    let dead = wait_dead(pid);
+    if let Some(p) = rustix::process::Pid::from_raw(pid) {
+        let _ = rustix::process::kill_process(p, rustix::process::Signal::KILL);
+    }
+    assert!(
+        dead,
+        "a descendant in its own session outlived the dropped run"
+    );
+}
+
+/// A cancel ends the wait for the output at once, and the holder dies.
+#[tokio::test]
+async fn a_cancel_ends_the_wait_for_the_output() {
+    let dir = tempfile::tempdir().unwrap();
+    let pid = dir.path().join("pid");
+    let mut cmd = sh(&format!("sleep 30 & echo $! > '{}'", pid.display()));
+    cmd.output_wait = OutputWait::UntilTimeout;
+    cmd.timeout = Duration::from_secs(60);
+    let (handle, cancel) = latch::run::Cancel::pair();
+    let started = Instant::now();
+    let runner = fast();
+    let run = runner.run_until(&cmd, &cancel);
+    let cancel_soon = async {
+        tokio::time::sleep(Duration::from_millis(700)).await;
+        handle.cancel();
+    };
+    let (r, ()) = tokio::join!(run, cancel_soon);
+    assert!(started.elapsed() < Duration::from_secs(10));
+    assert!(r.killed_leftovers);
+    assert!(wait_dead(read_pid(&pid)));
+}
+
+/// A lent thread runs nothing else until the hook ends (what
+/// `Runner::lend_thread` documents); the reactor keeps other tasks going.
+#[test]
+fn a_lent_run_holds_its_thread_and_a_reactor_run_does_not() {
+    for lend in [false, true] {
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        let ticks = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let during = rt.block_on(async {
+            let counter = std::sync::Arc::clone(&ticks);
+            let ticker = tokio::spawn(async move {
+                loop {
+                    counter.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                    tokio::time::sleep(Duration::from_millis(20)).await;
+                }
+            });
+            // Let the ticker start, then run a hook of 400 ms alone.
+            tokio::task::yield_now().await;
+            let before = ticks.load(std::sync::atomic::Ordering::SeqCst);
+            let r = runner(lend)
+                .run_alone(&sh("sleep 0.4"), &Cancel::never())
+                .await;
+            assert_eq!(r.exit_code(), Some(0));
+            let during = ticks.load(std::sync::atomic::Ordering::SeqCst) - before;
+            ticker.abort();
+            during
+        });
+        if lend {
+            assert_eq!(during, 0, "the ticker ran on a lent thread");
+        } else {
+            assert!(during >= 5, "the ticker ticked {during} times in 400 ms");
+        }
+    }
+}
+
+/// A lent thread cannot see a cancel from its own runtime, but one from
+/// another thread (as `latch fire`'s signal thread sends) stops the hook
+/// at once, as on the reactor.
+#[tokio::test]
+async fn a_cancel_from_another_thread_stops_a_lent_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let pidfile = dir.path().join("pid");
+    let cmd = sh(&format!(
+        "sleep 30 & echo $! > '{}'; wait",
+        pidfile.display()
+    ));
+    let (handle, cancel) = Cancel::pair();
+    let canceller = std::thread::spawn(move || {
+        std::thread::sleep(Duration::from_millis(300));
+        handle.cancel();
+    });
+    let started = Instant::now();
+    let r = runner(true).run_alone(&cmd, &cancel).await;
+    assert!(
+        started.elapsed() < Duration::from_secs(5),
+        "{:?}",
+        started.elapsed()
+    );
+    assert!(
+        matches!(r.termination, Termination::Cancelled { .. }),
+        "{:?}",
+        r.termination
+    );
+    assert!(wait_dead(read_pid(&pidfile)), "the hook's child survived");
+    canceller.join().unwrap();
+}
+
+/// A token cancelled before the run starts stops the hook at once, lent or
+/// not.
+#[tokio::test]
+async fn a_cancel_that_came_first_stops_the_hook_at_once() {
+    for lend in [false, true] {
+        let (handle, cancel) = Cancel::pair();
+        handle.cancel();
+        let started = Instant::now();
+        let r = runner(lend).run_alone(&sh("sleep 30"), &cancel).await;
+        assert!(started.elapsed() < Duration::from_secs(5));
+        assert!(
+            matches!(r.termination, Termination::Cancelled { .. }),
+            "lend {lend}: {:?}",
+            r.termination
+        );
+    }
+}
