@@ -336,9 +336,12 @@ fn claude_engine(dir: &Path, lend: bool) -> Engine {
 }
 
 /// An interleaved measurement, independent of criterion: each round runs one
-/// dispatch of N hooks with every variant, starting with a different variant
-/// each round, so load from other processes on the machine (another build,
-/// say) hits all of them alike. Prints the medians and the ratios to `std`.
+/// dispatch of N hooks with every variant, in an order shuffled afresh each
+/// round, so load from other processes on the machine (another build, say)
+/// hits all of them alike, and no variant always follows the same one (a
+/// rotation did that, and what a variant leaves behind, such as which core
+/// the last hooks ran on, then favoured or slowed its successor). Prints the
+/// medians and the ratios to `std`.
 fn interleaved_summary() {
     let rt = runtime();
     let runner = Runner::default();
@@ -365,9 +368,11 @@ fn interleaved_summary() {
         let claude_event = event.clone().with_cwd(claude_dir.clone());
         let rounds = (1000 / n).max(60);
         let mut times: Vec<Vec<Duration>> = vec![Vec::with_capacity(rounds); VARIANTS.len()];
-        for round in 0..rounds {
-            for k in 0..VARIANTS.len() {
-                let slot = (round + k) % VARIANTS.len();
+        let mut order: Vec<usize> = (0..VARIANTS.len()).collect();
+        let mut seed = 0x9e37_79b9_7f4a_7c15_u64 ^ n as u64;
+        for _ in 0..rounds {
+            shuffle(&mut order, &mut seed);
+            for &slot in &order {
                 let t = Instant::now();
                 match VARIANTS[slot].0 {
                     Variant::Std => (0..n).for_each(|_| std_once(&cwd, false)),
@@ -433,6 +438,18 @@ fn interleaved_summary() {
     println!(
         "target: runner/std and engine/std <= 1.05; claude/std-parallel and claude-lent/std-parallel <= 1.05"
     );
+}
+
+/// Fisher–Yates with a xorshift generator: a fixed seed, so runs are
+/// comparable, and no dependency for it.
+fn shuffle(order: &mut [usize], seed: &mut u64) {
+    for i in (1..order.len()).rev() {
+        *seed ^= *seed << 13;
+        *seed ^= *seed >> 7;
+        *seed ^= *seed << 17;
+        let j = (*seed % (i as u64 + 1)) as usize;
+        order.swap(i, j);
+    }
 }
 
 fn median(mut v: Vec<Duration>) -> Duration {

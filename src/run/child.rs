@@ -7,11 +7,13 @@
 //! - latch's own environment is turned into C strings once per process
 //!   ([`inherited`]); a spawn only collects pointers to them, skipping the
 //!   names the hook's variables replace;
-//! - the hook's exit is awaited on a pidfd registered with the reactor,
+//! - the hook's exit is awaited on a pidfd registered with the reactor
+//!   (opened when first awaited: a lent thread's wait rarely needs one),
 //!   and reaped with `waitpid` on its pid (never `waitpid(-1)`, which would
 //!   steal other children's statuses);
-//! - stdout and stderr are plain non-blocking pipes on the reactor; a
-//!   payload that fits in a pipe's buffer is written before the spawn.
+//! - stdout and stderr are plain non-blocking pipes, put on the reactor by
+//!   the runner when it needs them there; a payload that fits in a pipe's
+//!   buffer is written before the spawn.
 //!
 //! A [`Child`] dropped before it was reaped is killed and reaped on a
 //! short-lived thread, as tokio's `kill_on_drop` did.
@@ -34,9 +36,13 @@ use super::{EnvPolicy, Exit, HookCommand, Program};
 /// A spawned hook, until it is reaped.
 pub(super) struct Child {
     pid: Pid,
-    /// Readable once the process has exited; `None` on kernels without
-    /// pidfds (before Linux 5.3), where the exit is polled for.
+    /// Readable once the process has exited. Opened when first needed
+    /// (a hook waited for on a lent thread usually never needs one); `None`
+    /// until then, and on kernels without pidfds (before Linux 5.3), where
+    /// the exit is polled for.
     pidfd: Option<PidFd>,
+    /// Whether opening a pidfd was tried (and failed if `pidfd` is `None`).
+    pidfd_tried: bool,
     /// The exit status, once reaped.
     exit: Option<Exit>,
     /// The start time it was recorded with as a hook leader, if it was
@@ -45,8 +51,7 @@ pub(super) struct Child {
 }
 
 /// The pidfd: plain until [`Child::wait`] first needs the reactor, which a
-/// hook waited for on the caller's thread never does (see
-/// [`super::lent`]).
+/// hook waited for on a lent thread never does (see [`super::lent`]).
 enum PidFd {
     Plain(OwnedFd),
     Registered(AsyncFd<OwnedFd>),
@@ -108,9 +113,10 @@ pub(super) fn spawn(cmd: &HookCommand) -> io::Result<(Child, Pipes)> {
         ],
     })?;
     let pid = Pid::from_raw(pid).ok_or_else(|| io::Error::other("posix_spawn returned pid 0"))?;
-    let mut child = Child {
+    let child = Child {
         pid,
         pidfd: None,
+        pidfd_tried: false,
         exit: None,
         leader_start: None,
     };
@@ -119,7 +125,6 @@ pub(super) fn spawn(cmd: &HookCommand) -> io::Result<(Child, Pipes)> {
     drop((stdin_child, stdout_child, stderr_child));
     // The payload goes in while the hook starts, not before.
     let stdin_ours = feed_small(stdin_ours, &cmd.stdin)?;
-    child.pidfd = pidfd_open(pid, PidfdFlags::NONBLOCK).ok().map(PidFd::Plain);
     let pipes = Pipes {
         stdin: stdin_ours,
         stdout: stdout_ours,
@@ -145,6 +150,7 @@ impl Child {
         if let Some(exit) = self.exit {
             return Ok(exit);
         }
+        self.open_pidfd();
         if let Some(PidFd::Plain(_)) = &self.pidfd
             && let Some(PidFd::Plain(fd)) = self.pidfd.take()
         {
@@ -169,8 +175,16 @@ impl Child {
         }
     }
 
-    /// The pidfd, for a caller that polls it itself; `None` without one.
-    pub(super) fn pidfd(&self) -> Option<BorrowedFd<'_>> {
+    /// The pidfd, opened if it was not, for a caller that polls it itself;
+    /// `None` if the kernel has none. Opening it later than the spawn is
+    /// safe: until latch reaps the process, its pid cannot be reused.
+    pub(super) fn open_pidfd(&mut self) -> Option<BorrowedFd<'_>> {
+        if !self.pidfd_tried && self.exit.is_none() {
+            self.pidfd_tried = true;
+            self.pidfd = pidfd_open(self.pid, PidfdFlags::NONBLOCK)
+                .ok()
+                .map(PidFd::Plain);
+        }
         match self.pidfd.as_ref()? {
             PidFd::Plain(fd) => Some(fd.as_fd()),
             PidFd::Registered(fd) => Some(fd.get_ref().as_fd()),

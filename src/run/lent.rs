@@ -2,9 +2,9 @@
 //!
 //! When the embedder lends its thread ([`super::Runner::lend_thread`]) and
 //! a hook runs alone, the runner waits for it with `poll(2)` on the hook's
-//! pipes, its pidfd and the cancel token's pipe, as the standard library's
-//! `wait_with_output` does, instead of registering three descriptors with
-//! tokio's reactor and going through it at every wake-up. The dispatch
+//! pipes and the cancel token's pipe, then reaps it, as the standard
+//! library's `wait_with_output` does, instead of registering three
+//! descriptors with tokio's reactor and going through it at every wake-up. The dispatch
 //! benchmark put the reactor's share of a one-hook dispatch at about 5 %
 //! (`benches/README.md`).
 //!
@@ -44,8 +44,15 @@ pub(super) struct Outputs<'a> {
 
 /// Waits for the hook until it finishes, `deadline` passes, or `cancel`
 /// fires. Gives the outputs back untouched if this wait cannot see a cancel
-/// (no pipe could be made) or the kernel has no pidfds: the caller then
-/// waits on the reactor, as without a lent thread.
+/// (no pipe could be made): the caller then waits on the reactor, as
+/// without a lent thread.
+///
+/// The exit is seen as the standard library sees it: the pipes reach their
+/// end, then the hook is reaped, and no pidfd is opened (a pidfd costs the
+/// kernel an inode per hook). Only a hook that closes its output and runs
+/// on gets one. A hook that exits while a descendant holds its pipes is
+/// noticed by checking for its exit at growing intervals, up to
+/// [`CHECK_MAX`], while the pipes stay open.
 pub(super) fn wait<'a>(
     child: &mut Child,
     mut outputs: Outputs<'a>,
@@ -58,17 +65,13 @@ pub(super) fn wait<'a>(
         CancelWatch::Readable(fd) => Some(fd),
         CancelWatch::Unwatchable => return Err(outputs),
     };
-    if child.pidfd().is_none() {
-        return Err(outputs);
-    }
-    loop {
+    let mut check = CHECK_FIRST;
+    // Phase 1: read the output until both pipes end.
+    while outputs.stdout.0.is_some() || outputs.stderr.0.is_some() {
         let Some(left) = deadline.checked_duration_since(Instant::now()) else {
             return Ok(hand_over(outputs));
         };
-        let Some(pidfd) = child.pidfd() else {
-            return Ok(hand_over(outputs));
-        };
-        let Ok(ready) = ready(pidfd, &outputs, cancel_fd, left) else {
+        let Ok(ready) = ready(None, &outputs, cancel_fd, left.min(check)) else {
             return Ok(hand_over(outputs));
         };
         if ready.cancel {
@@ -85,19 +88,45 @@ pub(super) fn wait<'a>(
                 *pipe = None;
             }
         }
-        if ready.exited {
+        if ready.timed_out {
+            // Still open: has the hook exited and left them to a
+            // descendant? The async runner's drain rules take it from there.
             match child.try_wait() {
-                Ok(Some(exit)) if outputs.stdout.0.is_none() && outputs.stderr.0.is_none() => {
-                    return Ok(Waited::Finished(exit));
-                }
-                // An exit with a pipe still open: the async runner's rules
-                // for leftovers apply.
+                Ok(None) => check = (check * 2).min(CHECK_MAX),
                 Ok(Some(_)) | Err(_) => return Ok(hand_over(outputs)),
-                Ok(None) => {}
             }
         }
     }
+    // Phase 2: the output ended; the exit is usually there already.
+    loop {
+        match child.try_wait() {
+            Ok(Some(exit)) => return Ok(Waited::Finished(exit)),
+            Ok(None) => {}
+            Err(_) => return Ok(hand_over(outputs)),
+        }
+        let Some(left) = deadline.checked_duration_since(Instant::now()) else {
+            return Ok(hand_over(outputs));
+        };
+        let Some(pidfd) = child.open_pidfd() else {
+            return Ok(hand_over(outputs));
+        };
+        let Ok(ready) = ready(Some(pidfd), &outputs, cancel_fd, left) else {
+            return Ok(hand_over(outputs));
+        };
+        if ready.cancel {
+            return Ok(hand_over(outputs));
+        }
+    }
 }
+
+/// The first interval at which a hook whose pipes stay open is checked
+/// for an exit; it doubles up to [`CHECK_MAX`]. A hook of a few
+/// milliseconds, most hooks, is never checked.
+const CHECK_FIRST: Duration = Duration::from_millis(10);
+
+/// The longest interval between two such checks: how late, at most, a
+/// hook whose descendant holds its pipes is handed to the drain rules.
+const CHECK_MAX: Duration = Duration::from_millis(100);
 
 fn hand_over(outputs: Outputs<'_>) -> Waited {
     Waited::HandedOver {
@@ -117,24 +146,25 @@ pub(super) enum Stream {
 
 /// What one `poll` found ready.
 struct Ready {
-    exited: bool,
     cancel: bool,
     /// Whether stdout and stderr are readable (or hung up).
     pipes: [bool; 2],
+    /// Nothing was ready: the time given ran out.
+    timed_out: bool,
 }
 
 /// Blocks in `poll` until one of the descriptors is ready or `left` passes.
 fn ready(
-    pidfd: BorrowedFd<'_>,
+    pidfd: Option<BorrowedFd<'_>>,
     outputs: &Outputs<'_>,
     cancel: Option<BorrowedFd<'_>>,
     left: Duration,
 ) -> io::Result<Ready> {
     let wanted = PollFlags::IN;
-    // The pidfd first, the pipes next (absent ones polled as -1, which
-    // `poll` skips), the cancel pipe last.
+    // The pidfd first, the pipes next, the cancel pipe last; absent ones
+    // are left out.
     let mut fds = [
-        Some(pidfd),
+        pidfd,
         outputs.stdout.0.as_ref().map(AsFd::as_fd),
         outputs.stderr.0.as_ref().map(AsFd::as_fd),
         cancel,
@@ -143,14 +173,17 @@ fn ready(
     let mut polled: Vec<PollFd<'_>> = fds.iter_mut().filter_map(Option::take).collect();
     // A deadline beyond what a timespec holds is as good as none.
     let timeout = Timespec::try_from(left).ok();
-    match poll(&mut polled, timeout.as_ref()) {
-        Ok(_) | Err(rustix::io::Errno::INTR) => {}
+    let timed_out = match poll(&mut polled, timeout.as_ref()) {
+        Ok(n) => n == 0,
+        Err(rustix::io::Errno::INTR) => false,
         Err(e) => return Err(e.into()),
-    }
+    };
     let mut revents = polled.iter().map(|f| !f.revents().is_empty());
     let mut next = |present: bool| present && revents.next().unwrap_or(false);
+    // The pidfd's readiness needs no answer: the caller reaps either way.
+    next(pidfd.is_some());
     Ok(Ready {
-        exited: next(true),
+        timed_out,
         pipes: [
             next(outputs.stdout.0.is_some()),
             next(outputs.stderr.0.is_some()),

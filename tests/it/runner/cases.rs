@@ -404,3 +404,29 @@ async fn until_timeout_waits_past_the_drain_window_then_kills() {
     assert!(r.killed_leftovers);
     assert!(wait_dead(read_pid(&pid)));
 }
+
+/// A hook that closes its output and runs on is still waited for, and
+/// its exit code kept.
+#[tokio::test]
+async fn a_hook_that_closes_its_output_and_runs_on_is_waited_for() {
+    let started = Instant::now();
+    let r = run(&sh("exec >&- 2>&-; sleep 0.3; exit 4")).await;
+    assert!(started.elapsed() >= Duration::from_millis(250));
+    assert_eq!(r.termination, Termination::Exited(Exit::Code(4)));
+    assert!(!r.killed_leftovers);
+}
+
+/// The same hook past its timeout is stopped as any other.
+#[tokio::test]
+async fn a_hook_that_closes_its_output_and_hangs_times_out() {
+    let mut cmd = sh("exec >&- 2>&-; sleep 30");
+    cmd.timeout = Duration::from_millis(300);
+    let started = Instant::now();
+    let r = run(&cmd).await;
+    assert!(started.elapsed() < Duration::from_secs(5));
+    assert!(
+        matches!(r.termination, Termination::TimedOut { .. }),
+        "{:?}",
+        r.termination
+    );
+}
