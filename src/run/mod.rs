@@ -293,14 +293,7 @@ impl Runner {
         let (mut child, pipes) = match spawned {
             Ok(spawned) => spawned,
             Err(err) => {
-                return RunResult {
-                    termination: spawn_failure(&err, cmd),
-                    stdout,
-                    stderr,
-                    duration: start.elapsed(),
-                    killed_leftovers: false,
-                    leftovers_escaped: false,
-                };
+                return early(spawn_failure(&err, cmd), stdout, stderr, start);
             }
         };
         let mut guard = GroupGuard::new(Some(child.id()), leader_start);
@@ -322,14 +315,7 @@ impl Runner {
                 Ok(lent::Waited::Finished(exit)) => {
                     guard.leader_reaped();
                     guard.disarm();
-                    return RunResult {
-                        termination: Termination::Exited(exit),
-                        stdout,
-                        stderr,
-                        duration: start.elapsed(),
-                        killed_leftovers: false,
-                        leftovers_escaped: false,
-                    };
+                    return early(Termination::Exited(exit), stdout, stderr, start);
                 }
                 Ok(lent::Waited::HandedOver {
                     stdout: o,
@@ -353,14 +339,7 @@ impl Runner {
                 // The reactor refused them: nothing can be read or waited
                 // for, so the hook dies now (dropping `child` kills it).
                 drop(child);
-                return RunResult {
-                    termination: spawn_failure(&err, cmd),
-                    stdout,
-                    stderr,
-                    duration: start.elapsed(),
-                    killed_leftovers: false,
-                    leftovers_escaped: false,
-                };
+                return early(spawn_failure(&err, cmd), stdout, stderr, start);
             }
         };
 
@@ -477,6 +456,23 @@ impl Runner {
             killed_leftovers,
             leftovers_escaped,
         }
+    }
+}
+
+/// The result of a run that ended before any leftover could be looked for.
+fn early(
+    termination: Termination,
+    stdout: Captured,
+    stderr: Captured,
+    start: Instant,
+) -> RunResult {
+    RunResult {
+        termination,
+        stdout,
+        stderr,
+        duration: start.elapsed(),
+        killed_leftovers: false,
+        leftovers_escaped: false,
     }
 }
 

@@ -23,17 +23,7 @@ async fn a_missing_program_could_not_start() {
         args: vec![],
     };
     let r = run(&cmd).await;
-    assert!(
-        matches!(
-            r.termination,
-            Termination::SpawnFailed {
-                reason: SpawnFailure::NotFound,
-                ..
-            }
-        ),
-        "{:?}",
-        r.termination
-    );
+    assert_spawn_failed(&r, SpawnFailure::NotFound);
 }
 
 #[tokio::test]
@@ -47,17 +37,7 @@ async fn a_non_executable_program_could_not_start() {
         args: vec![],
     };
     let r = run(&cmd).await;
-    assert!(
-        matches!(
-            r.termination,
-            Termination::SpawnFailed {
-                reason: SpawnFailure::NotExecutable,
-                ..
-            }
-        ),
-        "{:?}",
-        r.termination
-    );
+    assert_spawn_failed(&r, SpawnFailure::NotExecutable);
 }
 
 #[tokio::test]
@@ -327,17 +307,7 @@ async fn a_bare_program_name_is_looked_up_on_the_hooks_own_path() {
     };
     // Not on latch's PATH: found only through the hook's.
     let r = run(&cmd).await;
-    assert!(
-        matches!(
-            r.termination,
-            Termination::SpawnFailed {
-                reason: SpawnFailure::NotFound,
-                ..
-            }
-        ),
-        "{:?}",
-        r.termination
-    );
+    assert_spawn_failed(&r, SpawnFailure::NotFound);
     let path = format!("{}:/usr/bin:/bin", dir.path().display());
     cmd.env = EnvPolicy::Inherit(vec![(OsString::from("PATH"), OsString::from(&path))]);
     let r = run(&cmd).await;
@@ -373,17 +343,7 @@ async fn a_hook_starts_with_no_blocked_or_ignored_signals_and_leads_its_group() 
 #[tokio::test]
 async fn a_nul_byte_in_the_command_is_a_spawn_failure_not_a_panic() {
     let r = run(&sh("echo a\0b")).await;
-    assert!(
-        matches!(
-            r.termination,
-            Termination::SpawnFailed {
-                reason: SpawnFailure::Other,
-                ..
-            }
-        ),
-        "{:?}",
-        r.termination
-    );
+    assert_spawn_failed(&r, SpawnFailure::Other);
 }
 
 /// `OutputWait::UntilTimeout` waits for a background child that holds the

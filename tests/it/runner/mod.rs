@@ -33,6 +33,14 @@ fn sh(script: &str) -> HookCommand {
     }
 }
 
+/// Asserts that the hook could not start, for `reason`.
+fn assert_spawn_failed(r: &RunResult, reason: SpawnFailure) {
+    match &r.termination {
+        Termination::SpawnFailed { reason: got, .. } => assert_eq!(*got, reason),
+        other => panic!("not a spawn failure: {other:?}"),
+    }
+}
+
 fn fast() -> Runner {
     runner(false)
 }
