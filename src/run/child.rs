@@ -175,6 +175,11 @@ impl Child {
         }
     }
 
+    /// Whether the process was reaped.
+    pub(super) fn is_reaped(&self) -> bool {
+        self.exit.is_some()
+    }
+
     /// The pidfd, opened if it was not, for a caller that polls it itself;
     /// `None` if the kernel has none. Opening it later than the spawn is
     /// safe: until latch reaps the process, its pid cannot be reused.

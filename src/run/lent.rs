@@ -65,13 +65,18 @@ pub(super) fn wait<'a>(
         CancelWatch::Readable(fd) => Some(fd),
         CancelWatch::Unwatchable => return Err(outputs),
     };
+    // When to check next whether the hook exited while its pipes stay
+    // open: by the clock, so output that keeps arriving cannot put it off.
     let mut check = CHECK_FIRST;
+    let mut next_check = Instant::now() + check;
     // Phase 1: read the output until both pipes end.
     while outputs.stdout.0.is_some() || outputs.stderr.0.is_some() {
-        let Some(left) = deadline.checked_duration_since(Instant::now()) else {
+        let now = Instant::now();
+        let Some(left) = deadline.checked_duration_since(now) else {
             return Ok(hand_over(outputs));
         };
-        let Ok(ready) = ready(None, &outputs, cancel_fd, left.min(check)) else {
+        let until_check = next_check.saturating_duration_since(now);
+        let Ok(ready) = ready(None, &outputs, cancel_fd, left.min(until_check)) else {
             return Ok(hand_over(outputs));
         };
         if ready.cancel {
@@ -88,19 +93,28 @@ pub(super) fn wait<'a>(
                 *pipe = None;
             }
         }
-        if ready.timed_out {
+        let now = Instant::now();
+        if now >= next_check && (outputs.stdout.0.is_some() || outputs.stderr.0.is_some()) {
             // Still open: has the hook exited and left them to a
             // descendant? The async runner's drain rules take it from there.
             match child.try_wait() {
-                Ok(None) => check = (check * 2).min(CHECK_MAX),
+                Ok(None) => {
+                    check = (check * 2).min(CHECK_MAX);
+                    next_check = now + check;
+                }
                 Ok(Some(_)) | Err(_) => return Ok(hand_over(outputs)),
             }
         }
     }
     // Phase 2: the output ended; the exit is usually there already.
+    let mut pidfd_ready = false;
     loop {
         match child.try_wait() {
             Ok(Some(exit)) => return Ok(Waited::Finished(exit)),
+            // The pidfd said it exited, yet there is nothing to reap (a
+            // tracer holds it): the reactor code waits for it without
+            // spinning.
+            Ok(None) if pidfd_ready => return Ok(hand_over(outputs)),
             Ok(None) => {}
             Err(_) => return Ok(hand_over(outputs)),
         }
@@ -116,6 +130,7 @@ pub(super) fn wait<'a>(
         if ready.cancel {
             return Ok(hand_over(outputs));
         }
+        pidfd_ready = ready.exited;
     }
 }
 
@@ -146,11 +161,11 @@ pub(super) enum Stream {
 
 /// What one `poll` found ready.
 struct Ready {
+    /// The pidfd is readable: the hook exited.
+    exited: bool,
     cancel: bool,
     /// Whether stdout and stderr are readable (or hung up).
     pipes: [bool; 2],
-    /// Nothing was ready: the time given ran out.
-    timed_out: bool,
 }
 
 /// Blocks in `poll` until one of the descriptors is ready or `left` passes.
@@ -173,17 +188,14 @@ fn ready(
     let mut polled: Vec<PollFd<'_>> = fds.iter_mut().filter_map(Option::take).collect();
     // A deadline beyond what a timespec holds is as good as none.
     let timeout = Timespec::try_from(left).ok();
-    let timed_out = match poll(&mut polled, timeout.as_ref()) {
-        Ok(n) => n == 0,
-        Err(rustix::io::Errno::INTR) => false,
+    match poll(&mut polled, timeout.as_ref()) {
+        Ok(_) | Err(rustix::io::Errno::INTR) => {}
         Err(e) => return Err(e.into()),
-    };
+    }
     let mut revents = polled.iter().map(|f| !f.revents().is_empty());
     let mut next = |present: bool| present && revents.next().unwrap_or(false);
-    // The pidfd's readiness needs no answer: the caller reaps either way.
-    next(pidfd.is_some());
     Ok(Ready {
-        timed_out,
+        exited: next(pidfd.is_some()),
         pipes: [
             next(outputs.stdout.0.is_some()),
             next(outputs.stderr.0.is_some()),

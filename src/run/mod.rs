@@ -337,7 +337,11 @@ impl Runner {
             Ok(pipes) => pipes,
             Err(err) => {
                 // The reactor refused them: nothing can be read or waited
-                // for, so the hook dies now (dropping `child` kills it).
+                // for, so the hook dies now (dropping `child` kills it). A
+                // hook the lent wait reaped is no longer a group to kill.
+                if child.is_reaped() {
+                    guard.leader_reaped();
+                }
                 drop(child);
                 return early(spawn_failure(&err, cmd), stdout, stderr, start);
             }

@@ -390,3 +390,23 @@ async fn a_hook_that_closes_its_output_and_hangs_times_out() {
         r.termination
     );
 }
+
+/// A descendant that keeps printing after the hook exited does not hide
+/// the exit: the drain window starts, and the descendant is killed.
+#[tokio::test]
+async fn a_descendant_printing_steadily_after_the_exit_is_killed_after_the_drain_window() {
+    let dir = tempfile::tempdir().unwrap();
+    let pid = dir.path().join("pid");
+    let mut cmd = sh(&format!(
+        "(while sleep 0.02; do echo .; done) & echo $! > '{}'; sleep 0.3; exit 0",
+        pid.display()
+    ));
+    cmd.timeout = Duration::from_secs(30);
+    let started = Instant::now();
+    let r = run(&cmd).await;
+    let took = started.elapsed();
+    assert!(took < Duration::from_secs(5), "{took:?}");
+    assert_eq!(r.termination, Termination::Exited(Exit::Code(0)));
+    assert!(r.killed_leftovers);
+    assert!(wait_dead(read_pid(&pid)));
+}
