@@ -69,6 +69,7 @@ pub mod dialect;
 pub mod engine;
 pub mod event;
 pub mod explain;
+mod join;
 pub mod journal;
 pub mod outcome;
 pub mod run;

@@ -1,15 +1,12 @@
 //! What a dialect gets from the engine for one dispatch.
 
-use std::future::Future;
-use std::pin::Pin;
 
 use serde_json::Value;
 
 use crate::run::{Cancel, Runner};
 use crate::session::Session;
 
-/// A boxed future, so dialects can be held as trait objects.
-pub type BoxFuture<'a, T> = Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+pub use crate::join::BoxFuture;
 
 /// The harness's check for a rewritten tool input, run after every rewrite
 /// so each hook sees the previous hook's *validated* rewrite.

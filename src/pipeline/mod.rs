@@ -27,5 +27,5 @@ pub mod select;
 pub use background::{Background, BackgroundJob};
 pub use context::{BoxFuture, DispatchContext, InputValidator, ObjectArguments};
 pub use harness::HarnessHandlers;
-pub use job::{Job, join_all, run, run_among};
+pub use job::{Job, join_all, run, run_all, run_among};
 pub use select::Indexed;

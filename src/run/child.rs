@@ -190,6 +190,11 @@ impl Child {
                 .ok()
                 .map(PidFd::Plain);
         }
+        self.pidfd()
+    }
+
+    /// The pidfd, if [`Child::open_pidfd`] opened one.
+    pub(super) fn pidfd(&self) -> Option<BorrowedFd<'_>> {
         match self.pidfd.as_ref()? {
             PidFd::Plain(fd) => Some(fd.as_fd()),
             PidFd::Registered(fd) => Some(fd.get_ref().as_fd()),

@@ -1,51 +1,41 @@
-//! Waiting for a lone hook on the caller's thread, without the reactor.
+//! Waiting for hooks on the caller's thread, without the reactor.
 //!
 //! When the embedder lends its thread ([`super::Runner::lend_thread`]) and
-//! a hook runs alone, the runner waits for it with `poll(2)` on the hook's
-//! pipes and the cancel token's pipe, then reaps it, as the standard
-//! library's `wait_with_output` does, instead of registering three
-//! descriptors with tokio's reactor and going through it at every wake-up. The dispatch
-//! benchmark put the reactor's share of a one-hook dispatch at about 5 %
-//! (`benches/README.md`).
+//! nothing else of the dispatch is in flight, the runner waits for its
+//! hooks (one, or several that run at once) with `poll(2)` on their pipes
+//! and the cancel token's pipe, then reaps each, as the standard library's
+//! `wait_with_output` does, instead of registering three descriptors per
+//! hook with tokio's reactor and going through it at every wake-up. The
+//! dispatch benchmark put the reactor's share of a one-hook dispatch at
+//! about 5 % (`benches/README.md`).
 //!
-//! This covers the common case only: the hook exits and closes its output.
-//! Anything else — the deadline, a cancel, a hook that exits but leaves
-//! its pipes open — hands the hook over to the async runner, with what was
-//! read so far, and the async runner applies its rules from there. So the
-//! rules for timeouts, grace periods and leftovers live in one place.
+//! This covers the common case only: every hook exits and closes its
+//! output. Anything else — a deadline, a cancel, a hook that exits but
+//! leaves its pipes open — hands every hook still running over to the
+//! async runner, with what was read so far, and the async runner applies
+//! its rules from there. So the rules for timeouts, grace periods and
+//! leftovers live in one place, and no hook's deadline or drain window
+//! waits for another hook.
 
 use std::io;
-use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
+use std::os::fd::{AsFd, BorrowedFd};
 use std::time::{Duration, Instant};
 
 use rustix::event::{PollFd, PollFlags, Timespec, poll};
 
 use super::cancel::CancelWatch;
-use super::capture::Captured;
-use super::child::Child;
-use super::{Cancel, Exit};
+use super::{Cancel, Exit, Started};
 
-/// How the wait on the thread ended.
-pub(super) enum Waited {
-    /// The hook exited, was reaped, and closed both outputs.
-    Finished(Exit),
-    /// The async runner takes over; the pipes still open are returned.
-    HandedOver {
-        stdout: Option<OwnedFd>,
-        stderr: Option<OwnedFd>,
-    },
-}
-
-/// The output pipes being read, each `None` once it reached its end.
-pub(super) struct Outputs<'a> {
-    pub stdout: (Option<OwnedFd>, &'a mut Captured),
-    pub stderr: (Option<OwnedFd>, &'a mut Captured),
-}
-
-/// Waits for the hook until it finishes, `deadline` passes, or `cancel`
-/// fires. Gives the outputs back untouched if this wait cannot see a cancel
-/// (no pipe could be made): the caller then waits on the reactor, as
-/// without a lent thread.
+/// Waits for the hooks until each has finished, or until one of them
+/// needs the async runner's rules (its deadline passed, it exited while
+/// its output stays open, or the wait failed), or `cancel` fires. Returns
+/// the hooks that finished — exited, reaped, both outputs at their end —
+/// by their place in `hooks`, in the order they finished; the others are
+/// still running, with whatever output was read so far kept in their
+/// [`Started`], and the pipes that ended closed.
+///
+/// Returns at once, with nothing finished, if the token is cancelled
+/// already or this wait cannot see a cancel (no pipe could be made).
 ///
 /// The exit is seen as the standard library sees it: the pipes reach their
 /// end, then the hook is reaped, and no pidfd is opened (a pidfd costs the
@@ -53,85 +43,52 @@ pub(super) struct Outputs<'a> {
 /// on gets one. A hook that exits while a descendant holds its pipes is
 /// noticed by checking for its exit at growing intervals, up to
 /// [`CHECK_MAX`], while the pipes stay open.
-pub(super) fn wait<'a>(
-    child: &mut Child,
-    mut outputs: Outputs<'a>,
-    deadline: Instant,
-    cancel: &Cancel,
-) -> Result<Waited, Outputs<'a>> {
+pub(super) fn wait(hooks: &mut [Started], cancel: &Cancel) -> Vec<(usize, Exit)> {
+    let mut finished = Vec::with_capacity(hooks.len());
     let cancel_fd = match cancel.watch() {
-        CancelWatch::Cancelled => return Ok(hand_over(outputs)),
         CancelWatch::Never => None,
         CancelWatch::Readable(fd) => Some(fd),
-        CancelWatch::Unwatchable => return Err(outputs),
+        CancelWatch::Cancelled | CancelWatch::Unwatchable => return finished,
     };
-    // When to check next whether the hook exited while its pipes stay
-    // open: by the clock, so output that keeps arriving cannot put it off.
-    let mut check = CHECK_FIRST;
-    let mut next_check = Instant::now() + check;
-    // Phase 1: read the output until both pipes end.
-    while outputs.stdout.0.is_some() || outputs.stderr.0.is_some() {
+    // When to check next whether a hook exited while its pipes stay open:
+    // by the clock, so output that keeps arriving cannot put it off.
+    let first_check = Instant::now() + CHECK_FIRST;
+    let mut watches: Vec<Watch> = hooks
+        .iter()
+        .map(|_| Watch::Reading {
+            check: CHECK_FIRST,
+            next: first_check,
+        })
+        .collect();
+    while finished.len() < hooks.len() {
         let now = Instant::now();
-        let Some(left) = deadline.checked_duration_since(now) else {
-            return Ok(hand_over(outputs));
+        let Some(wake) = next_wake(hooks, &watches, now) else {
+            return finished;
         };
-        let until_check = next_check.saturating_duration_since(now);
-        let Ok(ready) = ready(None, &outputs, cancel_fd, left.min(until_check)) else {
-            return Ok(hand_over(outputs));
+        let Ok(ready) = ready(
+            hooks,
+            &watches,
+            cancel_fd,
+            wake.saturating_duration_since(now),
+        ) else {
+            return finished;
         };
         if ready.cancel {
-            return Ok(hand_over(outputs));
-        }
-        for (i, (pipe, captured)) in [&mut outputs.stdout, &mut outputs.stderr]
-            .into_iter()
-            .enumerate()
-        {
-            if ready.pipes[i]
-                && let Some(fd) = pipe
-                && captured.read_available(fd.as_fd()) == Stream::Ended
-            {
-                *pipe = None;
-            }
+            return finished;
         }
         let now = Instant::now();
-        if now >= next_check && (outputs.stdout.0.is_some() || outputs.stderr.0.is_some()) {
-            // Still open: has the hook exited and left them to a
-            // descendant? The async runner's drain rules take it from there.
-            match child.try_wait() {
-                Ok(None) => {
-                    check = (check * 2).min(CHECK_MAX);
-                    next_check = now + check;
+        for (i, (hook, watch)) in hooks.iter_mut().zip(&mut watches).enumerate() {
+            match step(hook, watch, ready.hooks[i], now) {
+                Step::Waiting => {}
+                Step::Finished(exit) => {
+                    *watch = Watch::Done;
+                    finished.push((i, exit));
                 }
-                Ok(Some(_)) | Err(_) => return Ok(hand_over(outputs)),
+                Step::HandOver => return finished,
             }
         }
     }
-    // Phase 2: the output ended; the exit is usually there already.
-    let mut pidfd_ready = false;
-    loop {
-        match child.try_wait() {
-            Ok(Some(exit)) => return Ok(Waited::Finished(exit)),
-            // The pidfd said it exited, yet there is nothing to reap (a
-            // tracer holds it): the reactor code waits for it without
-            // spinning.
-            Ok(None) if pidfd_ready => return Ok(hand_over(outputs)),
-            Ok(None) => {}
-            Err(_) => return Ok(hand_over(outputs)),
-        }
-        let Some(left) = deadline.checked_duration_since(Instant::now()) else {
-            return Ok(hand_over(outputs));
-        };
-        let Some(pidfd) = child.open_pidfd() else {
-            return Ok(hand_over(outputs));
-        };
-        let Ok(ready) = ready(Some(pidfd), &outputs, cancel_fd, left) else {
-            return Ok(hand_over(outputs));
-        };
-        if ready.cancel {
-            return Ok(hand_over(outputs));
-        }
-        pidfd_ready = ready.exited;
-    }
+    finished
 }
 
 /// The first interval at which a hook whose pipes stay open is checked
@@ -143,11 +100,95 @@ const CHECK_FIRST: Duration = Duration::from_millis(10);
 /// hook whose descendant holds its pipes is handed to the drain rules.
 const CHECK_MAX: Duration = Duration::from_millis(100);
 
-fn hand_over(outputs: Outputs<'_>) -> Waited {
-    Waited::HandedOver {
-        stdout: outputs.stdout.0,
-        stderr: outputs.stderr.0,
+/// Where the wait for one hook is.
+enum Watch {
+    /// Reading its output; its exit is checked for at `next`, and then
+    /// `check` later, while a pipe stays open.
+    Reading { check: Duration, next: Instant },
+    /// Both pipes ended before it could be reaped: waiting on its pidfd.
+    Exiting,
+    /// Finished and reaped.
+    Done,
+}
+
+/// What one hook's turn after a `poll` came to.
+enum Step {
+    Waiting,
+    Finished(Exit),
+    /// The async runner takes every hook still running.
+    HandOver,
+}
+
+/// What `poll` found ready for one hook: its pidfd, stdout, stderr.
+type HookReady = [bool; 3];
+
+/// Reads what is ready for one hook and moves its wait on.
+fn step(hook: &mut Started, watch: &mut Watch, ready: HookReady, now: Instant) -> Step {
+    match watch {
+        Watch::Done => Step::Waiting,
+        Watch::Exiting if !ready[0] => Step::Waiting,
+        // The pidfd says it exited: reap it. Nothing to reap means a
+        // tracer holds it, and the reactor code waits without spinning.
+        Watch::Exiting => match hook.child.try_wait() {
+            Ok(Some(exit)) => Step::Finished(exit),
+            Ok(None) | Err(_) => Step::HandOver,
+        },
+        Watch::Reading { check, next } => {
+            for (pipe, captured, readable) in [
+                (&mut hook.out_pipe, &mut hook.stdout, ready[1]),
+                (&mut hook.err_pipe, &mut hook.stderr, ready[2]),
+            ] {
+                if readable
+                    && let Some(fd) = pipe
+                    && captured.read_available(fd.as_fd()) == Stream::Ended
+                {
+                    *pipe = None;
+                }
+            }
+            if hook.out_pipe.is_none() && hook.err_pipe.is_none() {
+                // The output ended; the exit is usually there already.
+                return match hook.child.try_wait() {
+                    Ok(Some(exit)) => Step::Finished(exit),
+                    Ok(None) if hook.child.open_pidfd().is_some() => {
+                        *watch = Watch::Exiting;
+                        Step::Waiting
+                    }
+                    Ok(None) | Err(_) => Step::HandOver,
+                };
+            }
+            if now < *next {
+                return Step::Waiting;
+            }
+            // Still open: has the hook exited and left them to a
+            // descendant? The async runner's drain rules take it from there.
+            match hook.child.try_wait() {
+                Ok(None) => {
+                    *check = (*check * 2).min(CHECK_MAX);
+                    *next = now + *check;
+                    Step::Waiting
+                }
+                Ok(Some(_)) | Err(_) => Step::HandOver,
+            }
+        }
     }
+}
+
+/// When the wait must wake up at the latest: the nearest deadline of a
+/// hook still running, or its next exit check. `None` if a deadline has
+/// passed.
+fn next_wake(hooks: &[Started], watches: &[Watch], now: Instant) -> Option<Instant> {
+    let mut wake: Option<Instant> = None;
+    for (hook, watch) in hooks.iter().zip(watches) {
+        let at = match watch {
+            Watch::Done => continue,
+            _ if hook.deadline <= now => return None,
+            Watch::Reading { next, .. } => hook.deadline.min(*next),
+            Watch::Exiting => hook.deadline,
+        };
+        wake = Some(wake.map_or(at, |w| w.min(at)));
+    }
+    // Every hook is done: the caller does not wait.
+    Some(wake.unwrap_or(now))
 }
 
 /// Whether a pipe read reached the end of the stream.
@@ -161,45 +202,61 @@ pub(super) enum Stream {
 
 /// What one `poll` found ready.
 struct Ready {
-    /// The pidfd is readable: the hook exited.
-    exited: bool,
+    /// Per hook, in the order of `hooks`.
+    hooks: Vec<HookReady>,
     cancel: bool,
-    /// Whether stdout and stderr are readable (or hung up).
-    pipes: [bool; 2],
 }
 
-/// Blocks in `poll` until one of the descriptors is ready or `left` passes.
+/// Blocks in `poll` until a descriptor of a hook still running, or the
+/// cancel pipe, is ready, or `left` passes.
 fn ready(
-    pidfd: Option<BorrowedFd<'_>>,
-    outputs: &Outputs<'_>,
+    hooks: &[Started],
+    watches: &[Watch],
     cancel: Option<BorrowedFd<'_>>,
     left: Duration,
 ) -> io::Result<Ready> {
-    let wanted = PollFlags::IN;
-    // The pidfd first, the pipes next, the cancel pipe last; absent ones
-    // are left out.
-    let mut fds = [
-        pidfd,
-        outputs.stdout.0.as_ref().map(AsFd::as_fd),
-        outputs.stderr.0.as_ref().map(AsFd::as_fd),
-        cancel,
-    ]
-    .map(|fd| fd.map(|fd| PollFd::from_borrowed_fd(fd, wanted)));
-    let mut polled: Vec<PollFd<'_>> = fds.iter_mut().filter_map(Option::take).collect();
+    // Each polled descriptor, and whose it is: (hook, 0 pidfd, 1 stdout,
+    // 2 stderr); the cancel pipe last.
+    let mut owners: Vec<(usize, usize)> = Vec::with_capacity(2 * hooks.len());
+    let mut polled: Vec<PollFd<'_>> = Vec::with_capacity(2 * hooks.len() + 1);
+    for (i, (hook, watch)) in hooks.iter().zip(watches).enumerate() {
+        let fds = match watch {
+            Watch::Done => [None, None, None],
+            Watch::Exiting => [hook.child.pidfd(), None, None],
+            Watch::Reading { .. } => [
+                None,
+                hook.out_pipe.as_ref().map(AsFd::as_fd),
+                hook.err_pipe.as_ref().map(AsFd::as_fd),
+            ],
+        };
+        for (which, fd) in fds.into_iter().enumerate() {
+            if let Some(fd) = fd {
+                owners.push((i, which));
+                polled.push(PollFd::from_borrowed_fd(fd, PollFlags::IN));
+            }
+        }
+    }
+    if let Some(fd) = cancel {
+        polled.push(PollFd::from_borrowed_fd(fd, PollFlags::IN));
+    }
     // A deadline beyond what a timespec holds is as good as none.
     let timeout = Timespec::try_from(left).ok();
     match poll(&mut polled, timeout.as_ref()) {
         Ok(_) | Err(rustix::io::Errno::INTR) => {}
         Err(e) => return Err(e.into()),
     }
-    let mut revents = polled.iter().map(|f| !f.revents().is_empty());
-    let mut next = |present: bool| present && revents.next().unwrap_or(false);
-    Ok(Ready {
-        exited: next(pidfd.is_some()),
-        pipes: [
-            next(outputs.stdout.0.is_some()),
-            next(outputs.stderr.0.is_some()),
-        ],
-        cancel: next(cancel.is_some()),
-    })
+    let mut ready = Ready {
+        hooks: vec![[false; 3]; hooks.len()],
+        cancel: false,
+    };
+    for (slot, fd) in polled.iter().enumerate() {
+        if fd.revents().is_empty() {
+            continue;
+        }
+        match owners.get(slot) {
+            Some(&(hook, which)) => ready.hooks[hook][which] = true,
+            None => ready.cancel = true,
+        }
+    }
+    Ok(ready)
 }

@@ -61,6 +61,7 @@ mod tree;
 
 use std::ffi::OsString;
 use std::io;
+use std::os::fd::OwnedFd;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
@@ -243,9 +244,10 @@ pub struct Runner {
     pub grace: Duration,
     /// How long to wait for the output pipes to close after the hook exits.
     pub drain: Duration,
-    /// Whether a hook that runs alone ([`Runner::run_alone`]) may block
-    /// the calling thread while it runs, instead of waiting on the async
-    /// runtime's reactor: faster (see `docs/design.md`, "Lending the
+    /// Whether a hook that runs alone ([`Runner::run_alone`]), or the
+    /// hooks of a batch ([`Runner::run_batch`]), may block the calling
+    /// thread while they run, instead of waiting on the async runtime's
+    /// reactor: faster (see `docs/design.md`, "Lending the
     /// thread"), but nothing else runs on that thread meanwhile, not even
     /// another task of a current-thread runtime. Timeouts and cancellation
     /// work the same. `latch fire` lends its thread; off by default, as an
@@ -285,54 +287,103 @@ impl Runner {
     }
 
     async fn run_inner(&self, cmd: &HookCommand, cancel: &Cancel, block: bool) -> RunResult {
-        let start = Instant::now();
-        let mut stdout = Captured::new(cmd.limits.stdout);
-        let mut stderr = Captured::new(cmd.limits.stderr);
-
-        let (spawned, leader_start) = spawn(cmd);
-        let (mut child, pipes) = match spawned {
-            Ok(spawned) => spawned,
-            Err(err) => {
-                return early(spawn_failure(&err, cmd), stdout, stderr, start);
-            }
-        };
-        let mut guard = GroupGuard::new(Some(child.id()), leader_start);
-        let deadline = start + cmd.timeout;
-        let child::Pipes {
-            stdin,
-            stdout: out_pipe,
-            stderr: err_pipe,
-        } = pipes;
-        let mut outputs = lent::Outputs {
-            stdout: (Some(out_pipe), &mut stdout),
-            stderr: (Some(err_pipe), &mut stderr),
+        let mut hook = match Started::spawn(cmd) {
+            Ok(hook) => hook,
+            Err(failed) => return *failed,
         };
         // A lent thread waits in `poll` for the common case (the payload
-        // was written whole before the spawn); anything else is handed to
-        // the reactor below.
-        if block && stdin.is_none() {
-            match lent::wait(&mut child, outputs, deadline, cancel) {
-                Ok(lent::Waited::Finished(exit)) => {
-                    guard.leader_reaped();
-                    guard.disarm();
-                    return early(Termination::Exited(exit), stdout, stderr, start);
+        // was written whole at the spawn); anything else is handed to the
+        // reactor below.
+        if block
+            && hook.stdin.is_none()
+            && let Some(&(_, exit)) = lent::wait(std::slice::from_mut(&mut hook), cancel).first()
+        {
+            return hook.reaped(exit);
+        }
+        self.finish(hook, cmd, cancel).await
+    }
+
+    /// Runs several hooks at once and returns their results in the order
+    /// of `cmds`, each with the order in which it finished (0 first). The
+    /// caller runs nothing else on this thread until it returns: with
+    /// [`Runner::lend_thread`] set, the runner waits for all of them in
+    /// one `poll(2)` loop, else on the reactor, as [`Runner::run_until`]
+    /// does for each. Timeouts, cancellation and leftovers follow the same
+    /// rules either way.
+    pub async fn run_batch(
+        &self,
+        cmds: &[&HookCommand],
+        cancel: &Cancel,
+    ) -> Vec<(RunResult, usize)> {
+        let mut results: Vec<Option<(RunResult, usize)>> = cmds.iter().map(|_| None).collect();
+        let mut order = 0;
+        let mut hooks = Vec::with_capacity(cmds.len());
+        let mut places = Vec::with_capacity(cmds.len());
+        for (i, cmd) in cmds.iter().enumerate() {
+            match Started::spawn(cmd) {
+                Ok(hook) => {
+                    hooks.push(hook);
+                    places.push(i);
                 }
-                Ok(lent::Waited::HandedOver {
-                    stdout: o,
-                    stderr: e,
-                }) => {
-                    outputs = lent::Outputs {
-                        stdout: (o, &mut stdout),
-                        stderr: (e, &mut stderr),
-                    };
+                Err(failed) => {
+                    results[i] = Some((*failed, order));
+                    order += 1;
                 }
-                Err(given_back) => outputs = given_back,
             }
         }
-        let lent::Outputs {
-            stdout: (out_pipe, out_kept),
-            stderr: (err_pipe, err_kept),
-        } = outputs;
+        // One hook that still waits for its payload would wait on the
+        // lent thread's `poll`: the reactor writes it.
+        let lent =
+            if self.lend_thread && !hooks.is_empty() && hooks.iter().all(|h| h.stdin.is_none()) {
+                lent::wait(&mut hooks, cancel)
+            } else {
+                Vec::new()
+            };
+        let mut exits: Vec<Option<(Exit, usize)>> = hooks.iter().map(|_| None).collect();
+        for (position, exit) in lent {
+            exits[position] = Some((exit, order));
+            order += 1;
+        }
+        let mut rest = Vec::new();
+        for ((hook, place), exit) in hooks.into_iter().zip(places).zip(exits) {
+            match exit {
+                Some((exit, finished)) => results[place] = Some((hook.reaped(exit), finished)),
+                None => rest.push((place, hook)),
+            }
+        }
+        let waits: Vec<crate::join::BoxFuture<'_, (usize, RunResult)>> = rest
+            .into_iter()
+            .map(|(place, hook)| {
+                let cmd = cmds[place];
+                Box::pin(async move { (place, self.finish(hook, cmd, cancel).await) })
+                    as crate::join::BoxFuture<'_, (usize, RunResult)>
+            })
+            .collect();
+        for ((place, result), finished) in crate::join::join_all(waits).await {
+            results[place] = Some((result, order + finished));
+        }
+        results.into_iter().flatten().collect()
+    }
+
+    /// Waits on the reactor for a hook until it ends: the deadline, the
+    /// grace period, the drain window and the kill of leftovers.
+    async fn finish(&self, hook: Started, cmd: &HookCommand, cancel: &Cancel) -> RunResult {
+        let Started {
+            guard,
+            child,
+            stdin,
+            out_pipe,
+            err_pipe,
+            mut stdout,
+            mut stderr,
+            start,
+            deadline,
+        } = hook;
+        // Declared in this order so that, dropped with a dropped run, the
+        // guard kills the tree while the leader is still unreaped (the
+        // child's own drop kills and reaps the leader alone).
+        let mut child = child;
+        let mut guard = guard;
         let (stdin, out_pipe, err_pipe) = match on_reactor(stdin, out_pipe, err_pipe) {
             Ok(pipes) => pipes,
             Err(err) => {
@@ -346,6 +397,7 @@ impl Runner {
                 return early(spawn_failure(&err, cmd), stdout, stderr, start);
             }
         };
+        let (out_kept, err_kept) = (&mut stdout, &mut stderr);
 
         let mut killed_leftovers = false;
         let mut leftovers_escaped = false;
@@ -480,11 +532,69 @@ fn early(
     }
 }
 
+/// A hook that was spawned and has not been waited for yet.
+struct Started {
+    /// Kills the hook's tree if the run is dropped (declared before
+    /// `child`, so it is dropped first, while the leader is unreaped).
+    guard: GroupGuard,
+    child: child::Child,
+    /// latch's end of stdin, if the payload did not fit at the spawn.
+    stdin: Option<OwnedFd>,
+    /// latch's ends of stdout and stderr, each `None` once at its end.
+    out_pipe: Option<OwnedFd>,
+    err_pipe: Option<OwnedFd>,
+    stdout: Captured,
+    stderr: Captured,
+    start: Instant,
+    deadline: Instant,
+}
+
+impl Started {
+    /// Spawns the hook, or says why it could not start.
+    fn spawn(cmd: &HookCommand) -> Result<Started, Box<RunResult>> {
+        let start = Instant::now();
+        let stdout = Captured::new(cmd.limits.stdout);
+        let stderr = Captured::new(cmd.limits.stderr);
+        let (spawned, leader_start) = spawn(cmd);
+        match spawned {
+            Ok((child, pipes)) => Ok(Started {
+                guard: GroupGuard::new(Some(child.id()), leader_start),
+                child,
+                stdin: pipes.stdin,
+                out_pipe: Some(pipes.stdout),
+                err_pipe: Some(pipes.stderr),
+                stdout,
+                stderr,
+                start,
+                deadline: start + cmd.timeout,
+            }),
+            Err(err) => Err(Box::new(early(
+                spawn_failure(&err, cmd),
+                stdout,
+                stderr,
+                start,
+            ))),
+        }
+    }
+
+    /// The result of a hook the lent wait saw exit and close its output.
+    fn reaped(mut self, exit: Exit) -> RunResult {
+        self.guard.leader_reaped();
+        self.guard.disarm();
+        early(
+            Termination::Exited(exit),
+            self.stdout,
+            self.stderr,
+            self.start,
+        )
+    }
+}
+
 /// Puts latch's ends of the pipes still open on the reactor.
 fn on_reactor(
-    stdin: Option<std::os::fd::OwnedFd>,
-    stdout: Option<std::os::fd::OwnedFd>,
-    stderr: Option<std::os::fd::OwnedFd>,
+    stdin: Option<OwnedFd>,
+    stdout: Option<OwnedFd>,
+    stderr: Option<OwnedFd>,
 ) -> io::Result<(Option<Sender>, Option<Receiver>, Option<Receiver>)> {
     Ok((
         stdin.map(Sender::from_owned_fd_unchecked).transpose()?,

@@ -65,9 +65,6 @@ struct Place<'p> {
     ce: ClaudeEvent,
     /// Where `prompt` handlers send their requests.
     prompt: &'p crate::model::PromptConfig,
-    /// Whether one handler was selected: it then runs alone, and may have
-    /// the thread to itself (see [`pipeline::run`]).
-    alone: bool,
 }
 
 impl Place<'_> {
@@ -225,7 +222,6 @@ pub async fn dispatch(cfg: &Claude, event: &Event, cx: &DispatchContext<'_>) -> 
         timeout_cap: (ce == ClaudeEvent::SessionEnd).then(|| session_end_budget(&selected)),
         ce,
         prompt: &options.prompt,
-        alone: selected.len() == 1,
     };
     // SessionStart, Setup, CwdChanged and FileChanged handlers each get a
     // CLAUDE_ENV_FILE in the session's private directory (none without a
@@ -237,7 +233,7 @@ pub async fn dispatch(cfg: &Claude, event: &Event, cx: &DispatchContext<'_>) -> 
     };
     let mut env_files = Vec::new();
     // One run per runnable handler, all at once; the others are recorded.
-    let mut runs: Vec<BoxFuture<'_, Ran>> = Vec::new();
+    let mut runs: Vec<Run<'_>> = Vec::new();
     let mut shown = Vec::new();
     for (i, s) in selected.into_iter().enumerate() {
         let env_file = env_dir.as_ref().map(|d| super::env_file::file(d, i));
@@ -249,7 +245,7 @@ pub async fn dispatch(cfg: &Claude, event: &Event, cx: &DispatchContext<'_>) -> 
         match work(s, event, &place, env_file, cx) {
             Prepared::Run(run) => {
                 shown.push(run.shown);
-                runs.push(run.future);
+                runs.push(run.run);
             }
             Prepared::Background(record) => out.runs.push(record),
             Prepared::Refused(mut record, message) => {
@@ -260,7 +256,7 @@ pub async fn dispatch(cfg: &Claude, event: &Event, cx: &DispatchContext<'_>) -> 
             }
         }
     }
-    let finished = pipeline::join_all(runs).await;
+    let finished = run_all(runs, cx).await;
 
     let mut fold = Fold {
         ce,
@@ -309,7 +305,68 @@ struct Ran {
 /// A handler ready to run: its text for messages and its run.
 struct Work<'a> {
     shown: String,
-    future: BoxFuture<'a, Ran>,
+    run: Run<'a>,
+}
+
+/// How a handler runs.
+enum Run<'a> {
+    /// A hook process, judged once it ended: by its time limit in seconds
+    /// and its program, for the texts of a failure.
+    Process {
+        job: Box<Job>,
+        timeout: f64,
+        program: String,
+    },
+    /// Any other handler, judged by its own future.
+    Other(BoxFuture<'a, Ran>),
+}
+
+/// Runs the handlers at once; each comes back in its place with the order
+/// it finished in (0 first). When every one is a process, the pipeline
+/// runs them as one batch, the dispatch's only work, so a runner that may
+/// lend the thread waits for them all there.
+async fn run_all<'a>(runs: Vec<Run<'a>>, cx: &'a DispatchContext<'a>) -> Vec<(Ran, usize)> {
+    if runs.iter().all(|r| matches!(r, Run::Process { .. })) {
+        let (jobs, judged): (Vec<Job>, Vec<(f64, String)>) = runs
+            .into_iter()
+            .filter_map(|r| match r {
+                Run::Process {
+                    job,
+                    timeout,
+                    program,
+                } => Some((*job, (timeout, program))),
+                Run::Other(_) => None,
+            })
+            .unzip();
+        return pipeline::run_all(cx, jobs)
+            .await
+            .into_iter()
+            .zip(judged)
+            .map(|((f, order), (timeout, program))| (ran(f, timeout, &program), order))
+            .collect();
+    }
+    let futures = runs
+        .into_iter()
+        .map(|r| match r {
+            Run::Other(future) => future,
+            Run::Process {
+                job,
+                timeout,
+                program,
+            } => Box::pin(async move { ran(pipeline::run_among(cx, *job).await, timeout, &program) })
+                as BoxFuture<'a, Ran>,
+        })
+        .collect();
+    pipeline::join_all(futures).await
+}
+
+/// A process that ran, judged.
+fn ran(f: pipeline::job::Finished, timeout: f64, program: &str) -> Ran {
+    Ran {
+        verdict: judge(&f.result, timeout, program),
+        record: f.record,
+        warnings: f.warning.into_iter().collect(),
+    }
 }
 
 /// A selected handler, ready to run or refused (its record, and why).
@@ -348,7 +405,7 @@ fn work<'a>(
             let mut record = s.record;
             Prepared::Run(Work {
                 shown,
-                future: Box::pin(async move {
+                run: Run::Other(Box::pin(async move {
                     let called = http::call(url, headers, body, timeout, cx.cancel).await;
                     record.took(called.took);
                     if let Some(status) = called.status {
@@ -359,7 +416,7 @@ fn work<'a>(
                         verdict: called.verdict,
                         warnings,
                     }
-                }),
+                })),
             })
         }
         HandlerKind::Prompt { prompt, model } => {
@@ -376,7 +433,7 @@ fn work<'a>(
             let mut record = s.record;
             Prepared::Run(Work {
                 shown,
-                future: Box::pin(async move {
+                run: Run::Other(Box::pin(async move {
                     let started = std::time::Instant::now();
                     let verdict = tokio::select! {
                         v = super::prompt::evaluate(&cfg, ce, &prompt, &payload, model.as_deref(), timeout) => v,
@@ -388,7 +445,7 @@ fn work<'a>(
                         verdict,
                         warnings: Vec::new(),
                     }
-                }),
+                })),
             })
         }
         // Without a background runner, hooks Claude Code does not wait for
@@ -449,7 +506,7 @@ fn work<'a>(
             let mut record = s.record;
             Prepared::Run(Work {
                 shown,
-                future: Box::pin(async move {
+                run: Run::Other(Box::pin(async move {
                     let started = std::time::Instant::now();
                     let verdict = tokio::select! {
                         v = tokio::time::timeout(timeout, call) => v.unwrap_or_else(|_| {
@@ -463,7 +520,7 @@ fn work<'a>(
                         verdict,
                         warnings: Vec::new(),
                     }
-                }),
+                })),
             })
         }
         HandlerKind::Command { .. }
@@ -518,25 +575,16 @@ fn work<'a>(
                     Program::Exec { program, .. } => program.display().to_string(),
                     Program::Shell { shell, .. } => shell.display().to_string(),
                 };
-                let job = Job {
-                    command: cmd,
-                    record: s.record,
-                };
-                let alone = place.alone;
                 Prepared::Run(Work {
                     shown,
-                    future: Box::pin(async move {
-                        let f = if alone {
-                            pipeline::run(cx, job).await
-                        } else {
-                            pipeline::run_among(cx, job).await
-                        };
-                        Ran {
-                            verdict: judge(&f.result, timeout, &program),
-                            record: f.record,
-                            warnings: f.warning.into_iter().collect(),
-                        }
-                    }),
+                    run: Run::Process {
+                        job: Box::new(Job {
+                            command: cmd,
+                            record: s.record,
+                        }),
+                        timeout,
+                        program,
+                    },
                 })
             }
             Err(message) => Prepared::Refused(s.record, message),

@@ -1,8 +1,9 @@
 //! The process runner, on real processes.
 //!
-//! The cases in `cases.rs` run twice: waiting on the reactor, and with
-//! the runner lending the thread (`Runner::lend_thread`), which must not
-//! change any result. What only one of the two can do is tested here.
+//! The cases in `cases.rs` run three times: waiting on the reactor, with
+//! the runner lending the thread (`Runner::lend_thread`), and in a lent
+//! batch beside another hook (`Runner::run_batch`), none of which may
+//! change any result. What only one of them can do is tested here.
 
 use std::ffi::OsString;
 use std::path::PathBuf;
@@ -71,6 +72,27 @@ mod lent {
 
     async fn run(cmd: &HookCommand) -> RunResult {
         runner(true).run_alone(cmd, &Cancel::never()).await
+    }
+
+    include!("cases.rs");
+}
+
+/// Each case in a lent batch, second of two hooks: the first prints and
+/// exits at once, and whatever the case does must leave it its result.
+mod batch {
+    use super::*;
+
+    async fn run(cmd: &HookCommand) -> RunResult {
+        let companion = sh("echo companion");
+        let mut results = runner(true)
+            .run_batch(&[&companion, cmd], &Cancel::never())
+            .await;
+        assert_eq!(results.len(), 2);
+        let (case, _) = results.pop().unwrap();
+        let (companion, _) = results.pop().unwrap();
+        assert_eq!(companion.exit_code(), Some(0), "{companion:?}");
+        assert_eq!(companion.stdout.bytes, b"companion\n");
+        case
     }
 
     include!("cases.rs");
@@ -187,13 +209,18 @@ fn a_lent_run_holds_its_thread_and_a_reactor_run_does_not() {
                     tokio::time::sleep(Duration::from_millis(20)).await;
                 }
             });
-            // Let the ticker start, then run a hook of 400 ms alone.
+            // Let the ticker start, then run a hook of 400 ms alone, then a
+            // batch of 300 ms.
             tokio::task::yield_now().await;
             let before = ticks.load(std::sync::atomic::Ordering::SeqCst);
             let r = runner(lend)
                 .run_alone(&sh("sleep 0.4"), &Cancel::never())
                 .await;
             assert_eq!(r.exit_code(), Some(0));
+            // A batch holds it the same way.
+            let (a, b) = (sh("sleep 0.2"), sh("sleep 0.3"));
+            let batch = runner(lend).run_batch(&[&a, &b], &Cancel::never()).await;
+            assert!(batch.iter().all(|(r, _)| r.exit_code() == Some(0)));
             let during = ticks.load(std::sync::atomic::Ordering::SeqCst) - before;
             ticker.abort();
             during
@@ -201,7 +228,7 @@ fn a_lent_run_holds_its_thread_and_a_reactor_run_does_not() {
         if lend {
             assert_eq!(during, 0, "the ticker ran on a lent thread");
         } else {
-            assert!(during >= 5, "the ticker ticked {during} times in 400 ms");
+            assert!(during >= 5, "the ticker ticked {during} times in 700 ms");
         }
     }
 }
@@ -254,4 +281,116 @@ async fn a_cancel_that_came_first_stops_the_hook_at_once() {
             r.termination
         );
     }
+}
+
+/// The hooks of a batch run at once, lent or not: the first waits for a
+/// file that the last makes, which one after another would time out.
+/// Results come back in the hooks' order, each with when it finished.
+#[tokio::test]
+async fn a_batch_runs_its_hooks_at_once_and_says_when_each_finished() {
+    for lend in [false, true] {
+        let dir = tempfile::tempdir().unwrap();
+        let mut waits = sh("while [ ! -f made ]; do sleep 0.01; done; echo waited");
+        let mut reads = sh("cat; exit 3");
+        let mut makes = sh("sleep 0.3; touch made");
+        for cmd in [&mut waits, &mut reads, &mut makes] {
+            cmd.cwd = Some(dir.path().to_path_buf());
+            cmd.timeout = Duration::from_secs(20);
+        }
+        let results = runner(lend)
+            .run_batch(&[&waits, &reads, &makes], &Cancel::never())
+            .await;
+        let [(waited, _), (read, read_order), (made, _)] = &results[..] else {
+            panic!("lend {lend}: {} results", results.len());
+        };
+        assert_eq!(waited.stdout.bytes, b"waited\n", "lend {lend}");
+        assert_eq!(
+            read.stdout.bytes, b"{}",
+            "lend {lend}: each hook gets its stdin"
+        );
+        assert_eq!(read.exit_code(), Some(3), "lend {lend}");
+        assert_eq!(made.exit_code(), Some(0), "lend {lend}");
+        assert_eq!(*read_order, 0, "lend {lend}: the quick hook finished first");
+        let mut order: Vec<usize> = results.iter().map(|(_, o)| *o).collect();
+        order.sort_unstable();
+        assert_eq!(order, [0, 1, 2], "lend {lend}");
+    }
+}
+
+/// One hook's timeout hands the batch to the reactor: the hook that
+/// finished before keeps its result, the one still running finishes on
+/// its own, and only the slow one is killed.
+#[tokio::test]
+async fn a_timeout_in_a_lent_batch_stops_only_its_hook() {
+    let quick = sh("echo quick");
+    let mut slow = sh("sleep 30");
+    slow.timeout = Duration::from_millis(300);
+    let steady = sh("sleep 0.8; echo steady");
+    let results = runner(true)
+        .run_batch(&[&quick, &slow, &steady], &Cancel::never())
+        .await;
+    let [
+        (quick, quick_order),
+        (slow, slow_order),
+        (steady, steady_order),
+    ] = &results[..]
+    else {
+        panic!("{} results", results.len());
+    };
+    assert_eq!(quick.stdout.bytes, b"quick\n");
+    assert_eq!(quick.exit_code(), Some(0));
+    assert!(
+        matches!(slow.termination, Termination::TimedOut { .. }),
+        "{:?}",
+        slow.termination
+    );
+    assert_eq!(steady.exit_code(), Some(0), "{:?}", steady.termination);
+    assert_eq!(steady.stdout.bytes, b"steady\n");
+    assert_eq!((*quick_order, *slow_order, *steady_order), (0, 1, 2));
+}
+
+/// A cancel from another thread stops every hook of a lent batch, and
+/// nothing they started survives; a spawn failure in the batch is
+/// reported in its place and finished first.
+#[tokio::test]
+async fn a_cancel_stops_every_hook_of_a_lent_batch() {
+    let dir = tempfile::tempdir().unwrap();
+    let pidfiles = [dir.path().join("a"), dir.path().join("b")];
+    let hooks: Vec<HookCommand> = pidfiles
+        .iter()
+        .map(|p| sh(&format!("sleep 30 & echo $! > '{}'; wait", p.display())))
+        .collect();
+    let missing = HookCommand {
+        program: Program::Exec {
+            program: PathBuf::from("/nonexistent/latch-hook"),
+            args: Vec::new(),
+        },
+        ..sh("")
+    };
+    let (handle, cancel) = Cancel::pair();
+    let canceller = std::thread::spawn(move || {
+        std::thread::sleep(Duration::from_millis(300));
+        handle.cancel();
+    });
+    let started = Instant::now();
+    let results = runner(true)
+        .run_batch(&[&hooks[0], &missing, &hooks[1]], &cancel)
+        .await;
+    assert!(
+        started.elapsed() < Duration::from_secs(5),
+        "{:?}",
+        started.elapsed()
+    );
+    assert_eq!(results.len(), 3);
+    assert_spawn_failed(&results[1].0, SpawnFailure::NotFound);
+    assert_eq!(results[1].1, 0, "a spawn failure finishes first");
+    for (i, pidfile) in [0, 2].into_iter().zip(&pidfiles) {
+        assert!(
+            matches!(results[i].0.termination, Termination::Cancelled { .. }),
+            "{:?}",
+            results[i].0.termination
+        );
+        assert!(wait_dead(read_pid(pidfile)), "hook {i}'s child survived");
+    }
+    canceller.join().unwrap();
 }
