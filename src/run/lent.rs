@@ -3,7 +3,8 @@
 //! When the embedder lends its thread ([`super::Runner::lend_thread`]) and
 //! nothing else of the dispatch is in flight, the runner waits for its
 //! hooks (one, or several that run at once) with `poll(2)` on their pipes
-//! and the cancel token's pipe, then reaps each, as the standard library's
+//! and the cancel token's pipe, writing what is left of each payload as
+//! its hook reads it, then reaps each, as the standard library's
 //! `wait_with_output` does, instead of registering three descriptors per
 //! hook with tokio's reactor and going through it at every wake-up. The
 //! dispatch benchmark put the reactor's share of a one-hook dispatch at
@@ -24,7 +25,7 @@ use std::time::{Duration, Instant};
 use rustix::event::{PollFd, PollFlags, Timespec, poll};
 
 use super::cancel::CancelWatch;
-use super::{Cancel, Exit, Started};
+use super::{Cancel, Exit, HookCommand, Started};
 
 /// Waits for the hooks until each has finished, or until one of them
 /// needs the async runner's rules (its deadline passed, it exited while
@@ -33,6 +34,10 @@ use super::{Cancel, Exit, Started};
 /// by their place in `hooks`, in the order they finished; the others are
 /// still running, with whatever output was read so far kept in their
 /// [`Started`], and the pipes that ended closed.
+///
+/// `cmds` are the hooks' commands, in the same order: the rest of each
+/// payload that did not fit in the pipe at the spawn is written from
+/// there.
 ///
 /// Returns at once, with nothing finished, if the token is cancelled
 /// already or this wait cannot see a cancel (no pipe could be made).
@@ -43,7 +48,11 @@ use super::{Cancel, Exit, Started};
 /// on gets one. A hook that exits while a descendant holds its pipes is
 /// noticed by checking for its exit at growing intervals, up to
 /// [`CHECK_MAX`], while the pipes stay open.
-pub(super) fn wait(hooks: &mut [Started], cancel: &Cancel) -> Vec<(usize, Exit)> {
+pub(super) fn wait(
+    hooks: &mut [Started],
+    cmds: &[&HookCommand],
+    cancel: &Cancel,
+) -> Vec<(usize, Exit)> {
     let mut finished = Vec::with_capacity(hooks.len());
     let cancel_fd = match cancel.watch() {
         CancelWatch::Never => None,
@@ -60,6 +69,10 @@ pub(super) fn wait(hooks: &mut [Started], cancel: &Cancel) -> Vec<(usize, Exit)>
             next: first_check,
         })
         .collect();
+    // The rest of each payload goes in at once, as far as the pipe takes it.
+    for (hook, cmd) in hooks.iter_mut().zip(cmds) {
+        feed(hook, &cmd.stdin);
+    }
     while finished.len() < hooks.len() {
         let now = Instant::now();
         let Some(wake) = next_wake(hooks, &watches, now) else {
@@ -77,7 +90,10 @@ pub(super) fn wait(hooks: &mut [Started], cancel: &Cancel) -> Vec<(usize, Exit)>
             return finished;
         }
         let now = Instant::now();
-        for (i, (hook, watch)) in hooks.iter_mut().zip(&mut watches).enumerate() {
+        for (i, ((hook, watch), cmd)) in hooks.iter_mut().zip(&mut watches).zip(cmds).enumerate() {
+            if ready.hooks[i][3] {
+                feed(hook, &cmd.stdin);
+            }
             match step(hook, watch, ready.hooks[i], now) {
                 Step::Waiting => {}
                 Step::Finished(exit) => {
@@ -119,8 +135,31 @@ enum Step {
     HandOver,
 }
 
-/// What `poll` found ready for one hook: its pidfd, stdout, stderr.
-type HookReady = [bool; 3];
+/// What `poll` found ready for one hook: its pidfd, stdout, stderr, and
+/// stdin (room to write).
+type HookReady = [bool; 4];
+
+/// Writes as much of the rest of `payload` as the stdin pipe takes now,
+/// and closes it once all is written or the hook will not read it (a
+/// write error such as `EPIPE`, which is the hook's right).
+fn feed(hook: &mut Started, payload: &[u8]) {
+    let Some(pipe) = &hook.stdin else { return };
+    loop {
+        let Some(rest) = payload.get(hook.fed..).filter(|rest| !rest.is_empty()) else {
+            hook.stdin = None;
+            return;
+        };
+        match rustix::io::write(pipe, rest) {
+            Ok(n) => hook.fed += n,
+            Err(rustix::io::Errno::AGAIN) => return,
+            Err(rustix::io::Errno::INTR) => {}
+            Err(_) => {
+                hook.stdin = None;
+                return;
+            }
+        }
+    }
+}
 
 /// Reads what is ready for one hook and moves its wait on.
 fn step(hook: &mut Started, watch: &mut Watch, ready: HookReady, now: Instant) -> Step {
@@ -167,10 +206,28 @@ fn step(hook: &mut Started, watch: &mut Watch, ready: HookReady, now: Instant) -
                     *next = now + *check;
                     Step::Waiting
                 }
+                // It may have exited just after the poll, closing its
+                // output with it: read once more before handing over.
+                Ok(Some(exit)) if read_ready_to_end(hook) => Step::Finished(exit),
                 Ok(Some(_)) | Err(_) => Step::HandOver,
             }
         }
     }
+}
+
+/// Reads what both output pipes hold; whether both are at their end.
+fn read_ready_to_end(hook: &mut Started) -> bool {
+    for (pipe, captured) in [
+        (&mut hook.out_pipe, &mut hook.stdout),
+        (&mut hook.err_pipe, &mut hook.stderr),
+    ] {
+        if let Some(fd) = pipe
+            && captured.read_available(fd.as_fd()) == Stream::Ended
+        {
+            *pipe = None;
+        }
+    }
+    hook.out_pipe.is_none() && hook.err_pipe.is_none()
 }
 
 /// When the wait must wake up at the latest: the nearest deadline of a
@@ -216,7 +273,7 @@ fn ready(
     left: Duration,
 ) -> io::Result<Ready> {
     // Each polled descriptor, and whose it is: (hook, 0 pidfd, 1 stdout,
-    // 2 stderr); the cancel pipe last.
+    // 2 stderr, 3 stdin); the cancel pipe last.
     let mut owners: Vec<(usize, usize)> = Vec::with_capacity(2 * hooks.len());
     let mut polled: Vec<PollFd<'_>> = Vec::with_capacity(2 * hooks.len() + 1);
     for (i, (hook, watch)) in hooks.iter().zip(watches).enumerate() {
@@ -235,6 +292,12 @@ fn ready(
                 polled.push(PollFd::from_borrowed_fd(fd, PollFlags::IN));
             }
         }
+        if !matches!(watch, Watch::Done)
+            && let Some(stdin) = &hook.stdin
+        {
+            owners.push((i, 3));
+            polled.push(PollFd::from_borrowed_fd(stdin.as_fd(), PollFlags::OUT));
+        }
     }
     if let Some(fd) = cancel {
         polled.push(PollFd::from_borrowed_fd(fd, PollFlags::IN));
@@ -246,7 +309,7 @@ fn ready(
         Err(e) => return Err(e.into()),
     }
     let mut ready = Ready {
-        hooks: vec![[false; 3]; hooks.len()],
+        hooks: vec![[false; 4]; hooks.len()],
         cancel: false,
     };
     for (slot, fd) in polled.iter().enumerate() {

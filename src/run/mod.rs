@@ -291,12 +291,11 @@ impl Runner {
             Ok(hook) => hook,
             Err(failed) => return *failed,
         };
-        // A lent thread waits in `poll` for the common case (the payload
-        // was written whole at the spawn); anything else is handed to the
-        // reactor below.
+        // A lent thread waits in `poll` for the common case; anything
+        // else is handed to the reactor below.
         if block
-            && hook.stdin.is_none()
-            && let Some(&(_, exit)) = lent::wait(std::slice::from_mut(&mut hook), cancel).first()
+            && let Some(&(_, exit)) =
+                lent::wait(std::slice::from_mut(&mut hook), &[cmd], cancel).first()
         {
             return hook.reaped(exit);
         }
@@ -331,14 +330,12 @@ impl Runner {
                 }
             }
         }
-        // One hook that still waits for its payload would wait on the
-        // lent thread's `poll`: the reactor writes it.
-        let lent =
-            if self.lend_thread && !hooks.is_empty() && hooks.iter().all(|h| h.stdin.is_none()) {
-                lent::wait(&mut hooks, cancel)
-            } else {
-                Vec::new()
-            };
+        let lent = if self.lend_thread && !hooks.is_empty() {
+            let started: Vec<&HookCommand> = places.iter().map(|&i| cmds[i]).collect();
+            lent::wait(&mut hooks, &started, cancel)
+        } else {
+            Vec::new()
+        };
         let mut exits: Vec<Option<(Exit, usize)>> = hooks.iter().map(|_| None).collect();
         for (position, exit) in lent {
             exits[position] = Some((exit, order));
@@ -372,6 +369,7 @@ impl Runner {
             guard,
             child,
             stdin,
+            fed,
             out_pipe,
             err_pipe,
             mut stdout,
@@ -405,7 +403,7 @@ impl Runner {
         {
             let io = async {
                 tokio::join!(
-                    feed(stdin, &cmd.stdin),
+                    feed(stdin, cmd.stdin.get(fed..).unwrap_or_default()),
                     out_kept.drain(out_pipe),
                     err_kept.drain(err_pipe)
                 )
@@ -538,8 +536,11 @@ struct Started {
     /// `child`, so it is dropped first, while the leader is unreaped).
     guard: GroupGuard,
     child: child::Child,
-    /// latch's end of stdin, if the payload did not fit at the spawn.
+    /// latch's end of stdin, if the payload did not fit at the spawn and
+    /// was not written whole since.
     stdin: Option<OwnedFd>,
+    /// How much of the payload went in through `stdin` so far.
+    fed: usize,
     /// latch's ends of stdout and stderr, each `None` once at its end.
     out_pipe: Option<OwnedFd>,
     err_pipe: Option<OwnedFd>,
@@ -561,6 +562,7 @@ impl Started {
                 guard: GroupGuard::new(Some(child.id()), leader_start),
                 child,
                 stdin: pipes.stdin,
+                fed: 0,
                 out_pipe: Some(pipes.stdout),
                 err_pipe: Some(pipes.stderr),
                 stdout,

@@ -825,6 +825,55 @@ fn the_library_s_task_background_keeps_async_answers_and_tells_the_harness() {
     );
 }
 
+/// A runner that lends its thread does not hold up an async hook that the
+/// same dispatch started on the thread's runtime: the synchronous hooks
+/// wait for a file the async one makes, and finish.
+#[test]
+fn a_lent_thread_does_not_hold_up_an_async_hook_of_the_same_dispatch() {
+    use latch::dialect::claude::{Claude as Dialect, Options, Sources};
+    let c = Claude::new();
+    let made = c.root.path().join("made");
+    let wait = format!(
+        "i=0; while [ ! -f '{0}' ] && [ $i -lt 300 ]; do sleep 0.01; i=$((i+1)); done; [ -f '{0}' ] && echo waited",
+        made.display()
+    );
+    let c = c.project_settings(&json!({"hooks": {"PostToolUse": [{"hooks": [
+        {"type": "command", "command": format!("touch '{}'", made.display()), "async": true},
+        {"type": "command", "command": format!("{wait} # 1")},
+        {"type": "command", "command": format!("{wait} # 2")}]}]}}));
+    let state = c.root.path().join("state");
+    let engine = latch::Engine::new()
+        .with_dialect(Dialect::load(Options {
+            sources: Sources {
+                project: Some(c.project()),
+                managed_dir: Some(c.root.path().join("managed")),
+                ..Sources::default()
+            },
+            project: Some(c.project()),
+            ..Options::default()
+        }))
+        .with_background(latch::background::Tasks::new(&state))
+        .with_runner(latch::run::Runner {
+            lend_thread: true,
+            ..latch::run::Runner::default()
+        });
+    let event: latch::Event =
+        serde_json::from_value(bash_after("ls", json!({"stdout": "x"}))).unwrap();
+    let session = latch::Session::open(&state, "s1").unwrap();
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let outcome = runtime.block_on(engine.dispatch(&event, &session)).unwrap();
+    let waited: Vec<_> = outcome
+        .runs
+        .iter()
+        .filter(|r| r.exit_code.is_some())
+        .map(|r| r.exit_code)
+        .collect();
+    assert_eq!(waited, [Some(0), Some(0)], "{:#?}", outcome.runs);
+}
+
 #[test]
 fn r3_effort_compaction_and_the_compact_session_start() {
     // r3_effort_fields: `effort` after `permission_mode` on tool events.

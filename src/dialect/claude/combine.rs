@@ -234,6 +234,7 @@ pub async fn dispatch(cfg: &Claude, event: &Event, cx: &DispatchContext<'_>) -> 
     let mut env_files = Vec::new();
     // One run per runnable handler, all at once; the others are recorded.
     let mut runs: Vec<Run<'_>> = Vec::new();
+    let mut in_background = false;
     let mut shown = Vec::new();
     for (i, s) in selected.into_iter().enumerate() {
         let env_file = env_dir.as_ref().map(|d| super::env_file::file(d, i));
@@ -247,7 +248,12 @@ pub async fn dispatch(cfg: &Claude, event: &Event, cx: &DispatchContext<'_>) -> 
                 shown.push(run.shown);
                 runs.push(run.run);
             }
-            Prepared::Background(record) => out.runs.push(record),
+            Prepared::Background(record) => {
+                // A background hook may run on this thread's runtime: the
+                // others must not keep it waiting.
+                in_background = true;
+                out.runs.push(record);
+            }
             Prepared::Refused(mut record, message) => {
                 out.warnings
                     .push(format!("{} hook error: {message}", label(ce, &tool)));
@@ -256,7 +262,7 @@ pub async fn dispatch(cfg: &Claude, event: &Event, cx: &DispatchContext<'_>) -> 
             }
         }
     }
-    let finished = run_all(runs, cx).await;
+    let finished = run_all(runs, cx, !in_background).await;
 
     let mut fold = Fold {
         ce,
@@ -322,11 +328,16 @@ enum Run<'a> {
 }
 
 /// Runs the handlers at once; each comes back in its place with the order
-/// it finished in (0 first). When every one is a process, the pipeline
-/// runs them as one batch, the dispatch's only work, so a runner that may
-/// lend the thread waits for them all there.
-async fn run_all<'a>(runs: Vec<Run<'a>>, cx: &'a DispatchContext<'a>) -> Vec<(Ran, usize)> {
-    if runs.iter().all(|r| matches!(r, Run::Process { .. })) {
+/// it finished in (0 first). When every one is a process and nothing else
+/// of the dispatch runs (`alone`: no hook was started in the background),
+/// the pipeline runs them as one batch, so a runner that may lend the
+/// thread waits for them all there.
+async fn run_all<'a>(
+    runs: Vec<Run<'a>>,
+    cx: &'a DispatchContext<'a>,
+    alone: bool,
+) -> Vec<(Ran, usize)> {
+    if alone && runs.iter().all(|r| matches!(r, Run::Process { .. })) {
         let (jobs, judged): (Vec<Job>, Vec<(f64, String)>) = runs
             .into_iter()
             .filter_map(|r| match r {

@@ -94,6 +94,34 @@ async fn a_hook_that_exits_at_once_with_a_large_stdin_is_fine() {
     assert_eq!(r.termination, Termination::Exited(Exit::Code(0)));
 }
 
+/// A payload larger than a pipe holds reaches the hook whole, however
+/// slowly it reads, and a hook that reads it only after closing its output
+/// gets it too.
+#[tokio::test]
+async fn a_large_payload_reaches_the_hook_whole() {
+    let payload: Vec<u8> = (0..300_000u32).map(|i| b'a' + (i % 26) as u8).collect();
+    let mut cmd = sh("sleep 0.1; cksum");
+    cmd.stdin = payload.clone();
+    let r = run(&cmd).await;
+    assert_eq!(r.termination, Termination::Exited(Exit::Code(0)));
+    let dir = tempfile::tempdir().unwrap();
+    let expected = dir.path().join("payload");
+    std::fs::write(&expected, &payload).unwrap();
+    let want = std::process::Command::new("cksum")
+        .stdin(std::fs::File::open(&expected).unwrap())
+        .output()
+        .unwrap()
+        .stdout;
+    assert_eq!(r.stdout.bytes, want);
+
+    let got = dir.path().join("got");
+    let mut cmd = sh(&format!("exec >&- 2>&-; cat > '{}'", got.display()));
+    cmd.stdin = payload.clone();
+    let r = run(&cmd).await;
+    assert_eq!(r.termination, Termination::Exited(Exit::Code(0)));
+    assert_eq!(std::fs::read(&got).unwrap(), payload);
+}
+
 #[tokio::test]
 async fn output_is_capped_while_reading_and_drained_to_the_end() {
     let mut cmd = sh("head -c 10000000 /dev/zero; echo tail >&2");
