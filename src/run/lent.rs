@@ -173,18 +173,7 @@ fn step(hook: &mut Started, watch: &mut Watch, ready: HookReady, now: Instant) -
             Ok(None) | Err(_) => Step::HandOver,
         },
         Watch::Reading { check, next } => {
-            for (pipe, captured, readable) in [
-                (&mut hook.out_pipe, &mut hook.stdout, ready[1]),
-                (&mut hook.err_pipe, &mut hook.stderr, ready[2]),
-            ] {
-                if readable
-                    && let Some(fd) = pipe
-                    && captured.read_available(fd.as_fd()) == Stream::Ended
-                {
-                    *pipe = None;
-                }
-            }
-            if hook.out_pipe.is_none() && hook.err_pipe.is_none() {
+            if read_outputs(hook, [ready[1], ready[2]]) {
                 // The output ended; the exit is usually there already.
                 return match hook.child.try_wait() {
                     Ok(Some(exit)) => Step::Finished(exit),
@@ -208,20 +197,25 @@ fn step(hook: &mut Started, watch: &mut Watch, ready: HookReady, now: Instant) -
                 }
                 // It may have exited just after the poll, closing its
                 // output with it: read once more before handing over.
-                Ok(Some(exit)) if read_ready_to_end(hook) => Step::Finished(exit),
+                Ok(Some(exit)) if read_outputs(hook, [true, true]) => Step::Finished(exit),
                 Ok(Some(_)) | Err(_) => Step::HandOver,
             }
         }
     }
 }
 
-/// Reads what both output pipes hold; whether both are at their end.
-fn read_ready_to_end(hook: &mut Started) -> bool {
-    for (pipe, captured) in [
+/// Reads what the output pipes marked `readable` (stdout, stderr) hold,
+/// closing a pipe at its end; whether both are at their end.
+fn read_outputs(hook: &mut Started, readable: [bool; 2]) -> bool {
+    for ((pipe, captured), readable) in [
         (&mut hook.out_pipe, &mut hook.stdout),
         (&mut hook.err_pipe, &mut hook.stderr),
-    ] {
-        if let Some(fd) = pipe
+    ]
+    .into_iter()
+    .zip(readable)
+    {
+        if readable
+            && let Some(fd) = pipe
             && captured.read_available(fd.as_fd()) == Stream::Ended
         {
             *pipe = None;

@@ -317,12 +317,15 @@ impl Runner {
         let mut results: Vec<Option<(RunResult, usize)>> = cmds.iter().map(|_| None).collect();
         let mut order = 0;
         let mut hooks = Vec::with_capacity(cmds.len());
+        // Each running hook's place in `cmds`, and its command.
         let mut places = Vec::with_capacity(cmds.len());
-        for (i, cmd) in cmds.iter().enumerate() {
+        let mut started = Vec::with_capacity(cmds.len());
+        for (i, &cmd) in cmds.iter().enumerate() {
             match Started::spawn(cmd) {
                 Ok(hook) => {
                     hooks.push(hook);
                     places.push(i);
+                    started.push(cmd);
                 }
                 Err(failed) => {
                     results[i] = Some((*failed, order));
@@ -331,7 +334,6 @@ impl Runner {
             }
         }
         let lent = if self.lend_thread && !hooks.is_empty() {
-            let started: Vec<&HookCommand> = places.iter().map(|&i| cmds[i]).collect();
             lent::wait(&mut hooks, &started, cancel)
         } else {
             Vec::new()

@@ -1235,19 +1235,10 @@ fn r2_async_hooks_do_not_hold_the_event_and_speak_with_the_next_tool_result() {
 
 #[test]
 fn without_a_background_runner_the_library_skips_async_handlers() {
-    use latch::dialect::claude::{Claude as Dialect, Options, Sources};
     let c = Claude::new();
     let cmd = c.hook("post", "");
     let c = c.project_settings(&json!({"hooks": {"PreToolUse": [{"hooks": [{"type": "command", "command": cmd, "async": true}]}]}}));
-    let dialect = Dialect::load(Options {
-        sources: Sources {
-            project: Some(c.project()),
-            managed_dir: Some(c.root.path().join("managed")),
-            ..Sources::default()
-        },
-        project: Some(c.project()),
-        ..Options::default()
-    });
+    let dialect = c.library_dialect();
     let engine = latch::Engine::new().with_dialect(dialect);
     let event: latch::Event = serde_json::from_value(bash_before("ls")).unwrap();
     let runtime = tokio::runtime::Builder::new_current_thread()

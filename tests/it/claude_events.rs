@@ -699,16 +699,7 @@ impl latch::pipeline::HarnessHandlers for Harness {
 /// Dispatches `event` through a claude engine for `c`'s project, with
 /// `harness` as the harness's handlers.
 fn dispatch_with(c: &Claude, harness: Harness, event: Value) -> latch::Outcome {
-    use latch::dialect::claude::{Claude as Dialect, Options, Sources};
-    let dialect = Dialect::load(Options {
-        sources: Sources {
-            project: Some(c.project()),
-            managed_dir: Some(c.root.path().join("managed")),
-            ..Sources::default()
-        },
-        project: Some(c.project()),
-        ..Options::default()
-    });
+    let dialect = c.library_dialect();
     let engine = latch::Engine::new()
         .with_dialect(dialect)
         .with_harness_handlers(harness);
@@ -767,7 +758,6 @@ fn r2_mcp_tool_and_agent_handlers_run_through_the_harness() {
 
 #[test]
 fn the_library_s_task_background_keeps_async_answers_and_tells_the_harness() {
-    use latch::dialect::claude::{Claude as Dialect, Options, Sources};
     let c = Claude::new();
     let hook = r#"sleep 0.2; echo '{"hookSpecificOutput": {"hookEventName": "PostToolUse", "additionalContext": "LATE"}}'"#;
     let c = c.project_settings(&json!({"hooks": {"PostToolUse": [{"hooks": [
@@ -778,15 +768,7 @@ fn the_library_s_task_background_keeps_async_answers_and_tells_the_harness() {
         let _ = tx.send(a.clone());
     });
     let engine = latch::Engine::new()
-        .with_dialect(Dialect::load(Options {
-            sources: Sources {
-                project: Some(c.project()),
-                managed_dir: Some(c.root.path().join("managed")),
-                ..Sources::default()
-            },
-            project: Some(c.project()),
-            ..Options::default()
-        }))
+        .with_dialect(c.library_dialect())
         .with_background(tasks);
     let after = bash_after("ls", json!({"stdout": "x"}));
     let event: latch::Event = serde_json::from_value(after).unwrap();
@@ -830,7 +812,6 @@ fn the_library_s_task_background_keeps_async_answers_and_tells_the_harness() {
 /// wait for a file the async one makes, and finish.
 #[test]
 fn a_lent_thread_does_not_hold_up_an_async_hook_of_the_same_dispatch() {
-    use latch::dialect::claude::{Claude as Dialect, Options, Sources};
     let c = Claude::new();
     let made = c.root.path().join("made");
     let wait = format!(
@@ -843,15 +824,7 @@ fn a_lent_thread_does_not_hold_up_an_async_hook_of_the_same_dispatch() {
         {"type": "command", "command": format!("{wait} # 2")}]}]}}));
     let state = c.root.path().join("state");
     let engine = latch::Engine::new()
-        .with_dialect(Dialect::load(Options {
-            sources: Sources {
-                project: Some(c.project()),
-                managed_dir: Some(c.root.path().join("managed")),
-                ..Sources::default()
-            },
-            project: Some(c.project()),
-            ..Options::default()
-        }))
+        .with_dialect(c.library_dialect())
         .with_background(latch::background::Tasks::new(&state))
         .with_runner(latch::run::Runner {
             lend_thread: true,

@@ -66,6 +66,21 @@ impl Claude {
         self.root.path().join("home")
     }
 
+    /// The claude dialect loaded through the library, as an embedding
+    /// harness loads it: this project and the fixture's managed directory.
+    pub fn library_dialect(&self) -> latch::dialect::claude::Claude {
+        use latch::dialect::claude::{Claude as Dialect, Options, Sources};
+        Dialect::load(Options {
+            sources: Sources {
+                project: Some(self.project()),
+                managed_dir: Some(self.root.path().join("managed")),
+                ..Sources::default()
+            },
+            project: Some(self.project()),
+            ..Options::default()
+        })
+    }
+
     /// Where the fixture hook writes what it read.
     pub fn hook_dir(&self) -> PathBuf {
         self.root.path().join("hooks")
