@@ -11,7 +11,12 @@
 //! - `runner`: [`latch::run::Runner::run`] with a [`HookCommand`], N times;
 //! - `engine`: [`latch::Engine::dispatch`] of one `tool_before` event through
 //!   a [`Poolside`] config whose project `settings.yaml` declares N
-//!   `PreToolUse` hooks with `command: "true"`.
+//!   `PreToolUse` hooks with `command: "true"`;
+//! - `std-parallel`, `std-parallel+env`: the N processes spawned at once,
+//!   then waited for, without and with the three variables a claude hook
+//!   gets;
+//! - `claude-lent`: the same N hooks through the claude dialect, which runs
+//!   them at once, with the runner lending the thread as `latch fire` does.
 //!
 //! The tokio runtime (current-thread, as `latch fire` uses) and the engine
 //! are built once, outside the timing loop.
@@ -19,10 +24,14 @@
 //! `dispatch_no_match` measures the engine alone: a dispatch whose event
 //! matches no hook, so nothing is spawned.
 //!
-//! A full run (no filter) ends with an interleaved measurement of the same
-//! variants plus three references that locate the overhead (`std` with a
-//! process group, the same on tokio's blocking pool, and plain
-//! `tokio::process`), and prints the medians with their ratio to `std`.
+//! Criterion runs each variant in a loop of its own, so its code stays warm
+//! in the caches. A full run (no filter) ends with an interleaved
+//! measurement of the same variants plus references that locate the
+//! overhead (`std` with a process group, the same on tokio's blocking pool,
+//! plain `tokio::process`, the claude dialect without a lent thread), each
+//! round running every variant once in a drawn order, so each starts with
+//! caches the others left behind, as a `latch fire` process or a harness's
+//! occasional event does; it prints the medians with their ratio to `std`.
 //!
 //! Run with `cargo bench --bench dispatch`; `cargo bench --bench dispatch
 //! -- summary` runs the interleaved summary alone.
@@ -248,6 +257,26 @@ fn bench_dispatch(c: &mut Criterion) {
         group.bench_function(BenchmarkId::new("engine", n), |b| {
             b.iter(|| black_box(rt.block_on(engine.dispatch(&event, &session)).unwrap()));
         });
+        // The claude dialect runs its hooks at once: against the same
+        // processes spawned at once, with and without its three variables.
+        let claude_project = project_with_claude_hooks(n);
+        let claude_dir = claude_project.path().to_path_buf();
+        let claude_lent = claude_engine(&claude_dir, true);
+        let claude_event = event.clone().with_cwd(claude_dir.clone());
+        group.bench_function(BenchmarkId::new("std-parallel", n), |b| {
+            b.iter(|| std_parallel(&claude_dir, n, false));
+        });
+        group.bench_function(BenchmarkId::new("std-parallel+env", n), |b| {
+            b.iter(|| std_parallel(&claude_dir, n, true));
+        });
+        group.bench_function(BenchmarkId::new("claude-lent", n), |b| {
+            b.iter(|| {
+                black_box(
+                    rt.block_on(claude_lent.dispatch(&claude_event, &session))
+                        .unwrap(),
+                )
+            });
+        });
         group.finish();
     }
 }
@@ -277,8 +306,8 @@ fn bench_no_match(c: &mut Criterion) {
     group.finish();
 }
 
-/// The variants of the interleaved summary: the three measured above plus
-/// three references that locate latch's overhead.
+/// The variants of the interleaved summary: those measured above plus
+/// references that locate latch's overhead.
 #[derive(Clone, Copy)]
 enum Variant {
     /// `std::process::Command` (the baseline).

@@ -139,6 +139,12 @@ impl Engine {
         self.dialects.iter().map(|d| d.as_ref())
     }
 
+    /// The trust policies and approvals the dispatches check, if any
+    /// policy asks for anything (see [`Engine::with_trust`]).
+    pub fn trust_gate(&self) -> Option<&crate::trust::Gate> {
+        self.trust.as_ref()
+    }
+
     /// Every load diagnostic of every dialect.
     pub fn diagnostics(&self) -> impl Iterator<Item = &Diagnostic> {
         self.dialects.iter().flat_map(|d| d.diagnostics())

@@ -712,6 +712,10 @@ pub enum EventError {
     /// A tool call with an empty name.
     #[error("`tool.name` must not be empty")]
     EmptyToolName,
+    /// A `session_id` with a NUL character, which no hook's environment
+    /// or state path can carry.
+    #[error("`session_id` must not contain a NUL character")]
+    NulInSessionId,
 }
 
 impl Event {
@@ -792,6 +796,13 @@ impl Event {
 
     /// Checks the fields the kind requires.
     pub fn validate(&self) -> Result<(), EventError> {
+        if self
+            .session_id
+            .as_deref()
+            .is_some_and(|id| id.contains('\0'))
+        {
+            return Err(EventError::NulInSessionId);
+        }
         if self.event.is_tool_event() {
             match &self.tool {
                 None => return Err(EventError::MissingTool(self.event)),

@@ -105,6 +105,23 @@ pub struct ConfigArgs {
 }
 
 impl ConfigArgs {
+    /// The flags given that change only how hooks run or what is recorded
+    /// of their runs, for a command that runs no hook (`explain`, `trust`)
+    /// to say they have no effect; `trust_counts`: whether the command
+    /// applies `--trust` (`explain` does).
+    pub fn run_only_flags(&self, trust_counts: bool) -> Vec<&'static str> {
+        [
+            ("--audit", self.audit.is_some()),
+            ("--claude-hide-commands", self.claude_hide_commands),
+            ("--prompt-base-url", self.prompt_base_url.is_some()),
+            ("--prompt-model", self.prompt_model.is_some()),
+            ("--trust", !trust_counts && !self.trust.is_empty()),
+        ]
+        .into_iter()
+        .filter_map(|(flag, given)| given.then_some(flag))
+        .collect()
+    }
+
     /// The files and directories whose changes can change what this
     /// configuration loads for an event in `cwd`: each dialect's
     /// configuration files and directories, the plugins, the named files

@@ -7,6 +7,7 @@ use std::path::PathBuf;
 use clap::{Args, ValueEnum};
 
 use crate::explain::Explanation;
+use crate::trust::Admission;
 
 use super::config::ConfigArgs;
 use super::exit;
@@ -41,6 +42,9 @@ pub fn run(args: ExplainArgs) -> u8 {
         Ok(e) => e,
         Err(code) => return code,
     };
+    for flag in args.config.run_only_flags(true) {
+        eprintln!("latch: warning: {flag} has no effect: latch explain runs no hook");
+    }
     let mut diags = Vec::new();
     let engine = args.config.engine(&event, &mut diags);
     let mut stderr = io::stderr().lock();
@@ -63,10 +67,48 @@ pub fn run(args: ExplainArgs) -> u8 {
     exit::OK
 }
 
-/// Every dialect's explanation of `event`. A panic in one dialect's
-/// explanation (a latch bug) is reported through `error` and the other
-/// dialects are still explained.
+/// Every dialect's explanation of `event`, with the engine's trust
+/// policies applied. A panic in one dialect's explanation (a latch bug) is
+/// reported through `error` and the other dialects are still explained.
 pub fn explain_all(
+    engine: &crate::Engine,
+    event: &crate::Event,
+    error: impl FnMut(String),
+) -> Vec<Explanation> {
+    let mut all = explain_dialects(engine, event, error);
+    apply_trust(engine, &mut all);
+    all
+}
+
+/// Under a trust policy, a hook that needs approval and has none would
+/// not run (`require`) or would run with a warning (`warn`), as `latch
+/// fire` decides.
+fn apply_trust(engine: &crate::Engine, all: &mut [Explanation]) {
+    let Some(gate) = engine.trust_gate() else {
+        return;
+    };
+    let definitions = engine.definitions();
+    for e in all.iter_mut().filter(|e| e.runs && gate.checks(&e.dialect)) {
+        let Some(def) = definitions.iter().find(|d| {
+            d.dialect == e.dialect
+                && d.event == e.event
+                && d.hook == e.hook
+                && e.source.as_ref() == Some(&d.source)
+        }) else {
+            continue;
+        };
+        match gate.foresee(def) {
+            Admission::Run => {}
+            Admission::Warn(warning) => e.reason = format!("{}; {warning}", e.reason),
+            Admission::Refuse(why) => {
+                e.runs = false;
+                e.reason = format!("{}; {why}", e.reason);
+            }
+        }
+    }
+}
+
+fn explain_dialects(
     engine: &crate::Engine,
     event: &crate::Event,
     mut error: impl FnMut(String),

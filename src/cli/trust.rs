@@ -98,6 +98,9 @@ pub fn run(args: TrustArgs) -> u8 {
 
 /// Every hook the configuration loads (its load problems on stderr).
 fn load(config: &ConfigArgs) -> Vec<Definition> {
+    for flag in config.run_only_flags(false) {
+        eprintln!("latch: warning: {flag} has no effect: latch trust runs no hook");
+    }
     let mut diags = Vec::new();
     let mut event = Event::new(EventKind::SessionStart);
     event.cwd = None;

@@ -8,6 +8,7 @@
 //! | `/path` | the project directory | `path` |
 //! | `path` with no `/` but at the end (`*.ts`, `build/`) | the project directory | at any depth |
 //! | `dir/path` (`src/**`, `**/*.ts`) | the project directory | anchored at the root |
+//! | `./path` | as `path` (Claude Code's docs: "`path` or `./path`") | |
 //!
 //! `*` and `?` stop at `/`, `**` crosses directories, a trailing `/` matches
 //! only directories, and a rule that matches a directory covers everything
@@ -40,6 +41,10 @@ pub struct PathRule {
 impl PathRule {
     /// Reads `pattern` as a `.gitignore`-style line.
     pub fn new(pattern: &str, budget: &mut PatternBudget) -> Result<PathRule, PatternError> {
+        let mut pattern = pattern;
+        while let Some(rest) = pattern.strip_prefix("./") {
+            pattern = rest;
+        }
         let (root, rest, anchored) = if let Some(rest) = pattern.strip_prefix("//") {
             (Root::Filesystem, rest.trim_start_matches('/'), true)
         } else if let Some(rest) = pattern.strip_prefix("~/") {
@@ -188,6 +193,17 @@ mod tests {
         assert!(m("src/*.ts", "src/a.ts"), "relative input paths");
         assert!(!m("src/*.ts", "/ws/src/x/a.ts"));
         assert!(!m("*.ts", "/elsewhere/a.ts"), "outside the project");
+    }
+
+    #[test]
+    fn a_leading_dot_slash_is_the_same_rule_without_it() {
+        assert!(m("./.env", "/ws/.env"));
+        assert!(m("./src/**", "/ws/src/a.ts"));
+        assert!(!m("./src/**", "/ws/lib/src/a.ts"));
+        assert!(m("./*.ts", "/ws/a.ts"));
+        assert!(m("./src/new.ts", "src/new.ts"));
+        assert!(m("././src/new.ts", "/ws/src/new.ts"));
+        assert!(!m("./src/**", "/elsewhere/src/a.ts"));
     }
 
     #[test]

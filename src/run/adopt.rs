@@ -15,6 +15,8 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Mutex, MutexGuard};
 
+use rustix::process::Pid;
+
 use super::procfs::{self, ProcInfo};
 
 /// Set once this process became a subreaper through [`become_subreaper`].
@@ -25,6 +27,14 @@ static ADOPTING: AtomicBool = AtomicBool::new(false);
 /// spawned and while a descendant set is collected and killed, so a leader
 /// spawned concurrently is never taken for an orphan.
 static LEADERS: Mutex<Vec<(i32, u64)>> = Mutex::new(Vec::new());
+
+/// The process groups of reaped hooks that still had members when their
+/// leader was reaped (a hook's background job that let go of its pipes).
+/// Another hook's kill must not take their members for its own orphans,
+/// and [`kill_leftovers`] ends them. A group's id is not reused while the
+/// group has members, and the entries of emptied groups are dropped as
+/// new ones come.
+static LINGERING: Mutex<Vec<i32>> = Mutex::new(Vec::new());
 
 /// Makes this process a child subreaper (`prctl(PR_SET_CHILD_SUBREAPER)`),
 /// so that a hook's descendants orphaned by the death of their parent are
@@ -106,6 +116,33 @@ pub(super) fn record_leader(table: &mut Vec<(i32, u64)>, pid: i32, start: u64) {
 /// `start`, not another hook that may have got its pid since.
 pub(super) fn forget_leader(pid: i32, start: Option<u64>) {
     leaders().retain(|&(p, s)| p != pid || start.is_some_and(|start| s != start));
+}
+
+/// The lingering groups (see [`LINGERING`]), locked.
+pub(super) fn lingering() -> MutexGuard<'static, Vec<i32>> {
+    LINGERING.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Notes the group of the hook `leader`, just reaped, if something of it
+/// still runs; forgets the groups that emptied meanwhile.
+pub(super) fn note_lingering(leader: i32) {
+    let alive = |g: i32| {
+        Pid::from_raw(g).is_some_and(|g| rustix::process::test_kill_process_group(g).is_ok())
+    };
+    let mut groups = lingering();
+    groups.retain(|&g| g != leader && alive(g));
+    if alive(leader) && groups.len() < MAX_LEADERS {
+        groups.push(leader);
+    }
+}
+
+/// Kills what the hooks of this process left running after they ended,
+/// for a server about to exit with no process left behind: every member
+/// of a lingering group and, while adopting, every orphan re-parented here
+/// (none of which is a running hook), each with all it started.
+pub fn kill_leftovers() {
+    let groups = std::mem::take(&mut *lingering());
+    super::tree::kill_leftovers(&groups);
 }
 
 /// Whether `p` is a hook leader of this process (its runner's to reap).

@@ -380,7 +380,8 @@ fn resolve(program: &Path, environment: &Environment, cwd: Option<&Path>) -> io:
             candidate.is_file()
                 && rustix::fs::access(candidate, rustix::fs::Access::EXEC_OK).is_ok()
         })
-        .ok_or_else(|| io::Error::from(io::ErrorKind::NotFound))
+        // ENOENT, as `execvp` reports it: "No such file or directory".
+        .ok_or_else(|| io::Error::from(rustix::io::Errno::NOENT))
 }
 
 /// A pipe for the hook's stdin: the child's end and latch's.

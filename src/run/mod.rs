@@ -68,7 +68,7 @@ use std::time::{Duration, Instant};
 use tokio::io::AsyncWriteExt;
 use tokio::net::unix::pipe::{Receiver, Sender};
 
-pub use adopt::become_subreaper;
+pub use adopt::{become_subreaper, kill_leftovers};
 pub use cancel::{Cancel, CancelHandle};
 pub use capture::Captured;
 use group::GroupGuard;

@@ -71,6 +71,7 @@ impl HookTree {
         if adopt::adopting() {
             adopt::forget_leader(self.leader, self.leader_start);
         }
+        adopt::note_lingering(self.leader);
     }
 
     /// Sends `sig` to every process of the tree and to the hook's group,
@@ -141,11 +142,15 @@ impl HookTree {
         let adopting = adopt::adopting();
         let mut set: HashSet<i32> = HashSet::new();
         let other_leader = |p: &ProcInfo| p.pid != self.leader && adopt::is_leader(leaders, p);
-        // Another running hook's own tree, which this tree must not touch.
+        // Another hook's own tree, running or left behind by a hook that
+        // ended, which this tree must not touch.
+        let lingering = adopt::lingering().clone();
         let foreign = |p: &ProcInfo| {
             leaders
                 .iter()
-                .any(|&(l, _)| l != self.leader && (p.pgid == l || p.sid == l))
+                .map(|&(l, _)| l)
+                .chain(lingering.iter().copied())
+                .any(|l| l != self.leader && (p.pgid == l || p.sid == l))
         };
         for p in procs {
             if p.zombie || p.pid == me || other_leader(p) {
@@ -229,6 +234,38 @@ impl HookTree {
             // ESRCH (the group is gone) is the good case.
             let _ = kill_process_group(pgid, sig);
         }
+    }
+}
+
+/// See [`adopt::kill_leftovers`]: the members of `groups` (process groups
+/// of reaped hooks), then, while adopting, every orphan child of this
+/// process that is not a running hook, and what it started.
+pub(super) fn kill_leftovers(groups: &[i32]) {
+    for &group in groups {
+        let mut tree = HookTree::new(group, None);
+        tree.leader_reaped = true;
+        tree.kill();
+    }
+    if !adopt::adopting() {
+        return;
+    }
+    let me = i32::try_from(std::process::id()).unwrap_or(0);
+    let Some(procs) = procfs::snapshot() else {
+        return;
+    };
+    let orphans: Vec<(i32, bool)> = {
+        let table = adopt::leaders();
+        procs
+            .iter()
+            .filter(|p| p.ppid == me && !adopt::is_leader(&table, p))
+            .map(|p| (p.pid, p.zombie))
+            .collect()
+    };
+    for (pid, zombie) in orphans {
+        if !zombie {
+            HookTree::new(pid, None).kill();
+        }
+        reap_one(pid);
     }
 }
 

@@ -513,8 +513,20 @@ impl Gate {
         self.judge(def).1
     }
 
+    /// What [`Gate::admit`] would do with the hook `def`, in words for
+    /// `latch explain` ("it would not run"), for an event that has not
+    /// been fired.
+    pub fn foresee(&self, def: &Definition) -> Admission {
+        self.judge_in(def, Tense::Would).1
+    }
+
     /// The hook's trust state, and what to do with it.
     fn judge(&self, def: &Definition) -> (TrustWord, Admission) {
+        self.judge_in(def, Tense::Did)
+    }
+
+    /// [`Gate::judge`], its messages in `tense`.
+    fn judge_in(&self, def: &Definition, tense: Tense) -> (TrustWord, Admission) {
         let policy = self.policies.of(&def.dialect);
         if !def.needs_approval {
             return (TrustWord::NotRequired, Admission::Run);
@@ -528,8 +540,10 @@ impl Gate {
                 );
                 let admission = match policy {
                     Policy::Off => Admission::Run,
-                    Policy::Require => Admission::Refuse(format!("{text}; it did not run")),
-                    Policy::Warn => Admission::Warn(format!("{text}; it ran anyway")),
+                    Policy::Require => Admission::Refuse(format!("{text}; {}", tense.words(false))),
+                    Policy::Warn => {
+                        Admission::Warn(format!("{text}; {} anyway", tense.words(true)))
+                    }
                 };
                 return (TrustWord::Unknown, admission);
             }
@@ -543,10 +557,10 @@ impl Gate {
         if policy == Policy::Off {
             return (word, Admission::Run);
         }
-        (word, self.admission(def, &state, policy))
+        (word, Self::admission(def, &state, policy, tense))
     }
 
-    fn admission(&self, def: &Definition, state: &TrustState, policy: Policy) -> Admission {
+    fn admission(def: &Definition, state: &TrustState, policy: Policy, tense: Tense) -> Admission {
         let why = match state {
             TrustState::NotRequired | TrustState::Approved => return Admission::Run,
             TrustState::New => "is not approved".to_owned(),
@@ -561,10 +575,36 @@ impl Gate {
         };
         let how = "review it with `latch trust`, approve it with `latch trust approve`";
         match policy {
-            Policy::Require => {
-                Admission::Refuse(format!("{} {why}; it did not run ({how})", describe(def)))
-            }
-            _ => Admission::Warn(format!("{} {why}; it ran ({how})", describe(def))),
+            Policy::Require => Admission::Refuse(format!(
+                "{} {why}; {} ({how})",
+                describe(def),
+                tense.words(false)
+            )),
+            _ => Admission::Warn(format!(
+                "{} {why}; {} ({how})",
+                describe(def),
+                tense.words(true)
+            )),
+        }
+    }
+}
+
+/// Whether a message tells what happened to a hook or what would.
+#[derive(Debug, Clone, Copy)]
+enum Tense {
+    /// A dispatch: "it did not run".
+    Did,
+    /// `latch explain`: "it would not run".
+    Would,
+}
+
+impl Tense {
+    fn words(self, runs: bool) -> &'static str {
+        match (self, runs) {
+            (Tense::Did, true) => "it ran",
+            (Tense::Did, false) => "it did not run",
+            (Tense::Would, true) => "it would run",
+            (Tense::Would, false) => "it would not run",
         }
     }
 }

@@ -5,6 +5,7 @@
 use serde_json::{Value, json};
 
 use crate::claude_util::{Claude, bash_after, bash_before, keys, settings, texts};
+use crate::util::latch;
 
 #[test]
 fn a_payloads_have_the_recorded_fields_in_order() {
@@ -312,6 +313,58 @@ fn o6_stop_blocks_are_capped_at_8_in_a_row() {
 }
 
 #[test]
+fn the_stop_block_cap_comes_from_its_variable() {
+    let c = Claude::new();
+    let cmd = c.hook("stop", "--exit 2 --stderr 'again'");
+    let c = c.project_settings(&settings("Stop", None, &[&cmd]));
+    let fire = |session: &str, cap: &str| {
+        c.fire_env(
+            &json!({"event": "stop", "session_id": session}),
+            &[("CLAUDE_CODE_STOP_HOOK_BLOCK_CAP", cap)],
+        )
+    };
+    // 2: the third block in a row ends the turn.
+    for _ in 0..2 {
+        assert!(fire("two", "2").outcome.get("continuation").is_some());
+    }
+    let f = fire("two", "2");
+    assert!(f.outcome.get("continuation").is_none(), "{}", f.outcome);
+    assert!(
+        f.warnings_contain("blocked 2 times in a row"),
+        "{}",
+        f.outcome
+    );
+    // 0: no cap; empty: Claude Code's 8, without a warning.
+    for _ in 0..10 {
+        assert!(fire("none", "0").outcome.get("continuation").is_some());
+    }
+    let f = fire("empty", "");
+    assert!(f.outcome.get("continuation").is_some());
+    assert!(!f.stderr.contains("not a whole number"), "{}", f.stderr);
+    let f = fire("bad", "x");
+    assert!(
+        f.stderr.contains(
+            "CLAUDE_CODE_STOP_HOOK_BLOCK_CAP=\"x\" is not a whole number; the cap stays 8"
+        ),
+        "{}",
+        f.stderr
+    );
+}
+
+#[test]
+fn a_nul_in_the_session_id_is_an_invalid_event() {
+    let c = Claude::new().project_settings(&settings("Stop", None, &["true"]));
+    let f = c.fire(&json!({"event": "stop", "session_id": "nul\0x"}));
+    assert_eq!(f.code, 3, "{}", f.stderr);
+    assert!(
+        f.stderr
+            .contains("`session_id` must not contain a NUL character"),
+        "{}",
+        f.stderr
+    );
+}
+
+#[test]
 fn h_session_start_context_and_payloads() {
     let c = Claude::new();
     let js = c.hook("ss_json", r#"--stdout '{"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": "SS ctx"}}'"#);
@@ -400,6 +453,65 @@ fn i2_an_identical_command_runs_once_across_groups_and_files() {
         skipped, 5,
         "the copies are recorded as skipped: {}",
         f.outcome
+    );
+}
+
+#[test]
+fn handlers_that_show_the_same_command_but_differ_are_not_copies() {
+    let c = Claude::new();
+    let deny = c.hook("deny", "--exit 2 --stderr 'no'");
+    let printf = |args: Value| json!({"type": "command", "command": "printf", "args": args});
+    let c = c.project_settings(
+        &json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [
+        // The `async` copy's answer is ignored; the synchronous one denies.
+        {"type": "command", "command": deny, "async": true},
+        {"type": "command", "command": deny},
+        // Both show as `printf %s| a b`, with other arguments.
+        printf(json!(["%s|", "a b"])),
+        printf(json!(["%s|", "a", "b"])),
+        {"type": "command", "command": "true", "if": "Bash(ls:*)"},
+        {"type": "command", "command": "true", "if": "Bash(git:*)"}]}]}}),
+    );
+    let f = c.fire(&bash_before("ls"));
+    assert_eq!(f.outcome["decision"], "deny", "{}", f.outcome);
+    let skipped: Vec<&Value> = f
+        .runs()
+        .iter()
+        .filter(|r| {
+            r["message"]
+                .as_str()
+                .is_some_and(|m| m.contains("Claude Code runs it once"))
+        })
+        .collect();
+    assert!(skipped.is_empty(), "{skipped:?}");
+}
+
+#[test]
+fn explain_skips_an_identical_handler_as_fire_does() {
+    let c = Claude::new().project_settings(&json!({"hooks": {"PreToolUse": [
+        {"matcher": "Bash", "hooks": [{"type": "command", "command": "echo b"}]},
+        {"matcher": "Ba.*", "hooks": [{"type": "command", "command": "echo b"}]}]}}));
+    let list = c.explain(&bash_before("ls"), &[]);
+    let runs: Vec<bool> = list.iter().map(|e| e["runs"].as_bool().unwrap()).collect();
+    assert_eq!(runs, [true, false], "{list:?}");
+    assert!(
+        list[1]["reason"].as_str().unwrap().ends_with(
+            "identical to a handler already selected for this event; Claude Code runs it once"
+        ),
+        "{list:?}"
+    );
+    // `latch fire` runs the first copy and skips the second.
+    let f = c.fire(&bash_before("ls"));
+    let status_at = |column: &Value| {
+        f.runs()
+            .iter()
+            .find(|r| r["source"]["column"] == *column)
+            .map(|r| r["status"].clone())
+    };
+    assert_eq!(status_at(&list[0]["source"]["column"]), Some(json!("ok")));
+    assert_eq!(
+        status_at(&list[1]["source"]["column"]),
+        Some(json!("skipped"))
     );
 }
 
@@ -1367,6 +1479,56 @@ fn q_session_start_hooks_export_variables_for_later_shell_calls() {
 }
 
 #[test]
+fn env_file_exports_build_on_the_environment_the_hooks_had() {
+    let c = Claude::new();
+    let lines = [
+        "export PATH=\"/opt/tool/bin:$PATH\"",
+        "export A=\"$LATCH_TEST_BASE/bin\"",
+        "export B=\"$CLAUDE_PROJECT_DIR/x\"",
+        "export C=\"$(pwd)\"",
+        // The same value it had: not a change, so not reported.
+        "export LATCH_TEST_BASE=\"$LATCH_TEST_BASE\"",
+    ];
+    let writer = lines
+        .iter()
+        .map(|l| format!("echo '{l}' >> \"$CLAUDE_ENV_FILE\""))
+        .collect::<Vec<_>>()
+        .join("; ");
+    let c = c.project_settings(&json!({"hooks": {
+        "SessionStart": [{"hooks": [{"type": "command", "command": writer}]}]}}));
+    let mut cmd = latch();
+    cmd.env("LATCH_TEST_BASE", "/base");
+    let f = c.fire_cmd(
+        cmd,
+        &json!({"event": "session_start", "session_id": "s1", "source": "startup"}),
+        &[],
+    );
+    let project = c.project().display().to_string();
+    let path = std::env::var("PATH").unwrap();
+    assert_eq!(
+        f.outcome["shell_env"],
+        json!({"PATH": format!("/opt/tool/bin:{path}"), "A": "/base/bin",
+            "B": format!("{project}/x"), "C": project}),
+        "{}",
+        f.outcome
+    );
+}
+
+#[test]
+fn an_env_file_that_cannot_be_sourced_is_a_warning_in_words() {
+    let c = Claude::new().project_settings(&json!({"hooks": {
+        "SessionStart": [{"hooks": [{"type": "command",
+            "command": "echo 'exit 3' >> \"$CLAUDE_ENV_FILE\""}]}]}}));
+    let f = c.fire(&json!({"event": "session_start", "session_id": "s1", "source": "startup"}));
+    assert!(f.outcome.get("shell_env").is_none(), "{}", f.outcome);
+    assert!(
+        f.warnings_contain("sourcing it failed: the shell exited with 3"),
+        "{}",
+        f.outcome
+    );
+}
+
+#[test]
 fn session_end_handlers_share_a_short_budget() {
     let c = Claude::new();
     let slow = c.hook("slow", "--sleep 4");
@@ -2065,6 +2227,38 @@ fn r2_async_rewake_runs_like_a_synchronous_hook() {
             )
             .as_str(),
         ],
+        "{}",
+        f.outcome
+    );
+}
+
+#[test]
+fn a_json_answer_of_megabytes_is_read_whole_and_one_past_the_limit_is_not_let_through_silently() {
+    let answer = |bytes: usize| {
+        format!(
+            "cat >/dev/null; printf '{{\"decision\":\"block\",\"reason\":\"'; head -c {bytes} /dev/zero | tr '\\0' a; printf '\"}}'"
+        )
+    };
+    // 2 MB: Claude Code reads it whole and denies; so does latch.
+    let c = Claude::new().project_settings(&settings(
+        "PreToolUse",
+        Some("Bash"),
+        &[&answer(2_000_000)],
+    ));
+    let f = c.fire(&bash_before("ls"));
+    assert_eq!(f.outcome["decision"], "deny", "{}", f.runs()[0]);
+    // Past 8 MiB latch cannot read the answer: a warning, not plain text.
+    let c = Claude::new().project_settings(&settings(
+        "PreToolUse",
+        Some("Bash"),
+        &[&answer(9_000_000)],
+    ));
+    let f = c.fire(&bash_before("ls"));
+    assert_eq!(f.runs()[0]["status"], "failed", "{}", f.runs()[0]);
+    assert!(
+        f.warnings_contain(
+            "the hook printed more than 8 MiB, and latch reads no JSON answer past that"
+        ),
         "{}",
         f.outcome
     );

@@ -174,8 +174,49 @@ impl Claude {
         self.fire_cmd(latch(), event, extra)
     }
 
+    /// Like [`Claude::fire`], with `env` set in latch's environment (after
+    /// the variables a test must not inherit are removed).
+    pub fn fire_env(&self, event: &Value, env: &[(&str, &str)]) -> Fired {
+        self.fire_cmd_env(latch(), event, &[], env)
+    }
+
+    /// `latch explain --format json --dialect claude` of `event` over the
+    /// fixture, with `extra` flags: the listed hooks.
+    pub fn explain(&self, event: &Value, extra: &[&str]) -> Vec<Value> {
+        let out = latch()
+            .args([
+                "explain",
+                "--format",
+                "json",
+                "--dialect",
+                "claude",
+                "--project",
+            ])
+            .arg(self.project())
+            .arg("--home")
+            .arg(self.home())
+            .arg("--claude-managed-dir")
+            .arg(self.root.path().join("managed"))
+            .args(extra)
+            .env("LATCH_STATE_DIR", self.root.path().join("state"))
+            .write_stdin(event.to_string())
+            .output()
+            .expect("latch runs");
+        serde_json::from_slice(&out.stdout).expect("a JSON list")
+    }
+
     /// Like [`Claude::fire_with`], on a prepared command (extra environment).
-    pub fn fire_cmd(&self, mut cmd: assert_cmd::Command, event: &Value, extra: &[&str]) -> Fired {
+    pub fn fire_cmd(&self, cmd: assert_cmd::Command, event: &Value, extra: &[&str]) -> Fired {
+        self.fire_cmd_env(cmd, event, extra, &[])
+    }
+
+    fn fire_cmd_env(
+        &self,
+        mut cmd: assert_cmd::Command,
+        event: &Value,
+        extra: &[&str],
+        env: &[(&str, &str)],
+    ) -> Fired {
         cmd.args(["fire", "--dialect", "claude", "--project"])
             .arg(self.project())
             .arg("--home")
@@ -191,6 +232,9 @@ impl Claude {
             .env("HOOK_DIR", self.hook_dir())
             .env_remove("CLAUDE_CODE_STOP_HOOK_BLOCK_CAP")
             .env_remove("LATCH_STATE_DIR");
+        for (k, v) in env {
+            cmd.env(k, v);
+        }
         let out = cmd
             .write_stdin(serde_json::to_vec(event).expect("json"))
             .output()

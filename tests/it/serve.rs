@@ -96,6 +96,17 @@ impl Server {
         self.recv()
     }
 
+    /// Sends a request and returns its answer, skipping notifications.
+    fn call(&mut self, id: i64, method: &str, params: Value) -> Value {
+        self.send(json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
+        loop {
+            let m = self.recv();
+            if m["id"] == id {
+                return m;
+            }
+        }
+    }
+
     fn fire(&mut self, id: i64, event: Value) {
         self.send(json!({"jsonrpc": "2.0", "id": id, "method": "fire", "params": event}));
     }
@@ -1038,4 +1049,182 @@ fn cancels_and_duplicates_match_ids_as_json_readers_do() {
     assert_eq!(r["id"], "a", "{r}");
     assert_eq!(r["result"]["runs"][0]["error"], "cancelled", "{r}");
     assert_eq!(s.close(), 0);
+}
+
+#[test]
+fn one_sessions_timeout_does_not_kill_what_another_sessions_hook_left_running() {
+    let c = Claude::new();
+    // `guard` exits at once; its background job answers with a deny later,
+    // through the stdout it still holds. `slow` times out meanwhile, in
+    // another session, and its kill must leave the job alone.
+    let guard = "cat >/dev/null; (sleep 1.5; echo '{\"decision\":\"block\",\"reason\":\"guard says no\"}') &";
+    let c = c.project_settings(&json!({"hooks": {"PreToolUse": [
+        {"matcher": "Bash", "hooks": [{"type": "command", "command": guard}]},
+        {"matcher": "Slow", "hooks": [{"type": "command", "command": "sleep 10", "timeout": 1}]}]}}));
+    let mut s = Server::claude(&c);
+    s.fire(
+        2,
+        json!({"event": "tool_before", "session_id": "b",
+            "tool": {"name": "Slow", "input": {}}}),
+    );
+    std::thread::sleep(Duration::from_millis(300));
+    let mut guarded = bash_before("ls");
+    guarded["session_id"] = json!("a");
+    s.fire(3, guarded);
+    let mut answers = [s.recv(), s.recv()];
+    answers.sort_by_key(|r| r["id"].as_i64());
+    assert_eq!(
+        answers[0]["result"]["runs"][0]["error"], "timeout",
+        "{}",
+        answers[0]
+    );
+    assert_eq!(answers[1]["result"]["decision"], "deny", "{}", answers[1]);
+    assert_eq!(s.close(), 0);
+}
+
+#[test]
+fn the_end_of_input_kills_what_finished_hooks_left_in_the_background() {
+    let c = Claude::new();
+    let pids = c.hook_dir().join("pids");
+    // One job stays in the hook's group, one leaves it with `setsid`; both
+    // let go of the hook's pipes, so the fire ends while they run.
+    let hook = format!(
+        "cat >/dev/null; sleep 60 >/dev/null 2>&1 & echo $! >> {p}; setsid sh -c 'echo $$ >> {p}; exec sleep 60' >/dev/null 2>&1 &",
+        p = pids.display()
+    );
+    let c = c.project_settings(&settings("PreToolUse", None, &[&hook]));
+    let mut s = Server::claude(&c);
+    let r = s.request(2, "fire", bash_before("ls"));
+    assert_eq!(r["result"]["runs"][0]["status"], "ok", "{r}");
+    let start = Instant::now();
+    let left: Vec<i32> = loop {
+        let text = std::fs::read_to_string(&pids).unwrap_or_default();
+        let list: Vec<i32> = text.lines().filter_map(|l| l.trim().parse().ok()).collect();
+        if list.len() >= 2 {
+            break list;
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(20),
+            "no background job started"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    assert!(
+        left.iter().all(|p| !process_is_dead(*p)),
+        "the jobs outlive the fire"
+    );
+    assert_eq!(s.close(), 0);
+    for pid in left {
+        let start = Instant::now();
+        while !process_is_dead(pid) {
+            assert!(
+                start.elapsed() < Duration::from_secs(10),
+                "{pid} outlived serve"
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+}
+
+#[test]
+fn a_broken_edit_is_kept_for_configurations_loaded_later_too() {
+    let c = Claude::new().project_settings(&settings(
+        "PreToolUse",
+        Some("Bash"),
+        &["echo no >&2; exit 2"],
+    ));
+    let project_file = c.root.path().join("project/.claude/settings.json");
+    let mut s = Server::claude(&c);
+    s.fire(1, bash_before("ls"));
+    assert_eq!(s.recv()["result"]["decision"], "deny");
+    c.write("project/.claude/settings.json", "{\"hooks\": ");
+    let n = s.notification("latch/diagnostics");
+    assert_eq!(n["params"]["kept"], json!([project_file]), "{n}");
+    // An event from a directory not loaded before loads a configuration
+    // afresh: with the kept version, and the harness is told.
+    let sub = c.project().join("sub");
+    std::fs::create_dir_all(&sub).unwrap();
+    let mut elsewhere = bash_before("ls");
+    elsewhere["cwd"] = json!(sub);
+    s.fire(2, elsewhere);
+    let (mut answer, mut notice) = (None, None);
+    while answer.is_none() || notice.is_none() {
+        let m = s.recv();
+        if m["id"] == 2 {
+            answer = Some(m);
+        } else if m["method"] == "latch/diagnostics" {
+            notice = Some(m);
+        }
+    }
+    let (answer, notice) = (answer.unwrap(), notice.unwrap());
+    assert_eq!(answer["result"]["decision"], "deny", "{answer}");
+    assert_eq!(notice["params"]["kept"], json!([project_file]), "{notice}");
+    assert!(
+        notice["params"]["reason"]
+            .as_str()
+            .is_some_and(|r| r.contains("last good version")),
+        "{notice}"
+    );
+    // Fixed on disk: nothing is kept any more.
+    c.write(
+        "project/.claude/settings.json",
+        &settings("PreToolUse", Some("Bash"), &["true"]).to_string(),
+    );
+    let n = s.notification("latch/diagnostics");
+    assert_eq!(n["params"]["kept"], json!([]), "{n}");
+    let mut other = bash_before("ls");
+    other["cwd"] = json!(c.root.path());
+    let r = s.call(3, "fire", other);
+    assert_eq!(r["result"]["decision"], "proceed", "{r}");
+}
+
+#[test]
+fn an_edit_seen_with_a_new_directory_is_still_reloaded() {
+    let c = Claude::new().project_settings(&settings("Stop", None, &["echo v1 >&2; exit 2"]));
+    let mut s = Server::claude(&c);
+    let stop = json!({"event": "stop", "session_id": "s1"});
+    let r = s.request(1, "fire", stop.clone());
+    assert!(r.to_string().contains("v1"), "{r}");
+    c.write(
+        "project/.claude/settings.json",
+        &settings("Stop", None, &["echo v2 >&2; exit 2"]).to_string(),
+    );
+    let new_dir = c.project().join("elsewhere");
+    std::fs::create_dir_all(&new_dir).unwrap();
+    let mut moved = stop.clone();
+    moved["cwd"] = json!(new_dir);
+    moved["session_id"] = json!("s2");
+    let _ = s.call(2, "fire", moved);
+    let n = s.notification("latch/diagnostics");
+    assert_eq!(n["params"]["reloaded"], true, "{n}");
+    let r = s.call(3, "fire", json!({"event": "stop", "session_id": "s3"}));
+    assert!(r.to_string().contains("v2"), "{r}");
+}
+
+#[test]
+fn a_large_plugin_directory_does_not_hide_an_edit_of_the_settings() {
+    let c = Claude::new().project_settings(&settings("Stop", None, &["echo v1 >&2; exit 2"]));
+    let plugin = c.root.path().join("zplugin");
+    let modules = plugin.join("node_modules");
+    std::fs::create_dir_all(&modules).unwrap();
+    for i in 0..5000 {
+        std::fs::write(modules.join(format!("m{i}.js")), "").unwrap();
+    }
+    let mut s = Server::start(&[("HOOK_DIR", c.hook_dir().to_str().expect("utf-8"))]);
+    let r = s.request(
+        1,
+        "initialize",
+        json!({"dialects": ["claude"], "project": c.project(), "home": c.home(),
+            "plugin_dirs": [plugin], "claude_managed_dir": c.root.path().join("managed"),
+            "state_dir": c.root.path().join("state")}),
+    );
+    assert!(r["result"].is_object(), "{r}");
+    c.write(
+        "project/.claude/settings.json",
+        &settings("Stop", None, &["echo v2 >&2; exit 2"]).to_string(),
+    );
+    let n = s.notification("latch/diagnostics");
+    assert_eq!(n["params"]["reloaded"], true, "{n}");
+    let r = s.call(2, "fire", json!({"event": "stop", "session_id": "s1"}));
+    assert!(r.to_string().contains("v2"), "{r}");
 }

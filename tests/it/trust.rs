@@ -607,3 +607,108 @@ fn settings_that_change_what_a_claude_hook_sees_are_part_of_its_approval() {
         .collect();
     assert_eq!(what, ["allowedEnvVars", "headers"]);
 }
+
+/// `latch explain --format json` of the shell event on a poolside project,
+/// with the trust store under its state directory: (runs, reason) of each
+/// hook, and stderr.
+fn explain(p: &Project, extra: &[&str]) -> (Vec<(bool, String)>, String) {
+    let out = latch()
+        .args(["explain", "--format", "json", "--project"])
+        .arg(p.dir())
+        .arg("--home")
+        .arg(p.home())
+        .args(extra)
+        .env("LATCH_STATE_DIR", p.state())
+        .write_stdin(shell_event().to_string())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let list: Vec<Value> = serde_json::from_slice(&out.stdout).unwrap();
+    let list = list
+        .iter()
+        .map(|e| {
+            (
+                e["runs"].as_bool().unwrap(),
+                e["reason"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect();
+    (list, String::from_utf8_lossy(&out.stderr).into_owned())
+}
+
+#[test]
+fn explain_applies_the_trust_policy_as_fire_does() {
+    let p = guarded();
+    let (off, _) = explain(&p, &[]);
+    assert!(off[0].0, "{off:?}");
+    assert!(!off[0].1.contains("approved"), "{off:?}");
+
+    let (required, _) = explain(&p, &["--trust", "require"]);
+    assert!(!required[0].0, "{required:?}");
+    // Why it matches, then why it still would not run.
+    assert!(required[0].1.starts_with("matcher"), "{required:?}");
+    assert!(
+        required[0]
+            .1
+            .contains("hook `guard` (poolside PreToolUse, ")
+            && required[0].1.contains(
+                "is not approved; it would not run (review it with `latch trust`, approve it with `latch trust approve`)"
+            ),
+        "{required:?}"
+    );
+    assert_eq!(require(&p).status(0), "untrusted");
+
+    let (warned, _) = explain(&p, &["--trust", "warn"]);
+    assert!(warned[0].0, "{warned:?}");
+    assert!(
+        warned[0].1.contains("is not approved; it would run"),
+        "{warned:?}"
+    );
+
+    let (code, _, err) = trust(&p, &["approve", "--all"]);
+    assert_eq!(code, 0, "{err}");
+    let (approved, _) = explain(&p, &["--trust", "require"]);
+    assert!(approved[0].0, "{approved:?}");
+    assert!(!approved[0].1.contains("approved"), "{approved:?}");
+    assert_eq!(require(&p).status(0), "blocked");
+}
+
+#[test]
+fn explain_applies_the_trust_policy_to_claude_hooks() {
+    let c = Claude::new().project_settings(&settings("PreToolUse", Some("Bash"), &["exit 2"]));
+    let list = c.explain(
+        &json!({"event": "tool_before", "session_id": "s",
+            "tool": {"name": "Bash", "input": {"command": "ls"}}}),
+        &["--trust", "require"],
+    );
+    assert_eq!(list.len(), 1, "{list:?}");
+    assert_eq!(list[0]["runs"], false, "{list:?}");
+    let reason = list[0]["reason"].as_str().unwrap();
+    assert!(
+        reason.contains("is not approved; it would not run"),
+        "{reason}"
+    );
+}
+
+#[test]
+fn flags_that_only_change_runs_say_they_have_no_effect_where_nothing_runs() {
+    let p = guarded();
+    let (_, err) = explain(&p, &["--audit", "full", "--claude-hide-commands"]);
+    assert!(
+        err.contains("latch: warning: --audit has no effect: latch explain runs no hook"),
+        "{err}"
+    );
+    assert!(
+        err.contains("latch: warning: --claude-hide-commands has no effect"),
+        "{err}"
+    );
+    let (_, err) = explain(&p, &["--trust", "require"]);
+    assert!(!err.contains("has no effect"), "{err}");
+    let (code, _, err) = trust(&p, &["list", "--trust", "require", "--audit", "off"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        err.contains("latch: warning: --trust has no effect: latch trust runs no hook")
+            && err.contains("latch: warning: --audit has no effect: latch trust runs no hook"),
+        "{err}"
+    );
+}

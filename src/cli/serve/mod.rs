@@ -166,6 +166,8 @@ pub async fn run(_args: ServeArgs) -> u8 {
     // The harness is gone or said `exit`: stop every hook, then leave.
     server.cancel_all();
     while tasks.join_next().await.is_some() {}
+    // What finished hooks left running in the background goes too.
+    crate::run::kill_leftovers();
     if let Some(w) = server.watcher.take() {
         w.abort();
     }
@@ -267,6 +269,10 @@ struct Setup {
     sessions: Mutex<HashMap<String, Arc<crate::Session>>>,
     /// The OpenTelemetry exporter, when the environment names an endpoint.
     telemetry: Option<Arc<crate::telemetry::Telemetry>>,
+    /// The files whose last good text stands in for a broken edit on disk
+    /// (see [`watch`]): every configuration loaded from now on reads them
+    /// so too, until an edit fixes them.
+    kept: Mutex<crate::config::files::Files>,
 }
 
 /// One loaded configuration: the engine, and the text of every
@@ -396,6 +402,7 @@ impl Server {
             engines: Mutex::default(),
             sessions: Mutex::default(),
             telemetry,
+            kept: Mutex::default(),
         });
         let (engine, diagnostics) = engine_for(
             &setup,
@@ -651,7 +658,13 @@ fn engine_for(setup: &Setup, out: &Out, event: &Event) -> (Arc<Engine>, Vec<Diag
     if let Some(loaded) = lock(&setup.engines).get(&key) {
         return (loaded.engine.clone(), Vec::new());
     }
-    let (loaded, diags) = load(setup, out, key.as_deref(), Default::default());
+    let replace = lock(&setup.kept).clone();
+    let (loaded, diags) = load(setup, out, key.as_deref(), replace.clone());
+    let kept: Vec<&PathBuf> = replace
+        .keys()
+        .filter(|f| loaded.files.contains_key(*f))
+        .collect();
+    let reason = (!kept.is_empty()).then(|| watch::kept_reason(&kept));
     let engine = loaded.engine.clone();
     let first = {
         let mut engines = lock(&setup.engines);
@@ -664,10 +677,10 @@ fn engine_for(setup: &Setup, out: &Out, event: &Event) -> (Arc<Engine>, Vec<Diag
         engines.insert(key.clone(), loaded);
         first
     };
-    if !first && !diags.is_empty() {
+    if !first && (!diags.is_empty() || !kept.is_empty()) {
         let _ = out.send(rpc::notification(
             "latch/diagnostics",
-            &json!({"cwd": key, "reloaded": true, "reason": null, "kept": [], "diagnostics": diags}),
+            &json!({"cwd": key, "reloaded": true, "reason": reason, "kept": kept, "diagnostics": diags}),
         ));
     }
     (engine, diags)

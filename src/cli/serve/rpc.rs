@@ -54,18 +54,25 @@ pub enum Incoming<'a> {
     },
 }
 
-/// The envelope of a message; other members are ignored.
+/// The envelope of a message; other members are ignored. Every member is
+/// kept as written, so that a member of the wrong type is told apart from
+/// a message that is not an object, and the `id` still answers.
 #[derive(Deserialize)]
 struct Envelope<'a> {
     #[serde(default, borrow)]
-    jsonrpc: Option<Cow<'a, str>>,
+    jsonrpc: Option<&'a RawValue>,
     /// Present (even `null`) or absent: a notification has no `id`.
     #[serde(default, deserialize_with = "present")]
     id: Option<Box<RawValue>>,
-    #[serde(default)]
-    method: Option<Value>,
+    #[serde(default, borrow)]
+    method: Option<&'a RawValue>,
     #[serde(default, borrow)]
     params: Option<&'a RawValue>,
+}
+
+/// A member's value as a string, if it is one (escapes decoded).
+fn string_of(raw: Option<&RawValue>) -> Option<Cow<'_, str>> {
+    serde_json::from_str::<Cow<'_, str>>(raw?.get()).ok()
 }
 
 /// A member that is there, whatever its value (`null` included).
@@ -125,8 +132,11 @@ impl Serialize for RequestId {
 
 /// Reads one message from a line, or the error response to send.
 pub fn parse(line: &[u8]) -> Result<Incoming<'_>, String> {
+    // A derived struct also reads an array, member by member: only an
+    // object is a message (a batch is not supported).
+    let object = line.trim_ascii_start().first() == Some(&b'{');
     let value: Envelope<'_> = match serde_json::from_slice(line) {
-        Ok(v) => v,
+        Ok(v) if object => v,
         Err(e) if e.is_syntax() || e.is_eof() => {
             return Err(error(
                 &RequestId::null(),
@@ -134,7 +144,15 @@ pub fn parse(line: &[u8]) -> Result<Incoming<'_>, String> {
                 &format!("parse error: {e}"),
             ));
         }
-        Err(_) => {
+        // An object whose envelope cannot be read: a member given twice.
+        Err(e) if object => {
+            return Err(error(
+                &RequestId::null(),
+                code::INVALID_REQUEST,
+                &format!("invalid message: {e}"),
+            ));
+        }
+        Ok(_) | Err(_) => {
             return Err(error(
                 &RequestId::null(),
                 code::INVALID_REQUEST,
@@ -151,12 +169,13 @@ pub fn parse(line: &[u8]) -> Result<Incoming<'_>, String> {
             why,
         )
     };
-    if value.jsonrpc.as_deref() != Some("2.0") {
+    if string_of(value.jsonrpc).as_deref() != Some("2.0") {
         return Err(invalid(&id, "`jsonrpc` must be \"2.0\""));
     }
-    let Some(Value::String(method)) = value.method else {
+    let Some(method) = string_of(value.method) else {
         return Err(invalid(&id, "`method` must be a string"));
     };
+    let method = method.into_owned();
     let params = value.params.unwrap_or(RawValue::NULL);
     match id {
         None => Ok(Incoming::Notification { method, params }),
@@ -324,6 +343,41 @@ mod tests {
         assert!(e.contains("-32600"), "{e}");
         let e = parse(br#"{"id":3,"method":"x"}"#).unwrap_err();
         assert!(e.contains(r#""id":3"#), "{e}");
+    }
+
+    #[test]
+    fn an_array_is_not_a_message_and_a_member_of_the_wrong_type_keeps_the_id() {
+        for batch in [
+            &br#"["2.0",7,"fire",{"event":"stop"}]"#[..],
+            br#" ["2.0",8,"shutdown"]"#,
+            b"[]",
+        ] {
+            let e = parse(batch).unwrap_err();
+            assert!(
+                e.contains("-32600") && e.contains("must be a JSON object"),
+                "{e}"
+            );
+            assert!(e.contains(r#""id":null"#), "{e}");
+        }
+        let e = parse(br#"{"jsonrpc":2.0,"id":5,"method":"fire"}"#).unwrap_err();
+        assert!(
+            e.contains(r#""id":5"#) && e.contains("`jsonrpc` must be"),
+            "{e}"
+        );
+        let e = parse(br#"{"jsonrpc":"2.0","id":5,"method":7}"#).unwrap_err();
+        assert!(
+            e.contains(r#""id":5"#) && e.contains("`method` must be a string"),
+            "{e}"
+        );
+        let e = parse(br#"{"jsonrpc":"2.0","id":5,"id":6,"method":"fire"}"#).unwrap_err();
+        assert!(
+            e.contains("-32600") && e.contains("duplicate field `id`"),
+            "{e}"
+        );
+        assert!(matches!(
+            parse(br#"{"jsonrpc":"2\u002e0","id":1,"method":"f\u0069re"}"#),
+            Ok(Incoming::Request { method, .. }) if method == "fire"
+        ));
     }
 
     #[test]

@@ -42,11 +42,23 @@ pub struct Fingerprint(Vec<Entry>);
 
 /// Takes the fingerprint of `roots`.
 pub fn fingerprint(roots: &[PathBuf]) -> Fingerprint {
-    use std::os::unix::fs::MetadataExt;
     let mut entries = Vec::new();
-    let mut stack: Vec<(PathBuf, usize)> = roots.iter().map(|r| (r.clone(), 0)).collect();
+    for root in roots {
+        walk(root, &mut entries);
+    }
+    entries.sort();
+    Fingerprint(entries)
+}
+
+/// Adds the entries of one watched path, at most [`MAX_ENTRIES`] of them:
+/// each path has its own budget, so that a large directory (a plugin's
+/// `node_modules`) cannot hide the others' changes.
+fn walk(root: &Path, entries: &mut Vec<Entry>) {
+    use std::os::unix::fs::MetadataExt;
+    let budget = entries.len() + MAX_ENTRIES;
+    let mut stack: Vec<(PathBuf, usize)> = vec![(root.to_path_buf(), 0)];
     while let Some((path, depth)) = stack.pop() {
-        if entries.len() >= MAX_ENTRIES {
+        if entries.len() >= budget {
             break;
         }
         let Ok(meta) = std::fs::symlink_metadata(&path) else {
@@ -62,8 +74,6 @@ pub fn fingerprint(roots: &[PathBuf]) -> Fingerprint {
             }
         }
     }
-    entries.sort();
-    Fingerprint(entries)
 }
 
 /// Watches `setup`'s configuration until the task is dropped: after each
@@ -92,19 +102,22 @@ pub async fn watch(setup: Arc<Setup>, out: Out) {
     loop {
         tokio::time::sleep(POLL).await;
         // A configuration loaded for a new directory widens the watch: a
-        // new baseline, not a change.
+        // new baseline, but a change of what was watched before still
+        // counts.
         let now_watched = roots(&setup);
-        if now_watched != watched {
+        let changed = if now_watched == watched {
+            fingerprint(&watched) != last
+        } else {
+            let changed = fingerprint(&watched) != last;
             watched = now_watched;
             last = fingerprint(&watched);
-            continue;
-        }
-        let now = fingerprint(&watched);
-        if now == last {
+            changed
+        };
+        if !changed {
             continue;
         }
         // Let the edit finish.
-        let mut settled = now;
+        let mut settled = fingerprint(&watched);
         loop {
             tokio::time::sleep(SETTLE).await;
             let again = fingerprint(&watched);
@@ -125,6 +138,9 @@ pub async fn watch(setup: Arc<Setup>, out: Out) {
 /// error names no file), the configuration loaded before stays, whole.
 fn reload(setup: &Setup, out: &Out) {
     let keys: Vec<Option<PathBuf>> = lock(&setup.engines).keys().cloned().collect();
+    // The files kept at their last good text after this round, for the
+    // configurations loaded later.
+    let mut still_kept = Files::new();
     for cwd in keys {
         let Some(old) = lock(&setup.engines).get(&cwd).cloned() else {
             continue;
@@ -156,11 +172,13 @@ fn reload(setup: &Setup, out: &Out) {
                     .map(|f| (f.clone(), old.files.get(f).cloned()))
                     .collect();
                 let (patched, patched_diagnostics) =
-                    super::load(setup, out, cwd.as_deref(), replace);
+                    super::load(setup, out, cwd.as_deref(), replace.clone());
                 kept = files;
-                new_errors(&patched_diagnostics)
-                    .is_empty()
-                    .then_some(patched)
+                let applies = new_errors(&patched_diagnostics).is_empty();
+                if applies {
+                    still_kept.extend(replace);
+                }
+                applies.then_some(patched)
             })
         };
         let names = |files: &mut dyn Iterator<Item = &Path>| -> String {
@@ -172,12 +190,8 @@ fn reload(setup: &Setup, out: &Out) {
         let (reloaded, reason) = match applied {
             Some(loaded) => {
                 lock(&setup.engines).insert(cwd.clone(), loaded);
-                let reason = (!kept.is_empty()).then(|| {
-                    format!(
-                        "the last good version of {} is kept: the new one has errors",
-                        names(&mut kept.iter().map(PathBuf::as_path))
-                    )
-                });
+                let reason =
+                    (!kept.is_empty()).then(|| kept_reason(&kept.iter().collect::<Vec<_>>()));
                 (true, reason)
             }
             None => {
@@ -201,6 +215,17 @@ fn reload(setup: &Setup, out: &Out) {
             &json!({"cwd": cwd, "reloaded": reloaded, "reason": reason, "kept": kept, "diagnostics": diagnostics}),
         ));
     }
+    *lock(&setup.kept) = still_kept;
+}
+
+/// The `reason` of a `latch/diagnostics` for configuration files kept at
+/// their last good version.
+pub fn kept_reason(kept: &[&PathBuf]) -> String {
+    let names: Vec<String> = kept.iter().map(|f| f.display().to_string()).collect();
+    format!(
+        "the last good version of {} is kept: the new one has errors",
+        names.join(", ")
+    )
 }
 
 fn is_error(d: &Diagnostic) -> bool {

@@ -48,8 +48,8 @@ pub const PROMPT_EVENT_TIMEOUT: std::time::Duration = std::time::Duration::from_
 /// Default time limit of a handler on `MessageDisplay` (Claude Code's docs).
 pub const DISPLAY_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
 
-/// Output kept per stream.
-const MAX_OUTPUT: usize = 1 << 20;
+/// Stderr kept (stdout: [`super::judge::MAX_STDOUT`]).
+const MAX_STDERR: usize = 1 << 20;
 
 /// What every handler of one dispatch shares.
 struct Place<'p> {
@@ -254,6 +254,7 @@ pub async fn dispatch(cfg: &Claude, event: &Event, cx: &DispatchContext<'_>) -> 
                 in_background = true;
                 out.runs.push(record);
             }
+            Prepared::Recorded(record) => out.runs.push(record),
             Prepared::Refused(mut record, message) => {
                 out.warnings
                     .push(format!("{} hook error: {message}", label(ce, &tool)));
@@ -294,7 +295,12 @@ pub async fn dispatch(cfg: &Claude, event: &Event, cx: &DispatchContext<'_>) -> 
     }
     fold.out.runs.extend(records.into_iter().flatten());
     if !env_files.is_empty() {
-        let (vars, warnings) = super::env_file::exports(cx.runner, cx.cancel, &env_files).await;
+        let shell = super::env_file::Shell {
+            env: claude_env(&project, event),
+            cwd: workdir.clone(),
+        };
+        let (vars, warnings) =
+            super::env_file::exports(cx.runner, cx.cancel, &env_files, &shell).await;
         fold.out.shell_env = vars;
         fold.out.warnings.extend(warnings);
     }
@@ -384,8 +390,11 @@ fn ran(f: pipeline::job::Finished, timeout: f64, program: &str) -> Ran {
 enum Prepared<'a> {
     Run(Work<'a>),
     Refused(HookRun, String),
-    /// Started in the background (or not, with why), recorded at once.
+    /// Started in the background, recorded at once.
     Background(HookRun),
+    /// Not run, with why (the harness cannot run it, or it could not be
+    /// started in the background), recorded at once.
+    Recorded(HookRun),
 }
 
 /// The run of one selected handler, or its record and why it cannot run.
@@ -470,7 +479,7 @@ fn work<'a>(
                     "an `{}` handler, and the harness gives latch no sub-agents or tool servers",
                     s.handler.kind.type_name()
                 ));
-                return Prepared::Background(record);
+                return Prepared::Recorded(record);
             };
             let ce = place.ce;
             let (default, call) = match &s.handler.kind {
@@ -544,7 +553,7 @@ fn work<'a>(
                 record.error = Some(ErrorCategory::UnsupportedHandler);
                 record.message =
                     Some("an `async` handler, and the harness runs no background hooks".to_owned());
-                return Prepared::Background(record);
+                return Prepared::Recorded(record);
             };
             match command(s.file, s.handler, event, place, env_file.as_deref()) {
                 Err(message) => Prepared::Refused(record, message),
@@ -559,22 +568,22 @@ fn work<'a>(
                         session_id: event.session_id.clone(),
                         deliver,
                     };
-                    match background.start(job) {
-                        Ok(()) if deliver => record.message = Some(
-                            "started in the background; its answer comes with the next tool result"
-                                .to_owned(),
-                        ),
-                        Ok(()) => {
-                            record.message = Some(format!(
-                                "started in the background; Claude Code does not wait for {} hooks and ignores what they say",
-                                place.ce
-                            ))
-                        }
-                        Err(why) => record.fail(
+                    if let Err(why) = background.start(job) {
+                        record.fail(
                             ErrorCategory::CommandError,
                             format!("could not start in the background: {why}"),
-                        ),
+                        );
+                        return Prepared::Recorded(record);
                     }
+                    record.message = Some(if deliver {
+                        "started in the background; its answer comes with the next tool result"
+                            .to_owned()
+                    } else {
+                        format!(
+                            "started in the background; Claude Code does not wait for {} hooks and ignores what they say",
+                            place.ce
+                        )
+                    });
                     Prepared::Background(record)
                 }
             }
@@ -619,7 +628,7 @@ fn select<'a>(
     out: &mut Outcome,
 ) -> Vec<Selected<'a>> {
     let mut chosen: Vec<Selected<'a>> = Vec::new();
-    let mut seen: Vec<(Option<&Path>, &str, String)> = Vec::new();
+    let mut seen: Vec<(Option<&Path>, String)> = Vec::new();
     // The tool call, prepared once for every `if` (a Bash command is
     // parsed here), and only if some handler has one.
     let mut call: Option<ToolInput> = None;
@@ -670,8 +679,7 @@ fn select<'a>(
             // plugin's copy counts apart from the settings files' one.
             let key = (
                 file.plugin.as_ref().map(|p| p.root.as_path()),
-                handler.kind.type_name(),
-                shown,
+                handler.identity(),
             );
             if seen.contains(&key) {
                 record.status = RunStatus::Skipped;
@@ -841,13 +849,7 @@ fn command(
             script: command.clone(),
         },
     };
-    let mut env: Vec<(OsString, OsString)> = vec![
-        ("CLAUDE_PROJECT_DIR".into(), project.into()),
-        ("CLAUDECODE".into(), "1".into()),
-    ];
-    if let Some(id) = &event.session_id {
-        env.push(("CLAUDE_CODE_SESSION_ID".into(), id.into()));
-    }
+    let mut env = claude_env(project, event);
     if let Some(f) = env_file {
         env.push(("CLAUDE_ENV_FILE".into(), f.into()));
     }
@@ -863,11 +865,24 @@ fn command(
         stdin: stdin.to_vec(),
         timeout,
         limits: OutputLimits {
-            stdout: MAX_OUTPUT,
-            stderr: MAX_OUTPUT,
+            stdout: super::judge::MAX_STDOUT,
+            stderr: MAX_STDERR,
         },
         output_wait: OutputWait::UntilTimeout,
     })
+}
+
+/// The variables every command hook gets besides latch's environment:
+/// `CLAUDE_PROJECT_DIR`, `CLAUDECODE` and `CLAUDE_CODE_SESSION_ID`.
+fn claude_env(project: &Path, event: &Event) -> Vec<(OsString, OsString)> {
+    let mut env: Vec<(OsString, OsString)> = vec![
+        ("CLAUDE_PROJECT_DIR".into(), project.into()),
+        ("CLAUDECODE".into(), "1".into()),
+    ];
+    if let Some(id) = &event.session_id {
+        env.push(("CLAUDE_CODE_SESSION_ID".into(), id.into()));
+    }
+    env
 }
 
 fn mentions(command: &str, args: &Option<Vec<String>>, var: &str) -> bool {

@@ -7,16 +7,20 @@
 //! harness to apply to its shell tool.
 //!
 //! The files are shell text, so they are read the way a shell reads them:
-//! each is sourced by `/bin/sh` in an empty environment (with a 5 s limit),
-//! and the variables it leaves exported, minus those an empty `/bin/sh`
-//! has anyway, are the result.
+//! each is sourced by `/bin/sh` (with a 5 s limit) in the environment and
+//! working directory the hooks had — so `export PATH="/opt/x:$PATH"` keeps
+//! the rest of `PATH`, as it would in Claude Code's Bash tool — and the
+//! variables it leaves exported that a shell which sourced nothing does
+//! not have, or has with another value, are the result.
 
 use std::collections::BTreeMap;
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use crate::run::{Cancel, EnvPolicy, HookCommand, OutputLimits, OutputWait, Program, Runner};
+use crate::run::{
+    Cancel, EnvPolicy, Exit, HookCommand, OutputLimits, OutputWait, Program, Runner, Termination,
+};
 
 /// How long sourcing one file may take.
 const SOURCE_LIMIT: Duration = Duration::from_secs(5);
@@ -32,6 +36,7 @@ pub async fn exports(
     runner: &Runner,
     cancel: &Cancel,
     files: &[PathBuf],
+    shell: &Shell,
 ) -> (BTreeMap<String, String>, Vec<String>) {
     let mut out = BTreeMap::new();
     let mut warnings = Vec::new();
@@ -42,7 +47,7 @@ pub async fn exports(
     if present.is_empty() {
         return (out, warnings);
     }
-    let baseline = match source(runner, cancel, Path::new("/dev/null")).await {
+    let baseline = match source(runner, cancel, Path::new("/dev/null"), shell).await {
         Ok(v) => v,
         Err(e) => {
             warnings.push(format!("CLAUDE_ENV_FILE: {e}"));
@@ -50,7 +55,7 @@ pub async fn exports(
         }
     };
     for f in present {
-        match source(runner, cancel, f).await {
+        match source(runner, cancel, f, shell).await {
             Ok(vars) => out.extend(vars.into_iter().filter(|(k, v)| baseline.get(k) != Some(v))),
             Err(e) => warnings.push(format!("CLAUDE_ENV_FILE {}: {e}", f.display())),
         }
@@ -58,11 +63,22 @@ pub async fn exports(
     (out, warnings)
 }
 
+/// Where the files are sourced: the variables the hooks got besides
+/// latch's own environment, and their working directory.
+#[derive(Debug)]
+pub struct Shell {
+    /// `CLAUDE_PROJECT_DIR`, `CLAUDECODE`, `CLAUDE_CODE_SESSION_ID`.
+    pub env: Vec<(OsString, OsString)>,
+    /// The hooks' working directory.
+    pub cwd: PathBuf,
+}
+
 /// The environment `/bin/sh` exports after sourcing `file`.
 async fn source(
     runner: &Runner,
     cancel: &Cancel,
     file: &Path,
+    shell: &Shell,
 ) -> Result<BTreeMap<String, String>, String> {
     let cmd = HookCommand {
         program: Program::Exec {
@@ -74,11 +90,8 @@ async fn source(
                 file.to_string_lossy().into_owned(),
             ],
         },
-        env: EnvPolicy::Only(vec![(
-            OsString::from("PATH"),
-            OsString::from("/usr/local/bin:/usr/bin:/bin"),
-        )]),
-        cwd: None,
+        env: EnvPolicy::Inherit(shell.env.clone()),
+        cwd: Some(shell.cwd.clone()),
         stdin: Vec::new(),
         timeout: SOURCE_LIMIT,
         limits: OutputLimits {
@@ -88,11 +101,26 @@ async fn source(
         output_wait: OutputWait::Drain,
     };
     let result = runner.run_until(&cmd, cancel).await;
-    if result.exit_code() != Some(0) {
-        return Err(format!("sourcing it failed ({:?})", result.termination));
+    let failed = match &result.termination {
+        Termination::Exited(Exit::Code(0)) => None,
+        Termination::Exited(Exit::Code(code)) => Some(format!("the shell exited with {code}")),
+        Termination::Exited(Exit::Signal(signal)) => {
+            Some(format!("the shell was killed by signal {signal}"))
+        }
+        Termination::TimedOut { .. } => Some(format!(
+            "it took longer than {} s and was stopped",
+            SOURCE_LIMIT.as_secs()
+        )),
+        Termination::Cancelled { .. } => Some("the dispatch was cancelled".to_owned()),
+        Termination::SpawnFailed { message, .. } => {
+            Some(format!("/bin/sh could not start: {message}"))
+        }
+    };
+    if let Some(why) = failed {
+        return Err(format!("sourcing it failed: {why}"));
     }
     if result.stdout.truncated {
-        return Err("it exports more than 1 MiB".to_owned());
+        return Err("the environment after sourcing it is larger than 1 MiB".to_owned());
     }
     Ok(result
         .stdout

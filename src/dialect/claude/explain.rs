@@ -22,6 +22,7 @@ pub fn explain(cfg: &Claude, event: &Event) -> Vec<Explanation> {
         .unwrap_or_else(|| std::path::PathBuf::from("."));
     let project = cfg.options().project.clone().unwrap_or(project);
     let mut call: Option<ToolInput> = None;
+    let mut seen: Vec<(Option<&std::path::Path>, String)> = Vec::new();
     let mut out = Vec::new();
     for file in cfg.files() {
         for group in &file.groups {
@@ -101,6 +102,26 @@ pub fn explain(cfg: &Claude, event: &Event) -> Vec<Explanation> {
                         let v = rule.matches_input(call);
                         (v.runs(), format!("{r}; `if: {text}` {v}"))
                     }
+                };
+                // As `latch fire` selects: an identical handler runs once.
+                let (runs, reason) = if runs {
+                    let key = (
+                        file.plugin.as_ref().map(|p| p.root.as_path()),
+                        h.identity(),
+                    );
+                    if seen.contains(&key) {
+                        (
+                            false,
+                            format!(
+                                "{reason}; identical to a handler already selected for this event; Claude Code runs it once"
+                            ),
+                        )
+                    } else {
+                        seen.push(key);
+                        (true, reason)
+                    }
+                } else {
+                    (false, reason)
                 };
                 out.push(Explanation::new(
                     DIALECT,

@@ -87,6 +87,10 @@ impl HookJson {
     }
 }
 
+/// Stdout kept of a command hook: enough for any JSON answer a hook
+/// means to give (its strings are cut to 10,000 characters anyway).
+pub const MAX_STDOUT: usize = 8 << 20;
+
 /// Reads one finished run of `program` (named in the text of a failed
 /// start).
 pub fn judge(result: &RunResult, timeout_secs: f64, program: &str) -> Verdict {
@@ -120,6 +124,14 @@ pub fn judge(result: &RunResult, timeout_secs: f64, program: &str) -> Verdict {
         } else {
             text.to_owned()
         });
+    }
+    if result.stdout.truncated && stdout.trim_start().starts_with('{') {
+        // Claude Code would read the whole answer, which may be a deny:
+        // not plain text, but a failure the user is told of.
+        return Verdict::NonBlocking(format!(
+            "Failed with non-blocking status code: the hook printed more than {} MiB, and latch reads no JSON answer past that",
+            MAX_STDOUT >> 20
+        ));
     }
     match (code, read_object(&stdout)) {
         (_, Some(verdict)) => verdict,

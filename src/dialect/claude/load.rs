@@ -142,6 +142,31 @@ impl HandlerKind {
     }
 }
 
+impl Handler {
+    /// What makes two handlers the same one, which Claude Code runs once
+    /// per event (recorded: `i2`, for byte-identical commands): the type
+    /// and command line, and for commands also everything else that
+    /// changes what runs or whether its answer counts — the exact
+    /// arguments, `shell`, `if`, `async` and `asyncRewake`. The
+    /// recordings do not say whether Claude Code tells apart handlers that
+    /// differ only in those; latch does, so that no deny of a synchronous
+    /// copy is lost to an `async` one that shows the same command line.
+    pub fn identity(&self) -> String {
+        let mut key = format!("{}\0{}", self.kind.type_name(), self.kind.shown());
+        if let HandlerKind::Command { args, shell, .. } = &self.kind {
+            let args = serde_json::to_string(args).unwrap_or_default();
+            let shell = shell.as_deref().unwrap_or("");
+            let condition = self.condition.as_ref().map_or("", |c| c.text.as_str());
+            key.push_str(&format!(
+                "\0{args}\0{shell}\0{condition}\0{}{}",
+                u8::from(self.run_async),
+                u8::from(self.async_rewake)
+            ));
+        }
+        key
+    }
+}
+
 /// One handler of a group.
 #[derive(Debug, Clone)]
 pub struct Handler {

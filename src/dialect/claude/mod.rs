@@ -109,11 +109,13 @@ impl Default for Options {
 
 impl Options {
     /// The Stop block cap from `CLAUDE_CODE_STOP_HOOK_BLOCK_CAP` (0: no
-    /// cap), else Claude Code's 8; a value that is not a whole number is a
-    /// diagnostic and the default holds.
+    /// cap), else Claude Code's 8 (also when it is empty); a value that is
+    /// not a whole number is a diagnostic and the default holds.
     pub fn stop_block_cap_from_env(diags: &mut Vec<Diagnostic>) -> Option<u32> {
         match std::env::var("CLAUDE_CODE_STOP_HOOK_BLOCK_CAP") {
+            // Set but empty counts as unset, as for latch's own variables.
             Err(_) => Some(combine::STOP_BLOCK_CAP),
+            Ok(v) if v.trim().is_empty() => Some(combine::STOP_BLOCK_CAP),
             Ok(v) => match v.trim().parse::<u32>() {
                 Ok(0) => None,
                 Ok(n) => Some(n),

@@ -344,6 +344,17 @@ async fn a_bare_program_name_is_looked_up_on_the_hooks_own_path() {
     cmd.env = EnvPolicy::Only(vec![(OsString::from("PATH"), OsString::from(&path))]);
     let r = run(&cmd).await;
     assert_eq!(r.stdout.bytes, b"found x\n");
+    // Not on the hook's own PATH either: the operating system's words, as
+    // when `posix_spawnp` looks it up.
+    cmd.env = EnvPolicy::Only(vec![(OsString::from("PATH"), OsString::from("/nonexistent"))]);
+    let r = run(&cmd).await;
+    match &r.termination {
+        Termination::SpawnFailed { reason, message } => {
+            assert_eq!(*reason, SpawnFailure::NotFound);
+            assert!(message.contains("No such file or directory"), "{message}");
+        }
+        other => panic!("not a spawn failure: {other:?}"),
+    }
 }
 
 #[tokio::test]
