@@ -300,6 +300,7 @@ fn o6_stop_blocks_are_capped_at_8_in_a_row() {
         f.outcome.get("continuation").is_none(),
         "the 9th block ends the turn"
     );
+    assert_eq!(f.status(0), "ok", "no continuation: {}", f.outcome);
     assert!(
         f.outcome["warnings"]
             .to_string()
@@ -953,16 +954,40 @@ fn r2_updated_tool_output_needs_the_output_s_shape() {
             None,
         ),
     ];
+    let bash_output =
+        json!({"stdout": "old", "stderr": "", "interrupted": false, "isImage": false});
     for (out, want) in cases {
+        let c = Claude::new();
+        let cmd = c.hook("post", &format!("--stdout '{out}'"));
+        let c = c.project_settings(&settings("PostToolUse", Some("Bash"), &[&cmd]));
+        // Bash's result is an object to Claude Code, even when the harness
+        // gives it as text.
+        for output in [bash_output.clone(), json!("old")] {
+            let mut ev = bash_before("echo old");
+            ev["event"] = json!("tool_after");
+            ev["tool"]["output"] = output;
+            let f = c.fire(&ev);
+            assert_eq!(f.outcome["tool_output"].as_str(), want, "{out}");
+        }
+    }
+    // Without the fields Bash's output must have, a replacement is ignored.
+    for partial in [json!({"foo": 1}), json!({"stdout": "NEW"})] {
+        let out = json!({"hookSpecificOutput": {"hookEventName": "PostToolUse", "updatedToolOutput": partial}});
         let c = Claude::new();
         let cmd = c.hook("post", &format!("--stdout '{out}'"));
         let c = c.project_settings(&settings("PostToolUse", Some("Bash"), &[&cmd]));
         let mut ev = bash_before("echo old");
         ev["event"] = json!("tool_after");
-        ev["tool"]["output"] =
-            json!({"stdout": "old", "stderr": "", "interrupted": false, "isImage": false});
+        ev["tool"]["output"] = bash_output.clone();
         let f = c.fire(&ev);
-        assert_eq!(f.outcome["tool_output"].as_str(), want, "{out}");
+        assert!(f.outcome.get("tool_output").is_none(), "{}", f.outcome);
+        assert!(
+            f.runs()[0]["ignored_fields"]
+                .to_string()
+                .contains("not the shape"),
+            "{}",
+            f.outcome
+        );
     }
 }
 

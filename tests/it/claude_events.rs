@@ -546,6 +546,24 @@ fn task_and_teammate_events_block_or_keep_the_teammate_working() {
         json!({"task": {"id": "1", "subject": "x"}}),
     ));
     assert!(f.outcome.get("halt").is_none(), "{}", f.outcome);
+    // r3_task_completed_json: TaskCompleted has no hookSpecificOutput; the
+    // answer is schema-invalid, a non-blocking error, and no context.
+    let c = Claude::new();
+    let ctx = c.hook(
+        "ctx",
+        r#"--stdout '{"hookSpecificOutput": {"hookEventName": "TaskCompleted", "additionalContext": "TK_CTX"}}'"#,
+    );
+    let c = c.project_settings(&settings("TaskCompleted", None, &[&ctx]));
+    let f = c.fire(&event(
+        "task_completed",
+        json!({"task": {"id": "1", "subject": "x"}}),
+    ));
+    assert!(f.outcome.get("context").is_none(), "{}", f.outcome);
+    assert!(
+        f.warnings_contain("Hook JSON output validation failed — (root): Invalid input"),
+        "{}",
+        f.outcome
+    );
     let c = Claude::new();
     let keep = c.hook("k", "--exit 2 --stderr 'one more file'");
     let c = c.project_settings(&settings("TeammateIdle", None, &[&keep]));
@@ -989,4 +1007,51 @@ fn a_declined_elicitation_stays_declined() {
         "{}",
         f.outcome
     );
+}
+
+#[test]
+fn a_hook_specific_answer_must_name_its_event() {
+    let c = Claude::new();
+    let wrong = c.hook(
+        "wrong",
+        r#"--stdout '{"hookSpecificOutput": {"hookEventName": "PreToolUse", "additionalContext": "WRONG_CTX"}}'"#,
+    );
+    let unnamed = c.hook(
+        "unnamed",
+        r#"--stdout '{"hookSpecificOutput": {"additionalContext": "UNNAMED_CTX"}}'"#,
+    );
+    let right = c.hook(
+        "right",
+        r#"--stdout '{"hookSpecificOutput": {"hookEventName": "PostToolUse", "additionalContext": "RIGHT_CTX"}}'"#,
+    );
+    let c = c.project_settings(&settings("PostToolUse", None, &[&wrong, &unnamed, &right]));
+    let f = c.fire(&crate::claude_util::bash_after("ls", json!("a")));
+    let text = f.outcome.to_string();
+    let context = f.outcome["context"].to_string();
+    assert!(context.contains("RIGHT_CTX"), "{text}");
+    assert!(
+        !context.contains("WRONG_CTX") && !context.contains("UNNAMED_CTX"),
+        "{text}"
+    );
+    assert!(
+        f.warnings_contain(
+            "Hook returned incorrect event name: expected 'PostToolUse' but got 'PreToolUse'"
+        ),
+        "{text}"
+    );
+    assert!(
+        f.warnings_contain("Hook JSON output validation failed — (root): Invalid input"),
+        "{text}"
+    );
+    // A deny that names no event is no deny: the call goes on, and the
+    // user is told.
+    let c = Claude::new();
+    let deny = c.hook(
+        "deny",
+        r#"--stdout '{"hookSpecificOutput": {"permissionDecision": "deny", "permissionDecisionReason": "no"}}'"#,
+    );
+    let c = c.project_settings(&settings("PreToolUse", None, &[&deny]));
+    let f = c.fire(&crate::claude_util::bash_before("ls"));
+    assert_eq!(f.outcome["decision"], "proceed", "{}", f.outcome);
+    assert!(f.warnings_contain("Invalid input"), "{}", f.outcome);
 }

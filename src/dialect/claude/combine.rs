@@ -970,6 +970,7 @@ impl Fold<'_> {
         let label = label(ce, self.tool);
         let hook = record.hook.clone();
         let t = self.texts;
+        let verdict = super::judge::for_event(verdict, ce.as_str());
         let category = match &verdict {
             Verdict::Stopped(category, _) => *category,
             _ => ErrorCategory::CommandError,
@@ -1522,15 +1523,27 @@ impl Fold<'_> {
                 .ignored_fields
                 .push("updatedMCPToolOutput (only for MCP tools)".to_owned());
         }
+        // Bash's result is always an object to Claude Code, whatever the
+        // harness gave, and a replacement must have the fields its schema
+        // requires.
+        let bash = self.tool == "Bash";
         for (key, value) in candidates {
             let Some(value) = value else { continue };
-            let same_shape = matches!(
-                (&original, value),
-                (Some(Value::Object(_)), Value::Object(_))
-                    | (Some(Value::Array(_)), Value::Array(_))
-                    | (Some(Value::String(_)), Value::String(_))
-                    | (None, _)
-            );
+            let same_shape = match value {
+                Value::Object(m) if bash => {
+                    m.get("stdout").is_some_and(Value::is_string)
+                        && m.get("stderr").is_some_and(Value::is_string)
+                        && m.get("interrupted").is_some_and(Value::is_boolean)
+                }
+                _ if bash => false,
+                _ => matches!(
+                    (&original, value),
+                    (Some(Value::Object(_)), Value::Object(_))
+                        | (Some(Value::Array(_)), Value::Array(_))
+                        | (Some(Value::String(_)), Value::String(_))
+                        | (None, _)
+                ),
+            };
             if !same_shape {
                 record.ignored_fields.push(format!(
                     "{key} (not the shape of the tool's output; the original output is used)"
@@ -1648,18 +1661,34 @@ impl Fold<'_> {
                     hooks: std::mem::take(&mut self.feedback_hooks),
                 });
             }
-            Ok(false) => self.out.warnings.push(format!(
+            Ok(false) => self.refuse_continuation(format!(
                 "{} hooks blocked {} times in a row; the turn ends (CLAUDE_CODE_STOP_HOOK_BLOCK_CAP)",
                 self.ce,
                 cap.unwrap_or(0)
             )),
             // Without the counter the cap cannot hold: ending the turn is
             // the choice that cannot loop forever.
-            Err(e) => self.out.warnings.push(format!(
+            Err(e) => self.refuse_continuation(format!(
                 "{} hook continuation refused: latch could not use the Stop block counter ({e})",
                 self.ce
             )),
         }
+    }
+
+    /// The turn ends although hooks asked to go on: a warning, and their
+    /// runs say so instead of `continued`.
+    fn refuse_continuation(&mut self, why: String) {
+        let hooks = std::mem::take(&mut self.feedback_hooks);
+        for run in self
+            .out
+            .runs
+            .iter_mut()
+            .filter(|r| r.status == RunStatus::Continued && hooks.contains(&r.hook))
+        {
+            run.status = RunStatus::Ok;
+            run.message = Some(format!("it asked to go on, but {why}"));
+        }
+        self.out.warnings.push(why);
     }
 }
 

@@ -208,6 +208,34 @@ fn json_answer(obj: Map<String, Value>, ignored: Vec<String>) -> Verdict {
     }
 }
 
+/// A verdict as Claude Code takes it from a hook of `event`: a
+/// `hookSpecificOutput` must name the event it answers (`hookEventName`,
+/// which Claude Code's schema requires: without it the answer is invalid;
+/// naming another event is an error, in the words of Claude Code's
+/// check), and `TaskCreated` and `TaskCompleted` have no
+/// `hookSpecificOutput` at all (recorded: `r3_task_completed_json`,
+/// "schema-invalid"). Each is a non-blocking error: the whole answer is
+/// dropped.
+pub fn for_event(verdict: Verdict, event: &str) -> Verdict {
+    let Verdict::Json(j) = &verdict else {
+        return verdict;
+    };
+    if j.specific.is_empty() {
+        return verdict;
+    }
+    const INVALID: &str = "Hook JSON output validation failed — (root): Invalid input";
+    if matches!(event, "TaskCreated" | "TaskCompleted") {
+        return Verdict::NonBlocking(INVALID.to_owned());
+    }
+    match j.specific_str("hookEventName") {
+        None => Verdict::NonBlocking(INVALID.to_owned()),
+        Some(name) if name != event => Verdict::NonBlocking(format!(
+            "Hook returned incorrect event name: expected '{event}' but got '{name}'"
+        )),
+        Some(_) => verdict,
+    }
+}
+
 fn read_json(mut obj: Map<String, Value>) -> Result<HookJson, String> {
     let mut j = HookJson::default();
     let take_str = |obj: &mut Map<String, Value>, key: &str| -> Result<Option<String>, String> {
