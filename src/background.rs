@@ -144,7 +144,8 @@ pub async fn keep_answer(
     if job.dialect != claude::DIALECT {
         return Ok(Vec::new());
     }
-    let texts = claude::background::answer_texts(result, job.command.timeout.as_secs_f64());
+    let texts =
+        claude::background::answer_texts(result, job.command.timeout.as_secs_f64(), &job.event);
     claude::background::store(session, &Cancel::never(), &job.hook, texts.clone()).await?;
     Ok(texts)
 }

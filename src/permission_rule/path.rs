@@ -41,8 +41,12 @@ pub struct PathRule {
 impl PathRule {
     /// Reads `pattern` as a `.gitignore`-style line.
     pub fn new(pattern: &str, budget: &mut PatternBudget) -> Result<PathRule, PatternError> {
+        // `./` only where it leaves a relative rule: `.//x` is not `//x`.
         let mut pattern = pattern;
-        while let Some(rest) = pattern.strip_prefix("./") {
+        while let Some(rest) = pattern.strip_prefix("./")
+            && !rest.starts_with('/')
+            && !rest.starts_with("~/")
+        {
             pattern = rest;
         }
         let (root, rest, anchored) = if let Some(rest) = pattern.strip_prefix("//") {
@@ -204,6 +208,9 @@ mod tests {
         assert!(m("./src/new.ts", "src/new.ts"));
         assert!(m("././src/new.ts", "/ws/src/new.ts"));
         assert!(!m("./src/**", "/elsewhere/src/a.ts"));
+        // What follows stays relative to the project.
+        assert!(!m(".//etc/**", "/etc/hosts"));
+        assert!(!m("./~/.ssh/**", "/home/u/.ssh/id"));
     }
 
     #[test]

@@ -126,14 +126,22 @@ pub(super) fn lingering() -> MutexGuard<'static, Vec<i32>> {
 /// Notes the group of the hook `leader`, just reaped, if something of it
 /// still runs; forgets the groups that emptied meanwhile.
 pub(super) fn note_lingering(leader: i32) {
-    let alive = |g: i32| {
-        Pid::from_raw(g).is_some_and(|g| rustix::process::test_kill_process_group(g).is_ok())
-    };
     let mut groups = lingering();
-    groups.retain(|&g| g != leader && alive(g));
-    if alive(leader) && groups.len() < MAX_LEADERS {
+    groups.retain(|&g| g != leader && still_lingering(g));
+    if still_lingering(leader) && groups.len() < MAX_LEADERS {
         groups.push(leader);
     }
+}
+
+/// Whether the group `g` of a reaped hook still has members and is still
+/// that hook's: its id names no live process (the kernel gives out no pid
+/// that is a living group's id, so a process with pid `g` means the group
+/// emptied and the id was reused).
+pub(super) fn still_lingering(g: i32) -> bool {
+    Pid::from_raw(g).is_some_and(|pid| {
+        rustix::process::test_kill_process_group(pid).is_ok()
+            && rustix::process::test_kill_process(pid).is_err()
+    })
 }
 
 /// Kills what the hooks of this process left running after they ended,

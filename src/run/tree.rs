@@ -144,7 +144,13 @@ impl HookTree {
         let other_leader = |p: &ProcInfo| p.pid != self.leader && adopt::is_leader(leaders, p);
         // Another hook's own tree, running or left behind by a hook that
         // ended, which this tree must not touch.
-        let lingering = adopt::lingering().clone();
+        // A group id that names a live process was reused: not a group
+        // left behind any more.
+        let lingering: Vec<i32> = adopt::lingering()
+            .iter()
+            .copied()
+            .filter(|&g| !procs.iter().any(|p| p.pid == g))
+            .collect();
         let foreign = |p: &ProcInfo| {
             leaders
                 .iter()
@@ -241,7 +247,7 @@ impl HookTree {
 /// of reaped hooks), then, while adopting, every orphan child of this
 /// process that is not a running hook, and what it started.
 pub(super) fn kill_leftovers(groups: &[i32]) {
-    for &group in groups {
+    for &group in groups.iter().filter(|&&g| adopt::still_lingering(g)) {
         let mut tree = HookTree::new(group, None);
         tree.leader_reaped = true;
         tree.kill();
@@ -250,11 +256,13 @@ pub(super) fn kill_leftovers(groups: &[i32]) {
         return;
     }
     let me = i32::try_from(std::process::id()).unwrap_or(0);
-    let Some(procs) = procfs::snapshot() else {
-        return;
-    };
+    // The snapshot is taken with the leader table held, so that a leader
+    // reaped meanwhile is not taken for an orphan.
     let orphans: Vec<(i32, bool)> = {
         let table = adopt::leaders();
+        let Some(procs) = procfs::snapshot() else {
+            return;
+        };
         procs
             .iter()
             .filter(|p| p.ppid == me && !adopt::is_leader(&table, p))

@@ -2288,3 +2288,41 @@ fn a_json_answer_of_megabytes_is_read_whole_and_one_past_the_limit_is_not_let_th
         f.outcome
     );
 }
+
+#[test]
+fn an_async_answer_that_names_no_event_says_nothing() {
+    let c = Claude::new();
+    let unnamed = c.hook(
+        "unnamed",
+        r#"--stdout '{"hookSpecificOutput": {"additionalContext": "UNNAMED"}}'"#,
+    );
+    // Finishes later: once its answer is there, the other's would be too.
+    let named = c.hook(
+        "named",
+        r#"--sleep 0.5 --stdout '{"hookSpecificOutput": {"hookEventName": "PostToolUse", "additionalContext": "NAMED"}}'"#,
+    );
+    let c = c.project_settings(
+        &json!({"hooks": {"PostToolUse": [{"matcher": "Bash", "hooks": [
+        {"type": "command", "command": unnamed, "async": true},
+        {"type": "command", "command": named, "async": true}]}]}}),
+    );
+    c.fire(&bash_after("ls", json!({"stdout": "x"})));
+    let mut next = bash_after("ls", json!({"stdout": "y"}));
+    next["tool"]["name"] = json!("Read");
+    let start = std::time::Instant::now();
+    let context = loop {
+        let f = c.fire(&next);
+        if let Some(ctx) = f.outcome.get("context") {
+            break ctx.clone();
+        }
+        assert!(
+            start.elapsed() < std::time::Duration::from_secs(20),
+            "no answer arrived"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(200));
+    };
+    assert_eq!(
+        texts(&context),
+        ["<system-reminder>\nNAMED\n</system-reminder>"]
+    );
+}

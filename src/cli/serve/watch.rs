@@ -27,8 +27,12 @@ pub const POLL: Duration = Duration::from_millis(250);
 /// file in several steps).
 pub const SETTLE: Duration = Duration::from_millis(200);
 
-/// The most entries one fingerprint looks at.
+/// The most entries one fingerprint looks at below one watched path.
 const MAX_ENTRIES: usize = 4096;
+
+/// The most entries one fingerprint looks at in all: each round's cost
+/// stays bounded however many paths are watched.
+const MAX_TOTAL: usize = 4 * MAX_ENTRIES;
 
 /// How deep below a watched directory it looks.
 const MAX_DEPTH: usize = 6;
@@ -50,12 +54,13 @@ pub fn fingerprint(roots: &[PathBuf]) -> Fingerprint {
     Fingerprint(entries)
 }
 
-/// Adds the entries of one watched path, at most [`MAX_ENTRIES`] of them:
-/// each path has its own budget, so that a large directory (a plugin's
-/// `node_modules`) cannot hide the others' changes.
+/// Adds the entries of one watched path, at most [`MAX_ENTRIES`] of them
+/// (and [`MAX_TOTAL`] in all): each path has its own budget, so that a
+/// large directory (a plugin's `node_modules`) cannot hide the others'
+/// changes.
 fn walk(root: &Path, entries: &mut Vec<Entry>) {
     use std::os::unix::fs::MetadataExt;
-    let budget = entries.len() + MAX_ENTRIES;
+    let budget = (entries.len() + MAX_ENTRIES).min(MAX_TOTAL);
     let mut stack: Vec<(PathBuf, usize)> = vec![(root.to_path_buf(), 0)];
     while let Some((path, depth)) = stack.pop() {
         if entries.len() >= budget {
@@ -95,6 +100,14 @@ pub async fn watch(setup: Arc<Setup>, out: Out) {
         }
         roots.sort();
         roots.dedup();
+        // The settings directories first, whole directories such as
+        // plugins after: if the total budget runs out, it runs out there.
+        roots.sort_by_key(|r| {
+            let settings_dir = r
+                .file_name()
+                .is_some_and(|n| [".claude", ".poolside", ".agents"].iter().any(|d| n == *d));
+            !settings_dir && r.is_dir()
+        });
         roots
     };
     let mut watched = roots(&setup);
@@ -176,7 +189,10 @@ fn reload(setup: &Setup, out: &Out) {
                 kept = files;
                 let applies = new_errors(&patched_diagnostics).is_empty();
                 if applies {
-                    still_kept.extend(replace);
+                    // A file kept as missing is read from disk by later
+                    // loads, so its errors show there instead of a silent
+                    // absence.
+                    still_kept.extend(replace.into_iter().filter(|(_, text)| text.is_some()));
                 }
                 applies.then_some(patched)
             })

@@ -26,30 +26,35 @@ pub const DONE_KEY: &str = "claude.async.done";
 /// The most answers kept waiting; older ones are dropped first.
 const MAX_WAITING: usize = 64;
 
-/// What a finished background hook gives the model: its `systemMessage`
-/// and its `additionalContext`, each in a reminder, nothing else.
-pub fn answer_texts(result: &RunResult, timeout_secs: f64) -> Vec<String> {
+/// What a finished background hook of `event` gives the model: its
+/// `systemMessage` and its `additionalContext`, each in a reminder,
+/// nothing else; an answer Claude Code would refuse for that event (see
+/// [`super::judge::for_event`]) gives nothing.
+pub fn answer_texts(result: &RunResult, timeout_secs: f64, event: &str) -> Vec<String> {
     // Only a JSON answer counts, so a failed start's text (which names
     // the program) is never read.
-    match judge(result, timeout_secs, "") {
+    match super::judge::for_event(judge(result, timeout_secs, ""), event) {
         Verdict::Json(j) => texts_of(&j),
-        Verdict::Async(rest) => later_answer(&rest),
+        Verdict::Async(rest) => later_answer(&rest, event),
         _ => Vec::new(),
     }
 }
 
-/// What a hook that went to the background with a first line
+/// What a hook of `event` that went to the background with a first line
 /// `{"async":true}` printed afterwards, as answer texts: its whole
 /// remaining output when that is one JSON object, else its last line.
-pub fn later_answer(rest: &str) -> Vec<String> {
+pub fn later_answer(rest: &str, event: &str) -> Vec<String> {
     let whole = rest.trim();
     let last = whole.lines().next_back().unwrap_or("").trim();
     [whole, last]
         .into_iter()
         .filter(|t| t.starts_with('{'))
-        .find_map(|t| match super::judge::read_object(t) {
-            Some(Verdict::Json(j)) => Some(texts_of(&j)),
-            _ => None,
+        .find_map(|t| {
+            let verdict = super::judge::read_object(t)?;
+            match super::judge::for_event(verdict, event) {
+                Verdict::Json(j) => Some(texts_of(&j)),
+                _ => Some(Vec::new()),
+            }
         })
         .unwrap_or_default()
 }

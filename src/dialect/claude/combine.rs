@@ -1126,7 +1126,7 @@ impl Fold<'_> {
                         .to_owned(),
                 );
                 self.later
-                    .push((hook, super::background::later_answer(&rest)));
+                    .push((hook, super::background::later_answer(&rest, ce.as_str())));
             }
         }
     }
