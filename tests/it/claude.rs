@@ -458,33 +458,58 @@ fn i2_an_identical_command_runs_once_across_groups_and_files() {
 }
 
 #[test]
-fn handlers_that_show_the_same_command_but_differ_are_not_copies() {
+fn r4_copies_are_the_same_command_and_if_and_the_last_copy_runs() {
+    // r4_dedup_identity: `async` and `shell` do not tell copies apart;
+    // `if`, and shell form against exec form, do.
     let c = Claude::new();
-    let deny = c.hook("deny", "--exit 2 --stderr 'no'");
-    let printf = |args: Value| json!({"type": "command", "command": "printf", "args": args});
+    let one = |label: &str| c.hook(label, "");
+    let (merged_async, merged_shell, by_if) = (one("async"), one("shell"), one("if"));
+    let exec_line = c.hook("exec", "");
+    let (program, rest) = exec_line
+        .split_once(' ')
+        .expect("a program and its arguments");
+    let args: Vec<&str> = rest.split(' ').collect();
     let c = c.project_settings(
         &json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [
-        // The `async` copy's answer is ignored; the synchronous one denies.
-        {"type": "command", "command": deny, "async": true},
-        {"type": "command", "command": deny},
-        // Both show as `printf %s| a b`, with other arguments.
-        printf(json!(["%s|", "a b"])),
-        printf(json!(["%s|", "a", "b"])),
-        {"type": "command", "command": "true", "if": "Bash(ls:*)"},
-        {"type": "command", "command": "true", "if": "Bash(git:*)"}]}]}}),
+        {"type": "command", "command": merged_async, "async": true},
+        {"type": "command", "command": merged_async},
+        {"type": "command", "command": merged_shell},
+        {"type": "command", "command": merged_shell, "shell": "bash"},
+        {"type": "command", "command": by_if, "if": "Bash(ls:*)"},
+        {"type": "command", "command": by_if, "if": "Bash(ls *)"},
+        {"type": "command", "command": exec_line},
+        {"type": "command", "command": program, "args": args}]}]}}),
     );
-    let f = c.fire(&bash_before("ls"));
-    assert_eq!(f.outcome["decision"], "deny", "{}", f.outcome);
-    let skipped: Vec<&Value> = f
-        .runs()
-        .iter()
-        .filter(|r| {
-            r["message"]
-                .as_str()
-                .is_some_and(|m| m.contains("Claude Code runs it once"))
-        })
-        .collect();
-    assert!(skipped.is_empty(), "{skipped:?}");
+    c.fire(&bash_before("ls"));
+    assert_eq!(c.runs_of("async"), 1);
+    assert_eq!(c.runs_of("shell"), 1);
+    assert_eq!(c.runs_of("if"), 2);
+    assert_eq!(c.runs_of("exec"), 2);
+
+    // r4_dedup_async_first / _sync_first: the last copy runs, with its
+    // own `async`.
+    for (async_first, decision) in [(true, "deny"), (false, "proceed")] {
+        let c = Claude::new();
+        let deny = c.hook("deny", "--exit 2 --stderr DEDUP_DENY");
+        let background = json!({"type": "command", "command": deny, "async": true});
+        let waited = json!({"type": "command", "command": deny});
+        let hooks = if async_first {
+            json!([background, waited])
+        } else {
+            json!([waited, background])
+        };
+        let c = c.project_settings(
+            &json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": hooks}]}}),
+        );
+        let f = c.fire(&bash_before("ls"));
+        assert_eq!(f.outcome["decision"], decision, "{}", f.outcome);
+        assert!(
+            f.runs().iter().any(|r| r["message"]
+                == "a later handler of this event is a copy of it; Claude Code runs only the last copy"),
+            "{}",
+            f.outcome
+        );
+    }
 }
 
 #[test]
@@ -494,14 +519,15 @@ fn explain_skips_an_identical_handler_as_fire_does() {
         {"matcher": "Ba.*", "hooks": [{"type": "command", "command": "echo b"}]}]}}));
     let list = c.explain(&bash_before("ls"), &[]);
     let runs: Vec<bool> = list.iter().map(|e| e["runs"].as_bool().unwrap()).collect();
+    // Those that would run come first: the second copy, then the first.
     assert_eq!(runs, [true, false], "{list:?}");
     assert!(
         list[1]["reason"].as_str().unwrap().ends_with(
-            "identical to a handler already selected for this event; Claude Code runs it once"
+            "a later handler of this event is a copy of it; Claude Code runs only the last copy"
         ),
         "{list:?}"
     );
-    // `latch fire` runs the first copy and skips the second.
+    // `latch fire` runs the second copy and skips the first.
     let f = c.fire(&bash_before("ls"));
     let status_at = |column: &Value| {
         f.runs()

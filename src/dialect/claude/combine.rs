@@ -628,7 +628,9 @@ fn select<'a>(
     out: &mut Outcome,
 ) -> Vec<Selected<'a>> {
     let mut chosen: Vec<Selected<'a>> = Vec::new();
-    let mut seen: Vec<(Option<&Path>, String)> = Vec::new();
+    // The handlers that match and pass their `if`, before copies are
+    // told apart.
+    let mut candidates = Vec::new();
     // The tool call, prepared once for every `if` (a Bash command is
     // parsed here), and only if some handler has one.
     let mut call: Option<ToolInput> = None;
@@ -675,36 +677,48 @@ fn select<'a>(
                     continue;
                 }
             }
-            // Claude Code runs an identical handler once per event; a
-            // plugin's copy counts apart from the settings files' one.
-            let key = (
+            candidates.push((file, group, handler, record));
+        }
+    }
+    // Claude Code runs copies of a handler once per event: the last copy
+    // in configuration order, with its own settings (recorded:
+    // `r4_dedup_async_first`, `r4_dedup_sync_first`); a plugin's copy
+    // counts apart from the settings files' one (`r2_plugin`).
+    let keys: Vec<(Option<&Path>, String)> = candidates
+        .iter()
+        .map(|(file, _, handler, _)| {
+            (
                 file.plugin.as_ref().map(|p| p.root.as_path()),
                 handler.identity(),
-            );
-            if seen.contains(&key) {
-                record.status = RunStatus::Skipped;
-                record.message = Some(
-                    "identical to a handler already selected for this event; Claude Code runs it once"
-                        .to_owned(),
-                );
-                out.runs.push(record);
-                continue;
-            }
-            seen.push(key);
-            let definition = || super::trust::definition(cfg, file, group, handler, Some(workdir));
-            if crate::trust::check(trust, DIALECT, definition, &mut out.warnings, &mut record) {
-                out.runs.push(record);
-                continue;
-            }
-            chosen.push(Selected {
-                file,
-                handler,
-                record,
-            });
+            )
+        })
+        .collect();
+    let last: std::collections::HashMap<&(Option<&Path>, String), usize> =
+        keys.iter().enumerate().map(|(i, k)| (k, i)).collect();
+    for (i, (file, group, handler, mut record)) in candidates.into_iter().enumerate() {
+        if last.get(&keys[i]) != Some(&i) {
+            record.status = RunStatus::Skipped;
+            record.message = Some(COPY_SKIPPED.to_owned());
+            out.runs.push(record);
+            continue;
         }
+        let definition = || super::trust::definition(cfg, file, group, handler, Some(workdir));
+        if crate::trust::check(trust, DIALECT, definition, &mut out.warnings, &mut record) {
+            out.runs.push(record);
+            continue;
+        }
+        chosen.push(Selected {
+            file,
+            handler,
+            record,
+        });
     }
     chosen
 }
+
+/// The message of a handler skipped as a copy of a later one.
+pub const COPY_SKIPPED: &str =
+    "a later handler of this event is a copy of it; Claude Code runs only the last copy";
 
 /// `SessionEnd` handlers share one budget (Claude Code's docs): 1.5 s,
 /// raised to the largest `timeout` of a settings-file handler, at most

@@ -22,7 +22,8 @@ pub fn explain(cfg: &Claude, event: &Event) -> Vec<Explanation> {
         .unwrap_or_else(|| std::path::PathBuf::from("."));
     let project = cfg.options().project.clone().unwrap_or(project);
     let mut call: Option<ToolInput> = None;
-    let mut seen: Vec<(Option<&std::path::Path>, String)> = Vec::new();
+    // The running handlers' places in `out`, with what makes copies.
+    let mut copies: Vec<(usize, (Option<&std::path::Path>, String))> = Vec::new();
     let mut out = Vec::new();
     for file in cfg.files() {
         for group in &file.groups {
@@ -103,26 +104,16 @@ pub fn explain(cfg: &Claude, event: &Event) -> Vec<Explanation> {
                         (v.runs(), format!("{r}; `if: {text}` {v}"))
                     }
                 };
-                // As `latch fire` selects: an identical handler runs once.
-                let (runs, reason) = if runs {
-                    let key = (
-                        file.plugin.as_ref().map(|p| p.root.as_path()),
-                        h.identity(),
-                    );
-                    if seen.contains(&key) {
+                // As `latch fire` selects: of copies, the last one runs.
+                if runs {
+                    copies.push((
+                        out.len(),
                         (
-                            false,
-                            format!(
-                                "{reason}; identical to a handler already selected for this event; Claude Code runs it once"
-                            ),
-                        )
-                    } else {
-                        seen.push(key);
-                        (true, reason)
-                    }
-                } else {
-                    (false, reason)
-                };
+                            file.plugin.as_ref().map(|p| p.root.as_path()),
+                            h.identity(),
+                        ),
+                    ));
+                }
                 out.push(Explanation::new(
                     DIALECT,
                     group.event_name.clone(),
@@ -132,6 +123,15 @@ pub fn explain(cfg: &Claude, event: &Event) -> Vec<Explanation> {
                     format!("[{}] {reason}", file.scope.label()),
                 ));
             }
+        }
+    }
+    let last: std::collections::HashMap<&(Option<&std::path::Path>, String), usize> =
+        copies.iter().map(|(at, key)| (key, *at)).collect();
+    for (at, key) in &copies {
+        if last.get(key) != Some(at) {
+            let e = &mut out[*at];
+            e.runs = false;
+            e.reason = format!("{}; {}", e.reason, super::combine::COPY_SKIPPED);
         }
     }
     run_order_first(out)

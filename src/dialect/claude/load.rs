@@ -143,27 +143,23 @@ impl HandlerKind {
 }
 
 impl Handler {
-    /// What makes two handlers the same one, which Claude Code runs once
-    /// per event (recorded: `i2`, for byte-identical commands): the type
-    /// and command line, and for commands also everything else that
-    /// changes what runs or whether its answer counts — the exact
-    /// arguments, `shell`, `if`, `async` and `asyncRewake`. The
-    /// recordings do not say whether Claude Code tells apart handlers that
-    /// differ only in those; latch does, so that no deny of a synchronous
-    /// copy is lost to an `async` one that shows the same command line.
+    /// What makes two handlers copies of one, which Claude Code runs once
+    /// per event (recorded: `i2`, `r4_dedup_identity`): the type and, for
+    /// a command, its `command` text as written (an exec-form handler's
+    /// program, not its joined command line), its `args` and its `if`;
+    /// `async`, `asyncRewake` and `shell` do not count. Other handlers:
+    /// the type and what [`HandlerKind::shown`] shows (the URL, the
+    /// prompt). The recordings do not say whether `args` alone tells two
+    /// exec-form handlers apart; latch lets it.
     pub fn identity(&self) -> String {
-        let mut key = format!("{}\0{}", self.kind.type_name(), self.kind.shown());
-        if let HandlerKind::Command { args, shell, .. } = &self.kind {
-            let args = serde_json::to_string(args).unwrap_or_default();
-            let shell = shell.as_deref().unwrap_or("");
-            let condition = self.condition.as_ref().map_or("", |c| c.text.as_str());
-            key.push_str(&format!(
-                "\0{args}\0{shell}\0{condition}\0{}{}",
-                u8::from(self.run_async),
-                u8::from(self.async_rewake)
-            ));
+        match &self.kind {
+            HandlerKind::Command { command, args, .. } => {
+                let args = serde_json::to_string(args).unwrap_or_default();
+                let condition = self.condition.as_ref().map_or("", |c| c.text.as_str());
+                format!("command\0{command}\0{args}\0{condition}")
+            }
+            kind => format!("{}\0{}", kind.type_name(), kind.shown()),
         }
-        key
     }
 }
 
