@@ -1010,7 +1010,7 @@ fn a_declined_elicitation_stays_declined() {
 }
 
 #[test]
-fn a_hook_specific_answer_must_name_its_event() {
+fn r4_a_hook_specific_answer_must_name_its_event() {
     let c = Claude::new();
     let wrong = c.hook(
         "wrong",
@@ -1035,12 +1035,14 @@ fn a_hook_specific_answer_must_name_its_event() {
     );
     assert!(
         f.warnings_contain(
-            "Hook returned incorrect event name: expected 'PostToolUse' but got 'PreToolUse'"
+            "Failed to run: Hook returned incorrect event name: expected 'PostToolUse' but got 'PreToolUse'"
         ),
         "{text}"
     );
     assert!(
-        f.warnings_contain("Hook JSON output validation failed — (root): Invalid input"),
+        f.warnings_contain(
+            r#"Hook JSON output validation failed — hookSpecificOutput is missing required field "hookEventName""#
+        ),
         "{text}"
     );
     // A deny that names no event is no deny: the call goes on, and the
@@ -1053,5 +1055,9 @@ fn a_hook_specific_answer_must_name_its_event() {
     let c = c.project_settings(&settings("PreToolUse", None, &[&deny]));
     let f = c.fire(&crate::claude_util::bash_before("ls"));
     assert_eq!(f.outcome["decision"], "proceed", "{}", f.outcome);
-    assert!(f.warnings_contain("Invalid input"), "{}", f.outcome);
+    assert!(
+        f.warnings_contain("is missing required field"),
+        "{}",
+        f.outcome
+    );
 }

@@ -209,13 +209,13 @@ fn json_answer(obj: Map<String, Value>, ignored: Vec<String>) -> Verdict {
 }
 
 /// A verdict as Claude Code takes it from a hook of `event`: a
-/// `hookSpecificOutput` must name the event it answers (`hookEventName`,
-/// which Claude Code's schema requires: without it the answer is invalid;
-/// naming another event is an error, in the words of Claude Code's
-/// check), and `TaskCreated` and `TaskCompleted` have no
-/// `hookSpecificOutput` at all (recorded: `r3_task_completed_json`,
-/// "schema-invalid"). Each is a non-blocking error: the whole answer is
-/// dropped.
+/// `hookSpecificOutput` must name the event it answers in
+/// `hookEventName` (recorded: `r4_event_name_post`: without it the answer
+/// fails validation, naming another event fails to run), and
+/// `TaskCreated` and `TaskCompleted` take no `hookSpecificOutput` at all
+/// (recorded: `r3_task_completed_json`). Each is a non-blocking error: the
+/// whole answer is dropped. The messages are the first lines of Claude
+/// Code's (which go on with the hook's output and the expected schema).
 pub fn for_event(verdict: Verdict, event: &str) -> Verdict {
     let Verdict::Json(j) = &verdict else {
         return verdict;
@@ -223,14 +223,17 @@ pub fn for_event(verdict: Verdict, event: &str) -> Verdict {
     if j.specific.is_empty() {
         return verdict;
     }
-    const INVALID: &str = "Hook JSON output validation failed — (root): Invalid input";
     if matches!(event, "TaskCreated" | "TaskCompleted") {
-        return Verdict::NonBlocking(INVALID.to_owned());
+        return Verdict::NonBlocking(
+            "Hook JSON output validation failed — (root): Invalid input".to_owned(),
+        );
     }
     match j.specific_str("hookEventName") {
-        None => Verdict::NonBlocking(INVALID.to_owned()),
+        None => Verdict::NonBlocking(
+            "Hook JSON output validation failed — hookSpecificOutput is missing required field \"hookEventName\"".to_owned(),
+        ),
         Some(name) if name != event => Verdict::NonBlocking(format!(
-            "Hook returned incorrect event name: expected '{event}' but got '{name}'"
+            "Failed to run: Hook returned incorrect event name: expected '{event}' but got '{name}'"
         )),
         Some(_) => verdict,
     }
