@@ -684,7 +684,7 @@ fn select<'a>(
     // in configuration order, with its own settings (recorded:
     // `r4_dedup_async_first`, `r4_dedup_sync_first`); a plugin's copy
     // counts apart from the settings files' one (`r2_plugin`).
-    let keys: Vec<(Option<&Path>, String)> = candidates
+    let keys: Vec<(Option<&Path>, super::load::Identity<'_>)> = candidates
         .iter()
         .map(|(file, _, handler, _)| {
             (
@@ -693,7 +693,7 @@ fn select<'a>(
             )
         })
         .collect();
-    let last: std::collections::HashMap<&(Option<&Path>, String), usize> =
+    let last: std::collections::HashMap<&(Option<&Path>, super::load::Identity<'_>), usize> =
         keys.iter().enumerate().map(|(i, k)| (k, i)).collect();
     for (i, (file, group, handler, mut record)) in candidates.into_iter().enumerate() {
         if last.get(&keys[i]) != Some(&i) {

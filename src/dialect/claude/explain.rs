@@ -23,7 +23,8 @@ pub fn explain(cfg: &Claude, event: &Event) -> Vec<Explanation> {
     let project = cfg.options().project.clone().unwrap_or(project);
     let mut call: Option<ToolInput> = None;
     // The running handlers' places in `out`, with what makes copies.
-    let mut copies: Vec<(usize, (Option<&std::path::Path>, String))> = Vec::new();
+    let mut copies: Vec<(usize, (Option<&std::path::Path>, super::load::Identity<'_>))> =
+        Vec::new();
     let mut out = Vec::new();
     for file in cfg.files() {
         for group in &file.groups {
@@ -125,7 +126,10 @@ pub fn explain(cfg: &Claude, event: &Event) -> Vec<Explanation> {
             }
         }
     }
-    let last: std::collections::HashMap<&(Option<&std::path::Path>, String), usize> =
+    let last: std::collections::HashMap<
+        &(Option<&std::path::Path>, super::load::Identity<'_>),
+        usize,
+    > =
         copies.iter().map(|(at, key)| (key, *at)).collect();
     for (at, key) in &copies {
         if last.get(key) != Some(at) {

@@ -151,16 +151,33 @@ impl Handler {
     /// the type and what [`HandlerKind::shown`] shows (the URL, the
     /// prompt). The recordings do not say whether `args` alone tells two
     /// exec-form handlers apart; latch lets it.
-    pub fn identity(&self) -> String {
+    pub fn identity(&self) -> Identity<'_> {
         match &self.kind {
-            HandlerKind::Command { command, args, .. } => {
-                let args = serde_json::to_string(args).unwrap_or_default();
-                let condition = self.condition.as_ref().map_or("", |c| c.text.as_str());
-                format!("command\0{command}\0{args}\0{condition}")
-            }
-            kind => format!("{}\0{}", kind.type_name(), kind.shown()),
+            HandlerKind::Command { command, args, .. } => Identity {
+                kind: "command",
+                text: std::borrow::Cow::Borrowed(command),
+                args: args.as_deref(),
+                condition: self.condition.as_ref().map(|c| c.text.as_str()),
+            },
+            kind => Identity {
+                kind: kind.type_name(),
+                text: std::borrow::Cow::Owned(kind.shown()),
+                args: None,
+                condition: None,
+            },
         }
     }
+}
+
+/// What tells a handler from its copies (see [`Handler::identity`]),
+/// borrowed from the handler: comparing copies costs no allocation for
+/// command handlers.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Identity<'a> {
+    kind: &'static str,
+    text: std::borrow::Cow<'a, str>,
+    args: Option<&'a [String]>,
+    condition: Option<&'a str>,
 }
 
 /// One handler of a group.
