@@ -142,15 +142,15 @@ impl HookTree {
         let adopting = adopt::adopting();
         let mut set: HashSet<i32> = HashSet::new();
         let other_leader = |p: &ProcInfo| p.pid != self.leader && adopt::is_leader(leaders, p);
-        // Another hook's own tree, running or left behind by a hook that
-        // ended, which this tree must not touch.
-        // A group id that names a live process was reused: not a group
-        // left behind any more.
+        // The groups finished hooks left behind; an id that names a live
+        // process was reused, and is no such group any more.
         let lingering: Vec<i32> = adopt::lingering()
             .iter()
             .copied()
             .filter(|&g| !procs.iter().any(|p| p.pid == g))
             .collect();
+        // Another hook's own tree, running or left behind by a hook that
+        // ended, which this tree must not touch.
         let foreign = |p: &ProcInfo| {
             leaders
                 .iter()

@@ -574,17 +574,12 @@ impl Gate {
             ),
         };
         let how = "review it with `latch trust`, approve it with `latch trust approve`";
-        match policy {
-            Policy::Require => Admission::Refuse(format!(
-                "{} {why}; {} ({how})",
-                describe(def),
-                tense.words(false)
-            )),
-            _ => Admission::Warn(format!(
-                "{} {why}; {} ({how})",
-                describe(def),
-                tense.words(true)
-            )),
+        let refused = policy == Policy::Require;
+        let text = format!("{} {why}; {} ({how})", describe(def), tense.words(!refused));
+        if refused {
+            Admission::Refuse(text)
+        } else {
+            Admission::Warn(text)
         }
     }
 }

@@ -1366,18 +1366,7 @@ fn r2_async_hooks_do_not_hold_the_event_and_speak_with_the_next_tool_result() {
     // ...and its answer comes with the next tool result, without a prefix.
     let mut next = after.clone();
     next["tool"]["name"] = json!("Read");
-    let start = std::time::Instant::now();
-    let context = loop {
-        let f = c.fire(&next);
-        if let Some(ctx) = f.outcome.get("context") {
-            break ctx.clone();
-        }
-        assert!(
-            start.elapsed() < std::time::Duration::from_secs(20),
-            "no answer arrived"
-        );
-        std::thread::sleep(std::time::Duration::from_millis(200));
-    };
+    let context = c.context_arriving(&next);
     assert_eq!(
         texts(&context),
         [
@@ -2335,18 +2324,7 @@ fn an_async_answer_that_names_no_event_says_nothing() {
     c.fire(&bash_after("ls", json!({"stdout": "x"})));
     let mut next = bash_after("ls", json!({"stdout": "y"}));
     next["tool"]["name"] = json!("Read");
-    let start = std::time::Instant::now();
-    let context = loop {
-        let f = c.fire(&next);
-        if let Some(ctx) = f.outcome.get("context") {
-            break ctx.clone();
-        }
-        assert!(
-            start.elapsed() < std::time::Duration::from_secs(20),
-            "no answer arrived"
-        );
-        std::thread::sleep(std::time::Duration::from_millis(200));
-    };
+    let context = c.context_arriving(&next);
     assert_eq!(
         texts(&context),
         ["<system-reminder>\nNAMED\n</system-reminder>"]

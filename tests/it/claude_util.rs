@@ -180,6 +180,23 @@ impl Claude {
         self.fire_cmd_env(latch(), event, &[], env)
     }
 
+    /// Fires `event` until its outcome has `context` (an `async` hook's
+    /// answer arriving with a later tool result), and returns it; fails
+    /// after 20 s.
+    pub fn context_arriving(&self, event: &Value) -> Value {
+        let start = std::time::Instant::now();
+        loop {
+            if let Some(ctx) = self.fire(event).outcome.get("context") {
+                return ctx.clone();
+            }
+            assert!(
+                start.elapsed() < std::time::Duration::from_secs(20),
+                "no answer arrived"
+            );
+            std::thread::sleep(std::time::Duration::from_millis(200));
+        }
+    }
+
     /// `latch explain --format json --dialect claude` of `event` over the
     /// fixture, with `extra` flags: the listed hooks.
     pub fn explain(&self, event: &Value, extra: &[&str]) -> Vec<Value> {

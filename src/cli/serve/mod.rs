@@ -664,7 +664,7 @@ fn engine_for(setup: &Setup, out: &Out, event: &Event) -> (Arc<Engine>, Vec<Diag
         .keys()
         .filter(|f| loaded.files.contains_key(*f))
         .collect();
-    let reason = (!kept.is_empty()).then(|| watch::kept_reason(&kept));
+    let reason = (!kept.is_empty()).then(|| watch::kept_reason(kept.iter().copied()));
     let engine = loaded.engine.clone();
     let first = {
         let mut engines = lock(&setup.engines);

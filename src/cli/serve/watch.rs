@@ -197,17 +197,10 @@ fn reload(setup: &Setup, out: &Out) {
                 applies.then_some(patched)
             })
         };
-        let names = |files: &mut dyn Iterator<Item = &Path>| -> String {
-            files
-                .map(|f| f.display().to_string())
-                .collect::<Vec<_>>()
-                .join(", ")
-        };
         let (reloaded, reason) = match applied {
             Some(loaded) => {
                 lock(&setup.engines).insert(cwd.clone(), loaded);
-                let reason =
-                    (!kept.is_empty()).then(|| kept_reason(&kept.iter().collect::<Vec<_>>()));
+                let reason = (!kept.is_empty()).then(|| kept_reason(kept.iter()));
                 (true, reason)
             }
             None => {
@@ -220,7 +213,7 @@ fn reload(setup: &Setup, out: &Out) {
                 } else {
                     format!(
                         "the configuration loaded before is kept: the new one has errors in {}",
-                        names(&mut files.into_iter())
+                        joined(files)
                     )
                 };
                 (false, Some(reason))
@@ -236,12 +229,20 @@ fn reload(setup: &Setup, out: &Out) {
 
 /// The `reason` of a `latch/diagnostics` for configuration files kept at
 /// their last good version.
-pub fn kept_reason(kept: &[&PathBuf]) -> String {
-    let names: Vec<String> = kept.iter().map(|f| f.display().to_string()).collect();
+pub fn kept_reason<'a>(kept: impl IntoIterator<Item = &'a PathBuf>) -> String {
     format!(
         "the last good version of {} is kept: the new one has errors",
-        names.join(", ")
+        joined(kept)
     )
+}
+
+/// Paths for a message: `a, b`.
+fn joined<P: AsRef<Path>>(paths: impl IntoIterator<Item = P>) -> String {
+    paths
+        .into_iter()
+        .map(|p| p.as_ref().display().to_string())
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 fn is_error(d: &Diagnostic) -> bool {

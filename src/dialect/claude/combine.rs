@@ -680,25 +680,17 @@ fn select<'a>(
             candidates.push((file, group, handler, record));
         }
     }
-    // Claude Code runs copies of a handler once per event: the last copy
-    // in configuration order, with its own settings (recorded:
-    // `r4_dedup_async_first`, `r4_dedup_sync_first`); a plugin's copy
-    // counts apart from the settings files' one (`r2_plugin`).
-    let keys: Vec<(Option<&Path>, super::load::Identity<'_>)> = candidates
-        .iter()
-        .map(|(file, _, handler, _)| {
-            (
-                file.plugin.as_ref().map(|p| p.root.as_path()),
-                handler.identity(),
-            )
-        })
-        .collect();
-    let last: std::collections::HashMap<&(Option<&Path>, super::load::Identity<'_>), usize> =
-        keys.iter().enumerate().map(|(i, k)| (k, i)).collect();
+    // Claude Code runs copies of a handler once per event: the last one.
+    let superseded = super::load::superseded(
+        &candidates
+            .iter()
+            .map(|(file, _, handler, _)| (file.plugin.as_ref().map(|p| p.root.as_path()), *handler))
+            .collect::<Vec<_>>(),
+    );
     for (i, (file, group, handler, mut record)) in candidates.into_iter().enumerate() {
-        if last.get(&keys[i]) != Some(&i) {
+        if superseded[i] {
             record.status = RunStatus::Skipped;
-            record.message = Some(COPY_SKIPPED.to_owned());
+            record.message = Some(super::load::COPY_SKIPPED.to_owned());
             out.runs.push(record);
             continue;
         }
@@ -715,10 +707,6 @@ fn select<'a>(
     }
     chosen
 }
-
-/// The message of a handler skipped as a copy of a later one.
-pub const COPY_SKIPPED: &str =
-    "a later handler of this event is a copy of it; Claude Code runs only the last copy";
 
 /// `SessionEnd` handlers share one budget (Claude Code's docs): 1.5 s,
 /// raised to the largest `timeout` of a settings-file handler, at most

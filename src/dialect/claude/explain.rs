@@ -22,9 +22,9 @@ pub fn explain(cfg: &Claude, event: &Event) -> Vec<Explanation> {
         .unwrap_or_else(|| std::path::PathBuf::from("."));
     let project = cfg.options().project.clone().unwrap_or(project);
     let mut call: Option<ToolInput> = None;
-    // The running handlers' places in `out`, with what makes copies.
-    let mut copies: Vec<(usize, (Option<&std::path::Path>, super::load::Identity<'_>))> =
-        Vec::new();
+    // The running handlers' places in `out`, each with its plugin's root.
+    let mut running: Vec<usize> = Vec::new();
+    let mut handlers: Vec<(Option<&std::path::Path>, &super::load::Handler)> = Vec::new();
     let mut out = Vec::new();
     for file in cfg.files() {
         for group in &file.groups {
@@ -107,13 +107,8 @@ pub fn explain(cfg: &Claude, event: &Event) -> Vec<Explanation> {
                 };
                 // As `latch fire` selects: of copies, the last one runs.
                 if runs {
-                    copies.push((
-                        out.len(),
-                        (
-                            file.plugin.as_ref().map(|p| p.root.as_path()),
-                            h.identity(),
-                        ),
-                    ));
+                    running.push(out.len());
+                    handlers.push((file.plugin.as_ref().map(|p| p.root.as_path()), h));
                 }
                 out.push(Explanation::new(
                     DIALECT,
@@ -126,17 +121,11 @@ pub fn explain(cfg: &Claude, event: &Event) -> Vec<Explanation> {
             }
         }
     }
-    let last: std::collections::HashMap<
-        &(Option<&std::path::Path>, super::load::Identity<'_>),
-        usize,
-    > =
-        copies.iter().map(|(at, key)| (key, *at)).collect();
-    for (at, key) in &copies {
-        if last.get(key) != Some(at) {
-            let e = &mut out[*at];
-            e.runs = false;
-            e.reason = format!("{}; {}", e.reason, super::combine::COPY_SKIPPED);
-        }
+    let superseded = super::load::superseded(&handlers);
+    for (&at, _) in running.iter().zip(superseded).filter(|(_, copy)| *copy) {
+        let e = &mut out[at];
+        e.runs = false;
+        e.reason = format!("{}; {}", e.reason, super::load::COPY_SKIPPED);
     }
     run_order_first(out)
 }

@@ -151,7 +151,7 @@ impl Handler {
     /// the type and what [`HandlerKind::shown`] shows (the URL, the
     /// prompt). The recordings do not say whether `args` alone tells two
     /// exec-form handlers apart; latch lets it.
-    pub fn identity(&self) -> Identity<'_> {
+    fn identity(&self) -> Identity<'_> {
         match &self.kind {
             HandlerKind::Command { command, args, .. } => Identity {
                 kind: "command",
@@ -169,11 +169,33 @@ impl Handler {
     }
 }
 
+/// Which of `handlers`, in configuration order and each with its
+/// plugin's root (`None`: a settings file), a later copy replaces: Claude
+/// Code runs only the last copy, with its own settings (recorded:
+/// `r4_dedup_async_first`, `r4_dedup_sync_first`), and a plugin's copy
+/// counts apart from a settings file's (`r2_plugin`).
+pub fn superseded<'a>(handlers: &[(Option<&'a Path>, &'a Handler)]) -> Vec<bool> {
+    let keys: Vec<(Option<&Path>, Identity<'_>)> = handlers
+        .iter()
+        .map(|&(plugin, handler)| (plugin, handler.identity()))
+        .collect();
+    let last: std::collections::HashMap<&(Option<&Path>, Identity<'_>), usize> =
+        keys.iter().enumerate().map(|(i, key)| (key, i)).collect();
+    keys.iter()
+        .enumerate()
+        .map(|(i, key)| last.get(key) != Some(&i))
+        .collect()
+}
+
+/// The message of a handler skipped as a copy of a later one.
+pub const COPY_SKIPPED: &str =
+    "a later handler of this event is a copy of it; Claude Code runs only the last copy";
+
 /// What tells a handler from its copies (see [`Handler::identity`]),
 /// borrowed from the handler: comparing copies costs no allocation for
 /// command handlers.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub struct Identity<'a> {
+struct Identity<'a> {
     kind: &'static str,
     text: std::borrow::Cow<'a, str>,
     args: Option<&'a [String]>,
