@@ -111,7 +111,30 @@ pub struct Session {
     store: Store,
     /// The audit log, kept open between dispatches of a long-lived session
     /// (`latch serve`).
-    audit_log: Mutex<Option<File>>,
+    audit_log: Mutex<Option<AuditLog>>,
+}
+
+/// A session's audit log, open for appending, with its identity as it
+/// was when opened.
+#[derive(Debug)]
+struct AuditLog {
+    file: File,
+    /// `(st_dev, st_ino)` of the file.
+    identity: (u64, u64),
+    /// Its size when opened.
+    size: u64,
+}
+
+impl AuditLog {
+    fn open(file: File, path: &Path) -> io::Result<AuditLog> {
+        let st = rustix::fs::fstat(&file)
+            .map_err(|e| files::at_path(path, "inspect", io::Error::from(e)))?;
+        Ok(AuditLog {
+            file,
+            identity: (st.st_dev, st.st_ino),
+            size: u64::try_from(st.st_size).unwrap_or(0),
+        })
+    }
 }
 
 impl Session {
@@ -210,33 +233,36 @@ impl Session {
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
         // The open file is still the log only if no one rotated or removed
-        // it since (another process of the same session may have).
+        // it since (another process of the same session may have). One
+        // `stat` of the name answers that and gives the size: the open
+        // file's identity was noted when it was opened.
         let current = rustix::fs::statat(
             dir.as_ref(),
             LOG_FILE,
             rustix::fs::AtFlags::SYMLINK_NOFOLLOW,
         )
-        .ok()
-        .map(|st| (st.st_dev, st.st_ino));
-        let still = cached
-            .as_ref()
-            .and_then(|f| rustix::fs::fstat(f).ok())
-            .map(|st| (st.st_dev, st.st_ino));
-        if current.is_none() || still != current {
-            *cached = Some(open()?);
-        }
-        let Some(file) = cached.as_mut() else {
+        .ok();
+        let identity = |st: &rustix::fs::Stat| (st.st_dev, st.st_ino);
+        let size = match (&current, cached.as_ref()) {
+            (Some(st), Some(log)) if log.identity == identity(st) => {
+                u64::try_from(st.st_size).unwrap_or(0)
+            }
+            _ => {
+                let log = AuditLog::open(open()?, &log_path)?;
+                let size = log.size;
+                *cached = Some(log);
+                size
+            }
+        };
+        let Some(log) = cached.as_mut() else {
             return Ok(());
         };
-        let size = file
-            .metadata()
-            .map_err(|e| files::at_path(&log_path, "inspect", e))?
-            .len();
         if size > 0 && size + lines.len() as u64 > MAX_LOG_BYTES {
             rustix::fs::renameat(dir.as_ref(), LOG_FILE, dir.as_ref(), PREVIOUS_LOG_FILE)
                 .map_err(|e| files::at_path(&log_path, "rotate", e))?;
-            *file = open()?;
+            *log = AuditLog::open(open()?, &log_path)?;
         }
+        let file = &mut log.file;
         std::io::Write::write_all(file, lines).map_err(|e| files::at_path(&log_path, "write", e))
     }
 

@@ -1228,3 +1228,43 @@ fn a_large_plugin_directory_does_not_hide_an_edit_of_the_settings() {
     let r = s.call(2, "fire", json!({"event": "stop", "session_id": "s1"}));
     assert!(r.to_string().contains("v2"), "{r}");
 }
+
+/// The server keeps each session's audit log open between events; a log
+/// that another process removed or rotated is not written to any more.
+#[test]
+fn the_audit_log_kept_open_follows_a_log_removed_or_rotated_meanwhile() {
+    let c = Claude::new();
+    let c = c.project_settings(&json!({"hooks": {
+        "PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "true"}]}]}}));
+    let dir = c.root.path().join("state/sessions/s1");
+    let lines = |name: &str| {
+        std::fs::read_to_string(dir.join(name))
+            .unwrap_or_default()
+            .lines()
+            .count()
+    };
+    let mut s = Server::claude(&c);
+    let mut id = 10;
+    let mut fire = |s: &mut Server| {
+        id += 1;
+        let r = s.call(id, "fire", bash_before("ls"));
+        assert_eq!(r["result"]["runs"][0]["status"], "ok", "{r}");
+        assert!(r["result"].get("warnings").is_none(), "{r}");
+    };
+    fire(&mut s);
+    fire(&mut s);
+    assert_eq!(lines("audit.jsonl"), 2);
+    std::fs::remove_file(dir.join("audit.jsonl")).expect("remove");
+    fire(&mut s);
+    assert_eq!(lines("audit.jsonl"), 1, "a new log after the removal");
+    // What another process's rotation does: the log renamed away, a new
+    // one started with that process's record.
+    let record = std::fs::read_to_string(dir.join("audit.jsonl")).expect("log");
+    std::fs::rename(dir.join("audit.jsonl"), dir.join("audit.1.jsonl")).expect("rename");
+    std::fs::write(dir.join("audit.jsonl"), &record).expect("new log");
+    fire(&mut s);
+    fire(&mut s);
+    assert_eq!(lines("audit.1.jsonl"), 1, "nothing more in the rotated log");
+    assert_eq!(lines("audit.jsonl"), 3);
+    assert_eq!(s.close(), 0);
+}

@@ -9,7 +9,6 @@
 use std::borrow::Cow;
 
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
 use serde_json::value::RawValue;
 use tokio::io::{AsyncBufRead, AsyncBufReadExt};
 
@@ -184,10 +183,11 @@ pub fn parse(line: &[u8]) -> Result<Incoming<'_>, String> {
     }
 }
 
-/// A success response line.
+/// A success response line. The result is written straight into the
+/// line: going through a `Value` first cost a second serialization and a
+/// tree of allocations per `fire`.
 pub fn result(id: &RequestId, result: &impl Serialize) -> String {
-    let result = serde_json::to_value(result).unwrap_or(Value::Null);
-    response(id, "result", &result)
+    response(id, "result", &json_text(result))
 }
 
 /// An error response line.
@@ -195,13 +195,13 @@ pub fn error(id: &RequestId, code: i64, message: &str) -> String {
     response(
         id,
         "error",
-        &serde_json::json!({"code": code, "message": message}),
+        &serde_json::json!({"code": code, "message": message}).to_string(),
     )
 }
 
-/// A response line: the id goes in as its text (`json!` would read it
-/// into a number again).
-fn response(id: &RequestId, member: &str, value: &Value) -> String {
+/// A response line around `value`, a JSON text: the id goes in as its
+/// text (`json!` would read it into a number again).
+fn response(id: &RequestId, member: &str, value: &str) -> String {
     format!(
         r#"{{"jsonrpc":"2.0","id":{},"{member}":{value}}}"#,
         id.text()
@@ -210,8 +210,17 @@ fn response(id: &RequestId, member: &str, value: &Value) -> String {
 
 /// A notification line from the server.
 pub fn notification(method: &str, params: &impl Serialize) -> String {
-    let params = serde_json::to_value(params).unwrap_or(Value::Null);
-    serde_json::json!({"jsonrpc": "2.0", "method": method, "params": params}).to_string()
+    format!(
+        r#"{{"jsonrpc":"2.0","method":{},"params":{}}}"#,
+        json_text(&method),
+        json_text(params)
+    )
+}
+
+/// `value` as JSON text; `null` if it cannot be (a map whose keys are not
+/// strings, which latch's types never hold).
+fn json_text(value: &impl Serialize) -> String {
+    serde_json::to_string(value).unwrap_or_else(|_| "null".to_owned())
 }
 
 /// One line read with a bound.
