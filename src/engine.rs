@@ -101,6 +101,15 @@ impl Engine {
         self.dialects.iter().flat_map(|d| d.definitions()).collect()
     }
 
+    /// [`Engine::definitions`] as a dispatch of `event` checks them:
+    /// relative paths in commands resolve where the hooks run for it.
+    pub fn definitions_for(&self, event: &Event) -> Vec<crate::trust::Definition> {
+        self.dialects
+            .iter()
+            .flat_map(|d| d.definitions_for(event))
+            .collect()
+    }
+
     /// Adds a loaded dialect.
     pub fn with_dialect(mut self, dialect: impl Dialect + 'static) -> Self {
         self.dialects.push(Box::new(dialect));

@@ -76,18 +76,18 @@ pub fn explain_all(
     error: impl FnMut(String),
 ) -> Vec<Explanation> {
     let mut all = explain_dialects(engine, event, error);
-    apply_trust(engine, &mut all);
+    apply_trust(engine, event, &mut all);
     all
 }
 
 /// Under a trust policy, a hook that needs approval and has none would
 /// not run (`require`) or would run with a warning (`warn`), as `latch
 /// fire` decides.
-fn apply_trust(engine: &crate::Engine, all: &mut [Explanation]) {
+fn apply_trust(engine: &crate::Engine, event: &crate::Event, all: &mut [Explanation]) {
     let Some(gate) = engine.trust_gate() else {
         return;
     };
-    let definitions = engine.definitions();
+    let definitions = engine.definitions_for(event);
     for e in all.iter_mut().filter(|e| e.runs && gate.checks(&e.dialect)) {
         let Some(def) = definitions.iter().find(|d| {
             d.dialect == e.dialect

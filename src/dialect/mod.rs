@@ -76,7 +76,14 @@ macro_rules! impl_dialect {
             }
 
             fn definitions(&self) -> Vec<$crate::trust::Definition> {
-                trust::definitions(self)
+                trust::definitions(self, None)
+            }
+
+            fn definitions_for(
+                &self,
+                event: &$crate::event::Event,
+            ) -> Vec<$crate::trust::Definition> {
+                trust::definitions(self, Some(event))
             }
 
             fn config_paths(&self) -> Vec<std::path::PathBuf> {
@@ -160,6 +167,14 @@ pub trait Dialect: Send + Sync + sealed::Sealed {
     /// [`crate::trust`]), in file order.
     fn definitions(&self) -> Vec<crate::trust::Definition> {
         Vec::new()
+    }
+
+    /// [`Dialect::definitions`] as they stand for `event`: a relative
+    /// path in a command resolves in the directory where the hooks run
+    /// for that event, as a dispatch checks them.
+    fn definitions_for(&self, event: &Event) -> Vec<crate::trust::Definition> {
+        let _ = event;
+        self.definitions()
     }
 
     /// Every configuration path whose creation, change or removal changes

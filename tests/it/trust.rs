@@ -419,6 +419,47 @@ fn claude_scripts_under_the_project_variable_are_hashed() {
 }
 
 #[test]
+fn claude_explain_checks_a_relative_script_where_the_hook_runs_as_fire_does() {
+    let c = Claude::new().project_settings(&json!({"hooks": {"PreToolUse": [{"matcher": "Bash",
+        "hooks": [{"type": "command", "command": "sh hooks/guard.sh"}]}]}}));
+    write_script(&c.project(), "hooks/guard.sh", "#!/bin/sh\nexit 2\n");
+    write_script(&c.project(), "sub/hooks/guard.sh", "#!/bin/sh\nexit 0\n");
+    let out = latch()
+        .args([
+            "trust",
+            "approve",
+            "--all",
+            "--dialect",
+            "claude",
+            "--project",
+        ])
+        .arg(c.project())
+        .arg("--home")
+        .arg(c.home())
+        .arg("--claude-managed-dir")
+        .arg(c.root.path().join("managed"))
+        .arg("--state-dir")
+        .arg(c.root.path().join("state"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let mut bash = json!({"event": "tool_before", "session_id": "s",
+        "tool": {"name": "Bash", "input": {"command": "ls"}}});
+    let runs = |event: &Value| c.explain(event, &["--trust", "require"])[0]["runs"].clone();
+    assert_eq!(runs(&bash), true);
+    assert_eq!(
+        c.fire_with(&bash, &["--trust", "require"]).status(0),
+        "blocked"
+    );
+    bash["cwd"] = json!(c.project().join("sub"));
+    assert_eq!(runs(&bash), false);
+    assert_eq!(
+        c.fire_with(&bash, &["--trust", "require"]).status(0),
+        "untrusted"
+    );
+}
+
+#[test]
 fn peen_workspace_actions_need_approval_and_the_config_layer_does_not() {
     let l = Layers::new()
         .workspace_hooks(
@@ -537,6 +578,15 @@ fn a_relative_script_is_checked_where_the_hook_runs_and_a_missing_one_when_it_ap
         "deny",
         "in the project it is approved"
     );
+    // `latch explain` checks the same file as `latch fire`.
+    let (there, _) = explain_event(&p, &event, &["--trust", "require"]);
+    assert!(!there[0].0, "{there:?}");
+    assert!(
+        there[0].1.contains("sub/hooks/guard.sh is new"),
+        "{there:?}"
+    );
+    let (here, _) = explain(&p, &["--trust", "require"]);
+    assert!(here[0].0, "{here:?}");
 
     // A script that does not exist at approval time is pinned as missing.
     let q = Project::new().settings(
@@ -612,6 +662,11 @@ fn settings_that_change_what_a_claude_hook_sees_are_part_of_its_approval() {
 /// with the trust store under its state directory: (runs, reason) of each
 /// hook, and stderr.
 fn explain(p: &Project, extra: &[&str]) -> (Vec<(bool, String)>, String) {
+    explain_event(p, &shell_event(), extra)
+}
+
+/// [`explain`] of `event`.
+fn explain_event(p: &Project, event: &Value, extra: &[&str]) -> (Vec<(bool, String)>, String) {
     let out = latch()
         .args(["explain", "--format", "json", "--project"])
         .arg(p.dir())
@@ -619,7 +674,7 @@ fn explain(p: &Project, extra: &[&str]) -> (Vec<(bool, String)>, String) {
         .arg(p.home())
         .args(extra)
         .env("LATCH_STATE_DIR", p.state())
-        .write_stdin(shell_event().to_string())
+        .write_stdin(event.to_string())
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(0));

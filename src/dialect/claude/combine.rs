@@ -127,9 +127,7 @@ pub async fn dispatch(cfg: &Claude, event: &Event, cx: &DispatchContext<'_>) -> 
     {
         return out;
     }
-    let workdir = event
-        .workdir(options.project.as_deref())
-        .unwrap_or_else(|| PathBuf::from("."));
+    let workdir = cfg.run_dir(event);
     // The harness's tool, reshaped as Claude Code's where the vocabulary
     // says so (parsed only then).
     let map = event.tool_name().and_then(|t| options.vocabulary.get(t));

@@ -17,10 +17,11 @@ pub fn explain(cfg: &Claude, event: &Event) -> Vec<Explanation> {
         .vocabulary
         .claude_name(event.tool_name().unwrap_or(""))
         .to_owned();
-    let project = event
-        .workdir(cfg.options().project.as_deref())
-        .unwrap_or_else(|| std::path::PathBuf::from("."));
-    let project = cfg.options().project.clone().unwrap_or(project);
+    let project = cfg
+        .options()
+        .project
+        .clone()
+        .unwrap_or_else(|| cfg.run_dir(event));
     let mut call: Option<ToolInput> = None;
     // The running handlers' places in `out`, each with its plugin's root.
     let mut running: Vec<usize> = Vec::new();

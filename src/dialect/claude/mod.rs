@@ -210,6 +210,14 @@ impl Claude {
         &self.options
     }
 
+    /// Where the hooks run for `event`: its working directory if that is
+    /// a directory, else the project, else latch's own.
+    pub(crate) fn run_dir(&self, event: &Event) -> std::path::PathBuf {
+        event
+            .workdir(self.options.project.as_deref())
+            .unwrap_or_else(|| std::path::PathBuf::from("."))
+    }
+
     /// The groups of `ce` whose matcher selects this event, in
     /// configuration order, with their file. `tool` is the tool's Claude
     /// name. A sentence for each regex matcher that gave up (and so

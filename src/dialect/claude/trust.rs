@@ -9,14 +9,18 @@
 //! `${CLAUDE_PLUGIN_DATA}` expanded.
 
 use crate::trust::scripts::{self, Resolution};
+use crate::event::Event;
 use crate::trust::{Definition, Runs};
 
 use super::load::{Group, Handler, HandlerKind, LoadedFile, Scope};
 use super::{Claude, DIALECT, text};
 
 /// Every loaded hook, in file order (the handlers of dropped files are
-/// not loaded, so not listed).
-pub fn definitions(cfg: &Claude) -> Vec<Definition> {
+/// not loaded, so not listed); with an event, relative paths resolve
+/// where its hooks run.
+pub fn definitions(cfg: &Claude, event: Option<&Event>) -> Vec<Definition> {
+    let run_dir = event.map(|e| cfg.run_dir(e));
+    let run_dir = run_dir.as_deref();
     cfg.files()
         .iter()
         .flat_map(|file| {
@@ -24,7 +28,7 @@ pub fn definitions(cfg: &Claude) -> Vec<Definition> {
                 group
                     .handlers
                     .iter()
-                    .map(move |handler| definition(cfg, file, group, handler, None))
+                    .map(move |handler| definition(cfg, file, group, handler, run_dir))
             })
         })
         .collect()

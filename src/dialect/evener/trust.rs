@@ -7,14 +7,16 @@
 //! `$CLAUDE_PROJECT_DIR` expanded.
 
 use crate::trust::scripts::{self, Resolution};
+use crate::event::Event;
 use crate::trust::{Definition, Runs};
 
 use super::discover::Plugin;
 use super::load::{Group, Handler, HandlerKind};
 use super::{DIALECT, Evener};
 
-/// Every handler, plugin by plugin, in file order.
-pub fn definitions(cfg: &Evener) -> Vec<Definition> {
+/// Every handler, plugin by plugin, in file order. Evener's hooks run in
+/// the project whatever the event, so the event changes nothing.
+pub fn definitions(cfg: &Evener, _event: Option<&Event>) -> Vec<Definition> {
     cfg.plugins()
         .iter()
         .flat_map(|plugin| {

@@ -9,14 +9,18 @@
 use std::path::Path;
 
 use crate::trust::scripts::{self, Resolution};
+use crate::event::Event;
 use crate::trust::{Definition, Runs};
 
 use super::load::{Action, ActionKind, Group};
 use super::matching::Match;
 use super::{DIALECT, Peen};
 
-/// Every action, file by file (layer order), group by group.
-pub fn definitions(cfg: &Peen) -> Vec<Definition> {
+/// Every action, file by file (layer order), group by group; with an
+/// event, relative paths resolve where its actions run.
+pub fn definitions(cfg: &Peen, event: Option<&Event>) -> Vec<Definition> {
+    let run_dir = event.map(|e| cfg.cwd_for(e));
+    let run_dir = run_dir.as_deref();
     cfg.files()
         .iter()
         .flat_map(|file| {
@@ -24,7 +28,7 @@ pub fn definitions(cfg: &Peen) -> Vec<Definition> {
                 group
                     .actions
                     .iter()
-                    .map(move |action| definition(cfg, &file.path, group, action, None))
+                    .map(move |action| definition(cfg, &file.path, group, action, run_dir))
             })
         })
         .collect()

@@ -6,6 +6,7 @@
 //! script path resolves against it.
 
 use crate::trust::scripts::{self, Resolution};
+use crate::event::Event;
 use crate::trust::{Definition, Runs};
 
 use super::events::PoolEvent;
@@ -13,14 +14,16 @@ use super::load::{Hook, Level, Matcher};
 use super::{DIALECT, Poolside};
 
 /// Every loaded hook, event by event in poolside's order, then in run
-/// order.
-pub fn definitions(cfg: &Poolside) -> Vec<Definition> {
+/// order; with an event, relative paths resolve where its hooks run.
+pub fn definitions(cfg: &Poolside, event: Option<&Event>) -> Vec<Definition> {
+    let run_dir = event.and_then(|e| e.workdir(cfg.workdir()));
+    let run_dir = run_dir.as_deref();
     PoolEvent::ALL
         .into_iter()
         .flat_map(|pe| {
             cfg.hooks(pe)
                 .iter()
-                .map(move |hook| definition(cfg, pe, hook, None))
+                .map(move |hook| definition(cfg, pe, hook, run_dir))
         })
         .collect()
 }
