@@ -486,6 +486,33 @@ fn r4_copies_are_the_same_command_and_if_and_the_last_copy_runs() {
     assert_eq!(c.runs_of("if"), 2);
     assert_eq!(c.runs_of("exec"), 2);
 
+    // r4_dedup_exec_args: exec-form handlers are copies when their `args`
+    // are the same too; differing `args` run each, the last copy denies.
+    let c = Claude::new();
+    let line = |label: &str, more: &str| -> (String, Vec<String>) {
+        let line = c.hook(label, more);
+        let (program, rest) = line.split_once(' ').expect("a program and its arguments");
+        (
+            program.to_owned(),
+            rest.split(' ').map(str::to_owned).collect(),
+        )
+    };
+    let exec = |(program, args): (String, Vec<String>)| json!({"type": "command", "command": program, "args": args});
+    let hooks = json!([
+        exec(line("argsA", "")),
+        exec(line("argsB", "")),
+        exec(line("argsA", "")),
+        exec(line("argsC", "")),
+        exec(line("argsC", "--exit 2 --stderr CopyOfC")),
+    ]);
+    let c = c
+        .project_settings(&json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": hooks}]}}));
+    let f = c.fire(&bash_before("ls"));
+    assert_eq!(c.runs_of("argsA"), 1);
+    assert_eq!(c.runs_of("argsB"), 1);
+    assert_eq!(c.runs_of("argsC"), 2);
+    assert_eq!(f.outcome["decision"], "deny", "{}", f.outcome);
+
     // r4_dedup_async_first / _sync_first: the last copy runs, with its
     // own `async`.
     for (async_first, decision) in [(true, "deny"), (false, "proceed")] {
