@@ -175,6 +175,19 @@ impl Engine {
         session: &Session,
         cancel: &Cancel,
     ) -> Result<Outcome, EventError> {
+        self.dispatch_lending(event, session, cancel, None).await
+    }
+
+    /// Like [`Engine::dispatch_cancellable`]; the hooks that run alone may
+    /// also block the thread as `lend` allows (`latch serve` lends its
+    /// thread while it has nothing else to do).
+    pub(crate) async fn dispatch_lending(
+        &self,
+        event: &Event,
+        session: &Session,
+        cancel: &Cancel,
+        lend: Option<crate::run::Lend<'_>>,
+    ) -> Result<Outcome, EventError> {
         event.validate()?;
         let started = std::time::SystemTime::now();
         let event_id = event.id.clone().unwrap_or_else(new_event_id);
@@ -187,6 +200,7 @@ impl Engine {
             background: self.background.as_deref(),
             harness: self.harness.as_deref(),
             trust: self.trust.as_ref(),
+            lend,
         };
         let mut outcome = Outcome::proceed(event.event);
         // The event is copied only if a dialect rewrites it: a large tool

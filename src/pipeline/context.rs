@@ -57,4 +57,15 @@ pub struct DispatchContext<'a> {
     /// The trust policies and approvals, if the harness asks for any (see
     /// [`crate::trust`]): a dialect asks it about each hook it would run.
     pub trust: Option<&'a crate::trust::Gate>,
+    /// How long this dispatch may block its thread while its hooks run,
+    /// beyond what the runner's own [`Runner::lend_thread`] allows.
+    pub(crate) lend: Option<crate::run::Lend<'a>>,
+}
+
+impl DispatchContext<'_> {
+    /// How the hooks that run alone may wait: on the thread as this
+    /// dispatch or its runner allows, else on the reactor.
+    pub(crate) fn lending(&self) -> Option<crate::run::Lend<'_>> {
+        self.lend.or_else(|| self.runner.lend())
+    }
 }

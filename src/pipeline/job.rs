@@ -49,7 +49,9 @@ pub async fn run_among(cx: &DispatchContext<'_>, job: Job) -> Finished {
 
 async fn run_job(cx: &DispatchContext<'_>, job: Job, alone: bool) -> Finished {
     let result = if alone {
-        cx.runner.run_alone(&job.command, cx.cancel).await
+        cx.runner
+            .run_lending(&job.command, cx.cancel, cx.lending())
+            .await
     } else {
         cx.runner.run_until(&job.command, cx.cancel).await
     };
@@ -62,7 +64,10 @@ async fn run_job(cx: &DispatchContext<'_>, job: Job, alone: bool) -> Finished {
 /// all on it (see [`crate::run::Runner::run_batch`]).
 pub async fn run_all(cx: &DispatchContext<'_>, jobs: Vec<Job>) -> Vec<(Finished, usize)> {
     let commands: Vec<&HookCommand> = jobs.iter().map(|job| &job.command).collect();
-    let results = cx.runner.run_batch(&commands, cx.cancel).await;
+    let results = cx
+        .runner
+        .run_batch_lending(&commands, cx.cancel, cx.lending())
+        .await;
     jobs.into_iter()
         .zip(results)
         .map(|(job, (result, order))| (finished(job, result), order))
@@ -174,6 +179,7 @@ mod tests {
             background: None,
             harness: None,
             trust: None,
+            lend: None,
         };
         // The first job waits for a file the third creates: run one after
         // another, the first would time out; run together, all succeed.

@@ -52,12 +52,18 @@ pub(super) fn wait(
     hooks: &mut [Started],
     cmds: &[&HookCommand],
     cancel: &Cancel,
+    lend: Lend<'_>,
 ) -> Vec<(usize, Exit)> {
     let mut finished = Vec::with_capacity(hooks.len());
-    let cancel_fd = match cancel.watch() {
-        CancelWatch::Never => None,
-        CancelWatch::Readable(fd) => Some(fd),
-        CancelWatch::Cancelled | CancelWatch::Unwatchable => return finished,
+    let cancel_fd = match lend.interrupt {
+        // A cancel would come through the interrupt: no pipe is made.
+        Some(_) if cancel.is_cancelled() => return finished,
+        Some(_) => None,
+        None => match cancel.watch() {
+            CancelWatch::Never => None,
+            CancelWatch::Readable(fd) => Some(fd),
+            CancelWatch::Cancelled | CancelWatch::Unwatchable => return finished,
+        },
     };
     // When to check next whether a hook exited while its pipes stay open:
     // by the clock, so output that keeps arriving cannot put it off.
@@ -78,10 +84,16 @@ pub(super) fn wait(
         let Some(wake) = next_wake(hooks, &watches, now) else {
             return finished;
         };
+        // The thread is given back when the lending ends.
+        let wake = match lend.until {
+            Some(until) if until <= now => return finished,
+            Some(until) => wake.min(until),
+            None => wake,
+        };
         let Ok(ready) = ready(
             hooks,
             &watches,
-            cancel_fd,
+            [cancel_fd, lend.interrupt],
             wake.saturating_duration_since(now),
         ) else {
             return finished;
@@ -115,6 +127,33 @@ const CHECK_FIRST: Duration = Duration::from_millis(10);
 /// The longest interval between two such checks: how late, at most, a
 /// hook whose descendant holds its pipes is handed to the drain rules.
 const CHECK_MAX: Duration = Duration::from_millis(100);
+
+/// How long a dispatch may block its thread in this wait, and what takes
+/// the thread back earlier. Either way the hooks still running go to the
+/// reactor, with what was read of them so far.
+///
+/// [`super::Runner::run_lending`] and [`super::Runner::run_batch_lending`]
+/// take one; [`super::Runner::lend_thread`] stands for [`Lend::whole`].
+#[derive(Debug, Clone, Copy)]
+pub struct Lend<'a> {
+    /// Readable when the thread is wanted back (a server's input). A
+    /// cancel must come through it too, as a server's cancel requests
+    /// do: with an interrupt, the cancel token's own pipe is not made, and
+    /// a signal also gives the thread back.
+    pub interrupt: Option<BorrowedFd<'a>>,
+    /// When the thread is wanted back at the latest; `None`: never.
+    pub until: Option<Instant>,
+}
+
+impl Lend<'static> {
+    /// The thread for as long as the hooks run ([`super::Runner::lend_thread`]).
+    pub fn whole() -> Lend<'static> {
+        Lend {
+            interrupt: None,
+            until: None,
+        }
+    }
+}
 
 /// Where the wait for one hook is.
 enum Watch {
@@ -255,15 +294,17 @@ pub(super) enum Stream {
 struct Ready {
     /// Per hook, in the order of `hooks`.
     hooks: Vec<HookReady>,
+    /// The cancel pipe or the interrupt is ready: the thread goes back.
     cancel: bool,
 }
 
-/// Blocks in `poll` until a descriptor of a hook still running, or the
-/// cancel pipe, is ready, or `left` passes.
+/// Blocks in `poll` until a descriptor of a hook still running, or one
+/// of `stops` (the cancel pipe, the lending's interrupt), is ready, or
+/// `left` passes.
 fn ready(
     hooks: &[Started],
     watches: &[Watch],
-    cancel: Option<BorrowedFd<'_>>,
+    stops: [Option<BorrowedFd<'_>>; 2],
     left: Duration,
 ) -> io::Result<Ready> {
     // Each polled descriptor, and whose it is: (hook, 0 pidfd, 1 stdout,
@@ -293,18 +334,21 @@ fn ready(
             polled.push(PollFd::from_borrowed_fd(stdin.as_fd(), PollFlags::OUT));
         }
     }
-    if let Some(fd) = cancel {
+    for fd in stops.into_iter().flatten() {
         polled.push(PollFd::from_borrowed_fd(fd, PollFlags::IN));
     }
     // A deadline beyond what a timespec holds is as good as none.
     let timeout = Timespec::try_from(left).ok();
-    match poll(&mut polled, timeout.as_ref()) {
-        Ok(_) | Err(rustix::io::Errno::INTR) => {}
+    // A signal handler ran: with an interrupt, the runtime it belongs to
+    // gets the thread back to act on it.
+    let signalled = match poll(&mut polled, timeout.as_ref()) {
+        Ok(_) => false,
+        Err(rustix::io::Errno::INTR) => true,
         Err(e) => return Err(e.into()),
-    }
+    };
     let mut ready = Ready {
         hooks: vec![[false; 4]; hooks.len()],
-        cancel: false,
+        cancel: signalled && stops[1].is_some(),
     };
     for (slot, fd) in polled.iter().enumerate() {
         if fd.revents().is_empty() {

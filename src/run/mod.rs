@@ -72,6 +72,7 @@ pub use adopt::{become_subreaper, kill_leftovers};
 pub use cancel::{Cancel, CancelHandle};
 pub use capture::Captured;
 use group::GroupGuard;
+pub use lent::Lend;
 
 /// What to execute.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -275,7 +276,7 @@ impl Runner {
     /// Like [`Runner::run`], but stops the hook (as on a timeout) when
     /// `cancel` fires, and reports [`Termination::Cancelled`].
     pub async fn run_until(&self, cmd: &HookCommand, cancel: &Cancel) -> RunResult {
-        self.run_inner(cmd, cancel, false).await
+        self.run_inner(cmd, cancel, None).await
     }
 
     /// Like [`Runner::run_until`], for a hook that the caller runs alone:
@@ -283,19 +284,42 @@ impl Runner {
     /// [`Runner::lend_thread`] set, the runner then waits for the hook by
     /// blocking the thread in `poll(2)`.
     pub async fn run_alone(&self, cmd: &HookCommand, cancel: &Cancel) -> RunResult {
-        self.run_inner(cmd, cancel, self.lend_thread).await
+        self.run_lending(cmd, cancel, self.lend()).await
     }
 
-    async fn run_inner(&self, cmd: &HookCommand, cancel: &Cancel, block: bool) -> RunResult {
+    /// The lending [`Runner::lend_thread`] stands for: for as long as the
+    /// hooks run.
+    pub(crate) fn lend(&self) -> Option<Lend<'static>> {
+        self.lend_thread.then(Lend::whole)
+    }
+
+    /// Runs one hook that the caller runs alone, waiting for it on the
+    /// thread as `lend` allows (`None`: not at all), then on the reactor.
+    /// The result is the same either way.
+    pub async fn run_lending(
+        &self,
+        cmd: &HookCommand,
+        cancel: &Cancel,
+        lend: Option<Lend<'_>>,
+    ) -> RunResult {
+        self.run_inner(cmd, cancel, lend).await
+    }
+
+    async fn run_inner(
+        &self,
+        cmd: &HookCommand,
+        cancel: &Cancel,
+        lend: Option<Lend<'_>>,
+    ) -> RunResult {
         let mut hook = match Started::spawn(cmd) {
             Ok(hook) => hook,
             Err(failed) => return *failed,
         };
         // A lent thread waits in `poll` for the common case; anything
         // else is handed to the reactor below.
-        if block
+        if let Some(lend) = lend
             && let Some(&(_, exit)) =
-                lent::wait(std::slice::from_mut(&mut hook), &[cmd], cancel).first()
+                lent::wait(std::slice::from_mut(&mut hook), &[cmd], cancel, lend).first()
         {
             return hook.reaped(exit);
         }
@@ -313,6 +337,18 @@ impl Runner {
         &self,
         cmds: &[&HookCommand],
         cancel: &Cancel,
+    ) -> Vec<(RunResult, usize)> {
+        self.run_batch_lending(cmds, cancel, self.lend()).await
+    }
+
+    /// [`Runner::run_batch`], waiting for the hooks on the thread as
+    /// `lend` allows (`None`: not at all), then on the reactor. The
+    /// results are the same either way.
+    pub async fn run_batch_lending(
+        &self,
+        cmds: &[&HookCommand],
+        cancel: &Cancel,
+        lend: Option<Lend<'_>>,
     ) -> Vec<(RunResult, usize)> {
         let mut results: Vec<Option<(RunResult, usize)>> = cmds.iter().map(|_| None).collect();
         let mut order = 0;
@@ -333,10 +369,9 @@ impl Runner {
                 }
             }
         }
-        let lent = if self.lend_thread && !hooks.is_empty() {
-            lent::wait(&mut hooks, &started, cancel)
-        } else {
-            Vec::new()
+        let lent = match lend {
+            Some(lend) if !hooks.is_empty() => lent::wait(&mut hooks, &started, cancel, lend),
+            _ => Vec::new(),
         };
         let mut exits: Vec<Option<(Exit, usize)>> = hooks.iter().map(|_| None).collect();
         for (position, exit) in lent {

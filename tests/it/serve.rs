@@ -1268,3 +1268,60 @@ fn the_audit_log_kept_open_follows_a_log_removed_or_rotated_meanwhile() {
     assert_eq!(lines("audit.jsonl"), 3);
     assert_eq!(s.close(), 0);
 }
+
+/// A fire that is the server's only work waits for its hooks on the
+/// server's thread; a request arriving meanwhile takes the thread back,
+/// so another session's event runs while the first one's hook still runs.
+#[test]
+fn a_request_arriving_while_a_lone_fire_waits_is_served_at_once() {
+    let c = Claude::new();
+    let dir = c.root.path().join("flags");
+    std::fs::create_dir_all(&dir).expect("dir");
+    let d = dir.display();
+    // Session a's hook waits for the file session b's hook makes.
+    let waits = format!(
+        "touch {d}/started; i=0; while [ ! -f {d}/go ] && [ $i -lt 1000 ]; do sleep 0.01; i=$((i+1)); done; test -f {d}/go"
+    );
+    let makes = format!("touch {d}/go");
+    let c = c.project_settings(&json!({"hooks": {
+        "UserPromptSubmit": [{"hooks": [{"type": "command", "command": waits}]}],
+        "SessionEnd": [{"hooks": [{"type": "command", "command": makes}]}]}}));
+    let mut s = Server::claude(&c);
+    s.fire(
+        1,
+        json!({"event": "user_prompt", "session_id": "a", "prompt": "p"}),
+    );
+    let start = Instant::now();
+    while !dir.join("started").exists() {
+        assert!(
+            start.elapsed() < Duration::from_secs(20),
+            "the first hook never started"
+        );
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    s.fire(2, json!({"event": "session_end", "session_id": "b"}));
+    let first = s.recv();
+    let second = s.recv();
+    assert_eq!(first["id"], 2, "{first}");
+    assert_eq!(second["id"], 1, "{second}");
+    assert_eq!(second["result"]["runs"][0]["status"], "ok", "{second}");
+    assert_eq!(s.close(), 0);
+}
+
+/// A hook that outlasts the time the thread is lent is waited for on
+/// the reactor from there, with what it printed before kept.
+#[test]
+fn a_hook_that_outlasts_the_lent_thread_keeps_all_it_printed() {
+    let c = Claude::new();
+    let c = c.project_settings(&settings(
+        "PreToolUse",
+        Some("Bash"),
+        &["echo first >&2; sleep 0.3; echo second >&2; exit 2"],
+    ));
+    let mut s = Server::claude(&c);
+    let r = s.call(5, "fire", bash_before("ls"));
+    assert_eq!(r["result"]["decision"], "deny", "{r}");
+    let text = r["result"].to_string();
+    assert!(text.contains(r"first\nsecond"), "{r}");
+    assert_eq!(s.close(), 0);
+}

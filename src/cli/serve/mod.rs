@@ -15,7 +15,9 @@ mod stdio;
 mod watch;
 
 use std::collections::HashMap;
+use std::os::fd::BorrowedFd;
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use clap::Args;
@@ -25,7 +27,7 @@ use tokio::io::{AsyncWriteExt, BufReader};
 use tokio::sync::{mpsc, oneshot};
 use tokio::task::JoinSet;
 
-use crate::run::{Cancel, CancelHandle};
+use crate::run::{Cancel, CancelHandle, Lend};
 use crate::{Diagnostic, Engine, Event};
 
 use self::rpc::{Incoming, Line, RequestId, code};
@@ -57,12 +59,18 @@ pub async fn run(_args: ServeArgs) -> u8 {
     let max = usize::try_from(max_event.saturating_add(ENVELOPE)).unwrap_or(usize::MAX);
     let (out, lines) = mpsc::unbounded_channel::<String>();
     let writer = tokio::spawn(write_lines(lines));
-    let mut server = Server::new(out.clone(), max_event);
+    let (input, input_fd) = stdio::input();
+    let mut server = Server::new(out.clone(), max_event, input_fd);
     let mut tasks = JoinSet::new();
     // Lines are read by their own task, so that the loop below can wait
     // for a message, a finished dispatch and a signal at once.
     let (line_tx, mut incoming) = mpsc::channel::<Line>(16);
-    let reader = tokio::spawn(read_lines(line_tx, max));
+    let reader = tokio::spawn(read_lines(
+        input,
+        line_tx,
+        server.lending.queued.clone(),
+        max,
+    ));
     let mut signals = match Signals::new() {
         Ok(s) => s,
         Err(e) => {
@@ -75,7 +83,10 @@ pub async fn run(_args: ServeArgs) -> u8 {
     loop {
         let line = tokio::select! {
             line = incoming.recv() => match line {
-                Some(line) => line,
+                Some(line) => {
+                    server.lending.queued.fetch_sub(1, Ordering::SeqCst);
+                    line
+                }
                 None => break,
             },
             Some(_) = tasks.join_next(), if !tasks.is_empty() => {
@@ -196,11 +207,18 @@ fn raise_open_file_limit() {
 
 /// Reads stdin line by line (each bounded by `max`) into `lines`, until
 /// the end of input.
-async fn read_lines(lines: mpsc::Sender<Line>, max: usize) {
-    let mut stdin = BufReader::with_capacity(64 * 1024, stdio::input());
+/// Reads the messages; `queued` counts those read and not yet taken.
+async fn read_lines(
+    input: std::pin::Pin<Box<dyn tokio::io::AsyncRead + Send>>,
+    lines: mpsc::Sender<Line>,
+    queued: Arc<AtomicUsize>,
+    max: usize,
+) {
+    let mut stdin = BufReader::with_capacity(64 * 1024, input);
     loop {
         match rpc::read_line(&mut stdin, max).await {
             Ok(Some(line)) => {
+                queued.fetch_add(1, Ordering::SeqCst);
                 if lines.send(line).await.is_err() {
                     return;
                 }
@@ -355,10 +373,45 @@ struct Server {
     watcher: Option<tokio::task::JoinHandle<()>>,
     /// The event size limit (`LATCH_MAX_EVENT_BYTES`, read at start).
     max_event: u64,
+    /// When a fire may wait for its hooks on the server's thread.
+    lending: Lending,
+}
+
+/// A fire that is the server's only work waits for its hooks in `poll(2)`
+/// on the server's thread, as `latch fire` does, instead of registering
+/// each hook's pipes and pidfd with the reactor (measured: about 18 µs of
+/// the server's time less per hook, `docs/serve.md`). It gives the thread
+/// back to the reactor, with its hooks still running, as soon as stdin
+/// has more to read (a request, a cancel, the end of input), a signal
+/// arrives, or [`Lending::AT_MOST`] passes.
+#[derive(Clone)]
+struct Lending {
+    /// stdin, when the reactor reads it (a pipe): what takes the thread
+    /// back. `None`: never lend.
+    input: Option<BorrowedFd<'static>>,
+    /// Messages read and not yet taken by the main loop.
+    queued: Arc<AtomicUsize>,
+}
+
+impl Lending {
+    /// How long the thread is lent at most: what else runs on it (a
+    /// configuration reload, an async hook's answer, a signal's handling)
+    /// waits no longer than that.
+    const AT_MOST: std::time::Duration = std::time::Duration::from_millis(50);
+
+    /// The lending for a fire about to dispatch: only when no other fire
+    /// is in flight and no message waits.
+    fn now(&self, in_flight: &Mutex<HashMap<String, CancelHandle>>) -> Option<Lend<'static>> {
+        let alone = lock(in_flight).len() == 1 && self.queued.load(Ordering::SeqCst) == 0;
+        self.input.filter(|_| alone).map(|fd| Lend {
+            interrupt: Some(fd),
+            until: Some(std::time::Instant::now() + Self::AT_MOST),
+        })
+    }
 }
 
 impl Server {
-    fn new(out: Out, max_event: u64) -> Server {
+    fn new(out: Out, max_event: u64, input: Option<BorrowedFd<'static>>) -> Server {
         Server {
             out,
             setup: None,
@@ -368,6 +421,10 @@ impl Server {
             fired: 0,
             watcher: None,
             max_event,
+            lending: Lending {
+                input,
+                queued: Arc::default(),
+            },
         }
     }
 
@@ -457,8 +514,12 @@ impl Server {
                 .insert(s, (number, finished))
                 .map(|(_, r)| r)
         });
-        let (out, in_flight, tails) =
-            (self.out.clone(), self.in_flight.clone(), self.tails.clone());
+        let (out, in_flight, tails, lending) = (
+            self.out.clone(),
+            self.in_flight.clone(),
+            self.tails.clone(),
+            self.lending.clone(),
+        );
         tasks.spawn(async move {
             // Wait for the session's previous event; a cancel while waiting
             // answers at once (nothing runs), but the next event of the
@@ -472,7 +533,10 @@ impl Server {
             }
             let response = match session_for(&setup, &event) {
                 Err(msg) => rpc::error(&id, code::INTERNAL_ERROR, &msg),
-                Ok(session) => match engine.dispatch_cancellable(&event, &session, &cancel).await {
+                Ok(session) => match engine
+                    .dispatch_lending(&event, &session, &cancel, lending.now(&in_flight))
+                    .await
+                {
                     Ok(mut outcome) => {
                         // Every cancelled answer says so with the same
                         // words first.

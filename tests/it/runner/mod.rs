@@ -10,8 +10,8 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use latch::run::{
-    Cancel, EnvPolicy, Exit, HookCommand, OutputLimits, OutputWait, Program, RunResult, Runner,
-    SpawnFailure, Termination,
+    Cancel, EnvPolicy, Exit, HookCommand, Lend, OutputLimits, OutputWait, Program, RunResult,
+    Runner, SpawnFailure, Termination,
 };
 
 use crate::util::{process_is_dead, read_pid, wait_dead};
@@ -72,6 +72,50 @@ mod lent {
 
     async fn run(cmd: &HookCommand) -> RunResult {
         runner(true).run_alone(cmd, &Cancel::never()).await
+    }
+
+    include!("cases.rs");
+}
+
+/// Each case with the thread lent until a descriptor is readable, and it
+/// is at once: every hook is handed to the reactor at its first wake-up.
+mod interrupted {
+    use super::*;
+
+    async fn run(cmd: &HookCommand) -> RunResult {
+        let (read, write) = std::io::pipe().unwrap();
+        std::io::Write::write_all(&mut &write, b"x").unwrap();
+        let lend = Lend {
+            interrupt: Some(std::os::fd::AsFd::as_fd(&read)),
+            until: None,
+        };
+        runner(false)
+            .run_lending(cmd, &Cancel::never(), Some(lend))
+            .await
+    }
+
+    include!("cases.rs");
+}
+
+/// Each case in a batch with the thread lent for 20 ms: a hook still
+/// running then goes to the reactor with what it printed so far.
+mod bounded {
+    use super::*;
+
+    async fn run(cmd: &HookCommand) -> RunResult {
+        let companion = sh("echo companion");
+        let lend = Lend {
+            interrupt: None,
+            until: Some(Instant::now() + Duration::from_millis(20)),
+        };
+        let mut results = runner(false)
+            .run_batch_lending(&[&companion, cmd], &Cancel::never(), Some(lend))
+            .await;
+        assert_eq!(results.len(), 2);
+        let (case, _) = results.pop().unwrap();
+        let (companion, _) = results.pop().unwrap();
+        assert_eq!(companion.stdout.bytes, b"companion\n");
+        case
     }
 
     include!("cases.rs");
