@@ -1002,6 +1002,16 @@ fn r2_updated_tool_output_needs_the_output_s_shape() {
             r#"{"hookSpecificOutput": {"hookEventName": "PostToolUse", "updatedToolOutput": "NEW"}}"#,
             None,
         ),
+        // The model reads stderr too, trimmed, on its own line (recorded
+        // tool results: `r3_cwd_changed`).
+        (
+            r#"{"hookSpecificOutput": {"hookEventName": "PostToolUse", "updatedToolOutput": {"stdout": "NEW", "stderr": "\nwarning: 3 redacted\n", "interrupted": false}}}"#,
+            Some("NEW\nwarning: 3 redacted"),
+        ),
+        (
+            r#"{"hookSpecificOutput": {"hookEventName": "PostToolUse", "updatedToolOutput": {"stdout": "", "stderr": "only stderr", "interrupted": false}}}"#,
+            Some("only stderr"),
+        ),
         (
             r#"{"hookSpecificOutput": {"hookEventName": "PostToolUse", "updatedMCPToolOutput": {"stdout": "NEW"}}}"#,
             None,
@@ -1262,6 +1272,31 @@ mod http {
             "SessionStart skips http handlers"
         );
         assert_eq!(f.runs()[0]["status"], "skipped");
+        assert_eq!(
+            f.runs()[0]["message"],
+            "SessionStart does not run http handlers"
+        );
+    }
+
+    /// r4_setup_http: Setup skips http handlers too; a command beside
+    /// one still runs.
+    #[test]
+    fn r4_setup_skips_http_handlers() {
+        let stub = HttpStub::start(vec![("/setup", 200, "{}")]);
+        let c = Claude::new();
+        let cmd = c.hook("setup_cmd", "");
+        let c = c.project_settings(&json!({"hooks": {"Setup": [{"hooks": [
+            {"type": "http", "url": stub.url("/setup")},
+            {"type": "command", "command": cmd}]}]}}));
+        let f = c.fire(&json!({"event": "setup", "session_id": "s1", "trigger": "init"}));
+        assert!(stub.requests().is_empty(), "Setup skips http handlers");
+        assert_eq!(c.runs_of("setup_cmd"), 1);
+        let http = f
+            .runs()
+            .iter()
+            .find(|r| r["status"] == "skipped")
+            .expect("the http handler's record");
+        assert_eq!(http["message"], "Setup does not run http handlers");
     }
 }
 

@@ -192,6 +192,29 @@ fn r3_post_tool_batch_payload_context_and_blocks() {
     assert_eq!(f.outcome["halt"]["reason"], format!("[{exit2}]: E2"));
 }
 
+/// A batch's calls are named and shaped through the tool vocabulary, as
+/// every other tool event's call is.
+#[test]
+fn a_batch_shows_each_call_in_claude_code_s_names() {
+    let c = Claude::new();
+    let rec = c.hook("rec", "");
+    let c = c.project_settings(&settings("PostToolBatch", None, &[&rec]));
+    c.fire(&event(
+        "tool_batch",
+        json!({"tool_calls": [
+            {"name": "shell", "input": {"cmd": "rm -rf build"}, "call_id": "t1", "output": "done"},
+            {"name": "Bash", "input": {"command": "ls"}, "call_id": "t2", "output": "a"}]}),
+    ));
+    let got = c.received("rec").expect("the batch hook ran");
+    assert_eq!(got["tool_calls"][0]["tool_name"], "Bash");
+    assert_eq!(
+        got["tool_calls"][0]["tool_input"],
+        json!({"command": "rm -rf build"})
+    );
+    assert_eq!(got["tool_calls"][1]["tool_name"], "Bash");
+    assert_eq!(got["tool_calls"][1]["tool_input"], json!({"command": "ls"}));
+}
+
 /// `/mycmd some args`, expanded from a project command.
 fn expansion() -> Value {
     event(
@@ -1060,4 +1083,61 @@ fn r4_a_hook_specific_answer_must_name_its_event() {
         "{}",
         f.outcome
     );
+}
+
+#[test]
+fn r4_an_empty_if_is_no_condition() {
+    let c = Claude::new();
+    let deny = c.hook("emptyif", "--exit 2 --stderr EMPTY_IF_DENY");
+    let c = c.project_settings(&json!({"hooks": {"PreToolUse": [{"matcher": "Bash",
+        "hooks": [{"type": "command", "command": deny, "if": ""}]}]}}));
+    let f = c.fire(&crate::claude_util::bash_before("ls"));
+    assert_eq!(f.outcome["decision"], "deny", "{}", f.outcome);
+    assert_eq!(c.runs_of("emptyif"), 1);
+    let explained = c.explain(&crate::claude_util::bash_before("ls"), &[]);
+    assert_eq!(explained[0]["runs"], true, "{explained:?}");
+}
+
+#[test]
+fn r4_a_byte_order_mark_before_a_json_answer_is_trimmed_as_claude_code_trims() {
+    let c = Claude::new();
+    let bom_deny = r#"printf '\357\273\277{"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny", "permissionDecisionReason": "BOM_DENY_SENTINEL"}}\n'"#;
+    let c = c.project_settings(&settings("PreToolUse", Some("Bash"), &[bom_deny]));
+    let f = c.fire(&crate::claude_util::bash_before("ls"));
+    assert_eq!(f.outcome["decision"], "deny", "{}", f.outcome);
+    assert!(
+        f.outcome.to_string().contains("BOM_DENY_SENTINEL"),
+        "{}",
+        f.outcome
+    );
+}
+
+#[test]
+fn r4_an_invalid_top_level_decision_drops_the_whole_answer() {
+    let c = Claude::new();
+    let answer = c.hook(
+        "baddecision",
+        r#"--stdout '{"decision": "deny", "hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny", "permissionDecisionReason": "INVALID_DECISION_SENTINEL"}}'"#,
+    );
+    let c = c.project_settings(&settings("PreToolUse", Some("Bash"), &[&answer]));
+    let f = c.fire(&crate::claude_util::bash_before("ls"));
+    assert_eq!(f.outcome["decision"], "proceed", "{}", f.outcome);
+    assert!(
+        f.warnings_contain("Hook JSON output validation failed — (root): Invalid input"),
+        "{}",
+        f.outcome
+    );
+    assert!(
+        !f.notice_texts()
+            .iter()
+            .any(|t| t.contains("INVALID_DECISION_SENTINEL")),
+        "{}",
+        f.outcome
+    );
+    // `approve` and `block` are the schema's values.
+    let c = Claude::new();
+    let approve = c.hook("approve", r#"--stdout '{"decision": "approve"}'"#);
+    let c = c.project_settings(&settings("PreToolUse", Some("Bash"), &[&approve]));
+    let f = c.fire(&crate::claude_util::bash_before("ls"));
+    assert!(f.outcome.get("warnings").is_none(), "{}", f.outcome);
 }

@@ -44,8 +44,8 @@ pub fn answer_texts(result: &RunResult, timeout_secs: f64, event: &str) -> Vec<S
 /// `{"async":true}` printed afterwards, as answer texts: its whole
 /// remaining output when that is one JSON object, else its last line.
 pub fn later_answer(rest: &str, event: &str) -> Vec<String> {
-    let whole = rest.trim();
-    let last = whole.lines().next_back().unwrap_or("").trim();
+    let whole = super::text::js_trim(rest);
+    let last = super::text::js_trim(whole.lines().next_back().unwrap_or(""));
     [whole, last]
         .into_iter()
         .filter(|t| t.starts_with('{'))

@@ -203,12 +203,30 @@ pub async fn dispatch(cfg: &Claude, event: &Event, cx: &DispatchContext<'_>) -> 
         cx.trust,
         &mut out,
     );
+    // A batch's calls, each as Claude Code names and shapes it.
+    let batch: Vec<(String, Option<Value>)> = if ce == ClaudeEvent::PostToolBatch {
+        event
+            .tool_calls
+            .iter()
+            .map(|t| {
+                let input = options
+                    .vocabulary
+                    .get(&t.name)
+                    .filter(|m| m.changes_input())
+                    .map(|m| m.to_claude(t.input.to_value(), &workdir));
+                (options.vocabulary.claude_name(&t.name).to_owned(), input)
+            })
+            .collect()
+    } else {
+        Vec::new()
+    };
     let facts = PayloadFacts {
         cwd: &workdir,
         tool: &tool,
         stop_hook_active,
         input: claude_input.as_ref(),
         output: claude_output.as_ref(),
+        batch: &batch,
     };
     let mut stdin = crate::dialect::payload::to_bytes(&payload(ce, event, &facts));
     stdin.push(b'\n');
@@ -757,11 +775,16 @@ fn skip_reason(
     }
     match &handler.kind {
         HandlerKind::Command { .. } => None,
-        // Recorded (`r2_http_errors`): SessionStart skips http handlers.
-        HandlerKind::Http { .. } if ce == ClaudeEvent::SessionStart => Some((
-            Some(ErrorCategory::UnsupportedHandler),
-            "SessionStart does not run http handlers".to_owned(),
-        )),
+        // Recorded (`r2_http_errors`, `r4_setup_http`): SessionStart and
+        // Setup skip http handlers.
+        HandlerKind::Http { .. }
+            if matches!(ce, ClaudeEvent::SessionStart | ClaudeEvent::Setup) =>
+        {
+            Some((
+                Some(ErrorCategory::UnsupportedHandler),
+                format!("{ce} does not run http handlers"),
+            ))
+        }
         HandlerKind::Http { .. } => None,
         HandlerKind::Prompt { .. } | HandlerKind::Agent { .. } if super::prompt::runs_on(ce) => {
             None
@@ -1552,6 +1575,19 @@ impl Fold<'_> {
             }
             self.out.tool_output = Some(match value {
                 Value::String(s) => s.clone(),
+                // Bash's result as the model reads it: stdout, then the
+                // trimmed stderr on its own line (recorded: `r3_cwd_changed`,
+                // `{stdout:"/tmp", stderr:"\nShell cwd was reset to …"}`
+                // reached the model as `/tmp\nShell cwd was reset to …`).
+                Value::Object(m) if bash => {
+                    let text = |k: &str| m.get(k).and_then(Value::as_str).unwrap_or("");
+                    let (stdout, stderr) = (text("stdout"), super::text::js_trim(text("stderr")));
+                    match (stdout.is_empty(), stderr.is_empty()) {
+                        (_, true) => stdout.to_owned(),
+                        (true, false) => stderr.to_owned(),
+                        (false, false) => format!("{stdout}\n{stderr}"),
+                    }
+                }
                 Value::Object(m) => match m.get("stdout") {
                     Some(Value::String(s)) => s.clone(),
                     _ => value.to_string(),

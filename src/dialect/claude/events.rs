@@ -350,6 +350,10 @@ pub struct PayloadFacts<'a> {
     /// The tool's result in Claude Code's shape, when the vocabulary
     /// reshapes it.
     pub output: Option<&'a Value>,
+    /// `PostToolBatch`: each call's tool name as hooks see it, and its
+    /// arguments in Claude Code's shape when the vocabulary reshapes them,
+    /// in the order of the event's `tool_calls`.
+    pub batch: &'a [(String, Option<Value>)],
 }
 
 /// The JSON a hook reads on stdin. The tool input and output are borrowed
@@ -461,10 +465,14 @@ pub fn payload<'a>(ce: ClaudeEvent, event: &'a Event, facts: &PayloadFacts<'a>) 
             let calls = event
                 .tool_calls
                 .iter()
-                .map(|t| {
+                .enumerate()
+                .map(|(i, t)| {
+                    let seen = facts.batch.get(i);
                     serde_json::json!({
-                        "tool_name": t.name,
-                        "tool_input": t.input.to_value(),
+                        "tool_name": seen.map_or(t.name.as_str(), |(name, _)| name.as_str()),
+                        "tool_input": seen
+                            .and_then(|(_, input)| input.clone())
+                            .unwrap_or_else(|| t.input.to_value()),
                         "tool_use_id": t.call_id.clone().unwrap_or_default(),
                         "tool_response": t.output.as_ref().map_or_else(
                             || t.error.clone().unwrap_or_default(),

@@ -140,7 +140,7 @@ pub fn read_reply(status: u16, text: &str, url: &str) -> Verdict {
     if !(200..300).contains(&status) {
         return Verdict::NonBlocking(format!("HTTP {status} from {url}"));
     }
-    let body = text.trim();
+    let body = super::text::js_trim(text);
     if body.is_empty() {
         return Verdict::Plain(String::new());
     }

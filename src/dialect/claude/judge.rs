@@ -19,6 +19,7 @@ use serde_json::{Map, Value};
 use crate::dialect::output_json::{self, Parsed};
 use crate::outcome::ErrorCategory;
 use crate::run::{Exit, RunResult, SpawnFailure, Termination};
+use super::text::{js_trim, js_trim_start};
 
 /// What one run said.
 #[derive(Debug, Clone, PartialEq)]
@@ -118,14 +119,14 @@ pub fn judge(result: &RunResult, timeout_secs: f64, program: &str) -> Verdict {
         }
     };
     if code == 2 {
-        let text = stderr.trim();
+        let text = js_trim(&stderr);
         return Verdict::Blocking(if text.is_empty() {
             "No stderr output".to_owned()
         } else {
             text.to_owned()
         });
     }
-    if result.stdout.truncated && stdout.trim_start().starts_with('{') {
+    if result.stdout.truncated && js_trim_start(&stdout).starts_with('{') {
         // Claude Code would read the whole answer, which may be a deny:
         // not plain text, but a failure the user is told of.
         return Verdict::NonBlocking(format!(
@@ -135,9 +136,9 @@ pub fn judge(result: &RunResult, timeout_secs: f64, program: &str) -> Verdict {
     }
     match (code, read_object(&stdout)) {
         (_, Some(verdict)) => verdict,
-        (0, _) => Verdict::Plain(stdout.trim().to_owned()),
+        (0, _) => Verdict::Plain(js_trim(&stdout).to_owned()),
         (c, _) => {
-            let first = stderr.lines().next().unwrap_or("").trim();
+            let first = js_trim(stderr.lines().next().unwrap_or(""));
             Verdict::NonBlocking(if first.is_empty() {
                 format!("Failed with non-blocking status code: exit {c}")
             } else {
@@ -151,7 +152,7 @@ pub fn judge(result: &RunResult, timeout_secs: f64, program: &str) -> Verdict {
 /// handler's result; recorded: `r2_mcp_tool_hook`): a JSON object decides,
 /// anything else is plain text.
 pub fn read_stdout(text: &str) -> Verdict {
-    read_object(text).unwrap_or_else(|| Verdict::Plain(text.trim().to_owned()))
+    read_object(text).unwrap_or_else(|| Verdict::Plain(js_trim(text).to_owned()))
 }
 
 /// A failed start in Node's words, as Claude Code reports it (recorded:
@@ -173,10 +174,10 @@ fn spawn_error(reason: SpawnFailure, message: &str, program: &str) -> String {
 /// The verdict of `text` when it is a JSON object, read as `JSON.parse`
 /// reads it (see [`output_json`]); `None` for anything else.
 pub fn read_object(text: &str) -> Option<Verdict> {
-    if !text.trim_start().starts_with('{') {
+    if !js_trim_start(text).starts_with('{') {
         return None;
     }
-    match output_json::parse(text.trim()) {
+    match output_json::parse(js_trim(text)) {
         Ok(Parsed {
             value: Value::Object(obj),
             ignored,
@@ -189,7 +190,7 @@ pub fn read_object(text: &str) -> Option<Verdict> {
 /// true`, if stdout starts so.
 fn after_async_line(stdout: &str) -> Option<&str> {
     let (first, rest) = stdout.split_once('\n').unwrap_or((stdout, ""));
-    let first = first.trim();
+    let first = js_trim(first);
     if !first.starts_with('{') || !first.contains("async") {
         return None;
     }
@@ -204,7 +205,12 @@ fn after_async_line(stdout: &str) -> Option<&str> {
 fn json_answer(obj: Map<String, Value>, ignored: Vec<String>) -> Verdict {
     match read_json(obj) {
         Ok(j) => Verdict::Json(Box::new(HookJson { too_deep: ignored, ..j })),
-        Err(why) => Verdict::NonBlocking(format!("Hook JSON output validation failed: {why}")),
+        Err(Invalid::Field(why)) => {
+            Verdict::NonBlocking(format!("Hook JSON output validation failed: {why}"))
+        }
+        Err(Invalid::Root) => Verdict::NonBlocking(
+            "Hook JSON output validation failed — (root): Invalid input".to_owned(),
+        ),
     }
 }
 
@@ -239,46 +245,66 @@ pub fn for_event(verdict: Verdict, event: &str) -> Verdict {
     }
 }
 
-fn read_json(mut obj: Map<String, Value>) -> Result<HookJson, String> {
+/// Why a JSON answer fails validation.
+enum Invalid {
+    /// A field of the wrong type or value, in latch's words.
+    Field(String),
+    /// A value Claude Code's schema rejects as a whole, in its words
+    /// (recorded: `r4_decision_invalid`, a top-level `decision` other
+    /// than `approve` or `block`).
+    Root,
+}
+
+fn read_json(mut obj: Map<String, Value>) -> Result<HookJson, Invalid> {
     let mut j = HookJson::default();
-    let take_str = |obj: &mut Map<String, Value>, key: &str| -> Result<Option<String>, String> {
+    let take_str = |obj: &mut Map<String, Value>, key: &str| -> Result<Option<String>, Invalid> {
         match obj.remove(key) {
             None | Some(Value::Null) => Ok(None),
             Some(Value::String(s)) => Ok(Some(s)),
-            Some(other) => Err(format!("`{key}` must be a string, not {}", kind(&other))),
+            Some(other) => Err(Invalid::Field(format!(
+                "`{key}` must be a string, not {}",
+                kind(&other)
+            ))),
         }
     };
     j.stop_reason = take_str(&mut obj, "stopReason")?;
     j.system_message = take_str(&mut obj, "systemMessage")?;
     j.decision = take_str(&mut obj, "decision")?;
+    if j
+        .decision
+        .as_deref()
+        .is_some_and(|d| d != "approve" && d != "block")
+    {
+        return Err(Invalid::Root);
+    }
     j.reason = take_str(&mut obj, "reason")?;
     j.continue_ = match obj.remove("continue") {
         None | Some(Value::Null) => None,
         Some(Value::Bool(b)) => Some(b),
         Some(other) => {
-            return Err(format!(
+            return Err(Invalid::Field(format!(
                 "`continue` must be a boolean, not {}",
                 kind(&other)
-            ));
+            )));
         }
     };
     match obj.remove("suppressOutput") {
         None | Some(Value::Null) | Some(Value::Bool(_)) => {}
         Some(other) => {
-            return Err(format!(
+            return Err(Invalid::Field(format!(
                 "`suppressOutput` must be a boolean, not {}",
                 kind(&other)
-            ));
+            )));
         }
     }
     j.specific = match obj.remove("hookSpecificOutput") {
         None | Some(Value::Null) => Map::new(),
         Some(Value::Object(m)) => m,
         Some(other) => {
-            return Err(format!(
+            return Err(Invalid::Field(format!(
                 "`hookSpecificOutput` must be an object, not {}",
                 kind(&other)
-            ));
+            )));
         }
     };
     for key in [
@@ -290,19 +316,19 @@ fn read_json(mut obj: Map<String, Value>) -> Result<HookJson, String> {
         match j.specific.get(key) {
             None | Some(Value::Null) | Some(Value::String(_)) => {}
             Some(other) => {
-                return Err(format!(
+                return Err(Invalid::Field(format!(
                     "`hookSpecificOutput.{key}` must be a string, not {}",
                     kind(other)
-                ));
+                )));
             }
         }
     }
     if let Some(d) = j.specific_str("permissionDecision")
         && !["allow", "deny", "ask", "defer"].contains(&d)
     {
-        return Err(format!(
+        return Err(Invalid::Field(format!(
             "`permissionDecision` must be allow, deny, ask or defer, not {d:?}"
-        ));
+        )));
     }
     Ok(j)
 }

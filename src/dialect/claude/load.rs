@@ -644,7 +644,9 @@ impl Loader<'_> {
         let run_async = self.boolean(h, "async");
         let async_rewake = self.boolean(h, "asyncRewake");
         self.boolean(h, "once");
-        let condition = self.string(h, "if", false).map(|text| {
+        // An empty `if` is no condition: the handler runs (recorded:
+        // `r4_if_empty`).
+        let condition = self.string(h, "if", false).filter(|text| !text.is_empty()).map(|text| {
             let rule = match Rule::parse_with_budget(&text, &mut self.budget) {
                 Ok(rule) => Some(rule),
                 Err(e) => {

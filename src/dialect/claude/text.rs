@@ -8,6 +8,24 @@
 /// Claude Code cuts every string a hook returns at 10,000 characters.
 pub(crate) const MAX_HOOK_TEXT: usize = 10_000;
 
+/// `s` trimmed as JavaScript's `String.prototype.trim` trims, which is
+/// how Claude Code reads a hook's output: Unicode white space and line
+/// terminators, and also the byte-order mark U+FEFF (recorded:
+/// `r4_bom_json`, a BOM before a JSON deny still denies), but not U+0085,
+/// which Rust's `trim` takes.
+pub(crate) fn js_trim(s: &str) -> &str {
+    s.trim_matches(is_js_space)
+}
+
+/// [`js_trim`] at the start only.
+pub(crate) fn js_trim_start(s: &str) -> &str {
+    s.trim_start_matches(is_js_space)
+}
+
+fn is_js_space(c: char) -> bool {
+    (c.is_whitespace() && c != '\u{85}') || c == '\u{feff}'
+}
+
 /// How texts are written for one dialect instance.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Texts {

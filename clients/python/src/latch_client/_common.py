@@ -72,8 +72,10 @@ class ClientOptions:
         )
 
     def find_binary(self) -> str:
-        """The executable to start (see :func:`_protocol.find_binary`)."""
-        return _protocol.find_binary(self.binary)
+        """The executable to start, as an absolute path (see
+        :func:`_protocol.find_binary`): ``$LATCH_BIN`` and ``PATH`` are
+        those of ``env`` when it is given."""
+        return _protocol.find_binary(self.binary, self.env)
 
     @staticmethod
     def event(event: Any) -> Dict[str, Any]:

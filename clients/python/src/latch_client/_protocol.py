@@ -8,6 +8,8 @@ import json
 import logging
 import os
 import shutil
+import sys
+import threading
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Union
 
@@ -104,26 +106,33 @@ def make_notification(method: str, params: Any) -> Notification:
 
 
 def find_binary(binary: Union[str, "os.PathLike[str]", None], env: Optional[Mapping[str, str]] = None) -> str:
-    """The ``latch`` executable to start.
+    """The ``latch`` executable to start, as an absolute path.
 
     ``binary`` when given, else ``$LATCH_BIN``, else ``latch`` on ``PATH``,
     else the binary of the ``latch-bin`` wheel if it is installed. A name
-    without a directory is looked up on ``PATH``.
+    without a directory is looked up on ``PATH``; a relative path is taken
+    from this process's working directory (not the server's ``cwd``).
+
+    ``$LATCH_BIN`` and ``PATH`` are those of ``env``, the server's
+    environment, when it is given (without ``PATH`` there, the system's
+    default search path, as for starting the process); else this
+    process's.
 
     :raises LatchNotFound: when there is no such executable.
     """
     environ = os.environ if env is None else env
+    where = "" if env is None else " of the env argument"
     if binary is not None:
         candidate, origin = os.fspath(binary), "the binary argument"
     elif environ.get("LATCH_BIN"):
-        candidate, origin = environ["LATCH_BIN"], "$LATCH_BIN"
+        candidate, origin = environ["LATCH_BIN"], f"$LATCH_BIN{where}"
     else:
-        candidate, origin = "latch", "PATH"
+        candidate, origin = "latch", f"PATH{where}"
     if os.sep in candidate or (os.altsep is not None and os.altsep in candidate):
         if os.path.isfile(candidate) and os.access(candidate, os.X_OK):
-            return candidate
+            return os.path.abspath(candidate)
         raise LatchNotFound(f"latch binary not found: {candidate!r} (from {origin}) is not an executable file", candidate)
-    found = shutil.which(candidate, path=environ.get("PATH"))
+    found = shutil.which(candidate, path=environ.get("PATH", os.defpath))
     if found is None and binary is None and not environ.get("LATCH_BIN"):
         found = _bundled_binary()
     if found is None:
@@ -132,7 +141,22 @@ def find_binary(binary: Union[str, "os.PathLike[str]", None], env: Optional[Mapp
             "pass binary=..., set $LATCH_BIN, or install latch",
             candidate,
         )
-    return found
+    return os.path.abspath(found)
+
+
+def own_process_group() -> Dict[str, Any]:
+    """The ``subprocess.Popen`` arguments that start the server in a process
+    group of its own.
+
+    A terminal's Ctrl-C sends SIGINT to its whole foreground process group:
+    in the harness's group, latch would exit on it (cancelling every hook)
+    while the harness, which gets a ``KeyboardInterrupt``, carries on. In a
+    group of its own it gets only the ``$/cancelRequest`` the client sends,
+    and it still exits when the harness does, at the end of its input.
+    """
+    if sys.version_info >= (3, 11):
+        return {"process_group": 0}
+    return {"start_new_session": True}
 
 
 def _bundled_binary() -> Optional[str]:
@@ -179,21 +203,89 @@ def line_limit(env: Optional[Mapping[str, str]]) -> int:
     return (limit if limit > 0 else DEFAULT_EVENT_LIMIT) + LINE_SLACK
 
 
+MAX_STDERR_LINE = 8192
+"""The most bytes kept of one stderr line (the Node client's limit too)."""
+
+STDERR_CHUNK = 65536
+"""How much of the server's stderr is read at a time."""
+
+
 class StderrTail:
-    """The last lines the server wrote on stderr."""
+    """The last lines the server wrote on stderr, each cut at
+    :data:`MAX_STDERR_LINE` bytes.
 
-    def __init__(self, max_lines: int = 50) -> None:
+    It is fed the stream in chunks as they are read (:meth:`feed`), so a
+    line without end never sits whole in memory. Each line is logged at
+    debug level.
+    """
+
+    def __init__(self, max_lines: int = 50, max_line_bytes: int = MAX_STDERR_LINE) -> None:
         self._lines: collections.deque[str] = collections.deque(maxlen=max_lines)
+        self._max_line = max_line_bytes
+        self._partial = bytearray()
+        self._cut = 0
+        self._lock = threading.Lock()
 
-    def add(self, line: bytes) -> None:
-        """Keep one line (and log it at debug level)."""
-        text = line.decode("utf-8", "replace").rstrip("\n")
+    def feed(self, chunk: bytes) -> None:
+        """Take the next chunk of the stream."""
+        with self._lock:
+            start = 0
+            while True:
+                end = chunk.find(b"\n", start)
+                piece = chunk[start:] if end < 0 else chunk[start:end]
+                room = self._max_line - len(self._partial)
+                if len(piece) > room:
+                    self._partial += piece[:room]
+                    self._cut += len(piece) - room
+                else:
+                    self._partial += piece
+                if end < 0:
+                    return
+                self._lines.append(self._finish())
+                start = end + 1
+
+    def end(self) -> None:
+        """The end of the stream: keep its last line, if it had no newline."""
+        with self._lock:
+            if self._partial or self._cut:
+                self._lines.append(self._finish())
+
+    def _finish(self) -> str:
+        text = self._partial.decode("utf-8", "replace")
+        if self._cut:
+            text += f" [... {self._cut} more bytes]"
+        self._partial.clear()
+        self._cut = 0
         logger.debug("latch serve stderr: %s", text)
-        self._lines.append(text)
+        return text
 
     def text(self) -> str:
-        """The kept lines, joined."""
-        return "\n".join(self._lines)
+        """The kept lines, joined (with the line still being written, if any)."""
+        with self._lock:
+            lines = list(self._lines)
+            if self._partial:
+                lines.append(self._partial.decode("utf-8", "replace"))
+        return "\n".join(lines)
+
+
+class WarningBudget:
+    """Logs the first warnings about what the server wrote, then one saying
+    that further ones go to debug level: a binary that is not latch (or a
+    broken one) can write a line of garbage per microsecond."""
+
+    def __init__(self, limit: int = 10) -> None:
+        self._limit = limit
+        self._count = 0
+
+    def warning(self, message: str, *args: Any) -> None:
+        """Log ``message % args`` as a warning while the budget lasts."""
+        self._count += 1
+        if self._count <= self._limit:
+            logger.warning(message, *args)
+            if self._count == self._limit:
+                logger.warning("latch serve: further warnings about its output are logged at debug level")
+        else:
+            logger.debug(message, *args)
 
 
 # --------------------------------------------------------------------------
@@ -244,16 +336,18 @@ class Response:
     error: Optional[Dict[str, Any]] = None
 
 
-def parse_line(line: bytes) -> Union[Response, Notification, None]:
-    """Parse one line from the server; ``None`` (logged) when it is not a
-    JSON-RPC message, which is a server bug."""
+def parse_line(line: bytes, warnings: Optional[WarningBudget] = None) -> Union[Response, Notification, None]:
+    """Parse one line from the server; ``None`` (logged, through
+    ``warnings`` when given) when it is not a JSON-RPC message, which is a
+    server bug."""
+    warn = logger.warning if warnings is None else warnings.warning
     try:
         message = json.loads(line)
     except ValueError:
-        logger.warning("latch serve wrote a line that is not JSON: %r", line[:200])
+        warn("latch serve wrote a line that is not JSON: %r", line[:200])
         return None
     if not isinstance(message, dict):
-        logger.warning("latch serve wrote JSON that is not an object: %r", line[:200])
+        warn("latch serve wrote JSON that is not an object: %r", line[:200])
         return None
     if "method" in message and "id" not in message:
         return make_notification(str(message["method"]), message.get("params"))
@@ -262,7 +356,7 @@ def parse_line(line: bytes) -> Union[Response, Notification, None]:
         if error is not None and not isinstance(error, dict):
             error = {"code": -32603, "message": f"malformed error: {error!r}"}
         return Response(message["id"], message.get("result"), error)
-    logger.warning("latch serve wrote a message that is neither a response nor a notification: %r", line[:200])
+    warn("latch serve wrote a message that is neither a response nor a notification: %r", line[:200])
     return None
 
 

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import os
 import queue
+import select
 import subprocess
 import threading
+import warnings
+import weakref
 from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeout
 from types import TracebackType
@@ -12,14 +16,17 @@ from typing import TYPE_CHECKING, Any, Callable, Dict, List, Mapping, Optional, 
 
 from ._common import UNSET, ClientOptions, InitializeInfo, Unset
 from ._protocol import (
+    STDERR_CHUNK,
     AsyncResultNotification,
     DiagnosticsNotification,
     Notification,
     Response,
     StderrTail,
+    WarningBudget,
     encode_notification,
     encode_request,
     logger,
+    own_process_group,
     parse_line,
 )
 from .errors import LatchClientError, LatchClosed, LatchDied, LatchError, LatchNotFound, LatchTimeout
@@ -40,6 +47,9 @@ if TYPE_CHECKING:
 
 __all__ = ["Client"]
 
+_PIPE_BUF: int = getattr(select, "PIPE_BUF", 512)
+"""A pipe takes a write of at most this many bytes whole, or not at all."""
+
 
 class Client(InitializeInfo):
     """A ``latch serve`` process, driven synchronously.
@@ -50,7 +60,13 @@ class Client(InitializeInfo):
     waits for the fires in flight) and ``exit``, and waits for the process.
     Leaving because of an exception skips ``shutdown``: ``exit`` cancels
     whatever still runs. Every wait is bounded by ``close_timeout``; a
-    server that does not exit in time is killed.
+    server that does not exit in time is killed. A client opened and never
+    closed is closed when it is garbage collected, with a
+    :class:`ResourceWarning`: its server's input ends, and latch exits.
+
+    The server runs in a process group of its own, so that a terminal's
+    Ctrl-C reaches only the harness: the ``KeyboardInterrupt`` cancels the
+    dispatch it interrupted (see :meth:`fire`) and the client stays usable.
 
     ``fire`` and ``explain`` may be called from several threads at once;
     events of different sessions then run concurrently in the server.
@@ -60,9 +76,12 @@ class Client(InitializeInfo):
 
     :param config: the configuration, as a :class:`~latch_client.Config`.
     :param binary: the ``latch`` executable; else ``$LATCH_BIN``, else
-        ``latch`` on ``PATH``.
+        ``latch`` on ``PATH``. A relative path is taken from this process's
+        working directory, not from ``cwd``.
     :param cwd: the server's working directory (``project`` defaults to it).
-    :param env: the server's environment (default: this process's).
+    :param env: the server's environment (default: this process's). When
+        given, ``$LATCH_BIN`` and ``PATH`` are looked up in it to find the
+        binary.
     :param on_async_result: called with each ``latch/asyncResult``.
     :param on_diagnostics: called with the diagnostics of each
         ``latch/diagnostics``.
@@ -95,18 +114,9 @@ class Client(InitializeInfo):
         )
         self._on_async_result = on_async_result
         self._on_diagnostics = on_diagnostics
-        self._proc: Optional[subprocess.Popen[bytes]] = None
+        self._channel: Optional[_Channel] = None
+        self._finalizer: Optional[weakref.finalize[Any, Client]] = None
         self._init: Optional[InitializeResult] = None
-        self._lock = threading.Lock()
-        self._write_lock = threading.Lock()
-        self._next_id = 0
-        self._pending: Dict[int, Tuple[str, Future[Any]]] = {}
-        self._failure: Optional[LatchClientError] = None
-        self._closing = False
-        self._stderr = StderrTail()
-        self._notes: queue.SimpleQueue[Optional[Notification]] = queue.SimpleQueue()
-        self._threads: List[threading.Thread] = []
-        self._stdout_thread = self._stderr_thread = self._notify_thread = threading.Thread()
 
     # ------------------------------------------------------------------
     # Lifecycle
@@ -135,34 +145,29 @@ class Client(InitializeInfo):
         :raises LatchDied: the server exited during ``initialize``.
         :raises LatchTimeout: ``initialize`` took longer than ``start_timeout``.
         """
-        if self._proc is not None:
+        if self._channel is not None:
             raise LatchClosed("this client was already started; make a new one")
         binary = self._opts.find_binary()
         try:
-            self._proc = subprocess.Popen(
+            proc = subprocess.Popen(
                 [binary, "serve"],
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
                 cwd=self._opts.cwd,
                 env=self._opts.env,
+                **own_process_group(),
             )
         except (FileNotFoundError, PermissionError) as error:
             raise LatchNotFound(f"latch binary {binary!r} could not be started: {error}", binary) from error
-        # The stdout reader starts last: when it sees the end of the output
-        # it joins the stderr reader, to report the end of stderr.
-        self._stderr_thread, self._notify_thread, self._stdout_thread = self._threads = [
-            threading.Thread(target=target, name=f"latch-client-{name}-{self._proc.pid}", daemon=True)
-            for target, name in (
-                (self._read_stderr, "stderr"),
-                (self._dispatch_notifications, "notifications"),
-                (self._read_stdout, "stdout"),
-            )
-        ]
-        for thread in self._threads:
-            thread.start()
+        channel = self._channel = _Channel(proc, self._opts, self._on_async_result, self._on_diagnostics)
+        # The client's threads hold the channel, never the client, so that
+        # a client nobody closed can be collected, and end its server then.
+        self._finalizer = weakref.finalize(self, _collected, channel)
+        self._finalizer.atexit = False
+        channel.start()
         try:
-            result = self._call("initialize", self._opts.params, self._opts.start_timeout)
+            result = channel.call("initialize", self._opts.params, self._opts.start_timeout)
         except BaseException:
             self.abort()
             raise
@@ -183,43 +188,11 @@ class Client(InitializeInfo):
         self._stop(graceful=False, timeout=timeout)
 
     def _stop(self, graceful: bool, timeout: Optional[float]) -> None:
-        proc = self._proc
-        with self._lock:
-            if proc is None or self._closing:
-                return
-            self._closing = True
-        limit = self._opts.close_timeout if timeout is None else timeout
-        alive = self._failure is None and proc.poll() is None
-        if alive and graceful:
-            try:
-                self._call("shutdown", None, limit)
-            except LatchClientError as error:
-                logger.warning("latch serve did not shut down cleanly: %s", error)
-        if alive:
-            try:
-                self._write(encode_notification("exit"))
-            except LatchClientError:
-                pass
-        try:
-            assert proc.stdin is not None
-            proc.stdin.close()
-        except OSError:
-            pass
-        try:
-            proc.wait(limit)
-        except subprocess.TimeoutExpired:
-            logger.warning("latch serve did not exit within %ss; killing it", limit)
-            proc.kill()
-            proc.wait()
-        # Read what the server wrote before it exited: after `exit` (or the
-        # end of its input) it still answers the fires in flight with the
-        # outcome of what ran.
-        for thread in (self._stdout_thread, self._stderr_thread):
-            if thread is not threading.current_thread():
-                thread.join(limit)
-        self._fail(LatchClosed("the client was closed"))
-        if self._notify_thread is not threading.current_thread():
-            self._notify_thread.join(limit)
+        if self._channel is None:
+            return
+        if self._finalizer is not None:
+            self._finalizer.detach()
+        self._channel.stop(graceful, self._opts.close_timeout if timeout is None else timeout)
 
     # ------------------------------------------------------------------
     # Requests
@@ -234,29 +207,31 @@ class Client(InitializeInfo):
         returned: it carries the warning ``dispatch cancelled: …`` (see
         :func:`~latch_client.is_cancelled`), and a deny decided before the
         cancel stays. An interrupt (``KeyboardInterrupt``) while waiting
-        also cancels the dispatch, then propagates.
+        also cancels the dispatch, then propagates; the client stays
+        usable (an interrupt never leaves a request half written).
 
         :raises InvalidParams: the event is not valid; the message names the field.
         :raises LatchDied: the server exited.
         :raises LatchTimeout: not even the cancelled outcome came within ``cancel_grace``.
         """
-        request_id, future = self._send("fire", self._opts.event(event))
+        channel = self._open_channel()
+        request_id, future = channel.send("fire", self._opts.event(event))
         wait = self._opts.timeout if isinstance(timeout, Unset) else timeout
         try:
             return cast(Outcome, future.result(wait))
         except FutureTimeout:
-            self._cancel(request_id)
+            channel.cancel(request_id)
             try:
                 return cast(Outcome, future.result(self._opts.cancel_grace))
             except FutureTimeout:
-                self._forget(request_id)
+                channel.forget(request_id)
                 raise LatchTimeout(
                     f"fire did not answer within {wait}s, nor within {self._opts.cancel_grace}s of its cancel"
                 ) from None
         except BaseException:
             if not future.done():
-                self._cancel(request_id)
-                self._forget(request_id)
+                channel.cancel(request_id)
+                channel.forget(request_id)
             raise
 
     def explain(
@@ -313,7 +288,8 @@ class Client(InitializeInfo):
 
     def cancel(self, request_id: int) -> None:
         """Send ``$/cancelRequest`` for a request id (unknown ids are ignored)."""
-        self._cancel(request_id)
+        if self._channel is not None:
+            self._channel.cancel(request_id)
 
     # ------------------------------------------------------------------
     # What initialize said, and the process
@@ -322,108 +298,342 @@ class Client(InitializeInfo):
     @property
     def pid(self) -> Optional[int]:
         """The server's process id, once started."""
-        return None if self._proc is None else self._proc.pid
+        return None if self._channel is None else self._channel.proc.pid
 
     @property
     def returncode(self) -> Optional[int]:
         """The server's exit code once it exited, else ``None``."""
-        return None if self._proc is None else self._proc.poll()
+        return None if self._channel is None else self._channel.proc.poll()
 
     @property
     def stderr_tail(self) -> str:
-        """The last lines the server wrote on stderr."""
-        return self._stderr.text()
+        """The last lines the server wrote on stderr (each cut at 8 KiB)."""
+        return "" if self._channel is None else self._channel.stderr.text()
 
-    # ------------------------------------------------------------------
-    # Plumbing
-    # ------------------------------------------------------------------
+    def _open_channel(self) -> _Channel:
+        if self._channel is None:
+            raise LatchClosed("the client is not open; use `with Client(...)` or call open()")
+        return self._channel
 
     def _call(self, method: str, params: Any, timeout: Optional[float]) -> Any:
-        request_id, future = self._send(method, params, internal=method == "shutdown")
+        return self._open_channel().call(method, params, timeout)
+
+    def __repr__(self) -> str:
+        channel = self._channel
+        state = "not started" if channel is None else ("closed" if channel.closing else f"pid {channel.proc.pid}")
+        return f"<latch_client.Client {state}>"
+
+
+def _collected(channel: _Channel) -> None:
+    """A :class:`Client` opened and never closed was garbage collected."""
+    if channel.closing:
+        return
+    warnings.warn(
+        f"latch_client.Client was never closed: ending the input of latch serve (pid {channel.proc.pid}); "
+        "use `with Client(...) as latch:` or call close()",
+        ResourceWarning,
+        stacklevel=2,
+    )
+    channel.abandon()
+
+
+class _Channel:
+    """A running ``latch serve`` and what the client's threads share with the
+    callers: the requests waiting for an answer, the writing of lines, the
+    readers of the server's output.
+
+    The threads hold this object and never the :class:`Client`, so that a
+    client nobody closed can be garbage collected (see :func:`_collected`).
+    """
+
+    def __init__(
+        self,
+        proc: subprocess.Popen[bytes],
+        opts: ClientOptions,
+        on_async_result: Optional[Callable[[AsyncResult], object]],
+        on_diagnostics: Optional[Callable[[List[Diagnostic]], object]],
+    ) -> None:
+        assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
+        self.proc = proc
+        self._opts = opts
+        self._on_async_result = on_async_result
+        self._on_diagnostics = on_diagnostics
+        self._lock = threading.Lock()
+        self._write_lock = threading.Lock()
+        self._stdin_fd = proc.stdin.fileno()
+        self._stdin_open = True  # guarded by _write_lock
+        self._next_id = 0
+        self._pending: Dict[int, Tuple[str, Future[Any]]] = {}
+        self.failure: Optional[LatchClientError] = None
+        self.closing = False
+        self.stderr = StderrTail()
+        self._warnings = WarningBudget()
+        self._notes: queue.SimpleQueue[Optional[Notification]] = queue.SimpleQueue()
+        # The stdout reader starts last: when it sees the end of the output
+        # it joins the stderr reader, to report the end of stderr.
+        self._stderr_thread, self._notify_thread, self._stdout_thread = self._threads = [
+            threading.Thread(target=target, name=f"latch-client-{name}-{proc.pid}", daemon=True)
+            for target, name in (
+                (self._read_stderr, "stderr"),
+                (self._dispatch_notifications, "notifications"),
+                (self._read_stdout, "stdout"),
+            )
+        ]
+
+    def start(self) -> None:
+        """Start the threads."""
+        for thread in self._threads:
+            thread.start()
+
+    # ------------------------------------------------------------------
+    # Closing
+    # ------------------------------------------------------------------
+
+    def stop(self, graceful: bool, limit: float) -> None:
+        """``Client.close`` (``graceful``) or ``Client.abort``."""
+        proc = self.proc
+        with self._lock:
+            if self.closing:
+                return
+            self.closing = True
+        alive = self.failure is None and proc.poll() is None
+        if alive and graceful:
+            try:
+                self.call("shutdown", None, limit, internal=True)
+            except LatchClientError as error:
+                logger.warning("latch serve did not shut down cleanly: %s", error)
+        if alive:
+            try:
+                self.write(encode_notification("exit"))
+            except LatchClientError:
+                pass
+        self._end_input(limit)
+        try:
+            proc.wait(limit)
+        except subprocess.TimeoutExpired:
+            logger.warning("latch serve did not exit within %ss; killing it", limit)
+            proc.kill()
+            proc.wait()
+        # Read what the server wrote before it exited: after `exit` (or the
+        # end of its input) it still answers the fires in flight with the
+        # outcome of what ran.
+        for thread in (self._stdout_thread, self._stderr_thread):
+            if thread is not threading.current_thread():
+                thread.join(limit)
+        self.fail(LatchClosed("the client was closed"))
+        if self._notify_thread is not threading.current_thread():
+            self._notify_thread.join(limit)
+
+    def abandon(self) -> None:
+        """The client was collected unclosed: end the server's input without
+        waiting. latch then exits (cancelling what still runs), and the
+        stdout reader reaps it."""
+        with self._lock:
+            if self.closing:
+                return
+            self.closing = True
+        if self._write_lock.acquire(blocking=False):
+            try:
+                self._close_stdin()
+            finally:
+                self._write_lock.release()
+            return
+        try:  # A notification callback is writing: end the input once it is done.
+            threading.Thread(target=self._end_input, args=(self._opts.close_timeout,), daemon=True).start()
+        except RuntimeError:  # the interpreter is exiting, which ends the input too
+            pass
+
+    def _end_input(self, limit: float) -> None:
+        """Close the server's stdin: latch exits at the end of its input."""
+        if not self._write_lock.acquire(timeout=limit):
+            # A write is stuck on a server that reads nothing: free it.
+            logger.warning("latch serve read nothing for %ss; killing it", limit)
+            self.proc.kill()
+            self._write_lock.acquire()
+        try:
+            self._close_stdin()
+        finally:
+            self._write_lock.release()
+
+    def _close_stdin(self) -> None:
+        # The caller holds the write lock, so the descriptor is not written
+        # to (nor reused by another file) as it closes.
+        if self._stdin_open:
+            self._stdin_open = False
+            assert self.proc.stdin is not None
+            try:
+                self.proc.stdin.close()
+            except OSError:
+                pass
+
+    # ------------------------------------------------------------------
+    # Requests
+    # ------------------------------------------------------------------
+
+    def call(self, method: str, params: Any, timeout: Optional[float], internal: bool = False) -> Any:
+        """Send a request and wait for its result."""
+        request_id, future = self.send(method, params, internal)
         try:
             return future.result(timeout)
         except FutureTimeout:
-            self._forget(request_id)
+            self.forget(request_id)
             raise LatchTimeout(f"{method} did not answer within {timeout}s") from None
+        except BaseException:
+            if not future.done():
+                self.forget(request_id)
+            raise
 
-    def _send(self, method: str, params: Any, internal: bool = False) -> Tuple[int, Future[Any]]:
+    def send(self, method: str, params: Any, internal: bool = False) -> Tuple[int, Future[Any]]:
+        """Send a request; its id and the future of its result."""
         future: Future[Any] = Future()
         with self._lock:
-            if self._proc is None:
-                raise LatchClosed("the client is not open; use `with Client(...)` or call open()")
-            if self._failure is not None:
-                raise self._failure
-            if self._closing and not internal:
+            if self.failure is not None:
+                raise self.failure
+            if self.closing and not internal:
                 raise LatchClosed("the client is closing")
             self._next_id += 1
             request_id = self._next_id
             line = encode_request(request_id, method, params, self._opts.line_limit)
             self._pending[request_id] = (method, future)
+        # A fire interrupted as it is written may have gone out: cancel it.
+        then = encode_notification("$/cancelRequest", {"id": request_id}) if method == "fire" else None
         try:
-            self._write(line)
+            self.write(line, then)
         except BaseException:
-            self._forget(request_id)
+            self.forget(request_id)
             raise
         return request_id, future
 
-    def _cancel(self, request_id: int) -> None:
+    def cancel(self, request_id: int) -> None:
+        """Send ``$/cancelRequest`` (nothing if the server is gone)."""
         try:
-            self._write(encode_notification("$/cancelRequest", {"id": request_id}))
+            self.write(encode_notification("$/cancelRequest", {"id": request_id}))
         except LatchClientError:
             pass
 
-    def _forget(self, request_id: int) -> None:
+    def forget(self, request_id: int) -> None:
+        """Stop waiting for a request's answer."""
         with self._lock:
             self._pending.pop(request_id, None)
 
-    def _write(self, line: bytes) -> None:
-        proc = self._proc
-        assert proc is not None and proc.stdin is not None
-        try:
-            with self._write_lock:
-                proc.stdin.write(line)
-                proc.stdin.flush()
-        except (OSError, ValueError):
+    # ------------------------------------------------------------------
+    # Writing
+    # ------------------------------------------------------------------
+
+    def write(self, line: bytes, then: Optional[bytes] = None) -> None:
+        """Write one line to the server's stdin, whole.
+
+        A line cut short would have the next one glued to it, and the server
+        would answer neither. Only the main thread gets the exceptions of
+        signal handlers (``KeyboardInterrupt``), and a pipe takes a write of
+        at most ``PIPE_BUF`` bytes whole or not at all; so the main thread
+        hands a longer line to a thread of its own, which finishes it even
+        when the caller is interrupted meanwhile. ``then`` is written after
+        ``line`` when the caller is interrupted while ``line`` may have gone
+        out (a fire's ``$/cancelRequest``).
+
+        :raises LatchDied: the server is gone (its stdin is closed).
+        """
+        if len(line) > _PIPE_BUF and threading.current_thread() is threading.main_thread():
+            job = _LongWrite(self, line, then)
+            threading.Thread(target=job.run, name=f"latch-client-write-{self.proc.pid}", daemon=True).start()
+            try:
+                job.finished.wait()
+            except BaseException:
+                if not job.abandon() and then is not None and job.error is None:
+                    self.write_line(then)
+                raise
+            error = job.error
+        else:
+            try:
+                error = self.write_line(line)
+            except BaseException:
+                if then is not None:
+                    self.write_line(then)
+                raise
+        if error is not None:
+            if isinstance(error, LatchClientError):
+                raise error
             # The pipe is closed: the server is gone. Let the reader see the
             # end of its output and say why.
-            self._stdout_thread.join(self._opts.close_timeout)
-            raise self._failure or LatchDied(proc.poll(), self._stderr.text()) from None
+            if self._stdout_thread is not threading.current_thread():
+                self._stdout_thread.join(self._opts.close_timeout)
+            raise self.failure or LatchDied(self.proc.poll(), self.stderr.text()) from None
+
+    def write_line(self, line: bytes) -> Optional[OSError]:
+        """Write ``line`` whole, holding the write lock; the pipe's error, if
+        any (the server is gone)."""
+        with self._write_lock:
+            if not self._stdin_open:
+                return BrokenPipeError("the server's stdin is closed")
+            view = memoryview(line)
+            try:
+                while view:
+                    view = view[os.write(self._stdin_fd, view) :]
+            except OSError as error:
+                return error
+            except BaseException:
+                # Not a signal handler's exception (see write): one raised
+                # into another thread. A long line may be cut short, which
+                # the server would never answer, nor anything after it.
+                if len(line) > _PIPE_BUF:
+                    self._cut_short()
+                raise
+        return None
+
+    def _cut_short(self) -> None:
+        self.fail(LatchClosed("a request was cut short as it was written, so latch serve was stopped; make a new client"))
+        try:
+            self.proc.kill()
+        except OSError:
+            pass
+
+    # ------------------------------------------------------------------
+    # Reading
+    # ------------------------------------------------------------------
 
     def _read_stdout(self) -> None:
-        proc = self._proc
-        assert proc is not None and proc.stdout is not None
+        proc = self.proc
+        assert proc.stdout is not None
         for line in iter(proc.stdout.readline, b""):
-            message = parse_line(line)
+            message = parse_line(line, self._warnings)
             if isinstance(message, Response):
                 self._resolve(message)
             elif message is not None:
                 self._notes.put(message)
         proc.stdout.close()
         # The end of the server's output: it exited (or is about to).
-        if self._closing:
+        try:
+            returncode: Optional[int] = proc.wait(self._opts.close_timeout)
+        except subprocess.TimeoutExpired:
+            returncode = None
+        if self.closing:
             error: LatchClientError = LatchClosed("the client was closed")
         else:
-            try:
-                returncode: Optional[int] = proc.wait(self._opts.close_timeout)
-            except subprocess.TimeoutExpired:
-                returncode = None
             self._stderr_thread.join(1.0)
-            error = LatchDied(returncode, self._stderr.text())
-        self._fail(error)
+            error = LatchDied(returncode, self.stderr.text())
+        self.fail(error)
 
     def _read_stderr(self) -> None:
-        proc = self._proc
-        assert proc is not None and proc.stderr is not None
-        for line in iter(proc.stderr.readline, b""):
-            self._stderr.add(line)
-        proc.stderr.close()
+        assert self.proc.stderr is not None
+        stderr = self.proc.stderr
+        while True:
+            try:
+                chunk = os.read(stderr.fileno(), STDERR_CHUNK)
+            except OSError:
+                break
+            if not chunk:
+                break
+            self.stderr.feed(chunk)
+        self.stderr.end()
+        stderr.close()
 
     def _resolve(self, response: Response) -> None:
         with self._lock:
             entry = self._pending.pop(response.id, None) if isinstance(response.id, int) else None
         if entry is None:
             if response.error is not None:
-                logger.warning("latch serve answered an error no request is waiting for: %s", response.error)
+                self._warnings.warning("latch serve answered an error no request is waiting for: %s", response.error)
             else:
                 logger.debug("latch serve answered request %r, which no one waits for any more", response.id)
             return
@@ -433,10 +643,12 @@ class Client(InitializeInfo):
         else:
             future.set_result(response.result)
 
-    def _fail(self, error: LatchClientError) -> None:
+    def fail(self, error: LatchClientError) -> None:
+        """Fail every request waiting, and every later one, with ``error``
+        (the first failure stays)."""
         with self._lock:
-            if self._failure is None:
-                self._failure = error
+            if self.failure is None:
+                self.failure = error
             pending, self._pending = self._pending, {}
         for _, future in pending.values():
             if not future.done():
@@ -460,6 +672,37 @@ class Client(InitializeInfo):
             except Exception:
                 logger.exception("a latch notification callback raised")
 
-    def __repr__(self) -> str:
-        state = "not started" if self._proc is None else ("closed" if self._closing else f"pid {self._proc.pid}")
-        return f"<latch_client.Client {state}>"
+
+class _LongWrite:
+    """A line longer than ``PIPE_BUF`` that the main thread hands to a
+    thread of its own to write (see :meth:`_Channel.write`)."""
+
+    def __init__(self, channel: _Channel, line: bytes, then: Optional[bytes]) -> None:
+        self._channel = channel
+        self._line = line
+        self._then = then
+        self.error: Optional[BaseException] = None
+        self.finished = threading.Event()
+        self._lock = threading.Lock()
+        self._abandoned = False
+
+    def run(self) -> None:
+        """Write the line, then ``then`` if the caller stopped waiting."""
+        try:
+            self.error = self._channel.write_line(self._line)
+        except BaseException as error:  # the channel already failed (see _Channel.write_line)
+            self.error = self._channel.failure or LatchClosed(str(error))
+        with self._lock:
+            abandoned = self._abandoned
+            self.finished.set()
+        if abandoned and self._then is not None and self.error is None:
+            self._channel.write_line(self._then)
+
+    def abandon(self) -> bool:
+        """The caller was interrupted: True when the line is still being
+        written (``then`` follows it), False when it was written already."""
+        with self._lock:
+            if self.finished.is_set():
+                return False
+            self._abandoned = True
+            return True
