@@ -139,10 +139,15 @@ pub fn run(args: ConvertArgs) -> u8 {
     // A load warning or note at the place of a report entry says the same
     // thing less precisely (`"if" is parsed but reserved` where the report
     // says it is dropped): the report entry stays.
+    // A load error, or a file the source dialect skipped whole with only a
+    // warning (peen's rule): either way, hooks were not converted.
+    let failed = |d: &crate::Diagnostic| {
+        d.severity == crate::Severity::Error || crate::dialect::peen::skipped_a_file(d)
+    };
     let mut all: Vec<crate::Diagnostic> = load
         .into_iter()
         .filter(|d| {
-            d.severity == crate::Severity::Error
+            failed(d)
                 || d.position.is_none()
                 || !notes
                     .iter()
@@ -166,7 +171,7 @@ pub fn run(args: ConvertArgs) -> u8 {
         return exit::INTERNAL;
     }
     // A source with load errors converted only in part: say so in the code.
-    if all.iter().any(|d| d.severity == crate::Severity::Error) {
+    if all.iter().any(failed) {
         exit::LINT_ERRORS
     } else {
         exit::OK

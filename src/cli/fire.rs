@@ -38,6 +38,7 @@ pub async fn run(args: FireArgs) -> u8 {
     let signals = FireSignals::install();
     // Without it (not Linux) the walk of /proc still finds most descendants.
     let _ = crate::run::become_subreaper();
+    super::raise_open_file_limit();
     let event = match read_valid_event(args.event.as_ref()) {
         Ok(e) => e,
         Err(code) => return code,

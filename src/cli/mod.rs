@@ -117,6 +117,26 @@ enum Command {
     BackgroundHook,
 }
 
+/// Raises the soft limit of open files to the hard limit, as Node (and
+/// so Claude Code) does: every hook of a claude event runs at once, each
+/// with three pipes, so a file with many handlers would otherwise make
+/// the others fail to start, a deny among them (a server also runs many
+/// hooks for a long time). Hooks inherit the raised limit, as under
+/// Claude Code.
+pub(crate) fn raise_open_file_limit() {
+    use rustix::process::{Resource, getrlimit, setrlimit};
+    let limit = getrlimit(Resource::Nofile);
+    if limit.current < limit.maximum {
+        let _ = setrlimit(
+            Resource::Nofile,
+            rustix::process::Rlimit {
+                current: limit.maximum,
+                maximum: limit.maximum,
+            },
+        );
+    }
+}
+
 /// Sends `tracing` output to stderr when `LATCH_LOG` names a level
 /// (`error`, `warn`, `info`, `debug`, `trace`); stdout carries JSON only.
 /// A plain level, not an `EnvFilter`: the filter's regex engine would pull

@@ -70,6 +70,11 @@ pub fn parse(text: &str) -> Result<Node, SyntaxError> {
 pub fn parse_with_serde_saphyr(text: &str) -> Result<Node, SyntaxError> {
     let mut options = serde_saphyr::Options::default();
     options.strict_booleans = true;
+    // `.inf`, `.nan` and a float too large for `f64` (`1e309`) are read
+    // as their canonical text (`.inf`): the field that gets one then says
+    // it is not the number it needs, instead of the whole file failing
+    // to parse and every hook in it, a deny included, being lost.
+    options.non_finite_float_policy = serde_saphyr::NonFiniteFloatPolicy::AsString;
     parse_with(text, options)
 }
 
@@ -79,6 +84,11 @@ pub fn parse_with_serde_saphyr(text: &str) -> Result<Node, SyntaxError> {
 pub(crate) fn parse_with_last_key_wins(text: &str) -> Result<Node, SyntaxError> {
     let mut options = serde_saphyr::Options::default();
     options.strict_booleans = true;
+    // `.inf`, `.nan` and a float too large for `f64` (`1e309`) are read
+    // as their canonical text (`.inf`): the field that gets one then says
+    // it is not the number it needs, instead of the whole file failing
+    // to parse and every hook in it, a deny included, being lost.
+    options.non_finite_float_policy = serde_saphyr::NonFiniteFloatPolicy::AsString;
     options.duplicate_keys = serde_saphyr::options::DuplicateKeyPolicy::LastWins;
     parse_with(text, options)
 }

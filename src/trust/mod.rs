@@ -235,6 +235,22 @@ impl Definition {
             return TrustState::NotRequired;
         }
         let now = self.approval();
+        // A script latch cannot hash (too large, unreadable, a FIFO) may
+        // hold anything by the time it runs: no approval covers it.
+        let unhashable: Vec<Change> = now
+            .scripts
+            .iter()
+            .filter(|(_, pin)| !scripts::is_pinned(pin))
+            .map(|(path, pin)| Change {
+                what: UNHASHABLE.into(),
+                path: Some(path.clone()),
+                before: None,
+                after: Some(pin.clone()),
+            })
+            .collect();
+        if !unhashable.is_empty() {
+            return TrustState::Changed(unhashable);
+        }
         let approvals = store.approvals(&self.source.file);
         if approvals.iter().any(|a| a.same_definition(&now)) {
             return TrustState::Approved;
@@ -256,6 +272,9 @@ impl Definition {
         }
     }
 }
+
+/// The [`Change::what`] of a script latch cannot hash.
+const UNHASHABLE: &str = "unhashable script";
 
 /// A hook's trust state.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
@@ -283,7 +302,9 @@ impl TrustState {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct Change {
     /// What changed: `matcher`, `runs`, `script` (then `path` says
-    /// which), or the name of another setting (`if`, `environment`, …).
+    /// which), `unhashable script` (a script no approval can cover: `path`
+    /// says which, `after` why), or the name of another setting (`if`,
+    /// `environment`, …).
     pub what: String,
     /// The script, for a script change.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -300,6 +321,12 @@ impl std::fmt::Display for Change {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let show = |v: &Option<String>| v.clone().unwrap_or_else(|| "(none)".to_owned());
         match (&self.path, self.what.as_str()) {
+            (Some(p), UNHASHABLE) => write!(
+                f,
+                "script {} cannot be approved: it is {}",
+                p.display(),
+                show(&self.after)
+            ),
             (Some(p), _) => match (&self.before, &self.after) {
                 (None, _) => write!(f, "script {} is new", p.display()),
                 (_, None) => write!(f, "script {} is no longer run", p.display()),

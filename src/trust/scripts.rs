@@ -23,9 +23,17 @@ use sha2::{Digest, Sha256};
 
 use crate::lint::shell;
 
-/// The largest script hashed; a larger one hashes as "too large", which
-/// changes if it changes size below the limit.
+/// The largest script hashed; a larger one pins as "too large", which no
+/// approval covers ([`is_pinned`]).
 const MAX_SCRIPT: u64 = 16 * 1024 * 1024;
+
+/// Whether `pin` holds what the script is: its SHA-256, or that it is
+/// missing (creating it changes the pin). Anything else (too large,
+/// unreadable, not a regular file) says only why it could not be hashed,
+/// and the script may hold anything when it runs.
+pub fn is_pinned(pin: &str) -> bool {
+    pin == "missing" || (pin.len() == 64 && pin.bytes().all(|b| b.is_ascii_hexdigit()))
+}
 
 /// How a dialect resolves the paths in a command.
 #[derive(Debug, Clone, Default)]

@@ -2392,3 +2392,43 @@ fn an_async_answer_that_names_no_event_says_nothing() {
         ["<system-reminder>\nNAMED\n</system-reminder>"]
     );
 }
+
+/// Every handler of an event starts at once, three pipes each: under a
+/// low soft limit of open files, a file with many handlers would keep
+/// the others, a deny among them, from starting. `latch fire` raises the
+/// soft limit to the hard one first, as Claude Code (Node) does.
+#[test]
+fn many_handlers_under_a_low_open_file_limit_still_let_a_deny_run() {
+    let c = Claude::new();
+    let many: Vec<Value> = (0..40)
+        .map(|i| json!({"type": "command", "command": format!("sleep 0.3 # {i}")}))
+        .collect();
+    let c =
+        c.project_settings(&json!({"hooks": {"PreToolUse": [{"matcher": "*", "hooks": many}]}}));
+    // Managed settings' handlers come last.
+    c.write(
+        "managed/managed-settings.json",
+        &settings("PreToolUse", Some("Bash"), &["echo policy >&2; exit 2"]).to_string(),
+    );
+    let event = c.root.path().join("event.json");
+    std::fs::write(&event, bash_before("rm -rf /").to_string()).expect("event");
+    let out = std::process::Command::new("/bin/sh")
+        .arg("-c")
+        .arg(r#"ulimit -Sn 64 && exec "$@""#)
+        .arg("sh")
+        .arg(assert_cmd::cargo::cargo_bin("latch"))
+        .args(["fire", "--dialect", "claude", "--project"])
+        .arg(c.project())
+        .arg("--home")
+        .arg(c.home())
+        .arg("--claude-managed-dir")
+        .arg(c.root.path().join("managed"))
+        .arg("--state-dir")
+        .arg(c.root.path().join("state"))
+        .arg("--event")
+        .arg(&event)
+        .output()
+        .expect("latch runs");
+    let outcome: Value = serde_json::from_slice(&out.stdout).expect("an outcome");
+    assert_eq!(outcome["decision"], "deny", "{outcome}");
+}

@@ -602,3 +602,27 @@ fn the_docs_plugin_example_is_real_output() {
     assert_eq!(got.replace(dir, "/tmp/demo"), report);
     assert_eq!(yaml.replace(dir, "/tmp/demo"), settings);
 }
+
+/// peen skips an invalid hooks file with a warning; converting it gives
+/// nothing of its hooks, and the exit code says the source had errors.
+#[test]
+fn a_peen_file_skipped_whole_is_a_load_error() {
+    let d = tempfile::tempdir().unwrap();
+    write(
+        d.path(),
+        "ws/.agents/hooks.yaml",
+        "version: 1\npreToolUse:\n  - name: no-force-push\n    match: {tool: runCommand}\n    actions: [{type: deny, reason: never, bogus: 1}]\n",
+    );
+    for to in ["claude", "poolside", "evener"] {
+        let out = latch()
+            .args(["convert", "--from", "peen", "--to", to])
+            .arg(d.path().join("ws"))
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(5), "to {to}");
+        assert!(
+            String::from_utf8_lossy(&out.stderr).contains("hooks file skipped"),
+            "to {to}"
+        );
+    }
+}

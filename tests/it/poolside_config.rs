@@ -235,3 +235,22 @@ fn a_non_positive_timeout_warns_and_uses_the_default() {
     );
     assert_eq!(f.status(0), "ok");
 }
+
+/// `.inf`, `.nan` and `1e309` are not numbers latch can use: one hook's
+/// warning, never the loss of the file and the deny beside it.
+#[test]
+fn an_infinite_timeout_warns_and_keeps_the_file() {
+    for t in [".inf", "-.inf", ".nan", "1e309"] {
+        let p = Project::new().settings(&format!(
+            "hooks:\n  PreToolUse:\n    - {{name: no, matcher: shell, command: 'exit 2'}}\n    - {{name: slow, matcher: shell, command: 'true', timeout: {t}}}\n"
+        ));
+        let f = p.fire(&shell_event("ls"));
+        assert_eq!(f.outcome["decision"], "deny", "{t}: {}", f.outcome);
+        assert!(
+            f.stderr
+                .contains("`timeout` must be a positive number of seconds, found a string"),
+            "{t}: {}",
+            f.stderr
+        );
+    }
+}

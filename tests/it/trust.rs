@@ -604,6 +604,31 @@ fn a_relative_script_is_checked_where_the_hook_runs_and_a_missing_one_when_it_ap
 }
 
 #[test]
+fn a_script_latch_cannot_hash_is_never_approved() {
+    let p = Project::new().settings(
+        "hooks:\n  PreToolUse:\n    - {name: big, matcher: shell, command: sh hooks/big.sh}\n",
+    );
+    p.script("hooks/big.sh", "exit 2\n");
+    // Over the 16 MiB that latch hashes: its content could change unseen.
+    let big = std::fs::OpenOptions::new()
+        .append(true)
+        .open(p.dir().join("hooks/big.sh"))
+        .unwrap();
+    big.set_len(17 * 1024 * 1024).unwrap();
+    let (code, _, err) = trust(&p, &["approve", "--all"]);
+    assert_eq!(code, 0, "{err}");
+    let f = require(&p);
+    assert_eq!(f.status(0), "untrusted", "{}", f.outcome);
+    assert!(
+        f.warnings_contain("hooks/big.sh cannot be approved: it is too large (17825792 bytes)"),
+        "{}",
+        f.outcome
+    );
+    let listed = states(&p);
+    assert_eq!(listed[0].1["state"], "changed", "{listed:?}");
+}
+
+#[test]
 fn settings_that_change_what_a_claude_hook_sees_are_part_of_its_approval() {
     let c = Claude::new().project_settings(&json!({"hooks": {"PreToolUse": [{"matcher": "Bash",
         "hooks": [{"type": "http", "url": "http://127.0.0.1:9/hook"}]}]}}));

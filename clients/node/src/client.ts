@@ -7,7 +7,7 @@
 import type { ChildProcessWithoutNullStreams } from "node:child_process";
 import { EventEmitter } from "node:events";
 import { toWireConfig, type AnyConfig } from "./config.js";
-import { LatchClosedError, LatchDiedError } from "./errors.js";
+import { LatchClosedError, LatchDiedError, LatchTimeoutError } from "./errors.js";
 import type { LatchEvent } from "./event.js";
 import type {
   AsyncResult,
@@ -20,12 +20,16 @@ import type {
 } from "./outcome.js";
 import { AsyncQueue } from "./queue.js";
 import { Connection } from "./rpc.js";
-import { chooseBinary, spawnServe, Tail } from "./spawn.js";
+import { chooseBinary, holdOpen, spawnServe, Tail } from "./spawn.js";
 
 /** How many characters of latch's stderr are kept for {@link LatchDiedError}. */
 const STDERR_TAIL_CHARS = 8192;
 /** How long to wait for stdout to drain after the process exited. */
 const DRAIN_MS = 200;
+/** The events whose listeners wait for latch's notifications (and keep Node running). */
+const NOTIFICATION_EVENTS = ["asyncResult", "diagnostics", "notification"] as const;
+/** The longest delay `setTimeout` takes; a longer limit means none. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /** Options of {@link LatchClient.start}. */
 export interface StartOptions {
@@ -36,7 +40,11 @@ export interface StartOptions {
   bin?: string | undefined;
   /** latch's working directory (relative paths in `config` are resolved there). Default: this process's. */
   cwd?: string | undefined;
-  /** latch's environment. Default: this process's. */
+  /**
+   * latch's environment. Default: this process's. When given, `$LATCH_BIN`
+   * and the `PATH` searched for `latch` are this environment's (without
+   * `PATH` in it, `spawn`'s default search path).
+   */
   env?: NodeJS.ProcessEnv | undefined;
   /**
    * The `initialize` configuration: `latch fire`'s flags, with camelCase
@@ -45,6 +53,20 @@ export interface StartOptions {
   config?: AnyConfig | undefined;
   /** Called with each chunk latch writes on stderr (its logs). Default: kept only for errors. */
   onStderr?: ((text: string) => void) | undefined;
+  /**
+   * How long latch may take to answer `initialize`, in milliseconds: past
+   * it `start` rejects with {@link LatchTimeoutError} and latch is ended.
+   * Default 30000 (`Infinity`: no limit).
+   */
+  startTimeoutMs?: number | undefined;
+  /** Aborts the start: `start` rejects with `signal.reason` and latch is ended. */
+  signal?: AbortSignal | undefined;
+  /**
+   * After a `fire` was aborted, how long to wait, in milliseconds, for the
+   * outcome of what ran: past it the fire rejects with
+   * {@link LatchTimeoutError} (latch stopped answering). Default 10000.
+   */
+  cancelGraceMs?: number | undefined;
 }
 
 /** Options of {@link LatchClient.fire} and {@link LatchClient.explain}. */
@@ -56,7 +78,9 @@ export interface RequestOptions {
    * was cancelled; a deny decided before the cancel stays, while hooks that
    * never ran decided nothing, so a cancelled `tool_before` may say
    * `proceed`). A fire still queued behind an earlier event of its session
-   * is answered at once, having run nothing. A signal already
+   * is answered at once, having run nothing. If latch does not answer
+   * within `cancelGraceMs` of the cancel (see {@link StartOptions}), the
+   * fire rejects with {@link LatchTimeoutError}. A signal already
    * aborted when `fire` is called sends nothing and rejects with
    * `signal.reason`. For `explain`, which runs nothing, aborting rejects.
    */
@@ -102,6 +126,13 @@ type Listener<K extends keyof LatchClientEvents> = (...args: LatchClientEvents[K
  * Requests may run at once; latch runs the events of one session in order
  * and those of different sessions in parallel, and each answer is matched to
  * its request by id.
+ *
+ * The client keeps Node running only while something waits on it: a
+ * request in flight, a listener for its notifications (`asyncResult`,
+ * `diagnostics`, `notification`; an {@link asyncResults} iterator is one),
+ * or {@link close}, as a `MessagePort` does for its `message` listeners.
+ * Otherwise (a client never closed) Node may exit, and latch then exits
+ * too, at the end of its input.
  */
 export class LatchClient implements AsyncDisposable {
   /** What `initialize` answered: the server, the dialects loaded, the load diagnostics. */
@@ -113,7 +144,10 @@ export class LatchClient implements AsyncDisposable {
   readonly #exited: Promise<ExitInfo>;
   #exitInfo: ExitInfo | undefined;
   readonly #stderr: Tail;
+  readonly #cancelGraceMs: number;
   #closing: Promise<ExitInfo> | undefined;
+  /** Whether the process and its pipes keep Node running (they do when spawned). */
+  #held = true;
 
   private constructor(
     child: ChildProcessWithoutNullStreams,
@@ -121,12 +155,16 @@ export class LatchClient implements AsyncDisposable {
     exited: Promise<ExitInfo>,
     stderr: Tail,
     initializeResult: InitializeResult,
+    cancelGraceMs: number,
   ) {
     this.#child = child;
     this.#connection = connection;
     this.#exited = exited;
     this.#stderr = stderr;
     this.initializeResult = initializeResult;
+    this.#cancelGraceMs = cancelGraceMs;
+    // A listener removed (by `off`, or a `once` that fired) may leave nothing to wait for.
+    this.#emitter.on("removeListener", () => this.#holdWhileBusy());
   }
 
   /**
@@ -135,10 +173,16 @@ export class LatchClient implements AsyncDisposable {
    * @throws {LatchNotFoundError} the binary does not exist or cannot be run.
    * @throws {LatchRpcError} `initialize` failed (an unknown config key, …); the process is ended.
    * @throws {LatchDiedError} latch ended before answering `initialize`.
+   * @throws {LatchTimeoutError} no answer to `initialize` within `startTimeoutMs`; the process is ended.
+   * @throws `signal.reason` when `signal` aborts; the process is ended.
    */
   static async start(options: StartOptions = {}): Promise<LatchClient> {
+    const { signal } = options;
+    const startTimeoutMs = milliseconds(options.startTimeoutMs, 30_000, "startTimeoutMs");
+    const cancelGraceMs = milliseconds(options.cancelGraceMs, 10_000, "cancelGraceMs");
+    signal?.throwIfAborted();
     const wireConfig = toWireConfig(options.config ?? {});
-    const { bin, from } = chooseBinary(options.bin);
+    const { bin, from } = chooseBinary(options.bin, options.env);
     const child = await spawnServe(bin, from, options.cwd, options.env);
 
     const stderr = new Tail(STDERR_TAIL_CHARS);
@@ -158,6 +202,9 @@ export class LatchClient implements AsyncDisposable {
       },
       onProtocolError: (error) => {
         if (client !== undefined) client.#emitter.emit("protocolError", error);
+      },
+      onPendingChange: () => {
+        if (client !== undefined) client.#holdWhileBusy();
       },
     });
 
@@ -187,12 +234,21 @@ export class LatchClient implements AsyncDisposable {
     });
 
     try {
-      const result = await connection.request<InitializeResult>("initialize", wireConfig).result;
-      client = new LatchClient(child, connection, exited, stderr, result);
+      const result = await bounded(
+        connection.request<InitializeResult>("initialize", wireConfig).result,
+        startTimeoutMs,
+        signal,
+        () => new LatchTimeoutError(`${bin} serve did not answer initialize within ${startTimeoutMs} ms`),
+      );
+      client = new LatchClient(child, connection, exited, stderr, result, cancelGraceMs);
       for (const [method, params] of early) client.#onNotification(method, params);
+      client.#holdWhileBusy();
       return client;
     } catch (error) {
+      // latch exits at the end of its input. A binary that did not answer
+      // in time, or a start given up on, is told to stop at once as well.
       child.stdin.end();
+      if (error instanceof LatchTimeoutError || signal?.aborted === true) child.kill("SIGTERM");
       if ((await Promise.race([exited, delay(2000)])) === undefined) {
         child.kill("SIGKILL");
         await exited;
@@ -228,9 +284,23 @@ export class LatchClient implements AsyncDisposable {
     if (signal?.aborted === true) return Promise.reject(signal.reason);
     const { id, result } = this.#request<Outcome>("fire", event);
     if (signal !== undefined) {
-      const cancel = (): void => this.#connection.notify("$/cancelRequest", { id });
+      let grace: NodeJS.Timeout | undefined;
+      const cancel = (): void => {
+        this.#connection.notify("$/cancelRequest", { id });
+        if (this.#cancelGraceMs > MAX_TIMER_MS) return;
+        grace = setTimeout(() => {
+          const ms = this.#cancelGraceMs;
+          this.#connection.abandon(
+            id,
+            new LatchTimeoutError(`fire was aborted, but latch did not answer within ${ms} ms of its $/cancelRequest`),
+          );
+        }, this.#cancelGraceMs);
+      };
       signal.addEventListener("abort", cancel, { once: true });
-      const forget = (): void => signal.removeEventListener("abort", cancel);
+      const forget = (): void => {
+        signal.removeEventListener("abort", cancel);
+        clearTimeout(grace);
+      };
       result.then(forget, forget);
     }
     return result;
@@ -308,15 +378,21 @@ export class LatchClient implements AsyncDisposable {
     return this.#request<T>(method, params).result;
   }
 
-  /** Adds a listener. See {@link LatchClientEvents}. */
+  /**
+   * Adds a listener. See {@link LatchClientEvents}. While a listener for a
+   * notification (`asyncResult`, `diagnostics`, `notification`) is on, the
+   * client keeps Node running.
+   */
   on<K extends keyof LatchClientEvents>(event: K, listener: Listener<K>): this {
     this.#emitter.on(event, listener as (...args: unknown[]) => void);
+    this.#holdWhileBusy();
     return this;
   }
 
   /** Adds a listener called once. */
   once<K extends keyof LatchClientEvents>(event: K, listener: Listener<K>): this {
     this.#emitter.once(event, listener as (...args: unknown[]) => void);
+    this.#holdWhileBusy();
     return this;
   }
 
@@ -355,6 +431,7 @@ export class LatchClient implements AsyncDisposable {
    */
   close(options: CloseOptions = {}): Promise<ExitInfo> {
     this.#closing ??= this.#close(options.timeoutMs ?? 10_000);
+    this.#holdWhileBusy();
     return this.#closing;
   }
 
@@ -387,6 +464,20 @@ export class LatchClient implements AsyncDisposable {
     return this.#connection.request<T>(method, params);
   }
 
+  /**
+   * Keeps Node running while something waits on the client (a request in
+   * flight, a notification listener, {@link close}), and lets it exit
+   * otherwise; latch exits with it, at the end of its input.
+   */
+  #holdWhileBusy(): void {
+    if (this.#child.exitCode !== null || this.#child.signalCode !== null) return;
+    const listening = NOTIFICATION_EVENTS.some((event) => this.#emitter.listenerCount(event) > 0);
+    const busy = this.#connection.pendingCount > 0 || listening || this.#closing !== undefined;
+    if (busy === this.#held) return;
+    this.#held = busy;
+    holdOpen(this.#child, busy);
+  }
+
   #onNotification(method: string, params: unknown): void {
     this.#emitter.emit("notification", method, params);
     if (method === "latch/asyncResult") {
@@ -399,4 +490,42 @@ export class LatchClient implements AsyncDisposable {
 
 function delay(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms).unref());
+}
+
+/** A limit in milliseconds: `value`, or `fallback` when it is not given. */
+function milliseconds(value: number | undefined, fallback: number, name: string): number {
+  if (value === undefined) return fallback;
+  if (!(value >= 0)) throw new RangeError(`${name} must be a number of milliseconds, not ${String(value)}`);
+  return value;
+}
+
+/**
+ * `promise`, or a rejection with `timeout()` after `ms` milliseconds, or
+ * with `signal.reason` once `signal` aborts, whichever comes first.
+ */
+function bounded<T>(
+  promise: Promise<T>,
+  ms: number,
+  signal: AbortSignal | undefined,
+  timeout: () => Error,
+): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    let timer: NodeJS.Timeout | undefined;
+    const abort = (): void => settle(() => reject(signal?.reason));
+    const settle = (then: () => void): void => {
+      clearTimeout(timer);
+      signal?.removeEventListener("abort", abort);
+      then();
+    };
+    promise.then(
+      (value) => settle(() => resolve(value)),
+      (error: unknown) => settle(() => reject(error)),
+    );
+    if (signal?.aborted === true) {
+      abort();
+      return;
+    }
+    signal?.addEventListener("abort", abort, { once: true });
+    if (ms <= MAX_TIMER_MS) timer = setTimeout(() => settle(() => reject(timeout())), ms);
+  });
 }

@@ -71,6 +71,14 @@ export class LatchRpcError extends LatchError {
   }
 }
 
+/**
+ * latch did not answer in time: `initialize` within `startTimeoutMs`, or an
+ * aborted `fire` within `cancelGraceMs` of its `$/cancelRequest`.
+ */
+export class LatchTimeoutError extends LatchError {
+  override name = "LatchTimeoutError";
+}
+
 /** A request was made after {@link LatchClient.close} (or it was still waiting when the client closed). */
 export class LatchClosedError extends LatchError {
   override name = "LatchClosedError";

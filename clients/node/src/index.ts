@@ -14,7 +14,15 @@ export { LatchClient } from "./client.js";
 export type { CloseOptions, ExitInfo, LatchClientEvents, RequestOptions, StartOptions } from "./client.js";
 export { toWireConfig } from "./config.js";
 export type { AnyConfig, Dialect, LatchConfig, WireConfig } from "./config.js";
-export { ErrorCode, LatchClosedError, LatchDiedError, LatchError, LatchNotFoundError, LatchRpcError } from "./errors.js";
+export {
+  ErrorCode,
+  LatchClosedError,
+  LatchDiedError,
+  LatchError,
+  LatchNotFoundError,
+  LatchRpcError,
+  LatchTimeoutError,
+} from "./errors.js";
 export type { Compaction, EventKind, Json, LatchEvent, ToolCall } from "./event.js";
 export type {
   AsyncResult,

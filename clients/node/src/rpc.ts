@@ -17,6 +17,8 @@ export interface ConnectionHandlers {
   onNotification(method: string, params: unknown): void;
   /** A line that is not a response to a pending request nor a notification. */
   onProtocolError(error: Error): void;
+  /** The number of requests waiting for an answer changed. */
+  onPendingChange?(count: number): void;
 }
 
 interface Pending {
@@ -36,6 +38,8 @@ export class Connection {
   readonly #out: Writable;
   readonly #handlers: ConnectionHandlers;
   readonly #pending = new Map<RequestId, Pending>();
+  /** Requests given up on ({@link abandon}) whose answer has not come yet: it is dropped. */
+  readonly #abandoned = new Set<RequestId>();
   #nextId = 1;
   #buffer = "";
   #failure: Error | undefined;
@@ -52,7 +56,11 @@ export class Connection {
     return this.#pending.size;
   }
 
-  /** Sends a request; the answer's `result`, or a {@link LatchRpcError}. */
+  /**
+   * Sends a request; the answer's `result`, or a {@link LatchRpcError}.
+   * Params JSON cannot carry (a BigInt, a cycle) reject with the
+   * `TypeError` of `JSON.stringify`, and nothing is sent.
+   */
   request<T>(method: string, params?: unknown): SentRequest<T> {
     const id = this.#nextId++;
     const result = new Promise<T>((resolve, reject) => {
@@ -60,16 +68,32 @@ export class Connection {
         reject(this.#failure);
         return;
       }
+      // Encoded first: if it throws, no request is left waiting.
+      const line = encode(params === undefined ? { jsonrpc: "2.0", id, method } : { jsonrpc: "2.0", id, method, params });
       this.#pending.set(id, { method, resolve: resolve as (value: unknown) => void, reject });
-      this.#send(params === undefined ? { jsonrpc: "2.0", id, method } : { jsonrpc: "2.0", id, method, params });
+      this.#changed();
+      this.#out.write(line);
     });
     return { id, result };
+  }
+
+  /**
+   * Rejects a request still waiting with `error`, and drops its answer
+   * when it comes. Does nothing if it was answered already.
+   */
+  abandon(id: RequestId, error: Error): void {
+    const pending = this.#pending.get(id);
+    if (pending === undefined) return;
+    this.#pending.delete(id);
+    this.#abandoned.add(id);
+    this.#changed();
+    pending.reject(error);
   }
 
   /** Sends a notification (no answer). Does nothing once the connection failed. */
   notify(method: string, params?: unknown): void {
     if (this.#failure !== undefined) return;
-    this.#send(params === undefined ? { jsonrpc: "2.0", method } : { jsonrpc: "2.0", method, params });
+    this.#out.write(encode(params === undefined ? { jsonrpc: "2.0", method } : { jsonrpc: "2.0", method, params }));
   }
 
   /** Rejects every pending request, and every later one, with `error`. */
@@ -77,12 +101,13 @@ export class Connection {
     this.#failure ??= error;
     const pending = [...this.#pending.values()];
     this.#pending.clear();
+    this.#abandoned.clear();
+    if (pending.length > 0) this.#changed();
     for (const p of pending) p.reject(error);
   }
 
-  #send(message: object): void {
-    // JSON.stringify escapes every control character, so the line holds no raw newline.
-    this.#out.write(`${JSON.stringify(message)}\n`);
+  #changed(): void {
+    this.#handlers.onPendingChange?.(this.#pending.size);
   }
 
   #receive(chunk: string): void {
@@ -113,6 +138,7 @@ export class Connection {
       return;
     }
     const id = m["id"];
+    if (typeof id === "number" && ("result" in m || "error" in m) && this.#abandoned.delete(id)) return;
     const pending = typeof id === "number" ? this.#pending.get(id) : undefined;
     if (pending === undefined || !("result" in m || "error" in m)) {
       const error = m["error"];
@@ -124,6 +150,7 @@ export class Connection {
       return;
     }
     this.#pending.delete(id as number);
+    this.#changed();
     const error = m["error"];
     if (error !== undefined) {
       pending.reject(
@@ -141,4 +168,9 @@ function isRpcError(value: unknown): value is { code: number; message: string; d
   if (typeof value !== "object" || value === null) return false;
   const v = value as Record<string, unknown>;
   return typeof v["code"] === "number" && typeof v["message"] === "string";
+}
+
+/** One message as a line. JSON.stringify escapes every control character, so the line holds no raw newline. */
+function encode(message: object): string {
+  return `${JSON.stringify(message)}\n`;
 }

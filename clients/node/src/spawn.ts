@@ -11,9 +11,17 @@ import { LatchError, LatchNotFoundError } from "./errors.js";
 /** Where the binary's name came from. */
 export type BinarySource = "option" | "env" | "path";
 
-/** Picks the binary: the option, else `$LATCH_BIN`, else `latch` on `PATH`. */
-export function chooseBinary(option: string | undefined): { bin: string; from: BinarySource } {
-  const fromEnv = process.env["LATCH_BIN"];
+/**
+ * Picks the binary: the option, else `$LATCH_BIN`, else `latch` on `PATH`.
+ * `$LATCH_BIN` is read from `env`, latch's environment, when it is given
+ * (as `spawn` then searches that environment's `PATH`), else from this
+ * process's.
+ */
+export function chooseBinary(
+  option: string | undefined,
+  env: NodeJS.ProcessEnv | undefined,
+): { bin: string; from: BinarySource } {
+  const fromEnv = (env ?? process.env)["LATCH_BIN"];
   const [bin, from]: [string, BinarySource] =
     option !== undefined && option !== ""
       ? [option, "option"]
@@ -27,6 +35,11 @@ export function chooseBinary(option: string | undefined): { bin: string; from: B
 /**
  * Starts `BIN serve` with piped stdio and waits until it runs.
  *
+ * latch runs detached, in a session and process group of its own: a
+ * terminal's Ctrl-C (SIGINT to the foreground process group) then reaches
+ * only the harness, which decides what to cancel. latch still exits with
+ * the harness, at the end of its input.
+ *
  * @throws {LatchNotFoundError} the binary does not exist or cannot be executed.
  */
 export async function spawnServe(
@@ -35,7 +48,12 @@ export async function spawnServe(
   cwd: string | undefined,
   env: NodeJS.ProcessEnv | undefined,
 ): Promise<ChildProcessWithoutNullStreams> {
-  const child = spawn(bin, ["serve"], { cwd, env: env ?? process.env, stdio: ["pipe", "pipe", "pipe"] });
+  const child = spawn(bin, ["serve"], {
+    cwd,
+    env: env ?? process.env,
+    stdio: ["pipe", "pipe", "pipe"],
+    detached: true,
+  });
   await new Promise<void>((ready, fail) => {
     child.once("spawn", ready);
     child.once("error", (error: NodeJS.ErrnoException) => {
@@ -53,6 +71,22 @@ export async function spawnServe(
     // EPIPE once latch is gone; "exit" reports that.
   });
   return child;
+}
+
+/**
+ * Makes the process and its pipes keep this one alive (`ref`), or not: a
+ * client waiting for nothing must not keep Node from exiting.
+ */
+export function holdOpen(child: ChildProcessWithoutNullStreams, hold: boolean): void {
+  for (const handle of [child, child.stdin, child.stdout, child.stderr] as unknown as Refable[]) {
+    if (hold) handle.ref?.();
+    else handle.unref?.();
+  }
+}
+
+interface Refable {
+  ref?(): void;
+  unref?(): void;
 }
 
 /** The last characters a stream wrote, for error messages. */

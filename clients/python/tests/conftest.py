@@ -6,11 +6,14 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import signal
 import stat
+import subprocess
 import sys
+import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Dict
+from typing import Any, Dict, Tuple
 
 import pytest
 
@@ -140,6 +143,47 @@ def fake_server(tmp_path: Path, script: str) -> str:
     path.write_text("#!/bin/sh\n" + script + "\n")
     path.chmod(0o755)
     return str(path)
+
+
+def interrupt_harness(tmp_path: Path, code: str, config: Dict[str, Any]) -> Tuple[int, str, str]:
+    """Run ``code`` as a harness in a session (and process group) of its
+    own, as a shell runs a job; once it prints ``ready``, wait a little and
+    press Ctrl-C, which sends SIGINT to the whole foreground process group.
+    Its exit code, stdout and stderr."""
+    script = tmp_path / "harness.py"
+    script.write_text(code)
+    harness = subprocess.Popen(
+        [sys.executable, str(script), json.dumps(config)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    try:
+        assert harness.stdout is not None
+        first = harness.stdout.readline()
+        assert first == "ready\n", first + (harness.stderr.read() if harness.stderr else "")
+        time.sleep(0.5)  # the fire is in flight, its hook running
+        os.killpg(harness.pid, signal.SIGINT)
+        out, err = harness.communicate(timeout=30)
+    finally:
+        if harness.poll() is None:
+            os.killpg(harness.pid, signal.SIGKILL)
+            harness.wait()
+    return harness.returncode, out, err
+
+
+def process_gone(pid: int, within: float = 10.0) -> bool:
+    """Whether process ``pid`` exited and was reaped within ``within`` seconds."""
+    deadline = time.monotonic() + within
+    while True:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return True
+        if time.monotonic() >= deadline:
+            return False
+        time.sleep(0.05)
 
 
 def pytest_configure(config: pytest.Config) -> None:

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import gc
+import logging
 import os
 import signal
 import time
@@ -11,7 +13,7 @@ from typing import Any, Awaitable, Callable, List, TypeVar
 
 import pytest
 
-from conftest import Project, bash, bash_after, fake_server
+from conftest import Project, bash, bash_after, fake_server, interrupt_harness, process_gone
 from latch_client import (
     AsyncClient,
     AsyncResult,
@@ -226,3 +228,92 @@ def test_trust_methods(project: Project) -> None:
             assert len(await latch.trust_revoke(all=True)) == 2
 
     run(main)
+
+
+CTRL_C_HARNESS = r"""
+import asyncio, json, signal, sys
+from latch_client import AsyncClient
+
+hang = {"event": "tool_before", "session_id": "c", "tool": {"name": "Bash", "input": {"command": "hang"}}}
+ls = {"event": "tool_before", "session_id": "c", "tool": {"name": "Bash", "input": {"command": "ls"}}}
+
+async def main() -> None:
+    async with AsyncClient(**json.loads(sys.argv[1])) as latch:
+        fire = asyncio.ensure_future(latch.fire(hang))
+        # The harness's Ctrl-C cancels the tool call and keeps the session.
+        asyncio.get_running_loop().add_signal_handler(signal.SIGINT, fire.cancel)
+        print("ready", flush=True)
+        try:
+            await fire
+        except asyncio.CancelledError:
+            print("interrupted", flush=True)
+        print((await latch.fire(ls, timeout=10))["decision"], flush=True)
+
+asyncio.run(main())
+"""
+
+
+def test_ctrl_c_interrupts_the_fire_and_spares_the_server(project: Project, tmp_path: Path) -> None:
+    returncode, out, err = interrupt_harness(tmp_path, CTRL_C_HARNESS, project.config())
+    assert (returncode, out) == (0, "interrupted\nproceed\n"), err
+
+
+def test_a_line_cut_short_is_ended_and_the_client_goes_on(
+    project: Project, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    # A signal handler's KeyboardInterrupt raised right after the transport
+    # wrote part of a long line. The client ends the line, so that the
+    # server refuses it and reads the next request as a line of its own.
+    real_write = os.write
+
+    def cut(fd: int, data: bytes) -> int:
+        if len(data) > 1 << 20:
+            real_write(fd, bytes(data[:1000]))
+            raise KeyboardInterrupt
+        return real_write(fd, data)
+
+    async def main() -> None:
+        async with AsyncClient(**project.config(), cancel_grace=1.0) as latch:
+            monkeypatch.setattr(os, "write", cut)
+            with pytest.raises(KeyboardInterrupt):
+                await latch.explain({"event": "user_prompt", "session_id": "big", "prompt": "x" * (2 << 20)})
+            monkeypatch.undo()
+            with caplog.at_level(logging.WARNING, logger="latch_client"):
+                outcome = await latch.fire(bash("ls"), timeout=5)
+                assert outcome["decision"] == "proceed" and not is_cancelled(outcome)
+                await latch.explain(bash("ls"))  # the parse error came before this answer
+        assert caplog.records == []
+
+    run(main)
+
+
+def test_an_unclosed_client_is_closed_when_collected(project: Project) -> None:
+    async def main() -> None:
+        latch = AsyncClient(**project.config())
+        await latch.open()
+        pid = latch.pid or 0
+        with pytest.warns(ResourceWarning, match="never closed"):
+            del latch
+            gc.collect()
+        # latch exits at the end of its input, and is reaped.
+        for _ in range(200):
+            if process_gone(pid, within=0):
+                break
+            await asyncio.sleep(0.05)
+        assert process_gone(pid, within=0)
+
+    run(main)
+
+
+def test_a_client_left_open_ends_with_its_event_loop(project: Project) -> None:
+    kept: List[AsyncClient] = []
+
+    async def main() -> None:
+        latch = AsyncClient(**project.config())
+        await latch.open()
+        kept.append(latch)
+
+    with pytest.warns(ResourceWarning, match="event loop ended"):
+        asyncio.run(main())
+    # The server was ended, and waited for, while the loop still ran.
+    assert kept[0].returncode == 0

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import logging
+import os
 from pathlib import Path
 
 import pytest
@@ -22,6 +24,8 @@ from latch_client import (
 )
 from latch_client._protocol import (
     Response,
+    StderrTail,
+    WarningBudget,
     encode_notification,
     encode_request,
     initialize_params,
@@ -123,6 +127,56 @@ def test_find_binary(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     latch.chmod(0o644)
     with pytest.raises(LatchNotFound):
         find_binary(latch)
+
+
+def test_find_binary_is_absolute(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "bin").mkdir()
+    latch = tmp_path / "bin" / "latch"
+    latch.write_text("#!/bin/sh\n")
+    latch.chmod(0o755)
+    monkeypatch.chdir(tmp_path)
+    assert find_binary(os.path.join("bin", "latch")) == str(latch)
+    monkeypatch.setenv("PATH", "bin")
+    monkeypatch.delenv("LATCH_BIN", raising=False)
+    assert find_binary(None) == str(latch)
+
+
+def test_find_binary_in_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    latch = tmp_path / "latch"
+    latch.write_text("#!/bin/sh\n")
+    latch.chmod(0o755)
+    monkeypatch.setenv("LATCH_BIN", str(latch))
+    # The given environment's variables, not this process's.
+    with pytest.raises(LatchNotFound, match="LATCH_BIN of the env argument"):
+        find_binary(None, {"LATCH_BIN": str(tmp_path / "other")})
+    with pytest.raises(LatchNotFound, match="PATH of the env argument"):
+        find_binary(None, {"PATH": str(tmp_path / "empty")})
+    assert find_binary(None, {"PATH": str(tmp_path)}) == str(latch)
+    assert find_binary(None, {"LATCH_BIN": str(latch)}) == str(latch)
+    # An explicit binary wins over both.
+    assert find_binary(latch, {"LATCH_BIN": str(tmp_path / "other")}) == str(latch)
+
+
+def test_stderr_tail() -> None:
+    tail = StderrTail(max_lines=3, max_line_bytes=10)
+    tail.feed(b"one\ntw")
+    assert tail.text() == "one\ntw"
+    tail.feed(b"o\n" + b"x" * 25)
+    tail.feed(b"y" * 5 + b"\n\xff\xfe bad")
+    assert tail.text() == "one\ntwo\nxxxxxxxxxx [... 20 more bytes]\n\ufffd\ufffd bad"
+    tail.end()
+    assert tail.text() == "two\nxxxxxxxxxx [... 20 more bytes]\n\ufffd\ufffd bad"
+
+
+def test_warning_budget(caplog: pytest.LogCaptureFixture) -> None:
+    budget = WarningBudget(limit=3)
+    with caplog.at_level(logging.DEBUG, logger="latch_client"):
+        for i in range(100):
+            assert parse_line(b"garbage %d" % i, budget) is None
+    warnings = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
+    assert len(warnings) == 4
+    assert "garbage 2" in warnings[2] and "further warnings" in warnings[3]
+    assert sum(r.levelno == logging.DEBUG for r in caplog.records) == 97
 
 
 def test_is_cancelled() -> None:

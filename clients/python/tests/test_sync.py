@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import gc
 import json
+import logging
 import os
+import shlex
 import signal
 import threading
 import time
@@ -12,7 +15,7 @@ from typing import Callable, List
 
 import pytest
 
-from conftest import Project, bash, bash_after, fake_server, make_project
+from conftest import Project, bash, bash_after, fake_server, interrupt_harness, make_project, process_gone
 from latch_client import (
     AsyncResult,
     Client,
@@ -349,3 +352,154 @@ def test_trust_policy_list_and_approve(project: Project) -> None:
         assert latch.trust_list()[0]["trust"] == {"state": "approved"}
         revoked = latch.trust_revoke([guard["hook"]])
         assert len(revoked) == 1
+
+
+CTRL_C_HARNESS = r"""
+import json, signal, sys
+from latch_client import Client
+
+signal.signal(signal.SIGINT, signal.default_int_handler)  # even if started with SIGINT ignored
+hang = {"event": "tool_before", "session_id": "c", "tool": {"name": "Bash", "input": {"command": "hang"}}}
+ls = {"event": "tool_before", "session_id": "c", "tool": {"name": "Bash", "input": {"command": "ls"}}}
+with Client(**json.loads(sys.argv[1])) as latch:
+    print("ready", flush=True)
+    try:
+        latch.fire(hang)
+    except KeyboardInterrupt:
+        print("interrupted", flush=True)
+    # The interrupt cancelled the hanging dispatch: the next event of the
+    # session runs at once.
+    print(latch.fire(ls, timeout=10)["decision"], flush=True)
+"""
+
+
+def test_ctrl_c_interrupts_the_fire_and_spares_the_server(project: Project, tmp_path: Path) -> None:
+    returncode, out, err = interrupt_harness(tmp_path, CTRL_C_HARNESS, project.config())
+    assert (returncode, out) == (0, "interrupted\nproceed\n"), err
+
+
+def test_an_interrupted_long_write_leaves_the_client_usable(project: Project) -> None:
+    # latch is stopped, so the pipe fills and the write of a 4 MiB event
+    # blocks; a signal handler raises KeyboardInterrupt in the middle of it,
+    # as Ctrl-C does. No half line may stay in the pipe.
+    big = {"event": "user_prompt", "session_id": "big", "prompt": "x" * (4 << 20)}
+    with Client(**project.config(), cancel_grace=1.0) as latch:
+        pid = latch.pid or 0
+
+        def interrupt(signum: int, frame: object) -> None:
+            os.kill(pid, signal.SIGCONT)
+            raise KeyboardInterrupt
+
+        previous = signal.signal(signal.SIGALRM, interrupt)
+        try:
+            os.kill(pid, signal.SIGSTOP)
+            signal.setitimer(signal.ITIMER_REAL, 0.5)
+            with pytest.raises(KeyboardInterrupt):
+                latch.fire(big)
+        finally:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, previous)
+            os.kill(pid, signal.SIGCONT)
+        outcome = latch.fire(bash("ls", session="after"), timeout=5)
+        assert outcome["decision"] == "proceed" and not is_cancelled(outcome)
+
+
+def test_a_line_cut_short_is_ended_and_the_client_goes_on(
+    project: Project, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    # An exception no signal handler raised (one raised into a thread) cuts
+    # a long line short. The client ends the line, so that the server
+    # refuses it and reads the next request as a line of its own.
+    real_write = os.write
+
+    def cut(fd: int, data: bytes) -> int:
+        if len(data) > 1 << 20:
+            real_write(fd, bytes(data[:1000]))
+            raise RuntimeError("raised into the thread")
+        return real_write(fd, data)
+
+    with Client(**project.config(), cancel_grace=1.0) as latch:
+        errors: List[BaseException] = []
+
+        def fire_big() -> None:
+            try:
+                latch.fire({"event": "user_prompt", "session_id": "big", "prompt": "x" * (2 << 20)})
+            except BaseException as error:
+                errors.append(error)
+
+        monkeypatch.setattr(os, "write", cut)
+        worker = threading.Thread(target=fire_big)
+        worker.start()
+        worker.join(10)
+        monkeypatch.undo()
+        assert [type(e) for e in errors] == [RuntimeError]
+        with caplog.at_level(logging.WARNING, logger="latch_client"):
+            outcome = latch.fire(bash("ls"), timeout=5)
+            assert outcome["decision"] == "proceed" and not is_cancelled(outcome)
+            latch.explain(bash("ls"))  # the parse error came before this answer
+    assert caplog.records == []
+
+
+def test_a_relative_binary_is_found_from_here_not_from_cwd(
+    project: Project, latch_bin: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "bin").mkdir()
+    (tmp_path / "bin" / "latch").symlink_to(os.path.abspath(latch_bin))
+    monkeypatch.chdir(tmp_path)
+    with Client(binary=os.path.join("bin", "latch"), cwd=project.root, **project.config()) as latch:
+        assert latch.dialects == ["claude"]
+
+
+def test_env_is_where_the_binary_is_looked_up(project: Project, latch_bin: str, tmp_path: Path) -> None:
+    # This process's $LATCH_BIN (set by the fixture) is a good binary; the
+    # server's environment names another one, which wins.
+    with pytest.raises(LatchNotFound, match="env"):
+        Client(env={**os.environ, "LATCH_BIN": str(tmp_path / "nope")}, **project.config()).open()
+    # No $LATCH_BIN in the server's environment: its PATH is searched.
+    (tmp_path / "bin").mkdir()
+    (tmp_path / "bin" / "latch").symlink_to(os.path.abspath(latch_bin))
+    env = {k: v for k, v in os.environ.items() if k != "LATCH_BIN"}
+    env["PATH"] = str(tmp_path / "bin") + os.pathsep + os.defpath
+    with Client(env=env, **project.config()) as latch:
+        assert latch.dialects == ["claude"]
+    with pytest.raises(LatchNotFound, match="PATH"):
+        Client(env={"PATH": os.defpath}, **project.config()).open()
+
+
+def test_stderr_tail_cuts_long_lines(project: Project, latch_bin: str, tmp_path: Path) -> None:
+    # 3 MB of stderr without a newline, then latch itself.
+    wrapper = fake_server(
+        tmp_path,
+        "head -c 3000000 /dev/zero | tr '\\0' e >&2; printf '\\nafter\\n' >&2; "
+        f'exec {shlex.quote(os.path.abspath(latch_bin))} "$@"',
+    )
+    with Client(binary=wrapper, **project.config()) as latch:
+        assert latch.fire(bash("ls"))["decision"] == "proceed"
+        deadline = time.monotonic() + 10
+        while "after" not in latch.stderr_tail and time.monotonic() < deadline:
+            time.sleep(0.05)
+        lines = latch.stderr_tail.splitlines()
+    assert lines[:2] == ["e" * 8192 + " [... 2991808 more bytes]", "after"]
+
+
+@pytest.mark.no_latch
+def test_warnings_about_garbage_output_are_capped(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    # Not latch: a line that is not JSON, as fast as it can.
+    client = Client(binary=fake_server(tmp_path, "exec yes serve"), start_timeout=1.0, close_timeout=1.0)
+    with caplog.at_level(logging.WARNING, logger="latch_client"):
+        with pytest.raises(LatchTimeout):
+            client.open()
+    garbage = [r for r in caplog.records if "not JSON" in r.getMessage()]
+    assert 1 <= len(garbage) <= 10
+    assert len(caplog.records) <= 15
+
+
+def test_an_unclosed_client_is_closed_when_collected(project: Project) -> None:
+    latch = Client(**project.config())
+    latch.open()
+    pid = latch.pid or 0
+    with pytest.warns(ResourceWarning, match="never closed"):
+        del latch
+        gc.collect()
+    # latch exits at the end of its input, and the client's reader reaps it.
+    assert process_gone(pid)

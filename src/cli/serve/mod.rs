@@ -48,7 +48,7 @@ type Out = mpsc::UnboundedSender<String>;
 /// Runs `latch serve` until `exit` or the end of input.
 pub async fn run(_args: ServeArgs) -> u8 {
     let _ = crate::run::become_subreaper();
-    raise_open_file_limit();
+    super::raise_open_file_limit();
     let max_event = match super::event_input::max_event_bytes() {
         Ok(n) => n,
         Err(msg) => {
@@ -189,25 +189,8 @@ pub async fn run(_args: ServeArgs) -> u8 {
     exit::OK
 }
 
-/// Raises the soft limit of open files to the hard limit: a server runs
-/// many hooks at once, each with three pipes, for a long time.
-fn raise_open_file_limit() {
-    use rustix::process::{Resource, getrlimit, setrlimit};
-    let limit = getrlimit(Resource::Nofile);
-    if limit.current < limit.maximum {
-        let _ = setrlimit(
-            Resource::Nofile,
-            rustix::process::Rlimit {
-                current: limit.maximum,
-                maximum: limit.maximum,
-            },
-        );
-    }
-}
-
 /// Reads stdin line by line (each bounded by `max`) into `lines`, until
-/// the end of input.
-/// Reads the messages; `queued` counts those read and not yet taken.
+/// the end of input; `queued` counts the lines read and not yet taken.
 async fn read_lines(
     input: std::pin::Pin<Box<dyn tokio::io::AsyncRead + Send>>,
     lines: mpsc::Sender<Line>,

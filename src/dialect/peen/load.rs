@@ -241,7 +241,7 @@ impl Loader<'_> {
         self.problems
             .into_iter()
             .map(|(at, msg)| {
-                Diagnostic::warning(format!("harness.warning: hooks file skipped: {msg}"))
+                Diagnostic::warning(format!("{}: {msg}", super::SKIPPED))
                     .in_file(self.path)
                     .at(at)
                     .for_dialect(DIALECT)

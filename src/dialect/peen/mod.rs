@@ -202,11 +202,9 @@ impl Peen {
                     Err(e) => {
                         skipped.push((path.clone(), format!("cannot read it: {e}")));
                         diagnostics.push(
-                            Diagnostic::warning(format!(
-                                "harness.warning: hooks file skipped: cannot read it: {e}"
-                            ))
-                            .in_file(&path)
-                            .for_dialect(DIALECT),
+                            Diagnostic::warning(format!("{SKIPPED}: cannot read it: {e}"))
+                                .in_file(&path)
+                                .for_dialect(DIALECT),
                         );
                     }
                 }
@@ -289,7 +287,7 @@ impl Peen {
 /// The diagnostic for a hooks file whose loading panicked.
 fn internal_load_failure(path: &Path, message: &str) -> Diagnostic {
     Diagnostic::warning(format!(
-        "harness.warning: hooks file skipped: latch failed internally while loading it ({message})"
+        "{SKIPPED}: latch failed internally while loading it ({message})"
     ))
     .in_file(path)
     .for_dialect(DIALECT)
@@ -317,3 +315,14 @@ crate::dialect::impl_dialect!(
         crate::dialect::failed::failure_outcome(DIALECT, event, what, deny)
     }
 );
+
+/// How peen's warning for a hooks file it skipped whole begins (peen
+/// skips an invalid file with a warning, as its spec says).
+pub(crate) const SKIPPED: &str = "harness.warning: hooks file skipped";
+
+/// Whether `d` says a hooks file was skipped whole: a load failure for
+/// whoever needs the file's hooks (`latch convert`), though peen itself
+/// only warns.
+pub(crate) fn skipped_a_file(d: &crate::Diagnostic) -> bool {
+    d.message.starts_with(SKIPPED)
+}

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import asyncio
 import inspect
+import select
+import warnings
+import weakref
 from types import TracebackType
 from typing import (
     TYPE_CHECKING,
@@ -24,14 +27,17 @@ from typing import (
 
 from ._common import UNSET, ClientOptions, InitializeInfo, Unset
 from ._protocol import (
+    STDERR_CHUNK,
     AsyncResultNotification,
     DiagnosticsNotification,
     Notification,
     Response,
     StderrTail,
+    WarningBudget,
     encode_notification,
     encode_request,
     logger,
+    own_process_group,
     parse_line,
 )
 from .errors import LatchClientError, LatchClosed, LatchDied, LatchError, LatchNotFound, LatchTimeout
@@ -55,6 +61,9 @@ __all__ = ["AsyncClient", "NotificationStream"]
 _READ_LIMIT = 1 << 30
 """The longest line read from the server (asyncio's default is 64 KiB)."""
 
+_PIPE_BUF: int = getattr(select, "PIPE_BUF", 512)
+"""A pipe takes a write of at most this many bytes whole, or not at all."""
+
 Callback = Callable[[Any], Any]
 
 
@@ -66,8 +75,8 @@ class NotificationStream(AsyncIterator[Notification]):
     :class:`~latch_client.LatchDied` if the server died.
     """
 
-    def __init__(self, client: AsyncClient) -> None:
-        self._client = client
+    def __init__(self, streams: Set[NotificationStream]) -> None:
+        self._streams = streams
         self._queue: asyncio.Queue[Union[Notification, LatchClientError]] = asyncio.Queue()
         self._done = False
 
@@ -91,7 +100,7 @@ class NotificationStream(AsyncIterator[Notification]):
     def close(self) -> None:
         """Stop receiving notifications."""
         self._done = True
-        self._client._streams.discard(self)
+        self._streams.discard(self)
 
 
 class AsyncClient(InitializeInfo):
@@ -104,7 +113,10 @@ class AsyncClient(InitializeInfo):
     ``exit``, and waits for the process. Leaving because of an exception
     (a cancellation included) skips ``shutdown``: ``exit`` cancels whatever
     still runs. Every wait is bounded by ``close_timeout``; a server that
-    does not exit in time is killed.
+    does not exit in time is killed. A client opened and never closed ends
+    its server's input, with a :class:`ResourceWarning`, when it is
+    garbage collected or when its event loop ends (``asyncio.run``
+    returns).
 
     Any number of :meth:`fire` calls may run at once (``asyncio.gather``,
     task groups); responses are matched to them by id.
@@ -136,18 +148,10 @@ class AsyncClient(InitializeInfo):
         )
         self._on_async_result = on_async_result
         self._on_diagnostics = on_diagnostics
-        self._proc: Optional[asyncio.subprocess.Process] = None
+        self._channel: Optional[_AsyncChannel] = None
+        self._finalizer: Optional[weakref.finalize[Any, AsyncClient]] = None
         self._init: Optional[InitializeResult] = None
-        self._next_id = 0
-        self._pending: Dict[int, Tuple[str, asyncio.Future[Any]]] = {}
-        self._failure: Optional[LatchClientError] = None
-        self._closing = False
-        self._stderr = StderrTail()
         self._streams: Set[NotificationStream] = set()
-        self._tasks: Set[asyncio.Task[Any]] = set()
-        self._reader: Optional[asyncio.Task[None]] = None
-        self._stderr_reader: Optional[asyncio.Task[None]] = None
-        self._drain_lock: Optional[asyncio.Lock] = None
 
     # ------------------------------------------------------------------
     # Lifecycle
@@ -176,12 +180,11 @@ class AsyncClient(InitializeInfo):
         :raises LatchDied: the server exited during ``initialize``.
         :raises LatchTimeout: ``initialize`` took longer than ``start_timeout``.
         """
-        if self._proc is not None:
+        if self._channel is not None:
             raise LatchClosed("this client was already started; make a new one")
         binary = self._opts.find_binary()
-        self._drain_lock = asyncio.Lock()
         try:
-            self._proc = await asyncio.create_subprocess_exec(
+            proc = await asyncio.create_subprocess_exec(
                 binary,
                 "serve",
                 stdin=asyncio.subprocess.PIPE,
@@ -190,13 +193,20 @@ class AsyncClient(InitializeInfo):
                 cwd=self._opts.cwd,
                 env=self._opts.env,
                 limit=_READ_LIMIT,
+                **own_process_group(),
             )
         except (FileNotFoundError, PermissionError) as error:
             raise LatchNotFound(f"latch binary {binary!r} could not be started: {error}", binary) from error
-        self._reader = asyncio.ensure_future(self._read_stdout())
-        self._stderr_reader = asyncio.ensure_future(self._read_stderr())
+        channel = self._channel = _AsyncChannel(
+            proc, self._opts, self._on_async_result, self._on_diagnostics, self._streams
+        )
+        # The channel's tasks hold the channel, never the client, so that a
+        # client nobody closed can be collected, and end its server then.
+        self._finalizer = weakref.finalize(self, _collected, channel)
+        self._finalizer.atexit = False
+        channel.start()
         try:
-            result = await self._call("initialize", self._opts.params, self._opts.start_timeout)
+            result = await channel.call("initialize", self._opts.params, self._opts.start_timeout)
         except BaseException:
             await self.abort()
             raise
@@ -217,40 +227,11 @@ class AsyncClient(InitializeInfo):
         await self._stop(graceful=False, timeout=timeout)
 
     async def _stop(self, graceful: bool, timeout: Optional[float]) -> None:
-        proc = self._proc
-        if proc is None or self._closing:
+        if self._channel is None:
             return
-        self._closing = True
-        limit = self._opts.close_timeout if timeout is None else timeout
-        alive = self._failure is None and proc.returncode is None
-        try:
-            if alive and graceful:
-                try:
-                    await self._call("shutdown", None, limit, internal=True)
-                except LatchClientError as error:
-                    logger.warning("latch serve did not shut down cleanly: %s", error)
-            if alive:
-                self._write_nowait(encode_notification("exit"))
-            assert proc.stdin is not None
-            proc.stdin.close()
-            try:
-                await asyncio.wait_for(proc.wait(), limit)
-            except asyncio.TimeoutError:
-                logger.warning("latch serve did not exit within %ss; killing it", limit)
-                _kill(proc)
-                await proc.wait()
-        finally:
-            if proc.returncode is None:
-                _kill(proc)
-            # Read what the server wrote before it exited: after `exit` (or
-            # the end of its input) it still answers the fires in flight
-            # with the outcome of what ran.
-            readers = [t for t in (self._reader, self._stderr_reader) if t is not None]
-            if readers:
-                _, late = await asyncio.wait(readers, timeout=limit)
-                for task in late:
-                    task.cancel()
-            self._fail(LatchClosed("the client was closed"))
+        if self._finalizer is not None:
+            self._finalizer.detach()
+        await self._channel.stop(graceful, self._opts.close_timeout if timeout is None else timeout)
 
     # ------------------------------------------------------------------
     # Requests
@@ -276,13 +257,14 @@ class AsyncClient(InitializeInfo):
         :raises LatchDied: the server exited.
         :raises LatchTimeout: not even the cancelled outcome came within ``cancel_grace``.
         """
-        request_id, future = await self._send("fire", self._opts.event(event))
+        channel = self._open_channel()
+        request_id, future = await channel.send("fire", self._opts.event(event))
         wait = self._opts.timeout if isinstance(timeout, Unset) else timeout
         try:
             try:
                 return cast(Outcome, await asyncio.wait_for(asyncio.shield(future), wait))
             except asyncio.TimeoutError:
-                self.cancel(request_id)
+                channel.cancel(request_id)
                 try:
                     return cast(Outcome, await asyncio.wait_for(future, self._opts.cancel_grace))
                 except asyncio.TimeoutError:
@@ -291,10 +273,10 @@ class AsyncClient(InitializeInfo):
                     ) from None
         except asyncio.CancelledError:
             if not future.done():
-                self.cancel(request_id)
+                channel.cancel(request_id)
             raise
         finally:
-            self._forget(request_id)
+            channel.forget(request_id)
 
     async def explain(
         self, event: Union[Event, Mapping[str, Any]], *, timeout: Union[float, None, Unset] = UNSET
@@ -350,7 +332,8 @@ class AsyncClient(InitializeInfo):
 
     def cancel(self, request_id: int) -> None:
         """Send ``$/cancelRequest`` for a request id (unknown ids are ignored)."""
-        self._write_nowait(encode_notification("$/cancelRequest", {"id": request_id}))
+        if self._channel is not None:
+            self._channel.cancel(request_id)
 
     def notifications(self) -> NotificationStream:
         """An async iterator over the notifications that arrive from now on::
@@ -362,9 +345,10 @@ class AsyncClient(InitializeInfo):
         Make it before firing the events whose notifications it should see.
         Each stream gets every notification; ``close()`` it when done.
         """
-        stream = NotificationStream(self)
-        if self._failure is not None:
-            stream._put(self._failure)
+        stream = NotificationStream(self._streams)
+        failure = None if self._channel is None else self._channel.failure
+        if failure is not None:
+            stream._put(failure)
         else:
             self._streams.add(stream)
         return stream
@@ -376,124 +360,308 @@ class AsyncClient(InitializeInfo):
     @property
     def pid(self) -> Optional[int]:
         """The server's process id, once started."""
-        return None if self._proc is None else self._proc.pid
+        return None if self._channel is None else self._channel.proc.pid
 
     @property
     def returncode(self) -> Optional[int]:
         """The server's exit code once it exited, else ``None``."""
-        return None if self._proc is None else self._proc.returncode
+        return None if self._channel is None else self._channel.proc.returncode
 
     @property
     def stderr_tail(self) -> str:
-        """The last lines the server wrote on stderr."""
-        return self._stderr.text()
+        """The last lines the server wrote on stderr (each cut at 8 KiB)."""
+        return "" if self._channel is None else self._channel.stderr.text()
+
+    def _open_channel(self) -> _AsyncChannel:
+        if self._channel is None:
+            raise LatchClosed("the client is not open; use `async with AsyncClient(...)` or await open()")
+        return self._channel
+
+    async def _call(self, method: str, params: Any, timeout: Optional[float]) -> Any:
+        return await self._open_channel().call(method, params, timeout)
+
+    def __repr__(self) -> str:
+        channel = self._channel
+        state = "not started" if channel is None else ("closed" if channel.closing else f"pid {channel.proc.pid}")
+        return f"<latch_client.AsyncClient {state}>"
+
+
+def _collected(channel: _AsyncChannel) -> None:
+    """An :class:`AsyncClient` opened and never closed was garbage collected."""
+    if channel.closing:
+        return
+    warnings.warn(
+        f"latch_client.AsyncClient was never closed: ending the input of latch serve (pid {channel.proc.pid}); "
+        "use `async with AsyncClient(...) as latch:` or await aclose()",
+        ResourceWarning,
+        stacklevel=2,
+    )
+    channel.abandon()
+
+
+class _AsyncChannel:
+    """A running ``latch serve`` and what the client's tasks share with the
+    callers: the requests waiting for an answer and the readers of the
+    server's output.
+
+    The tasks hold this object and never the :class:`AsyncClient`, so that
+    a client nobody closed can be garbage collected (see :func:`_collected`).
+    """
+
+    def __init__(
+        self,
+        proc: asyncio.subprocess.Process,
+        opts: ClientOptions,
+        on_async_result: Optional[Callable[[AsyncResult], object]],
+        on_diagnostics: Optional[Callable[[List[Diagnostic]], object]],
+        streams: Set[NotificationStream],
+    ) -> None:
+        self.proc = proc
+        self._opts = opts
+        self._on_async_result = on_async_result
+        self._on_diagnostics = on_diagnostics
+        self._streams = streams
+        self._loop = asyncio.get_running_loop()
+        self._next_id = 0
+        self._pending: Dict[int, Tuple[str, asyncio.Future[Any]]] = {}
+        self._cut_lines = 0  # lines cut short, whose parse errors are expected
+        self.failure: Optional[LatchClientError] = None
+        self.closing = False
+        self._stopping = False
+        self.stderr = StderrTail()
+        self._warnings = WarningBudget()
+        self._tasks: Set[asyncio.Task[Any]] = set()
+        self._reader: Optional[asyncio.Task[None]] = None
+        self._stderr_reader: Optional[asyncio.Task[None]] = None
+        self._drain_lock = asyncio.Lock()
+
+    def start(self) -> None:
+        """Start reading the server's output."""
+        self._reader = asyncio.ensure_future(self._read_stdout())
+        self._stderr_reader = asyncio.ensure_future(self._read_stderr())
 
     # ------------------------------------------------------------------
-    # Plumbing
+    # Closing
     # ------------------------------------------------------------------
 
-    async def _call(self, method: str, params: Any, timeout: Optional[float], internal: bool = False) -> Any:
-        request_id, future = await self._send(method, params, internal)
+    async def stop(self, graceful: bool, limit: float) -> None:
+        """``AsyncClient.aclose`` (``graceful``) or ``AsyncClient.abort``."""
+        proc = self.proc
+        if self.closing:
+            return
+        self.closing = self._stopping = True
+        alive = self.failure is None and proc.returncode is None
+        try:
+            if alive and graceful:
+                try:
+                    await self.call("shutdown", None, limit, internal=True)
+                except LatchClientError as error:
+                    logger.warning("latch serve did not shut down cleanly: %s", error)
+            if alive:
+                self._write_nowait(encode_notification("exit"))
+            assert proc.stdin is not None
+            proc.stdin.close()
+            try:
+                await asyncio.wait_for(proc.wait(), limit)
+            except asyncio.TimeoutError:
+                logger.warning("latch serve did not exit within %ss; killing it", limit)
+                _kill(proc)
+                await proc.wait()
+        finally:
+            if proc.returncode is None:
+                _kill(proc)
+            # Read what the server wrote before it exited: after `exit` (or
+            # the end of its input) it still answers the fires in flight
+            # with the outcome of what ran.
+            readers = [t for t in (self._reader, self._stderr_reader) if t is not None]
+            if readers:
+                _, late = await asyncio.wait(readers, timeout=limit)
+                for task in late:
+                    task.cancel()
+            self.fail(LatchClosed("the client was closed"))
+
+    def abandon(self) -> None:
+        """The client was collected unclosed: end the server's input. latch
+        then exits (cancelling what still runs), and the stdout reader
+        reaps it."""
+        if self.closing:
+            return
+        self.closing = True
+        try:
+            running = asyncio.get_running_loop()
+        except RuntimeError:
+            running = None
+        try:
+            if running is self._loop:
+                self._close_stdin()
+            elif not self._loop.is_closed():
+                self._loop.call_soon_threadsafe(self._close_stdin)
+        except RuntimeError:  # the loop closed meanwhile, and the process exits with this one
+            pass
+
+    def _close_stdin(self) -> None:
+        assert self.proc.stdin is not None
+        self.proc.stdin.close()
+
+    # ------------------------------------------------------------------
+    # Requests
+    # ------------------------------------------------------------------
+
+    async def call(self, method: str, params: Any, timeout: Optional[float], internal: bool = False) -> Any:
+        """Send a request and wait for its result."""
+        request_id, future = await self.send(method, params, internal)
         try:
             return await asyncio.wait_for(future, timeout)
         except asyncio.TimeoutError:
             raise LatchTimeout(f"{method} did not answer within {timeout}s") from None
         finally:
-            self._forget(request_id)
+            self.forget(request_id)
 
-    async def _send(self, method: str, params: Any, internal: bool = False) -> Tuple[int, asyncio.Future[Any]]:
-        proc = self._proc
-        if proc is None:
-            raise LatchClosed("the client is not open; use `async with AsyncClient(...)` or await open()")
-        if self._failure is not None:
-            raise self._failure
-        if self._closing and not internal:
+    async def send(self, method: str, params: Any, internal: bool = False) -> Tuple[int, asyncio.Future[Any]]:
+        """Send a request; its id and the future of its result."""
+        proc = self.proc
+        if self.failure is not None:
+            raise self.failure
+        if self.closing and not internal:
             raise LatchClosed("the client is closing")
         self._next_id += 1
         request_id = self._next_id
         line = encode_request(request_id, method, params, self._opts.line_limit)
-        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        future: asyncio.Future[Any] = self._loop.create_future()
         self._pending[request_id] = (method, future)
-        assert proc.stdin is not None and self._drain_lock is not None
+        assert proc.stdin is not None
         try:
             proc.stdin.write(line)
+        except (ConnectionError, RuntimeError):
+            self.forget(request_id)
+            raise await self._died() from None
+        except BaseException:
+            # Only a signal handler's exception (KeyboardInterrupt) gets into
+            # the transport's write, and it may cut a long line short (a
+            # pipe takes at most PIPE_BUF bytes whole or not at all), which
+            # would have the next line glued to it: end it, so that the
+            # server refuses it (a parse error) and reads on.
+            self.forget(request_id)
+            if len(line) > _PIPE_BUF:
+                self._cut_lines += 1
+                self._write_nowait(b"\n")
+            if method == "fire":
+                self.cancel(request_id)
+            raise
+        try:
             async with self._drain_lock:
                 await proc.stdin.drain()
         except (ConnectionError, RuntimeError):
-            self._forget(request_id)
+            self.forget(request_id)
             raise await self._died() from None
         except BaseException:
-            # Cancelled while the line was being written: it may have gone out.
-            self._forget(request_id)
+            # Cancelled while the line was being written: it is whole in the
+            # transport's buffer, and goes out.
+            self.forget(request_id)
             if method == "fire":
                 self.cancel(request_id)
             raise
         return request_id, future
 
+    def cancel(self, request_id: int) -> None:
+        """Send ``$/cancelRequest`` (nothing if the server is gone)."""
+        self._write_nowait(encode_notification("$/cancelRequest", {"id": request_id}))
+
+    def forget(self, request_id: int) -> None:
+        """Stop waiting for a request's answer."""
+        self._pending.pop(request_id, None)
+
     def _write_nowait(self, line: bytes) -> None:
-        proc = self._proc
-        if proc is None or proc.stdin is None or proc.stdin.is_closing():
+        proc = self.proc
+        if proc.stdin is None or proc.stdin.is_closing():
             return
         try:
             proc.stdin.write(line)
         except (ConnectionError, RuntimeError):
             pass
 
-    def _forget(self, request_id: int) -> None:
-        self._pending.pop(request_id, None)
-
     async def _died(self) -> LatchClientError:
         """The failure once the server's output ended (waiting for it a little)."""
-        if self._reader is not None and self._failure is None:
+        if self._reader is not None and self.failure is None:
             await asyncio.wait([self._reader], timeout=self._opts.close_timeout)
-        proc = self._proc
-        return self._failure or LatchDied(None if proc is None else proc.returncode, self._stderr.text())
+        return self.failure or LatchDied(self.proc.returncode, self.stderr.text())
+
+    # ------------------------------------------------------------------
+    # Reading
+    # ------------------------------------------------------------------
 
     async def _read_stdout(self) -> None:
-        proc = self._proc
-        assert proc is not None and proc.stdout is not None
-        while True:
-            try:
-                line = await proc.stdout.readline()
-            except (ValueError, asyncio.LimitOverrunError) as overrun:  # a line over _READ_LIMIT
-                logger.error("latch serve wrote a line too long to read: %s", overrun)
-                break
-            if not line:
-                break
-            message = parse_line(line)
-            if isinstance(message, Response):
-                self._resolve(message)
-            elif message is not None:
-                self._notify(message)
-        if self._closing:
+        proc = self.proc
+        assert proc.stdout is not None
+        try:
+            while True:
+                try:
+                    line = await proc.stdout.readline()
+                except (ValueError, asyncio.LimitOverrunError) as overrun:  # a line over _READ_LIMIT
+                    logger.error("latch serve wrote a line too long to read: %s", overrun)
+                    break
+                if not line:
+                    break
+                message = parse_line(line, self._warnings)
+                if isinstance(message, Response):
+                    self._resolve(message)
+                elif message is not None:
+                    self._notify(message)
+        except asyncio.CancelledError:
+            if not self._stopping:
+                await self._loop_ending()
+            raise
+        # The end of the server's output: it exited (or is about to).
+        try:
+            returncode: Optional[int] = await asyncio.wait_for(proc.wait(), self._opts.close_timeout)
+        except asyncio.TimeoutError:
+            returncode = None
+        if self.closing:
             error: LatchClientError = LatchClosed("the client was closed")
         else:
-            try:
-                returncode: Optional[int] = await asyncio.wait_for(proc.wait(), self._opts.close_timeout)
-            except asyncio.TimeoutError:
-                returncode = None
             if self._stderr_reader is not None:
                 await asyncio.wait([self._stderr_reader], timeout=1.0)
-            error = LatchDied(returncode, self._stderr.text())
-        self._fail(error)
+            error = LatchDied(returncode, self.stderr.text())
+        self.fail(error)
+
+    async def _loop_ending(self) -> None:
+        """The reader was cancelled while the client is open (or was collected
+        unclosed): the event loop is ending, as ``asyncio.run`` cancels the
+        tasks left. End the server, which would otherwise outlive the loop,
+        and wait for it while the loop still runs."""
+        if not self.closing:
+            warnings.warn(
+                f"latch_client.AsyncClient was not closed before its event loop ended: "
+                f"ending the input of latch serve (pid {self.proc.pid})",
+                ResourceWarning,
+                stacklevel=1,
+            )
+            self.closing = True
+        self._close_stdin()
+        try:
+            await asyncio.wait_for(self.proc.wait(), self._opts.close_timeout)
+        except (asyncio.TimeoutError, asyncio.CancelledError):
+            _kill(self.proc)
+        self.fail(LatchClosed("the client's event loop ended"))
 
     async def _read_stderr(self) -> None:
-        proc = self._proc
-        assert proc is not None and proc.stderr is not None
+        proc = self.proc
+        assert proc.stderr is not None
         while True:
-            try:
-                line = await proc.stderr.readline()
-            except (ValueError, asyncio.LimitOverrunError):
-                continue
-            if not line:
-                return
-            self._stderr.add(line)
+            chunk = await proc.stderr.read(STDERR_CHUNK)
+            if not chunk:
+                break
+            self.stderr.feed(chunk)
+        self.stderr.end()
 
     def _resolve(self, response: Response) -> None:
         entry = self._pending.pop(response.id, None) if isinstance(response.id, int) else None
         if entry is None:
-            if response.error is not None:
-                logger.warning("latch serve answered an error no request is waiting for: %s", response.error)
+            if self._cut_lines > 0 and response.id is None and (response.error or {}).get("code") == -32700:
+                self._cut_lines -= 1
+                logger.debug("latch serve refused the line that was cut short: %s", response.error)
+            elif response.error is not None:
+                self._warnings.warning("latch serve answered an error no request is waiting for: %s", response.error)
             else:
                 logger.debug("latch serve answered request %r, which no one waits for any more", response.id)
             return
@@ -505,9 +673,11 @@ class AsyncClient(InitializeInfo):
         else:
             future.set_result(response.result)
 
-    def _fail(self, error: LatchClientError) -> None:
-        if self._failure is None:
-            self._failure = error
+    def fail(self, error: LatchClientError) -> None:
+        """Fail every request waiting, and every later one, with ``error``
+        (the first failure stays)."""
+        if self.failure is None:
+            self.failure = error
         pending, self._pending = self._pending, {}
         for _, future in pending.values():
             if not future.done():
@@ -543,10 +713,6 @@ class AsyncClient(InitializeInfo):
         self._tasks.discard(task)
         if not task.cancelled() and task.exception() is not None:
             logger.error("a latch notification callback raised", exc_info=task.exception())
-
-    def __repr__(self) -> str:
-        state = "not started" if self._proc is None else ("closed" if self._closing else f"pid {self._proc.pid}")
-        return f"<latch_client.AsyncClient {state}>"
 
 
 def _kill(proc: asyncio.subprocess.Process) -> None:

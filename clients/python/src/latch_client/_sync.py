@@ -364,6 +364,7 @@ class _Channel:
         self._stdin_open = True  # guarded by _write_lock
         self._next_id = 0
         self._pending: Dict[int, Tuple[str, Future[Any]]] = {}
+        self._cut_lines = 0  # lines cut short, whose parse errors are expected
         self.failure: Optional[LatchClientError] = None
         self.closing = False
         self.stderr = StderrTail()
@@ -552,7 +553,7 @@ class _Channel:
                     self.write_line(then)
                 raise
         if error is not None:
-            if isinstance(error, LatchClientError):
+            if not isinstance(error, OSError):
                 raise error
             # The pipe is closed: the server is gone. Let the reader see the
             # end of its output and say why.
@@ -574,17 +575,21 @@ class _Channel:
                 return error
             except BaseException:
                 # Not a signal handler's exception (see write): one raised
-                # into another thread. A long line may be cut short, which
-                # the server would never answer, nor anything after it.
+                # into another thread. A long line may be cut short: end it,
+                # so that the server refuses it (a parse error) and reads
+                # the next line as a line of its own.
                 if len(line) > _PIPE_BUF:
-                    self._cut_short()
+                    self._end_cut_line()
                 raise
         return None
 
-    def _cut_short(self) -> None:
-        self.fail(LatchClosed("a request was cut short as it was written, so latch serve was stopped; make a new client"))
+    def _end_cut_line(self) -> None:
+        # The caller holds the write lock. An empty line (if the line was
+        # whole after all) is ignored by the server.
+        with self._lock:
+            self._cut_lines += 1
         try:
-            self.proc.kill()
+            os.write(self._stdin_fd, b"\n")
         except OSError:
             pass
 
@@ -631,8 +636,13 @@ class _Channel:
     def _resolve(self, response: Response) -> None:
         with self._lock:
             entry = self._pending.pop(response.id, None) if isinstance(response.id, int) else None
+            expected = entry is None and self._cut_lines > 0 and _is_parse_error(response)
+            if expected:
+                self._cut_lines -= 1
         if entry is None:
-            if response.error is not None:
+            if expected:
+                logger.debug("latch serve refused the line that was cut short: %s", response.error)
+            elif response.error is not None:
                 self._warnings.warning("latch serve answered an error no request is waiting for: %s", response.error)
             else:
                 logger.debug("latch serve answered request %r, which no one waits for any more", response.id)
@@ -673,6 +683,10 @@ class _Channel:
                 logger.exception("a latch notification callback raised")
 
 
+def _is_parse_error(response: Response) -> bool:
+    return response.id is None and response.error is not None and response.error.get("code") == -32700
+
+
 class _LongWrite:
     """A line longer than ``PIPE_BUF`` that the main thread hands to a
     thread of its own to write (see :meth:`_Channel.write`)."""
@@ -690,8 +704,8 @@ class _LongWrite:
         """Write the line, then ``then`` if the caller stopped waiting."""
         try:
             self.error = self._channel.write_line(self._line)
-        except BaseException as error:  # the channel already failed (see _Channel.write_line)
-            self.error = self._channel.failure or LatchClosed(str(error))
+        except BaseException as error:  # not a signal's (see _Channel.write_line)
+            self.error = error
         with self._lock:
             abandoned = self._abandoned
             self.finished.set()
