@@ -27,6 +27,33 @@ pub fn cap(text: &str, max: usize) -> String {
     )
 }
 
+/// `value` safe to print on a terminal: each control character (line
+/// breaks, carriage returns, escape sequences, C1 controls) written as a
+/// visible escape (`\r`, `\u{1b}`), so text from a configuration file
+/// cannot rewrite what is shown around it (hide a command behind `\r`
+/// and `ESC[K`) or forge a line. Text without one is returned as is.
+pub fn visible(value: &str) -> std::borrow::Cow<'_, str> {
+    if !value.chars().any(char::is_control) {
+        return std::borrow::Cow::Borrowed(value);
+    }
+    let mut out = String::with_capacity(value.len() + 8);
+    for c in value.chars() {
+        match c {
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if c.is_control() => out.push_str(&c.escape_unicode().to_string()),
+            c => out.push(c),
+        }
+    }
+    std::borrow::Cow::Owned(out)
+}
+
+/// [`visible`] for text of several lines: its line breaks stay.
+pub fn visible_lines(value: &str) -> String {
+    value.split('\n').map(visible).collect::<Vec<_>>().join("\n")
+}
+
 /// Escapes `&`, `<`, `>` and `"` so a value cannot close a tag or attribute.
 pub fn escape_markup(value: &str) -> String {
     let mut out = String::with_capacity(value.len());
@@ -151,6 +178,17 @@ mod tests {
         );
         assert_eq!(n("é</HOOK>é<"), "é&lt;/HOOK>é<");
         assert_eq!(n("x </hook"), "x &lt;/hook");
+    }
+
+    #[test]
+    fn makes_control_characters_visible() {
+        assert_eq!(visible("plain text"), "plain text");
+        assert_eq!(
+            visible("touch x #\r\u{1b}[K    runs: ok\n"),
+            "touch x #\\r\\u{1b}[K    runs: ok\\n"
+        );
+        assert_eq!(visible("\u{9b}"), "\\u{9b}");
+        assert_eq!(visible_lines("a\rb\nc"), "a\\rb\nc");
     }
 
     #[test]

@@ -1,6 +1,7 @@
 //! `latch explain`: for one event, every configured hook of every loaded
 //! dialect, whether it would run and why. Runs nothing.
 
+use crate::text::visible;
 use std::io::{self, Write};
 use std::path::PathBuf;
 
@@ -152,12 +153,18 @@ fn text(out: &mut impl Write, event: &crate::Event, all: &[Explanation]) -> io::
             .as_ref()
             .map(|s| format!(" `{s}`"))
             .unwrap_or_default();
+        // Labels, commands and reasons come from configuration files:
+        // their control characters are shown, never obeyed.
         writeln!(
             out,
-            "  {mark} {} {event} {}{summary}{place}",
-            e.dialect, e.hook
+            "  {mark} {} {} {}{}{}",
+            e.dialect,
+            visible(event),
+            visible(&e.hook),
+            visible(&summary),
+            visible(&place)
         )?;
-        writeln!(out, "       {}", e.reason)?;
+        writeln!(out, "       {}", visible(&e.reason))?;
         if !e.ignored.is_empty() {
             // Keys that share a reason are listed together, in order.
             let mut parts: Vec<(&str, Vec<String>)> = Vec::new();
@@ -171,7 +178,7 @@ fn text(out: &mut impl Write, event: &crate::Event, all: &[Explanation]) -> io::
                 .iter()
                 .map(|(why, keys)| format!("{} ({why})", keys.join(", ")))
                 .collect();
-            writeln!(out, "       ignored: {}", parts.join("; "))?;
+            writeln!(out, "       ignored: {}", visible(&parts.join("; ")))?;
         }
     }
     Ok(())

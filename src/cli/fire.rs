@@ -1,5 +1,6 @@
 //! `latch fire`: one event in, one outcome out.
 
+use crate::text::{visible, visible_lines};
 use std::io::{self, Write};
 use std::path::PathBuf;
 
@@ -100,14 +101,15 @@ pub async fn run(args: FireArgs) -> u8 {
             .unwrap_or_default();
         let _ = writeln!(
             stderr,
-            "latch: warning: hook {} ({}{place}) failed: {}",
-            run.hook,
+            "latch: warning: hook {} ({}{}) failed: {}",
+            visible(&run.hook),
             run.event,
-            run.message.as_deref().unwrap_or("unknown error")
+            visible(&place),
+            visible_lines(run.message.as_deref().unwrap_or("unknown error"))
         );
     }
     for w in &outcome.warnings {
-        let _ = writeln!(stderr, "latch: warning: {w}");
+        let _ = writeln!(stderr, "latch: warning: {}", visible_lines(w));
     }
     let json = if args.pretty {
         serde_json::to_string_pretty(&outcome)

@@ -130,7 +130,7 @@ fn text(r: &AuditRecord) -> String {
         r.time,
         r.hook_event,
         r.dialect,
-        r.hook,
+        crate::text::visible(&r.hook),
         word(&r.status),
         ended,
         r.duration_ms
@@ -148,7 +148,7 @@ fn text(r: &AuditRecord) -> String {
         line.push_str("  truncated");
     }
     if let Some(s) = &r.source {
-        line.push_str(&format!("  {s}"));
+        line.push_str(&format!("  {}", crate::text::visible(s)));
     }
     line
 }

@@ -1,6 +1,7 @@
 //! `latch trust`: list the hooks latch would load with their trust state,
 //! approve them, revoke approvals.
 
+use crate::text::visible;
 use std::io::{self, Write};
 use std::path::PathBuf;
 
@@ -133,22 +134,25 @@ fn list(definitions: &[Definition], state_root: &std::path::Path, format: Format
             }
             for d in definitions {
                 let state = d.state(&store);
+                // Everything here comes from the file under review:
+                // control characters are shown, never obeyed.
+                let shown = |s: &dyn std::fmt::Display| visible(&s.to_string()).into_owned();
                 let _ = writeln!(
                     out,
                     "{:<12} {} {} `{}` {}",
                     state_word(&state),
                     d.dialect,
-                    d.event,
-                    d.hook,
-                    d.source
+                    shown(&d.event),
+                    shown(&d.hook),
+                    shown(&d.source)
                 );
-                let _ = writeln!(out, "    runs: {}", d.runs);
+                let _ = writeln!(out, "    runs: {}", shown(&d.runs));
                 for s in &d.scripts {
-                    let _ = writeln!(out, "    script: {}", s.display());
+                    let _ = writeln!(out, "    script: {}", shown(&s.display()));
                 }
                 if let TrustState::Changed(changes) = &state {
                     for c in changes {
-                        let _ = writeln!(out, "    changed: {c}");
+                        let _ = writeln!(out, "    changed: {}", shown(c));
                     }
                 }
             }

@@ -90,6 +90,15 @@ describe("a running latch", () => {
     );
   });
 
+  test("an event JSON cannot carry is a TypeError, and nothing is sent", async () => {
+    const circular: Record<string, unknown> = { event: "user_prompt", session_id: "json" };
+    circular["prompt"] = circular;
+    await assert.rejects(latch.fire({ event: "user_prompt", session_id: "json", prompt: 1n } as never), TypeError);
+    await assert.rejects(latch.fire(circular as never), TypeError);
+    const outcome = await latch.fire({ event: "user_prompt", session_id: "json", prompt: "hi" });
+    assert.equal(outcome.decision, "proceed");
+  });
+
   test("explain says which hooks would run, running none", async () => {
     const explained = await latch.explain({
       event: "tool_before",
