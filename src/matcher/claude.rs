@@ -249,6 +249,11 @@ pub struct ClaudeIndex {
     regexes: Vec<(usize, EcmaRegex)>,
 }
 
+/// The backtracking steps the regexes of one [`ClaudeIndex::select`] may
+/// take together: 20 times one search's limit, about 120 ms in a release
+/// build.
+const SELECT_STEPS: u64 = 20 * super::ecma::vm::STEP_LIMIT;
+
 /// A regex the backtracking matcher gave up on counts as matching, and
 /// the log says so (at `warn`, which `latch fire` prints).
 fn gave_up(matcher: &str, target: &str, error: &impl std::fmt::Display) -> bool {
@@ -297,13 +302,25 @@ impl ClaudeIndex {
         if !astral {
             out.extend(self.translated.select(target));
         }
+        // The backtracking matcher's steps for all these regexes together:
+        // a file of thousands of slow patterns cannot make one event take
+        // minutes. Those left when it is spent give up, and count as
+        // matching, with one sentence for them all.
+        let mut allowance = SELECT_STEPS;
+        let mut unrun = 0_usize;
         for (pos, r) in &self.regexes {
             if !astral && r.translated().is_some() {
                 continue;
             }
-            match r.test(target) {
+            if allowance == 0 {
+                unrun += 1;
+                out.push(*pos);
+                continue;
+            }
+            match r.test_within(target, &mut allowance) {
                 Ok(false) => continue,
                 Ok(true) => {}
+                Err(_) if allowance == 0 => unrun += 1,
                 Err(e) => {
                     let matcher = ClaudeMatcher::Regex(r.clone()).describe();
                     gave_up.push(format!(
@@ -314,6 +331,12 @@ impl ClaudeIndex {
                 }
             }
             out.push(*pos);
+        }
+        if unrun > 0 {
+            gave_up.push(format!(
+                "{unrun} matchers were not tried on {:?}: latch's allowance of {SELECT_STEPS} backtracking steps for one event's matchers was spent; they count as matching",
+                crate::text::summary(target, 80)
+            ));
         }
         out.sort_unstable();
         out.dedup();

@@ -263,6 +263,29 @@ fn a_catastrophic_matcher_counts_as_matching() {
 }
 
 #[test]
+fn many_catastrophic_matchers_share_one_allowance_per_event() {
+    // Each gives up after a search's limit; together they stop at the
+    // event's allowance, and the rest count as matching untried.
+    let ms: Vec<ClaudeMatcher> = (0..60)
+        .map(|i| parse(Some(&format!("^(a+)+(?=b){i}"))))
+        .collect();
+    let target = format!("{}c", "a".repeat(40));
+    let mut gave_up = Vec::new();
+    let index = ClaudeIndex::build(ms.iter().enumerate());
+    assert_eq!(
+        index.select(&target, &mut gave_up),
+        (0..60).collect::<Vec<_>>()
+    );
+    let tried = gave_up.iter().filter(|g| g.contains("gave up")).count();
+    assert!(tried <= 20, "{tried} searches ran to their limit");
+    let last = gave_up.last().expect("a summary");
+    assert!(
+        last.contains("matchers were not tried") && last.contains("count as matching"),
+        "{last}"
+    );
+}
+
+#[test]
 fn index_agrees_with_matchers_on_astral_targets() {
     let ms: Vec<ClaudeMatcher> = ["^.{2}$", "^.$", "x", "(?=.)", "*"]
         .iter()

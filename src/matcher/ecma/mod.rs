@@ -152,6 +152,14 @@ impl EcmaRegex {
     /// Whether it matches anywhere in `text`, as `RegExp.prototype.test`
     /// answers; an error if the backtracking matcher gave up.
     pub fn test(&self, text: &str) -> Result<bool, Exhausted> {
+        self.test_within(text, &mut vm::STEP_LIMIT.clone())
+    }
+
+    /// [`EcmaRegex::test`] with the backtracking matcher's steps taken
+    /// from `allowance` (shared by the matchers of one event, so that
+    /// many slow ones together stay bounded); with none left it gives up
+    /// at once.
+    pub fn test_within(&self, text: &str, allowance: &mut u64) -> Result<bool, Exhausted> {
         let program = match &self.engine {
             Engine::Translated { regex, .. } if !has_astral(text) => {
                 return Ok(regex.is_match(text));
@@ -164,7 +172,7 @@ impl EcmaRegex {
                 .ok_or(Exhausted::Steps)?,
             Engine::Backtracking(p) => p,
         };
-        run(program, text)
+        run(program, text, allowance)
     }
 
     /// Like [`EcmaRegex::test`], always on the backtracking matcher (for
@@ -181,19 +189,20 @@ impl EcmaRegex {
                     .as_ref()
                     .ok_or(Exhausted::Steps)?,
                 text,
+                &mut vm::STEP_LIMIT.clone(),
             ),
-            Engine::Backtracking(p) => run(p, text),
+            Engine::Backtracking(p) => run(p, text, &mut vm::STEP_LIMIT.clone()),
         }
     }
 }
 
-fn run(program: &vm::Program, text: &str) -> Result<bool, Exhausted> {
+fn run(program: &vm::Program, text: &str, allowance: &mut u64) -> Result<bool, Exhausted> {
     // A UTF-16 text has at least a third as many units as UTF-8 bytes.
     if text.len() > 3 * vm::MAX_TEXT {
         return Err(Exhausted::Text);
     }
     let units: Vec<u16> = text.encode_utf16().collect();
-    program.is_match(&units)
+    program.is_match_within(&units, allowance)
 }
 
 /// Whether `text` has a character outside the Basic Multilingual Plane

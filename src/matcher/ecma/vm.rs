@@ -370,12 +370,21 @@ struct Run<'a> {
     p: &'a Program,
     text: &'a [u16],
     steps: u64,
+    /// The most steps this run may take.
+    limit: u64,
 }
 
 impl Program {
     /// Whether the pattern matches anywhere in `text` (UTF-16 code units),
     /// as `RegExp.prototype.test` answers.
+    #[cfg_attr(not(test), allow(dead_code))]
     pub fn is_match(&self, text: &[u16]) -> Result<bool, Exhausted> {
+        self.is_match_within(text, &mut STEP_LIMIT.clone())
+    }
+
+    /// [`Program::is_match`] in at most `allowance` steps (and never more
+    /// than [`STEP_LIMIT`]); the steps taken are subtracted from it.
+    pub fn is_match_within(&self, text: &[u16], allowance: &mut u64) -> Result<bool, Exhausted> {
         if text.len() > MAX_TEXT {
             return Err(Exhausted::Text);
         }
@@ -383,15 +392,26 @@ impl Program {
             p: self,
             text,
             steps: 0,
+            limit: (*allowance).min(STEP_LIMIT),
         };
+        let mut answer = Ok(false);
         for start in 0..=text.len() {
             let mut slots = vec![None; self.slots];
             let mut regs = vec![0; self.registers];
-            if run.exec(0, start, &mut slots, &mut regs)?.is_some() {
-                return Ok(true);
+            match run.exec(0, start, &mut slots, &mut regs) {
+                Ok(Some(_)) => {
+                    answer = Ok(true);
+                    break;
+                }
+                Ok(None) => {}
+                Err(e) => {
+                    answer = Err(e);
+                    break;
+                }
             }
         }
-        Ok(false)
+        *allowance = allowance.saturating_sub(run.steps);
+        answer
     }
 }
 
@@ -411,7 +431,7 @@ impl Run<'_> {
         let text = self.text;
         loop {
             self.steps += 1;
-            if self.steps > STEP_LIMIT || stack.len() > MAX_STACK {
+            if self.steps > self.limit || stack.len() > MAX_STACK {
                 return Err(Exhausted::Steps);
             }
             let ok = match self.p.insts.get(pc) {
