@@ -21,7 +21,7 @@ pub struct TestArgs {
 
 /// Runs `latch test`: one line per case, a diff for each failure, and a
 /// closing `N passed, M failed` line. Exit 1 when a case fails, 3 when a
-/// scenario cannot be read. A terminating signal (the list `latch fire`
+/// scenario cannot be read or there is none. A terminating signal (the list `latch fire`
 /// answers) stops the scenario that runs, which kills its hook and every
 /// descendant, and exits 6.
 pub async fn run(args: TestArgs) -> u8 {
@@ -32,6 +32,21 @@ pub async fn run(args: TestArgs) -> u8 {
         collect(f, &mut files);
     }
     let mut out = io::stdout().lock();
+    // A directory with no scenario in it is a mistake (a wrong path in CI
+    // would otherwise pass with nothing tested).
+    if files.is_empty() {
+        let _ = writeln!(
+            out,
+            "error: no scenario (`*.yaml`) found in {}",
+            args.files
+                .iter()
+                .map(|f| f.display().to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+        let _ = writeln!(out, "0 passed, 0 failed");
+        return exit::BAD_EVENT;
+    }
     let (mut passed, mut failed, mut broken) = (0usize, 0usize, 0usize);
     for file in files {
         let _ = writeln!(out, "{}", file.display());

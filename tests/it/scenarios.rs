@@ -60,6 +60,19 @@ fn an_unreadable_scenario_exits_3() {
 }
 
 #[test]
+fn a_directory_without_scenarios_exits_3() {
+    let d = tempfile::tempdir().unwrap();
+    std::fs::write(d.path().join("notes.txt"), "not a scenario").unwrap();
+    let out = latch().arg("test").arg(d.path()).output().unwrap();
+    assert_eq!(out.status.code(), Some(3));
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("error: no scenario (`*.yaml`) found in"),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+}
+
+#[test]
 fn a_misspelled_case_key_or_a_mistyped_list_fails_instead_of_passing() {
     let d = tempfile::tempdir().unwrap();
     let file = d.path().join("s.yaml");
