@@ -1366,7 +1366,8 @@ fn lint_finds_claude_projects_and_their_mistakes() {
         "Stop": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "x", "if": "Bash(git *)"}]}],
         "PreToolUse": [{"hooks": [
             {"type": "command", "command": "python3 check.py", "args": []},
-            {"type": "command", "command": "${CLAUDE_PLUGIN_ROOT}/a.sh"}]}],
+            {"type": "command", "command": "${CLAUDE_PLUGIN_ROOT}/a.sh"},
+            {"type": "command", "command": "exit 2\u{0}"}]}],
         "PostToolUze": []}}));
     let out = crate::util::latch()
         .arg("lint")
@@ -1382,7 +1383,8 @@ fn lint_finds_claude_projects_and_their_mistakes() {
         "Stop has no matcher target; Claude Code ignores the matcher `Bash`",
         "exec form (`args`) runs `python3 check.py` as one program name",
         "uses ${CLAUDE_PLUGIN_ROOT} or ${CLAUDE_PLUGIN_DATA} in a settings file",
-        "0 errors, 4 warnings, 1 note in 1 configuration",
+        "the command contains a NUL character",
+        "0 errors, 5 warnings, 1 note in 1 configuration",
     ] {
         assert!(text.contains(needle), "{needle}: {text}");
     }
@@ -2223,6 +2225,37 @@ fn r2_timeout_float_cancels_at_the_fraction() {
             .contains("Hook timed out after 1.5s and was cancelled"),
         "{}",
         f.outcome
+    );
+}
+
+/// Recorded (`r4_timeout_huge`): a `timeout` past what Node's timer holds
+/// (here 1e18 s) loads, the file with it, and the hook times out at once;
+/// the other handler runs.
+#[test]
+fn r4_a_timeout_past_node_s_timer_times_out_at_once() {
+    let c = Claude::new();
+    let huge = c.hook("huge", "--sleep 0.5 --exit 2 --stderr HUGE_TIMEOUT_DENY");
+    let other = c.hook("other", "");
+    let c = c.project_settings(&json!({"hooks": {"PreToolUse": [{"matcher": "Bash",
+        "hooks": [{"type": "command", "command": huge, "timeout": 1e18},
+            {"type": "command", "command": other}]}]}}));
+    let f = c.fire(&bash_before("ls"));
+    assert_eq!(f.outcome["decision"], "proceed", "{}", f.outcome);
+    assert_eq!(c.runs_of("other"), 1);
+    let timed_out = f
+        .runs()
+        .iter()
+        .find(|r| r["error"] == "timeout")
+        .expect("the huge-timeout hook timed out");
+    assert!(
+        timed_out["duration_ms"].as_f64().unwrap() < 400.0,
+        "{timed_out}"
+    );
+    assert!(
+        f.stderr
+            .contains("is outside what Claude Code's timer holds (0.001 to 2147483.647)"),
+        "{}",
+        f.stderr
     );
 }
 

@@ -202,6 +202,28 @@ struct Identity<'a> {
     condition: Option<&'a str>,
 }
 
+/// A handler's `timeout` as Claude Code runs it: any positive number of
+/// seconds loads, and Node's timer, which holds 1 to 2,147,483,647 ms,
+/// fires after 1 ms for a delay outside that (recorded:
+/// `r4_timeout_huge`, `timeout: 1e18` timed out at once). The flag says
+/// the timeout is one of those.
+fn node_timeout(t: &Node) -> Result<(Duration, bool), String> {
+    let secs = match t.value {
+        Value::Int(i) => i as f64,
+        Value::Float(f) => f,
+        _ => return Err(t.kind().to_owned()),
+    };
+    if !(secs > 0.0 && secs.is_finite()) {
+        return Err(t.scalar_text());
+    }
+    let ms = secs * 1000.0;
+    if (1.0..=2_147_483_647.0).contains(&ms) {
+        Ok((Duration::from_secs_f64(secs), false))
+    } else {
+        Ok((Duration::from_millis(1), true))
+    }
+}
+
 /// One handler of a group.
 #[derive(Debug, Clone)]
 pub struct Handler {
@@ -630,8 +652,18 @@ impl Loader<'_> {
         };
         let timeout = match h.get("timeout") {
             None => None,
-            Some(t) => match t.seconds() {
-                Ok(d) => Some(d),
+            Some(t) => match node_timeout(t) {
+                Ok((d, false)) => Some(d),
+                Ok((d, true)) => {
+                    self.note(
+                        Diagnostic::warning(format!(
+                            "a `timeout` of {} seconds is outside what Claude Code's timer holds (0.001 to 2147483.647): Claude Code times the hook out at once, and so does latch",
+                            t.scalar_text()
+                        ))
+                        .at(Some(t.position)),
+                    );
+                    Some(d)
+                }
                 Err(found) => {
                     self.problem(
                         t.position,
