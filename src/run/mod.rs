@@ -276,7 +276,7 @@ impl Runner {
     /// Like [`Runner::run`], but stops the hook (as on a timeout) when
     /// `cancel` fires, and reports [`Termination::Cancelled`].
     pub async fn run_until(&self, cmd: &HookCommand, cancel: &Cancel) -> RunResult {
-        self.run_inner(cmd, cancel, None).await
+        self.run_lending(cmd, cancel, None).await
     }
 
     /// Like [`Runner::run_until`], for a hook that the caller runs alone:
@@ -297,15 +297,6 @@ impl Runner {
     /// thread as `lend` allows (`None`: not at all), then on the reactor.
     /// The result is the same either way.
     pub async fn run_lending(
-        &self,
-        cmd: &HookCommand,
-        cancel: &Cancel,
-        lend: Option<Lend<'_>>,
-    ) -> RunResult {
-        self.run_inner(cmd, cancel, lend).await
-    }
-
-    async fn run_inner(
         &self,
         cmd: &HookCommand,
         cancel: &Cancel,

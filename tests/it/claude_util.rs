@@ -94,6 +94,22 @@ impl Claude {
             .to_owned()
     }
 
+    /// The flags that point a latch command at this tree with the claude
+    /// dialect: project, home, managed directory and state directory.
+    pub fn config_args(&self) -> Vec<std::ffi::OsString> {
+        let mut args: Vec<std::ffi::OsString> = ["--dialect", "claude", "--project"]
+            .map(Into::into)
+            .to_vec();
+        args.push(self.project().into());
+        args.push("--home".into());
+        args.push(self.home().into());
+        args.push("--claude-managed-dir".into());
+        args.push(self.root.path().join("managed").into());
+        args.push("--state-dir".into());
+        args.push(self.root.path().join("state").into());
+        args
+    }
+
     /// Writes a file relative to the temp root.
     pub fn write(&self, rel: &str, text: &str) -> PathBuf {
         write_file(self.root.path(), rel, text)

@@ -1273,7 +1273,7 @@ fn the_audit_log_kept_open_follows_a_log_removed_or_rotated_meanwhile() {
 /// server's thread; a request arriving meanwhile takes the thread back,
 /// so another session's event runs while the first one's hook still runs.
 #[test]
-fn a_request_arriving_while_a_lone_fire_waits_is_served_at_once() {
+fn a_request_arriving_while_a_lone_fire_waits_is_served_before_it() {
     let c = Claude::new();
     let dir = c.root.path().join("flags");
     std::fs::create_dir_all(&dir).expect("dir");

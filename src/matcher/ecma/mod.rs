@@ -152,7 +152,7 @@ impl EcmaRegex {
     /// Whether it matches anywhere in `text`, as `RegExp.prototype.test`
     /// answers; an error if the backtracking matcher gave up.
     pub fn test(&self, text: &str) -> Result<bool, Exhausted> {
-        self.test_within(text, &mut vm::STEP_LIMIT.clone())
+        self.test_within(text, &mut { vm::STEP_LIMIT })
     }
 
     /// [`EcmaRegex::test`] with the backtracking matcher's steps taken
@@ -189,9 +189,9 @@ impl EcmaRegex {
                     .as_ref()
                     .ok_or(Exhausted::Steps)?,
                 text,
-                &mut vm::STEP_LIMIT.clone(),
+                &mut { vm::STEP_LIMIT },
             ),
-            Engine::Backtracking(p) => run(p, text, &mut vm::STEP_LIMIT.clone()),
+            Engine::Backtracking(p) => run(p, text, &mut { vm::STEP_LIMIT }),
         }
     }
 }

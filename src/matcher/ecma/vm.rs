@@ -376,14 +376,9 @@ struct Run<'a> {
 
 impl Program {
     /// Whether the pattern matches anywhere in `text` (UTF-16 code units),
-    /// as `RegExp.prototype.test` answers.
-    #[cfg_attr(not(test), allow(dead_code))]
-    pub fn is_match(&self, text: &[u16]) -> Result<bool, Exhausted> {
-        self.is_match_within(text, &mut STEP_LIMIT.clone())
-    }
-
-    /// [`Program::is_match`] in at most `allowance` steps (and never more
-    /// than [`STEP_LIMIT`]); the steps taken are subtracted from it.
+    /// as `RegExp.prototype.test` answers, in at most `allowance` steps
+    /// (and never more than [`STEP_LIMIT`]); the steps taken are
+    /// subtracted from it.
     pub fn is_match_within(&self, text: &[u16], allowance: &mut u64) -> Result<bool, Exhausted> {
         if text.len() > MAX_TEXT {
             return Err(Exhausted::Text);
