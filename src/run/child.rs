@@ -30,7 +30,7 @@ use rustix::pipe::{PipeFlags, pipe_with};
 use rustix::process::{Pid, PidfdFlags, Signal, WaitOptions, pidfd_open, waitpid};
 use tokio::io::unix::AsyncFd;
 
-use super::spawn::{SpawnArgs, posix_spawnp, register_pidfd};
+use super::spawn::{SpawnArgs, register_pidfd, spawn as start};
 use super::{EnvPolicy, Exit, HookCommand, Program};
 
 /// A spawned hook, until it is reaped.
@@ -101,7 +101,7 @@ pub(super) fn spawn(cmd: &HookCommand) -> io::Result<(Child, Pipes)> {
     let (stdin_child, stdin_ours) = stdin_pipe()?;
     let (stdout_ours, stdout_child) = pipe()?;
     let (stderr_ours, stderr_child) = pipe()?;
-    let pid = posix_spawnp(&SpawnArgs {
+    let pid = start(&SpawnArgs {
         program: &program,
         argv: &argv,
         envp: &environment.pointers(),
@@ -112,7 +112,7 @@ pub(super) fn spawn(cmd: &HookCommand) -> io::Result<(Child, Pipes)> {
             stderr_child.as_fd(),
         ],
     })?;
-    let pid = Pid::from_raw(pid).ok_or_else(|| io::Error::other("posix_spawn returned pid 0"))?;
+    let pid = Pid::from_raw(pid).ok_or_else(|| io::Error::other("the spawn returned pid 0"))?;
     let child = Child {
         pid,
         pidfd: None,
@@ -360,8 +360,8 @@ fn name_of(entry: &[u8]) -> &[u8] {
 }
 
 /// The program to start. A bare name is looked up on the hook's `PATH`
-/// when that differs from latch's (`posix_spawnp` would search latch's);
-/// otherwise it is passed on for `posix_spawnp` to look up.
+/// when that differs from latch's (the spawn would search latch's);
+/// otherwise it is passed on for the spawn to look up.
 fn resolve(program: &Path, environment: &Environment, cwd: Option<&Path>) -> io::Result<PathBuf> {
     let bare = !program.as_os_str().as_bytes().contains(&b'/');
     let Some(path) = environment.changed_path().filter(|_| bare) else {

@@ -117,6 +117,11 @@ impl RequestId {
 
 /// [`RequestId::key`] of any id's JSON text (a cancel's too).
 pub fn key_of(text: &str) -> String {
+    // Only a string decodes; a number would build a decoding error (an
+    // allocation and a message) for nothing, on every request.
+    if !text.starts_with('"') {
+        return text.to_owned();
+    }
     match serde_json::from_str::<String>(text) {
         Ok(decoded) => serde_json::to_string(&decoded).unwrap_or_else(|_| text.to_owned()),
         Err(_) => text.to_owned(),

@@ -179,7 +179,21 @@ pub fn superseded<'a>(handlers: &[(Option<&'a Path>, &'a Handler)]) -> Vec<bool>
         .iter()
         .map(|&(plugin, handler)| (plugin, handler.identity()))
         .collect();
-    let last: std::collections::HashMap<&(Option<&Path>, Identity<'_>), usize> =
+    later_copies(&keys)
+}
+
+/// For each key, whether an equal one follows it.
+fn later_copies<K: Eq + std::hash::Hash>(keys: &[K]) -> Vec<bool> {
+    // A handful (the usual case, a hook or a few per event): comparing
+    // each with the later ones beats hashing them all.
+    if keys.len() <= 16 {
+        return keys
+            .iter()
+            .enumerate()
+            .map(|(i, key)| keys[i + 1..].contains(key))
+            .collect();
+    }
+    let last: std::collections::HashMap<&K, usize> =
         keys.iter().enumerate().map(|(i, key)| (key, i)).collect();
     keys.iter()
         .enumerate()
@@ -841,6 +855,22 @@ pub const HANDLER_KEYS: [&str; 18] = [
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_key_is_a_copy_when_an_equal_one_follows_it_few_or_many() {
+        assert_eq!(
+            later_copies(&[1, 2, 1, 3, 2]),
+            [true, true, false, false, false]
+        );
+        assert!(later_copies::<u8>(&[]).is_empty());
+        // Past 16 keys the hashed path answers as the pairwise one does.
+        let many: Vec<u32> = (0..40).map(|i| i % 7).collect();
+        let expected: Vec<bool> = (0..40).map(|i| i + 7 < 40).collect();
+        assert_eq!(later_copies(&many), expected);
+        let few = &many[..14];
+        let expected: Vec<bool> = (0..14).map(|i| i + 7 < 14).collect();
+        assert_eq!(later_copies(few), expected);
+    }
 
     fn load(text: &str) -> (LoadedFile, Vec<Diagnostic>) {
         load_text(

@@ -1,5 +1,7 @@
-//! `posix_spawnp(3)`, and the pidfd's registration with tokio: the only
-//! module allowed `unsafe`.
+//! Starting a hook's process, and the pidfd's registration with tokio: the
+//! only module allowed `unsafe`. On x86-64 Linux the process is started
+//! with `clone3` ([`vfork`], which says why); elsewhere, and where the
+//! kernel refuses that, with `posix_spawnp(3)`.
 //!
 //! Why not `std::process::Command`, which spawns the same way: once a
 //! single variable is set on it, it copies latch's whole environment into a
@@ -11,7 +13,7 @@
 //! No crate wraps `posix_spawn` with `addchdir_np`, which a hook's working
 //! directory needs (`nix`'s `spawn` module lacks it).
 //!
-//! The child is set up as the standard library sets it up: its own process
+//! Either way, the child is set up as the standard library sets it up: its own process
 //! group, an empty signal mask, SIGPIPE back to its default action (Rust
 //! ignores it in latch), the three pipes as its stdio, and the working
 //! directory. glibc and musl run `posix_spawn` with `CLONE_VFORK`, which is
@@ -19,6 +21,9 @@
 //! program, a missing directory) as the return value.
 
 #![allow(unsafe_code)]
+
+#[cfg(all(target_os = "linux", target_arch = "x86_64"))]
+mod vfork;
 
 use std::ffi::{CStr, c_char};
 use std::io;
@@ -56,10 +61,25 @@ pub(super) struct SpawnArgs<'a> {
 }
 
 /// Starts the process and returns its pid.
-pub(super) fn posix_spawnp(args: &SpawnArgs<'_>) -> io::Result<libc::pid_t> {
+pub(super) fn spawn(args: &SpawnArgs<'_>) -> io::Result<libc::pid_t> {
     if args.stdio.iter().any(|fd| fd.as_raw_fd() < 3) {
         return Err(io::Error::from(io::ErrorKind::InvalidInput));
     }
+    let argv = null_terminated(args.argv);
+    let envp = null_terminated(args.envp);
+    #[cfg(all(target_os = "linux", target_arch = "x86_64"))]
+    if let Some(spawned) = vfork::spawn(args, &argv, &envp) {
+        return spawned;
+    }
+    posix_spawnp(args, &argv, &envp)
+}
+
+/// Starts the process with `posix_spawnp(3)`.
+fn posix_spawnp(
+    args: &SpawnArgs<'_>,
+    argv: &[*mut c_char],
+    envp: &[*mut c_char],
+) -> io::Result<libc::pid_t> {
     let mut actions = FileActions::new()?;
     for (fd, target) in args.stdio.iter().zip(0..) {
         // SAFETY: `actions` was initialised; `dup2` actions only record the
@@ -73,8 +93,6 @@ pub(super) fn posix_spawnp(args: &SpawnArgs<'_>) -> io::Result<libc::pid_t> {
         check(unsafe { libc::posix_spawn_file_actions_addchdir_np(&mut actions.0, dir.as_ptr()) })?;
     }
     let attr = Attributes::for_hook()?;
-    let argv = null_terminated(args.argv);
-    let envp = null_terminated(args.envp);
     let mut pid: libc::pid_t = 0;
     // SAFETY: every pointer is valid for the call: `program` and the strings
     // behind `argv` and `envp` are borrowed from `args`, both arrays end with
@@ -185,3 +203,6 @@ fn signal_set(signals: &[libc::c_int]) -> io::Result<libc::sigset_t> {
         Ok(set.assume_init())
     }
 }
+
+#[cfg(test)]
+mod tests;
