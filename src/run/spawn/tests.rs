@@ -2,7 +2,7 @@
 //! process group, stdio, working directory, environment and `PATH` search,
 //! and the errors of a failed start.
 
-use std::ffi::{CStr, CString, c_char};
+use std::ffi::{CStr, CString, OsStr, c_char};
 use std::io::{self, Read, Write};
 use std::os::fd::AsFd;
 
@@ -50,6 +50,19 @@ fn run(
     cwd: Option<&CStr>,
     stdin: &[u8],
 ) -> io::Result<Ran> {
+    run_searching(way, program, argv, cwd, stdin, None)
+}
+
+/// [`run`], with the `PATH` a bare name is looked up on (the `clone3`
+/// way only; `posix_spawnp` reads the process's own).
+fn run_searching(
+    way: Way,
+    program: &CStr,
+    argv: &[&CStr],
+    cwd: Option<&CStr>,
+    stdin: &[u8],
+    search: Option<&OsStr>,
+) -> io::Result<Ran> {
     let (stdin_child, stdin_ours) = pipe_with(PipeFlags::CLOEXEC)?;
     let (stdout_ours, stdout_child) = pipe_with(PipeFlags::CLOEXEC)?;
     let (stderr_ours, stderr_child) = pipe_with(PipeFlags::CLOEXEC)?;
@@ -67,11 +80,16 @@ fn run(
     };
     let (argv_ptrs, envp_ptrs): (Vec<*mut c_char>, Vec<*mut c_char>) =
         (null_terminated(argv), null_terminated(&env));
-    let pid = match way {
+    let pid = match (way, search) {
         #[cfg(all(target_os = "linux", target_arch = "x86_64"))]
-        Way::Clone3 => super::vfork::spawn(&args, &argv_ptrs, &envp_ptrs)
+        (Way::Clone3, Some(path)) => {
+            super::vfork::spawn_searching(&args, &argv_ptrs, &envp_ptrs, Some(path))
+                .expect("clone3 with CLONE_CLEAR_SIGHAND is available on this kernel")?
+        }
+        #[cfg(all(target_os = "linux", target_arch = "x86_64"))]
+        (Way::Clone3, None) => super::vfork::spawn(&args, &argv_ptrs, &envp_ptrs)
             .expect("clone3 with CLONE_CLEAR_SIGHAND is available on this kernel")?,
-        Way::PosixSpawn => posix_spawnp(&args, &argv_ptrs, &envp_ptrs)?,
+        (Way::PosixSpawn, _) => posix_spawnp(&args, &argv_ptrs, &envp_ptrs)?,
     };
     drop((stdin_child, stdout_child, stderr_child, stderr_ours));
     let mut input = std::fs::File::from(stdin_ours);
@@ -188,6 +206,175 @@ fn a_failed_start_is_an_error_not_a_process() {
                 kind,
                 "{way:?}: {program:?} in {cwd:?}: {error}"
             );
+            // The child that failed was reaped: this thread has none left.
+            let children = std::fs::read_to_string("/proc/thread-self/children").unwrap();
+            assert_eq!(children.trim(), "", "{way:?}: {program:?} in {cwd:?}");
         }
+    }
+}
+
+/// An executable script without a `#!` line: `exec` refuses it (ENOEXEC),
+/// and neither way falls back to a shell.
+#[test]
+fn a_script_without_an_interpreter_line_is_not_run_through_a_shell() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    let script = dir.path().join("bare");
+    std::fs::write(&script, "echo ran\n").unwrap();
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let script = CString::new(script.as_os_str().as_encoded_bytes()).unwrap();
+    for way in ways() {
+        let error = run(way, &script, &[c"bare"], None, b"").err();
+        assert_eq!(
+            error.and_then(|e| e.raw_os_error()),
+            Some(libc::ENOEXEC),
+            "{way:?}"
+        );
+    }
+}
+
+#[cfg(all(target_os = "linux", target_arch = "x86_64"))]
+mod clone3 {
+    use std::ffi::{CString, OsStr, OsString};
+    use std::os::unix::ffi::OsStringExt;
+    use std::os::unix::fs::PermissionsExt;
+    use std::path::Path;
+    use std::sync::atomic::{AtomicBool, AtomicI32, AtomicUsize, Ordering};
+
+    use super::{Way, run_searching};
+
+    /// A directory holding `tool`, executable or not, printing `says`.
+    fn tool_in(dir: &Path, executable: bool, says: &str) {
+        std::fs::create_dir_all(dir).unwrap();
+        let tool = dir.join("tool");
+        std::fs::write(&tool, format!("#!/bin/sh\necho {says}\n")).unwrap();
+        let mode = if executable { 0o755 } else { 0o644 };
+        std::fs::set_permissions(&tool, std::fs::Permissions::from_mode(mode)).unwrap();
+    }
+
+    fn path_of(dirs: &[&Path]) -> OsString {
+        std::env::join_paths(dirs).unwrap()
+    }
+
+    fn run_tool(cwd: Option<&CString>, path: &OsStr) -> std::io::Result<super::Ran> {
+        run_searching(
+            Way::Clone3,
+            c"tool",
+            &[c"tool"],
+            cwd.map(CString::as_c_str),
+            b"",
+            Some(path),
+        )
+    }
+
+    #[test]
+    fn the_path_search_skips_what_cannot_run_and_reports_it_as_execvp_does() {
+        let root = tempfile::tempdir().unwrap();
+        let (denied, good) = (root.path().join("denied"), root.path().join("good"));
+        tool_in(&denied, false, "denied");
+        tool_in(&good, true, "good");
+        let missing = root.path().join("missing");
+
+        // A match that cannot run is passed over for a later one.
+        let ran = run_tool(None, &path_of(&[&missing, &denied, &good])).unwrap();
+        assert_eq!(ran.stdout, "good\n");
+
+        // Only matches that cannot run: EACCES, not ENOENT.
+        let error = run_tool(None, &path_of(&[&missing, &denied])).err();
+        assert_eq!(
+            error.map(|e| e.kind()),
+            Some(std::io::ErrorKind::PermissionDenied)
+        );
+
+        // No match at all: ENOENT.
+        let error = run_tool(None, &path_of(&[&missing])).err();
+        assert_eq!(error.map(|e| e.kind()), Some(std::io::ErrorKind::NotFound));
+
+        // An empty entry is the directory the hook starts in.
+        let cwd = CString::new(good.as_os_str().as_encoded_bytes()).unwrap();
+        let ran = run_tool(Some(&cwd), OsStr::new(":")).unwrap();
+        assert_eq!(ran.stdout, "good\n");
+    }
+
+    /// The pid a handler ran in, when that was not this process.
+    static HANDLED_ELSEWHERE: AtomicI32 = AtomicI32::new(0);
+    static THIS_PROCESS: AtomicI32 = AtomicI32::new(0);
+
+    extern "C" fn note_where(_: libc::c_int) {
+        // SAFETY: `getpid` has no requirements; the raw call asks the
+        // kernel, so a child sharing this memory gets its own pid.
+        let pid = unsafe { libc::syscall(libc::SYS_getpid) } as i32;
+        if pid != THIS_PROCESS.load(Ordering::Relaxed) {
+            HANDLED_ELSEWHERE.store(pid, Ordering::Relaxed);
+        }
+    }
+
+    /// The child shares latch's memory until it execs: a handler of
+    /// latch's running in it would run on latch's data, so the kernel
+    /// must have reset every handler. Each child here searches 2,000
+    /// missing directories with its signals unblocked, while another
+    /// thread sends SIGUSR2 to every child of the spawning thread.
+    #[test]
+    fn no_handler_of_latch_runs_in_the_child_before_exec() {
+        THIS_PROCESS.store(std::process::id() as i32, Ordering::Relaxed);
+        // SAFETY: installs a handler that only reads a pid and stores it.
+        unsafe { libc::signal(libc::SIGUSR2, note_where as *const () as libc::sighandler_t) };
+        // SAFETY: `gettid` has no requirements.
+        let tid = unsafe { libc::syscall(libc::SYS_gettid) };
+        let children = format!("/proc/self/task/{tid}/children");
+        let dirs = (0..2000)
+            .map(|i| format!("/nonexistent-latch-test-{i}"))
+            .collect::<Vec<_>>()
+            .join(":");
+        let path = OsString::from_vec(dirs.into_bytes());
+        let done = AtomicBool::new(false);
+        let sent = AtomicUsize::new(0);
+        let mut killed = 0;
+        std::thread::scope(|scope| {
+            scope.spawn(|| {
+                while !done.load(Ordering::Relaxed) {
+                    let list = std::fs::read_to_string(&children).unwrap_or_default();
+                    for pid in list
+                        .split_whitespace()
+                        .filter_map(|p| p.parse::<i32>().ok())
+                    {
+                        // SAFETY: signals a child of the spawning thread.
+                        unsafe { libc::kill(pid, libc::SIGUSR2) };
+                        sent.fetch_add(1, Ordering::Relaxed);
+                    }
+                }
+            });
+            for _ in 0..200 {
+                let ran = run_searching(
+                    Way::Clone3,
+                    c"latch-no-such-program",
+                    &[c"x"],
+                    None,
+                    b"",
+                    Some(&path),
+                );
+                match ran {
+                    Ok(ran) if libc::WIFSIGNALED(ran.status) => {
+                        assert_eq!(libc::WTERMSIG(ran.status), libc::SIGUSR2);
+                        killed += 1;
+                    }
+                    Ok(ran) => panic!("a missing program ran: status {}", ran.status),
+                    Err(e) => assert_eq!(e.kind(), std::io::ErrorKind::NotFound),
+                }
+            }
+            done.store(true, Ordering::Relaxed);
+        });
+        assert_eq!(
+            HANDLED_ELSEWHERE.load(Ordering::Relaxed),
+            0,
+            "latch's handler ran in a child"
+        );
+        // The signals reached children before their exec: the default
+        // action killed them.
+        assert!(
+            killed > 0,
+            "no child was signalled in time ({} signals sent)",
+            sent.load(Ordering::Relaxed)
+        );
     }
 }
