@@ -199,6 +199,14 @@ impl Node {
         }
     }
 
+    /// The items, if this is a sequence.
+    pub fn as_seq(&self) -> Option<&[Node]> {
+        match &self.value {
+            Value::Seq(items) => Some(items),
+            _ => None,
+        }
+    }
+
     /// The value under a string key, if this is a mapping that has it (the
     /// last one, if a JSON document repeats the key).
     pub fn get(&self, key: &str) -> Option<&Node> {

@@ -4,6 +4,29 @@ use serde_json::Value;
 
 use crate::matcher::compile_regex;
 
+/// The keys an `expect` mapping may have.
+pub const KEYS: &[&str] = &[
+    "decision",
+    "reason",
+    "reason_matches",
+    "tool_input",
+    "tool_output",
+    "prompt",
+    "continuation",
+    "context",
+    "notices",
+    "events",
+    "runs",
+    "warnings",
+    "halt",
+    "shell_env",
+    "retry",
+    "watch_paths",
+    "worktree_path",
+    "elicitation",
+    "display",
+];
+
 /// Every expectation of `expect` that `outcome` does not meet, in words.
 ///
 /// Keys: `decision`, `reason` (every deny reason's text, joined with a
@@ -158,5 +181,19 @@ mod tests {
             2
         );
         assert!(f[0].starts_with("decision: expected \"proceed\", got \"deny\""));
+    }
+
+    #[test]
+    fn every_listed_key_is_an_expectation_and_no_other() {
+        let outcome = json!({"decision": "proceed"});
+        for key in KEYS {
+            let f = check(&json!({ *key: null }), &outcome);
+            assert!(
+                !f.iter().any(|m| m.contains("not an expectation")),
+                "{key}: {f:?}"
+            );
+        }
+        let f = check(&json!({"bogus": null}), &outcome);
+        assert!(f[0].contains("not an expectation"), "{f:?}");
     }
 }

@@ -43,25 +43,87 @@ pub struct Case {
     pub event: Value,
     /// The `expect` mapping, as JSON.
     pub expect: Value,
-    /// What is wrong with the case itself (unknown keys, no `expect`).
+    /// What is wrong with the case itself (unknown keys, no `expect`, an
+    /// `expect` of the wrong shape), each starting with its
+    /// `file:line:column`.
     pub problems: Vec<String>,
+    /// `file:line:column` of the case's `event` (of the case without one).
+    pub event_location: String,
+}
+
+/// `file:line:column` of a node of the scenario file.
+fn location(file: &Path, node: &yaml::Node) -> String {
+    format!(
+        "{}:{}:{}",
+        file.display(),
+        node.position.line,
+        node.position.column
+    )
 }
 
 /// A case must have an `event` and an `expect`, and nothing else but a
-/// `name`: a misspelled key must not make a case pass.
-fn case_problems(c: &Value) -> Vec<String> {
+/// `name`: a misspelled key must not make a case pass. The `expect`
+/// mapping's own shape is checked here too, so that each problem names
+/// the line and column it is at.
+fn case_problems(file: &Path, case: &yaml::Node) -> Vec<String> {
+    let at = |node: &yaml::Node| location(file, node);
     let mut out = Vec::new();
-    match c.as_object() {
-        None => out.push("a case must be a mapping".to_owned()),
-        Some(m) => {
-            for k in m
-                .keys()
-                .filter(|k| !["name", "event", "expect"].contains(&k.as_str()))
-            {
-                out.push(format!("{k}: not a case key (name, event, expect)"));
-            }
-            if !m.contains_key("expect") {
-                out.push("expect: missing; a case must expect something".to_owned());
+    let Some(entries) = case.as_map() else {
+        out.push(format!("{}: a case must be a mapping", at(case)));
+        return out;
+    };
+    for (key, _) in entries {
+        let name = key.as_str().unwrap_or_default();
+        if !["name", "event", "expect"].contains(&name) {
+            out.push(format!(
+                "{}: {}: not a case key (name, event, expect)",
+                at(key),
+                key.scalar_text()
+            ));
+        }
+    }
+    match case.get("expect") {
+        None => out.push(format!(
+            "{}: expect: missing; a case must expect something",
+            at(case)
+        )),
+        Some(expect) => out.extend(expect_problems(file, expect)),
+    }
+    out
+}
+
+/// What is wrong with the shape of an `expect` mapping (the values are
+/// compared when the case runs).
+fn expect_problems(file: &Path, expect: &yaml::Node) -> Vec<String> {
+    let at = |node: &yaml::Node| location(file, node);
+    let mut out = Vec::new();
+    let Some(entries) = expect.as_map() else {
+        if !matches!(expect.value, yaml::Value::Null) {
+            out.push(format!("{}: expect: must be a mapping", at(expect)));
+        }
+        return out;
+    };
+    for (key, value) in entries {
+        let name = key.as_str().unwrap_or_default();
+        if !expect::KEYS.contains(&name) {
+            out.push(format!(
+                "{}: {}: not an expectation (see docs/testing.md)",
+                at(key),
+                key.scalar_text()
+            ));
+        } else if matches!(name, "events" | "runs") && value.as_seq().is_none() {
+            out.push(format!("{}: {name}: must be a list", at(value)));
+        } else if name == "reason_matches" {
+            match value.as_str().map(crate::matcher::compile_regex) {
+                Some(Ok(_)) => {}
+                Some(Err(e)) => out.push(format!(
+                    "{}: reason_matches: must be a valid regex: {e}",
+                    at(value)
+                )),
+                None => out.push(format!(
+                    "{}: reason_matches: must be a valid regex",
+                    at(value)
+                )),
             }
         }
     }
@@ -90,59 +152,70 @@ impl Scenario {
                 .unwrap_or_default();
             format!("{}{at}: invalid YAML: {}", file.display(), e.message)
         })?;
-        let doc = root.to_json();
-        let dialect = doc["dialect"]
-            .as_str()
+        let at = |node: &yaml::Node| location(file, node);
+        // Where a key's value is, or the file when the key is missing.
+        let at_key = |node: Option<&yaml::Node>| {
+            node.map_or_else(|| file.display().to_string(), &at)
+        };
+        let config = root.get("config");
+        let dialect = root
+            .get("dialect")
+            .and_then(yaml::Node::as_str)
             .filter(|d| ["poolside", "evener", "peen", "claude"].contains(d))
             .ok_or_else(|| {
                 format!(
                     "{}: `dialect` must be poolside, evener, peen or claude",
-                    file.display()
+                    at_key(root.get("dialect"))
                 )
             })?
             .to_owned();
         let base = file.parent().unwrap_or(Path::new("."));
-        let config = &doc["config"];
-        let (dir, temp) = if let Some(p) = config["path"].as_str() {
+        let path = config.and_then(|c| c.get("path"));
+        let files = config.and_then(|c| c.get("files")).and_then(yaml::Node::as_map);
+        let (dir, temp) = if let Some(p) = path.and_then(yaml::Node::as_str) {
             let dir = crate::config::normalize(
                 &std::path::absolute(base.join(p)).unwrap_or_else(|_| base.join(p)),
             );
             if !dir.is_dir() {
                 return Err(format!(
                     "{}: config.path {} is not a directory",
-                    file.display(),
+                    at_key(path),
                     dir.display()
                 ));
             }
             (dir, None)
-        } else if let Some(files) = config["files"].as_object() {
+        } else if let Some(files) = files {
             let temp =
                 tempfile::tempdir().map_err(|e| format!("cannot make a temp directory: {e}"))?;
             for (rel, content) in files {
+                let rel = rel.scalar_text();
                 let text = content.as_str().ok_or_else(|| {
-                    format!("{}: config.files.{rel} must be text", file.display())
+                    format!("{}: config.files.{rel} must be text", at(content))
                 })?;
-                write_file(temp.path(), rel, text)?;
+                write_file(temp.path(), &rel, text)?;
             }
             (temp.path().to_path_buf(), Some(temp))
         } else {
             return Err(format!(
                 "{}: `config` needs `path` or `files`",
-                file.display()
+                at_key(config)
             ));
         };
-        let cases = doc["cases"]
-            .as_array()
-            .ok_or_else(|| format!("{}: `cases` must be a list", file.display()))?
+        let cases = root
+            .get("cases")
+            .and_then(yaml::Node::as_seq)
+            .ok_or_else(|| format!("{}: `cases` must be a list", at_key(root.get("cases"))))?
             .iter()
             .enumerate()
             .map(|(i, c)| Case {
-                name: c["name"]
-                    .as_str()
+                name: c
+                    .get("name")
+                    .and_then(yaml::Node::as_str)
                     .map_or_else(|| format!("case {}", i + 1), str::to_owned),
-                event: c["event"].clone(),
-                expect: c["expect"].clone(),
-                problems: case_problems(c),
+                event: c.get("event").map_or(Value::Null, yaml::Node::to_json),
+                expect: c.get("expect").map_or(Value::Null, yaml::Node::to_json),
+                problems: case_problems(file, c),
+                event_location: at(c.get("event").unwrap_or(c)),
             })
             .collect();
         Ok(Scenario {
@@ -164,7 +237,10 @@ impl Scenario {
                 case.problems.clone()
             } else {
                 match serde_json::from_value::<Event>(event_json) {
-                    Err(e) => vec![format!("event: not a valid event: {e}")],
+                    Err(e) => vec![format!(
+                        "{}: event: not a valid event: {e}",
+                        case.event_location
+                    )],
                     Ok(event) => {
                         let engine = self.engine(&event);
                         // A state directory that cannot be opened is not

@@ -53,9 +53,14 @@ fn an_unreadable_scenario_exits_3() {
     std::fs::write(&file, "dialect: nope\n").unwrap();
     let out = latch().arg("test").arg(&file).output().unwrap();
     assert_eq!(out.status.code(), Some(3));
+    // At the value, line 1 column 10.
     assert!(
+        String::from_utf8_lossy(&out.stdout).contains(&format!(
+            "{}:1:10: `dialect` must be poolside, evener, peen or claude",
+            file.display()
+        )),
+        "{}",
         String::from_utf8_lossy(&out.stdout)
-            .contains("`dialect` must be poolside, evener, peen or claude")
     );
 }
 
@@ -84,9 +89,46 @@ fn a_misspelled_case_key_or_a_mistyped_list_fails_instead_of_passing() {
     let out = latch().arg("test").arg(&file).output().unwrap();
     assert_eq!(out.status.code(), Some(1));
     let text = String::from_utf8(out.stdout).unwrap();
-    assert!(text.contains("  FAIL  typo\n        expects: not a case key (name, event, expect)\n        expect: missing; a case must expect something\n"), "{text}");
+    // Each problem names where it is: the key, the case, the value.
+    let f = file.display();
+    assert!(text.contains(&format!("  FAIL  typo\n        {f}:8:5: expects: not a case key (name, event, expect)\n        {f}:6:5: expect: missing; a case must expect something\n")), "{text}");
     assert!(
-        text.contains("  FAIL  mapping instead of list\n        runs: must be a list\n"),
+        text.contains(&format!(
+            "  FAIL  mapping instead of list\n        {f}:11:20: runs: must be a list\n"
+        )),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_wrong_expectation_key_an_invalid_regex_and_an_invalid_event_name_their_line_and_column() {
+    let d = tempfile::tempdir().unwrap();
+    let file = d.path().join("s.yaml");
+    std::fs::write(
+        &file,
+        "dialect: poolside\nconfig:\n  files:\n    .poolside/settings.yaml: \"hooks: {}\\n\"\ncases:\n  - name: key\n    event: {event: stop}\n    expect:\n      decison: deny\n  - name: regex\n    event: {event: stop}\n    expect:\n      reason_matches: \"(\"\n  - name: event\n    event: {event: nope}\n    expect: {decision: proceed}\n",
+    )
+    .unwrap();
+    let out = latch().arg("test").arg(&file).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let text = String::from_utf8(out.stdout).unwrap();
+    let f = file.display();
+    assert!(
+        text.contains(&format!(
+            "  FAIL  key\n        {f}:9:7: decison: not an expectation (see docs/testing.md)\n"
+        )),
+        "{text}"
+    );
+    assert!(
+        text.contains(&format!(
+            "  FAIL  regex\n        {f}:13:23: reason_matches: must be a valid regex"
+        )),
+        "{text}"
+    );
+    assert!(
+        text.contains(&format!(
+            "  FAIL  event\n        {f}:15:12: event: not a valid event:"
+        )),
         "{text}"
     );
 }
