@@ -378,3 +378,109 @@ mod clone3 {
         );
     }
 }
+
+/// Under a seccomp filter that hides `clone3` (as some container runtimes
+/// install), latch falls back to `posix_spawnp` and hooks still start.
+/// The filter cannot be lifted and the fallback is for the whole process,
+/// so the test runs itself again in a child process.
+#[cfg(all(target_os = "linux", target_arch = "x86_64"))]
+#[test]
+fn a_kernel_that_refuses_clone3_gets_posix_spawn() {
+    const NAME: &str = "run::spawn::tests::a_kernel_that_refuses_clone3_gets_posix_spawn";
+    if std::env::var_os("LATCH_TEST_NO_CLONE3").is_some() {
+        hide_clone3();
+        for _ in 0..2 {
+            let ran = run_with_fallback(c"/bin/echo", &[c"echo", c"started"]).unwrap();
+            assert_eq!(ran.stdout, "started\n");
+        }
+        assert!(super::vfork::REFUSED.load(std::sync::atomic::Ordering::Relaxed));
+        return;
+    }
+    let out = std::process::Command::new(std::env::current_exe().unwrap())
+        .args(["--exact", NAME, "--nocapture", "--test-threads=1"])
+        .env("LATCH_TEST_NO_CLONE3", "1")
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{text}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(text.contains("1 passed"), "{text}");
+}
+
+/// Starts `argv` through [`super::spawn`], which picks the way.
+#[cfg(all(target_os = "linux", target_arch = "x86_64"))]
+fn run_with_fallback(program: &CStr, argv: &[&CStr]) -> io::Result<Ran> {
+    let (stdin_child, stdin_ours) = pipe_with(PipeFlags::CLOEXEC)?;
+    let (stdout_ours, stdout_child) = pipe_with(PipeFlags::CLOEXEC)?;
+    let (stderr_ours, stderr_child) = pipe_with(PipeFlags::CLOEXEC)?;
+    let pid = super::spawn(&SpawnArgs {
+        program,
+        argv,
+        envp: &[],
+        cwd: None,
+        stdio: [
+            stdin_child.as_fd(),
+            stdout_child.as_fd(),
+            stderr_child.as_fd(),
+        ],
+    })?;
+    drop((
+        stdin_child,
+        stdout_child,
+        stderr_child,
+        stderr_ours,
+        stdin_ours,
+    ));
+    let mut stdout = String::new();
+    std::fs::File::from(stdout_ours).read_to_string(&mut stdout)?;
+    let mut status = 0;
+    // SAFETY: waits for the child started above.
+    assert_eq!(unsafe { libc::waitpid(pid, &mut status, 0) }, pid);
+    Ok(Ran { status, stdout })
+}
+
+/// Makes `clone3` fail with ENOSYS for this thread from now on (a seccomp
+/// filter: on x86-64, system call 435 answers ENOSYS; all else is
+/// allowed).
+#[cfg(all(target_os = "linux", target_arch = "x86_64"))]
+fn hide_clone3() {
+    const AUDIT_ARCH_X86_64: u32 = 0xc000_003e;
+    const SECCOMP_RET_ALLOW: u32 = 0x7fff_0000;
+    // BPF opcodes: load a word at an absolute offset, jump if equal, return.
+    const LOAD: u16 = 0x20;
+    const JEQ: u16 = 0x15;
+    const RET: u16 = 0x06;
+    let op = |code: u16, jt: u8, jf: u8, k: u32| libc::sock_filter { code, jt, jf, k };
+    // `struct seccomp_data`: `nr` at offset 0, `arch` at 4.
+    let mut filter = [
+        op(LOAD, 0, 0, 4),
+        op(JEQ, 1, 0, AUDIT_ARCH_X86_64),
+        op(RET, 0, 0, SECCOMP_RET_ALLOW),
+        op(LOAD, 0, 0, 0),
+        op(JEQ, 0, 1, libc::SYS_clone3 as u32),
+        op(RET, 0, 0, libc::SECCOMP_RET_ERRNO | libc::ENOSYS as u32),
+        op(RET, 0, 0, SECCOMP_RET_ALLOW),
+    ];
+    let program = libc::sock_fprog {
+        len: filter.len() as u16,
+        filter: filter.as_mut_ptr(),
+    };
+    // SAFETY: `program` points at a valid filter for the duration of the
+    // call, which copies it; no-new-privileges is required to install one.
+    unsafe {
+        assert_eq!(libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), 0);
+        assert_eq!(
+            libc::prctl(
+                libc::PR_SET_SECCOMP,
+                libc::SECCOMP_MODE_FILTER,
+                &program as *const libc::sock_fprog
+            ),
+            0,
+            "{}",
+            io::Error::last_os_error()
+        );
+    }
+}

@@ -57,7 +57,7 @@ const SPAWN_ERROR: usize = 127;
 const SIGSET_BYTES: usize = 8;
 
 /// Set once the kernel refused `clone3`: `posix_spawn` from then on.
-static REFUSED: AtomicBool = AtomicBool::new(false);
+pub(super) static REFUSED: AtomicBool = AtomicBool::new(false);
 
 /// `struct clone_args` up to `tls`: the first version (64 bytes), which
 /// every kernel with `clone3` takes.
