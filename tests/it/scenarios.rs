@@ -3,6 +3,29 @@
 
 use crate::util::latch;
 
+/// A scenario file written into a fresh directory, and what `latch test`
+/// answered for it.
+struct Tested {
+    _dir: tempfile::TempDir,
+    file: std::path::PathBuf,
+    code: Option<i32>,
+    stdout: String,
+}
+
+/// Writes `text` as the scenario `name` and runs `latch test` on it.
+fn test_scenario(name: &str, text: &str) -> Tested {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join(name);
+    std::fs::write(&file, text).unwrap();
+    let out = latch().arg("test").arg(&file).output().unwrap();
+    Tested {
+        _dir: dir,
+        file,
+        code: out.status.code(),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+    }
+}
+
 #[test]
 fn latchs_own_scenarios_pass() {
     let out = latch()
@@ -18,16 +41,12 @@ fn latchs_own_scenarios_pass() {
 
 #[test]
 fn a_failing_case_prints_a_diff_and_exits_1() {
-    let d = tempfile::tempdir().unwrap();
-    let file = d.path().join("s.yaml");
-    std::fs::write(
-        &file,
+    let t = test_scenario(
+        "s.yaml",
         "dialect: poolside\nconfig:\n  files:\n    .poolside/settings.yaml: |\n      hooks:\n        PreToolUse:\n          - {name: g, matcher: shell, command: 'echo no >&2; exit 2'}\ncases:\n  - name: wrong on purpose\n    event: {event: tool_before, tool: {name: shell, input: {}}}\n    expect:\n      decision: proceed\n      reason_matches: '^yes'\n      runs: [{hook: g, status: ok}]\n  - name: right\n    event: {event: tool_before, tool: {name: read, input: {}}}\n    expect: {decision: proceed, runs: []}\n",
-    )
-    .unwrap();
-    let out = latch().arg("test").arg(&file).output().unwrap();
-    assert_eq!(out.status.code(), Some(1));
-    let text = String::from_utf8(out.stdout).unwrap();
+    );
+    assert_eq!(t.code, Some(1));
+    let text = t.stdout.as_str();
     // The actual run record carries a duration, so only its shape is pinned.
     let got_run = text
         .lines()
@@ -40,7 +59,7 @@ fn a_failing_case_prints_a_diff_and_exits_1() {
         text,
         format!(
             "{}\n  FAIL  wrong on purpose\n        decision: expected \"proceed\", got \"deny\"\n        reason_matches: `^yes` does not match \"no\"\n        runs[0]: expected {{\"hook\":\"g\",\"status\":\"ok\"}} (as a subset), got {}\n  ok    right\n1 passed, 1 failed\n",
-            file.display(),
+            t.file.display(),
             got_run
         )
     );
@@ -48,19 +67,16 @@ fn a_failing_case_prints_a_diff_and_exits_1() {
 
 #[test]
 fn an_unreadable_scenario_exits_3() {
-    let d = tempfile::tempdir().unwrap();
-    let file = d.path().join("bad.yaml");
-    std::fs::write(&file, "dialect: nope\n").unwrap();
-    let out = latch().arg("test").arg(&file).output().unwrap();
-    assert_eq!(out.status.code(), Some(3));
+    let t = test_scenario("bad.yaml", "dialect: nope\n");
+    assert_eq!(t.code, Some(3));
     // At the value, line 1 column 10.
     assert!(
-        String::from_utf8_lossy(&out.stdout).contains(&format!(
+        t.stdout.contains(&format!(
             "{}:1:10: `dialect` must be poolside, evener, peen or claude",
-            file.display()
+            t.file.display()
         )),
         "{}",
-        String::from_utf8_lossy(&out.stdout)
+        t.stdout
     );
 }
 
@@ -79,18 +95,14 @@ fn a_directory_without_scenarios_exits_3() {
 
 #[test]
 fn a_misspelled_case_key_or_a_mistyped_list_fails_instead_of_passing() {
-    let d = tempfile::tempdir().unwrap();
-    let file = d.path().join("s.yaml");
-    std::fs::write(
-        &file,
+    let t = test_scenario(
+        "s.yaml",
         "dialect: poolside\nconfig:\n  files:\n    .poolside/settings.yaml: \"hooks: {}\\n\"\ncases:\n  - name: typo\n    event: {event: stop}\n    expects: {decision: deny}\n  - name: mapping instead of list\n    event: {event: stop}\n    expect: {runs: {hook: x}}\n",
-    )
-    .unwrap();
-    let out = latch().arg("test").arg(&file).output().unwrap();
-    assert_eq!(out.status.code(), Some(1));
-    let text = String::from_utf8(out.stdout).unwrap();
+    );
+    assert_eq!(t.code, Some(1));
+    let text = t.stdout.as_str();
     // Each problem names where it is: the key, the case, the value.
-    let f = file.display();
+    let f = t.file.display();
     assert!(text.contains(&format!("  FAIL  typo\n        {f}:8:5: expects: not a case key (name, event, expect)\n        {f}:6:5: expect: missing; a case must expect something\n")), "{text}");
     assert!(
         text.contains(&format!(
@@ -102,17 +114,13 @@ fn a_misspelled_case_key_or_a_mistyped_list_fails_instead_of_passing() {
 
 #[test]
 fn a_wrong_expectation_key_an_invalid_regex_and_an_invalid_event_name_their_line_and_column() {
-    let d = tempfile::tempdir().unwrap();
-    let file = d.path().join("s.yaml");
-    std::fs::write(
-        &file,
+    let t = test_scenario(
+        "s.yaml",
         "dialect: poolside\nconfig:\n  files:\n    .poolside/settings.yaml: \"hooks: {}\\n\"\ncases:\n  - name: key\n    event: {event: stop}\n    expect:\n      decison: deny\n  - name: regex\n    event: {event: stop}\n    expect:\n      reason_matches: \"(\"\n  - name: event\n    event: {event: nope}\n    expect: {decision: proceed}\n",
-    )
-    .unwrap();
-    let out = latch().arg("test").arg(&file).output().unwrap();
-    assert_eq!(out.status.code(), Some(1));
-    let text = String::from_utf8(out.stdout).unwrap();
-    let f = file.display();
+    );
+    assert_eq!(t.code, Some(1));
+    let text = t.stdout.as_str();
+    let f = t.file.display();
     assert!(
         text.contains(&format!(
             "  FAIL  key\n        {f}:9:7: decison: not an expectation (see docs/testing.md)\n"
@@ -135,26 +143,20 @@ fn a_wrong_expectation_key_an_invalid_regex_and_an_invalid_event_name_their_line
 
 #[test]
 fn a_configuration_that_does_not_load_stops_the_scenario() {
-    let d = tempfile::tempdir().unwrap();
-    let file = d.path().join("s.yaml");
-    std::fs::write(
-        &file,
+    let t = test_scenario(
+        "s.yaml",
         "dialect: peen\nconfig:\n  files:\n    .agents/hooks.yaml: |\n      version: 1\n      preToolUse:\n        - actions: [{type: command, command: x, timeout: 0s}]\ncases:\n  - event: {event: stop}\n    expect: {decision: proceed}\n",
-    )
-    .unwrap();
-    let out = latch().arg("test").arg(&file).output().unwrap();
-    assert_eq!(out.status.code(), Some(3));
-    let text = String::from_utf8(out.stdout).unwrap();
+    );
+    assert_eq!(t.code, Some(3));
+    let text = t.stdout.as_str();
     assert!(
         text.contains("hooks file skipped: `timeout` must be positive"),
         "{text}"
     );
-    std::fs::write(
-        &file,
+    let t = test_scenario(
+        "s.yaml",
         "dialect: poolside\nconfig: {path: ./nowhere}\ncases: []\n",
-    )
-    .unwrap();
-    let out = latch().arg("test").arg(&file).output().unwrap();
-    assert_eq!(out.status.code(), Some(3));
-    assert!(String::from_utf8_lossy(&out.stdout).contains("is not a directory"));
+    );
+    assert_eq!(t.code, Some(3));
+    assert!(t.stdout.contains("is not a directory"), "{}", t.stdout);
 }
