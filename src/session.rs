@@ -339,7 +339,9 @@ impl Session {
                 let name = encode_id(name);
                 let sub = path.join(&name);
                 files::private_subdir(dir.as_ref(), &name, &sub)?;
-                Ok(Some(sub))
+                // Handed to hooks, which run elsewhere: a relative state
+                // directory must not make it relative.
+                Ok(Some(std::path::absolute(&sub).unwrap_or(sub)))
             }
         }
     }

@@ -53,7 +53,7 @@ pub(super) fn wait(
     cmds: &[&HookCommand],
     cancel: &Cancel,
     lend: Lend<'_>,
-) -> Vec<(usize, Exit)> {
+) -> Vec<(usize, Exit, Instant)> {
     let mut finished = Vec::with_capacity(hooks.len());
     let cancel_fd = match lend.interrupt {
         // A cancel would come through the interrupt: no pipe is made.
@@ -110,7 +110,9 @@ pub(super) fn wait(
                 Step::Waiting => {}
                 Step::Finished(exit) => {
                     *watch = Watch::Done;
-                    finished.push((i, exit));
+                    // Each hook's own end: a run's duration is not the
+                    // batch's.
+                    finished.push((i, exit, Instant::now()));
                 }
                 Step::HandOver => return finished,
             }

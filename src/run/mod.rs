@@ -309,10 +309,10 @@ impl Runner {
         // A lent thread waits in `poll` for the common case; anything
         // else is handed to the reactor below.
         if let Some(lend) = lend
-            && let Some(&(_, exit)) =
+            && let Some(&(_, exit, ended)) =
                 lent::wait(std::slice::from_mut(&mut hook), &[cmd], cancel, lend).first()
         {
-            return hook.reaped(exit);
+            return hook.reaped(exit, ended);
         }
         self.finish(hook, cmd, cancel).await
     }
@@ -364,15 +364,17 @@ impl Runner {
             Some(lend) if !hooks.is_empty() => lent::wait(&mut hooks, &started, cancel, lend),
             _ => Vec::new(),
         };
-        let mut exits: Vec<Option<(Exit, usize)>> = hooks.iter().map(|_| None).collect();
-        for (position, exit) in lent {
-            exits[position] = Some((exit, order));
+        let mut exits: Vec<Option<(Exit, Instant, usize)>> = hooks.iter().map(|_| None).collect();
+        for (position, exit, ended) in lent {
+            exits[position] = Some((exit, ended, order));
             order += 1;
         }
         let mut rest = Vec::new();
         for ((hook, place), exit) in hooks.into_iter().zip(places).zip(exits) {
             match exit {
-                Some((exit, finished)) => results[place] = Some((hook.reaped(exit), finished)),
+                Some((exit, ended, finished)) => {
+                    results[place] = Some((hook.reaped(exit, ended), finished));
+                }
                 None => rest.push((place, hook)),
             }
         }
@@ -608,15 +610,17 @@ impl Started {
     }
 
     /// The result of a hook the lent wait saw exit and close its output.
-    fn reaped(mut self, exit: Exit) -> RunResult {
+    fn reaped(mut self, exit: Exit, ended: Instant) -> RunResult {
         self.guard.leader_reaped();
         self.guard.disarm();
-        early(
-            Termination::Exited(exit),
-            self.stdout,
-            self.stderr,
-            self.start,
-        )
+        RunResult {
+            termination: Termination::Exited(exit),
+            stdout: self.stdout,
+            stderr: self.stderr,
+            duration: ended.saturating_duration_since(self.start),
+            killed_leftovers: false,
+            leftovers_escaped: false,
+        }
     }
 }
 

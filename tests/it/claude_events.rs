@@ -295,10 +295,72 @@ fn r3_setup_payload_matcher_and_ignored_answers() {
     assert_eq!(f.outcome["decision"], "proceed", "{}", f.outcome);
     assert!(f.outcome.get("context").is_none() && f.outcome.get("warnings").is_none());
     let env_file = std::fs::read_to_string(c.hook_dir().join("env-file")).expect("env hook ran");
-    assert!(
-        !env_file.trim().is_empty(),
-        "Setup hooks get CLAUDE_ENV_FILE"
+    // Named as Claude Code names it: the event, then the place of the
+    // handler among those that matched (recorded: setup-hook-1.sh for the
+    // second).
+    let env_file = std::path::Path::new(env_file.trim());
+    assert!(env_file.is_absolute(), "{}", env_file.display());
+    assert_eq!(
+        env_file.file_name().and_then(|n| n.to_str()),
+        Some("setup-hook-2.sh")
     );
+}
+
+/// CwdChanged and FileChanged hooks get a file too (recorded:
+/// `r3_cwd_changed`, `r3_file_changed_outputs`), and what they export is
+/// the outcome's `shell_env`, even with a relative state directory.
+#[test]
+fn cwd_changed_and_file_changed_hooks_export_variables_through_their_env_file() {
+    let c = Claude::new();
+    let sub = c.project().join("sub");
+    std::fs::create_dir_all(&sub).unwrap();
+    let writer = |v: &str| {
+        format!(
+            "echo \"$CLAUDE_ENV_FILE\" >> \"$HOOK_DIR/files\"; echo 'export {v}=1' >> \"$CLAUDE_ENV_FILE\""
+        )
+    };
+    let c = c.project_settings(&json!({"hooks": {
+        "CwdChanged": [{"hooks": [{"type": "command", "command": writer("CWD_VAR")}]}],
+        "FileChanged": [{"matcher": ".envrc", "hooks": [{"type": "command", "command": writer("FILE_VAR")}]}]}}));
+    let relative_state = ["--state-dir", "state-relative"];
+    let mut cmd = crate::util::latch();
+    cmd.current_dir(c.project());
+    let f = c.fire_cmd(
+        cmd,
+        &event("cwd_changed", json!({"cwd": sub, "old_cwd": c.project()})),
+        &relative_state,
+    );
+    assert_eq!(
+        f.outcome["shell_env"],
+        json!({"CWD_VAR": "1"}),
+        "{}",
+        f.outcome
+    );
+    let mut cmd = crate::util::latch();
+    cmd.current_dir(c.project());
+    let f = c.fire_cmd(
+        cmd,
+        &event(
+            "file_changed",
+            json!({"file_path": c.project().join(".envrc"), "change": "change"}),
+        ),
+        &relative_state,
+    );
+    assert_eq!(
+        f.outcome["shell_env"],
+        json!({"FILE_VAR": "1"}),
+        "{}",
+        f.outcome
+    );
+    let files = std::fs::read_to_string(c.hook_dir().join("files")).unwrap();
+    let names: Vec<&str> = files
+        .lines()
+        .map(|l| {
+            assert!(l.starts_with('/'), "{l}");
+            l.rsplit('/').next().unwrap_or_default()
+        })
+        .collect();
+    assert_eq!(names, ["cwdchanged-hook-0.sh", "filechanged-hook-0.sh"]);
 }
 
 #[test]

@@ -254,10 +254,12 @@ impl Claude {
             .arg(self.project())
             .arg("--home")
             .arg(self.home())
-            .arg("--state-dir")
-            .arg(self.root.path().join("state"))
             .arg("--claude-managed-dir")
             .arg(self.root.path().join("managed"));
+        // `extra` may name its own state directory.
+        if !extra.contains(&"--state-dir") {
+            cmd.arg("--state-dir").arg(self.root.path().join("state"));
+        }
         for d in &self.plugins {
             cmd.arg("--plugin-dir").arg(d);
         }

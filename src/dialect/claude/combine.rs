@@ -253,7 +253,7 @@ pub async fn dispatch(cfg: &Claude, event: &Event, cx: &DispatchContext<'_>) -> 
     let mut in_background = false;
     let mut shown = Vec::new();
     for (i, s) in selected.into_iter().enumerate() {
-        let env_file = env_dir.as_ref().map(|d| super::env_file::file(d, i));
+        let env_file = env_dir.as_ref().map(|d| super::env_file::file(d, ce.as_str(), i));
         if let Some(f) = &env_file {
             // A file left by an earlier start of the session does not count.
             let _ = std::fs::remove_file(f);

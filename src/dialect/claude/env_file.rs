@@ -1,7 +1,8 @@
-//! `CLAUDE_ENV_FILE` (recorded: `n`, `q`): a `SessionStart` hook may append
-//! `export NAME=value` lines to the file this variable names; Claude Code
-//! then runs every later Bash tool call with those variables (later hooks
-//! do not get them). latch gives each `SessionStart` handler its own file
+//! `CLAUDE_ENV_FILE` (recorded: `n`, `q`, `r3_setup_init`, `r3_cwd_changed`,
+//! `r3_file_changed_outputs`): a `SessionStart`, `Setup`, `CwdChanged` or
+//! `FileChanged` hook may append `export NAME=value` lines to the file this
+//! variable names; Claude Code then runs every later Bash tool call with
+//! those variables (later hooks do not get them). latch gives each handler
 //! in the session's private state directory, and after the hooks ran it
 //! reads what the files export into the outcome's `shell_env`, for the
 //! harness to apply to its shell tool.
@@ -25,9 +26,11 @@ use crate::run::{
 /// How long sourcing one file may take.
 const SOURCE_LIMIT: Duration = Duration::from_secs(5);
 
-/// The file of the `index`th handler of a `SessionStart`.
-pub fn file(dir: &Path, index: usize) -> PathBuf {
-    dir.join(format!("sessionstart-hook-{index}.sh"))
+/// The file of the `index`th handler of an event, named as Claude Code
+/// names it (recorded: `sessionstart-hook-0.sh`, `setup-hook-1.sh`,
+/// `cwdchanged-hook-0.sh`, `filechanged-hook-0.sh`).
+pub fn file(dir: &Path, event: &str, index: usize) -> PathBuf {
+    dir.join(format!("{}-hook-{index}.sh", event.to_ascii_lowercase()))
 }
 
 /// The variables the files export, and a warning per file that could not

@@ -438,3 +438,24 @@ async fn a_cancel_stops_every_hook_of_a_lent_batch() {
     }
     canceller.join().unwrap();
 }
+
+/// Each hook of a batch has its own duration, lent or not: a quick hook
+/// beside a slow one does not report the slow one's time.
+#[tokio::test]
+async fn each_hook_of_a_batch_reports_its_own_duration() {
+    for lend in [true, false] {
+        let (slow, quick) = (sh("sleep 1"), sh("true"));
+        let results = runner(lend)
+            .run_batch(&[&slow, &quick], &Cancel::never())
+            .await;
+        let [(slow, _), (quick, _)] = &results[..] else {
+            panic!("{} results", results.len());
+        };
+        assert!(
+            quick.duration < slow.duration,
+            "lend {lend}: quick {:?}, slow {:?}",
+            quick.duration,
+            slow.duration
+        );
+    }
+}
