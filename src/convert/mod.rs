@@ -32,6 +32,16 @@ pub enum Tools {
     Regex(String),
 }
 
+/// The ways a session starts, as Claude Code and evener name them (the
+/// target a `SessionStart` matcher is tested against).
+pub const START_KINDS: [&str; 4] = ["startup", "resume", "clear", "compact"];
+
+/// The starts a matcher accepts, in [`START_KINDS`] order. The set is
+/// finite, so any matcher, a list or a regex, converts exactly.
+pub fn starts_where(accepts: impl Fn(&str) -> bool) -> Vec<&'static str> {
+    START_KINDS.into_iter().filter(|k| accepts(k)).collect()
+}
+
 /// What a rule does.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Handler {
@@ -50,6 +60,9 @@ pub struct Rule {
     pub kind: EventKind,
     /// The tools it applies to (tool events).
     pub tools: Tools,
+    /// The starts a `SessionStart` rule runs on, in [`START_KINDS`] order
+    /// (every one for the other events).
+    pub starts: Vec<&'static str>,
     /// What it runs.
     pub handler: Handler,
     /// Its own time limit.

@@ -10,7 +10,9 @@ use crate::run::Program;
 
 use super::env::{EVENER_SETS, EnvRead, expand_bare_root, file_reads};
 use super::shell::scan;
-use super::{Handler, Rule, Side, Tools, foreign_name, report, to_neutral};
+use super::{
+    Handler, Rule, START_KINDS, Side, Tools, foreign_name, report, starts_where, to_neutral,
+};
 
 /// The variables a shell script reads, as read from its own text.
 fn script_reads(script: &str) -> Vec<EnvRead> {
@@ -91,6 +93,12 @@ pub fn from_poolside(cfg: &Poolside) -> (Vec<Rule>, Vec<Diagnostic>) {
             rules.push(Rule {
                 kind,
                 tools,
+                // poolside starts a session's hooks on startup and resume.
+                starts: if pe == PoolEvent::SessionStart {
+                    vec!["startup", "resume"]
+                } else {
+                    START_KINDS.to_vec()
+                },
                 handler: Handler::Shell(hook.command.clone()),
                 timeout: Some(hook.timeout),
                 name: hook.name.clone(),
@@ -124,6 +132,7 @@ pub fn from_evener(ev: &Evener) -> (Vec<Rule>, Vec<Diagnostic>) {
                 }
             };
             let kind = e.kind();
+            let mut starts = START_KINDS.to_vec();
             let tools = match &group.matcher {
                 evener::Matcher::Valid(m)
                     if matches!(e, EvEvent::PreToolUse | EvEvent::PostToolUse) =>
@@ -134,6 +143,11 @@ pub fn from_evener(ev: &Evener) -> (Vec<Rule>, Vec<Diagnostic>) {
                     }
                 }
                 evener::Matcher::Valid(NameMatcher::Any) => Tools::Any,
+                // Tested against the start kind, as in Claude Code.
+                evener::Matcher::Valid(m) if e == EvEvent::SessionStart => {
+                    starts = starts_where(|k| m.matches(k));
+                    Tools::Any
+                }
                 evener::Matcher::Valid(m) => {
                     notes.push(report(
                         &group.source,
@@ -224,6 +238,7 @@ pub fn from_evener(ev: &Evener) -> (Vec<Rule>, Vec<Diagnostic>) {
                 rules.push(Rule {
                     kind,
                     tools: tools.clone(),
+                    starts: starts.clone(),
                     handler,
                     timeout: Some(h.timeout),
                     name: None,
@@ -339,6 +354,12 @@ pub fn from_peen(peen: &Peen) -> (Vec<Rule>, Vec<Diagnostic>) {
                     tools: tool.map_or(Tools::Any, |t| {
                         Tools::Names(vec![to_neutral(Side::Peen, &t)])
                     }),
+                    // peen's sessionStart: a session's first turn only.
+                    starts: if kind == crate::event::EventKind::SessionStart {
+                        vec!["startup"]
+                    } else {
+                        START_KINDS.to_vec()
+                    },
                     handler,
                     timeout,
                     name: Some(group.name.clone()),
@@ -361,6 +382,7 @@ pub fn from_peen(peen: &Peen) -> (Vec<Rule>, Vec<Diagnostic>) {
 /// (a filter: dropping it would widen the hook, so the handler is
 /// dropped), `async`, and the other handler types are reported.
 pub fn from_claude(cfg: &crate::dialect::claude::Claude) -> (Vec<Rule>, Vec<Diagnostic>) {
+    use crate::dialect::claude::ClaudeEvent;
     use crate::dialect::claude::combine::COMMAND_TIMEOUT;
     use crate::dialect::claude::load::{HandlerKind as Kind, Matcher};
     use crate::matcher::ClaudeMatcher;
@@ -378,8 +400,13 @@ pub fn from_claude(cfg: &crate::dialect::claude::Claude) -> (Vec<Rule>, Vec<Diag
                 ));
                 continue;
             };
+            let mut starts = START_KINDS.to_vec();
             let tools = match &group.matcher {
                 Matcher::Valid(ClaudeMatcher::Any) => Tools::Any,
+                Matcher::Valid(m) if e == ClaudeEvent::SessionStart => {
+                    starts = starts_where(|k| m.is_match(k));
+                    Tools::Any
+                }
                 Matcher::Valid(m) if e.is_tool() => match m {
                     ClaudeMatcher::Regex(r) => {
                         notes.push(report(
@@ -464,6 +491,7 @@ pub fn from_claude(cfg: &crate::dialect::claude::Claude) -> (Vec<Rule>, Vec<Diag
                 rules.push(Rule {
                     kind: e.kind(),
                     tools: tools.clone(),
+                    starts: starts.clone(),
                     handler,
                     // Claude Code's default is 600 s; the targets' differ.
                     timeout: Some(h.timeout.unwrap_or(COMMAND_TIMEOUT)),

@@ -13,7 +13,7 @@ use crate::dialect::poolside::PoolEvent;
 use crate::event::EventKind;
 
 use super::shell::scan;
-use super::{Handler, Rule, Side, Tools, env, from_neutral, report};
+use super::{Handler, Rule, START_KINDS, Side, Tools, env, from_neutral, report};
 
 /// A report entry when an evener script (run by bash there) may not run the
 /// same under `/bin/sh`: see [`scan`] for the check.
@@ -122,6 +122,16 @@ pub fn to_poolside(rules: &[Rule]) -> (String, Vec<Diagnostic>) {
             ));
             continue;
         }
+        if rule.kind == EventKind::SessionStart
+            && !narrowed_starts(
+                rule,
+                &["startup", "resume"],
+                "poolside runs SessionStart hooks on every startup and resume",
+                &mut notes,
+            )
+        {
+            continue;
+        }
         let matcher = match &rule.tools {
             Tools::Any => "*".to_owned(),
             Tools::Names(_) => tool_names(Side::Poolside, rule, &mut notes).join("|"),
@@ -210,10 +220,11 @@ pub fn to_evener(rules: &[Rule]) -> (String, Vec<Diagnostic>) {
             ));
         }
         let matcher = match &rule.tools {
-            // poolside and peen session-start hooks run on startup and resume,
-            // not after a clear or a compaction.
-            Tools::Any if rule.kind == EventKind::SessionStart && rule.origin != Side::Evener => {
-                "startup|resume".to_owned()
+            Tools::Any if rule.kind == EventKind::SessionStart => {
+                match start_matcher(rule, &mut notes) {
+                    Some(m) => m.unwrap_or_else(|| "*".to_owned()),
+                    None => continue,
+                }
             }
             Tools::Any => "*".to_owned(),
             Tools::Names(_) => tool_names(Side::Evener, rule, &mut notes).join("|"),
@@ -292,11 +303,8 @@ pub fn to_peen(rules: &[Rule]) -> (String, Vec<Diagnostic>) {
                 continue;
             }
         };
-        if rule.kind == EventKind::SessionStart && rule.origin != Side::Peen {
-            notes.push(report(
-                &rule.source,
-                "peen's sessionStart runs only on a session's first turn, not on resume".to_owned(),
-            ));
+        if rule.kind == EventKind::SessionStart && !narrowed_starts(rule, &["startup"], "peen's sessionStart runs only on a session's first turn", &mut notes) {
+            continue;
         }
 
         let tools: Vec<Option<String>> = match &rule.tools {
@@ -394,9 +402,10 @@ pub fn to_claude(rules: &[Rule]) -> (String, Vec<Diagnostic>) {
             ));
         }
         let matcher = match &rule.tools {
-            Tools::Any if ce == ClaudeEvent::SessionStart && rule.origin != Side::Claude => {
-                Some("startup|resume".to_owned())
-            }
+            Tools::Any if ce == ClaudeEvent::SessionStart => match start_matcher(rule, &mut notes) {
+                Some(m) => m,
+                None => continue,
+            },
             Tools::Any => None,
             Tools::Names(_) => Some(tool_names(Side::Claude, rule, &mut notes).join("|")),
             // Claude Code searches regexes anywhere in the name: anchor.
@@ -441,4 +450,68 @@ pub fn to_claude(rules: &[Rule]) -> (String, Vec<Diagnostic>) {
         ),
         notes,
     )
+}
+
+/// The matcher of a `SessionStart` rule in Claude Code's and evener's
+/// terms: `Some(None)` for every start, `Some(Some(list))` for some,
+/// `None` (with a note) when it runs on none and is not converted.
+fn start_matcher(rule: &Rule, notes: &mut Vec<Diagnostic>) -> Option<Option<String>> {
+    match rule.starts.as_slice() {
+        [] => {
+            notes.push(report(
+                &rule.source,
+                "its matcher accepts no way a session starts (startup, resume, clear, compact), so it never runs; not converted".to_owned(),
+            ));
+            None
+        }
+        all if all.len() == START_KINDS.len() => Some(None),
+        some => Some(Some(some.join("|"))),
+    }
+}
+
+/// Whether a `SessionStart` rule converts to a target that runs such
+/// hooks on `target` starts only, which cannot filter them: not if it
+/// would then run on a start its source never ran it on (that would widen
+/// it); a start of its own that the target lacks is lost, with a note.
+fn narrowed_starts(
+    rule: &Rule,
+    target: &[&str],
+    target_runs: &str,
+    notes: &mut Vec<Diagnostic>,
+) -> bool {
+    if target.iter().any(|t| !rule.starts.contains(t)) {
+        notes.push(report(
+            &rule.source,
+            format!(
+                "it runs only on {}, and {target_runs}: converting it would widen it; not converted",
+                describe_starts(&rule.starts)
+            ),
+        ));
+        return false;
+    }
+    let lost: Vec<&str> = rule
+        .starts
+        .iter()
+        .copied()
+        .filter(|s| !target.contains(s))
+        .collect();
+    if !lost.is_empty() {
+        notes.push(report(
+            &rule.source,
+            format!("{target_runs}: the hook no longer runs on {}", describe_starts(&lost)),
+        ));
+    }
+    true
+}
+
+/// `startup`, `startup and resume`, `startup, clear and compact`; `no start`.
+fn describe_starts(starts: &[&str]) -> String {
+    match starts {
+        [] => "no start".to_owned(),
+        [one] => format!("`{one}`"),
+        [rest @ .., last] => format!(
+            "{} and `{last}`",
+            rest.iter().map(|s| format!("`{s}`")).collect::<Vec<_>>().join(", ")
+        ),
+    }
 }

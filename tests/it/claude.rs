@@ -1911,6 +1911,111 @@ fn convert_reads_and_writes_claude_settings() {
     );
 }
 
+/// A `SessionStart` matcher is tested against the way the session started,
+/// in Claude Code and in evener alike: it converts exactly, whatever its
+/// form; a target that cannot filter starts gets the rule only where it
+/// would not widen it.
+#[test]
+fn session_start_matchers_convert_exactly_or_are_reported() {
+    let c = Claude::new().project_settings(&json!({"hooks": {"SessionStart": [
+        {"matcher": "startup|resume", "hooks": [{"type": "command", "command": "./a.sh"}]},
+        {"matcher": "^c", "hooks": [{"type": "command", "command": "./b.sh"}]},
+        {"matcher": "Startup", "hooks": [{"type": "command", "command": "./never.sh"}]},
+        {"hooks": [{"type": "command", "command": "./all.sh"}]},
+        {"matcher": "startup", "hooks": [{"type": "command", "command": "./first.sh"}]}]}}));
+    let convert = |to: &str, path: &std::path::Path| {
+        let out = crate::util::latch()
+            .args(["convert", "--from"])
+            .arg(if to == "claude" { "evener" } else { "claude" })
+            .args(["--to", to])
+            .arg(path)
+            .output()
+            .unwrap();
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        (
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    let (evener, report) = convert("evener", &c.project());
+    let evener_json: Value = serde_json::from_str(&evener).unwrap();
+    let matchers: Vec<(&str, &str)> = evener_json["hooks"]["SessionStart"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|g| {
+            (
+                g["matcher"].as_str().unwrap(),
+                g["hooks"][0]["command"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        matchers,
+        [
+            ("startup|resume", "./a.sh"),
+            ("clear|compact", "./b.sh"),
+            ("*", "./all.sh"),
+            ("startup", "./first.sh")
+        ]
+    );
+    assert!(
+        report.contains("its matcher accepts no way a session starts (startup, resume, clear, compact), so it never runs; not converted"),
+        "{report}"
+    );
+    // And back, unchanged.
+    let plugin = c.root.path().join("plugin");
+    std::fs::create_dir_all(plugin.join("hooks")).unwrap();
+    std::fs::write(plugin.join("hooks/hooks.json"), &evener).unwrap();
+    let (claude, _) = convert("claude", &plugin);
+    let claude: Value = serde_json::from_str(&claude).unwrap();
+    let groups = claude["hooks"]["SessionStart"].as_array().unwrap();
+    let back: Vec<Option<&str>> = groups.iter().map(|g| g["matcher"].as_str()).collect();
+    assert_eq!(
+        back,
+        [
+            Some("startup|resume"),
+            Some("clear|compact"),
+            None,
+            Some("startup")
+        ]
+    );
+    // poolside runs SessionStart hooks on startup and resume; peen on a
+    // session's first turn.
+    let (_, report) = convert("poolside", &c.project());
+    for (script, note) in [
+        (
+            "b.sh",
+            "it runs only on `clear` and `compact`, and poolside runs SessionStart hooks on every startup and resume: converting it would widen it; not converted",
+        ),
+        (
+            "all.sh",
+            "poolside runs SessionStart hooks on every startup and resume: the hook no longer runs on `clear` and `compact`",
+        ),
+        (
+            "first.sh",
+            "it runs only on `startup`, and poolside runs SessionStart hooks on every startup and resume: converting it would widen it",
+        ),
+    ] {
+        assert!(report.contains(note), "{script}: {report}");
+    }
+    let (peen, report) = convert("peen", &c.project());
+    assert!(
+        peen.contains("./first.sh") && peen.contains("./a.sh"),
+        "{peen}"
+    );
+    assert!(!peen.contains("./b.sh"), "{peen}");
+    assert!(
+        report.contains("peen's sessionStart runs only on a session's first turn: the hook no longer runs on `resume`"),
+        "{report}"
+    );
+}
+
 #[test]
 fn agent_and_mcp_tool_handlers_are_reported_at_load_and_skipped() {
     let c = Claude::new().project_settings(&json!({"hooks": {"PreToolUse": [{"hooks": [

@@ -304,7 +304,9 @@ fn fail_closed_peen_commands_and_session_start_scope_are_reported() {
     );
     let (_, report) = convert("poolside", "peen", &d.path().join("proj"));
     assert!(
-        report.contains("peen's sessionStart runs only on a session's first turn, not on resume"),
+        report.contains(
+            "peen's sessionStart runs only on a session's first turn: the hook no longer runs on `resume`"
+        ),
         "{report}"
     );
     let out = latch()
