@@ -22,6 +22,9 @@ if [ ! -x "$LATCH_BIN" ]; then
 fi
 LATCH_BIN=$(cd "$(dirname "$LATCH_BIN")" && pwd)/$(basename "$LATCH_BIN")
 export LATCH_BIN
+# The committed schema the server's messages are checked against.
+LATCH_SERVE_SCHEMA=${LATCH_SERVE_SCHEMA:-$here/../../schemas/serve.schema.json}
+export LATCH_SERVE_SCHEMA
 
 if [ $# -ge 1 ]; then
     venv=$1
