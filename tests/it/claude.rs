@@ -1406,6 +1406,50 @@ fn lint_finds_claude_projects_and_their_mistakes() {
     assert_ne!(out.status.code(), Some(0));
 }
 
+/// Settings keys that bear on hooks and that latch does not apply are
+/// named by `latch lint`, where they are, instead of passing unseen.
+#[test]
+fn lint_names_the_settings_keys_latch_does_not_apply() {
+    let c = Claude::new();
+    c.write(
+        "project/.claude/settings.json",
+        "{\n  \"env\": {\"API_URL\": \"http://x\"},\n  \"enabledPlugins\": {\"careful@market\": true},\n  \"allowedHttpHookUrls\": [\"https://hooks.example.com/*\"],\n  \"httpHookAllowedEnvVars\": [\"TOKEN\"],\n  \"strictPluginOnlyCustomization\": [\"hooks\"],\n  \"hooks\": {}\n}\n",
+    );
+    let out = crate::util::latch()
+        .arg("lint")
+        .arg(c.project())
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    let file = c.project().join(".claude/settings.json");
+    for (line, needle) in [
+        (
+            2,
+            "`env`: Claude Code sets these variables for every session it runs; latch does not",
+        ),
+        (
+            3,
+            "`enabledPlugins`: latch loads the plugins given with `--plugin-dir`",
+        ),
+        (
+            4,
+            "`allowedHttpHookUrls`: latch does not apply it, so `http` handlers are not restricted by it",
+        ),
+        (5, "`httpHookAllowedEnvVars`: latch does not apply it"),
+        (
+            6,
+            "`strictPluginOnlyCustomization`: latch does not apply it, so hooks from settings files still run",
+        ),
+    ] {
+        assert!(text.contains(needle), "{needle}: {text}");
+        assert!(
+            text.contains(&format!("{}:{line}:", file.display())),
+            "line {line}: {text}"
+        );
+    }
+    assert!(text.contains("0 errors, 4 warnings, 1 note"), "{text}");
+}
+
 #[test]
 fn r2_async_hooks_do_not_hold_the_event_and_speak_with_the_next_tool_result() {
     let c = Claude::new();

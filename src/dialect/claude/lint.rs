@@ -12,6 +12,15 @@ impl Claude {
     pub fn lint(&self) -> Vec<Diagnostic> {
         let mut out = Vec::new();
         for file in self.files() {
+            for &(key, at) in &file.unapplied {
+                let (severity, message) = unapplied(key);
+                out.push(
+                    Diagnostic::new(severity, message)
+                        .in_file(&file.path)
+                        .at(Some(at))
+                        .for_dialect(DIALECT),
+                );
+            }
             for group in &file.groups {
                 for h in &group.handlers {
                     let at = h.source.position;
@@ -129,5 +138,27 @@ impl Claude {
             }
         }
         out
+    }
+}
+
+/// What `latch lint` says of a settings key latch does not apply.
+fn unapplied(key: &str) -> (Severity, String) {
+    match key {
+        "env" => (
+            Severity::Warning,
+            "`env`: Claude Code sets these variables for every session it runs; latch does not, so hooks that read them see what latch's own environment holds: set them there".to_owned(),
+        ),
+        "enabledPlugins" => (
+            Severity::Info,
+            "`enabledPlugins`: latch loads the plugins given with `--plugin-dir` (`plugin_dirs`), not the ones installed for Claude Code; pass each enabled plugin's directory".to_owned(),
+        ),
+        "strictPluginOnlyCustomization" => (
+            Severity::Warning,
+            "`strictPluginOnlyCustomization`: latch does not apply it, so hooks from settings files still run; load only the sources you want (`--dialect`, `--claude-settings`, `--plugin-dir`)".to_owned(),
+        ),
+        _ => (
+            Severity::Warning,
+            format!("`{key}`: latch does not apply it, so `http` handlers are not restricted by it"),
+        ),
     }
 }

@@ -308,7 +308,20 @@ pub struct LoadedFile {
     pub allow_managed_hooks_only: Option<bool>,
     /// Claude Code would ignore the whole file (see the module docs).
     pub dropped: bool,
+    /// Keys of Claude Code's that bear on hooks and that latch does not
+    /// apply ([`UNAPPLIED_KEYS`]), where they are; `latch lint` names them.
+    pub unapplied: Vec<(&'static str, Position)>,
 }
+
+/// Settings keys that change what Claude Code's hooks do or see, which
+/// latch reads no further than to say so (`latch lint`, docs/dialects/claude.md).
+pub const UNAPPLIED_KEYS: [&str; 5] = [
+    "env",
+    "enabledPlugins",
+    "allowedHttpHookUrls",
+    "httpHookAllowedEnvVars",
+    "strictPluginOnlyCustomization",
+];
 
 /// Loads one file's text. `plugin` is set for a plugin's hooks file, whose
 /// top level may wrap the events in `{"description", "hooks"}` too.
@@ -326,6 +339,7 @@ pub fn load_text(
         disable_all_hooks: None,
         allow_managed_hooks_only: None,
         dropped: false,
+        unapplied: Vec::new(),
     };
     let root = match crate::config::json::parse(text) {
         Ok(root) => root,
@@ -398,6 +412,11 @@ impl Loader<'_> {
                 format!("the file must hold a JSON object, not {}", root.json_kind()),
             );
             return;
+        }
+        for key in UNAPPLIED_KEYS {
+            if let Some(node) = root.get(key) {
+                file.unapplied.push((key, node.position));
+            }
         }
         for key in ["disableAllHooks", "allowManagedHooksOnly"] {
             let Some(node) = root.get(key) else { continue };
