@@ -389,7 +389,7 @@ impl ConfigArgs {
                 },
                 project: project.clone(),
                 vocabulary: match own_vocabulary {
-                    Some(v) => crate::vocabulary::Vocabulary::builtin().extended(v),
+                    Some(v) => v.over_builtin(),
                     None => crate::vocabulary::Vocabulary::builtin(),
                 },
                 prompt: prompt_config.clone(),

@@ -60,6 +60,48 @@ pub struct ToolMap {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Vocabulary {
     tools: BTreeMap<String, ToolMap>,
+    /// How the harness names the tools of MCP servers, if it has any.
+    mcp: Option<McpNames>,
+    /// Read from a file that says `replace: true`: it is the whole table,
+    /// not an addition to the built-in one.
+    replaces_builtin: bool,
+}
+
+/// How a harness names an MCP server's tool, which Claude Code names
+/// `mcp__<server>__<tool>`: the text around and between the two names,
+/// written as a pattern such as `{server}.{tool}` or `mcp/{server}/{tool}`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct McpNames {
+    prefix: String,
+    separator: String,
+    suffix: String,
+}
+
+impl McpNames {
+    /// Reads a pattern holding `{server}`, then `{tool}`, with a
+    /// non-empty separator between them; `None` for anything else.
+    pub fn parse(pattern: &str) -> Option<McpNames> {
+        let (prefix, rest) = pattern.split_once("{server}")?;
+        let (separator, suffix) = rest.split_once("{tool}")?;
+        if separator.is_empty() || [prefix, separator, suffix].iter().any(|p| p.contains('{')) {
+            return None;
+        }
+        Some(McpNames {
+            prefix: prefix.to_owned(),
+            separator: separator.to_owned(),
+            suffix: suffix.to_owned(),
+        })
+    }
+
+    /// Claude Code's name for the harness's tool `name`, if the pattern
+    /// fits it (the server's name ends at the first separator).
+    pub fn to_claude(&self, name: &str) -> Option<String> {
+        let middle = name
+            .strip_prefix(self.prefix.as_str())?
+            .strip_suffix(self.suffix.as_str())?;
+        let (server, tool) = middle.split_once(self.separator.as_str())?;
+        (!server.is_empty() && !tool.is_empty()).then(|| format!("mcp__{server}__{tool}"))
+    }
 }
 
 impl Default for Vocabulary {
@@ -74,6 +116,8 @@ impl Vocabulary {
     pub fn empty() -> Vocabulary {
         Vocabulary {
             tools: BTreeMap::new(),
+            mcp: None,
+            replaces_builtin: false,
         }
     }
 
@@ -85,8 +129,9 @@ impl Vocabulary {
     }
 
     /// A table read from YAML (or JSON) text: `tools: {NAME: {claude, args,
-    /// paths, output}}`. Problems are diagnostics naming `file`; the valid
-    /// entries are kept.
+    /// paths, output}}`, optionally `mcp: PATTERN` ([`McpNames`]) and
+    /// `replace: true` ([`Vocabulary::replaces_builtin`]). Problems are
+    /// diagnostics naming `file`; the valid entries are kept.
     pub fn from_text(text: &str, file: &Path) -> (Vocabulary, Vec<Diagnostic>) {
         let mut diags = Vec::new();
         let mut vocab = Vocabulary::empty();
@@ -101,13 +146,53 @@ impl Vocabulary {
                 return (vocab, diags);
             }
         };
-        let Some(tools) = root.get("tools").and_then(Node::as_map) else {
-            diags.push(
-                Diagnostic::error("a tool vocabulary needs `tools`, a mapping of tool names")
-                    .in_file(file)
-                    .at(Some(root.position)),
-            );
-            return (vocab, diags);
+        let error = |message: String, at| Diagnostic::error(message).in_file(file).at(Some(at));
+        for (key, _) in root.as_map().unwrap_or_default() {
+            let key_text = key.scalar_text();
+            if !["tools", "mcp", "replace"].contains(&key_text.as_str()) {
+                diags.push(error(
+                    format!("unknown key `{key_text}` (a tool vocabulary has `tools`, `mcp` and `replace`)"),
+                    key.position,
+                ));
+            }
+        }
+        if let Some(node) = root.get("replace") {
+            match node.value {
+                Yaml::Bool(b) => vocab.replaces_builtin = b,
+                _ => diags.push(error(
+                    "`replace` must be true or false".to_owned(),
+                    node.position,
+                )),
+            }
+        }
+        if let Some(node) = root.get("mcp") {
+            match node.as_str().and_then(McpNames::parse) {
+                Some(names) => vocab.mcp = Some(names),
+                None => diags.push(error(
+                    "`mcp` must be a pattern such as `{server}.{tool}`: `{server}`, a separator, then `{tool}`".to_owned(),
+                    node.position,
+                )),
+            }
+        }
+        let tools = match root.get("tools") {
+            Some(node) => match node.as_map() {
+                Some(tools) => tools,
+                None => {
+                    diags.push(error(
+                        "`tools` must be a mapping of tool names".to_owned(),
+                        node.position,
+                    ));
+                    return (vocab, diags);
+                }
+            },
+            None if root.get("mcp").is_some() => return (vocab, diags),
+            None => {
+                diags.push(error(
+                    "a tool vocabulary needs `tools`, a mapping of tool names".to_owned(),
+                    root.position,
+                ));
+                return (vocab, diags);
+            }
         };
         for (name, entry) in tools {
             match read_entry(entry) {
@@ -130,9 +215,34 @@ impl Vocabulary {
         self
     }
 
-    /// This table with every tool of `other` added (replacing same names).
+    /// This table with every tool of `other` added (replacing same names),
+    /// and `other`'s MCP names if it has them.
     pub fn extended(mut self, other: Vocabulary) -> Vocabulary {
         self.tools.extend(other.tools);
+        self.mcp = other.mcp.or(self.mcp);
+        self
+    }
+
+    /// The table a harness's own one makes with the built-in table: the
+    /// built-in one extended by it, or itself alone when it says
+    /// `replace: true`.
+    pub fn over_builtin(self) -> Vocabulary {
+        if self.replaces_builtin {
+            self
+        } else {
+            Vocabulary::builtin().extended(self)
+        }
+    }
+
+    /// Whether this table was read from a file that replaces the
+    /// built-in one (`replace: true`).
+    pub fn replaces_builtin(&self) -> bool {
+        self.replaces_builtin
+    }
+
+    /// How the harness names MCP tools, if the table says.
+    pub fn with_mcp(mut self, names: McpNames) -> Vocabulary {
+        self.mcp = Some(names);
         self
     }
 
@@ -141,9 +251,22 @@ impl Vocabulary {
         self.tools.get(tool)
     }
 
-    /// The Claude Code name of a harness tool (itself when not listed).
-    pub fn claude_name<'a>(&'a self, tool: &'a str) -> &'a str {
-        self.get(tool).map_or(tool, |m| m.claude.as_str())
+    /// The Claude Code name of a harness tool: its entry's, else the MCP
+    /// name the table's `mcp` pattern gives it, else itself.
+    pub fn claude_name<'a>(&'a self, tool: &'a str) -> std::borrow::Cow<'a, str> {
+        if let Some(m) = self.get(tool) {
+            return m.claude.as_str().into();
+        }
+        match self.mcp.as_ref().and_then(|m| m.to_claude(tool)) {
+            Some(name) => name.into(),
+            None => tool.into(),
+        }
+    }
+
+    /// Whether the table maps MCP tools by a pattern: then any
+    /// `mcp__…` name may come from the harness.
+    pub fn maps_mcp(&self) -> bool {
+        self.mcp.is_some()
     }
 
     /// Every Claude Code name the table produces.
@@ -317,6 +440,76 @@ mod tests {
         );
         let shell = v.get("shell").unwrap();
         assert_eq!(shell.output_to_claude(json!("hi"))["stdout"], "hi");
+    }
+
+    #[test]
+    fn mcp_tools_map_by_a_pattern() {
+        let (v, diags) = Vocabulary::from_text(
+            "mcp: \"mcp/{server}/{tool}\"\ntools:\n  mcp/fs/special: {claude: Read}\n",
+            Path::new("v.yaml"),
+        );
+        assert!(diags.is_empty(), "{diags:?}");
+        assert_eq!(
+            v.claude_name("mcp/github/create_issue"),
+            "mcp__github__create_issue"
+        );
+        // The server's name ends at the first separator.
+        assert_eq!(v.claude_name("mcp/fs/read/all"), "mcp__fs__read/all");
+        // An entry wins; a name the pattern does not fit passes as is.
+        assert_eq!(v.claude_name("mcp/fs/special"), "Read");
+        assert_eq!(v.claude_name("mcp//x"), "mcp//x");
+        assert_eq!(v.claude_name("shell"), "shell");
+        let dotted = McpNames::parse("{server}.{tool}").unwrap();
+        assert_eq!(
+            dotted.to_claude("db.query").as_deref(),
+            Some("mcp__db__query")
+        );
+        assert_eq!(dotted.to_claude("plain"), None);
+        for bad in [
+            "{tool}.{server}",
+            "{server}{tool}",
+            "x",
+            "{server}.{tool}.{x}",
+        ] {
+            assert!(McpNames::parse(bad).is_none(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn a_file_may_replace_the_builtin_table() {
+        let (own, diags) = Vocabulary::from_text(
+            "replace: true\ntools:\n  run: {claude: Bash}\n",
+            Path::new("v.yaml"),
+        );
+        assert!(diags.is_empty(), "{diags:?}");
+        let table = own.over_builtin();
+        assert_eq!(table.claude_name("run"), "Bash");
+        assert_eq!(
+            table.claude_name("shell"),
+            "shell",
+            "the built-in entries are gone"
+        );
+        let (own, _) =
+            Vocabulary::from_text("tools:\n  run: {claude: Bash}\n", Path::new("v.yaml"));
+        assert_eq!(own.over_builtin().claude_name("shell"), "Bash");
+        let (_, diags) = Vocabulary::from_text(
+            "replace: yes please\nmcp: \"{tool}\"\ntool: {}\ntools: {}\n",
+            Path::new("v.yaml"),
+        );
+        let messages: Vec<&str> = diags.iter().map(|d| d.message.as_str()).collect();
+        assert_eq!(messages.len(), 3, "{messages:?}");
+        assert!(
+            messages[0].starts_with("unknown key `tool`"),
+            "{messages:?}"
+        );
+        assert!(
+            messages[1].contains("`replace` must be true or false"),
+            "{messages:?}"
+        );
+        assert!(
+            messages[2].contains("`mcp` must be a pattern"),
+            "{messages:?}"
+        );
     }
 
     #[test]

@@ -1831,6 +1831,83 @@ fn a_vocabulary_file_adds_the_harness_s_own_tools() {
     );
 }
 
+/// A harness's MCP tools map to Claude Code's `mcp__<server>__<tool>` by
+/// one pattern; a file that says `replace: true` is the whole table.
+#[test]
+fn a_vocabulary_file_maps_mcp_tools_by_a_pattern_and_may_replace_the_builtin_table() {
+    let c = Claude::new();
+    let mcp = c.hook("mcp", "");
+    let bash = c.hook("bash", "");
+    let c = c.project_settings(&json!({"hooks": {"PreToolUse": [
+        {"matcher": "mcp__github__.*", "hooks": [{"type": "command", "command": mcp}]},
+        {"matcher": "Bash", "hooks": [{"type": "command", "command": bash}]}]}}));
+    let file = c.write("vocab.yaml", "mcp: \"{server}.{tool}\"\n");
+    let file = file.display().to_string();
+    let tool = |name: &str, input: Value| json!({"event": "tool_before", "session_id": "s1", "tool": {"name": name, "input": input}});
+    c.fire_with(
+        &tool("github.create_issue", json!({"title": "x"})),
+        &["--tool-vocabulary", &file],
+    );
+    let got = c.received("mcp").expect("the MCP hook ran");
+    assert_eq!(got["tool_name"], "mcp__github__create_issue");
+    assert_eq!(got["tool_input"], json!({"title": "x"}));
+    // The built-in entries still apply beside the pattern.
+    c.fire_with(
+        &tool("shell", json!({"cmd": "ls"})),
+        &["--tool-vocabulary", &file],
+    );
+    assert_eq!(
+        c.received("bash").unwrap()["tool_input"],
+        json!({"command": "ls"})
+    );
+    // Replaced: `shell` is no longer Bash, `run` is.
+    let replacing = c.write(
+        "replace.yaml",
+        "replace: true\ntools:\n  run: {claude: Bash}\n",
+    );
+    let replacing = replacing.display().to_string();
+    c.fire_with(
+        &tool("shell", json!({"cmd": "ls"})),
+        &["--tool-vocabulary", &replacing],
+    );
+    assert_eq!(c.runs_of("bash"), 1);
+    c.fire_with(
+        &tool("run", json!({"command": "make"})),
+        &["--tool-vocabulary", &replacing],
+    );
+    assert_eq!(c.runs_of("bash"), 2);
+    // peen's runCommand: its `purpose` is Bash's `description`.
+    c.fire(&tool(
+        "runCommand",
+        json!({"command": "make", "purpose": "build"}),
+    ));
+    assert_eq!(
+        c.received("bash").unwrap()["tool_input"],
+        json!({"command": "make", "description": "build"})
+    );
+}
+
+/// Without a vocabulary file, `latch lint` still names a matcher written
+/// with a harness's tool name (`shell`), which hooks never see.
+#[test]
+fn lint_names_a_matcher_written_with_a_harness_s_tool_name() {
+    let c = Claude::new().project_settings(&json!({"hooks": {
+        "PreToolUse": [{"matcher": "shell|Bash|read_file", "hooks": [{"type": "command", "command": "true"}]}]}}));
+    let out = crate::util::latch()
+        .arg("lint")
+        .arg(c.project())
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    for (name, claude) in [("shell", "Bash"), ("read_file", "Read")] {
+        assert!(
+            text.contains(&format!("`{name}` is a harness's name for a tool that hooks see as `{claude}` (tool vocabulary), so this matcher never fires for it: write `{claude}`")),
+            "{text}"
+        );
+    }
+    assert!(text.contains("0 errors, 2 warnings"), "{text}");
+}
+
 #[test]
 fn r2_prompt_handlers_ask_a_model_and_ok_false_acts_like_exit_2() {
     let stub = crate::claude_util::HttpStub::start(vec![(

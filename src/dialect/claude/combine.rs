@@ -100,7 +100,7 @@ pub async fn dispatch(cfg: &Claude, event: &Event, cx: &DispatchContext<'_>) -> 
     let tool = options
         .vocabulary
         .claude_name(event.tool_name().unwrap_or(""))
-        .to_owned();
+        .into_owned();
     let delivers = matches!(
         ce,
         ClaudeEvent::PostToolUse | ClaudeEvent::PostToolUseFailure
@@ -214,7 +214,7 @@ pub async fn dispatch(cfg: &Claude, event: &Event, cx: &DispatchContext<'_>) -> 
                     .get(&t.name)
                     .filter(|m| m.changes_input())
                     .map(|m| m.to_claude(t.input.to_value(), &workdir));
-                (options.vocabulary.claude_name(&t.name).to_owned(), input)
+                (options.vocabulary.claude_name(&t.name).into_owned(), input)
             })
             .collect()
     } else {

@@ -16,7 +16,7 @@ pub fn explain(cfg: &Claude, event: &Event) -> Vec<Explanation> {
         .options()
         .vocabulary
         .claude_name(event.tool_name().unwrap_or(""))
-        .to_owned();
+        .into_owned();
     let project = cfg
         .options()
         .project

@@ -3,6 +3,8 @@
 
 use crate::diag::{Diagnostic, Severity};
 
+use crate::matcher::ClaudeMatcher;
+
 use super::events::ClaudeEvent;
 use super::load::{HandlerKind, Scope};
 use super::{Claude, DIALECT};
@@ -84,6 +86,22 @@ impl Claude {
                         ));
                     }
                 }
+                if let (Some(e), super::load::Matcher::Valid(ClaudeMatcher::Names(names))) =
+                    (group.event, &group.matcher)
+                    && e.is_tool()
+                {
+                    for (name, claude) in names.iter().filter_map(|n| harness_name(n)) {
+                        out.push(
+                            Diagnostic::warning(format!(
+                                "`{name}` is a harness's name for a tool that hooks see as `{claude}` (tool vocabulary), so this matcher never fires for it: write `{claude}`"
+                            ))
+                            .in_file(&file.path)
+                            .at(group.source.position)
+                            .for_dialect(DIALECT)
+                            .for_event(e.as_str()),
+                        );
+                    }
+                }
                 if let (Some(m), Some(e)) = (&group.matcher_text, group.event)
                     && e.target_kind().is_none()
                     && !matches!(m.trim(), "" | "*")
@@ -123,7 +141,11 @@ impl Claude {
                     _ => &[],
                 };
                 for name in names {
-                    if !known.contains(name.as_str()) {
+                    // Said by `lint` already; an MCP name may come from the
+                    // table's pattern.
+                    let said = harness_name(name).is_some();
+                    let by_pattern = vocabulary.maps_mcp() && name.starts_with("mcp__");
+                    if !known.contains(name.as_str()) && !said && !by_pattern {
                         out.push(
                             Diagnostic::warning(format!(
                                 "no tool of the harness maps to `{name}` (tool vocabulary), so this matcher never fires for it"
@@ -161,4 +183,14 @@ fn unapplied(key: &str) -> (Severity, String) {
             format!("`{key}`: latch does not apply it, so `http` handlers are not restricted by it"),
         ),
     }
+}
+
+/// A matcher's name that the built-in vocabulary maps to another Claude
+/// Code name (`shell` → `Bash`), with that name: the hooks of a harness
+/// using latch's names never see it.
+fn harness_name(name: &str) -> Option<(&str, String)> {
+    static BUILTIN: std::sync::OnceLock<crate::vocabulary::Vocabulary> = std::sync::OnceLock::new();
+    let builtin = BUILTIN.get_or_init(crate::vocabulary::Vocabulary::builtin);
+    let claude = builtin.get(name)?.claude.as_str();
+    (claude != name).then(|| (name, claude.to_owned()))
 }
