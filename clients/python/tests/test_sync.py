@@ -6,6 +6,7 @@ import gc
 import json
 import logging
 import os
+import queue
 import shlex
 import signal
 import threading
@@ -19,7 +20,7 @@ from conftest import Project, bash, bash_after, fake_server, interrupt_harness, 
 from latch_client import (
     AsyncResult,
     Client,
-    Diagnostic,
+    DiagnosticsNotification,
     InvalidParams,
     LatchClosed,
     LatchDied,
@@ -179,21 +180,39 @@ def test_async_result_callback(project: Project) -> None:
 
 
 def test_diagnostics_callback(tmp_path: Path, project: Project) -> None:
-    received: List[List[Diagnostic]] = []
+    received: List[DiagnosticsNotification] = []
     arrived = threading.Event()
     broken = make_project(tmp_path / "broken", {"hooks": {"Nope": []}})
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
 
-    def on_diagnostics(diagnostics: List[Diagnostic]) -> None:
-        received.append(diagnostics)
+    def on_diagnostics(note: DiagnosticsNotification) -> None:
+        received.append(note)
         arrived.set()
 
     with Client(**broken.config(), on_diagnostics=on_diagnostics) as latch:
         assert latch.diagnostics  # the unknown event
         latch.fire({"event": "stop", "cwd": str(elsewhere)})
         assert arrived.wait(10)
-    assert any("Nope" in d["message"] for d in received[0])
+    assert received[0].cwd == str(elsewhere)
+    assert any("Nope" in d["message"] for d in received[0].diagnostics)
+
+
+def test_a_broken_edit_on_disk_keeps_the_last_good_file(project: Project) -> None:
+    """A reload after an edit reaches the callback whole: which files keep
+    their last good version, and why; the guard still denies."""
+    received: "queue.Queue[DiagnosticsNotification]" = queue.Queue()
+    settings = project.root / ".claude" / "settings.json"
+    with Client(**project.config(), on_diagnostics=received.put) as latch:
+        assert latch.fire(bash("rm -rf /"))["decision"] == "deny"
+        settings.write_text("{ not json")
+        note = received.get(timeout=10)
+        assert note.reloaded is True
+        assert note.kept == [str(settings)]
+        assert note.reason, note
+        assert any(d.get("file") == str(settings) for d in note.diagnostics), note
+        # The last good version is still in use.
+        assert latch.fire(bash("rm -rf /"))["decision"] == "deny"
 
 
 @pytest.mark.no_latch

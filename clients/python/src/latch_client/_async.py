@@ -44,7 +44,6 @@ from .errors import LatchClientError, LatchClosed, LatchDied, LatchError, LatchN
 from .types import (
     AsyncResult,
     Config,
-    Diagnostic,
     Event,
     ExplainEntry,
     InitializeResult,
@@ -136,7 +135,7 @@ class AsyncClient(InitializeInfo):
         cwd: Optional[StrPath] = None,
         env: Optional[Mapping[str, str]] = None,
         on_async_result: Optional[Callable[[AsyncResult], object]] = None,
-        on_diagnostics: Optional[Callable[[List[Diagnostic]], object]] = None,
+        on_diagnostics: Optional[Callable[[DiagnosticsNotification], object]] = None,
         timeout: Optional[float] = None,
         start_timeout: float = 30.0,
         close_timeout: float = 10.0,
@@ -413,7 +412,7 @@ class _AsyncChannel:
         proc: asyncio.subprocess.Process,
         opts: ClientOptions,
         on_async_result: Optional[Callable[[AsyncResult], object]],
-        on_diagnostics: Optional[Callable[[List[Diagnostic]], object]],
+        on_diagnostics: Optional[Callable[[DiagnosticsNotification], object]],
         streams: Set[NotificationStream],
     ) -> None:
         self.proc = proc
@@ -694,7 +693,7 @@ class _AsyncChannel:
         if isinstance(note, AsyncResultNotification):
             callback, argument = self._on_async_result, note.result
         elif isinstance(note, DiagnosticsNotification):
-            callback, argument = self._on_diagnostics, note.diagnostics
+            callback, argument = self._on_diagnostics, note
         else:
             logger.debug("notification %s has no callback", note.method)
         if callback is None:

@@ -33,7 +33,6 @@ from .errors import LatchClientError, LatchClosed, LatchDied, LatchError, LatchN
 from .types import (
     AsyncResult,
     Config,
-    Diagnostic,
     Event,
     ExplainEntry,
     InitializeResult,
@@ -83,8 +82,10 @@ class Client(InitializeInfo):
         given, ``$LATCH_BIN`` and ``PATH`` are looked up in it to find the
         binary.
     :param on_async_result: called with each ``latch/asyncResult``.
-    :param on_diagnostics: called with the diagnostics of each
-        ``latch/diagnostics``.
+    :param on_diagnostics: called with each ``latch/diagnostics``, a
+        :class:`DiagnosticsNotification`: a configuration loaded for a new
+        working directory, or reloaded after an edit on disk (its
+        ``reloaded``, ``kept`` and ``reason`` say what is in use).
     :param timeout: the default ``timeout`` of :meth:`fire` and
         :meth:`explain` (``None``: wait as long as the hooks run).
     :param start_timeout: how long ``initialize`` may take.
@@ -102,7 +103,7 @@ class Client(InitializeInfo):
         cwd: Optional[StrPath] = None,
         env: Optional[Mapping[str, str]] = None,
         on_async_result: Optional[Callable[[AsyncResult], object]] = None,
-        on_diagnostics: Optional[Callable[[List[Diagnostic]], object]] = None,
+        on_diagnostics: Optional[Callable[[DiagnosticsNotification], object]] = None,
         timeout: Optional[float] = None,
         start_timeout: float = 30.0,
         close_timeout: float = 10.0,
@@ -351,7 +352,7 @@ class _Channel:
         proc: subprocess.Popen[bytes],
         opts: ClientOptions,
         on_async_result: Optional[Callable[[AsyncResult], object]],
-        on_diagnostics: Optional[Callable[[List[Diagnostic]], object]],
+        on_diagnostics: Optional[Callable[[DiagnosticsNotification], object]],
     ) -> None:
         assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
         self.proc = proc
@@ -676,7 +677,7 @@ class _Channel:
                         self._on_async_result(note.result)
                 elif isinstance(note, DiagnosticsNotification):
                     if self._on_diagnostics is not None:
-                        self._on_diagnostics(note.diagnostics)
+                        self._on_diagnostics(note)
                 else:
                     logger.debug("ignored notification %s", note.method)
             except Exception:
