@@ -9,7 +9,7 @@ use serde_json::{Value, json};
 use crate::claude_util::{Claude, bash_after, bash_before, keys, settings, texts};
 
 /// An event of `kind` in session `s1`, with `fields` merged in.
-fn event(kind: &str, fields: Value) -> Value {
+pub(crate) fn event(kind: &str, fields: Value) -> Value {
     let mut e = json!({"event": kind, "session_id": "s1"});
     if let (Some(e), Some(f)) = (e.as_object_mut(), fields.as_object()) {
         e.extend(f.clone());
@@ -18,21 +18,21 @@ fn event(kind: &str, fields: Value) -> Value {
 }
 
 /// The common fields, then `own`, as Claude Code orders them.
-fn expect_keys(got: &Value, common: &[&str], own: &[&str]) {
+pub(crate) fn expect_keys(got: &Value, common: &[&str], own: &[&str]) {
     let want: Vec<&str> = common.iter().chain(own).copied().collect();
     assert_eq!(keys(got), want, "{got}");
 }
 
-const SESSION: [&str; 4] = ["session_id", "transcript_path", "cwd", "hook_event_name"];
+pub(crate) const SESSION: [&str; 4] = ["session_id", "transcript_path", "cwd", "hook_event_name"];
 /// The common fields of events with a prompt id and no permission mode.
-const PROMPTED: [&str; 5] = [
+pub(crate) const PROMPTED: [&str; 5] = [
     "session_id",
     "transcript_path",
     "cwd",
     "prompt_id",
     "hook_event_name",
 ];
-const TURN: [&str; 6] = [
+pub(crate) const TURN: [&str; 6] = [
     "session_id",
     "transcript_path",
     "cwd",

@@ -7,6 +7,7 @@
 mod audit;
 mod claude;
 mod claude_events;
+mod claude_recorded;
 mod claude_util;
 mod completions;
 mod convert;

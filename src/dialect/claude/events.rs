@@ -375,10 +375,21 @@ pub fn payload<'a>(ce: ClaudeEvent, event: &'a Event, facts: &PayloadFacts<'a>) 
     put(&mut m, "transcript_path", path(&event.transcript_path));
     put(&mut m, "cwd", Value::from(facts.cwd.to_string_lossy()));
     // SessionStart carries the prompt id only after compaction (recorded:
-    // `r3_compact_auto`, `r3_session_resume_*`), Setup never (`r3_setup_init`).
+    // `r3_compact_auto`, `r3_session_resume_*`), Setup never (`r3_setup_init`),
+    // InstructionsLoaded only for the files loaded once a prompt came
+    // (`r3_instructions_loaded`: none on `session_start` and `include`).
     let compacting = event.source.as_deref() == Some("compact");
+    let loaded_at_start = ce == ClaudeEvent::InstructionsLoaded
+        && matches!(
+            event
+                .instructions
+                .as_ref()
+                .and_then(|i| i.load_reason.as_deref()),
+            Some("session_start" | "include")
+        );
     if ce != ClaudeEvent::Setup
         && (ce != ClaudeEvent::SessionStart || compacting)
+        && !loaded_at_start
         && let Some(id) = &event.prompt_id
     {
         put(&mut m, "prompt_id", Value::from(id.as_str()));
