@@ -344,13 +344,46 @@ fn cancel_request_and_end_of_input_kill_the_hooks() {
 #[test]
 fn explain_answers_what_latch_explain_prints() {
     let c = Claude::new();
-    let c = c.project_settings(&settings("PreToolUse", Some("Bash"), &["true"]));
+    let c = c.project_settings(&json!({"hooks": {
+        "PreToolUse": [
+            {"matcher": "Bash", "hooks": [{"type": "command", "command": "true"},
+                {"type": "command", "command": "./guard.sh", "if": "Bash(git push:*)"}]},
+            {"matcher": "Write|Edit", "hooks": [{"type": "command", "command": "./fmt.sh", "timeout": 5}]}],
+        "Stop": [{"matcher": "ignored", "hooks": [{"type": "command", "command": "./stop.sh", "async": true}]}],
+        "Nope": []}}));
     let mut s = Server::claude(&c);
     let r = s.request(2, "explain", bash_before("ls"));
     let list = r["result"].as_array().expect("a list");
-    assert_eq!(list.len(), 1, "{r}");
-    assert_eq!(list[0]["runs"], true);
+    assert_eq!(list[0]["runs"], true, "{r}");
     assert_eq!(list[0]["event"], "PreToolUse");
+    // Whatever the event, the answer is what `latch explain --format json`
+    // prints for the same configuration.
+    let events = [
+        bash_before("ls"),
+        bash_before("git push origin main"),
+        json!({"event": "tool_before", "session_id": "s1", "tool": {"name": "Write", "input": {"file_path": "a.txt", "content": "x"}}}),
+        json!({"event": "stop", "session_id": "s1"}),
+        json!({"event": "user_prompt", "session_id": "s1", "prompt": "hi"}),
+    ];
+    for (i, event) in events.iter().enumerate() {
+        let served = s.request(
+            i64::try_from(i).expect("small") + 3,
+            "explain",
+            event.clone(),
+        );
+        // `latch explain` keeps no state: every flag but `--state-dir`.
+        let mut args = c.config_args();
+        args.truncate(args.len() - 2);
+        let out = crate::util::latch()
+            .arg("explain")
+            .args(args)
+            .args(["--format", "json"])
+            .write_stdin(serde_json::to_vec(event).expect("json"))
+            .output()
+            .expect("latch explain");
+        let printed: Value = serde_json::from_slice(&out.stdout).expect("JSON");
+        assert_eq!(served["result"], printed, "{event}");
+    }
     assert_eq!(s.close(), 0);
 }
 
