@@ -25,6 +25,9 @@ export LATCH_BIN
 # The committed schema the server's messages are checked against.
 LATCH_SERVE_SCHEMA=${LATCH_SERVE_SCHEMA:-$here/../../schemas/serve.schema.json}
 export LATCH_SERVE_SCHEMA
+# The docs whose transcripts tests/test_transcripts.py replays.
+LATCH_DOCS_DIR=${LATCH_DOCS_DIR:-$here/../../docs}
+export LATCH_DOCS_DIR
 
 if [ $# -ge 1 ]; then
     venv=$1
