@@ -444,12 +444,19 @@ impl Server {
             telemetry,
             kept: Mutex::default(),
         });
+        // What the settings looked like before they were read: an edit
+        // made while they load, or before the watch starts, is reloaded.
+        let before = watch::fingerprint(&setup.config.watch_roots(None));
         let (engine, diagnostics) = engine_for(
             &setup,
             &self.out,
             &Event::new(crate::EventKind::SessionStart),
         );
-        self.watcher = Some(tokio::spawn(watch::watch(setup.clone(), self.out.clone())));
+        self.watcher = Some(tokio::spawn(watch::watch(
+            setup.clone(),
+            self.out.clone(),
+            before,
+        )));
         self.setup = Some(setup);
         let dialects: Vec<&str> = engine.dialects().map(|d| d.name()).collect();
         rpc::result(

@@ -85,8 +85,10 @@ fn walk(root: &Path, entries: &mut Vec<Entry>) {
 /// settled change every loaded configuration is loaded again, and the
 /// harness gets `latch/diagnostics`. A configuration whose reload has an
 /// error the loaded one does not have is kept, and the notification says
-/// why.
-pub async fn watch(setup: Arc<Setup>, out: Out) {
+/// why. `before` is the fingerprint of the settings directories taken
+/// before the first load: if they changed since, they are reloaded at
+/// once, so an edit made while the server started is not missed.
+pub async fn watch(setup: Arc<Setup>, out: Out, before: Fingerprint) {
     let roots = |setup: &Setup| -> Vec<PathBuf> {
         let cwds: Vec<Option<PathBuf>> = lock(&setup.engines).keys().cloned().collect();
         let mut roots: Vec<PathBuf> = cwds
@@ -112,8 +114,12 @@ pub async fn watch(setup: Arc<Setup>, out: Out) {
     };
     let mut watched = roots(&setup);
     let mut last = fingerprint(&watched);
+    // Changed while the first load read them: reload without waiting.
+    let mut pending = fingerprint(&setup.config.watch_roots(None)) != before;
     loop {
-        tokio::time::sleep(POLL).await;
+        if !pending {
+            tokio::time::sleep(POLL).await;
+        }
         // A configuration loaded for a new directory widens the watch: a
         // new baseline, but a change of what was watched before still
         // counts.
@@ -126,7 +132,7 @@ pub async fn watch(setup: Arc<Setup>, out: Out) {
             last = fingerprint(&watched);
             changed
         };
-        if !changed {
+        if !(changed || std::mem::take(&mut pending)) {
             continue;
         }
         // Let the edit finish.
