@@ -1408,6 +1408,41 @@ fn lint_finds_claude_projects_and_their_mistakes() {
 
 /// Settings keys that bear on hooks and that latch does not apply are
 /// named by `latch lint`, where they are, instead of passing unseen.
+/// Two copies of real configurations gone wrong: a plugin's hooks file
+/// without its `hooks` wrapper, and an `if` written on the matcher group.
+/// Neither does what its author meant, and latch says so where it loads
+/// them.
+#[test]
+fn a_hooks_file_without_its_wrapper_and_an_if_on_a_group_are_named() {
+    let c = Claude::new();
+    let pre = c.hook("pre", "--exit 2 --stderr no");
+    let c = c
+        .plugin(
+            "flat",
+            &json!({"PreToolUse": [{"matcher": "Edit|Write", "hooks": [{"type": "command", "command": pre}]}]}),
+        )
+        .project_settings(&json!({"hooks": {"PreToolUse": [
+            {"matcher": "Bash", "if": "Bash(git push:*)", "hooks": [{"type": "command", "command": "true"}]}]}}));
+    let mut write = bash_before("x");
+    write["tool"] = json!({"name": "Write", "input": {"file_path": "a", "content": "b"}});
+    let f = c.fire(&write);
+    assert_eq!(f.outcome["decision"], "proceed", "{}", f.outcome);
+    assert_eq!(c.runs_of("pre"), 0);
+    assert!(
+        f.stderr.contains(
+            "`PreToolUse` is at the top level, where no hook is read: events go under `hooks`"
+        ),
+        "{}",
+        f.stderr
+    );
+    assert!(
+        f.stderr
+            .contains("`if` belongs on each handler: on a matcher group it is not read"),
+        "{}",
+        f.stderr
+    );
+}
+
 #[test]
 fn lint_names_the_settings_keys_latch_does_not_apply() {
     let c = Claude::new();

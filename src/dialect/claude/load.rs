@@ -440,6 +440,24 @@ impl Loader<'_> {
             }
         }
         let Some(hooks) = root.get("hooks") else {
+            // Events written at the top level are not read: a plugin's
+            // hooks file copied without its `hooks` wrapper would load
+            // nothing without a word.
+            if let Some((name, _)) = root
+                .as_map()
+                .unwrap_or_default()
+                .iter()
+                .find(|(k, _)| ClaudeEvent::from_name(&k.scalar_text()).is_some())
+            {
+                self.note(
+                    Diagnostic::warning(format!(
+                        "`{}` is at the top level, where no hook is read: events go under `hooks` (`{{\"hooks\": {{\"{}\": [...]}}}}`), so none of this file's hooks loads",
+                        name.scalar_text(),
+                        name.scalar_text()
+                    ))
+                    .at(Some(name.position)),
+                );
+            }
             return;
         };
         // A plugin's hooks file may wrap its events: {"description", "hooks": {...}}.
@@ -514,6 +532,15 @@ impl Loader<'_> {
                 }
             },
         };
+        if let Some(misplaced) = g.get("if") {
+            self.note(
+                Diagnostic::warning(
+                    "`if` belongs on each handler: on a matcher group it is not read, so the group's hooks run for every call its matcher takes",
+                )
+                .at(Some(misplaced.position))
+                .for_event(event_name),
+            );
+        }
         let at = g.get("matcher").map_or(g.position, |m| m.position);
         // FileChanged matchers are literal file names split on `|` (they
         // make Claude Code's watch list), never patterns.
