@@ -4,7 +4,7 @@
 """
 
 from .loop import Agent, Policy, Turn
-from .models import Model, OpenAIModel, Reply, ScriptedModel, ToolSpec, ToolUse
+from .models import Model, ModelError, OpenAIModel, Reply, ScriptedModel, ToolSpec, ToolUse
 from .tools import DEFAULT_NAMES, TOOL_NAMES, ToolNames, Workspace
 
 __all__ = [
@@ -12,6 +12,7 @@ __all__ = [
     "TOOL_NAMES",
     "Agent",
     "Model",
+    "ModelError",
     "OpenAIModel",
     "Policy",
     "Reply",

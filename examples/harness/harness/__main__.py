@@ -3,7 +3,9 @@
     python -m harness --dialect claude --project ../claude/project "Run the tests"
     python -m harness --dialect poolside --project ../poolside --script turns.json "Install it"
 
-Without ``--script`` the model is an OpenAI-compatible endpoint
+Each prompt is a turn; ``/compact [instructions]``, ``/add-dir PATH`` and
+``/NAME ARGS`` (``.harness/commands/NAME.md``) are commands. Without
+``--script`` the model is an OpenAI-compatible endpoint
 (``OPENAI_BASE_URL``, ``OPENAI_API_KEY``, ``OPENAI_MODEL``).
 """
 
@@ -12,30 +14,48 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import queue
 import sys
 from pathlib import Path
+from typing import Any
 
-from latch_client import Client
+from latch_client import AsyncResult, Client, Config
+from latch_client.types import Team
 
 from .loop import Agent, Policy
-from .models import Model, OpenAIModel, Reply, ScriptedModel, ToolUse
+from .models import Model, ModelError, OpenAIModel, Reply, ScriptedModel, ToolUse
 from .tools import DEFAULT_NAMES, TOOL_NAMES, Workspace
 
 
 def load_script(path: Path) -> ScriptedModel:
-    """A JSON list of replies: ``[{"text": "...", "calls": [{"name", "input"}]}]``."""
-    replies = [
-        Reply(r.get("text", ""), [ToolUse(c["name"], c.get("input", {})) for c in r.get("calls", [])])
+    """A JSON list of replies: ``[{"text": "...", "calls": [{"name", "input"}]}]``;
+    ``{"error": "rate_limit"}`` is a failed request."""
+    replies: list[Reply | BaseException] = [
+        (
+            ModelError(r["error"], f"scripted {r['error']}")
+            if "error" in r
+            else Reply(
+                r.get("text", ""), [ToolUse(c["name"], c.get("input", {})) for c in r.get("calls", [])]
+            )
+        )
         for r in json.loads(path.read_text())
     ]
     return ScriptedModel(replies)
+
+
+def ask_terminal(name: str, args: Any) -> bool:
+    return input(f"Allow {name} {json.dumps(args)}? [y/N] ").strip().lower() in ("y", "yes")
+
+
+def answer_terminal(question: str) -> str | None:
+    return input(f"{question}\n> ").strip() or None
 
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(
         prog="python -m harness", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    p.add_argument("prompts", nargs="+", help="one turn per prompt")
+    p.add_argument("prompts", nargs="*", help="one turn per prompt")
     p.add_argument("--dialect", action="append", required=True, choices=sorted(DEFAULT_NAMES))
     p.add_argument("--project", type=Path, default=Path("."), help="the hooks' project, and the workspace")
     p.add_argument("--home", type=Path, help="latch --home (default: yours)")
@@ -44,7 +64,14 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--script", type=Path, help="a scripted model (JSON) instead of an endpoint")
     p.add_argument("--tools", choices=sorted(TOOL_NAMES), help="tool naming (default: by dialect)")
     p.add_argument("--ask", action="append", default=[], metavar="TOOL", help="ask before running TOOL")
-    p.add_argument("--approve", action="store_true", help="approve every permission prompt")
+    who = p.add_mutually_exclusive_group()
+    who.add_argument("--approve", action="store_true", help="approve every permission prompt")
+    who.add_argument("-i", "--interactive", action="store_true", help="ask on the terminal")
+    p.add_argument("--init", action="store_true", help="set the workspace up first (setup: init)")
+    p.add_argument("--maintenance", action="store_true", help="run maintenance first (setup: maintenance)")
+    p.add_argument("--worktree", metavar="NAME", help="work in a new worktree NAME")
+    p.add_argument("--team", metavar="NAME", help="run as a teammate of agent team NAME")
+    p.add_argument("--teammate", metavar="NAME", default="agent", help="this teammate's name")
     p.add_argument("--max-steps", type=int, default=20)
     p.add_argument("--token-budget", type=int, help="compact above this many tokens")
     p.add_argument("-v", "--verbose", action="store_true", help="log every hook run")
@@ -56,13 +83,21 @@ def main(argv: list[str] | None = None) -> int:
     project = args.project.resolve()
     model: Model = load_script(args.script) if args.script else OpenAIModel()
     names = TOOL_NAMES[args.tools or DEFAULT_NAMES[args.dialect[0]]]
-    config = {"dialects": args.dialect, "project": project, "plugin_dirs": args.plugin_dir}
+    # Paths from here, not from the server's directory (the project).
+    plugin_dirs = [d.resolve() for d in args.plugin_dir]
+    config: Config = {"dialects": args.dialect, "project": project, "plugin_dirs": plugin_dirs}
     if args.home:
-        config["home"] = args.home
+        config["home"] = args.home.resolve()
     if args.state_dir:
-        config["state_dir"] = args.state_dir
-    policy = Policy(frozenset(args.ask), (lambda name, a: True) if args.approve else Policy().approver)
-    with Client(config, cwd=project) as latch:
+        config["state_dir"] = args.state_dir.resolve()
+    policy = Policy(frozenset(args.ask))
+    if args.approve:
+        policy.approver = lambda name, a: True
+    if args.interactive:
+        policy.approver, policy.answerer = ask_terminal, answer_terminal
+    team: Team | None = {"team_name": args.team, "teammate_name": args.teammate} if args.team else None
+    inbox: queue.SimpleQueue[AsyncResult] = queue.SimpleQueue()
+    with Client(config, cwd=project, on_async_result=inbox.put) as latch:
         for diagnostic in latch.diagnostics:
             print(f"latch: {diagnostic['severity']}: {diagnostic['message']}", file=sys.stderr)
         agent = Agent(
@@ -72,9 +107,20 @@ def main(argv: list[str] | None = None) -> int:
             policy,
             max_steps=args.max_steps,
             token_budget=args.token_budget,
+            inbox=inbox,
+            team=team,
         )
         status = "done"
         try:
+            if args.init:
+                agent.setup("init")
+            if args.maintenance:
+                agent.setup("maintenance")
+            if args.worktree:
+                problem = agent.create_worktree(args.worktree)
+                if problem:
+                    print(f"harness: no worktree: {problem}", file=sys.stderr)
+                    return 1
             for prompt in args.prompts:
                 turn = agent.run(prompt)
                 status = turn.status

@@ -10,6 +10,7 @@ from __future__ import annotations
 import copy
 import json
 import os
+import urllib.error
 import urllib.request
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -46,8 +47,20 @@ class ToolSpec:
     parameters: dict[str, Any]
 
 
+class ModelError(Exception):
+    """The model request failed. ``error`` is the category the loop reports
+    in ``stop_failure``: ``rate_limit``, ``server_error``,
+    ``authentication_failed``, ``invalid_request`` or ``unknown``."""
+
+    def __init__(self, error: str, details: str) -> None:
+        super().__init__(details)
+        self.error, self.details = error, details
+
+
 class Model(Protocol):
-    """Anything that answers a conversation."""
+    """Anything that answers a conversation. ``tools`` is empty for a
+    request that must answer in text (the compaction summary). A failed
+    request raises :class:`ModelError`."""
 
     name: str
 
@@ -58,20 +71,27 @@ class ScriptedModel:
     """Plays a fixed list of replies, and records every conversation it got.
 
     ``seen[i]`` is the conversation (system prompt included) the i-th call
-    received: what a real model would have read. Tests assert on it.
+    received: what a real model would have read; ``tools[i]`` the names of
+    the tools it was offered. Tests assert on them. An exception in the
+    list is raised instead of answering (a failed request is a
+    :class:`ModelError`; ``KeyboardInterrupt`` is the user's Ctrl-C).
     """
 
     name = "scripted"
 
-    def __init__(self, replies: Sequence[Reply]) -> None:
+    def __init__(self, replies: Sequence[Reply | BaseException]) -> None:
         self.replies = list(replies)
         self.seen: list[list[Message]] = []
+        self.tools: list[list[str]] = []
 
     def complete(self, messages: Sequence[Message], tools: Sequence[ToolSpec]) -> Reply:
         self.seen.append(copy.deepcopy(list(messages)))
+        self.tools.append([t.name for t in tools])
         if not self.replies:  # out of script: just end the turn
             return Reply(text="(end of script)")
         reply = self.replies.pop(0)
+        if isinstance(reply, BaseException):
+            raise reply
         for i, call in enumerate(reply.calls):  # the loop needs an id per call
             call.id = call.id or f"call_{len(self.seen)}_{i}"
         return reply
@@ -99,24 +119,29 @@ class OpenAIModel:
         self.timeout = timeout
 
     def complete(self, messages: Sequence[Message], tools: Sequence[ToolSpec]) -> Reply:
-        body = {
-            "model": self.name,
-            "messages": list(messages),
-            "tools": [
+        body: dict[str, Any] = {"model": self.name, "messages": list(messages)}
+        if tools:  # an empty list is refused by some endpoints
+            body["tools"] = [
                 {
                     "type": "function",
                     "function": {"name": t.name, "description": t.description, "parameters": t.parameters},
                 }
                 for t in tools
-            ],
-        }
+            ]
         request = urllib.request.Request(
             f"{self.base_url}/chat/completions",
             data=json.dumps(body).encode(),
             headers={"Content-Type": "application/json", "Authorization": f"Bearer {self.api_key}"},
         )
-        with urllib.request.urlopen(request, timeout=self.timeout) as response:
-            choice = json.load(response)["choices"][0]
+        try:
+            with urllib.request.urlopen(request, timeout=self.timeout) as response:
+                choice = json.load(response)["choices"][0]
+        except urllib.error.HTTPError as error:
+            raise ModelError(
+                http_error_kind(error.code), f"HTTP {error.code}: {error.read(500).decode(errors='replace')}"
+            ) from error
+        except (OSError, ValueError, LookupError, TypeError) as error:  # unreachable, timeout, bad JSON
+            raise ModelError("unknown", f"{type(error).__name__}: {error}") from error
         message = choice["message"]
         calls = []
         for call in message.get("tool_calls") or []:
@@ -130,3 +155,14 @@ class OpenAIModel:
                 )
             )
         return Reply(message.get("content") or "", calls, choice.get("finish_reason") or "stop")
+
+
+def http_error_kind(status: int) -> str:
+    """The ``stop_failure`` error category of an HTTP status."""
+    if status == 429:
+        return "rate_limit"
+    if status in (401, 403):
+        return "authentication_failed"
+    if status >= 500:
+        return "server_error"
+    return "invalid_request" if status == 400 else "unknown"

@@ -1,4 +1,12 @@
-"""The harness's two tools: a shell and a file writer, both in one workspace.
+"""The harness's tools, and the workspace they work in.
+
+Two tools run in the workspace (:class:`Workspace`): a shell and a file
+writer. Four more are the agent's own, run by the loop (``loop.py``)
+because each fires events of its own: ``delegate`` (a sub-agent:
+``subagent_start``/``subagent_stop``), ``ask_user`` (a question to the
+user: ``elicitation``/``elicitation_result``), ``create_task`` and
+``complete_task`` (the session's task list: ``task_created``/
+``task_completed``).
 
 Tool names and argument shapes differ between the hook dialects: latch
 maps a harness's tool *names* for claude and evener hooks, but argument
@@ -12,7 +20,7 @@ from __future__ import annotations
 import os
 import subprocess
 import tempfile
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -27,6 +35,10 @@ class ToolNames:
     shell: str
     shell_arg: str
     write: str
+    delegate: str = "delegate"  # claude hooks see Task
+    ask: str = "ask_user"  # claude hooks see AskUserQuestion
+    create_task: str = "create_task"
+    complete_task: str = "complete_task"
 
 
 TOOL_NAMES: dict[str, ToolNames] = {
@@ -36,9 +48,63 @@ TOOL_NAMES: dict[str, ToolNames] = {
     # evener translates tool names only, so its hooks read `command`.
     "command": ToolNames("shell", "command", "write_file"),
     # peen's own tools: peen matchers test these names exactly.
-    "peen": ToolNames("runCommand", "command", "writeFile"),
+    "peen": ToolNames("runCommand", "command", "writeFile", delegate="launchAgent", ask="ask"),
 }
 DEFAULT_NAMES = {"poolside": "cmd", "claude": "cmd", "evener": "command", "peen": "peen"}
+
+
+def tool_specs(names: ToolNames) -> list[ToolSpec]:
+    """Every tool, as the model is told about it."""
+    n = names
+
+    def obj(required: dict[str, str], optional: dict[str, str] | None = None) -> dict[str, Any]:
+        props = {k: {"type": "string", "description": d} for k, d in {**required, **(optional or {})}.items()}
+        return {"type": "object", "properties": props, "required": list(required)}
+
+    return [
+        ToolSpec(
+            n.shell,
+            "Run a shell command in the workspace; `cd` persists between calls.",
+            obj({n.shell_arg: "the command"}),
+        ),
+        ToolSpec(
+            n.write,
+            "Write a file (path relative to the current directory, inside the workspace).",
+            obj({"path": "the file", "content": "its new content"}),
+        ),
+        ToolSpec(
+            n.delegate,
+            "Hand a self-contained job to a sub-agent; its final answer is the result.",
+            obj({"prompt": "the job"}, {"agent_type": "the kind of agent (default general-purpose)"}),
+        ),
+        ToolSpec(
+            n.ask, "Ask the user a question; the answer is the result.", obj({"question": "the question"})
+        ),
+        ToolSpec(
+            n.create_task,
+            "Add a task to the session's task list; the result is its id.",
+            obj({"subject": "one line"}, {"description": "details"}),
+        ),
+        ToolSpec(n.complete_task, "Mark a task of the task list done.", obj({"id": "the task's id"})),
+    ]
+
+
+def validate(specs: Sequence[ToolSpec], name: str, args: Any) -> str | None:
+    """Why these arguments are unusable for tool NAME, one of SPECS, or
+    None. Runs on the model's arguments and again on a hook's rewrite
+    (``tool_input``)."""
+    for spec in specs:
+        if spec.name == name:
+            break
+    else:
+        return f"unknown tool {name!r}"
+    if not isinstance(args, dict):
+        return "the arguments must be an object"
+    for key in spec.parameters["properties"]:
+        required = key in spec.parameters["required"]
+        if (required or key in args) and not isinstance(args.get(key), str):
+            return f"`{key}` must be a string"
+    return None
 
 
 @dataclass
@@ -51,53 +117,26 @@ class ToolResult:
 
 
 class Workspace:
-    """The tools' world: a root directory, the shell's cwd, and its env."""
+    """The tools' world: its directories, the shell's cwd, and its env."""
 
     def __init__(self, root: Path, names: ToolNames, shell_timeout: float = 60.0) -> None:
         self.root = root.resolve()
         self.cwd = self.root
+        self.extra: list[Path] = []  # directories added to the workspace (/add-dir)
         self.names = names
         self.shell_timeout = shell_timeout
         self.env: dict[str, str] = {}  # the outcome's shell_env, for later shell calls
 
-    def specs(self) -> list[ToolSpec]:
-        n = self.names
-        return [
-            ToolSpec(
-                n.shell,
-                "Run a shell command in the workspace; `cd` persists between calls.",
-                {
-                    "type": "object",
-                    "properties": {n.shell_arg: {"type": "string"}},
-                    "required": [n.shell_arg],
-                },
-            ),
-            ToolSpec(
-                n.write,
-                "Write a file (path relative to the current directory, inside the workspace).",
-                {
-                    "type": "object",
-                    "properties": {"path": {"type": "string"}, "content": {"type": "string"}},
-                    "required": ["path", "content"],
-                },
-            ),
-        ]
+    def contains(self, path: Path) -> bool:
+        return any(path.is_relative_to(d) for d in (self.root, *self.extra))
 
-    def validate(self, name: str, args: Any) -> str | None:
-        """Why these arguments are unusable, or None. Runs on the model's
-        arguments and again on a hook's rewrite (``tool_input``)."""
-        if name == self.names.shell:
-            fields = {self.names.shell_arg: str}
-        elif name == self.names.write:
-            fields = {"path": str, "content": str}
-        else:
-            return f"unknown tool {name!r}"
-        if not isinstance(args, dict):
-            return "the arguments must be an object"
-        for key, kind in fields.items():
-            if not isinstance(args.get(key), kind):
-                return f"`{key}` must be a {kind.__name__}"
-        return None
+    def move(self, root: Path) -> None:
+        """Work in ROOT from now on (a worktree), or again in the old one."""
+        self.root = self.cwd = root.resolve()
+
+    def runs(self, name: str) -> bool:
+        """Whether tool NAME runs here (else the loop runs it)."""
+        return name in (self.names.shell, self.names.write)
 
     def run(self, name: str, args: Mapping[str, Any]) -> ToolResult:
         if name == self.names.shell:
@@ -127,15 +166,16 @@ class Workspace:
         if new_cwd:
             path = Path(new_cwd)
             # The shell stays in the workspace; leaving it resets to the root.
-            self.cwd = path if path.is_relative_to(self.root) else self.root
+            self.cwd = path if self.contains(path) else self.root
         if done.returncode != 0:
             return ToolResult(f"{done.stdout}exit status {done.returncode}", failed=True)
         return ToolResult(done.stdout)
 
     def _write(self, path: str, content: str) -> ToolResult:
         target = (self.cwd / path).resolve()
-        if not target.is_relative_to(self.root):
+        if not self.contains(target):
             return ToolResult(f"{path}: outside the workspace {self.root}", failed=True)
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(content)
-        return ToolResult(f"wrote {len(content)} bytes to {target.relative_to(self.root)}")
+        shown = target.relative_to(self.root) if target.is_relative_to(self.root) else target
+        return ToolResult(f"wrote {len(content)} bytes to {shown}")

@@ -3,16 +3,20 @@ an :class:`Agent` with a scripted model on a real ``latch serve``."""
 
 from __future__ import annotations
 
+import io
+import json
 import os
+import queue
 import shutil
+import sys
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
 import pytest
-from latch_client import Client, Config
+from latch_client import AsyncResult, Client, Config
 
-from harness import TOOL_NAMES, Agent, Reply, ScriptedModel, ToolUse, Workspace
+from harness import TOOL_NAMES, Agent, Model, Reply, ScriptedModel, ToolUse, Workspace
 from harness.models import Message
 
 EXAMPLES = Path(__file__).resolve().parents[2]  # examples/
@@ -22,10 +26,11 @@ Example = Callable[[str], Path]
 
 
 class Session:
-    """A finished run: the agent, and what the scripted model was sent."""
+    """A finished run: the agent, what the scripted model was sent, each
+    turn's status, and what the user was shown (``out``)."""
 
-    def __init__(self, agent: Agent, model: ScriptedModel, turns: Sequence[str]) -> None:
-        self.agent, self.model, self.turns = agent, model, turns
+    def __init__(self, agent: Agent, model: ScriptedModel, turns: Sequence[str], out: str) -> None:
+        self.agent, self.model, self.turns, self.out = agent, model, turns, out
 
     def seen(self, n: int) -> list[Message]:
         """The conversation the model's call number ``n`` received."""
@@ -41,15 +46,21 @@ class Runner(Protocol):
         dialects: Sequence[str],
         project: Path,
         prompts: Sequence[str],
-        replies: Sequence[Reply],
+        replies: Sequence[Reply | BaseException],
         *,
         tools: str = "cmd",
         plugin_dirs: Sequence[Path] = (),
         peen_config_dir: Path | None = None,
         claude_settings: str | None = None,
         env: dict[str, str] | None = None,
+        model: Model | None = None,
+        config: Config | None = None,
+        before: Callable[[Agent], None] | None = None,
         **agent_args: Any,
-    ) -> Session: ...
+    ) -> Session:
+        """Run PROMPTS, one turn each, then end the session. ``model``
+        replaces the scripted one (``replies``); ``config`` adds latch
+        configuration; ``before`` runs first (setup, a worktree)."""
 
 
 def call(name: str, **args: Any) -> ToolUse:
@@ -59,6 +70,21 @@ def call(name: str, **args: Any) -> ToolUse:
 def texts(message: Message) -> list[str]:
     """The text blocks of a user message."""
     return [part["text"] for part in message["content"]]
+
+
+def records(path: Path) -> list[dict[str, Any]]:
+    """The JSON lines a recording hook appended."""
+    lines = path.read_text().splitlines() if path.exists() else []
+    return [json.loads(line) for line in lines if line]
+
+
+class Transcript(io.StringIO):
+    """What the agent showed the user (its ``out``), also echoed to stdout
+    for pytest's report."""
+
+    def write(self, text: str) -> int:
+        sys.stdout.write(text)
+        return super().write(text)
 
 
 @pytest.fixture
@@ -82,16 +108,19 @@ def run(tmp_path: Path) -> Iterator[Runner]:
         dialects: Sequence[str],
         project: Path,
         prompts: Sequence[str],
-        replies: Sequence[Reply],
+        replies: Sequence[Reply | BaseException],
         *,
         tools: str = "cmd",
         plugin_dirs: Sequence[Path] = (),
         peen_config_dir: Path | None = None,
         claude_settings: str | None = None,
         env: dict[str, str] | None = None,
+        model: Model | None = None,
+        config: Config | None = None,
+        before: Callable[[Agent], None] | None = None,
         **agent_args: Any,
     ) -> Session:
-        config: Config = {
+        settings: Config = {
             "dialects": list(dialects),
             "project": project,
             # Nothing from the machine's own configuration.
@@ -100,19 +129,38 @@ def run(tmp_path: Path) -> Iterator[Runner]:
             "peen_config_dir": peen_config_dir or tmp_path / "no-peen-config",
             "plugin_dirs": list(plugin_dirs),
             "state_dir": tmp_path / "state",
+            **(config or {}),
         }
         if claude_settings:
-            config["claude_settings"] = claude_settings
+            settings["claude_settings"] = claude_settings
         # The server's environment is what hooks inherit.
-        latch = Client(config, binary=LATCH_BIN, cwd=project, env={**os.environ, **(env or {})}, timeout=30)
+        inbox: queue.SimpleQueue[AsyncResult] = queue.SimpleQueue()
+        latch = Client(
+            settings,
+            binary=LATCH_BIN,
+            cwd=project,
+            env={**os.environ, **(env or {})},
+            timeout=30,
+            on_async_result=inbox.put,
+        )
         latch.open()
         clients.append(latch)
         assert latch.diagnostics == []  # the example loads cleanly
-        model = ScriptedModel(replies)
-        agent = Agent(latch, model, Workspace(project, TOOL_NAMES[tools], shell_timeout=10), **agent_args)
+        scripted = ScriptedModel(replies)
+        out = Transcript()
+        agent = Agent(
+            latch,
+            model or scripted,
+            Workspace(project, TOOL_NAMES[tools], shell_timeout=10),
+            out=out,
+            inbox=inbox,
+            **agent_args,
+        )
+        if before:
+            before(agent)
         turns = [agent.run(prompt).status for prompt in prompts]
         agent.end()
-        return Session(agent, model, turns)
+        return Session(agent, scripted, turns, out.getvalue())
 
     yield go
     for latch in clients:

@@ -12,10 +12,18 @@ GUARD = '"$CLAUDE_PROJECT_DIR"/.claude/hooks/guard-bash.sh'
 
 
 def claude(
-    run: Runner, example: Example, prompts: list[str], replies: list[Reply], **kw: Any
+    run: Runner,
+    example: Example,
+    prompts: list[str],
+    replies: list[Reply],
+    commands: dict[str, str] | None = None,
+    **kw: Any,
 ) -> tuple[Path, Session]:
     project = example("claude/project")
     (project / "Makefile").write_text("test:\n\t@echo all 3 tests pass\n")
+    for name, text in (commands or {}).items():  # the harness's /commands
+        (project / ".harness" / "commands").mkdir(parents=True, exist_ok=True)
+        (project / ".harness" / "commands" / f"{name}.md").write_text(text)
     return project, run(
         ["claude"], project, prompts, replies, plugin_dirs=[EXAMPLES / "claude" / "plugins" / "careful"], **kw
     )
@@ -60,11 +68,22 @@ def test_guard_stop_and_session_context(run: Runner, example: Example) -> None:
     assert len(s.model.seen) == 3
 
 
-def test_secret_prompt_never_reaches_the_model(run: Runner, example: Example) -> None:
-    _, s = claude(run, example, ["use sk-abcd1234 please", "hello"], [Reply("Hi."), Reply("make test: ok.")])
-    assert s.turns == ["denied", "done"]
-    assert texts(s.seen(0)[1])[-1] == "hello"
-    assert "sk-abcd1234" not in str(s.model.seen)
+def test_refused_prompts_never_reach_the_model(run: Runner, example: Example) -> None:
+    _, s = claude(
+        run,
+        example,
+        ["use sk-abcd1234 please", "/deploy prod", "/fix the build"],
+        [Reply("Fixed."), Reply("make test: ok.")],
+        commands={"deploy": "Deploy to $ARGUMENTS.\n", "fix": "Fix $ARGUMENTS. Run the tests first.\n"},
+    )
+    assert s.turns == ["denied", "denied", "done"]
+    # no-secrets (UserPromptSubmit) and the deploy guard (UserPromptExpansion)
+    # refuse; the user reads why, the model sees neither prompt.
+    assert "Original prompt: use sk-abcd1234 please" in s.out
+    assert "[latch] prompt_expansion denied: UserPromptExpansion operation blocked by hook:\n" in s.out
+    assert "Deploys go through CI: push a tag instead." in s.out
+    assert texts(s.seen(0)[1])[-1] == "Fix the build. Run the tests first."
+    assert "sk-abcd1234" not in str(s.model.seen) and "Deploy" not in str(s.model.seen)
 
 
 def test_ask_outside_project_and_envrc(run: Runner, example: Example) -> None:

@@ -42,6 +42,7 @@ def test_cli_prints_the_transcript(
             str(tmp_path / "state"),
             "--script",
             str(script),
+            "--init",
             "Install it.",
         ]
     )
@@ -56,3 +57,33 @@ def test_cli_prints_the_transcript(
     ]
     assert "[latch] continue: You stopped early." in out
     assert err.endswith("[turn] done\n")
+    # --init: the setup event, and the harness's default settings.
+    assert (project / ".harness" / "settings.json").read_text() == '{\n  "ask": []\n}\n'
+    assert (project / ".harness" / "commands").is_dir()
+
+
+def test_cli_worktree_refused(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    project = tmp_path / "project"
+    (project / ".claude").mkdir(parents=True)
+    refuse = {
+        "hooks": {
+            "WorktreeCreate": [
+                {"hooks": [{"type": "command", "command": "echo 'no worktrees here' >&2; exit 2"}]}
+            ]
+        }
+    }
+    (project / ".claude" / "settings.json").write_text(json.dumps(refuse))
+    script = tmp_path / "script.json"
+    script.write_text("[]")
+    args = ["--dialect", "claude", "--project", str(project), "--home", str(tmp_path / "home")]
+    args += ["--state-dir", str(tmp_path / "state"), "--script", str(script), "--worktree", "x", "Go."]
+    status = main(args)
+    out, err = capsys.readouterr()
+    # A denied worktree_create: no worktree, and no turn either.
+    assert status == 1
+    assert out == ""
+    assert err.endswith(
+        "harness: no worktree: WorktreeCreate hook failed: echo 'no worktrees here' >&2; exit 2: no worktrees here\n"
+    )

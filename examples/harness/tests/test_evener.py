@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from conftest import EXAMPLES, Runner, call, texts
-from harness import Reply
+from harness import Policy, Reply
 
 PLUGINS = ["guard-plugin", "hello-plugin", "inline-plugin", "pointed-plugin"]
 
@@ -42,3 +43,69 @@ def test_evener_plugins(run: Runner, tmp_path: Path) -> None:
     # The Stop hook's continuation (no notice in evener) is the next input.
     assert texts(s.seen(2)[-1]) == ["Write SUMMARY.md before you stop."]
     assert len(s.model.seen) == 4
+
+
+def test_subagent_stop_notification_and_exec_form(run: Runner, tmp_path: Path) -> None:
+    # An inline plugin for what no example does: SubagentStop and Notification.
+    plugin = tmp_path / "team-plugin"
+    (plugin / ".claude-plugin").mkdir(parents=True)
+    (plugin / ".claude-plugin" / "plugin.json").write_text('{"name": "team-plugin"}')
+    once = tmp_path / "reviewed"
+    hooks = {
+        "SubagentStop": [
+            {
+                "hooks": [
+                    {
+                        "type": "command",
+                        "command": f"test -e {once} || {{ touch {once}; echo 'Review the tests too.' >&2; exit 2; }}",
+                    }
+                ]
+            }
+        ],
+        "Notification": [
+            {
+                "hooks": [
+                    {
+                        "type": "command",
+                        "command": "echo 'The user is on a phone: keep it short.' >&2; exit 2",
+                    }
+                ]
+            }
+        ],
+    }
+    (plugin / "hooks").mkdir()
+    (plugin / "hooks" / "hooks.json").write_text(json.dumps(hooks))
+    project = tmp_path / "project"
+    project.mkdir()
+    s = run(
+        ["evener"],
+        project,
+        ["Review it."],
+        [
+            Reply("", [call("delegate", prompt="Review main.py.")]),
+            Reply("main.py: fine."),  # the sub-agent; SubagentStop goes on
+            Reply("Tests: fine."),
+            Reply(
+                "",
+                [call("ask_user", question="Merge?"), call("write_file", path="REVIEW.md", content="ok\n")],
+            ),
+            Reply("Merged."),
+        ],
+        tools="command",
+        plugin_dirs=[plugin, EXAMPLES / "evener" / "exec-plugin"],
+        policy=Policy(answerer=lambda question: "yes"),
+    )
+    assert s.turns == ["done"]
+    # SubagentStop's continuation (no notice in evener): the delegate keeps
+    # working; its last answer is the result.
+    assert texts(s.seen(2)[-1]) == ["Review the tests too."]
+    assert s.tool_results()[0] == "Tests: fine."
+    # Notification (the question for the user): its text goes with the next input.
+    assert s.tool_results()[1:] == ["yes", "wrote 3 bytes to REVIEW.md"]
+    assert texts(s.seen(4)[-1]) == [
+        "<SYSTEM-REMINDER>\nThe user is on a phone: keep it short.\n</SYSTEM-REMINDER>"
+    ]
+    # exec-plugin: exec form, no shell ($HOME stays literal); its
+    # systemMessage is a warning for the user, not the model.
+    assert "exec form: $HOME stays literal" in s.agent.warnings
+    assert "exec form" not in str(s.model.seen)

@@ -1,13 +1,53 @@
 """Outcome fields the bundled examples do not produce, with claude hooks
-written inline: permission_request, tool_batch context and halt."""
+written inline: permission_request, tool_batch context, halt, defer,
+retry, shell_env from setup, config_change, compaction_prompt, the
+sub-agent, task and team events, worktree_path, elicitation, display, and
+the async hooks' latch/asyncResult."""
 
 from __future__ import annotations
 
 import json
+import time
+from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
-from conftest import Runner, call, texts
-from harness import Policy, Reply
+import pytest
+from conftest import Runner, call, records, texts
+from harness import Agent, Policy, Reply, ScriptedModel, ToolSpec
+from harness.models import Message
+
+
+def answer(event: str, **fields: Any) -> str:
+    """A command that answers with EVENT's hookSpecificOutput."""
+    return "echo '" + json.dumps({"hookSpecificOutput": {"hookEventName": event, **fields}}) + "'"
+
+
+def hooks(**events: str | list[str]) -> str:
+    """Claude settings: each event's command(s), matching everything."""
+    return json.dumps(
+        {
+            "hooks": {
+                event: [
+                    {
+                        "hooks": [
+                            {"type": "command", "command": c}
+                            for c in ([cmd] if isinstance(cmd, str) else cmd)
+                        ]
+                    }
+                ]
+                for event, cmd in events.items()
+            }
+        }
+    )
+
+
+def script(path: Path, body: str) -> str:
+    """A hook script (reading the payload with jq); its path."""
+    path.write_text("#!/bin/sh\nset -eu\npayload=$(cat)\n" + body)
+    path.chmod(0o755)
+    return str(path)
+
 
 ALLOW = {
     "hookSpecificOutput": {
@@ -65,3 +105,289 @@ def test_permission_batch_context_and_halt(run: Runner, tmp_path: Path) -> None:
     assert len(s.model.seen) == 2
     assert "enough for today" not in str(s.model.seen)
     assert texts(s.seen(0)[1]) == ["Go."]
+
+
+def test_defer_retry_setup_settings_and_compaction(run: Runner, tmp_path: Path) -> None:
+    project = tmp_path / "project"
+    project.mkdir()
+    log = tmp_path / "events.jsonl"
+    defer = answer("PreToolUse", permissionDecision="defer")
+    allow = answer("PreToolUse", permissionDecision="allow")
+    retry = answer("PermissionDenied", retry=True)
+    settings = hooks(
+        # Setup exports a variable for the shell tool (shell_env).
+        Setup="echo 'export GREETING=hello' >> \"$CLAUDE_ENV_FILE\"",
+        # A release waits for a human: the call is deferred. Reading the
+        # greeting needs no approval.
+        PreToolUse=script(
+            tmp_path / "pre.sh",
+            f'if echo "$payload" | grep -q "make release"; then {defer}\n'
+            f'elif echo "$payload" | grep -q GREETING; then {allow}; fi\n',
+        ),
+        # The automatic check refused; `make` may be tried again, nothing else.
+        PermissionDenied=script(
+            tmp_path / "retry.sh",
+            f'echo "$payload" >> {log}\necho "$payload" | grep -q make && {retry} || true\n',
+        ),
+        # The agent may not change its own permission settings.
+        ConfigChange="echo 'settings are read-only for the agent' >&2; exit 2",
+        # Plain PreCompact output joins the summary request's instructions.
+        PreCompact="echo 'Keep the file names.'",
+        Stop=f"cat >> {log}",
+    )
+
+    def setup(agent: Agent) -> None:
+        agent.setup("init")
+
+    s = run(
+        ["claude"],
+        project,
+        ["Build it.", "/compact keep it short", "Release it."],
+        [
+            Reply(
+                "",
+                [
+                    call("shell", cmd="echo $GREETING"),  # allowed by the hook
+                    call("shell", cmd="make build"),  # shell needs approval; no one approves
+                    call("shell", cmd="rm -r build"),
+                    call("write_file", path=".harness/settings.json", content='{"ask": []}'),
+                ],
+            ),
+            Reply("", [call("shell", cmd="make build"), call("shell", cmd="rm -r build")]),
+            Reply("Could not build."),
+            Reply("Summary: the build needs approval."),  # /compact
+            Reply(
+                "", [call("write_file", path="notes.txt", content="go"), call("shell", cmd="make release")]
+            ),
+            Reply("never sent"),
+        ],
+        claude_settings=settings,
+        before=setup,
+        policy=Policy(ask=frozenset({"shell"})),
+    )
+    assert s.turns == ["done", "done", "deferred"]
+    # setup: the init wrote default settings, and its hook's export reached the shell.
+    assert s.agent.workspace.env == {"GREETING": "hello"}
+    assert json.loads((project / ".harness" / "settings.json").read_text()) == {"ask": []}
+    # ... but the agent's rewrite of them was refused: shell still asks.
+    assert s.agent.settings == {"ask": []}
+    assert "settings are read-only" in s.out
+    results = [m["content"] for m in s.seen(1) if m["role"] == "tool"]
+    assert results == [
+        "hello\n",  # shell_env
+        "shell needs the user's approval, and no one can give it in this run.",
+        "shell needs the user's approval, and no one can give it in this run.",
+        "wrote 11 bytes to .harness/settings.json",
+    ]
+    # PermissionDenied's retry: the hint follows the results, and the retried
+    # `make build` went through the check again; `rm -r build` did not.
+    assert texts(s.seen(1)[-1]) == ["The PermissionDenied hook indicated you may retry this tool call."]
+    retried = [m["content"] for m in s.seen(2) if m["role"] == "tool"][-2:]
+    assert retried == [
+        "shell needs the user's approval, and no one can give it in this run.",
+        "This call was refused before, and is refused again without asking.",
+    ]
+    denied = [r["tool_input"]["command"] for r in records(log) if r["hook_event_name"] == "PermissionDenied"]
+    assert denied == ["make build", "rm -r build", "make build"]
+    # /compact: the summary request has the user's and the hook's instructions.
+    request = texts(s.seen(3)[-1])[0]
+    assert request.endswith("Additional Instructions:\nkeep it short\nKeep the file names.")
+    assert s.model.tools[3] == []  # a summary, not a tool call
+    assert [texts(m) for m in s.seen(4)[1:]] == [["Summary: the build needs approval."], ["Release it."]]
+    # defer: the write ran, `make release` did not, and the turn ended
+    # there: no further model call, no Stop (the first turn's only).
+    assert (project / "notes.txt").exists()
+    assert s.out.endswith('[tool] shell {"cmd": "make release"}\n')
+    assert len(s.model.seen) == 5
+    assert [r["hook_event_name"] for r in records(log)].count("Stop") == 1
+
+
+def test_subagent_tasks_and_team(run: Runner, tmp_path: Path) -> None:
+    project = tmp_path / "project"
+    project.mkdir()
+    once = tmp_path / "once"
+    # The sub-agent's first stop, and the teammate's first idle, go on.
+    sub_stop = f"test -e {once}-sub || {{ touch {once}-sub; echo 'Also check the tests.' >&2; exit 2; }}"
+    idle = f"test -e {once}-idle || {{ touch {once}-idle; echo 'Take the next task.' >&2; exit 2; }}"
+    settings = hooks(
+        SubagentStart=answer("SubagentStart", additionalContext="Work read-only."),
+        SubagentStop=sub_stop,
+        TeammateIdle=idle,
+        TaskCreated=script(
+            tmp_path / "task.sh",
+            'echo "$payload" | jq -e \'.task_subject | test("deploy")\' >/dev/null || exit 0\n'
+            "echo 'no deploy tasks' >&2; exit 2\n",
+        ),
+        TaskCompleted="echo 'the tests are not green yet' >&2; exit 2",
+    )
+    s = run(
+        ["claude"],
+        project,
+        ["Plan the work."],
+        [
+            Reply("", [call("delegate", prompt="Review main.py.")]),
+            Reply("main.py is fine."),  # sub-agent: SubagentStop goes on
+            Reply("The tests are fine too."),  # sub-agent: settles
+            Reply(
+                "",
+                [
+                    call("create_task", subject="Write tests", description="for main.py"),
+                    call("create_task", subject="deploy to prod"),
+                    call("complete_task", id="1"),
+                ],
+            ),
+            Reply("Planned."),  # Stop; TeammateIdle goes on
+            Reply("Nothing else to take."),
+        ],
+        claude_settings=settings,
+        team={"team_name": "core", "teammate_name": "ada"},
+    )
+    assert s.turns == ["done"]
+    # SubagentStart context leads the sub-agent's first message; the
+    # sub-agent has no delegate tool.
+    assert texts(s.seen(1)[1]) == [
+        "<system-reminder>\nSubagentStart hook additional context: Work read-only.\n</system-reminder>",
+        "Review main.py.",
+    ]
+    assert "delegate" in s.model.tools[0] and "delegate" not in s.model.tools[1]
+    # SubagentStop's continuation: the sub-agent's next input; its last
+    # answer is the delegate tool's result.
+    assert texts(s.seen(2)[-1]) == [f"Stop hook feedback:\n[{sub_stop}]: Also check the tests."]
+    assert s.seen(3)[-1] == {"role": "tool", "tool_call_id": "call_1_0", "content": "The tests are fine too."}
+    # TaskCreated deny: no task, the hook's text is the (failed) result;
+    # TaskCompleted deny: the task stays open.
+    assert [m["content"] for m in s.seen(4)[-3:]] == [
+        "created task 1: Write tests",
+        f"TaskCreated hook feedback:\n[{tmp_path / 'task.sh'}]: no deploy tasks",
+        "TaskCompleted hook feedback:\n[echo 'the tests are not green yet' >&2; exit 2]: the tests are not green yet",
+    ]
+    assert list(s.agent.tasks) == ["1"] and s.agent.done == set()
+    # TeammateIdle's continuation: one more round before going idle.
+    assert texts(s.seen(5)[-1]) == [f"Stop hook feedback:\n[{idle}]: Take the next task."]
+    assert len(s.model.seen) == 6
+
+
+def test_worktree_elicitation_and_display(run: Runner, tmp_path: Path) -> None:
+    project, worktree = tmp_path / "project", tmp_path / "wt-feature"
+    project.mkdir()
+    settings = hooks(
+        # The hook makes the worktree (its last line is the path), and removes it.
+        WorktreeCreate=f"mkdir -p {worktree} && echo made it && echo {worktree}",
+        WorktreeRemove=script(tmp_path / "rm.sh", 'rm -r "$(echo "$payload" | jq -r .worktree_path)"\n'),
+        # A question about colour is answered by the hook, never the user ...
+        Elicitation=script(
+            tmp_path / "elicit.sh",
+            'echo "$payload" | grep -q colour || exit 0\n'
+            + answer("Elicitation", action="accept", content={"answer": "blue"})
+            + "\n",
+        ),
+        # ... and an answer that gives a secret away is declined.
+        ElicitationResult=script(
+            tmp_path / "result.sh",
+            'echo "$payload" | jq -e \'.content.answer == "hunter2"\' >/dev/null || exit 0\n'
+            + answer("ElicitationResult", action="decline")
+            + "\n",
+        ),
+        MessageDisplay=answer("MessageDisplay", displayContent="[redacted for the screen]"),
+    )
+    asked: list[str] = []
+
+    def user(question: str) -> str:
+        asked.append(question)
+        return "hunter2"
+
+    s = run(
+        ["claude"],
+        project,
+        ["Set it up."],
+        [
+            Reply(
+                "The token is hunter2.",
+                [
+                    call("ask_user", question="Which colour?"),
+                    call("ask_user", question="The password?"),
+                    call("write_file", path="colour.txt", content="blue\n"),
+                    call("shell", cmd="pwd"),
+                ],
+            ),
+            Reply("Done."),
+        ],
+        claude_settings=settings,
+        before=lambda agent: None if agent.create_worktree("feature") is None else pytest.fail("no worktree"),
+        policy=Policy(answerer=user),
+    )
+    assert s.turns == ["done"]
+    # worktree_path: the agent worked in the hook's worktree, which the
+    # hook removed again at the end.
+    assert f"[latch] working in the worktree {worktree}" in s.out
+    assert [m["content"] for m in s.seen(1)[-4:]] == [
+        "blue",  # the hook's answer; the user was not asked
+        "The user did not answer (decline).",  # the user's answer, declined by the hook
+        "wrote 5 bytes to colour.txt",
+        f"{worktree}\n",
+    ]
+    assert asked == ["The password?"]
+    assert not worktree.exists() and not (project / "colour.txt").exists()
+    # display: the user saw the hook's text, the model keeps its own.
+    assert "[assistant] [redacted for the screen]" in s.out and "hunter2." not in s.out
+    assert s.seen(1)[2]["content"] == "The token is hunter2."
+
+
+class WaitsForAsync:
+    """A scripted model that, before its second answer, waits until the
+    async hook started by the first tool call has reported."""
+
+    name = "scripted"
+
+    def __init__(self, scripted: ScriptedModel, agents: list[Agent]) -> None:
+        self.scripted, self.agents = scripted, agents
+
+    def complete(self, messages: Sequence[Message], tools: Sequence[ToolSpec]) -> Reply:
+        inbox = self.agents[0].inbox
+        deadline = time.monotonic() + 10
+        while len(self.scripted.seen) == 1 and inbox is not None and inbox.empty():
+            assert time.monotonic() < deadline, "no latch/asyncResult"
+            time.sleep(0.02)
+        return self.scripted.complete(messages, tools)
+
+
+def test_async_hook_result(run: Runner, tmp_path: Path) -> None:
+    project = tmp_path / "project"
+    project.mkdir()
+    lint = script(tmp_path / "lint.sh", answer("PostToolUse", additionalContext="lint: 0 problems") + "\n")
+    settings = {
+        "hooks": {
+            "PostToolUse": [
+                {"matcher": "Write", "hooks": [{"type": "command", "command": lint, "async": True}]}
+            ]
+        }
+    }
+    scripted = ScriptedModel(
+        [
+            Reply("", [call("write_file", path="a.py", content="x = 1\n")]),
+            Reply("", [call("shell", cmd="echo next")]),
+            Reply("Done."),
+        ]
+    )
+    agents: list[Agent] = []
+    s = run(
+        ["claude"],
+        project,
+        ["Write it."],
+        [],
+        claude_settings=json.dumps(settings),
+        model=WaitsForAsync(scripted, agents),
+        before=agents.append,
+    )
+    assert s.turns == ["done"]
+    # The user is told when it finished; the model reads its answer with
+    # the next tool result (any tool's), after a blank line.
+    assert [(r["hook"], r["event"], r["texts"]) for r in s.agent.async_results] == [
+        (lint, "PostToolUse", ["<system-reminder>\nlint: 0 problems\n</system-reminder>"])
+    ]
+    assert f"[latch] async hook {lint} (PostToolUse) finished" in s.out
+    results = [m["content"] for m in scripted.seen[2] if m["role"] == "tool"]
+    assert results == [
+        "wrote 6 bytes to a.py",
+        "next\n\n<system-reminder>\nlint: 0 problems\n</system-reminder>",
+    ]

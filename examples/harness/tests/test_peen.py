@@ -1,8 +1,11 @@
-"""The peen examples (examples/peen/*): deny, inject, emitEvent, command."""
+"""The peen examples (examples/peen/*): deny, inject, emitEvent, command;
+and inline hooks for postUserMessage and turnCancelled."""
 
 from __future__ import annotations
 
+import json
 import os
+from pathlib import Path
 
 from conftest import EXAMPLES, Example, Runner, call, texts
 from harness import Reply
@@ -55,3 +58,76 @@ def test_migration_event_and_gofmt(run: Runner, example: Example) -> None:
     # postWriteFile ran gofmt -l -w . in the workspace.
     assert (project / ".gofmt.log").read_text() == "-l\n-w\n.\n"
     assert s.turns == ["done"]
+
+
+def test_rules_and_no_force_push(run: Runner, example: Example) -> None:
+    # rules is the workspace (it needs jq); no-force-push peen's configuration layer.
+    project = example("peen/rules")
+    s = run(
+        ["peen"],
+        project,
+        ["Add a hello program, then push it."],
+        [
+            Reply("", [call("writeFile", path="hello/main.go", content="package main\n")]),
+            Reply("", [call("writeFile", path="hello/main.go", content="package main\n")]),
+            Reply("", [call("runCommand", command="git push --force origin main")]),
+            Reply("Written; not pushed."),
+        ],
+        tools="peen",
+        peen_config_dir=EXAMPLES / "peen/no-force-push",
+    )
+    assert s.turns == ["done"]
+    rule = (project / ".agents/peen-hooks/rules/go.md").read_text()
+    # preWriteFile: the first write of a new .go file is denied with the
+    # rule as the reason; the second goes through (the rule's marker is in
+    # the session's state directory, keyed by the context size we send).
+    first, second = s.tool_results()[:2]
+    assert first == rule
+    assert second == "wrote 13 bytes to hello/main.go"
+    # postWriteFile: the rule, refreshed, in a <hook> block after the result.
+    assert texts(s.seen(2)[-1]) == [
+        f"<hook>\n<event>postWriteFile</event>\n<tool>writeFile</tool>\n\n{rule}</hook>"
+    ]
+    # no-force-push: its reason, verbatim, is the result.
+    assert s.tool_results()[2] == "Never force-push. Push a new commit instead."
+
+
+HOOKS = """\
+version: 1
+postUserMessage:
+  - name: style
+    actions:
+      - type: inject
+        message: Answer in one sentence.
+turnCancelled:
+  - name: log-cancel
+    actions:
+      - type: command
+        command: /bin/sh
+        args: ["-c", "cat > cancelled.json"]
+"""
+
+
+def test_prompt_ready_and_cancelled_turn(run: Runner, tmp_path: Path) -> None:
+    config = tmp_path / "peen-config"
+    (config / ".agents").mkdir(parents=True)
+    (config / ".agents" / "hooks.yaml").write_text(HOOKS)
+    project = tmp_path / "project"
+    project.mkdir()
+    s = run(
+        ["peen"],
+        project,
+        ["Count the files.", "Count them again."],
+        [Reply("", [call("runCommand", command="ls | wc -l")]), KeyboardInterrupt(), Reply("Two.")],
+        tools="peen",
+        peen_config_dir=config,
+    )
+    # Ctrl-C while the model works: turn_cancelled (turnCancelled ran), and
+    # the next prompt is a new turn.
+    assert s.turns == ["cancelled", "done"]
+    cancelled = json.loads((project / "cancelled.json").read_text())
+    assert (cancelled["event"], cancelled["input"]) == ("turnCancelled", {"reason": "cancelled"})
+    # user_prompt_ready: postUserMessage's inject is in this turn's system prompt.
+    style = "<hook>\n<event>postUserMessage</event>\n\nAnswer in one sentence.\n</hook>"
+    assert s.seen(0)[0]["content"].endswith(style)
+    assert s.seen(2)[0]["content"].endswith(style) and s.seen(2)[0]["content"].count(style) == 1

@@ -52,21 +52,64 @@ def test_poolside_example(run: Runner, example: Example, tmp_path: Path) -> None
     assert json.loads((tmp_path / "payload.json").read_text())["prompt"] == "Install the package."
 
 
-def test_compaction_over_budget(run: Runner, example: Example, tmp_path: Path) -> None:
+SETTINGS = """\
+hooks:
+  UserPromptSubmit:
+    - name: expand-pls
+      matcher: "*"
+      command: "jq -c '{hook_specific_output: {updated_prompt: (.prompt | sub(\\"^pls \\"; \\"Please \\"))}}'"
+  PreCompact:
+    - name: keep-policy
+      matcher: "*"
+      command: "echo '{\\"hook_specific_output\\": {\\"additional_context\\": \\"Still no sudo.\\"}}'"
+"""
+
+
+def test_prompt_rewrite_and_compaction(run: Runner, example: Example, tmp_path: Path) -> None:
+    settings = tmp_path / "settings.yaml"  # the explicit level, on top of the example's
+    settings.write_text(SETTINGS)
     s = run(
         ["poolside"],
         example("poolside"),
-        ["List the files."],
+        ["pls count to 400", "/compact keep the count"],
         [
-            Reply("", [call("shell", cmd="ls -a")]),
-            Reply("Listed."),
-            Reply("Summary: none needed."),
+            Reply("", [call("shell", cmd="seq 1 400")]),
+            Reply("Summary: counted to 400."),  # over budget: the summary
+            Reply("Counted."),  # Stop: drive-once continues
+            Reply("", [call("write_file", path="SUMMARY.md", content="Counted.\n")]),
+            Reply("Summary written."),
+            Reply("Summary: counted, wrote SUMMARY.md."),  # /compact
         ],
         env={"LOG_PAYLOAD_FILE": str(tmp_path / "payload.json")},
-        token_budget=60,
+        config={"settings": settings},
+        token_budget=300,
     )
-    # Over budget before the second call: compact_before, a stub summary in
-    # place of the conversation, compact_after; the system prompt stays.
-    assert s.agent.compactions >= 1
-    assert s.seen(1)[0]["role"] == "system"
-    assert texts(s.seen(1)[1])[0].startswith("Summary of 3 earlier messages (stub compaction).")
+    assert s.turns == ["done", "done"]
+    # The rewritten prompt reached the model, with the rewrite notice.
+    assert texts(s.seen(0)[1]) == [
+        '<hook name="expand-pls" event="UserPromptSubmit">Rewrote the user\'s prompt.</hook>',
+        "Please count to 400",
+    ]
+    # Over budget after the tool result: the model is asked for a summary
+    # (no tools), which replaces the conversation, with PreCompact's
+    # after_compaction context after it; the system prompt stays.
+    assert texts(s.seen(1)[-1]) == [
+        "Summarize the conversation so far for your own later use: the task, what was done, "
+        "what is left, and every fact you still need. Answer with the summary only."
+    ]
+    assert s.model.tools[1] == []
+    assert s.seen(2)[0] == s.seen(0)[0]
+    assert texts(s.seen(2)[1]) == ["Summary: counted to 400.", "Still no sudo."]
+    assert len(s.seen(2)) == 2
+    # /compact with instructions: they end the summary request.
+    assert texts(s.seen(5)[-1])[0].endswith("Additional Instructions:\nkeep the count")
+    assert s.agent.messages == [
+        {
+            "role": "user",
+            "content": [
+                {"type": "text", "text": "Summary: counted, wrote SUMMARY.md."},
+                {"type": "text", "text": "Still no sudo."},
+            ],
+        }
+    ]
+    assert s.agent.compactions == 2

@@ -1,0 +1,129 @@
+"""OpenAIModel against a stand-in OpenAI-compatible endpoint, which also
+answers the evener prompt-plugin's prompt hook (examples/evener)."""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import EXAMPLES, Runner
+
+from harness import OpenAIModel
+
+DENY = {
+    "hookSpecificOutput": {
+        "permissionDecision": "deny",
+        "permissionDecisionReason": "it deletes files outside the project",
+    }
+}
+
+
+class Endpoint:
+    """``/v1/chat/completions`` on 127.0.0.1: the agent's requests (they
+    offer tools) get the scripted answers in turn, an int being an HTTP
+    error; a prompt hook's requests get a deny for `rm -rf`, else ``{}``."""
+
+    def __init__(self, answers: list[dict[str, Any] | int]) -> None:
+        self.answers = answers
+        self.requests: list[tuple[str, str, dict[str, Any]]] = []  # (who, Authorization, body)
+        endpoint = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:
+                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                who = "agent" if "tools" in body else "hook"
+                endpoint.requests.append((who, self.headers["Authorization"], body))
+                if who == "hook":
+                    verdict = DENY if "rm -rf" in body["messages"][0]["content"] else {}
+                    answer: dict[str, Any] | int = {"role": "assistant", "content": json.dumps(verdict)}
+                else:
+                    answer = endpoint.answers.pop(0)
+                if isinstance(answer, int):
+                    self.send_response(answer)
+                    self.end_headers()
+                    self.wfile.write(b'{"error": {"message": "slow down"}}')
+                    return
+                reply = {"choices": [{"message": answer, "finish_reason": "stop"}]}
+                data = json.dumps(reply).encode()
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            def log_message(self, format: str, *args: Any) -> None:
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/v1"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def agent_requests(self) -> list[dict[str, Any]]:
+        return [body for who, _, body in self.requests if who == "agent"]
+
+
+@pytest.fixture
+def endpoint() -> Iterator[Endpoint]:
+    e = Endpoint([])
+    yield e
+    e.server.shutdown()
+    e.server.server_close()
+
+
+def tool_call(id: str, name: str, **args: Any) -> dict[str, Any]:
+    return {"id": id, "type": "function", "function": {"name": name, "arguments": json.dumps(args)}}
+
+
+CALLS = [tool_call("c1", "shell", command="rm -rf ../other"), tool_call("c2", "shell", command="echo hi")]
+
+
+def test_openai_model_and_prompt_hook(run: Runner, endpoint: Endpoint, tmp_path: Path) -> None:
+    endpoint.answers += [
+        {"role": "assistant", "content": None, "tool_calls": CALLS},
+        {"role": "assistant", "content": "Cleaned up."},
+        429,  # the second prompt's request is rate limited
+    ]
+    project = tmp_path / "project"
+    project.mkdir()
+    s = run(
+        ["evener"],
+        project,
+        ["Clean up.", "Again."],
+        [],
+        tools="command",
+        model=OpenAIModel("test-model", endpoint.url, "sk-agent"),
+        plugin_dirs=[EXAMPLES / "evener" / "prompt-plugin"],
+        config={"prompt_base_url": endpoint.url},
+        env={"LATCH_PROMPT_API_KEY": "sk-hook"},
+    )
+    assert s.turns == ["done", "failed"]
+    first, second, third = endpoint.agent_requests()
+    # The agent's requests: the model, the conversation, every tool.
+    assert first["model"] == "test-model"
+    assert [m["role"] for m in first["messages"]] == ["system", "user"]
+    assert [t["function"]["name"] for t in first["tools"]] == [
+        "shell",
+        "write_file",
+        "delegate",
+        "ask_user",
+        "create_task",
+        "complete_task",
+    ]
+    # The prompt hook asked the same endpoint (its own model and key) about
+    # each Bash call, and denied the rm -rf: its reason is the result.
+    hooks = [(auth, body["model"]) for who, auth, body in endpoint.requests if who == "hook"]
+    assert hooks == [("Bearer sk-hook", "gpt-5.4-mini")] * 2
+    assert second["messages"][-3:] == [
+        {"role": "assistant", "content": None, "tool_calls": CALLS},
+        {"role": "tool", "tool_call_id": "c1", "content": "it deletes files outside the project"},
+        {"role": "tool", "tool_call_id": "c2", "content": "hi\n"},
+    ]
+    assert {auth for who, auth, _ in endpoint.requests if who == "agent"} == {"Bearer sk-agent"}
+    # HTTP 429: stop_failure (rate_limit) instead of stop; the turn failed.
+    assert third["messages"][-1]["content"] == [{"type": "text", "text": "Again."}]
+    assert "[latch] model request failed (rate_limit): HTTP 429: " in s.out
