@@ -3,8 +3,9 @@
 ``python -m harness --help`` runs it; :class:`Agent` is the loop.
 """
 
-from .loop import Agent, Policy, Turn
+from .loop import Agent
 from .models import Model, ModelError, OpenAIModel, Reply, ScriptedModel, ToolSpec, ToolUse
+from .state import Policy, Turn
 from .tools import DEFAULT_NAMES, TOOL_NAMES, ToolNames, Workspace
 
 __all__ = [

@@ -22,8 +22,9 @@ from typing import Any
 from latch_client import AsyncResult, Client, Config
 from latch_client.types import Team
 
-from .loop import Agent, Policy
+from .loop import Agent
 from .models import Model, ModelError, OpenAIModel, Reply, ScriptedModel, ToolUse
+from .state import Policy
 from .tools import DEFAULT_NAMES, TOOL_NAMES, Workspace
 
 

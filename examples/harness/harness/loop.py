@@ -22,6 +22,22 @@ dialects accept as well)::
       (task_completed)
     Agent.end(): [worktree_remove] -> session_end.
 
+This module holds the turn and its tool calls, and fires ``user_prompt``,
+``session_start``, ``user_prompt_ready``, ``turn_start``,
+``prompt_expansion``, ``directory_added``, ``stop_failure``, ``stop``,
+``subagent_stop``, ``teammate_idle``, ``turn_cancelled``, ``tool_before``,
+``permission_request``, ``permission_denied``, ``tool_after``,
+``tool_failure``, ``cwd_changed`` and ``tool_batch``. `Agent` is composed
+of the other parts, each a module:
+
+- state.py: the fields (`AgentState`), `Policy` and `Turn`;
+- outcomes.py: firing an event and applying its outcome (context, notices,
+  what the user is shown);
+- session.py: setup, the worktree, instructions, settings and watched
+  files, the end;
+- own_tools.py: the agent's own tools (sub-agent, question, tasks);
+- compaction.py: compaction.
+
 docs/outcome.md says what each outcome field asks of a harness; the
 README's table says what this one does.
 """
@@ -29,317 +45,26 @@ README's table says what this one does.
 from __future__ import annotations
 
 import json
-import logging
-import queue
 import re
-import subprocess
-import sys
 import time
 import uuid
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any, Literal, TextIO
+from collections.abc import Sequence
+from typing import Any
 
-from latch_client import AsyncResult, Client, Event, Outcome, ToolCall
-from latch_client.types import Compaction, ElicitationRequest, PublishedEvent, Task, Team
+from latch_client import Event, Outcome, ToolCall
 
-from .models import Message, Model, ModelError, Reply, ToolSpec, ToolUse
-from .tools import ToolResult, Workspace, tool_specs, validate
-
-log = logging.getLogger("harness")
-
-TurnStatus = Literal["done", "denied", "failed", "deferred", "halted", "cancelled", "max_steps"]
-Approver = Callable[[str, Any], bool]
-"""Asks the user whether tool NAME may run with ARGS."""
-Answerer = Callable[[str], "str | None"]
-"""Asks the user QUESTION (the ``ask_user`` tool); None: no answer."""
-
-SETTINGS = Path(".harness/settings.json")  # this harness's own settings, per workspace
-COMMANDS = Path(".harness/commands")  # /NAME runs COMMANDS/NAME.md
-INSTRUCTIONS = ("AGENTS.md", "CLAUDE.md")  # loaded into the system prompt
-WORKTREES = Path(".harness/worktrees")  # --worktree NAME, when no hook makes it
-ANSWER_SCHEMA = {"type": "object", "properties": {"answer": {"type": "string"}}, "required": ["answer"]}
-COMPACT_PROMPT = (
-    "Summarize the conversation so far for your own later use: the task, what was done, "
-    "what is left, and every fact you still need. Answer with the summary only."
-)
+from .compaction import Compacting
+from .models import Message, ModelError, Reply, ToolSpec, ToolUse
+from .outcomes import Deferred, after_blank_line, blocked_text, render_events
+from .own_tools import OwnTools
+from .session import COMMANDS, Session
+from .state import Turn
+from .tools import ToolResult, tool_specs, validate
 
 
-@dataclass
-class Policy:
-    """The harness's own permission rules (hooks may override them)."""
-
-    ask: frozenset[str] = frozenset()  # tools that need the user's approval
-    approver: Approver | None = None  # None: no one to ask, the automatic check refuses
-    answerer: Answerer | None = None  # None: no one answers ask_user (cancelled)
-
-
-@dataclass
-class Turn:
-    """How one user prompt ended."""
-
-    status: TurnStatus
-    text: str = ""  # the model's last answer, or why the turn ended
-
-
-@dataclass
-class Agent:
+class Agent(Session, OwnTools, Compacting):
     """One conversation of the loop (the session's, or a sub-agent's), its
-    hooks run by ``latch`` (a ``Client``)."""
-
-    latch: Client
-    model: Model
-    workspace: Workspace
-    policy: Policy = field(default_factory=Policy)
-    system_prompt: str = "You are a coding agent. Use the tools to work in the workspace."
-    max_steps: int = 20  # model calls per turn, continuations included
-    token_budget: int | None = None  # compact when the conversation is larger
-    out: TextIO | None = None  # the transcript, for the user (None: stdout)
-    err: TextIO | None = None  # warnings, for the user (None: stderr)
-    session_id: str = field(default_factory=lambda: f"harness-{uuid.uuid4().hex[:12]}")
-    inbox: queue.SimpleQueue[AsyncResult] | None = None  # the client's latch/asyncResult notifications
-    team: Team | None = None  # this agent is a teammate of an agent team (--team, --teammate)
-    parent: Agent | None = None  # a sub-agent's delegating agent
-    agent_id: str = ""  # a sub-agent's id and type
-    agent_type: str = ""
-
-    messages: list[Message] = field(default_factory=list, init=False)  # without the system prompt
-    system_context: list[str] = field(default_factory=list, init=False)  # session_start, instructions
-    turn_context: list[str] = field(default_factory=list, init=False)  # system_prompt, this turn only
-    pending: list[str] = field(default_factory=list, init=False)  # blocks for the next user message
-    leading: list[str] = field(default_factory=list, init=False)  # first_user_message: before them
-    events: list[PublishedEvent] = field(default_factory=list, init=False)  # published, undelivered
-    started: bool = field(default=False, init=False)
-    turn_id: str = field(default="", init=False)
-    last_text: str = field(default="", init=False)  # the model's last answer
-    # Session-wide state, kept by the session's agent (`top`) for its sub-agents too:
-    warnings: list[str] = field(default_factory=list, init=False)
-    watched: dict[str, float | None] = field(default_factory=dict, init=False)  # path -> mtime
-    halted: str | None = field(default=None, init=False)
-    compactions: int = field(default=0, init=False)
-    tasks: dict[str, Task] = field(default_factory=dict, init=False)  # the task list, by id
-    done: set[str] = field(default_factory=set, init=False)  # completed task ids
-    refused: set[str] = field(default_factory=set, init=False)  # calls the automatic check refused
-    settings: dict[str, Any] = field(default_factory=dict, init=False)  # SETTINGS, as applied
-    settings_mtime: float | None = field(default=None, init=False)
-    async_results: list[AsyncResult] = field(default_factory=list, init=False)
-    subagents: int = field(default=0, init=False)
-    worktree: tuple[Path, bool] | None = field(default=None, init=False)  # (path, made by a hook)
-    home: Path | None = field(default=None, init=False)  # the workspace before the worktree
-
-    def __post_init__(self) -> None:
-        if self.parent is None:
-            self.load_settings()
-
-    @property
-    def top(self) -> Agent:
-        """The session's agent, which keeps the session-wide state."""
-        return self.parent.top if self.parent else self
-
-    def halt(self) -> Turn | None:
-        """The end of the turn, once a hook halted the session."""
-        reason = self.top.halted
-        return Turn("halted", reason) if reason else None
-
-    # ------------------------------------------------------------------
-    # Firing events
-    # ------------------------------------------------------------------
-
-    def fire(self, event: Event) -> Outcome:
-        """Fire one event and apply what every event may carry."""
-        event = {
-            "session_id": self.session_id,
-            "cwd": str(self.workspace.cwd),
-            "context_tokens": self.estimate(),
-            **event,
-        }
-        if self.turn_id:
-            event.setdefault("turn_id", self.turn_id)
-        if self.agent_id:  # every event inside a sub-agent says so
-            event.setdefault("agent_id", self.agent_id)
-            event.setdefault("agent_type", self.agent_type)
-            event.setdefault("agent_run_id", self.agent_id)
-        outcome = self.latch.fire(event)
-        for run in outcome["runs"]:  # for logs only; the harness never acts on runs
-            log.debug("%s: %s %s (%s)", event["event"], run["hook"], run["status"], run.get("message", ""))
-        for warning in outcome.get("warnings", []):  # for the user, never the model
-            self.warn(warning)
-        self.events += outcome.get("events", [])  # delivered with the next model input
-        self.workspace.env.update(outcome.get("shell_env", {}))
-        for path in outcome.get("watch_paths", []):
-            self.top.watched.setdefault(path, mtime(path))
-        if "halt" in outcome:  # claude `continue: false`: finish this event, then stop
-            self.top.halted = outcome["halt"].get("reason") or "a hook halted the session"
-        return outcome
-
-    def place(self, outcome: Outcome, notices: bool = True) -> list[str]:
-        """Route `context` by placement; return the blocks that belong right
-        after a tool result (``append_to_tool_result``), for the caller.
-        Compaction's own placements are taken by :meth:`compact`."""
-        appended: list[str] = []
-        for ctx in outcome.get("context", []):
-            where = ctx["placement"]
-            if where == "system_prompt":  # for the session from session_start, else for this turn
-                scope = self.system_context if outcome["event"] == "session_start" else self.turn_context
-                scope.append(ctx["text"])
-            elif where == "append_to_tool_result":
-                appended.append(ctx["text"])
-            elif where == "first_user_message":
-                self.leading.append(ctx["text"])
-            elif where in COMPACTION:  # compact() takes them from compact_before
-                if outcome["event"] != "compact_before":
-                    log.warning("%s context outside compaction dropped", where)
-            else:  # with_prompt, after_tool_result: the next user message
-                self.pending.append(ctx["text"])
-        if notices:
-            self.pending += [n["text"] for n in outcome.get("notices", [])]
-        return appended
-
-    def with_result(self, outcome: Outcome) -> list[str]:
-        """For a tool event: route `context`, and return the blocks that go
-        at the end of the tool result (its notices, but `block` ones, which
-        are the result itself, and ``append_to_tool_result`` context)."""
-        notices = [n["text"] for n in outcome.get("notices", []) if n["kind"] != "block"]
-        return notices + self.place(outcome, notices=False)
-
-    def warn(self, text: str) -> None:
-        self.top.warnings.append(text)
-        print(f"latch: warning: {text}", file=self.err or sys.stderr)
-
-    def show(self, text: str) -> None:
-        """Show the model's text to the user; a hook may replace what is shown."""
-        shown = self.fire(
-            {
-                "event": "message_display",
-                "display": {
-                    "message_id": f"msg-{len(self.messages)}",
-                    "index": 0,
-                    "final": True,
-                    "delta": text,
-                },
-            }
-        )
-        self.say("assistant", shown.get("display", text))
-
-    def say(self, who: str, text: str) -> None:
-        prefix = f"{self.agent_id}:" if self.agent_id else ""
-        print(f"[{prefix}{who}] {text}", file=self.out or sys.stdout)
-
-    def drain_async(self) -> None:
-        """Tell the user which async hooks finished. Their texts need no
-        delivery: latch keeps them and adds them to the next tool result."""
-        while self.inbox is not None and not self.inbox.empty():
-            result = self.inbox.get()
-            if result["session_id"] == self.session_id:
-                self.top.async_results.append(result)
-                self.say("latch", f"async hook {result['hook']} ({result['event']}) finished")
-
-    # ------------------------------------------------------------------
-    # The session around the turns
-    # ------------------------------------------------------------------
-
-    def setup(self, trigger: Literal["init", "maintenance"] = "init") -> Outcome:
-        """One-time setup (``--init``: also writes default settings) or
-        maintenance (``--maintenance``). Hooks may export ``shell_env``."""
-        path = self.settings_path()
-        if trigger == "init" and not path.exists():
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(json.dumps({"ask": []}, indent=2) + "\n")
-            (self.workspace.root / COMMANDS).mkdir(exist_ok=True)
-            self.load_settings()
-        return self.fire({"event": "setup", "trigger": trigger})
-
-    def create_worktree(self, name: str) -> str | None:
-        """Work in a new worktree NAME from now on (``--worktree``): a hook
-        makes it (``worktree_path``), else git does. Why it failed, or None."""
-        made = self.fire({"event": "worktree_create", "worktree": {"name": name}})
-        if made["decision"] == "deny":
-            return blocked_text(made) or "a hook refused the worktree"
-        by_hook = "worktree_path" in made
-        path = Path(made["worktree_path"]) if by_hook else self.workspace.root / WORKTREES / name
-        if not by_hook:
-            git = run_git(self.workspace.root, "worktree", "add", "-b", f"harness/{name}", str(path))
-            if git is None:
-                return f"git worktree add {path} failed"
-        self.top.worktree, self.top.home = (path.resolve(), by_hook), self.workspace.root
-        self.workspace.move(path)
-        self.load_settings()  # the worktree's own
-        self.say("latch", f"working in the worktree {path}")
-        return None
-
-    def remove_worktree(self) -> None:
-        """Leave the worktree: kept when it has changes, else removed (by git
-        when git made it, by the hooks when one did), then worktree_remove."""
-        if self.worktree is None or self.home is None:
-            return
-        (path, by_hook), self.worktree = self.worktree, None
-        self.workspace.move(self.home)
-        if run_git(path, "status", "--porcelain"):
-            self.say("latch", f"kept the worktree {path}: it has changes")
-            return
-        if not by_hook and run_git(self.home, "worktree", "remove", str(path)) is None:
-            self.warn(f"could not remove the worktree {path}")
-            return
-        self.fire({"event": "worktree_remove", "worktree": {"path": str(path)}})
-
-    def load_instructions(self) -> None:
-        """AGENTS.md and CLAUDE.md of the workspace, into the system prompt."""
-        for name in INSTRUCTIONS:
-            path = self.workspace.root / name
-            if path.is_file():
-                self.system_context.append(f"Instructions from {name}:\n\n{path.read_text().strip()}")
-                self.fire(
-                    {
-                        "event": "instructions_loaded",
-                        "instructions": {
-                            "file_path": str(path),
-                            "memory_type": "Project",
-                            "load_reason": "session_start",
-                        },
-                    }
-                )
-
-    def settings_path(self) -> Path:
-        return self.workspace.root / SETTINGS
-
-    def load_settings(self) -> None:
-        path, top = self.settings_path(), self.top
-        settings = read_settings(path)
-        if settings is None:
-            self.warn(f"{path}: not a JSON object with an `ask` list; ignored")
-        top.settings_mtime, top.settings = mtime(str(path)), settings or {}
-
-    def check_settings(self) -> None:
-        """When the settings file changed: config_change, and the new
-        settings apply unless a hook refused them."""
-        top, path = self.top, self.settings_path()
-        now = mtime(str(path))
-        if now == top.settings_mtime:
-            return
-        top.settings_mtime = now
-        changed = self.fire({"event": "config_change", "source": "project_settings", "file_path": str(path)})
-        new = read_settings(path)
-        if changed["decision"] == "deny":
-            reasons = "; ".join(r["text"] for r in changed.get("reasons", []))
-            self.say("latch", f"{SETTINGS} changed; a hook refused the change: {reasons}")
-        elif new is None:
-            self.warn(f"{path}: not a JSON object with an `ask` list; the settings before it are kept")
-        else:
-            top.settings = new
-
-    def needs_approval(self, tool: str) -> bool:
-        return tool in self.policy.ask or tool in self.top.settings.get("ask", [])
-
-    def end(self, reason: str = "exit") -> None:
-        """Close the session: [worktree_remove], ``session_end``, and report
-        what is left."""
-        self.remove_worktree()
-        if self.started:
-            self.fire({"event": "session_end", "reason": reason})
-        self.drain_async()
-        for event in self.events:
-            self.say("event", f"{event['type']}: {event['summary']}")
+    hooks run by ``latch`` (a ``Client``). Its fields are `AgentState`'s."""
 
     # ------------------------------------------------------------------
     # Turns
@@ -429,12 +154,6 @@ class Agent:
         self.fire({"event": "directory_added", "directory": str(directory), "source": "slash_command"})
         self.say("latch", f"added {directory} to the workspace")
         return Turn("done", f"added {directory}")
-
-    def refuse_turn(self, status: TurnStatus, outcome: Outcome) -> Turn:
-        reasons = "\n".join(r["text"] for r in outcome.get("reasons", []))
-        self.say("latch", f"{outcome['event']} denied: {reasons}")
-        self.pending.clear()  # no turn to attach them to (leading ones wait for the first)
-        return Turn(status, reasons)
 
     def loop(self) -> Turn:
         for _ in range(self.max_steps):
@@ -652,231 +371,6 @@ class Agent:
             self.top.refused.add(key)
         return reason, args
 
-    def notify(self, message: str, kind: str) -> None:
-        """A notification for the user (the permission prompt, a question)."""
-        self.place(self.fire({"event": "notification", "message": message, "notification_type": kind}))
-
-    # ------------------------------------------------------------------
-    # The agent's own tools
-    # ------------------------------------------------------------------
-
-    def delegate(self, prompt: str, agent_type: str) -> ToolResult:
-        """A sub-agent: its own conversation and steps, in this session and
-        workspace; its last answer is the result."""
-        top = self.top
-        top.subagents += 1
-        child = Agent(
-            self.latch,
-            self.model,
-            self.workspace,
-            self.policy,
-            system_prompt=self.system_prompt,
-            max_steps=self.max_steps,
-            out=self.out,
-            err=self.err,
-            session_id=self.session_id,
-            inbox=self.inbox,
-            parent=self,
-            agent_id=f"agent-{top.subagents}",
-            agent_type=agent_type,
-        )
-        child.started, child.turn_id, child.system_context = True, self.turn_id, list(self.system_context)
-        child.place(child.fire({"event": "subagent_start"}))  # first_user_message: its first input
-        child.add_user(prompt)
-        turn = child.loop()
-        self.events += child.events  # undelivered session events come back to the session
-        if turn.status == "deferred":  # the whole turn stops there
-            raise Deferred
-        return ToolResult(turn.text, failed=turn.status != "done")
-
-    def ask_user(self, question: str) -> ToolResult:
-        """The model asks the user. This harness's own tool server
-        (``harness``) asks as a tool server (MCP's ``elicitation/create``)
-        does, so hooks may answer in place of the user."""
-        form: ElicitationRequest = {
-            "server": "harness",
-            "message": question,
-            "mode": "form",
-            "id": f"ask-{uuid.uuid4().hex[:8]}",
-            "requested_schema": ANSWER_SCHEMA,
-        }
-        asked = self.fire({"event": "elicitation", "elicitation": form})
-        content: Any = None
-        if "elicitation" in asked:  # a hook answered for the user
-            action, content = asked["elicitation"]["action"], asked["elicitation"].get("content")
-        elif asked["decision"] == "deny":
-            action = "decline"
-        elif self.policy.answerer is not None:
-            self.notify(question, "elicitation_dialog")
-            answer = self.policy.answerer(question)
-            action, content = ("cancel", None) if answer is None else ("accept", {"answer": answer})
-        else:  # no one to answer
-            action = "cancel"
-        reply: ElicitationRequest = {"server": "harness", "mode": "form", "id": form["id"], "action": action}
-        if content is not None:
-            reply["content"] = content
-        answered = self.fire({"event": "elicitation_result", "elicitation": reply})
-        if "elicitation" in answered:  # a hook changed the answer
-            action, content = answered["elicitation"]["action"], answered["elicitation"].get("content")
-        elif answered["decision"] == "deny":
-            action = "decline"
-        if action != "accept":
-            return ToolResult(f"The user did not answer ({action}).")
-        answer_text = content.get("answer") if isinstance(content, dict) else None
-        return ToolResult(answer_text if isinstance(answer_text, str) else json.dumps(content))
-
-    def create_task(self, subject: str, description: str) -> ToolResult:
-        top = self.top
-        task: Task = {"id": str(len(top.tasks) + 1), "subject": subject}
-        if description:
-            task["description"] = description
-        event: Event = {"event": "task_created", "task": task}
-        if top.team:
-            event["team"] = top.team
-        created = self.fire(event)
-        if created["decision"] == "deny":  # not created: the tool fails with the hook's text
-            return ToolResult(blocked_text(created), failed=True)
-        top.tasks[task["id"]] = task
-        return ToolResult(f"created task {task['id']}: {subject}")
-
-    def complete_task(self, task_id: str) -> ToolResult:
-        top = self.top
-        if task_id not in top.tasks:
-            return ToolResult(f"no task {task_id}", failed=True)
-        event: Event = {"event": "task_completed", "task": top.tasks[task_id]}
-        if top.team:
-            event["team"] = top.team
-        completed = self.fire(event)
-        if completed["decision"] == "deny":  # stays open; the hook's text is the result
-            return ToolResult(blocked_text(completed))
-        top.done.add(task_id)
-        return ToolResult(f"task {task_id} done")
-
-    def check_watched(self) -> None:
-        """Fire file_changed for every watched file that changed."""
-        watched = self.top.watched
-        for path, seen in list(watched.items()):
-            now = mtime(path)
-            if now != seen:
-                watched[path] = now
-                change = "unlink" if now is None else "add" if seen is None else "change"
-                self.place(self.fire({"event": "file_changed", "file_path": path, "change": change}))
-
-    # ------------------------------------------------------------------
-    # Compaction
-    # ------------------------------------------------------------------
-
-    def estimate(self) -> int:
-        """The conversation's size in tokens, at ~4 characters a token."""
-        return sum(len(json.dumps(m)) for m in self.conversation()) // 4
-
-    def maybe_compact(self) -> Turn | None:
-        """Compact when the conversation is over the token budget."""
-        if self.token_budget is None or len(self.messages) < 2 or self.estimate() <= self.token_budget:
-            return None
-        return self.compact("auto")
-
-    def compact(self, trigger: Literal["auto", "manual"], instructions: str = "") -> Turn | None:
-        """Replace the conversation with a summary the model writes. A Turn
-        when the turn must end (peen refused the compaction)."""
-        if len(self.messages) < 2:
-            self.say("latch", "nothing to compact")
-            return None
-        top = self.top
-        top.compactions += 1
-        figures: Compaction = {
-            "estimated_tokens": self.estimate(),
-            "round": top.compactions,
-            "messages_covered": len(self.messages),
-        }
-        if self.token_budget is not None:
-            figures["budget_tokens"] = self.token_budget
-        if instructions:
-            figures["instructions"] = instructions
-        before = self.fire({"event": "compact_before", "trigger": trigger, "compaction": figures})
-        if before["decision"] == "deny":
-            if trigger == "auto" and "peen" in self.latch.dialects:  # peen: the turn fails
-                return self.refuse_turn("failed", before)
-            self.say(
-                "latch", "compaction refused: " + "; ".join(r["text"] for r in before.get("reasons", []))
-            )
-            return None
-        contexts = before.get("context", [])
-        extra = [c["text"] for c in contexts if c["placement"] == "compaction_prompt"]
-        request = COMPACT_PROMPT
-        if instructions or extra:
-            request += "\n\nAdditional Instructions:\n" + "\n".join(
-                [*([instructions] if instructions else []), *extra]
-            )
-        try:
-            summary = self.model.complete([*self.conversation(), user_message([request])], []).text
-        except ModelError as error:
-            self.say("latch", f"compaction failed: {error.details}")
-            return None
-        blocks = [
-            summary,
-            *(n["text"] for n in before.get("notices", [])),  # a system reminder after compaction
-            *(c["text"] for c in contexts if c["placement"] == "after_compaction"),
-        ]
-        self.messages = [user_message(blocks)]
-        self.place(before, notices=False)  # any other placement
-        self.say("latch", f"compacted {figures['messages_covered']} messages")
-        self.fire(
-            {
-                "event": "compact_after",
-                "trigger": trigger,
-                "compaction": {**figures, "summary": summary, "summary_tokens": len(summary) // 4},
-            }
-        )
-        return None
-
-    # ------------------------------------------------------------------
-    # Messages
-    # ------------------------------------------------------------------
-
-    def conversation(self) -> list[Message]:
-        system = "\n\n".join([self.system_prompt, *self.system_context, *self.turn_context])
-        return [{"role": "system", "content": system}, *self.messages]
-
-    def add_user(self, text: str | None) -> None:
-        """A user message: the pending blocks (context, notices, events),
-        then ``text``. Nothing when there is nothing to say."""
-        if self.events:
-            self.pending.append(render_events(self.events))
-            self.events = []
-        blocks = [*self.leading, *self.pending, *([text] if text else [])]
-        self.leading, self.pending = [], []
-        if blocks:
-            self.messages.append(user_message(blocks))
-
-
-COMPACTION = ("after_compaction", "compaction_prompt")
-
-
-class Deferred(Exception):
-    """A hook deferred a tool call: the turn ends without running it."""
-
-
-def blocked_text(outcome: Outcome) -> str:
-    notices = [n["text"] for n in outcome.get("notices", []) if n["kind"] == "block"]
-    return "\n".join(notices or [r["text"] for r in outcome.get("reasons", [])])
-
-
-def after_blank_line(text: str, blocks: Sequence[str]) -> str:
-    """TEXT, then each block after a blank line."""
-    for block in blocks:
-        text += ("\n" if text.endswith("\n") else "\n\n") + block
-    return text
-
-
-def render_events(events: Sequence[PublishedEvent]) -> str:
-    lines = [json.dumps({k: v for k, v in e.items() if k in ("type", "summary", "data")}) for e in events]
-    return "<events>\n" + "\n".join(lines) + "\n</events>"
-
-
-def user_message(blocks: Sequence[str]) -> Message:
-    return {"role": "user", "content": [{"type": "text", "text": b} for b in blocks]}
-
 
 def assistant_message(reply: Reply) -> Message:
     message: Message = {"role": "assistant", "content": reply.text or None}
@@ -886,32 +380,3 @@ def assistant_message(reply: Reply) -> Message:
             for c in reply.calls
         ]
     return message
-
-
-def read_settings(path: Path) -> dict[str, Any] | None:
-    """The settings file: {} when there is none, None when it is broken."""
-    try:
-        settings = json.loads(path.read_text())
-    except FileNotFoundError:
-        return {}
-    except (OSError, ValueError):
-        return None
-    if not isinstance(settings, dict) or not isinstance(settings.get("ask", []), list):
-        return None
-    return settings
-
-
-def run_git(cwd: Path, *args: str) -> str | None:
-    """git's output, or None when it failed."""
-    try:
-        done = subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, timeout=60)
-    except (OSError, subprocess.TimeoutExpired):
-        return None
-    return done.stdout if done.returncode == 0 else None
-
-
-def mtime(path: str) -> float | None:
-    try:
-        return Path(path).stat().st_mtime
-    except OSError:
-        return None

@@ -1,7 +1,7 @@
 """The harness's tools, and the workspace they work in.
 
 Two tools run in the workspace (:class:`Workspace`): a shell and a file
-writer. Four more are the agent's own, run by the loop (``loop.py``)
+writer. Four more are the agent's own, run by the agent (``own_tools.py``)
 because each fires events of its own: ``delegate`` (a sub-agent:
 ``subagent_start``/``subagent_stop``), ``ask_user`` (a question to the
 user: ``elicitation``/``elicitation_result``), ``create_task`` and

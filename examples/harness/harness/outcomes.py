@@ -1,0 +1,167 @@
+"""Firing an event and applying its outcome: `Outcomes.fire` (every event
+goes through it) applies what any outcome may carry (`warnings`, `runs`,
+`events`, `shell_env`, `watch_paths`, `halt`); `place` routes `context`
+and `notices`; the rest renders what the user and the model are shown.
+
+Fires ``message_display`` (the model's text, before the user sees it) and
+``notification`` (before the user is asked).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from latch_client import Event, Outcome
+from latch_client.types import PublishedEvent
+
+from .state import AgentState, Turn, TurnStatus, user_message
+
+log = logging.getLogger("harness")
+
+COMPACTION = ("after_compaction", "compaction_prompt")  # placements compact() takes itself
+
+
+class Deferred(Exception):
+    """A hook deferred a tool call: the turn ends without running it."""
+
+
+class Outcomes(AgentState):
+    """Firing events, and what every outcome asks of the agent."""
+
+    def fire(self, event: Event) -> Outcome:
+        """Fire one event and apply what every event may carry."""
+        event = {
+            "session_id": self.session_id,
+            "cwd": str(self.workspace.cwd),
+            "context_tokens": self.estimate(),
+            **event,
+        }
+        if self.turn_id:
+            event.setdefault("turn_id", self.turn_id)
+        if self.agent_id:  # every event inside a sub-agent says so
+            event.setdefault("agent_id", self.agent_id)
+            event.setdefault("agent_type", self.agent_type)
+            event.setdefault("agent_run_id", self.agent_id)
+        outcome = self.latch.fire(event)
+        for run in outcome["runs"]:  # for logs only; the harness never acts on runs
+            log.debug("%s: %s %s (%s)", event["event"], run["hook"], run["status"], run.get("message", ""))
+        for warning in outcome.get("warnings", []):  # for the user, never the model
+            self.warn(warning)
+        self.events += outcome.get("events", [])  # delivered with the next model input
+        self.workspace.env.update(outcome.get("shell_env", {}))
+        for path in outcome.get("watch_paths", []):
+            self.top.watched.setdefault(path, mtime(path))
+        if "halt" in outcome:  # claude `continue: false`: finish this event, then stop
+            self.top.halted = outcome["halt"].get("reason") or "a hook halted the session"
+        return outcome
+
+    def place(self, outcome: Outcome, notices: bool = True) -> list[str]:
+        """Route `context` by placement; return the blocks that belong right
+        after a tool result (``append_to_tool_result``), for the caller.
+        Compaction's own placements are taken by :meth:`compact`."""
+        appended: list[str] = []
+        for ctx in outcome.get("context", []):
+            where = ctx["placement"]
+            if where == "system_prompt":  # for the session from session_start, else for this turn
+                scope = self.system_context if outcome["event"] == "session_start" else self.turn_context
+                scope.append(ctx["text"])
+            elif where == "append_to_tool_result":
+                appended.append(ctx["text"])
+            elif where == "first_user_message":
+                self.leading.append(ctx["text"])
+            elif where in COMPACTION:  # compact() takes them from compact_before
+                if outcome["event"] != "compact_before":
+                    log.warning("%s context outside compaction dropped", where)
+            else:  # with_prompt, after_tool_result: the next user message
+                self.pending.append(ctx["text"])
+        if notices:
+            self.pending += [n["text"] for n in outcome.get("notices", [])]
+        return appended
+
+    def with_result(self, outcome: Outcome) -> list[str]:
+        """For a tool event: route `context`, and return the blocks that go
+        at the end of the tool result (its notices, but `block` ones, which
+        are the result itself, and ``append_to_tool_result`` context)."""
+        notices = [n["text"] for n in outcome.get("notices", []) if n["kind"] != "block"]
+        return notices + self.place(outcome, notices=False)
+
+    def refuse_turn(self, status: TurnStatus, outcome: Outcome) -> Turn:
+        reasons = "\n".join(r["text"] for r in outcome.get("reasons", []))
+        self.say("latch", f"{outcome['event']} denied: {reasons}")
+        self.pending.clear()  # no turn to attach them to (leading ones wait for the first)
+        return Turn(status, reasons)
+
+    def add_user(self, text: str | None) -> None:
+        """A user message: the pending blocks (context, notices, events),
+        then ``text``. Nothing when there is nothing to say."""
+        if self.events:
+            self.pending.append(render_events(self.events))
+            self.events = []
+        blocks = [*self.leading, *self.pending, *([text] if text else [])]
+        self.leading, self.pending = [], []
+        if blocks:
+            self.messages.append(user_message(blocks))
+
+    def warn(self, text: str) -> None:
+        self.top.warnings.append(text)
+        print(f"latch: warning: {text}", file=self.err or sys.stderr)
+
+    def show(self, text: str) -> None:
+        """Show the model's text to the user; a hook may replace what is shown."""
+        shown = self.fire(
+            {
+                "event": "message_display",
+                "display": {
+                    "message_id": f"msg-{len(self.messages)}",
+                    "index": 0,
+                    "final": True,
+                    "delta": text,
+                },
+            }
+        )
+        self.say("assistant", shown.get("display", text))
+
+    def say(self, who: str, text: str) -> None:
+        prefix = f"{self.agent_id}:" if self.agent_id else ""
+        print(f"[{prefix}{who}] {text}", file=self.out or sys.stdout)
+
+    def notify(self, message: str, kind: str) -> None:
+        """A notification for the user (the permission prompt, a question)."""
+        self.place(self.fire({"event": "notification", "message": message, "notification_type": kind}))
+
+    def drain_async(self) -> None:
+        """Tell the user which async hooks finished. Their texts need no
+        delivery: latch keeps them and adds them to the next tool result."""
+        while self.inbox is not None and not self.inbox.empty():
+            result = self.inbox.get()
+            if result["session_id"] == self.session_id:
+                self.top.async_results.append(result)
+                self.say("latch", f"async hook {result['hook']} ({result['event']}) finished")
+
+
+def blocked_text(outcome: Outcome) -> str:
+    notices = [n["text"] for n in outcome.get("notices", []) if n["kind"] == "block"]
+    return "\n".join(notices or [r["text"] for r in outcome.get("reasons", [])])
+
+
+def after_blank_line(text: str, blocks: Sequence[str]) -> str:
+    """TEXT, then each block after a blank line."""
+    for block in blocks:
+        text += ("\n" if text.endswith("\n") else "\n\n") + block
+    return text
+
+
+def render_events(events: Sequence[PublishedEvent]) -> str:
+    lines = [json.dumps({k: v for k, v in e.items() if k in ("type", "summary", "data")}) for e in events]
+    return "<events>\n" + "\n".join(lines) + "\n</events>"
+
+
+def mtime(path: str) -> float | None:
+    try:
+        return Path(path).stat().st_mtime
+    except OSError:
+        return None
