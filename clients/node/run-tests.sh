@@ -17,3 +17,22 @@ export LATCH_BIN
 cd "$here"
 npm ci --no-audit --no-fund
 npm test
+
+# The package as users get it: packed, installed into a fresh project (no
+# dependency to fetch), imported by name, one event fired.
+pack=$(mktemp -d "${TMPDIR:-/tmp}/latch-client-pack.XXXXXX")
+trap 'rm -rf "$pack"' EXIT
+npm pack --silent --pack-destination "$pack" >/dev/null
+mkdir "$pack/app"
+cd "$pack/app"
+printf '{"name":"app","private":true,"type":"module"}\n' > package.json
+npm install --no-audit --no-fund --silent "$pack"/latch-client-*.tgz
+cat > fire.mjs <<'JS'
+import { LatchClient } from "@latch/client";
+const latch = await LatchClient.start({ config: { dialects: ["poolside"], project: process.cwd(), home: process.cwd() } });
+const outcome = await latch.fire({ event: "stop", session_id: "s1" });
+await latch.close();
+if (outcome.decision !== "proceed") throw new Error(JSON.stringify(outcome));
+console.log("npm pack: the packed client fired an event");
+JS
+node fire.mjs

@@ -48,6 +48,8 @@ cp -R "$here/pyproject.toml" "$here/README.md" "$here/src" "$here/tests" "$src/"
 
 echo "run-tests.sh: latch-client $("$venv/bin/python" -c 'import latch_client; print(latch_client.__version__)'), latch at $LATCH_BIN"
 cd "$src"
+# The client's own sources type-check strictly (py.typed promises types).
+"$venv/bin/python" -m mypy --strict --no-incremental "$src/src/latch_client"
 # Import the installed package, not the copy of the sources.
 rm -rf "$src/src"
 PYTHONDONTWRITEBYTECODE=1 "$venv/bin/python" -m pytest -p no:cacheprovider "$src/tests"
