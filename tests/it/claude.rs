@@ -1393,17 +1393,12 @@ fn lint_finds_claude_projects_and_their_mistakes() {
         "project/.claude/settings.json",
         r#"{"hooks": {"Stop": [{"hooks": [{"type": "command"}]}]}}"#,
     );
-    let out = crate::util::latch()
-        .arg("lint")
-        .arg(c.project())
-        .output()
-        .unwrap();
-    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    let (code, text) = c.lint();
     assert!(
         text.contains("Claude Code ignores this whole file"),
         "{text}"
     );
-    assert_ne!(out.status.code(), Some(0));
+    assert_ne!(code, Some(0));
 }
 
 /// Settings keys that bear on hooks and that latch does not apply are
@@ -1450,12 +1445,9 @@ fn lint_names_the_settings_keys_latch_does_not_apply() {
         "project/.claude/settings.json",
         "{\n  \"env\": {\"API_URL\": \"http://x\"},\n  \"enabledPlugins\": {\"careful@market\": true},\n  \"allowedHttpHookUrls\": [\"https://hooks.example.com/*\"],\n  \"httpHookAllowedEnvVars\": [\"TOKEN\"],\n  \"strictPluginOnlyCustomization\": [\"hooks\"],\n  \"hooks\": {}\n}\n",
     );
-    let out = crate::util::latch()
-        .arg("lint")
-        .arg(c.project())
-        .output()
-        .unwrap();
-    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    let (code, text) = c.lint();
+    // Warnings alone: the lint passes.
+    assert_eq!(code, Some(0), "{text}");
     let file = c.project().join(".claude/settings.json");
     for (line, needle) in [
         (
@@ -1928,12 +1920,9 @@ fn a_vocabulary_file_maps_mcp_tools_by_a_pattern_and_may_replace_the_builtin_tab
 fn lint_names_a_matcher_written_with_a_harness_s_tool_name() {
     let c = Claude::new().project_settings(&json!({"hooks": {
         "PreToolUse": [{"matcher": "shell|Bash|read_file", "hooks": [{"type": "command", "command": "true"}]}]}}));
-    let out = crate::util::latch()
-        .arg("lint")
-        .arg(c.project())
-        .output()
-        .unwrap();
-    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    let (code, text) = c.lint();
+    // Warnings alone: the lint passes.
+    assert_eq!(code, Some(0), "{text}");
     for (name, claude) in [("shell", "Bash"), ("read_file", "Read")] {
         assert!(
             text.contains(&format!("`{name}` is a harness's name for a tool that hooks see as `{claude}` (tool vocabulary), so this matcher never fires for it: write `{claude}`")),
@@ -2079,24 +2068,10 @@ fn session_start_matchers_convert_exactly_or_are_reported() {
         {"matcher": "Startup", "hooks": [{"type": "command", "command": "./never.sh"}]},
         {"hooks": [{"type": "command", "command": "./all.sh"}]},
         {"matcher": "startup", "hooks": [{"type": "command", "command": "./first.sh"}]}]}}));
+    // From claude, except back to claude (from evener).
     let convert = |to: &str, path: &std::path::Path| {
-        let out = crate::util::latch()
-            .args(["convert", "--from"])
-            .arg(if to == "claude" { "evener" } else { "claude" })
-            .args(["--to", to])
-            .arg(path)
-            .output()
-            .unwrap();
-        assert_eq!(
-            out.status.code(),
-            Some(0),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        (
-            String::from_utf8_lossy(&out.stdout).into_owned(),
-            String::from_utf8_lossy(&out.stderr).into_owned(),
-        )
+        let from = if to == "claude" { "evener" } else { "claude" };
+        crate::convert::convert(from, to, path)
     };
     let (evener, report) = convert("evener", &c.project());
     let evener_json: Value = serde_json::from_str(&evener).unwrap();

@@ -110,6 +110,20 @@ impl Claude {
         args
     }
 
+    /// `latch lint` on the project: its exit code and what it printed on
+    /// stdout.
+    pub fn lint(&self) -> (Option<i32>, String) {
+        let out = crate::util::latch()
+            .arg("lint")
+            .arg(self.project())
+            .output()
+            .expect("latch lint");
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+        )
+    }
+
     /// Writes a file relative to the temp root.
     pub fn write(&self, rel: &str, text: &str) -> PathBuf {
         write_file(self.root.path(), rel, text)

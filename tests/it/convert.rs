@@ -7,7 +7,9 @@ use serde_json::{Value, json};
 
 use crate::util::latch;
 
-fn convert(from: &str, to: &str, path: &Path) -> (String, String) {
+/// `latch convert --from FROM --to TO PATH`, which must succeed: what it
+/// wrote on stdout and on stderr.
+pub(crate) fn convert(from: &str, to: &str, path: &Path) -> (String, String) {
     let out = latch()
         .args(["convert", "--from", from, "--to", to])
         .arg(path)

@@ -387,30 +387,6 @@ fn explain_answers_what_latch_explain_prints() {
     assert_eq!(s.close(), 0);
 }
 
-/// An edit made as the server starts is reloaded too. (The watch
-/// compares with the settings as they were before the first load, so even
-/// an edit made while they load counts; this test cannot place an edit
-/// there, only right after the answer.)
-#[test]
-fn an_edit_right_after_initialize_is_reloaded() {
-    for _ in 0..3 {
-        let c = Claude::new();
-        let c = c.project_settings(&settings("PreToolUse", Some("Bash"), &["true"]));
-        let mut s = Server::claude(&c);
-        let c = c.project_settings(&settings(
-            "PreToolUse",
-            Some("Bash"),
-            &["echo no >&2; exit 2"],
-        ));
-        let n = s.notification("latch/diagnostics");
-        assert_eq!(n["params"]["reloaded"], true, "{n}");
-        s.fire(2, bash_before("ls"));
-        assert_eq!(s.recv()["result"]["decision"], "deny");
-        drop(c);
-        assert_eq!(s.close(), 0);
-    }
-}
-
 #[test]
 fn configuration_edits_are_reloaded_and_a_broken_edit_keeps_that_files_last_good_version() {
     let c = Claude::new();

@@ -91,15 +91,14 @@ impl Claude {
                     && e.is_tool()
                 {
                     for (name, claude) in names.iter().filter_map(|n| harness_name(n)) {
-                        out.push(
-                            Diagnostic::warning(format!(
+                        out.push(at_group(
+                            file,
+                            group,
+                            e,
+                            format!(
                                 "`{name}` is a harness's name for a tool that hooks see as `{claude}` (tool vocabulary), so this matcher never fires for it: write `{claude}`"
-                            ))
-                            .in_file(&file.path)
-                            .at(group.source.position)
-                            .for_dialect(DIALECT)
-                            .for_event(e.as_str()),
-                        );
+                            ),
+                        ));
                     }
                 }
                 if let (Some(m), Some(e)) = (&group.matcher_text, group.event)
@@ -146,15 +145,14 @@ impl Claude {
                     let said = harness_name(name).is_some();
                     let by_pattern = vocabulary.maps_mcp() && name.starts_with("mcp__");
                     if !known.contains(name.as_str()) && !said && !by_pattern {
-                        out.push(
-                            Diagnostic::warning(format!(
+                        out.push(at_group(
+                            file,
+                            group,
+                            e,
+                            format!(
                                 "no tool of the harness maps to `{name}` (tool vocabulary), so this matcher never fires for it"
-                            ))
-                            .in_file(&file.path)
-                            .at(group.source.position)
-                            .for_dialect(DIALECT)
-                            .for_event(e.as_str()),
-                        );
+                            ),
+                        ));
                     }
                 }
             }
@@ -193,4 +191,18 @@ fn harness_name(name: &str) -> Option<(&str, String)> {
     let builtin = BUILTIN.get_or_init(crate::vocabulary::Vocabulary::builtin);
     let claude = builtin.get(name)?.claude.as_str();
     (claude != name).then(|| (name, claude.to_owned()))
+}
+
+/// A warning at a matcher group of `file`, for its event `e`.
+fn at_group(
+    file: &super::load::LoadedFile,
+    group: &super::load::Group,
+    e: ClaudeEvent,
+    message: String,
+) -> Diagnostic {
+    Diagnostic::warning(message)
+        .in_file(&file.path)
+        .at(group.source.position)
+        .for_dialect(DIALECT)
+        .for_event(e.as_str())
 }
