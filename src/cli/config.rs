@@ -73,7 +73,8 @@ pub struct ConfigArgs {
     claude_managed_dir: Option<PathBuf>,
     /// A tool vocabulary file: how the harness's tools map to Claude Code's
     /// names and argument shapes (added to the claude dialect's built-in
-    /// table; the evener dialect takes its names).
+    /// table, or replacing it with `replace: true`; the evener dialect
+    /// takes its names).
     #[arg(long, value_name = "FILE")]
     tool_vocabulary: Option<PathBuf>,
     /// Leave hook command lines out of the claude dialect's texts for the

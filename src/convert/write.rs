@@ -479,6 +479,10 @@ fn narrowed_starts(
     target_runs: &str,
     notes: &mut Vec<Diagnostic>,
 ) -> bool {
+    if rule.starts.is_empty() {
+        // The matcher accepts no start: say that, not that it would widen.
+        return start_matcher(rule, notes).is_some();
+    }
     if target.iter().any(|t| !rule.starts.contains(t)) {
         notes.push(report(
             &rule.source,

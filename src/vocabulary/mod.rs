@@ -100,8 +100,23 @@ impl McpNames {
             .strip_prefix(self.prefix.as_str())?
             .strip_suffix(self.suffix.as_str())?;
         let (server, tool) = middle.split_once(self.separator.as_str())?;
-        (!server.is_empty() && !tool.is_empty()).then(|| format!("mcp__{server}__{tool}"))
+        (!server.is_empty() && !tool.is_empty())
+            .then(|| format!("mcp__{}__{}", mcp_part(server), mcp_part(tool)))
     }
+}
+
+/// A server's or tool's name as Claude Code writes it in `mcp__…` names:
+/// every character but ASCII letters, digits, `_` and `-` becomes `_`.
+fn mcp_part(name: &str) -> String {
+    name.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect()
 }
 
 impl Default for Vocabulary {
@@ -240,7 +255,7 @@ impl Vocabulary {
         self.replaces_builtin
     }
 
-    /// How the harness names MCP tools, if the table says.
+    /// This table, with `names` as the way the harness names MCP tools.
     pub fn with_mcp(mut self, names: McpNames) -> Vocabulary {
         self.mcp = Some(names);
         self
@@ -454,7 +469,11 @@ mod tests {
             "mcp__github__create_issue"
         );
         // The server's name ends at the first separator.
-        assert_eq!(v.claude_name("mcp/fs/read/all"), "mcp__fs__read/all");
+        assert_eq!(v.claude_name("mcp/fs/read/all"), "mcp__fs__read_all");
+        assert_eq!(
+            v.claude_name("mcp/my.db/run query"),
+            "mcp__my_db__run_query"
+        );
         // An entry wins; a name the pattern does not fit passes as is.
         assert_eq!(v.claude_name("mcp/fs/special"), "Read");
         assert_eq!(v.claude_name("mcp//x"), "mcp//x");

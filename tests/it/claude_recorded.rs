@@ -37,7 +37,7 @@ fn two_hooks(a_args: &str, b_args: &str, same_group: bool) -> (Claude, String, S
 /// finishes first; among denies, the model reads the last to finish
 /// (r3_ask_fast_allow_slow, r3_ask_fast_deny_slow, r3_deny_fast_ask_slow,
 /// r3_deny_fast_defer_slow, r3_two_denies_json, r3_two_denies_json_rev,
-/// r3_two_denies_same_group, r3_exit2_fast_allow_slow).
+/// r3_two_denies_mixed, r3_two_denies_same_group, r3_exit2_fast_allow_slow).
 #[test]
 fn r3_decisions_rank_by_kind_and_the_last_deny_to_finish_speaks() {
     let slow = |args: String| format!("--sleep 0.4 {args}");
@@ -118,6 +118,18 @@ fn r3_decisions_rank_by_kind_and_the_last_deny_to_finish_speaks() {
             vec![
                 "PreToolUse:Bash hook error: [{a}]: DENY_A_SENTINEL stderr of A",
                 "PreToolUse:Bash hook error: [{b}]: DENY_B_SENTINEL stderr of B",
+            ],
+            vec!["PreToolUse:Bash hook error: [{a}]: DENY_A_SENTINEL stderr of A"],
+        ),
+        (
+            "r3_two_denies_mixed",
+            slow("--exit 2 --stderr 'DENY_A_SENTINEL stderr of A'".to_owned()),
+            decide("deny", Some("DENY_B_SENTINEL reason of B")),
+            false,
+            "deny",
+            vec![
+                "DENY_B_SENTINEL reason of B",
+                "PreToolUse:Bash hook error: [{a}]: DENY_A_SENTINEL stderr of A",
             ],
             vec!["PreToolUse:Bash hook error: [{a}]: DENY_A_SENTINEL stderr of A"],
         ),
@@ -712,8 +724,20 @@ fn every_recording_is_named_by_a_test_or_said_not_to_apply() {
             "r3_a_deny_without_a_reason_says_the_hook_denied_the_tool",
         ),
         (
+            "r3_elicitation",
+            "elicitation_display_and_permission_denied_answers_reach_the_outcome",
+        ),
+        (
             "r3_elicitation_exit2",
             "a_declined_elicitation_stays_declined",
+        ),
+        (
+            "r3_message_display",
+            "elicitation_display_and_permission_denied_answers_reach_the_outcome",
+        ),
+        (
+            "r3_post_tool_batch",
+            "r3_post_tool_batch_payload_context_and_blocks",
         ),
         (
             "r3_instructions_loaded_ctx_only",
@@ -792,6 +816,10 @@ fn every_recording_is_named_by_a_test_or_said_not_to_apply() {
             "the CLI does not fire DirectoryAdded in -p",
         ),
         (
+            "r3_notification_elicitation",
+            "the harness decides whether a resolved elicitation also notifies",
+        ),
+        (
             "r3_permission_denied_auto",
             "the model's capability decides whether the event fires",
         ),
@@ -846,7 +874,15 @@ fn every_recording_is_named_by_a_test_or_said_not_to_apply() {
             continue;
         }
         let case = path.file_name().unwrap().to_string_lossy().into_owned();
-        if tests.contains(&case) || NOT_LATCH.iter().any(|(c, _)| *c == case) {
+        // The name whole: `r3_post_tool_batch` is not named by a test of
+        // `r3_post_tool_batch_single`.
+        let named = tests.match_indices(&case).any(|(at, _)| {
+            !tests[at + case.len()..]
+                .chars()
+                .next()
+                .is_some_and(|c| c.is_ascii_alphanumeric() || c == '_')
+        });
+        if named || NOT_LATCH.iter().any(|(c, _)| *c == case) {
             continue;
         }
         match COVERED_AS.iter().find(|(c, _)| *c == case) {

@@ -377,7 +377,9 @@ pub fn payload<'a>(ce: ClaudeEvent, event: &'a Event, facts: &PayloadFacts<'a>) 
     // SessionStart carries the prompt id only after compaction (recorded:
     // `r3_compact_auto`, `r3_session_resume_*`), Setup never (`r3_setup_init`),
     // InstructionsLoaded only for the files loaded once a prompt came
-    // (`r3_instructions_loaded`: none on `session_start` and `include`).
+    // (`r3_instructions_loaded`: none on `session_start` and `include`; the
+    // recorded includes were all of files loaded at the start, so an
+    // include of a file loaded later is taken to be alike).
     let compacting = event.source.as_deref() == Some("compact");
     let loaded_at_start = ce == ClaudeEvent::InstructionsLoaded
         && matches!(

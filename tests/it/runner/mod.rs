@@ -451,8 +451,9 @@ async fn each_hook_of_a_batch_reports_its_own_duration() {
         let [(slow, _), (quick, _)] = &results[..] else {
             panic!("{} results", results.len());
         };
+        // Not the batch's end: the quick hook ends long before the slow one.
         assert!(
-            quick.duration < slow.duration,
+            quick.duration * 2 < slow.duration,
             "lend {lend}: quick {:?}, slow {:?}",
             quick.duration,
             slow.duration
