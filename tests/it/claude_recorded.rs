@@ -707,6 +707,79 @@ fn r3_permission_denied_carries_effort_and_the_reason_verbatim() {
     assert_eq!(got["reason"], reason);
 }
 
+/// A Stop reason reaches the model as given, blank lines and all, after
+/// `Stop hook feedback:\n` (r5_stop_reason_whitespace).
+#[test]
+fn r5_a_stop_reason_is_not_trimmed() {
+    let c = Claude::new();
+    let block = c.hook(
+        "block",
+        r#"--once --stdout '{"decision": "block", "reason": "\n\nREASON_SENTINEL line\n\n"}'"#,
+    );
+    let c = c.project_settings(&settings("Stop", None, &[&block]));
+    let f = c.fire(&event("stop", json!({"prompt_id": "p1"})));
+    assert_eq!(
+        f.outcome["continuation"]["prompt"], "Stop hook feedback:\n\n\nREASON_SENTINEL line\n\n",
+        "{}",
+        f.outcome
+    );
+    c.fire(&event("stop", json!({"prompt_id": "p1"})));
+    assert_eq!(c.received("block").expect("ran")["stop_hook_active"], true);
+}
+
+/// The settings files' `env` reaches every hook, the most specific file
+/// winning (r5_settings_env_in_hooks).
+#[test]
+fn r5_settings_env_reaches_hooks() {
+    let c = Claude::new();
+    let dump = "echo \"$LATCH_REC_ENV|$FROM_USER\" > \"$HOOK_DIR/env-$1.txt\"";
+    let pre = format!("sh -c '{dump}' - pre");
+    let start = format!("sh -c '{dump}' - start");
+    let c = c
+        .user_settings(&json!({"env": {"LATCH_REC_ENV": "from_user", "FROM_USER": "u"}}))
+        .project_settings(&json!({
+            "env": {"LATCH_REC_ENV": "from_settings", "BAD": 3},
+            "hooks": {
+                "PreToolUse": [{"hooks": [{"type": "command", "command": pre}]}],
+                "SessionStart": [{"hooks": [{"type": "command", "command": start}]}]}}));
+    let f = c.fire(&bash_before("ls"));
+    c.fire(&event("session_start", json!({"source": "startup"})));
+    for hook in ["pre", "start"] {
+        let seen = std::fs::read_to_string(c.hook_dir().join(format!("env-{hook}.txt"))).unwrap();
+        assert_eq!(seen.trim(), "from_settings|u", "{hook}");
+    }
+    assert!(
+        f.stderr.contains(
+            "`env.BAD` must be a string (and a variable's name), not a number; latch leaves it out"
+        ),
+        "{}",
+        f.stderr
+    );
+}
+
+/// A plugin's data directory is made when one of its hooks starts, not
+/// before (r5_plugin_data_dir, r5_plugin_data_dir_unfired,
+/// r5_plugin_data_dir_nohooks).
+#[test]
+fn r5_the_plugin_data_directory_is_made_as_a_hook_starts() {
+    let c = Claude::new();
+    let check =
+        r#"test -d "$CLAUDE_PLUGIN_DATA" && echo "$CLAUDE_PLUGIN_DATA" > "$HOOK_DIR/data.txt""#;
+    let c = c.plugin(
+        "dataplug",
+        &json!({"hooks": {"PreToolUse": [{"matcher": "Write", "hooks": [{"type": "command", "command": check}]}]}}),
+    );
+    let data = c.home().join(".claude/plugins/data/dataplug-inline");
+    // A hook that does not fire makes nothing.
+    c.fire(&bash_before("ls"));
+    assert!(!c.home().join(".claude/plugins").exists());
+    let mut write = bash_before("x");
+    write["tool"] = json!({"name": "Write", "input": {"file_path": "a", "content": "b"}});
+    c.fire(&write);
+    let seen = std::fs::read_to_string(c.hook_dir().join("data.txt")).expect("the hook saw it");
+    assert_eq!(seen.trim(), data.display().to_string());
+}
+
 /// Every recording in `recordings/claude/` is named by a test whose
 /// expectations come from it, or is listed here: covered by a test under
 /// another name, or about what Claude Code's CLI or API client does
@@ -801,7 +874,7 @@ fn every_recording_is_named_by_a_test_or_said_not_to_apply() {
     const NOT_LATCH: &[(&str, &str)] = &[
         (
             "r3_config_change_env_control",
-            "Claude Code applying settings' env; latch does not (docs)",
+            "Claude Code's Bash tool seeing a changed env; latch gives settings' env to hooks (r5_settings_env_in_hooks), the harness runs its tools",
         ),
         (
             "r3_cwd_changed_slow",

@@ -65,6 +65,8 @@ struct Place<'p> {
     ce: ClaudeEvent,
     /// Where `prompt` handlers send their requests.
     prompt: &'p crate::model::PromptConfig,
+    /// The settings files' `env`, which every command hook gets.
+    settings_env: &'p [(OsString, OsString)],
 }
 
 impl Place<'_> {
@@ -238,6 +240,7 @@ pub async fn dispatch(cfg: &Claude, event: &Event, cx: &DispatchContext<'_>) -> 
         timeout_cap: (ce == ClaudeEvent::SessionEnd).then(|| session_end_budget(&selected)),
         ce,
         prompt: &options.prompt,
+        settings_env: cfg.settings_env(),
     };
     // SessionStart, Setup, CwdChanged and FileChanged handlers each get a
     // CLAUDE_ENV_FILE in the session's private directory (none without a
@@ -312,7 +315,12 @@ pub async fn dispatch(cfg: &Claude, event: &Event, cx: &DispatchContext<'_>) -> 
     fold.out.runs.extend(records.into_iter().flatten());
     if !env_files.is_empty() {
         let shell = super::env_file::Shell {
-            env: claude_env(&project, event),
+            env: cfg
+                .settings_env()
+                .iter()
+                .cloned()
+                .chain(claude_env(&project, event))
+                .collect(),
             cwd: workdir.clone(),
         };
         let (vars, warnings) =
@@ -872,7 +880,15 @@ fn command(
             script: command.clone(),
         },
     };
-    let mut env = claude_env(project, event);
+    // The settings' `env` first: Claude Code's own variables win.
+    let mut env = place.settings_env.to_vec();
+    env.extend(claude_env(project, event));
+    if let Some(p) = plugin {
+        // Claude Code makes the plugin's data directory as it starts one of
+        // its hooks, not before (recorded: `r5_plugin_data_dir`, `_unfired`).
+        // Not made, the hook finds it missing and says so itself.
+        let _ = std::fs::create_dir_all(&p.data);
+    }
     if let Some(f) = env_file {
         env.push(("CLAUDE_ENV_FILE".into(), f.into()));
     }

@@ -164,10 +164,6 @@ impl Claude {
 /// What `latch lint` says of a settings key latch does not apply.
 fn unapplied(key: &str) -> (Severity, String) {
     match key {
-        "env" => (
-            Severity::Warning,
-            "`env`: Claude Code sets these variables for every session it runs; latch does not, so hooks that read them see what latch's own environment holds: set them there".to_owned(),
-        ),
         "enabledPlugins" => (
             Severity::Info,
             "`enabledPlugins`: latch loads the plugins given with `--plugin-dir` (`plugin_dirs`), not the ones installed for Claude Code; pass each enabled plugin's directory".to_owned(),

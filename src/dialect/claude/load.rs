@@ -311,12 +311,14 @@ pub struct LoadedFile {
     /// Keys of Claude Code's that bear on hooks and that latch does not
     /// apply ([`UNAPPLIED_KEYS`]), where they are; `latch lint` names them.
     pub unapplied: Vec<(&'static str, Position)>,
+    /// Its `env`: variables Claude Code sets for the session, so its hooks
+    /// have them (recorded: `r5_settings_env_in_hooks`).
+    pub env: Vec<(String, String)>,
 }
 
 /// Settings keys that change what Claude Code's hooks do or see, which
 /// latch reads no further than to say so (`latch lint`, docs/dialects/claude.md).
-pub const UNAPPLIED_KEYS: [&str; 5] = [
-    "env",
+pub const UNAPPLIED_KEYS: [&str; 4] = [
     "enabledPlugins",
     "allowedHttpHookUrls",
     "httpHookAllowedEnvVars",
@@ -340,6 +342,7 @@ pub fn load_text(
         allow_managed_hooks_only: None,
         dropped: false,
         unapplied: Vec::new(),
+        env: Vec::new(),
     };
     let root = match crate::config::json::parse(text) {
         Ok(root) => root,
@@ -417,6 +420,9 @@ impl Loader<'_> {
             if let Some(node) = root.get(key) {
                 file.unapplied.push((key, node.position));
             }
+        }
+        if let Some(env) = root.get("env") {
+            self.env(env, file);
         }
         for key in ["disableAllHooks", "allowManagedHooksOnly"] {
             let Some(node) = root.get(key) else { continue };
@@ -504,6 +510,37 @@ impl Loader<'_> {
                 if let Some(group) = self.group(g, event, &name_text) {
                     file.groups.push(group);
                 }
+            }
+        }
+    }
+
+    /// The `env` object: each string value is kept; anything else is a
+    /// warning and left out (no recording says what Claude Code does
+    /// with it).
+    fn env(&mut self, env: &Node, file: &mut LoadedFile) {
+        let Some(vars) = env.as_map() else {
+            self.note(
+                Diagnostic::warning(format!(
+                    "`env` must be an object of variables, not {}; latch sets none of it",
+                    env.json_kind()
+                ))
+                .at(Some(env.position)),
+            );
+            return;
+        };
+        for (name, value) in vars {
+            let name = name.scalar_text();
+            match value.as_str() {
+                Some(v) if !name.is_empty() && !name.contains(['=', '\0']) && !v.contains('\0') => {
+                    file.env.push((name, v.to_owned()));
+                }
+                _ => self.note(
+                    Diagnostic::warning(format!(
+                        "`env.{name}` must be a string (and a variable's name), not {}; latch leaves it out",
+                        value.json_kind()
+                    ))
+                    .at(Some(value.position)),
+                ),
             }
         }
     }

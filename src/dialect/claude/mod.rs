@@ -151,6 +151,9 @@ pub struct Claude {
     /// See [`Dialect::config_paths`](crate::dialect::Dialect::config_paths).
     watched: Vec<PathBuf>,
     diagnostics: Vec<Diagnostic>,
+    /// The settings files' `env`, merged as Claude Code merges scalar
+    /// keys: managed over `--settings` over local over project over user.
+    settings_env: Vec<(std::ffi::OsString, std::ffi::OsString)>,
 }
 
 impl Claude {
@@ -190,13 +193,20 @@ impl Claude {
                 (e, EventGroups { refs, index })
             })
             .collect();
+        let settings_env = settings_env(&files);
         Claude {
             files,
             events,
             options,
             watched,
             diagnostics,
+            settings_env,
         }
+    }
+
+    /// The variables the settings files' `env` sets for every hook.
+    pub(crate) fn settings_env(&self) -> &[(std::ffi::OsString, std::ffi::OsString)] {
+        &self.settings_env
     }
 
     /// The loaded files, in configuration order (dropped ones included,
@@ -318,3 +328,22 @@ fn apply_switches(files: &mut [LoadedFile], diags: &mut Vec<Diagnostic>) {
 }
 
 crate::dialect::impl_dialect!(Claude);
+
+/// The settings files' `env`, each name once, the most specific source
+/// winning (a dropped file sets nothing; plugins have no `env`).
+fn settings_env(files: &[LoadedFile]) -> Vec<(std::ffi::OsString, std::ffi::OsString)> {
+    let mut by_scope: Vec<&LoadedFile> = files
+        .iter()
+        .filter(|f| !f.dropped && f.scope != load::Scope::Plugin)
+        .collect();
+    // `Scope` is declared from the least specific to the most.
+    by_scope.sort_by_key(|f| f.scope);
+    let mut merged: Vec<(std::ffi::OsString, std::ffi::OsString)> = Vec::new();
+    for (name, value) in by_scope.iter().flat_map(|f| &f.env) {
+        match merged.iter_mut().find(|(n, _)| n == name.as_str()) {
+            Some(slot) => slot.1 = value.into(),
+            None => merged.push((name.into(), value.into())),
+        }
+    }
+    merged
+}
