@@ -700,6 +700,11 @@ pub struct Event {
     /// The text to show, on `message_display`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub display: Option<MessageChunk>,
+    /// The permission rules the harness would offer the user with the
+    /// prompt, on `permission_request`, in the harness's own form (claude:
+    /// `permission_suggestions`, Claude Code's permission-update entries).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub permission_suggestions: Option<RawJson>,
 }
 
 /// Why an [`Event`] cannot be dispatched.
@@ -764,6 +769,7 @@ impl Event {
             team: None,
             elicitation: None,
             display: None,
+            permission_suggestions: None,
         }
     }
 

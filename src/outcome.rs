@@ -385,9 +385,25 @@ pub struct Outcome {
     /// On `message_display`: the text to show instead of the model's.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub display: Option<String>,
+    /// On `permission_request`: permission rules hooks ask the harness to
+    /// apply (claude: `updatedPermissions` with an allow or a deny), in
+    /// configuration order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub permission_updates: Vec<PermissionUpdates>,
     /// One record per hook that matched the event, in run order.
     #[serde(default)]
     pub runs: Vec<HookRun>,
+}
+
+/// The permission rules one hook asks the harness to apply.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct PermissionUpdates {
+    /// Which hook asked.
+    pub hook: String,
+    /// The entries, as the hook wrote them (claude: `addRules`,
+    /// `replaceRules`, `removeRules`, `setMode`, `addDirectories`,
+    /// `removeDirectories`, each with its `destination`).
+    pub updates: Vec<Value>,
 }
 
 /// A hook's answer to a tool server's request for user input.
@@ -424,6 +440,7 @@ impl Outcome {
             worktree_path: None,
             elicitation: None,
             display: None,
+            permission_updates: Vec::new(),
             runs: Vec::new(),
         }
     }
@@ -486,6 +503,7 @@ impl Outcome {
         if later.display.is_some() {
             self.display = later.display;
         }
+        self.permission_updates.extend(later.permission_updates);
         self.runs.extend(later.runs);
     }
 }

@@ -1623,6 +1623,61 @@ fn permission_request_allows_denies_and_interrupts() {
     }
 }
 
+/// The harness's permission suggestions reach PermissionRequest hooks, and
+/// the permission updates hooks ask for reach the harness, each hook's in
+/// configuration order (Claude Code's docs: `permission_suggestions`,
+/// `decision.updatedPermissions`).
+#[test]
+fn permission_request_suggestions_in_and_permission_updates_out() {
+    let c = Claude::new();
+    let rule = json!([{"type": "addRules", "rules": [{"toolName": "Bash", "ruleContent": "npm test"}],
+        "behavior": "allow", "destination": "session"}]);
+    let first = c.hook(
+        "first",
+        &format!(
+            "--stdout '{}'",
+            json!({"hookSpecificOutput": {"hookEventName": "PermissionRequest",
+                "decision": {"behavior": "allow", "updatedPermissions": rule}}})
+        ),
+    );
+    let second = c.hook(
+        "second",
+        r#"--stdout '{"hookSpecificOutput": {"hookEventName": "PermissionRequest", "decision": {"behavior": "allow", "updatedPermissions": "all"}}}'"#,
+    );
+    let c = c.project_settings(&settings(
+        "PermissionRequest",
+        Some("Bash"),
+        &[&first, &second],
+    ));
+    let mut ev = bash_before("npm test");
+    ev["event"] = json!("permission_request");
+    ev["permission_suggestions"] =
+        json!([{"type": "setMode", "mode": "acceptEdits", "destination": "session"}]);
+    let f = c.fire(&ev);
+    let got = c.received("first").unwrap();
+    assert_eq!(keys(&got).last(), Some(&"permission_suggestions"));
+    assert_eq!(got["permission_suggestions"], ev["permission_suggestions"]);
+    assert_eq!(f.outcome["decision"], "allow");
+    let runs = f.runs();
+    let run_of = |label: &str| {
+        runs.iter()
+            .find(|r| r["hook"].as_str().is_some_and(|h| h.contains(label)))
+            .cloned()
+            .unwrap_or_default()
+    };
+    assert_eq!(
+        f.outcome["permission_updates"],
+        json!([{"hook": run_of("--label first")["hook"], "updates": rule}]),
+        "{}",
+        f.outcome
+    );
+    // A list is what Claude Code reads; anything else is left out, named.
+    assert_eq!(
+        run_of("--label second")["ignored_fields"],
+        json!(["decision.updatedPermissions (a list of permission updates)"])
+    );
+}
+
 #[test]
 fn q_session_start_hooks_export_variables_for_later_shell_calls() {
     let c = Claude::new();

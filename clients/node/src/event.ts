@@ -164,5 +164,7 @@ export interface LatchEvent {
     [key: string]: unknown;
   } | undefined;
   display?: { message_id?: string; index?: number; final?: boolean; delta?: string; [key: string]: unknown } | undefined;
+  /** `permission_request`: the permission rules the harness would offer with its prompt. */
+  permission_suggestions?: Json | undefined;
   [key: string]: unknown;
 }

@@ -38,6 +38,7 @@ export type {
   Notice,
   NoticeKind,
   Outcome,
+  PermissionUpdates,
   Placement,
   PublishedEvent,
   Reason,

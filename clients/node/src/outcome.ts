@@ -89,6 +89,12 @@ export interface ElicitationAnswer {
   [key: string]: unknown;
 }
 
+/** `permission_request`: permission rules one hook asks the harness to change (claude: `updatedPermissions`). */
+export interface PermissionUpdates {
+  hook: string;
+  updates: Json[];
+}
+
 /** Where a hook entry was declared. */
 export interface SourceLocation {
   file: string;
@@ -154,6 +160,8 @@ export interface Outcome {
   elicitation?: ElicitationAnswer;
   /** `message_display`: the text to show the user instead of the model's. */
   display?: string;
+  /** `permission_request`: permission rules hooks ask the harness to change, in configuration order. */
+  permission_updates?: PermissionUpdates[];
   runs: Run[];
   [key: string]: unknown;
 }

@@ -59,7 +59,7 @@ from .outcomes import Deferred, after_blank_line, blocked_text, render_events
 from .own_tools import OwnTools
 from .session import COMMANDS, Session
 from .state import Turn
-from .tools import ToolResult, tool_specs, validate
+from .tools import CLAUDE_NAMES, ToolResult, tool_specs, validate
 
 
 class Agent(Session, OwnTools, Compacting):
@@ -348,7 +348,15 @@ class Agent(Session, OwnTools, Compacting):
         if key in self.top.refused:  # the automatic check already refused this very call
             return "This call was refused before, and is refused again without asking.", args
         tool: ToolCall = {"name": call.name, "input": args}
-        asked = self.fire({"event": "permission_request", "tool": tool})
+        # The rule the user could pick in the prompt: this tool, for the session.
+        offer = {
+            "type": "addRules",
+            "rules": [{"toolName": CLAUDE_NAMES.get(call.name, call.name)}],
+            "behavior": "allow",
+            "destination": "session",
+        }
+        asked = self.fire({"event": "permission_request", "tool": tool, "permission_suggestions": [offer]})
+        self.apply_permission_updates(asked)
         if asked["decision"] == "deny":
             return blocked_text(asked), args
         if asked["decision"] == "allow":  # a hook answered for the user

@@ -106,6 +106,24 @@ class Outcomes(AgentState):
         if blocks:
             self.messages.append(user_message(blocks))
 
+    def apply_permission_updates(self, outcome: Outcome) -> None:
+        """`permission_updates`: the rules hooks asked for. This harness keeps
+        one kind, a whole tool allowed for the session; it says so of the rest."""
+        for asked in outcome.get("permission_updates", []):
+            for update in asked["updates"]:
+                rules = update.get("rules", []) if isinstance(update, dict) else []
+                whole_tools = [r["toolName"] for r in rules if "ruleContent" not in r and "toolName" in r]
+                if (
+                    isinstance(update, dict)
+                    and update.get("type") == "addRules"
+                    and update.get("behavior") == "allow"
+                    and update.get("destination") == "session"
+                    and whole_tools
+                ):
+                    self.top.allowed.update(whole_tools)
+                else:
+                    self.warn(f"{asked['hook']}: permission update not applied: {json.dumps(update)}")
+
     def warn(self, text: str) -> None:
         self.top.warnings.append(text)
         print(f"latch: warning: {text}", file=self.err or sys.stderr)

@@ -16,6 +16,7 @@ from typing import Any, Literal
 from latch_client import Outcome
 
 from .outcomes import Outcomes, blocked_text, mtime
+from .tools import CLAUDE_NAMES
 
 SETTINGS = Path(".harness/settings.json")  # this harness's own settings, per workspace
 COMMANDS = Path(".harness/commands")  # /NAME runs COMMANDS/NAME.md
@@ -120,6 +121,8 @@ class Session(Outcomes):
             top.settings = new
 
     def needs_approval(self, tool: str) -> bool:
+        if {tool, CLAUDE_NAMES.get(tool)} & self.top.allowed:  # a hook allowed it for the session
+            return False
         return tool in self.policy.ask or tool in self.top.settings.get("ask", [])
 
     def check_watched(self) -> None:

@@ -83,6 +83,7 @@ class AgentState:
     tasks: dict[str, Task] = field(default_factory=dict, init=False)  # the task list, by id
     done: set[str] = field(default_factory=set, init=False)  # completed task ids
     refused: set[str] = field(default_factory=set, init=False)  # calls the automatic check refused
+    allowed: set[str] = field(default_factory=set, init=False)  # tools a hook allowed for the session
     settings: dict[str, Any] = field(default_factory=dict, init=False)  # the settings file, as applied
     settings_mtime: float | None = field(default=None, init=False)
     async_results: list[AsyncResult] = field(default_factory=list, init=False)

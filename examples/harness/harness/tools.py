@@ -179,3 +179,8 @@ class Workspace:
         target.write_text(content)
         shown = target.relative_to(self.root) if target.is_relative_to(self.root) else target
         return ToolResult(f"wrote {len(content)} bytes to {shown}")
+
+
+# How hooks written for Claude Code name this harness's tools (latch's
+# built-in tool vocabulary): permission rules they ask for use these names.
+CLAUDE_NAMES = {"shell": "Bash", "write_file": "Write", "runCommand": "Bash", "writeFile": "Write"}

@@ -107,6 +107,39 @@ def test_permission_batch_context_and_halt(run: Runner, tmp_path: Path) -> None:
     assert texts(s.seen(0)[1]) == ["Go."]
 
 
+def test_permission_updates_allow_a_tool_for_the_session(run: Runner, tmp_path: Path) -> None:
+    """A PermissionRequest hook that takes the offered rule (the tool, for the
+    session): the next call of that tool is not asked about again."""
+    project = tmp_path / "project"
+    project.mkdir()
+    seen = tmp_path / "asked.jsonl"
+    take_offer = script(
+        tmp_path / "take-offer.sh",
+        f'echo "$payload" >> {seen}\n'
+        "echo \"$payload\" | python3 -c 'import json, sys; p = json.load(sys.stdin); "
+        'print(json.dumps({"hookSpecificOutput": {"hookEventName": "PermissionRequest", '
+        '"decision": {"behavior": "allow", "updatedPermissions": p["permission_suggestions"]}}}))\'\n',
+    )
+    s = run(
+        ["claude"],
+        project,
+        ["Go."],
+        [
+            Reply("", [call("shell", cmd="echo one")]),
+            Reply("", [call("shell", cmd="echo two")]),
+            Reply("Done."),
+        ],
+        claude_settings=hooks(PermissionRequest=take_offer),
+        policy=Policy(ask=frozenset({"shell"}), approver=lambda name, args: False),
+    )
+    asked = [json.loads(line) for line in seen.read_text().splitlines()]
+    assert len(asked) == 1  # the second call needed no approval
+    assert asked[0]["permission_suggestions"] == [
+        {"type": "addRules", "rules": [{"toolName": "Bash"}], "behavior": "allow", "destination": "session"}
+    ]
+    assert [m["content"] for m in s.seen(2)[-1:]] == ["two\n"]
+
+
 def test_defer_retry_setup_settings_and_compaction(run: Runner, tmp_path: Path) -> None:
     project = tmp_path / "project"
     project.mkdir()

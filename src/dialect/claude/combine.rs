@@ -18,7 +18,7 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 use crate::event::Event;
-use crate::outcome::{
+use crate::outcome::{PermissionUpdates, 
     Continuation, Decision, ElicitationAnswer, ErrorCategory, Halt, HookRun, Injection, Notice,
     NoticeKind, Outcome, Placement, Reason, RunStatus,
 };
@@ -1483,8 +1483,8 @@ impl Fold<'_> {
     /// `PermissionRequest`'s `decision`: `behavior` allow or deny,
     /// `updatedInput` with an allow, `message` with a deny (for the
     /// model), `interrupt: true` with a deny to stop the agent.
-    /// `updatedPermissions` is for the harness's permission rules, which
-    /// latch does not keep: it is recorded as ignored.
+    /// `updatedPermissions` (a list) goes to the harness, which keeps the
+    /// permission rules: the outcome's `permission_updates`.
     fn permission(
         &mut self,
         index: usize,
@@ -1528,10 +1528,18 @@ impl Fold<'_> {
                 .ignored_fields
                 .push(format!("decision.behavior {other:?} (allow or deny)")),
         }
-        if decision.contains_key("updatedPermissions") {
-            record
+        match decision.get("updatedPermissions") {
+            None => {}
+            Some(Value::Array(updates)) if !updates.is_empty() => {
+                self.out.permission_updates.push(PermissionUpdates {
+                    hook,
+                    updates: updates.clone(),
+                });
+            }
+            Some(Value::Array(_)) => {}
+            Some(_) => record
                 .ignored_fields
-                .push("decision.updatedPermissions (latch keeps no permission rules)".to_owned());
+                .push("decision.updatedPermissions (a list of permission updates)".to_owned()),
         }
     }
 

@@ -466,6 +466,9 @@ pub fn payload<'a>(ce: ClaudeEvent, event: &'a Event, facts: &PayloadFacts<'a>) 
         ClaudeEvent::PermissionRequest => {
             put(&mut m, "tool_name", Value::from(facts.tool));
             tool_input(&mut m);
+            if let Some(s) = &event.permission_suggestions {
+                put(&mut m, "permission_suggestions", s.to_value());
+            }
         }
         ClaudeEvent::PermissionDenied => {
             put(&mut m, "tool_name", Value::from(facts.tool));

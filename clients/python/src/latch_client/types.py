@@ -282,6 +282,8 @@ class Event(TypedDict, total=False):
     team: Team
     elicitation: ElicitationRequest
     display: DisplayChunk
+    permission_suggestions: Any
+    """On ``permission_request``: the rules the harness would offer with its prompt."""
 
 
 # --------------------------------------------------------------------------
@@ -367,6 +369,14 @@ class ElicitationAnswer(TypedDict, total=False):
     content: Any
 
 
+class PermissionUpdates(TypedDict):
+    """On ``permission_request``: permission rules one hook asks the harness
+    to change (claude: ``updatedPermissions``), as the hook wrote them."""
+
+    hook: str
+    updates: List[Any]
+
+
 class Run(TypedDict, total=False):
     """One record per hook that matched the event, for logs."""
 
@@ -413,6 +423,7 @@ class Outcome(TypedDict, total=False):
     worktree_path: str
     elicitation: ElicitationAnswer
     display: str
+    permission_updates: List[PermissionUpdates]
 
 
 def is_cancelled(outcome: Outcome) -> bool:
