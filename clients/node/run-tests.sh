@@ -36,3 +36,18 @@ if (outcome.decision !== "proceed") throw new Error(JSON.stringify(outcome));
 console.log("npm pack: the packed client fired an event");
 JS
 node fire.mjs
+
+# The README's harness snippet type-checks against the packed package's
+# types (its `runTool` is the harness's own, declared here; the snippet
+# imports `Json` itself).
+{
+  printf 'declare function runTool(name: string, args: Json): Promise<Json>;\n'
+  awk '/^```ts$/ { on = 1; next } /^```$/ { if (on) exit } on' "$here/README.md"
+} > snippet.ts
+cat > tsconfig.json <<JSON
+{"compilerOptions": {"strict": true, "noEmit": true, "module": "nodenext", "moduleResolution": "nodenext",
+  "target": "es2022", "skipLibCheck": false, "typeRoots": ["$here/node_modules/@types"], "types": ["node"]},
+ "files": ["snippet.ts"]}
+JSON
+"$here/node_modules/.bin/tsc" -p tsconfig.json
+echo "README snippet: type-checks against the packed client"

@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 import logging
 import os
+import sys
+import types
 from pathlib import Path
 
 import pytest
@@ -127,6 +129,33 @@ def test_find_binary(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     latch.chmod(0o644)
     with pytest.raises(LatchNotFound):
         find_binary(latch)
+
+
+def test_find_binary_falls_back_to_the_latch_bin_wheel(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """With neither an argument, ``$LATCH_BIN`` nor ``latch`` on ``PATH``, the
+    binary of an installed ``latch-bin`` wheel (``latch_bin.find_latch_bin``,
+    stood in for here by a module of the same shape) is used; never before."""
+    bundled = tmp_path / "wheel" / "latch"
+    bundled.parent.mkdir()
+    bundled.write_text("#!/bin/sh\n")
+    bundled.chmod(0o755)
+    stand_in = types.ModuleType("latch_bin")
+    setattr(stand_in, "find_latch_bin", lambda: str(bundled))
+    # Undone after the test, so no other test finds it.
+    monkeypatch.setitem(sys.modules, "latch_bin", stand_in)
+    monkeypatch.delenv("LATCH_BIN", raising=False)
+    monkeypatch.setenv("PATH", str(tmp_path / "empty"))
+    assert find_binary(None) == str(bundled)
+    # A latch on PATH comes first.
+    on_path = tmp_path / "empty" / "latch"
+    on_path.parent.mkdir()
+    on_path.write_text("#!/bin/sh\n")
+    on_path.chmod(0o755)
+    assert find_binary(None) == str(on_path)
+    # So does $LATCH_BIN, even when it names nothing runnable.
+    monkeypatch.setenv("LATCH_BIN", str(tmp_path / "missing"))
+    with pytest.raises(LatchNotFound):
+        find_binary(None)
 
 
 def test_find_binary_is_absolute(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
