@@ -375,8 +375,16 @@ pub fn unset_variables(
 /// (or anything but a regular file) is not read.
 pub const MAX_SCRIPT_FILE: u64 = 1024 * 1024;
 
-/// A timeout in seconds that is probably milliseconds (`timeout: 5000`).
+/// A timeout in seconds that is probably milliseconds (`timeout: 5000`),
+/// or one under a millisecond, which no hook outlives.
 pub fn millis_timeout(secs: f64) -> Option<String> {
+    if secs > 0.0 && secs < 0.001 {
+        // No process starts that fast: the hook is killed every time, and
+        // a deny it would give never comes.
+        return Some(format!(
+            "a `timeout` of {secs} s is under a millisecond: the hook is killed before it can start, every time"
+        ));
+    }
     (secs >= 1000.0).then(|| {
         format!(
             "`timeout` is in seconds: {secs} s is {}; did you mean {} s?",

@@ -842,3 +842,33 @@ fn duplicate_json_keys_are_warned_where_they_are_lost() {
     // `exit 2` is a shell builtin, not a program missing from PATH.
     assert!(!has(&diags, "is not on PATH"), "{diags:?}");
 }
+
+/// A timeout under a millisecond passes every dialect's own check (it is
+/// positive) but kills the hook before it can start: lint says so, for
+/// poolside and for peen.
+#[test]
+fn a_timeout_under_a_millisecond_is_named() {
+    let d = tempfile::tempdir().unwrap();
+    write(
+        d.path(),
+        "pool/.poolside/settings.yaml",
+        "hooks:\n  PreToolUse:\n    - {name: quick, matcher: shell, command: /bin/true, timeout: 0.0005}\n",
+    );
+    write(
+        d.path(),
+        "ws/.agents/hooks.yaml",
+        "version: 1\npreToolUse:\n  - name: guard\n    actions: [{type: command, command: /bin/true, timeout: 500us}]\n",
+    );
+    for dir in ["pool", "ws"] {
+        let (code, diags) = lint_json(&[d.path().join(dir).to_str().unwrap()]);
+        assert_eq!(code, 0, "{dir}: a warning alone passes");
+        assert!(
+            has(
+                &diags,
+                "a `timeout` of 0.0005 s is under a millisecond: the hook is killed before it can start, every time"
+            ),
+            "{dir}: {:#?}",
+            messages(&diags)
+        );
+    }
+}

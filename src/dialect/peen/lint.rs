@@ -114,6 +114,25 @@ impl Peen {
                     ));
                 }
                 for action in &group.actions {
+                    if let ActionKind::Command(spec) = &action.kind
+                        && let Some(msg) = spec
+                            .timeout
+                            .filter(|t| t.as_secs_f64() < 0.001)
+                            .and_then(|t| crate::lint::millis_timeout(t.as_secs_f64()))
+                    {
+                        out.push(
+                            finding(
+                                Severity::Warning,
+                                msg,
+                                DIALECT,
+                                &action.source.file,
+                                action.source.position,
+                                None,
+                            )
+                            .for_hook(format!("{}/{}", group.name, action.name))
+                            .for_event(group.event.name()),
+                        );
+                    }
                     if let ActionKind::Command(spec) = &action.kind {
                         // The command runs in the workspace, or `workingDir` in it.
                         let base = self.options().workspace.as_ref().map(|w| {
