@@ -14,6 +14,16 @@ use super::{
     Handler, Rule, START_KINDS, Side, Tools, foreign_name, report, starts_where, to_neutral,
 };
 
+/// The starts a rule of a dialect without `SessionStart` matchers runs on:
+/// `session_starts` for a `SessionStart` rule, every one for the others.
+fn starts_of(kind: crate::event::EventKind, session_starts: &[&'static str]) -> Vec<&'static str> {
+    if kind == crate::event::EventKind::SessionStart {
+        session_starts.to_vec()
+    } else {
+        START_KINDS.to_vec()
+    }
+}
+
 /// The variables a shell script reads, as read from its own text.
 fn script_reads(script: &str) -> Vec<EnvRead> {
     scan(script)
@@ -94,11 +104,7 @@ pub fn from_poolside(cfg: &Poolside) -> (Vec<Rule>, Vec<Diagnostic>) {
                 kind,
                 tools,
                 // poolside starts a session's hooks on startup and resume.
-                starts: if pe == PoolEvent::SessionStart {
-                    vec!["startup", "resume"]
-                } else {
-                    START_KINDS.to_vec()
-                },
+                starts: starts_of(kind, &["startup", "resume"]),
                 handler: Handler::Shell(hook.command.clone()),
                 timeout: Some(hook.timeout),
                 name: hook.name.clone(),
@@ -355,11 +361,7 @@ pub fn from_peen(peen: &Peen) -> (Vec<Rule>, Vec<Diagnostic>) {
                         Tools::Names(vec![to_neutral(Side::Peen, &t)])
                     }),
                     // peen's sessionStart: a session's first turn only.
-                    starts: if kind == crate::event::EventKind::SessionStart {
-                        vec!["startup"]
-                    } else {
-                        START_KINDS.to_vec()
-                    },
+                    starts: starts_of(kind, &["startup"]),
                     handler,
                     timeout,
                     name: Some(group.name.clone()),

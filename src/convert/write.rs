@@ -303,7 +303,10 @@ pub fn to_peen(rules: &[Rule]) -> (String, Vec<Diagnostic>) {
                 continue;
             }
         };
-        if rule.kind == EventKind::SessionStart && !narrowed_starts(rule, &["startup"], "peen's sessionStart runs only on a session's first turn", &mut notes) {
+        let first_turn = "peen's sessionStart runs only on a session's first turn";
+        if rule.kind == EventKind::SessionStart
+            && !narrowed_starts(rule, &["startup"], first_turn, &mut notes)
+        {
             continue;
         }
 

@@ -375,15 +375,23 @@ pub fn unset_variables(
 /// (or anything but a regular file) is not read.
 pub const MAX_SCRIPT_FILE: u64 = 1024 * 1024;
 
-/// A timeout in seconds that is probably milliseconds (`timeout: 5000`),
-/// or one under a millisecond, which no hook outlives.
-pub fn millis_timeout(secs: f64) -> Option<String> {
-    if secs > 0.0 && secs < 0.001 {
-        // No process starts that fast: the hook is killed every time, and
-        // a deny it would give never comes.
-        return Some(format!(
+/// A timeout under a millisecond, which every dialect accepts as positive
+/// but which no hook outlives: it is killed every time, and a deny it
+/// would give never comes.
+pub fn tiny_timeout(secs: f64) -> Option<String> {
+    (secs > 0.0 && secs < 0.001).then(|| {
+        format!(
             "a `timeout` of {secs} s is under a millisecond: the hook is killed before it can start, every time"
-        ));
+        )
+    })
+}
+
+/// A timeout in seconds that is probably milliseconds (`timeout: 5000`),
+/// or one under a millisecond ([`tiny_timeout`]): for the dialects whose
+/// timeouts are bare numbers of seconds.
+pub fn millis_timeout(secs: f64) -> Option<String> {
+    if let Some(tiny) = tiny_timeout(secs) {
+        return Some(tiny);
     }
     (secs >= 1000.0).then(|| {
         format!(

@@ -145,7 +145,7 @@ impl Vocabulary {
 
     /// A table read from YAML (or JSON) text: `tools: {NAME: {claude, args,
     /// paths, output}}`, optionally `mcp: PATTERN` ([`McpNames`]) and
-    /// `replace: true` ([`Vocabulary::replaces_builtin`]). Problems are
+    /// `replace: true` (see [`Vocabulary::over_builtin`]). Problems are
     /// diagnostics naming `file`; the valid entries are kept.
     pub fn from_text(text: &str, file: &Path) -> (Vocabulary, Vec<Diagnostic>) {
         let mut diags = Vec::new();
@@ -247,12 +247,6 @@ impl Vocabulary {
         } else {
             Vocabulary::builtin().extended(self)
         }
-    }
-
-    /// Whether this table was read from a file that replaces the
-    /// built-in one (`replace: true`).
-    pub fn replaces_builtin(&self) -> bool {
-        self.replaces_builtin
     }
 
     /// This table, with `names` as the way the harness names MCP tools.

@@ -18,9 +18,9 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 use crate::event::Event;
-use crate::outcome::{PermissionUpdates, 
+use crate::outcome::{
     Continuation, Decision, ElicitationAnswer, ErrorCategory, Halt, HookRun, Injection, Notice,
-    NoticeKind, Outcome, Placement, Reason, RunStatus,
+    NoticeKind, Outcome, PermissionUpdates, Placement, Reason, RunStatus,
 };
 use crate::pipeline::{self, BoxFuture, DispatchContext, Job};
 use crate::run::{EnvPolicy, HookCommand, OutputLimits, OutputWait, Program};
@@ -315,12 +315,7 @@ pub async fn dispatch(cfg: &Claude, event: &Event, cx: &DispatchContext<'_>) -> 
     fold.out.runs.extend(records.into_iter().flatten());
     if !env_files.is_empty() {
         let shell = super::env_file::Shell {
-            env: cfg
-                .settings_env()
-                .iter()
-                .cloned()
-                .chain(claude_env(&project, event))
-                .collect(),
+            env: claude_env(cfg.settings_env(), &project, event),
             cwd: workdir.clone(),
         };
         let (vars, warnings) =
@@ -880,9 +875,7 @@ fn command(
             script: command.clone(),
         },
     };
-    // The settings' `env` first: Claude Code's own variables win.
-    let mut env = place.settings_env.to_vec();
-    env.extend(claude_env(project, event));
+    let mut env = claude_env(place.settings_env, project, event);
     if let Some(p) = plugin {
         // Claude Code makes the plugin's data directory as it starts one of
         // its hooks, not before (recorded: `r5_plugin_data_dir`, `_unfired`).
@@ -911,13 +904,18 @@ fn command(
     })
 }
 
-/// The variables every command hook gets besides latch's environment:
-/// `CLAUDE_PROJECT_DIR`, `CLAUDECODE` and `CLAUDE_CODE_SESSION_ID`.
-fn claude_env(project: &Path, event: &Event) -> Vec<(OsString, OsString)> {
-    let mut env: Vec<(OsString, OsString)> = vec![
-        ("CLAUDE_PROJECT_DIR".into(), project.into()),
-        ("CLAUDECODE".into(), "1".into()),
-    ];
+/// The variables every command hook gets besides latch's environment: the
+/// settings files' `env`, then `CLAUDE_PROJECT_DIR`, `CLAUDECODE` and
+/// `CLAUDE_CODE_SESSION_ID` (the later assignment of a name wins, so
+/// Claude Code's own win over a settings `env` of the same name).
+fn claude_env(
+    settings_env: &[(OsString, OsString)],
+    project: &Path,
+    event: &Event,
+) -> Vec<(OsString, OsString)> {
+    let mut env = settings_env.to_vec();
+    env.push(("CLAUDE_PROJECT_DIR".into(), project.into()));
+    env.push(("CLAUDECODE".into(), "1".into()));
     if let Some(id) = &event.session_id {
         env.push(("CLAUDE_CODE_SESSION_ID".into(), id.into()));
     }

@@ -70,7 +70,8 @@ pub async fn exports(
 /// latch's own environment, and their working directory.
 #[derive(Debug)]
 pub struct Shell {
-    /// `CLAUDE_PROJECT_DIR`, `CLAUDECODE`, `CLAUDE_CODE_SESSION_ID`.
+    /// The settings files' `env`, `CLAUDE_PROJECT_DIR`, `CLAUDECODE`,
+    /// `CLAUDE_CODE_SESSION_ID`.
     pub env: Vec<(OsString, OsString)>,
     /// The hooks' working directory.
     pub cwd: PathBuf,

@@ -151,8 +151,8 @@ pub struct Claude {
     /// See [`Dialect::config_paths`](crate::dialect::Dialect::config_paths).
     watched: Vec<PathBuf>,
     diagnostics: Vec<Diagnostic>,
-    /// The settings files' `env`, merged as Claude Code merges scalar
-    /// keys: managed over `--settings` over local over project over user.
+    /// The settings files' `env`, user first and managed last, so that
+    /// the most specific source's assignment is the one a hook keeps.
     settings_env: Vec<(std::ffi::OsString, std::ffi::OsString)>,
 }
 
@@ -329,8 +329,10 @@ fn apply_switches(files: &mut [LoadedFile], diags: &mut Vec<Diagnostic>) {
 
 crate::dialect::impl_dialect!(Claude);
 
-/// The settings files' `env`, each name once, the most specific source
-/// winning (a dropped file sets nothing; plugins have no `env`).
+/// The settings files' `env`, from the least specific source to the most
+/// (a dropped file sets nothing; plugins have no `env`). A hook's
+/// environment keeps the last assignment of a name, so the most specific
+/// source wins, as Claude Code merges scalar keys.
 fn settings_env(files: &[LoadedFile]) -> Vec<(std::ffi::OsString, std::ffi::OsString)> {
     let mut by_scope: Vec<&LoadedFile> = files
         .iter()
@@ -338,12 +340,9 @@ fn settings_env(files: &[LoadedFile]) -> Vec<(std::ffi::OsString, std::ffi::OsSt
         .collect();
     // `Scope` is declared from the least specific to the most.
     by_scope.sort_by_key(|f| f.scope);
-    let mut merged: Vec<(std::ffi::OsString, std::ffi::OsString)> = Vec::new();
-    for (name, value) in by_scope.iter().flat_map(|f| &f.env) {
-        match merged.iter_mut().find(|(n, _)| n == name.as_str()) {
-            Some(slot) => slot.1 = value.into(),
-            None => merged.push((name.into(), value.into())),
-        }
-    }
-    merged
+    by_scope
+        .iter()
+        .flat_map(|f| &f.env)
+        .map(|(name, value)| (name.into(), value.into()))
+        .collect()
 }

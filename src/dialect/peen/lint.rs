@@ -117,8 +117,7 @@ impl Peen {
                     if let ActionKind::Command(spec) = &action.kind
                         && let Some(msg) = spec
                             .timeout
-                            .filter(|t| t.as_secs_f64() < 0.001)
-                            .and_then(|t| crate::lint::millis_timeout(t.as_secs_f64()))
+                            .and_then(|t| crate::lint::tiny_timeout(t.as_secs_f64()))
                     {
                         out.push(
                             finding(
