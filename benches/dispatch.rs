@@ -137,6 +137,7 @@ fn hook_command(cwd: &Path) -> HookCommand {
             stderr: 64 * 1024,
         },
         output_wait: OutputWait::Drain,
+        detach: None,
     }
 }
 

@@ -52,8 +52,8 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use crate::pipeline::{Background, BackgroundJob};
-use crate::run::{Cancel, RunResult, Runner};
+use crate::pipeline::{Background, BackgroundJob, DetachedJob};
+use crate::run::{Cancel, Runner, Termination};
 use crate::session::Session;
 
 /// What a finished background hook said, for a harness that wants to know
@@ -111,41 +111,94 @@ impl Background for Tasks {
         let me = self.clone();
         runtime.spawn(async move {
             let result = me.runner.run(&job.command).await;
-            let Some(id) = job.session_id.clone().filter(|_| job.deliver) else {
+            if !job.deliver {
                 return;
-            };
-            let session = Session::open_or_unusable(&me.state_root, &id);
-            let texts = keep_answer(&job, &result, &session)
-                .await
-                .unwrap_or_default();
-            if let Some(listener) = &me.listener {
-                listener(&Answer {
-                    session_id: id,
-                    dialect: job.dialect,
-                    hook: job.hook,
-                    event: job.event,
-                    texts,
-                });
             }
+            let answered = Answered {
+                dialect: job.dialect,
+                hook: job.hook,
+                event: job.event,
+                session_id: job.session_id,
+            };
+            let ended = matches!(result.termination, Termination::Exited(_));
+            me.keep(answered, &result.stdout.bytes, ended).await;
+        });
+        Ok(())
+    }
+
+    fn adopt(&self, job: DetachedJob) -> Result<(), String> {
+        let runtime = tokio::runtime::Handle::try_current()
+            .map_err(|_| "no tokio runtime to run it on".to_owned())?;
+        if job.session_id.is_none() {
+            return Err("the event has no session_id to deliver its answer to".to_owned());
+        }
+        let me = self.clone();
+        runtime.spawn(async move {
+            let result = job.process.finish(&me.runner, &Cancel::never()).await;
+            let answered = Answered {
+                dialect: job.dialect,
+                hook: job.hook,
+                event: job.event,
+                session_id: job.session_id,
+            };
+            let ended = matches!(result.termination, Termination::Exited(_));
+            me.keep(answered, &result.stdout.bytes, ended).await;
         });
         Ok(())
     }
 }
 
-/// Reads a finished background hook by its dialect's rules and keeps its
-/// answer in `session` for a later event; returns the texts kept. An
-/// unknown dialect keeps nothing.
+impl Tasks {
+    /// Keeps a finished hook's answer in its session and tells the
+    /// listener.
+    async fn keep(&self, answered: Answered, stdout: &[u8], ended: bool) {
+        let Some(id) = answered.session_id.clone() else {
+            return;
+        };
+        let session = Session::open_or_unusable(&self.state_root, &id);
+        let texts = keep_answer(&answered, stdout, ended, &session)
+            .await
+            .unwrap_or_default();
+        if let Some(listener) = &self.listener {
+            listener(&Answer {
+                session_id: id,
+                dialect: answered.dialect,
+                hook: answered.hook,
+                event: answered.event,
+                texts,
+            });
+        }
+    }
+}
+
+/// Whose answer a finished background hook gives.
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+pub struct Answered {
+    /// The dialect that started it, which reads its answer.
+    pub dialect: String,
+    /// The hook's label.
+    pub hook: String,
+    /// The event it ran for, in the dialect's spelling.
+    pub event: String,
+    /// The session that receives the answer.
+    pub session_id: Option<String>,
+}
+
+/// Reads what a finished background hook printed on stdout by its
+/// dialect's rules (`ended`: it ended on its own, not stopped at its
+/// timeout) and keeps its answer in `session` for a later event; returns
+/// the texts kept. An unknown dialect keeps nothing.
 pub async fn keep_answer(
-    job: &BackgroundJob,
-    result: &RunResult,
+    answered: &Answered,
+    stdout: &[u8],
+    ended: bool,
     session: &Session,
 ) -> std::io::Result<Vec<String>> {
     use crate::dialect::claude;
-    if job.dialect != claude::DIALECT {
+    if answered.dialect != claude::DIALECT {
         return Ok(Vec::new());
     }
-    let texts =
-        claude::background::answer_texts(result, job.command.timeout.as_secs_f64(), &job.event);
-    claude::background::store(session, &Cancel::never(), &job.hook, texts.clone()).await?;
+    let texts = claude::background::answer_of(stdout, ended, &answered.event);
+    claude::background::store(session, &Cancel::never(), &answered.hook, texts.clone()).await?;
     Ok(texts)
 }

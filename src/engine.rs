@@ -28,7 +28,8 @@ use crate::outcome::Outcome;
 use crate::pipeline::DispatchContext;
 // The traits a harness implements to plug into the engine.
 pub use crate::pipeline::{
-    Background, BackgroundJob, BoxFuture, HarnessHandlers, InputValidator, ObjectArguments,
+    Background, BackgroundJob, BoxFuture, DetachedJob, HarnessHandlers, InputValidator,
+    ObjectArguments,
 };
 use crate::run::{Cancel, Runner};
 use crate::session::Session;

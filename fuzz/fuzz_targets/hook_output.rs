@@ -24,6 +24,7 @@ fuzz_target!(|input: (u8, Vec<u8>, Vec<u8>)| {
         duration: Duration::ZERO,
         killed_leftovers: false,
         leftovers_escaped: false,
+        detached: None,
     };
     let event = PoolEvent::ALL[usize::from(selector >> 1) % PoolEvent::ALL.len()];
     let _ = judge(event, &run, 1.0);

@@ -146,6 +146,7 @@ mod tests {
                     stderr: 1024,
                 },
                 output_wait: OutputWait::Drain,
+                detach: None,
             },
             record: HookRun::new(name, "test", "PreToolUse", None),
         }

@@ -24,7 +24,7 @@ pub mod harness;
 pub mod job;
 pub mod select;
 
-pub use background::{Background, BackgroundJob};
+pub use background::{Background, BackgroundJob, DetachedJob};
 pub use context::{BoxFuture, DispatchContext, InputValidator, ObjectArguments};
 pub use harness::HarnessHandlers;
 pub use job::{Job, join_all, run, run_all, run_among};

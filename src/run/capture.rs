@@ -1,9 +1,11 @@
 //! Capped capture of one output stream.
 
 use std::os::fd::BorrowedFd;
+use std::time::Duration;
 
 use tokio::io::{AsyncRead, AsyncReadExt};
 
+use super::FirstLineRule;
 use super::lent::Stream;
 
 /// What latch kept of one output stream.
@@ -36,9 +38,20 @@ impl Captured {
     }
 
     /// Reads the stream to its end, keeping at most `cap` bytes and counting
-    /// the rest. A read error ends the stream.
-    pub(super) async fn drain<R: AsyncRead + Unpin>(&mut self, pipe: Option<R>) {
-        let Some(mut pipe) = pipe else { return };
+    /// the rest; a read error ends the stream. The pipe is taken (`None`)
+    /// at its end. With a `first_line` rule, each read is shown to it until
+    /// it decides; when it says to detach, the drain returns at once with
+    /// the time the hook has left, the pipe still open.
+    ///
+    /// Cancel-safe: dropped between reads, nothing read is lost.
+    pub(super) async fn drain<R: AsyncRead + Unpin>(
+        &mut self,
+        pipe: &mut Option<R>,
+        first_line: &mut Option<FirstLineRule>,
+    ) -> Result<(), Duration> {
+        let Some(reader) = pipe.as_mut() else {
+            return Ok(());
+        };
         // `read_buf` fills spare capacity, so the buffer is never zeroed:
         // most hooks print nothing, and zeroing 64 KiB per stream per run
         // showed up in the dispatch benchmark. It starts small and grows to
@@ -48,19 +61,24 @@ impl Captured {
         let mut buf = Vec::with_capacity(FIRST_CHUNK);
         loop {
             buf.clear();
-            match pipe.read_buf(&mut buf).await {
-                Ok(0) => return,
+            match reader.read_buf(&mut buf).await {
+                Ok(0) => break,
                 Ok(n) => {
                     self.keep(&buf[..n]);
                     if n == buf.capacity() && n < CHUNK {
                         buf.clear();
                         buf.reserve_exact(CHUNK);
                     }
+                    if let Some(left) = super::detach::says(first_line, self) {
+                        return Err(left);
+                    }
                 }
                 Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-                Err(_) => return,
+                Err(_) => break,
             }
         }
+        *pipe = None;
+        Ok(())
     }
 
     /// Reads what a non-blocking pipe holds now, keeping at most `cap`
@@ -83,7 +101,7 @@ impl Captured {
         Stream::Open
     }
 
-    fn keep(&mut self, chunk: &[u8]) {
+    pub(super) fn keep(&mut self, chunk: &[u8]) {
         self.total += chunk.len() as u64;
         let room = self.cap.saturating_sub(self.bytes.len());
         if chunk.len() > room {

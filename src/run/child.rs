@@ -175,6 +175,26 @@ impl Child {
         }
     }
 
+    /// Lets the process go without killing it, for another process to
+    /// follow: its pid, and a pidfd on it unless it was reaped already or
+    /// the kernel has no pidfds. It stays this process's child
+    /// until this process exits, and is reaped by whoever inherits it.
+    pub(super) fn release(mut self) -> (i32, Option<OwnedFd>) {
+        let pid = self.pid.as_raw_nonzero().get();
+        if self.exit.is_some() {
+            return (pid, None);
+        }
+        self.open_pidfd();
+        let pidfd = match self.pidfd.take() {
+            Some(PidFd::Plain(fd)) => Some(fd),
+            Some(PidFd::Registered(fd)) => Some(fd.into_inner()),
+            None => None,
+        };
+        // Dropping it would kill it; it holds nothing else to free.
+        std::mem::forget(self);
+        (pid, pidfd)
+    }
+
     /// Whether the process was reaped.
     pub(super) fn is_reaped(&self) -> bool {
         self.exit.is_some()

@@ -39,6 +39,9 @@ use super::{Cancel, Exit, HookCommand, Started};
 /// payload that did not fit in the pipe at the spawn is written from
 /// there.
 ///
+/// A hook whose first stdout line detached it ([`HookCommand::detach`])
+/// is finished too, still running.
+///
 /// Returns at once, with nothing finished, if the token is cancelled
 /// already or this wait cannot see a cancel (no pipe could be made).
 ///
@@ -53,7 +56,7 @@ pub(super) fn wait(
     cmds: &[&HookCommand],
     cancel: &Cancel,
     lend: Lend<'_>,
-) -> Vec<(usize, Exit, Instant)> {
+) -> Vec<(usize, Ended)> {
     let mut finished = Vec::with_capacity(hooks.len());
     let cancel_fd = match lend.interrupt {
         // A cancel would come through the interrupt: no pipe is made.
@@ -112,7 +115,11 @@ pub(super) fn wait(
                     *watch = Watch::Done;
                     // Each hook's own end: a run's duration is not the
                     // batch's.
-                    finished.push((i, exit, Instant::now()));
+                    finished.push((i, Ended::Exited(exit, Instant::now())));
+                }
+                Step::Detach(left) => {
+                    *watch = Watch::Done;
+                    finished.push((i, Ended::Detached(left)));
                 }
                 Step::HandOver => return finished,
             }
@@ -168,10 +175,21 @@ enum Watch {
     Done,
 }
 
+/// How a hook the lent wait finished with ended.
+#[derive(Debug, Clone, Copy)]
+pub(super) enum Ended {
+    /// It exited (reaped) and closed its output, at this time.
+    Exited(Exit, Instant),
+    /// Its first stdout line detached it, with this long left to run.
+    Detached(Duration),
+}
+
 /// What one hook's turn after a `poll` came to.
 enum Step {
     Waiting,
     Finished(Exit),
+    /// Its first stdout line detached it, with this long left to run.
+    Detach(Duration),
     /// The async runner takes every hook still running.
     HandOver,
 }
@@ -214,6 +232,7 @@ fn step(hook: &mut Started, watch: &mut Watch, ready: HookReady, now: Instant) -
             Ok(None) | Err(_) => Step::HandOver,
         },
         Watch::Reading { check, next } => {
+            let printed = hook.stdout.total;
             if read_outputs(hook, [ready[1], ready[2]]) {
                 // The output ended; the exit is usually there already.
                 return match hook.child.try_wait() {
@@ -224,6 +243,11 @@ fn step(hook: &mut Started, watch: &mut Watch, ready: HookReady, now: Instant) -
                     }
                     Ok(None) | Err(_) => Step::HandOver,
                 };
+            }
+            if hook.stdout.total != printed
+                && let Some(left) = super::detach::says(&mut hook.first_line, &hook.stdout)
+            {
+                return Step::Detach(left);
             }
             if now < *next {
                 return Step::Waiting;

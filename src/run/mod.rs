@@ -41,6 +41,7 @@
 //!     timeout: Duration::from_secs(5),
 //!     limits: OutputLimits { stdout: 1 << 20, stderr: 1 << 20 },
 //!     output_wait: OutputWait::Drain,
+//!     detach: None,
 //! };
 //! let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
 //! let result = runtime.block_on(Runner::default().run(&cmd));
@@ -53,6 +54,7 @@ mod adopt;
 mod cancel;
 mod capture;
 mod child;
+mod detach;
 mod group;
 mod lent;
 mod procfs;
@@ -71,7 +73,9 @@ use tokio::net::unix::pipe::{Receiver, Sender};
 pub use adopt::{become_subreaper, kill_leftovers};
 pub use cancel::{Cancel, CancelHandle};
 pub use capture::Captured;
+pub use detach::{Detached, FirstLine, FirstLineRule, Followed, Released, follow};
 use group::GroupGuard;
+use lent::Ended;
 pub use lent::Lend;
 
 /// What to execute.
@@ -132,6 +136,13 @@ pub struct HookCommand {
     /// How long to wait, once the hook exited, for its output to close.
     #[serde(default)]
     pub output_wait: OutputWait,
+    /// When set, the hook may go on in the background: the rule reads its
+    /// stdout as it arrives, and once it says [`FirstLine::Detach`] the
+    /// run returns at once, [`Termination::Detached`], with the live
+    /// process in [`RunResult::detached`]. Not serialized: a detached
+    /// process never detaches again.
+    #[serde(skip)]
+    pub detach: Option<FirstLineRule>,
 }
 
 /// How long the runner waits, once the hook exited, for its output pipes
@@ -187,6 +198,10 @@ pub enum Termination {
         /// How the leader ended after being signalled.
         exit: Exit,
     },
+    /// The process's first stdout line asked to go on in the background
+    /// ([`HookCommand::detach`]): the run returned while it runs on, and
+    /// [`RunResult::detached`] holds it.
+    Detached,
     /// The process never started.
     SpawnFailed {
         /// The reason, classified.
@@ -197,7 +212,7 @@ pub enum Termination {
 }
 
 /// Everything a dialect needs to judge one hook run.
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 pub struct RunResult {
     /// How it ended.
     pub termination: Termination,
@@ -214,6 +229,10 @@ pub struct RunResult {
     /// out of latch's reach (no `/proc`, or an orphan that left the group
     /// without [`become_subreaper`]), and may still run.
     pub leftovers_escaped: bool,
+    /// The process, still running, when it went on in the background
+    /// ([`Termination::Detached`]): dropping it kills it and everything it
+    /// started, so whoever takes it decides what becomes of it.
+    pub detached: Option<Detached>,
 }
 
 impl Termination {
@@ -223,7 +242,7 @@ impl Termination {
             Termination::Exited(e)
             | Termination::TimedOut { exit: e }
             | Termination::Cancelled { exit: e } => Some(*e),
-            Termination::SpawnFailed { .. } => None,
+            Termination::Detached | Termination::SpawnFailed { .. } => None,
         }
     }
 }
@@ -309,10 +328,10 @@ impl Runner {
         // A lent thread waits in `poll` for the common case; anything
         // else is handed to the reactor below.
         if let Some(lend) = lend
-            && let Some(&(_, exit, ended)) =
+            && let Some(&(_, ended)) =
                 lent::wait(std::slice::from_mut(&mut hook), &[cmd], cancel, lend).first()
         {
-            return hook.reaped(exit, ended);
+            return hook.ended(cmd, ended);
         }
         self.finish(hook, cmd, cancel).await
     }
@@ -364,16 +383,16 @@ impl Runner {
             Some(lend) if !hooks.is_empty() => lent::wait(&mut hooks, &started, cancel, lend),
             _ => Vec::new(),
         };
-        let mut exits: Vec<Option<(Exit, Instant, usize)>> = hooks.iter().map(|_| None).collect();
-        for (position, exit, ended) in lent {
-            exits[position] = Some((exit, ended, order));
+        let mut exits: Vec<Option<(Ended, usize)>> = hooks.iter().map(|_| None).collect();
+        for (position, ended) in lent {
+            exits[position] = Some((ended, order));
             order += 1;
         }
         let mut rest = Vec::new();
         for ((hook, place), exit) in hooks.into_iter().zip(places).zip(exits) {
             match exit {
-                Some((exit, ended, finished)) => {
-                    results[place] = Some((hook.reaped(exit, ended), finished));
+                Some((ended, finished)) => {
+                    results[place] = Some((hook.ended(cmds[place], ended), finished));
                 }
                 None => rest.push((place, hook)),
             }
@@ -393,26 +412,28 @@ impl Runner {
     }
 
     /// Waits on the reactor for a hook until it ends: the deadline, the
-    /// grace period, the drain window and the kill of leftovers.
+    /// grace period, the drain window and the kill of leftovers; or until
+    /// its first stdout line detaches it ([`HookCommand::detach`]).
     async fn finish(&self, hook: Started, cmd: &HookCommand, cancel: &Cancel) -> RunResult {
         let Started {
             guard,
             child,
             stdin,
-            fed,
+            mut fed,
             out_pipe,
             err_pipe,
             mut stdout,
             mut stderr,
             start,
             deadline,
+            mut first_line,
         } = hook;
         // Declared in this order so that, dropped with a dropped run, the
         // guard kills the tree while the leader is still unreaped (the
         // child's own drop kills and reaps the leader alone).
         let mut child = child;
         let mut guard = guard;
-        let (stdin, out_pipe, err_pipe) = match on_reactor(stdin, out_pipe, err_pipe) {
+        let (mut stdin, mut out_pipe, mut err_pipe) = match on_reactor(stdin, out_pipe, err_pipe) {
             Ok(pipes) => pipes,
             Err(err) => {
                 // The reactor refused them: nothing can be read or waited
@@ -425,17 +446,22 @@ impl Runner {
                 return early(spawn_failure(&err, cmd), stdout, stderr, start);
             }
         };
-        let (out_kept, err_kept) = (&mut stdout, &mut stderr);
 
         let mut killed_leftovers = false;
         let mut leftovers_escaped = false;
+        // Set when the first stdout line detached the hook: the time it has
+        // left.
+        let mut detached_for = None;
         let termination;
         {
+            let mut no_rule = None;
+            // Each part keeps its progress outside the future, so that a
+            // detach, which drops the future, loses nothing.
             let io = async {
-                tokio::join!(
-                    feed(stdin, cmd.stdin.get(fed..).unwrap_or_default()),
-                    out_kept.drain(out_pipe),
-                    err_kept.drain(err_pipe)
+                tokio::try_join!(
+                    feed(&mut stdin, &cmd.stdin, &mut fed),
+                    stdout.drain(&mut out_pipe, &mut first_line),
+                    stderr.drain(&mut err_pipe, &mut no_rule)
                 )
             };
             tokio::pin!(io);
@@ -447,15 +473,21 @@ impl Runner {
             let cancelled = cancel.cancelled();
             tokio::pin!(cancelled);
 
-            // Phase 1: the hook runs until it exits, its time is up, or the
-            // dispatch is cancelled.
+            // Phase 1: the hook runs until it exits, its time is up, the
+            // dispatch is cancelled, or its first line detaches it.
             let mut timed_out = false;
             let mut was_cancelled = false;
             let mut status = loop {
                 tokio::select! {
                     biased;
                     status = &mut wait => break Some(status),
-                    _ = &mut io, if !io_done => io_done = true,
+                    done = &mut io, if !io_done => {
+                        io_done = true;
+                        if let Err(left) = done {
+                            detached_for = Some(left);
+                            break None;
+                        }
+                    }
                     _ = &mut deadline => { timed_out = true; break None; }
                     _ = &mut cancelled => { was_cancelled = true; break None; }
                 }
@@ -498,17 +530,22 @@ impl Runner {
             // Phase 3: a bounded drain; a grandchild may hold the pipes open.
             // Then every descendant dies, not only the holders: a hook that
             // keeps its output open past the window has not let go. A cancel
-            // ends the wait too.
+            // ends the wait too, and a first line that detaches the hook
+            // (its leader exited, but what it started still writes).
             let window = match cmd.output_wait {
                 OutputWait::UntilTimeout if !timed_out && !was_cancelled => {
                     cmd.timeout.saturating_sub(start.elapsed()).max(self.drain)
                 }
                 _ => self.drain,
             };
-            let drained = io_done
+            let drained = detached_for.is_some()
+                || io_done
                 || tokio::select! {
                     biased;
-                    _ = &mut io => true,
+                    done = &mut io => {
+                        detached_for = done.err();
+                        true
+                    }
                     _ = tokio::time::sleep(window) => false,
                     _ = &mut cancelled, if !was_cancelled => false,
                 };
@@ -529,6 +566,24 @@ impl Runner {
                 Termination::Exited(exit)
             };
         }
+        if let Some(left) = detached_for {
+            // The pipes go back off the reactor, with the hook, to whoever
+            // takes it on.
+            let hook = Started {
+                guard,
+                child,
+                stdin: stdin.and_then(|p| p.into_nonblocking_fd().ok()),
+                fed,
+                out_pipe: out_pipe.and_then(|p| p.into_nonblocking_fd().ok()),
+                err_pipe: err_pipe.and_then(|p| p.into_nonblocking_fd().ok()),
+                stdout,
+                stderr,
+                start,
+                deadline,
+                first_line: None,
+            };
+            return hook.detach(cmd, left);
+        }
         // The leader is reaped; leave whatever it left in the background that
         // let go of the pipes (a deliberate daemon), as a shell would.
         guard.disarm();
@@ -539,6 +594,7 @@ impl Runner {
             duration: start.elapsed(),
             killed_leftovers,
             leftovers_escaped,
+            detached: None,
         }
     }
 }
@@ -557,6 +613,7 @@ fn early(
         duration: start.elapsed(),
         killed_leftovers: false,
         leftovers_escaped: false,
+        detached: None,
     }
 }
 
@@ -578,6 +635,9 @@ struct Started {
     stderr: Captured,
     start: Instant,
     deadline: Instant,
+    /// The rule that may detach the hook, until it decided
+    /// ([`HookCommand::detach`]).
+    first_line: Option<FirstLineRule>,
 }
 
 impl Started {
@@ -599,6 +659,7 @@ impl Started {
                 stderr,
                 start,
                 deadline: start + cmd.timeout,
+                first_line: cmd.detach,
             }),
             Err(err) => Err(Box::new(early(
                 spawn_failure(&err, cmd),
@@ -606,6 +667,14 @@ impl Started {
                 stderr,
                 start,
             ))),
+        }
+    }
+
+    /// The result of a hook the lent wait saw end.
+    fn ended(self, cmd: &HookCommand, ended: Ended) -> RunResult {
+        match ended {
+            Ended::Exited(exit, at) => self.reaped(exit, at),
+            Ended::Detached(left) => self.detach(cmd, left),
         }
     }
 
@@ -620,6 +689,23 @@ impl Started {
             duration: ended.saturating_duration_since(self.start),
             killed_leftovers: false,
             leftovers_escaped: false,
+            detached: None,
+        }
+    }
+
+    /// The result of a hook whose first stdout line detached it, with
+    /// `left` to run: what it printed so far, and the hook itself.
+    fn detach(self, cmd: &HookCommand, left: Duration) -> RunResult {
+        let (stdout, stderr) = (self.stdout.clone(), self.stderr.clone());
+        let duration = self.start.elapsed();
+        RunResult {
+            termination: Termination::Detached,
+            stdout,
+            stderr,
+            duration,
+            killed_leftovers: false,
+            leftovers_escaped: false,
+            detached: Some(Detached::new(self, cmd, left)),
         }
     }
 }
@@ -672,13 +758,26 @@ fn spawn_failure(err: &io::Error, cmd: &HookCommand) -> Termination {
     }
 }
 
-/// Writes the payload and closes stdin. A hook that exits or closes stdin
-/// without reading makes the write fail with EPIPE: that is its right, not
-/// an error. (Rust ignores SIGPIPE, so the write returns an error instead of
-/// killing latch.)
-async fn feed(stdin: Option<Sender>, payload: &[u8]) {
-    if let Some(mut pipe) = stdin {
-        let _ = pipe.write_all(payload).await;
-        let _ = pipe.shutdown().await;
+/// Writes the payload from `fed` on and closes stdin (`None`). A hook
+/// that exits or closes stdin without reading makes the write fail with
+/// EPIPE: that is its right, not an error. (Rust ignores SIGPIPE, so the
+/// write returns an error instead of killing latch.) Never fails; the
+/// `Result` is for joining it with the drains.
+///
+/// Cancel-safe: dropped between writes, `fed` says how far it got.
+async fn feed(stdin: &mut Option<Sender>, payload: &[u8], fed: &mut usize) -> Result<(), Duration> {
+    while let Some(pipe) = stdin.as_mut() {
+        match payload.get(*fed..).filter(|rest| !rest.is_empty()) {
+            Some(rest) => match pipe.write(rest).await {
+                Ok(n) if n > 0 => *fed += n,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                _ => *stdin = None,
+            },
+            None => {
+                let _ = pipe.shutdown().await;
+                *stdin = None;
+            }
+        }
     }
+    Ok(())
 }

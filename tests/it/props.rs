@@ -103,3 +103,51 @@ proptest! {
         }
     }
 }
+
+proptest! {
+    /// Claude Code's first-line check, over a hook's stdout as it arrives:
+    /// every prefix short of the first `}` waits, and from there on the
+    /// answer is the same whatever follows.
+    #[test]
+    fn the_async_first_line_is_decided_at_its_closing_brace(
+        padding in "[ \t]{0,3}",
+        extra in prop::option::of("[a-z]{1,5}"),
+        rest in prop::collection::vec(any::<u8>(), 0..64),
+    ) {
+        use latch::dialect::claude::judge::first_line;
+        use latch::run::FirstLine;
+        let line = match &extra {
+            Some(key) => format!("{padding}{{\"{key}\":1,\"async\":true}}"),
+            None => format!("{padding}{{\"async\":true}}{padding}"),
+        };
+        let mut stdout = line.clone().into_bytes();
+        stdout.push(b'\n');
+        stdout.extend_from_slice(&rest);
+        let brace = line.find('}').expect("a brace");
+        for end in 0..=stdout.len() {
+            let got = first_line(&stdout[..end]);
+            if end <= brace {
+                prop_assert_eq!(got, FirstLine::Wait);
+            } else if end < line.len() && extra.is_some() {
+                // `{"k":1,"async":true` cut after its first `}`: not JSON.
+                prop_assert!(matches!(got, FirstLine::Stay | FirstLine::Detach(_)));
+            } else if end >= line.len() {
+                prop_assert!(matches!(got, FirstLine::Detach(_)), "{:?} at {}", got, end);
+            }
+        }
+    }
+
+    /// The check never panics, and detaches only for an object whose
+    /// `async` is `true`.
+    #[test]
+    fn the_async_first_line_check_takes_any_bytes(stdout in prop::collection::vec(any::<u8>(), 0..256)) {
+        use latch::dialect::claude::judge::first_line;
+        use latch::run::FirstLine;
+        if let FirstLine::Detach(_) = first_line(&stdout) {
+            let line = stdout.split(|&b| b == b'\n').next().unwrap_or_default();
+            let value: serde_json::Value =
+                serde_json::from_str(String::from_utf8_lossy(line).trim()).expect("JSON");
+            prop_assert_eq!(&value["async"], &serde_json::Value::Bool(true));
+        }
+    }
+}

@@ -1460,3 +1460,71 @@ fn a_hook_that_outlasts_the_lent_thread_keeps_all_it_printed() {
     assert!(text.contains(r"first\nsecond"), "{r}");
     assert_eq!(s.close(), 0);
 }
+
+#[test]
+fn a_hook_whose_first_line_is_async_is_answered_at_once_and_followed_in_the_server() {
+    // The response does not wait for the hook; its answer comes as a
+    // `latch/asyncResult` notification, and with the session's next tool
+    // result.
+    let c = Claude::new();
+    let done = c.root.path().join("done");
+    let hook = format!(
+        r#"printf '{{"async":true}}\n'; sleep 1; touch '{}'; printf '%s\n' '{}'"#,
+        done.display(),
+        json!({"hookSpecificOutput": {"hookEventName": "PostToolUse", "additionalContext": "LATER"}})
+    );
+    let c = c.project_settings(&settings("PostToolUse", Some("Bash"), &[&hook]));
+    let mut s = Server::claude(&c);
+    let after = crate::claude_util::bash_after("date", json!({"stdout": "hi"}));
+    s.fire(2, after);
+    let r = s.recv();
+    assert!(!done.exists(), "the response waited for the hook");
+    assert_eq!(r["id"], 2, "{r}");
+    assert!(
+        r["result"]["runs"][0]["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("went to the background")),
+        "{r}"
+    );
+    let n = s.notification("latch/asyncResult");
+    assert_eq!(
+        n["params"]["texts"],
+        json!(["<system-reminder>\nLATER\n</system-reminder>"]),
+        "{n}"
+    );
+    assert!(done.exists());
+    let mut read = crate::claude_util::bash_after("x", json!({"content": "a"}));
+    read["tool"] =
+        json!({"name": "Read", "input": {"file_path": "a.txt"}, "output": {"content": "a"}});
+    let r = s.request(3, "fire", read);
+    assert_eq!(
+        r["result"]["context"][0]["text"], "<system-reminder>\nLATER\n</system-reminder>",
+        "{r}"
+    );
+    assert_eq!(s.close(), 0);
+}
+
+#[test]
+fn a_hook_in_the_background_dies_with_the_server() {
+    let c = Claude::new();
+    let pid_file = c.root.path().join("pid");
+    let hook = format!(
+        r#"printf '{{"async":true}}\n'; sleep 30 & echo $! > '{}'; wait"#,
+        pid_file.display()
+    );
+    let c = c.project_settings(&settings("PostToolUse", Some("Bash"), &[&hook]));
+    let mut s = Server::claude(&c);
+    let r = s.request(
+        2,
+        "fire",
+        crate::claude_util::bash_after("date", json!({"stdout": "hi"})),
+    );
+    assert!(r["result"].is_object(), "{r}");
+    let child = crate::util::read_pid(&pid_file);
+    assert!(!process_is_dead(child));
+    assert_eq!(s.close(), 0);
+    assert!(
+        crate::util::wait_dead(child),
+        "the hook outlived the server"
+    );
+}

@@ -14,10 +14,10 @@
 
 use serde_json::{Value, json};
 
-use crate::run::{Cancel, RunResult};
+use crate::run::Cancel;
 use crate::session::Session;
 
-use super::judge::{Verdict, judge};
+use super::judge::Verdict;
 use super::text::{capped, reminder};
 
 /// The session key of the answers waiting for the next tool result.
@@ -26,37 +26,30 @@ pub const DONE_KEY: &str = "claude.async.done";
 /// The most answers kept waiting; older ones are dropped first.
 const MAX_WAITING: usize = 64;
 
-/// What a finished background hook of `event` gives the model: its
-/// `systemMessage` and its `additionalContext`, each in a reminder,
-/// nothing else; an answer Claude Code would refuse for that event (see
+/// What a finished background hook of `event` gives the model, from what
+/// it printed on stdout and whether it ended on its own (`false`: stopped
+/// at its timeout or by a cancel, which gives nothing): the
+/// `systemMessage` and `additionalContext` of its answer (see
+/// [`super::judge::background_answer`]), each in a reminder, nothing else;
+/// an answer Claude Code would refuse for that event (see
 /// [`super::judge::for_event`]) gives nothing.
-pub fn answer_texts(result: &RunResult, timeout_secs: f64, event: &str) -> Vec<String> {
-    // Only a JSON answer counts, so a failed start's text (which names
-    // the program) is never read.
-    match super::judge::for_event(judge(result, timeout_secs, ""), event) {
-        Verdict::Json(j) => texts_of(&j),
-        Verdict::Async(rest) => later_answer(&rest, event),
+pub fn answer_of(stdout: &[u8], ended: bool, event: &str) -> Vec<String> {
+    if !ended {
+        return Vec::new();
+    }
+    match super::judge::background_answer(&String::from_utf8_lossy(stdout))
+        .map(|v| super::judge::for_event(v, event))
+    {
+        Some(Verdict::Json(j)) => texts_of(&j),
         _ => Vec::new(),
     }
 }
 
 /// What a hook of `event` that went to the background with a first line
-/// `{"async":true}` printed afterwards, as answer texts: its whole
-/// remaining output when that is one JSON object, else its last line.
+/// `{"async":true}` printed afterwards, as answer texts, when latch saw it
+/// end before it could go (see [`answer_of`]).
 pub fn later_answer(rest: &str, event: &str) -> Vec<String> {
-    let whole = super::text::js_trim(rest);
-    let last = super::text::js_trim(whole.lines().next_back().unwrap_or(""));
-    [whole, last]
-        .into_iter()
-        .filter(|t| t.starts_with('{'))
-        .find_map(|t| {
-            let verdict = super::judge::read_object(t)?;
-            match super::judge::for_event(verdict, event) {
-                Verdict::Json(j) => Some(texts_of(&j)),
-                _ => Some(Vec::new()),
-            }
-        })
-        .unwrap_or_default()
+    answer_of(rest.as_bytes(), true, event)
 }
 
 /// `systemMessage` and `additionalContext`, each in a reminder.

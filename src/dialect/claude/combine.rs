@@ -282,7 +282,7 @@ pub async fn dispatch(cfg: &Claude, event: &Event, cx: &DispatchContext<'_>) -> 
             }
         }
     }
-    let finished = run_all(runs, cx, !in_background).await;
+    let finished = run_all(runs, cx, !in_background, event.session_id.as_deref()).await;
 
     let mut fold = Fold {
         ce,
@@ -356,11 +356,13 @@ enum Run<'a> {
 /// it finished in (0 first). When every one is a process and nothing else
 /// of the dispatch runs (`alone`: no hook was started in the background),
 /// the pipeline runs them as one batch, so a runner that may lend the
-/// thread waits for them all there.
+/// thread waits for them all there. A hook whose first line sent it to the
+/// background is handed to the harness's background runner for `session`.
 async fn run_all<'a>(
     runs: Vec<Run<'a>>,
     cx: &'a DispatchContext<'a>,
     alone: bool,
+    session: Option<&'a str>,
 ) -> Vec<(Ran, usize)> {
     if alone && runs.iter().all(|r| matches!(r, Run::Process { .. })) {
         let (jobs, judged): (Vec<Job>, Vec<(f64, String)>) = runs
@@ -378,7 +380,9 @@ async fn run_all<'a>(
             .await
             .into_iter()
             .zip(judged)
-            .map(|((f, order), (timeout, program))| (ran(f, timeout, &program), order))
+            .map(|((f, order), (timeout, program))| {
+                (ran(f, timeout, &program, cx, session), order)
+            })
             .collect();
     }
     let futures = runs
@@ -389,7 +393,9 @@ async fn run_all<'a>(
                 job,
                 timeout,
                 program,
-            } => Box::pin(async move { ran(pipeline::run_among(cx, *job).await, timeout, &program) })
+            } => Box::pin(async move {
+                ran(pipeline::run_among(cx, *job).await, timeout, &program, cx, session)
+            })
                 as BoxFuture<'a, Ran>,
         })
         .collect();
@@ -397,11 +403,39 @@ async fn run_all<'a>(
 }
 
 /// A process that ran, judged.
-fn ran(f: pipeline::job::Finished, timeout: f64, program: &str) -> Ran {
+/// A hook that went on in the background is handed to the harness's
+/// background runner, which follows it and keeps its answer for `session`.
+fn ran(
+    mut f: pipeline::job::Finished,
+    timeout: f64,
+    program: &str,
+    cx: &DispatchContext<'_>,
+    session: Option<&str>,
+) -> Ran {
+    let mut warnings: Vec<String> = f.warning.into_iter().collect();
+    if let Some(process) = f.result.detached.take() {
+        let job = pipeline::DetachedJob {
+            dialect: DIALECT.to_owned(),
+            hook: f.record.hook.clone(),
+            event: f.record.event.clone(),
+            session_id: session.map(str::to_owned),
+            process,
+        };
+        let adopted = match cx.background {
+            Some(background) => background.adopt(job),
+            None => Err("the harness runs no background hooks".to_owned()),
+        };
+        if let Err(why) = adopted {
+            warnings.push(format!(
+                "latch could not follow hook {} ({}) in the background, and stopped it: {why}",
+                f.record.hook, f.record.event
+            ));
+        }
+    }
     Ran {
         verdict: judge(&f.result, timeout, program),
         record: f.record,
-        warnings: f.warning.into_iter().collect(),
+        warnings,
     }
 }
 
@@ -608,7 +642,18 @@ fn work<'a>(
             }
         }
         _ => match command(s.file, s.handler, event, place, env_file.as_deref()) {
-            Ok(cmd) => {
+            Ok(mut cmd) => {
+                // A first line `{"async":true}` sends the hook to the
+                // background, where the harness follows it; without a
+                // background runner or a session to keep its answer in,
+                // latch waits for the hook. MessageDisplay hooks always
+                // run to their end in Claude Code.
+                if cx.background.is_some()
+                    && event.session_id.is_some()
+                    && place.ce != ClaudeEvent::MessageDisplay
+                {
+                    cmd.detach = Some(super::judge::first_line);
+                }
                 let timeout = cmd.timeout.as_secs_f64();
                 let program = match &cmd.program {
                     Program::Exec { program, .. } => program.display().to_string(),
@@ -901,6 +946,7 @@ fn command(
             stderr: MAX_STDERR,
         },
         output_wait: OutputWait::UntilTimeout,
+        detach: None,
     })
 }
 

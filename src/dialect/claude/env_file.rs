@@ -103,6 +103,7 @@ async fn source(
             stderr: 1024,
         },
         output_wait: OutputWait::Drain,
+        detach: None,
     };
     let result = runner.run_until(&cmd, cancel).await;
     let failed = match &result.termination {
@@ -116,6 +117,8 @@ async fn source(
             SOURCE_LIMIT.as_secs()
         )),
         Termination::Cancelled { .. } => Some("the dispatch was cancelled".to_owned()),
+        // This command has no first-line rule.
+        Termination::Detached => Some("the shell went on in the background".to_owned()),
         Termination::SpawnFailed { message, .. } => {
             Some(format!("/bin/sh could not start: {message}"))
         }

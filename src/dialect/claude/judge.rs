@@ -14,11 +14,13 @@
 //! - A first stdout line `{"async":true}` turns the run into an `async`
 //!   one, whatever follows (`r2_async_first_line`).
 
+use std::time::Duration;
+
 use serde_json::{Map, Value};
 
 use crate::dialect::output_json::{self, Parsed};
 use crate::outcome::ErrorCategory;
-use crate::run::{Exit, RunResult, SpawnFailure, Termination};
+use crate::run::{Exit, FirstLine, RunResult, SpawnFailure, Termination};
 use super::text::{js_trim, js_trim_start};
 
 /// What one run said.
@@ -97,6 +99,11 @@ pub const MAX_STDOUT: usize = 8 << 20;
 pub fn judge(result: &RunResult, timeout_secs: f64, program: &str) -> Verdict {
     let stdout = String::from_utf8_lossy(&result.stdout.bytes);
     let stderr = String::from_utf8_lossy(&result.stderr.bytes);
+    // Went on in the background: what it says, the first line's follower
+    // reads once it ends (see `super::background`), not this verdict.
+    if result.termination == Termination::Detached {
+        return Verdict::Async(String::new());
+    }
     if let Some(rest) = after_async_line(&stdout) {
         return Verdict::Async(rest.to_owned());
     }
@@ -108,7 +115,7 @@ pub fn judge(result: &RunResult, timeout_secs: f64, program: &str) -> Verdict {
         Termination::TimedOut { .. } => {
             return Verdict::timed_out(timeout_secs);
         }
-        Termination::Cancelled { .. } => {
+        Termination::Cancelled { .. } | Termination::Detached => {
             return Verdict::cancelled();
         }
         Termination::SpawnFailed { reason, message } => {
@@ -190,14 +197,76 @@ pub fn read_object(text: &str) -> Option<Verdict> {
 /// true`, if stdout starts so.
 fn after_async_line(stdout: &str) -> Option<&str> {
     let (first, rest) = stdout.split_once('\n').unwrap_or((stdout, ""));
-    let first = js_trim(first);
-    if !first.starts_with('{') || !first.contains("async") {
+    async_line(js_trim(first)).map(|_| rest)
+}
+
+/// The object of a first line that asks to go on in the background:
+/// `{"async": true, …}`, as `JSON.parse` and `async === true` read it.
+fn async_line(line: &str) -> Option<Map<String, Value>> {
+    if !line.starts_with('{') || !line.contains("async") {
         return None;
     }
-    match serde_json::from_str::<Value>(first) {
-        Ok(Value::Object(m)) if m.get("async") == Some(&Value::Bool(true)) => Some(rest),
+    match serde_json::from_str::<Value>(line) {
+        Ok(Value::Object(m)) if m.get("async") == Some(&Value::Bool(true)) => Some(m),
         _ => None,
     }
+}
+
+/// How long a hook whose first line sent it to the background may run on,
+/// from then. Claude Code stops it only when the session ends: neither
+/// the line's `asyncTimeout`, nor its 15 s default, nor the handler's
+/// `timeout` applies any more (recorded: `r6_async_first_line_timeout`,
+/// `_cfg_timeout`, `_over_default`). latch sees no session end it could
+/// wait for, so it gives such a hook the default command timeout, counted
+/// from when it went.
+pub const DETACHED_LIMIT: Duration = super::combine::COMMAND_TIMEOUT;
+
+/// The longest first line latch waits to see completed: Claude Code looks
+/// at it again with every chunk until it holds a `}`; latch stops after a
+/// megabyte, which no `{"async":true}` line needs.
+const MAX_FIRST_LINE: usize = 1 << 20;
+
+/// Claude Code's check of a command hook's first stdout line, as the
+/// runner's [`crate::run::FirstLineRule`]: the text before the first
+/// newline (or all of it), trimmed, is read once it holds a `}`; if it is
+/// a JSON object whose `async` is `true`, the hook goes on in the
+/// background, else it runs to its end as usual (recorded:
+/// `r2_async_first_line`; `r6_async_first_line_split`: the event waits for
+/// the `}`; `r6_async_first_line_no_newline`: no newline is needed).
+pub fn first_line(stdout: &[u8]) -> FirstLine {
+    let line = stdout.split(|&b| b == b'\n').next().unwrap_or_default();
+    if !line.contains(&b'}') {
+        return if line.len() > MAX_FIRST_LINE {
+            FirstLine::Stay
+        } else {
+            FirstLine::Wait
+        };
+    }
+    let text = String::from_utf8_lossy(line);
+    match async_line(js_trim(&text)) {
+        Some(_) => FirstLine::Detach(DETACHED_LIMIT),
+        None => FirstLine::Stay,
+    }
+}
+
+/// The answer of a hook that ran in the background (an `async` handler,
+/// or a first line `{"async":true}`), read as Claude Code reads it once
+/// the hook ended: the first stdout line that is a JSON object without an
+/// `async` key, whatever the exit code. `None` if there is none.
+pub fn background_answer(stdout: &str) -> Option<Verdict> {
+    stdout.split('\n').find_map(|line| {
+        let line = js_trim(line);
+        if !line.starts_with('{') {
+            return None;
+        }
+        match output_json::parse(line) {
+            Ok(Parsed {
+                value: Value::Object(obj),
+                ignored,
+            }) if !obj.contains_key("async") => Some(json_answer(obj, ignored)),
+            _ => None,
+        }
+    })
 }
 
 /// A JSON object answer (from stdout or an HTTP reply) as a verdict.

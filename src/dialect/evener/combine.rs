@@ -268,6 +268,7 @@ fn command(
             stderr: MAX_OUTPUT,
         },
         output_wait: OutputWait::Drain,
+        detach: None,
     }
 }
 

@@ -660,6 +660,7 @@ async fn command(
             stderr: limits.max_output,
         },
         output_wait: OutputWait::Drain,
+        detach: None,
     };
     let done = pipeline::run(
         cx,
@@ -688,7 +689,9 @@ async fn command(
                 ),
             );
         }
-        Termination::Cancelled { .. } => {
+        // Only a command with a first-line rule detaches, and this
+        // dialect gives none.
+        Termination::Cancelled { .. } | Termination::Detached => {
             return ActionEnd::Failed(ErrorCategory::Cancelled, "cancelled".to_owned());
         }
         Termination::Exited(Exit::Signal(s)) => {

@@ -133,6 +133,7 @@ async fn run_one(
             stderr: MAX_STDERR,
         },
         output_wait: OutputWait::Drain,
+        detach: None,
     };
     let done = pipeline::run(
         cx,

@@ -78,7 +78,9 @@ pub fn judge(event: PoolEvent, run: &RunResult, timeout_secs: f64) -> Verdict {
             };
             return failed(ErrorCategory::CommandError, format!("{what}: {message}"));
         }
-        Termination::Cancelled { .. } => {
+        // Only a command with a first-line rule detaches, and this
+        // dialect gives none.
+        Termination::Cancelled { .. } | Termination::Detached => {
             return failed(
                 ErrorCategory::Cancelled,
                 "cancelled while running; latch killed it and its descendants",

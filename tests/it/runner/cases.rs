@@ -449,3 +449,118 @@ async fn a_descendant_printing_steadily_after_the_exit_is_killed_after_the_drain
     assert!(r.killed_leftovers);
     assert!(wait_dead(read_pid(&pid)));
 }
+
+/// A first-line rule: `go` on the first line detaches the hook with 300 ms
+/// left (or `go <ms>`), anything else on it keeps the hook.
+fn go_rule(stdout: &[u8]) -> latch::run::FirstLine {
+    use latch::run::FirstLine;
+    let Some(end) = stdout.iter().position(|&b| b == b'\n') else {
+        return FirstLine::Wait;
+    };
+    let line = String::from_utf8_lossy(&stdout[..end]);
+    match line.strip_prefix("go") {
+        Some("") => FirstLine::Detach(Duration::from_millis(300)),
+        Some(ms) => FirstLine::Detach(Duration::from_millis(ms.trim().parse().unwrap_or(300))),
+        None => FirstLine::Stay,
+    }
+}
+
+fn detaching(script: &str) -> HookCommand {
+    let mut cmd = sh(script);
+    cmd.detach = Some(go_rule);
+    cmd
+}
+
+#[tokio::test]
+async fn a_first_line_rule_detaches_the_hook_and_finish_follows_it_to_its_end() {
+    let r = run(&detaching(
+        "printf 'g'; sleep 0.1; echo 'o 5000'; sleep 0.3; echo later; echo err >&2",
+    ))
+    .await;
+    assert_eq!(r.termination, Termination::Detached);
+    assert_eq!(r.stdout.bytes, b"go 5000\n");
+    let hook = r.detached.expect("the hook");
+    assert_eq!(hook.stdout().bytes, b"go 5000\n");
+    let done = hook.finish(&runner(false), &Cancel::never()).await;
+    assert_eq!(done.termination, Termination::Exited(Exit::Code(0)));
+    assert_eq!(done.stdout.bytes, b"go 5000\nlater\n");
+    assert_eq!(done.stderr.bytes, b"err\n");
+    assert!(done.detached.is_none());
+}
+
+#[tokio::test]
+async fn a_rule_that_keeps_the_hook_lets_it_run_to_its_end() {
+    let r = run(&detaching("echo stay; sleep 0.2; echo go")).await;
+    assert_eq!(r.termination, Termination::Exited(Exit::Code(0)));
+    assert_eq!(r.stdout.bytes, b"stay\ngo\n");
+    assert!(r.detached.is_none());
+}
+
+#[tokio::test]
+async fn a_detached_hook_is_stopped_when_the_time_the_rule_gave_runs_out() {
+    let r = run(&detaching("echo go; sleep 10")).await;
+    let hook = r.detached.expect("the hook");
+    let done = hook.finish(&runner(false), &Cancel::never()).await;
+    assert!(
+        matches!(done.termination, Termination::TimedOut { .. }),
+        "{:?}",
+        done.termination
+    );
+}
+
+#[tokio::test]
+async fn dropping_a_detached_hook_kills_it_and_what_it_started() {
+    let dir = tempfile::tempdir().unwrap();
+    let pid_file = dir.path().join("pid");
+    let r = run(&detaching(&format!(
+        "sleep 30 & echo $! > '{}'; echo go; wait",
+        pid_file.display()
+    )))
+    .await;
+    let child = read_pid(&pid_file);
+    assert!(!process_is_dead(child));
+    drop(r);
+    assert!(wait_dead(child), "the hook's child outlived its dropped run");
+}
+
+#[tokio::test]
+async fn a_released_hook_is_followed_through_its_pipes_and_stopped_on_time() {
+    // Followed to its end: all it printed, stdin's rest included.
+    let r = run(&detaching("echo go 5000; sleep 0.2; cat; echo done")).await;
+    let followed = latch::run::follow(r.detached.expect("the hook").release(), Duration::from_millis(200)).await;
+    assert!(!followed.timed_out);
+    assert_eq!(followed.stdout.bytes, b"go 5000\n{}done\n");
+
+    // Out of time, and deaf to SIGTERM: its group is killed.
+    let dir = tempfile::tempdir().unwrap();
+    let pid_file = dir.path().join("pid");
+    let r = run(&detaching(&format!(
+        "trap '' TERM; sleep 30 & echo $! > '{}'; echo go; wait",
+        pid_file.display()
+    )))
+    .await;
+    let child = read_pid(&pid_file);
+    let followed = latch::run::follow(r.detached.expect("the hook").release(), Duration::from_millis(200)).await;
+    assert!(followed.timed_out);
+    assert!(wait_dead(child), "the hook's child outlived its time");
+}
+
+#[tokio::test]
+async fn a_detached_hook_still_gets_the_rest_of_a_large_payload() {
+    // Detached before it read a byte: the payload's rest follows it, when
+    // finished here and when followed by another process alike.
+    for release in [false, true] {
+        let mut cmd = detaching("echo go 10000; sleep 0.1; wc -c | tr -d ' '");
+        cmd.stdin = vec![b'x'; 1 << 20];
+        let r = run(&cmd).await;
+        let hook = r.detached.expect("the hook");
+        let stdout = if release {
+            latch::run::follow(hook.release(), Duration::from_millis(200))
+                .await
+                .stdout
+        } else {
+            hook.finish(&runner(false), &Cancel::never()).await.stdout
+        };
+        assert_eq!(stdout.bytes, b"go 10000\n1048576\n", "released: {release}");
+    }
+}

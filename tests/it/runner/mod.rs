@@ -31,6 +31,7 @@ fn sh(script: &str) -> HookCommand {
             stderr: 64 * 1024,
         },
         output_wait: OutputWait::Drain,
+        detach: None,
     }
 }
 
