@@ -346,6 +346,36 @@ impl Session {
         }
     }
 
+    /// The bytes of the session's own file `name` (a plain name of
+    /// latch's, next to `state.json`; at most 8 MiB), `None` when it does
+    /// not exist or the session is in memory.
+    pub(crate) fn read_file(&self, name: &str) -> io::Result<Option<Vec<u8>>> {
+        match &self.store {
+            Store::Memory(_) => Ok(None),
+            Store::Unusable { kind, why, .. } => Err(Session::unusable(*kind, why)),
+            Store::Disk { path, dir } => files::read_file_bytes(dir.as_ref(), path, name),
+        }
+    }
+
+    /// Replaces the session's own file `name` with `bytes`, durably, or
+    /// removes it (`None`). Nothing for a session in memory. Without the
+    /// session's lock: a file that one writer replaces whole.
+    pub(crate) fn write_file(&self, name: &str, bytes: Option<&[u8]>) -> io::Result<()> {
+        match &self.store {
+            Store::Memory(_) => Ok(()),
+            Store::Unusable { kind, why, .. } => Err(Session::unusable(*kind, why)),
+            Store::Disk { path, dir } => match bytes {
+                Some(bytes) => files::write_file_bytes(dir.as_ref(), path, name, bytes),
+                None => {
+                    match rustix::fs::unlinkat(dir.as_ref(), name, rustix::fs::AtFlags::empty()) {
+                        Ok(()) | Err(rustix::io::Errno::NOENT) => Ok(()),
+                        Err(e) => Err(files::at_path(&path.join(name), "remove", e)),
+                    }
+                }
+            },
+        }
+    }
+
     /// Reads the state, lets `f` change it, and stores it, atomically with
     /// respect to other processes updating the same session. The lock wait
     /// is bounded by [`LOCK_WAIT`] (then a `TimedOut` error) and ends at

@@ -48,10 +48,22 @@ pub async fn run(args: FireArgs) -> u8 {
     let state_root = args.state_dir.clone().or_else(Session::default_state_root);
     let mut config = args.config;
     config.state_dir = state_root.clone();
+    let session = open_session(&event, args.state_dir);
+    // The settings the session kept when a ConfigChange hook rejected an
+    // edit are read instead of the disk (claude dialect).
+    let accepted = session
+        .as_ref()
+        .ok()
+        .map(|s| crate::dialect::claude::accepted::Accepted::open(s, &event));
+    let replace = accepted
+        .as_ref()
+        .map(|(a, _)| a.replacements(&event))
+        .unwrap_or_default();
+    let (engine, loaded) =
+        crate::config::files::load_with(replace, || config.engine(&event, &mut diags));
     // One dispatch, and nothing else on this thread: a hook that runs
     // alone may have the thread to itself (faster; see `docs/design.md`).
-    let mut engine = config
-        .engine(&event, &mut diags)
+    let mut engine = engine
         .with_background(super::background::Detached { state_root })
         .with_runner(crate::run::Runner {
             lend_thread: true,
@@ -75,20 +87,30 @@ pub async fn run(args: FireArgs) -> u8 {
     for d in engine.diagnostics() {
         let _ = writeln!(stderr, "{d}");
     }
-    let session = match open_session(&event, args.state_dir) {
+    let session = match &session {
         Ok(s) => s,
         Err(msg) => {
             eprintln!("latch: error: {msg}");
             return exit::INTERNAL;
         }
     };
-    let outcome = match dispatch_until_signalled(&engine, &event, &session, &signals).await {
+    let mut outcome = match dispatch_until_signalled(&engine, &event, session, &signals).await {
         Ok(o) => o,
         Err(e) => {
             eprintln!("latch: error: invalid event: {e}");
             return exit::BAD_EVENT;
         }
     };
+    if let Some((accepted, warning)) = accepted
+        && engine
+            .dialects()
+            .any(|d| d.name() == crate::dialect::claude::DIALECT)
+    {
+        outcome.warnings.extend(warning);
+        outcome
+            .warnings
+            .extend(accepted.settle(&event, &outcome, &loaded));
+    }
     for run in outcome
         .runs
         .iter()

@@ -185,8 +185,14 @@ pub fn open_regular(dir: impl AsFd, name: &str, path: &Path, flags: OFlags) -> i
 /// Reads `state.json` of the session directory `dir` (named `path`): at
 /// most [`MAX_STATE_BYTES`], `None` when it does not exist.
 pub fn read_state_bytes(dir: impl AsFd, path: &Path) -> io::Result<Option<Vec<u8>>> {
-    let file_path = path.join(STATE_FILE);
-    let file = match open_regular(dir, STATE_FILE, &file_path, OFlags::RDONLY) {
+    read_file_bytes(dir, path, STATE_FILE)
+}
+
+/// Reads the file `name` of the session directory `dir` (named `path`):
+/// at most [`MAX_STATE_BYTES`], `None` when it does not exist.
+pub fn read_file_bytes(dir: impl AsFd, path: &Path, name: &str) -> io::Result<Option<Vec<u8>>> {
+    let file_path = path.join(name);
+    let file = match open_regular(dir, name, &file_path, OFlags::RDONLY) {
         Ok(f) => f,
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
         Err(e) => return Err(e),
@@ -214,10 +220,16 @@ pub fn read_state_bytes(dir: impl AsFd, path: &Path) -> io::Result<Option<Vec<u8
 /// The caller holds the session's exclusive lock, so every temporary file
 /// it finds of this process or of a dead one is stale and removed first.
 pub fn write_state_bytes(dir: impl AsFd, path: &Path, bytes: &[u8]) -> io::Result<()> {
+    write_file_bytes(dir, path, STATE_FILE, bytes)
+}
+
+/// Replaces the file `name` of the session directory `dir` (named `path`)
+/// with `bytes`, as [`write_state_bytes`] replaces `state.json`.
+pub fn write_file_bytes(dir: impl AsFd, path: &Path, name: &str, bytes: &[u8]) -> io::Result<()> {
     let dir = dir.as_fd();
-    remove_stale_temps(dir, path);
+    remove_stale_temps(dir, path, name);
     let me = std::process::id();
-    let tmp = format!("{STATE_FILE}.{me}.tmp");
+    let tmp = format!("{name}.{me}.tmp");
     let tmp_path = path.join(&tmp);
     let flags = OFlags::WRONLY
         | OFlags::CREATE
@@ -233,8 +245,8 @@ pub fn write_state_bytes(dir: impl AsFd, path: &Path, bytes: &[u8]) -> io::Resul
         .and_then(|()| file.sync_all())
         .map_err(|e| at_path(&tmp_path, "write", e))
         .and_then(|()| {
-            rustix::fs::renameat(dir, tmp.as_str(), dir, STATE_FILE)
-                .map_err(|e| at_path(&path.join(STATE_FILE), "replace", e))
+            rustix::fs::renameat(dir, tmp.as_str(), dir, name)
+                .map_err(|e| at_path(&path.join(name), "replace", e))
         });
     if let Err(e) = written {
         let _ = rustix::fs::unlinkat(dir, tmp.as_str(), AtFlags::empty());
@@ -244,16 +256,16 @@ pub fn write_state_bytes(dir: impl AsFd, path: &Path, bytes: &[u8]) -> io::Resul
     rustix::fs::fsync(dir).map_err(|e| at_path(path, "sync", e))
 }
 
-/// Removes `state.json.<pid>.tmp` entries left by this process or by a
+/// Removes `<name>.<pid>.tmp` entries left by this process or by a
 /// writer that is no longer alive (the entry itself: a link is removed,
 /// never followed). Best effort: a failure leaves the entry.
-fn remove_stale_temps(dir: impl AsFd, path: &Path) {
+fn remove_stale_temps(dir: impl AsFd, path: &Path, name: &str) {
     let dir = dir.as_fd();
     let Ok(mut listing) = rustix::fs::Dir::read_from(dir) else {
         return;
     };
     let me = std::process::id();
-    let prefix = format!("{STATE_FILE}.");
+    let prefix = format!("{name}.");
     let mut stale = Vec::new();
     while let Some(Ok(entry)) = listing.read() {
         let Ok(name) = entry.file_name().to_str() else {

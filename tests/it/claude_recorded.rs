@@ -237,16 +237,17 @@ fn r3_pre_compact_gets_manual_instructions_and_can_stop_the_compaction() {
 }
 
 /// A ConfigChange exit 2 rejects the change and reaches no one
-/// (r3_config_change_exit2); after an accepted change, a hook the edit
-/// added runs (r3_config_change_hook_added). After a rejected one Claude
-/// Code keeps its old hooks (r3_config_change_exit2_hook_added); latch
-/// reads the files as they are, so the added hook runs: the harness that
-/// rejects a change must undo it (docs/dialects/claude.md, "Where latch
-/// differs").
+/// (r3_config_change_exit2). After a rejected change the session keeps
+/// its settings, so a hook the edit added never runs, though the file on
+/// disk keeps the edit (r3_config_change_exit2_hook_added); once a change
+/// is let through, the file as it is on disk counts, and a hook the edit
+/// added runs (r3_config_change_hook_added).
 #[test]
-fn r3_config_changes_are_rejected_quietly_and_latch_reads_what_is_on_disk() {
+fn r3_config_changes_are_rejected_quietly_and_a_rejected_edit_is_not_applied() {
     let c = Claude::new();
+    let marker = c.root.path().join("reject");
     let reject = c.hook("reject", "--exit 2 --stderr 'CC_EXIT2_SENTINEL'");
+    let reject = format!("if [ -f '{}' ]; then {reject}; fi", marker.display());
     let added = c.hook("added", "");
     let c = c.project_settings(&settings("ConfigChange", None, &[&reject]));
     let file = c.project().join(".claude/settings.json");
@@ -254,6 +255,12 @@ fn r3_config_changes_are_rejected_quietly_and_latch_reads_what_is_on_disk() {
         "config_change",
         json!({"prompt_id": "p1", "source": "project_settings", "file_path": file}),
     );
+    // The session starts with the ConfigChange hook alone.
+    c.fire(&event("session_start", json!({"source": "startup"})));
+    let c = c.project_settings(&json!({"hooks": {
+        "ConfigChange": [{"hooks": [{"type": "command", "command": reject}]}],
+        "PostToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": added}]}]}}));
+    std::fs::write(&marker, "").unwrap();
     let f = c.fire(&change);
     assert_eq!(f.outcome["decision"], "deny", "{}", f.outcome);
     expect_keys(
@@ -262,15 +269,22 @@ fn r3_config_changes_are_rejected_quietly_and_latch_reads_what_is_on_disk() {
         &["source", "file_path"],
     );
     assert!(
-        f.outcome.get("notices").is_none() && f.outcome.get("context").is_none(),
+        f.outcome.get("notices").is_none()
+            && f.outcome.get("context").is_none()
+            && f.outcome.get("warnings").is_none(),
         "{}",
         f.outcome
     );
-    let c = c.project_settings(&json!({"hooks": {
-        "ConfigChange": [{"hooks": [{"type": "command", "command": reject}]}],
-        "PostToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": added}]}]}}));
     c.fire(&bash_after("ls", json!("x")));
-    assert_eq!(c.runs_of("added"), 1, "latch reads the file as it is now");
+    c.fire(&bash_after("ls", json!("x")));
+    assert_eq!(c.runs_of("added"), 0, "the rejected edit was applied");
+
+    // The next change is let through: from then on, the file on disk.
+    std::fs::remove_file(&marker).unwrap();
+    let f = c.fire(&change);
+    assert_eq!(f.outcome["decision"], "proceed", "{}", f.outcome);
+    c.fire(&bash_after("ls", json!("x")));
+    assert_eq!(c.runs_of("added"), 1, "the accepted edit was not applied");
 }
 
 /// A resumed or forked session starts as `resume`, without a prompt id;

@@ -1528,3 +1528,48 @@ fn a_hook_in_the_background_dies_with_the_server() {
         "the hook outlived the server"
     );
 }
+
+#[test]
+fn a_session_that_rejected_a_configuration_change_keeps_its_settings_in_the_server() {
+    // r3_config_change_exit2_hook_added, through the server: its watch
+    // reloads the edit, but the session that rejected it goes on without.
+    let c = Claude::new();
+    let marker = c.root.path().join("reject");
+    let reject = format!("if [ -f '{}' ]; then exit 2; fi", marker.display());
+    let added = c.hook("added", "");
+    let c = c.project_settings(&settings("ConfigChange", None, &[&reject]));
+    let file = c.project().join(".claude/settings.json");
+    let change = json!({"event": "config_change", "session_id": "s1",
+        "source": "project_settings", "file_path": file});
+    let after = crate::claude_util::bash_after("ls", json!("x"));
+    let mut s = Server::claude(&c);
+    let r = s.request(
+        2,
+        "fire",
+        json!({"event": "session_start", "session_id": "s1"}),
+    );
+    assert!(r["result"].is_object(), "{r}");
+    let c = c.project_settings(&json!({"hooks": {
+        "ConfigChange": [{"hooks": [{"type": "command", "command": reject}]}],
+        "PostToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": added}]}]}}));
+    let n = s.notification("latch/diagnostics");
+    assert_eq!(n["params"]["reloaded"], true, "{n}");
+    std::fs::write(&marker, "").unwrap();
+    let r = s.request(3, "fire", change.clone());
+    assert_eq!(r["result"]["decision"], "deny", "{r}");
+    let r = s.request(4, "fire", after.clone());
+    assert_eq!(r["result"]["runs"], json!([]), "{r}");
+    assert_eq!(c.runs_of("added"), 0, "the rejected edit was applied");
+    // Another session never rejected it.
+    let mut other = after.clone();
+    other["session_id"] = json!("s2");
+    s.request(5, "fire", other);
+    assert_eq!(c.runs_of("added"), 1);
+    // Let through: the file as it is on disk.
+    std::fs::remove_file(&marker).unwrap();
+    let r = s.request(6, "fire", change);
+    assert_eq!(r["result"]["decision"], "proceed", "{r}");
+    s.request(7, "fire", after);
+    assert_eq!(c.runs_of("added"), 2);
+    assert_eq!(s.close(), 0);
+}

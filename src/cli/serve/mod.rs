@@ -27,6 +27,7 @@ use tokio::io::{AsyncWriteExt, BufReader};
 use tokio::sync::{mpsc, oneshot};
 use tokio::task::JoinSet;
 
+use crate::dialect::claude::accepted::Accepted;
 use crate::run::{Cancel, CancelHandle, Lend};
 use crate::{Diagnostic, Engine, Event};
 
@@ -492,7 +493,7 @@ impl Server {
                 "a fire with this id is still running; ids must be unique among requests in flight",
             ));
         }
-        let (engine, _) = engine_for(&setup, &self.out, &event);
+        let (loaded, _) = loaded_for(&setup, &self.out, &event);
         let (handle, cancel) = Cancel::pair();
         lock(&self.in_flight).insert(key.clone(), handle);
         // Events of one session run in the order they arrived.
@@ -523,24 +524,15 @@ impl Server {
             }
             let response = match session_for(&setup, &event) {
                 Err(msg) => rpc::error(&id, code::INTERNAL_ERROR, &msg),
-                Ok(session) => match engine
-                    .dispatch_lending(&event, &session, &cancel, lending.now(&in_flight))
-                    .await
-                {
-                    Ok(mut outcome) => {
-                        // Every cancelled answer says so with the same
-                        // words first.
-                        if cancel.is_cancelled() {
-                            outcome.warnings.push(if outcome.runs.is_empty() {
-                                "dispatch cancelled before any hook ran".to_owned()
-                            } else {
-                                "dispatch cancelled: latch killed the running hook and its descendants and started no further hook".to_owned()
-                            });
+                Ok(session) => {
+                    let lend = lending.now(&in_flight);
+                    match dispatch(&setup, &out, &event, &session, loaded, &cancel, lend).await {
+                        Ok(outcome) => rpc::result(&id, &outcome),
+                        Err(e) => {
+                            rpc::error(&id, code::INVALID_PARAMS, &format!("invalid event: {e}"))
                         }
-                        rpc::result(&id, &outcome)
                     }
-                    Err(e) => rpc::error(&id, code::INVALID_PARAMS, &format!("invalid event: {e}")),
-                },
+                }
             };
             lock(&in_flight).remove(&key);
             let _ = out.send(response);
@@ -708,9 +700,15 @@ fn event_of(params: &RawValue, max: u64) -> Result<Event, String> {
 /// is needed, with the load's diagnostics (sent as `latch/diagnostics`
 /// when it is not the first engine).
 fn engine_for(setup: &Setup, out: &Out, event: &Event) -> (Arc<Engine>, Vec<Diagnostic>) {
+    let (loaded, diags) = loaded_for(setup, out, event);
+    (loaded.engine, diags)
+}
+
+/// [`engine_for`], with the texts of the files it was loaded from.
+fn loaded_for(setup: &Setup, out: &Out, event: &Event) -> (Loaded, Vec<Diagnostic>) {
     let key = event.cwd.clone();
     if let Some(loaded) = lock(&setup.engines).get(&key) {
-        return (loaded.engine.clone(), Vec::new());
+        return (loaded.clone(), Vec::new());
     }
     let replace = lock(&setup.kept).clone();
     let (loaded, diags) = load(setup, out, key.as_deref(), replace.clone());
@@ -719,7 +717,7 @@ fn engine_for(setup: &Setup, out: &Out, event: &Event) -> (Arc<Engine>, Vec<Diag
         .filter(|f| loaded.files.contains_key(*f))
         .collect();
     let reason = (!kept.is_empty()).then(|| watch::kept_reason(kept.iter().copied()));
-    let engine = loaded.engine.clone();
+    let answer = loaded.clone();
     let first = {
         let mut engines = lock(&setup.engines);
         let first = engines.is_empty();
@@ -737,7 +735,7 @@ fn engine_for(setup: &Setup, out: &Out, event: &Event) -> (Arc<Engine>, Vec<Diag
             &json!({"cwd": key, "reloaded": true, "reason": reason, "kept": kept, "diagnostics": diags}),
         ));
     }
-    (engine, diags)
+    (answer, diags)
 }
 
 /// Loads the configuration for events in `cwd`, with every diagnostic of
@@ -775,6 +773,63 @@ fn load(
     };
     (loaded, diags)
 }
+/// Dispatches `event` of `session` with `loaded`, or with the settings
+/// the session kept when it rejected a change (claude dialect; see
+/// [`Accepted`]).
+async fn dispatch(
+    setup: &Setup,
+    out: &Out,
+    event: &Event,
+    session: &crate::Session,
+    loaded: Loaded,
+    cancel: &Cancel,
+    lend: Option<Lend<'_>>,
+) -> Result<crate::Outcome, crate::EventError> {
+    let (accepted, warning) = Accepted::open(session, event);
+    let loaded = with_accepted(setup, out, event, &accepted, loaded);
+    let mut outcome = loaded
+        .engine
+        .dispatch_lending(event, session, cancel, lend)
+        .await?;
+    if loaded
+        .engine
+        .dialects()
+        .any(|d| d.name() == crate::dialect::claude::DIALECT)
+    {
+        outcome.warnings.extend(warning);
+        let settled = accepted.settle(event, &outcome, &loaded.files);
+        outcome.warnings.extend(settled);
+    }
+    // Every cancelled answer says so with the same words first.
+    if cancel.is_cancelled() {
+        outcome.warnings.push(if outcome.runs.is_empty() {
+            "dispatch cancelled before any hook ran".to_owned()
+        } else {
+            "dispatch cancelled: latch killed the running hook and its descendants and started no further hook".to_owned()
+        });
+    }
+    Ok(outcome)
+}
+
+/// The configuration for `event` of a session that rejected a change (see
+/// [`Accepted`]): loaded afresh with the files it keeps, beside those a
+/// broken edit kept; else `loaded`, the cached one.
+fn with_accepted(
+    setup: &Setup,
+    out: &Out,
+    event: &Event,
+    accepted: &Accepted<'_>,
+    loaded: Loaded,
+) -> Loaded {
+    let replace = accepted.replacements(event);
+    if replace.is_empty() {
+        return loaded;
+    }
+    let mut files = lock(&setup.kept).clone();
+    files.extend(replace);
+    load(setup, out, event.cwd.as_deref(), files).0
+}
+
 /// Locks a mutex, even one a panicked task left poisoned (the maps stay
 /// consistent: every update is one insert or remove).
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {

@@ -13,6 +13,8 @@
 //! - `http`: `http` handlers;
 //! - `text`: Claude Code's texts;
 //! - `background`: `async` handlers' answers, kept for the next tool result;
+//! - `accepted`: the settings a session keeps when a `ConfigChange` hook
+//!   rejects an edit;
 //! - `combine`: the verdicts into one [`Outcome`](crate::Outcome).
 //!
 //! The user guide is `docs/dialects/claude.md`.
@@ -51,8 +53,8 @@
 //! ```
 
 internal_mods!(
-    background, combine, discover, env_file, events, explain, harness, http, judge, lint, load,
-    prompt, schema, text, trust
+    accepted, background, combine, discover, env_file, events, explain, harness, http, judge, lint,
+    load, prompt, schema, text, trust
 );
 
 use std::collections::HashMap;
