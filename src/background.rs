@@ -126,6 +126,10 @@ impl Background for Tasks {
         Ok(())
     }
 
+    fn follows(&self) -> bool {
+        true
+    }
+
     fn adopt(&self, job: DetachedJob) -> Result<(), String> {
         let runtime = tokio::runtime::Handle::try_current()
             .map_err(|_| "no tokio runtime to run it on".to_owned())?;

@@ -9,7 +9,9 @@
 //!   it prints next and stop it when its time is up.
 //!
 //! stdin is a Unix socket for that reason: the first message carries the
-//! descriptors, and the job, JSON, follows to the end of the stream.
+//! descriptors. The job follows to the end of the stream: one line of
+//! JSON, then the byte strings it names by length (a payload, or what the
+//! hook printed so far), raw.
 
 use std::io::{IoSlice, IoSliceMut, Read, Write};
 use std::mem::MaybeUninit;
@@ -32,19 +34,24 @@ use crate::session::Session;
 
 use super::exit;
 
-/// The most a job description may be (a payload is at most the event's 16
-/// MiB, plus the command; its bytes are numbers in JSON).
-const MAX_JOB: u64 = 96 << 20;
+/// The most a job may be beside its payload: the command, and what a
+/// hook printed before it went to the background (at most the 8 MiB of
+/// stdout the claude dialect keeps).
+const MAX_JOB_BESIDE_PAYLOAD: u64 = 12 << 20;
 
 /// The most descriptors a job carries: pidfd, stdin, stdout, stderr.
 const MAX_FDS: usize = 4;
 
-/// What the detached process reads on stdin.
+/// What the detached process reads on stdin (its first line).
 #[derive(Serialize, Deserialize)]
 struct Sent {
     /// Where the answer goes; `None` for a job whose answer is not kept.
     state_root: Option<PathBuf>,
     work: Work,
+    /// The lengths of the byte strings after the line: for `Run`, the
+    /// payload; for `Follow`, what the hook printed so far, then the rest
+    /// of its payload.
+    parts: Vec<usize>,
 }
 
 /// The work of one detached process.
@@ -61,11 +68,10 @@ enum Work {
 struct Follow {
     answered: Answered,
     pid: i32,
+    start: Option<u64>,
     /// Which descriptors came, in this order: pidfd, stdin, stdout,
     /// stderr.
     present: [bool; MAX_FDS],
-    stdin_rest: Vec<u8>,
-    stdout_so_far: Vec<u8>,
     left: Duration,
     limits: OutputLimits,
 }
@@ -77,15 +83,22 @@ pub struct Detached {
 }
 
 impl Background for Detached {
-    fn start(&self, job: BackgroundJob) -> Result<(), String> {
+    fn start(&self, mut job: BackgroundJob) -> Result<(), String> {
         if job.deliver {
             self.deliverable(job.session_id.as_deref())?;
         }
+        let payload = std::mem::take(&mut job.command.stdin);
         let sent = Sent {
             state_root: self.state_root.clone(),
+            parts: vec![payload.len()],
             work: Work::Run(job),
         };
-        hand_over(&sent, &[])
+        hand_over(&sent, &[&payload], &[])
+    }
+
+    /// Only with a state directory to keep the answers in.
+    fn follows(&self) -> bool {
+        self.state_root.is_some()
     }
 
     fn adopt(&self, job: DetachedJob) -> Result<(), String> {
@@ -106,6 +119,7 @@ impl Background for Detached {
         ];
         let sent = Sent {
             state_root: self.state_root.clone(),
+            parts: vec![released.stdout_so_far.len(), released.stdin_rest.len()],
             work: Work::Follow(Follow {
                 answered: Answered {
                     dialect,
@@ -114,16 +128,28 @@ impl Background for Detached {
                     session_id,
                 },
                 pid: released.pid,
+                start: released.start,
                 present: [0, 1, 2, 3].map(|i| fds[i].is_some()),
-                stdin_rest: released.stdin_rest,
-                stdout_so_far: released.stdout_so_far,
                 left: released.left,
                 limits: released.limits,
             }),
         };
         let borrowed: Vec<BorrowedFd<'_>> = fds.iter().flatten().map(AsFd::as_fd).collect();
         // This process's copies close when `fds` drops, after the hand-over.
-        hand_over(&sent, &borrowed)
+        let handed = hand_over(
+            &sent,
+            &[&released.stdout_so_far, &released.stdin_rest],
+            &borrowed,
+        );
+        if handed.is_err() {
+            // Nobody follows it: it dies now, with its group. It is still
+            // this process's child (released, never reaped), so its pid
+            // names no other process.
+            if let Some(group) = rustix::process::Pid::from_raw(released.pid) {
+                let _ = rustix::process::kill_process_group(group, rustix::process::Signal::KILL);
+            }
+        }
+        handed
     }
 }
 
@@ -140,10 +166,16 @@ impl Detached {
     }
 }
 
-/// Starts `latch background-hook` and sends it `sent`, with `fds`.
-fn hand_over(sent: &Sent, fds: &[BorrowedFd<'_>]) -> Result<(), String> {
+/// Starts `latch background-hook` and sends it `sent`, its `parts` and
+/// `fds`.
+fn hand_over(sent: &Sent, parts: &[&[u8]], fds: &[BorrowedFd<'_>]) -> Result<(), String> {
     let exe = std::env::current_exe().map_err(|e| format!("cannot find latch itself: {e}"))?;
-    let text = serde_json::to_vec(sent).map_err(|e| e.to_string())?;
+    // JSON escapes every newline in its strings: the first one ends it.
+    let mut text = serde_json::to_vec(sent).map_err(|e| e.to_string())?;
+    text.push(b'\n');
+    for part in parts {
+        text.extend_from_slice(part);
+    }
     let (ours, theirs) = rustix::net::socketpair(
         AddressFamily::UNIX,
         SocketType::STREAM,
@@ -180,20 +212,28 @@ fn hand_over(sent: &Sent, fds: &[BorrowedFd<'_>]) -> Result<(), String> {
         .map_err(|e| format!("cannot hand the job over: {e}"))
 }
 
-/// Reads the job and its descriptors from stdin.
-fn receive() -> Option<(Sent, Vec<OwnedFd>)> {
+/// Reads the job, its byte strings and its descriptors from stdin.
+fn receive() -> Option<(Sent, Vec<Vec<u8>>, Vec<OwnedFd>)> {
     let stdin = std::io::stdin();
     let mut first = [0u8; 1];
     let mut space = [MaybeUninit::<u8>::uninit(); rustix::cmsg_space!(ScmRights(MAX_FDS))];
     let mut control = RecvAncillaryBuffer::new(&mut space);
     let mut fds = Vec::new();
     let mut text = Vec::new();
-    match rustix::net::recvmsg(
-        stdin.as_fd(),
-        &mut [IoSliceMut::new(&mut first)],
-        &mut control,
-        RecvFlags::CMSG_CLOEXEC,
-    ) {
+    let got = loop {
+        match rustix::net::recvmsg(
+            stdin.as_fd(),
+            &mut [IoSliceMut::new(&mut first)],
+            &mut control,
+            RecvFlags::CMSG_CLOEXEC,
+        ) {
+            Err(rustix::io::Errno::INTR) => continue,
+            other => break other,
+        }
+    };
+    match got {
+        // Descriptors that did not all fit: the job cannot be followed.
+        Ok(got) if got.flags.contains(rustix::net::ReturnFlags::CTRUNC) => return None,
         Ok(got) => {
             text.extend_from_slice(first.get(..got.bytes).unwrap_or_default());
             for message in control.drain() {
@@ -206,18 +246,32 @@ fn receive() -> Option<(Sent, Vec<OwnedFd>)> {
         Err(rustix::io::Errno::NOTSOCK) => {}
         Err(_) => return None,
     }
-    stdin.lock().take(MAX_JOB).read_to_end(&mut text).ok()?;
-    Some((serde_json::from_slice(&text).ok()?, fds))
+    let max = super::event_input::max_event_bytes()
+        .unwrap_or(16 << 20)
+        .saturating_add(MAX_JOB_BESIDE_PAYLOAD);
+    stdin.lock().take(max).read_to_end(&mut text).ok()?;
+    let line = text.iter().position(|&b| b == b'\n')?;
+    let sent: Sent = serde_json::from_slice(&text[..line]).ok()?;
+    let mut rest = &text[line + 1..];
+    let mut parts = Vec::with_capacity(sent.parts.len());
+    for &len in &sent.parts {
+        let (part, after) = rest.split_at_checked(len)?;
+        parts.push(part.to_vec());
+        rest = after;
+    }
+    rest.is_empty().then_some((sent, parts, fds))
 }
 
 /// Runs `latch background-hook`: one job from stdin.
 pub async fn run() -> u8 {
-    let Some((sent, fds)) = receive() else {
+    let Some((sent, parts, fds)) = receive() else {
         return exit::BAD_EVENT;
     };
     let _ = crate::run::become_subreaper();
+    let mut parts = parts.into_iter();
     match sent.work {
-        Work::Run(job) => {
+        Work::Run(mut job) => {
+            job.command.stdin = parts.next().unwrap_or_default();
             let result = Runner::default().run(&job.command).await;
             if !job.deliver {
                 return exit::OK;
@@ -237,12 +291,13 @@ pub async fn run() -> u8 {
             let [pidfd, stdin, stdout, stderr] = follow.present.map(&mut next);
             let released = Released {
                 pid: follow.pid,
+                start: follow.start,
                 pidfd,
+                stdout_so_far: parts.next().unwrap_or_default(),
+                stdin_rest: parts.next().unwrap_or_default(),
                 stdin,
-                stdin_rest: follow.stdin_rest,
                 stdout,
                 stderr,
-                stdout_so_far: follow.stdout_so_far,
                 left: follow.left,
                 limits: follow.limits,
             };

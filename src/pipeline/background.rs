@@ -53,9 +53,18 @@ pub trait Background: Send + Sync {
     /// Starts `job` and returns at once; `Err` says why it could not start.
     fn start(&self, job: BackgroundJob) -> Result<(), String>;
 
+    /// Whether [`Background::adopt`] follows hooks that run already. Only
+    /// then does a hook's first stdout line `{"async":true}` end the
+    /// dispatch's wait for it (claude dialect); otherwise the dispatch
+    /// waits for the hook, as for any other. The default follows none.
+    fn follows(&self) -> bool {
+        false
+    }
+
     /// Follows `job`, which runs already, to its end and keeps its answer
     /// for the session, returning at once. `Err` says why it cannot; the
-    /// hook is then killed (the job is dropped). The default follows none.
+    /// hook is then killed (the job is dropped). Called only when
+    /// [`Background::follows`] says so.
     fn adopt(&self, job: DetachedJob) -> Result<(), String> {
         drop(job);
         Err("this harness does not follow hooks in the background".to_owned())

@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use tokio::io::{AsyncRead, AsyncReadExt};
 
-use super::FirstLineRule;
+use super::detach::Rule;
 use super::lent::Stream;
 
 /// What latch kept of one output stream.
@@ -47,7 +47,7 @@ impl Captured {
     pub(super) async fn drain<R: AsyncRead + Unpin>(
         &mut self,
         pipe: &mut Option<R>,
-        first_line: &mut Option<FirstLineRule>,
+        first_line: &Rule,
     ) -> Result<(), Duration> {
         let Some(reader) = pipe.as_mut() else {
             return Ok(());
@@ -69,7 +69,7 @@ impl Captured {
                         buf.clear();
                         buf.reserve_exact(CHUNK);
                     }
-                    if let Some(left) = super::detach::says(first_line, self) {
+                    if let Some(left) = first_line.says(self) {
                         return Err(left);
                     }
                 }

@@ -176,13 +176,14 @@ impl Child {
     }
 
     /// Lets the process go without killing it, for another process to
-    /// follow: its pid, and a pidfd on it unless it was reaped already or
-    /// the kernel has no pidfds. It stays this process's child
+    /// follow: its pid, the start time it was recorded with as a leader
+    /// (see [`super::adopt`]), and a pidfd on it unless it was reaped
+    /// already or the kernel has no pidfds. It stays this process's child
     /// until this process exits, and is reaped by whoever inherits it.
-    pub(super) fn release(mut self) -> (i32, Option<OwnedFd>) {
-        let pid = self.pid.as_raw_nonzero().get();
+    pub(super) fn release(mut self) -> (i32, Option<u64>, Option<OwnedFd>) {
+        let (pid, start) = (self.pid.as_raw_nonzero().get(), self.leader_start);
         if self.exit.is_some() {
-            return (pid, None);
+            return (pid, start, None);
         }
         self.open_pidfd();
         let pidfd = match self.pidfd.take() {
@@ -192,7 +193,7 @@ impl Child {
         };
         // Dropping it would kill it; it holds nothing else to free.
         std::mem::forget(self);
-        (pid, pidfd)
+        (pid, start, pidfd)
     }
 
     /// Whether the process was reaped.

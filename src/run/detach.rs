@@ -16,6 +16,7 @@
 
 use std::fmt;
 use std::os::fd::{AsFd, OwnedFd};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use rustix::process::{Pid, Signal};
@@ -38,21 +39,55 @@ pub enum FirstLine {
 /// says [`FirstLine::Stay`] or [`FirstLine::Detach`].
 pub type FirstLineRule = fn(&[u8]) -> FirstLine;
 
-/// Shows `stdout` to the rule, if it has not decided yet: the time the hook
-/// has left when the rule detaches it. A decided rule is dropped.
-pub(super) fn says(rule: &mut Option<FirstLineRule>, stdout: &Captured) -> Option<Duration> {
-    let decide = (*rule)?;
-    match decide(&stdout.bytes) {
-        FirstLine::Wait => None,
-        FirstLine::Stay => {
-            *rule = None;
-            None
-        }
-        FirstLine::Detach(left) => {
-            *rule = None;
-            Some(left)
+/// A hook's first-line rule, until it decides. Shared by reference with
+/// the drain that asks it, so that the runner can stop it (at a timeout or
+/// a cancel) while that drain is in flight.
+#[derive(Debug)]
+pub(super) struct Rule {
+    rule: Option<FirstLineRule>,
+    decided: AtomicBool,
+}
+
+impl Rule {
+    /// `rule`, undecided; `None`: a rule that never detaches.
+    pub(super) fn new(rule: Option<FirstLineRule>) -> Rule {
+        Rule {
+            rule,
+            decided: AtomicBool::new(false),
         }
     }
+
+    /// Shows `stdout` to the rule, if it has not decided yet: the time the
+    /// hook has left when the rule detaches it.
+    pub(super) fn says(&self, stdout: &Captured) -> Option<Duration> {
+        let decide = self
+            .rule
+            .filter(|_| !self.decided.load(Ordering::Relaxed))?;
+        match decide(&stdout.bytes) {
+            FirstLine::Wait => None,
+            FirstLine::Stay => {
+                self.stop();
+                None
+            }
+            FirstLine::Detach(left) => {
+                self.stop();
+                Some(left)
+            }
+        }
+    }
+
+    /// The rule is not asked again: the hook runs to its end.
+    pub(super) fn stop(&self) {
+        self.decided.store(true, Ordering::Relaxed);
+    }
+}
+
+/// `now + left`, or as far as an `Instant` goes.
+pub(super) fn deadline_after(now: Instant, left: Duration) -> Instant {
+    // A rule may give any duration; about 30 years is as good as forever.
+    now.checked_add(left)
+        .or_else(|| now.checked_add(Duration::from_secs(1 << 30)))
+        .unwrap_or(now)
 }
 
 /// A hook that went on in the background (see the module docs).
@@ -76,7 +111,7 @@ impl fmt::Debug for Detached {
 impl Detached {
     /// `hook`, detached by `cmd`'s rule with `left` to run.
     pub(super) fn new(mut hook: Started, cmd: &HookCommand, left: Duration) -> Detached {
-        hook.deadline = Instant::now() + left;
+        hook.deadline = deadline_after(Instant::now(), left);
         let command = HookCommand {
             program: cmd.program.clone(),
             // The process runs already: these no longer matter.
@@ -89,7 +124,7 @@ impl Detached {
             } else {
                 Vec::new()
             },
-            timeout: hook.start.elapsed() + left,
+            timeout: hook.start.elapsed().saturating_add(left),
             limits: cmd.limits,
             output_wait: cmd.output_wait,
             detach: None,
@@ -117,7 +152,8 @@ impl Detached {
 
     /// Lets the hook go without killing it, for another process to
     /// [`follow`]. The hook stays this process's child until this process
-    /// exits (its parent then reaps it), so the caller should exit soon.
+    /// exits (whoever inherits it then reaps it), so the caller should
+    /// exit soon.
     pub fn release(self) -> Released {
         let Detached { hook, command } = self;
         let Started {
@@ -133,9 +169,10 @@ impl Detached {
         } = hook;
         // This process lets go: its guard must not kill anything.
         guard.disarm();
-        let (pid, pidfd) = child.release();
+        let (pid, start, pidfd) = child.release();
         Released {
             pid,
+            start,
             pidfd,
             stdin,
             stdin_rest: command.stdin.get(fed..).unwrap_or_default().to_vec(),
@@ -154,8 +191,12 @@ impl Detached {
 pub struct Released {
     /// The hook's pid, which is also its process group's id.
     pub pid: i32,
-    /// A pidfd on the hook, while it runs (none if it exited already or
-    /// the kernel has no pidfds).
+    /// When the hook started, in clock ticks since boot (perhaps a tick
+    /// early), if its runner noted it: with the pid, it tells the hook
+    /// apart from a later process that gets its pid.
+    pub start: Option<u64>,
+    /// A pidfd on the hook (none if it was reaped already or the kernel
+    /// has no pidfds).
     pub pidfd: Option<OwnedFd>,
     /// The write end of its stdin, if the payload is not all written.
     pub stdin: Option<OwnedFd>,
@@ -196,6 +237,7 @@ pub struct Followed {
 pub async fn follow(hook: Released, grace: Duration) -> Followed {
     let Released {
         pid,
+        start,
         pidfd,
         stdin,
         stdin_rest,
@@ -212,12 +254,12 @@ pub async fn follow(hook: Released, grace: Duration) -> Followed {
     let mut timed_out = false;
     match super::on_reactor(stdin, out, err) {
         Ok((mut stdin, mut out, mut err)) => {
-            let (mut fed, mut no_rule, mut none) = (0, None, None);
+            let (mut fed, no_rule) = (0, Rule::new(None));
             let io = async {
                 let _ = tokio::try_join!(
                     super::feed(&mut stdin, &stdin_rest, &mut fed),
-                    stdout.drain(&mut out, &mut no_rule),
-                    stderr.drain(&mut err, &mut none)
+                    stdout.drain(&mut out, &no_rule),
+                    stderr.drain(&mut err, &no_rule)
                 );
                 // The output ended; the hook may still run.
                 if let Some(fd) = &pidfd {
@@ -227,15 +269,30 @@ pub async fn follow(hook: Released, grace: Duration) -> Followed {
             tokio::pin!(io);
             if tokio::time::timeout(left, &mut io).await.is_err() {
                 timed_out = true;
-                signal_group(pid, pidfd.as_ref().map(|fd| fd.get_ref()), Signal::TERM);
+                signal_group(
+                    pid,
+                    start,
+                    pidfd.as_ref().map(|fd| fd.get_ref()),
+                    Signal::TERM,
+                );
                 if tokio::time::timeout(grace, &mut io).await.is_err() {
-                    signal_group(pid, pidfd.as_ref().map(|fd| fd.get_ref()), Signal::KILL);
+                    signal_group(
+                        pid,
+                        start,
+                        pidfd.as_ref().map(|fd| fd.get_ref()),
+                        Signal::KILL,
+                    );
                     let _ = tokio::time::timeout(Duration::from_millis(100), &mut io).await;
                 }
             }
         }
         // Nothing can be read: the hook is stopped at once.
-        Err(_) => signal_group(pid, pidfd.as_ref().map(|fd| fd.get_ref()), Signal::KILL),
+        Err(_) => signal_group(
+            pid,
+            start,
+            pidfd.as_ref().map(|fd| fd.get_ref()),
+            Signal::KILL,
+        ),
     }
     Followed {
         stdout,
@@ -245,9 +302,11 @@ pub async fn follow(hook: Released, grace: Duration) -> Followed {
 }
 
 /// Sends `signal` to the group `pid` leads, while it is surely the hook's:
-/// its leader still runs (its pidfd is not readable), or the leader is gone
-/// and the group still has members (whose id no new process can take).
-fn signal_group(pid: i32, pidfd: Option<&OwnedFd>, signal: Signal) {
+/// its leader still runs (its pidfd is not readable), or waits to be
+/// reaped (a zombie leading its group, started when the hook did, whose
+/// pid no other process can have yet), or is gone and the group still has
+/// members (whose id no new process can take).
+fn signal_group(pid: i32, start: Option<u64>, pidfd: Option<&OwnedFd>, signal: Signal) {
     let Some(group) = Pid::from_raw(pid) else {
         return;
     };
@@ -262,7 +321,11 @@ fn signal_group(pid: i32, pidfd: Option<&OwnedFd>, signal: Signal) {
         };
         matches!(rustix::event::poll(&mut polled, Some(&zero)), Ok(0))
     });
-    if leader_runs || super::adopt::still_lingering(pid) {
+    let unreaped = || {
+        super::procfs::stat(pid)
+            .is_some_and(|p| p.zombie && p.pgid == pid && start.is_none_or(|s| p.start >= s))
+    };
+    if leader_runs || unreaped() || super::adopt::still_lingering(pid) {
         let _ = rustix::process::kill_process_group(group, signal);
     }
 }

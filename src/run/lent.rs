@@ -118,7 +118,7 @@ pub(super) fn wait(
                     finished.push((i, Ended::Exited(exit, Instant::now())));
                 }
                 Step::Detach(left) => {
-                    *watch = Watch::Done;
+                    *watch = Watch::Detached;
                     finished.push((i, Ended::Detached(left)));
                 }
                 Step::HandOver => return finished,
@@ -171,6 +171,10 @@ enum Watch {
     Reading { check: Duration, next: Instant },
     /// Both pipes ended before it could be reaped: waiting on its pidfd.
     Exiting,
+    /// Its first line sent it to the background: what it prints is still
+    /// read while the others of the batch run, so that it never blocks on
+    /// a full pipe.
+    Detached,
     /// Finished and reaped.
     Done,
 }
@@ -224,6 +228,10 @@ fn feed(hook: &mut Started, payload: &[u8]) {
 fn step(hook: &mut Started, watch: &mut Watch, ready: HookReady, now: Instant) -> Step {
     match watch {
         Watch::Done => Step::Waiting,
+        Watch::Detached => {
+            read_outputs(hook, [ready[1], ready[2]]);
+            Step::Waiting
+        }
         Watch::Exiting if !ready[0] => Step::Waiting,
         // The pidfd says it exited: reap it. Nothing to reap means a
         // tracer holds it, and the reactor code waits without spinning.
@@ -233,7 +241,15 @@ fn step(hook: &mut Started, watch: &mut Watch, ready: HookReady, now: Instant) -
         },
         Watch::Reading { check, next } => {
             let printed = hook.stdout.total;
-            if read_outputs(hook, [ready[1], ready[2]]) {
+            let ended = read_outputs(hook, [ready[1], ready[2]]);
+            // Asked whenever stdout grew, before its end counts: a hook may
+            // print the line and close its output at once.
+            if hook.stdout.total != printed
+                && let Some(left) = hook.first_line.says(&hook.stdout)
+            {
+                return Step::Detach(left);
+            }
+            if ended {
                 // The output ended; the exit is usually there already.
                 return match hook.child.try_wait() {
                     Ok(Some(exit)) => Step::Finished(exit),
@@ -243,11 +259,6 @@ fn step(hook: &mut Started, watch: &mut Watch, ready: HookReady, now: Instant) -
                     }
                     Ok(None) | Err(_) => Step::HandOver,
                 };
-            }
-            if hook.stdout.total != printed
-                && let Some(left) = super::detach::says(&mut hook.first_line, &hook.stdout)
-            {
-                return Step::Detach(left);
             }
             if now < *next {
                 return Step::Waiting;
@@ -296,7 +307,7 @@ fn next_wake(hooks: &[Started], watches: &[Watch], now: Instant) -> Option<Insta
     let mut wake: Option<Instant> = None;
     for (hook, watch) in hooks.iter().zip(watches) {
         let at = match watch {
-            Watch::Done => continue,
+            Watch::Done | Watch::Detached => continue,
             _ if hook.deadline <= now => return None,
             Watch::Reading { next, .. } => hook.deadline.min(*next),
             Watch::Exiting => hook.deadline,
@@ -341,7 +352,7 @@ fn ready(
         let fds = match watch {
             Watch::Done => [None, None, None],
             Watch::Exiting => [hook.child.pidfd(), None, None],
-            Watch::Reading { .. } => [
+            Watch::Reading { .. } | Watch::Detached => [
                 None,
                 hook.out_pipe.as_ref().map(AsFd::as_fd),
                 hook.err_pipe.as_ref().map(AsFd::as_fd),

@@ -286,8 +286,10 @@ impl Default for Runner {
 }
 
 impl Runner {
-    /// Runs one hook to completion. Never panics and never returns an error:
-    /// every way a process can fail is a [`Termination`].
+    /// Runs one hook to completion, or until its first stdout line sends
+    /// it to the background ([`HookCommand::detach`]). Never panics and
+    /// never returns an error: every way a process can fail is a
+    /// [`Termination`].
     pub async fn run(&self, cmd: &HookCommand) -> RunResult {
         self.run_until(cmd, &Cancel::never()).await
     }
@@ -415,6 +417,11 @@ impl Runner {
     /// grace period, the drain window and the kill of leftovers; or until
     /// its first stdout line detaches it ([`HookCommand::detach`]).
     async fn finish(&self, hook: Started, cmd: &HookCommand, cancel: &Cancel) -> RunResult {
+        // The lent wait may have read a first line it did not show the
+        // rule (it handed the hook over at once).
+        if let Some(left) = hook.first_line.says(&hook.stdout) {
+            return hook.detach(cmd, left);
+        }
         let Started {
             guard,
             child,
@@ -426,7 +433,7 @@ impl Runner {
             mut stderr,
             start,
             deadline,
-            mut first_line,
+            first_line,
         } = hook;
         // Declared in this order so that, dropped with a dropped run, the
         // guard kills the tree while the leader is still unreaped (the
@@ -454,14 +461,14 @@ impl Runner {
         let mut detached_for = None;
         let termination;
         {
-            let mut no_rule = None;
+            let no_rule = detach::Rule::new(None);
             // Each part keeps its progress outside the future, so that a
             // detach, which drops the future, loses nothing.
             let io = async {
                 tokio::try_join!(
                     feed(&mut stdin, &cmd.stdin, &mut fed),
-                    stdout.drain(&mut out_pipe, &mut first_line),
-                    stderr.drain(&mut err_pipe, &mut no_rule)
+                    stdout.drain(&mut out_pipe, &first_line),
+                    stderr.drain(&mut err_pipe, &no_rule)
                 )
             };
             tokio::pin!(io);
@@ -496,8 +503,10 @@ impl Runner {
                 guard.leader_reaped();
             }
             // Phase 2: on timeout, SIGTERM the hook and its descendants,
-            // grace, then SIGKILL them all.
+            // grace, then SIGKILL them all. A hook stopped so does not go
+            // to the background any more.
             if timed_out || was_cancelled {
+                first_line.stop();
                 guard.terminate();
                 let grace = tokio::time::sleep(self.grace);
                 tokio::pin!(grace);
@@ -543,7 +552,7 @@ impl Runner {
                 || tokio::select! {
                     biased;
                     done = &mut io => {
-                        detached_for = done.err();
+                        detached_for = done.err().filter(|_| !timed_out && !was_cancelled);
                         true
                     }
                     _ = tokio::time::sleep(window) => false,
@@ -580,7 +589,7 @@ impl Runner {
                 stderr,
                 start,
                 deadline,
-                first_line: None,
+                first_line: detach::Rule::new(None),
             };
             return hook.detach(cmd, left);
         }
@@ -637,7 +646,7 @@ struct Started {
     deadline: Instant,
     /// The rule that may detach the hook, until it decided
     /// ([`HookCommand::detach`]).
-    first_line: Option<FirstLineRule>,
+    first_line: detach::Rule,
 }
 
 impl Started {
@@ -659,7 +668,7 @@ impl Started {
                 stderr,
                 start,
                 deadline: start + cmd.timeout,
-                first_line: cmd.detach,
+                first_line: detach::Rule::new(cmd.detach),
             }),
             Err(err) => Err(Box::new(early(
                 spawn_failure(&err, cmd),

@@ -74,7 +74,7 @@ fn r6_async_first_line_pre_deny_the_tool_runs_and_the_late_deny_is_ignored() {
     let deny = json!({"hookSpecificOutput": {"hookEventName": "PreToolUse",
         "permissionDecision": "deny", "permissionDecisionReason": "too late"}});
     let hook = format!(
-        r#"printf '{{"async":true}}\n'; sleep 1; printf '%s\n' '{deny}'; echo PRE_DENY_STDERR >&2; {touch}; exit 2"#
+        r#"printf '{{"async":true}}\n'; sleep 2; printf '%s\n' '{deny}'; echo PRE_DENY_STDERR >&2; {touch}; exit 2"#
     );
     let c = c.project_settings(&settings("PreToolUse", Some("Bash"), &[&hook]));
     let f = c.fire(&bash_before("date"));
@@ -114,7 +114,7 @@ fn r6_async_first_line_no_newline_the_closing_brace_is_enough() {
     let c = Claude::new();
     let (done, touch) = marker(&c, "done");
     let hook = format!(
-        r#"printf '{{"async":true}}'; sleep 1; {touch}; printf '\n%s\n' '{}'"#,
+        r#"printf '{{"async":true}}'; sleep 2; {touch}; printf '\n%s\n' '{}'"#,
         context("PostToolUse", "LATE_CTX")
     );
     let c = c.project_settings(&settings("PostToolUse", Some("Bash"), &[&hook]));
@@ -154,7 +154,7 @@ fn r6_async_first_line_split_the_event_waits_for_the_closing_brace() {
     let c = Claude::new();
     let (done, touch) = marker(&c, "done");
     let hook = format!(
-        r#"printf '{{"async":'; sleep 0.5; printf 'true}}\n'; sleep 1; {touch}; printf '%s\n' '{}'"#,
+        r#"printf '{{"async":'; sleep 0.5; printf 'true}}\n'; sleep 2; {touch}; printf '%s\n' '{}'"#,
         context("PostToolUse", "SPLIT_CTX")
     );
     let c = c.project_settings(&settings("PostToolUse", Some("Bash"), &[&hook]));
@@ -177,7 +177,7 @@ fn r6_async_first_line_sessionstart_its_context_comes_with_the_first_tool_result
     let c = Claude::new();
     let (done, touch) = marker(&c, "done");
     let hook = format!(
-        r#"printf '{{"async":true}}\n'; sleep 1; {touch}; printf '%s\n' '{}'"#,
+        r#"printf '{{"async":true}}\n'; sleep 2; {touch}; printf '%s\n' '{}'"#,
         context("SessionStart", "SS_LATE")
     );
     let c = c.project_settings(&settings("SessionStart", None, &[&hook]));
@@ -192,13 +192,16 @@ fn r6_async_first_line_sessionstart_its_context_comes_with_the_first_tool_result
 #[test]
 fn r6_async_first_line_stderr_flood_is_drained() {
     let c = Claude::new();
+    let (done, touch) = marker(&c, "done");
     let hook = format!(
-        r#"printf '{{"async":true}}\n'; head -c 1048576 /dev/zero >&2; printf '%s\n' '{}'"#,
+        r#"printf '{{"async":true}}\n'; sleep 2; head -c 1048576 /dev/zero >&2; {touch}; printf '%s\n' '{}'"#,
         context("PostToolUse", "FLOOD_CTX")
     );
     let c = c.project_settings(&settings("PostToolUse", Some("Bash"), &[&hook]));
     let after = bash_after("date", json!({"stdout": "hi"}));
-    c.fire(&after);
+    let f = c.fire(&after);
+    assert!(!done.exists(), "latch fire waited for the hook");
+    assert!(went_to_the_background(&f.outcome), "{}", f.outcome);
     let ctx = c.context_arriving(&next_result());
     assert_eq!(texts(&ctx), [reminder("FLOOD_CTX")]);
 }
@@ -226,7 +229,8 @@ fn r6_async_first_line_exit2_later_gives_nothing_and_r6_async_first_line_exit2_c
         context("PostToolUse", "EXIT2_CTX")
     );
     let c = c.project_settings(&settings("PostToolUse", Some("Bash"), &[&hook]));
-    c.fire(&after);
+    let f = c.fire(&after);
+    assert!(went_to_the_background(&f.outcome), "{}", f.outcome);
     let ctx = c.context_arriving(&next_result());
     assert_eq!(texts(&ctx), [reminder("EXIT2_CTX")]);
 }
@@ -237,13 +241,14 @@ fn the_first_json_line_without_an_async_key_is_the_answer() {
     // parse, and one with an `async` key, are passed over.
     let c = Claude::new();
     let hook = format!(
-        r#"printf '{{"async":true}}\n'; sleep 0.2; printf '{{not json\n{{"async":false}}\n%s\n%s\n' '{}' '{}'"#,
+        r#"printf '{{"async":true}}\n'; sleep 0.2; printf '{{not json\n{{"async":false}}\n  %s\n%s\n' '{}' '{}'"#,
         context("PostToolUse", "FIRST"),
         context("PostToolUse", "SECOND")
     );
     let c = c.project_settings(&settings("PostToolUse", Some("Bash"), &[&hook]));
     let after = bash_after("date", json!({"stdout": "hi"}));
-    c.fire(&after);
+    let f = c.fire(&after);
+    assert!(went_to_the_background(&f.outcome), "{}", f.outcome);
     let ctx = c.context_arriving(&next_result());
     assert_eq!(texts(&ctx), [reminder("FIRST")]);
 }
@@ -263,20 +268,43 @@ fn a_first_line_that_is_not_async_keeps_the_event_waiting() {
 fn message_display_hooks_run_to_their_end_whatever_their_first_line() {
     // Claude Code runs MessageDisplay hooks with forced synchronous
     // execution (its code; the same path as `--init-only`, recorded in
-    // r6_async_first_line_sessionstart_init_only).
+    // r6_async_first_line_sessionstart_init_only), and reads the whole
+    // stdout as usual.
     let c = Claude::new();
     let (done, touch) = marker(&c, "done");
-    let hook = format!(r#"printf '{{"async":true}}\n'; sleep 0.3; {touch}"#);
+    let answer = json!({"async": true, "hookSpecificOutput": {"hookEventName": "MessageDisplay", "displayContent": "SHOWN"}});
+    let hook = format!(r#"printf '%s\n' '{answer}'; sleep 0.3; {touch}"#);
     let c = c.project_settings(&settings("MessageDisplay", None, &[&hook]));
-    c.fire(&event(
+    let f = c.fire(&event(
         "message_display",
         json!({"turn_id": "t1", "display": {"message_id": "m1", "index": 0, "final": true, "delta": "hi"}}),
     ));
     assert!(done.exists(), "latch fire did not wait for the hook");
+    assert_eq!(f.outcome["display"], "SHOWN", "{}", f.outcome);
+    assert!(!went_to_the_background(&f.outcome), "{}", f.outcome);
 }
 
 #[test]
-fn without_a_session_the_hook_is_waited_for_and_its_answer_kept() {
+fn a_hook_in_the_background_is_read_while_the_others_of_its_event_run() {
+    // The first hook goes to the background, then writes 1 MiB on stderr
+    // (more than a pipe holds) and only then makes `written`; the second
+    // waits up to 5 s for that file. Were the first one not read while
+    // the second runs, both would wait until the second gave up.
+    let c = Claude::new();
+    let (written, touch) = marker(&c, "written");
+    let (saw, touch_saw) = marker(&c, "saw");
+    let first = format!(r#"printf '{{"async":true}}\n'; head -c 1048576 /dev/zero >&2; {touch}"#);
+    let second = format!(
+        r#"i=0; while [ $i -lt 100 ]; do if [ -f '{}' ]; then {touch_saw}; exit 0; fi; sleep 0.05; i=$((i+1)); done"#,
+        written.display()
+    );
+    let c = c.project_settings(&settings("PostToolUse", Some("Bash"), &[&first, &second]));
+    c.fire(&bash_after("date", json!({"stdout": "hi"})));
+    assert!(saw.exists(), "the hook in the background was not read");
+}
+
+#[test]
+fn without_a_session_the_hook_is_waited_for() {
     // No session to keep a later answer in: latch waits, as it did before
     // hooks could go to the background, and says so.
     let c = Claude::new();

@@ -747,8 +747,10 @@ fn r2_a_first_line_async_turns_the_run_into_an_async_one() {
         f.outcome
     );
     // The hook may still be followed in the background: its answer
-    // arrives with a later tool result.
-    let context = c.context_arriving(&after);
+    // arrives with a later tool result (one that starts no hook).
+    let mut read = after.clone();
+    read["tool"] = json!({"name": "Read", "input": {"file_path": "a"}, "output": "a"});
+    let context = c.context_arriving(&read);
     assert_eq!(
         texts(&context),
         ["<system-reminder>\nLATER\n</system-reminder>"]

@@ -1469,7 +1469,7 @@ fn a_hook_whose_first_line_is_async_is_answered_at_once_and_followed_in_the_serv
     let c = Claude::new();
     let done = c.root.path().join("done");
     let hook = format!(
-        r#"printf '{{"async":true}}\n'; sleep 1; touch '{}'; printf '%s\n' '{}'"#,
+        r#"printf '{{"async":true}}\n'; sleep 2; touch '{}'; printf '%s\n' '{}'"#,
         done.display(),
         json!({"hookSpecificOutput": {"hookEventName": "PostToolUse", "additionalContext": "LATER"}})
     );

@@ -341,15 +341,20 @@ struct Work<'a> {
 
 /// How a handler runs.
 enum Run<'a> {
-    /// A hook process, judged once it ended: by its time limit in seconds
-    /// and its program, for the texts of a failure.
-    Process {
-        job: Box<Job>,
-        timeout: f64,
-        program: String,
-    },
+    /// A hook process, judged once it ended.
+    Process { job: Box<Job>, judged: Judged },
     /// Any other handler, judged by its own future.
     Other(BoxFuture<'a, Ran>),
+}
+
+/// How a hook process's run is judged: by its time limit in seconds and
+/// its program, for the texts of a failure, and whether its first line
+/// may send it to the background (not on events Claude Code runs to their
+/// end, whatever the hook says: MessageDisplay).
+struct Judged {
+    timeout: f64,
+    program: String,
+    forced_sync: bool,
 }
 
 /// Runs the handlers at once; each comes back in its place with the order
@@ -365,14 +370,10 @@ async fn run_all<'a>(
     session: Option<&'a str>,
 ) -> Vec<(Ran, usize)> {
     if alone && runs.iter().all(|r| matches!(r, Run::Process { .. })) {
-        let (jobs, judged): (Vec<Job>, Vec<(f64, String)>) = runs
+        let (jobs, judged): (Vec<Job>, Vec<Judged>) = runs
             .into_iter()
             .filter_map(|r| match r {
-                Run::Process {
-                    job,
-                    timeout,
-                    program,
-                } => Some((*job, (timeout, program))),
+                Run::Process { job, judged } => Some((*job, judged)),
                 Run::Other(_) => None,
             })
             .unzip();
@@ -380,21 +381,15 @@ async fn run_all<'a>(
             .await
             .into_iter()
             .zip(judged)
-            .map(|((f, order), (timeout, program))| {
-                (ran(f, timeout, &program, cx, session), order)
-            })
+            .map(|((f, order), judged)| (ran(f, &judged, cx, session), order))
             .collect();
     }
     let futures = runs
         .into_iter()
         .map(|r| match r {
             Run::Other(future) => future,
-            Run::Process {
-                job,
-                timeout,
-                program,
-            } => Box::pin(async move {
-                ran(pipeline::run_among(cx, *job).await, timeout, &program, cx, session)
+            Run::Process { job, judged } => Box::pin(async move {
+                ran(pipeline::run_among(cx, *job).await, &judged, cx, session)
             })
                 as BoxFuture<'a, Ran>,
         })
@@ -407,8 +402,7 @@ async fn run_all<'a>(
 /// background runner, which follows it and keeps its answer for `session`.
 fn ran(
     mut f: pipeline::job::Finished,
-    timeout: f64,
-    program: &str,
+    judged: &Judged,
     cx: &DispatchContext<'_>,
     session: Option<&str>,
 ) -> Ran {
@@ -430,10 +424,19 @@ fn ran(
                 "latch could not follow hook {} ({}) in the background, and stopped it: {why}",
                 f.record.hook, f.record.event
             ));
+            f.record.fail(
+                ErrorCategory::CommandError,
+                format!("went to the background, where latch could not follow it: {why}"),
+            );
         }
     }
+    let verdict = if judged.forced_sync {
+        super::judge::judge_forced_sync(&f.result, judged.timeout, &judged.program)
+    } else {
+        judge(&f.result, judged.timeout, &judged.program)
+    };
     Ran {
-        verdict: judge(&f.result, timeout, program),
+        verdict,
         record: f.record,
         warnings,
     }
@@ -645,12 +648,14 @@ fn work<'a>(
             Ok(mut cmd) => {
                 // A first line `{"async":true}` sends the hook to the
                 // background, where the harness follows it; without a
-                // background runner or a session to keep its answer in,
-                // latch waits for the hook. MessageDisplay hooks always
-                // run to their end in Claude Code.
-                if cx.background.is_some()
+                // background runner that follows hooks, or a session to
+                // keep its answer in, latch waits for the hook.
+                // MessageDisplay hooks always run to their end in Claude
+                // Code.
+                let forced_sync = place.ce == ClaudeEvent::MessageDisplay;
+                if cx.background.is_some_and(|b| b.follows())
                     && event.session_id.is_some()
-                    && place.ce != ClaudeEvent::MessageDisplay
+                    && !forced_sync
                 {
                     cmd.detach = Some(super::judge::first_line);
                 }
@@ -666,8 +671,11 @@ fn work<'a>(
                             command: cmd,
                             record: s.record,
                         }),
-                        timeout,
-                        program,
+                        judged: Judged {
+                            timeout,
+                            program,
+                            forced_sync,
+                        },
                     },
                 })
             }
@@ -1204,10 +1212,12 @@ impl Fold<'_> {
             // `async` hook's answer; latch has waited for the hook, and
             // keeps that answer for the next tool result the same way.
             Verdict::Async(rest) => {
-                record.message = Some(
-                    "went to the background ({\"async\":true}); its answer comes with the next tool result"
-                        .to_owned(),
-                );
+                if record.status != RunStatus::Failed {
+                    record.message = Some(
+                        "went to the background ({\"async\":true}); its answer comes with the next tool result"
+                            .to_owned(),
+                    );
+                }
                 self.later
                     .push((hook, super::background::later_answer(&rest, ce.as_str())));
             }

@@ -97,6 +97,19 @@ pub const MAX_STDOUT: usize = 8 << 20;
 /// Reads one finished run of `program` (named in the text of a failed
 /// start).
 pub fn judge(result: &RunResult, timeout_secs: f64, program: &str) -> Verdict {
+    judge_run(result, timeout_secs, program, true)
+}
+
+/// [`judge`] for a hook Claude Code runs to its end whatever it prints
+/// (its forced synchronous execution: MessageDisplay, and Setup and
+/// SessionStart under `--init-only`, recorded:
+/// `r6_async_first_line_sessionstart_init_only`): a first line
+/// `{"async":true}` is only part of stdout, which is then read whole.
+pub fn judge_forced_sync(result: &RunResult, timeout_secs: f64, program: &str) -> Verdict {
+    judge_run(result, timeout_secs, program, false)
+}
+
+fn judge_run(result: &RunResult, timeout_secs: f64, program: &str, may_go: bool) -> Verdict {
     let stdout = String::from_utf8_lossy(&result.stdout.bytes);
     let stderr = String::from_utf8_lossy(&result.stderr.bytes);
     // Went on in the background: what it says, the first line's follower
@@ -104,7 +117,7 @@ pub fn judge(result: &RunResult, timeout_secs: f64, program: &str) -> Verdict {
     if result.termination == Termination::Detached {
         return Verdict::Async(String::new());
     }
-    if let Some(rest) = after_async_line(&stdout) {
+    if may_go && let Some(rest) = after_async_line(&stdout) {
         return Verdict::Async(rest.to_owned());
     }
     let code = match &result.termination {
@@ -236,7 +249,9 @@ const MAX_FIRST_LINE: usize = 1 << 20;
 pub fn first_line(stdout: &[u8]) -> FirstLine {
     let line = stdout.split(|&b| b == b'\n').next().unwrap_or_default();
     if !line.contains(&b'}') {
-        return if line.len() > MAX_FIRST_LINE {
+        // A whole first line without one never gets one.
+        let whole = line.len() < stdout.len();
+        return if whole || line.len() > MAX_FIRST_LINE {
             FirstLine::Stay
         } else {
             FirstLine::Wait

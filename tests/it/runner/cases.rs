@@ -564,3 +564,30 @@ async fn a_detached_hook_still_gets_the_rest_of_a_large_payload() {
         assert_eq!(stdout.bytes, b"go 10000\n1048576\n", "released: {release}");
     }
 }
+
+#[tokio::test]
+async fn a_hook_that_prints_the_line_and_closes_its_output_at_once_still_detaches() {
+    let r = run(&detaching("echo go 5000; exec >/dev/null 2>&1; sleep 0.3")).await;
+    assert_eq!(r.termination, Termination::Detached);
+    let done = r
+        .detached
+        .expect("the hook")
+        .finish(&runner(false), &Cancel::never())
+        .await;
+    assert_eq!(done.termination, Termination::Exited(Exit::Code(0)));
+    assert_eq!(done.stdout.bytes, b"go 5000\n");
+}
+
+#[tokio::test]
+async fn a_hook_stopped_at_its_timeout_does_not_detach_afterwards() {
+    // It prints the line only once SIGTERM came.
+    let mut cmd = detaching("trap 'echo go; exit 0' TERM; sleep 5 & wait");
+    cmd.timeout = Duration::from_millis(200);
+    let r = run(&cmd).await;
+    assert!(
+        matches!(r.termination, Termination::TimedOut { .. }),
+        "{:?}",
+        r.termination
+    );
+    assert!(r.detached.is_none());
+}

@@ -1,7 +1,8 @@
 //! The process runner, on real processes.
 //!
-//! The cases in `cases.rs` run three times: waiting on the reactor, with
-//! the runner lending the thread (`Runner::lend_thread`), and in a lent
+//! The cases in `cases.rs` run five times: waiting on the reactor, with
+//! the runner lending the thread (`Runner::lend_thread`), lent until an
+//! interrupt or for 20 ms only (then handed to the reactor), and in a lent
 //! batch beside another hook (`Runner::run_batch`), none of which may
 //! change any result. What only one of them can do is tested here.
 
