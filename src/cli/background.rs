@@ -141,13 +141,14 @@ impl Background for Detached {
             &[&released.stdout_so_far, &released.stdin_rest],
             &borrowed,
         );
-        if handed.is_err() {
-            // Nobody follows it: it dies now, with its group. It is still
-            // this process's child (released, never reaped), so its pid
-            // names no other process.
-            if let Some(group) = rustix::process::Pid::from_raw(released.pid) {
-                let _ = rustix::process::kill_process_group(group, rustix::process::Signal::KILL);
-            }
+        // Nobody follows it: it dies now, with its group. With a pidfd it
+        // was not reaped, and is still this process's child (released,
+        // never reaped since), so its pid names no other process.
+        if handed.is_err()
+            && fds[0].is_some()
+            && let Some(group) = rustix::process::Pid::from_raw(released.pid)
+        {
+            let _ = rustix::process::kill_process_group(group, rustix::process::Signal::KILL);
         }
         handed
     }
@@ -207,10 +208,39 @@ fn hand_over(sent: &Sent, parts: &[&[u8]], fds: &[BorrowedFd<'_>]) -> Result<(),
         SendFlags::empty(),
     )
     .map_err(|e| format!("cannot hand the job over: {e}"))?;
-    std::fs::File::from(ours)
+    let mut socket = std::fs::File::from(ours);
+    socket
         .write_all(rest)
-        .map_err(|e| format!("cannot hand the job over: {e}"))
+        .map_err(|e| format!("cannot hand the job over: {e}"))?;
+    // The end of the job; then the new process says it has it.
+    rustix::net::shutdown(&socket, rustix::net::Shutdown::Write)
+        .map_err(|e| format!("cannot hand the job over: {e}"))?;
+    let mut polled = [rustix::event::PollFd::new(
+        &socket,
+        rustix::event::PollFlags::IN,
+    )];
+    let wait = rustix::event::Timespec {
+        tv_sec: ACK_WAIT_SECS,
+        tv_nsec: 0,
+    };
+    let mut ack = [0u8; 1];
+    let ready = loop {
+        match rustix::event::poll(&mut polled, Some(&wait)) {
+            Err(rustix::io::Errno::INTR) => continue,
+            other => break other,
+        }
+    };
+    match ready {
+        Ok(n) if n > 0 && matches!(socket.read(&mut ack), Ok(1)) && ack == *ACK => Ok(()),
+        _ => Err("latch background-hook did not take the job".to_owned()),
+    }
 }
+
+/// What `latch background-hook` answers once it has its job.
+const ACK: &[u8; 1] = b"k";
+
+/// How long `latch fire` waits for that answer.
+const ACK_WAIT_SECS: i64 = 10;
 
 /// Reads the job, its byte strings and its descriptors from stdin.
 fn receive() -> Option<(Sent, Vec<Vec<u8>>, Vec<OwnedFd>)> {
@@ -267,6 +297,8 @@ pub async fn run() -> u8 {
     let Some((sent, parts, fds)) = receive() else {
         return exit::BAD_EVENT;
     };
+    // `latch fire` waits for this before it lets the hook go.
+    let _ = rustix::io::write(std::io::stdin().as_fd(), ACK);
     let _ = crate::run::become_subreaper();
     let mut parts = parts.into_iter();
     match sent.work {

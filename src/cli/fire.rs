@@ -57,7 +57,7 @@ pub async fn run(args: FireArgs) -> u8 {
         .map(|s| crate::dialect::claude::accepted::Accepted::open(s, &event));
     let replace = accepted
         .as_ref()
-        .map(|(a, _)| a.replacements(&event))
+        .map(crate::dialect::claude::accepted::Accepted::replacements)
         .unwrap_or_default();
     let (engine, loaded) =
         crate::config::files::load_with(replace, || config.engine(&event, &mut diags));
@@ -101,15 +101,15 @@ pub async fn run(args: FireArgs) -> u8 {
             return exit::BAD_EVENT;
         }
     };
-    if let Some((accepted, warning)) = accepted
+    if let Some(accepted) = accepted
         && engine
             .dialects()
             .any(|d| d.name() == crate::dialect::claude::DIALECT)
     {
-        outcome.warnings.extend(warning);
-        outcome
-            .warnings
-            .extend(accepted.settle(&event, &outcome, &loaded));
+        let looked = engine.dialects().flat_map(|d| d.config_paths()).collect();
+        let cancelled = signals.received().is_some();
+        let settled = accepted.settle(&event, &outcome, &loaded, &looked, cancelled);
+        outcome.warnings.extend(settled);
     }
     for run in outcome
         .runs

@@ -109,9 +109,10 @@ impl fmt::Debug for Detached {
 }
 
 impl Detached {
-    /// `hook`, detached by `cmd`'s rule with `left` to run.
-    pub(super) fn new(mut hook: Started, cmd: &HookCommand, left: Duration) -> Detached {
-        hook.deadline = deadline_after(Instant::now(), left);
+    /// `hook`, detached by `cmd`'s rule, to run until `deadline`.
+    pub(super) fn new(mut hook: Started, cmd: &HookCommand, deadline: Instant) -> Detached {
+        hook.deadline = deadline;
+        let left = deadline.saturating_duration_since(Instant::now());
         let command = HookCommand {
             program: cmd.program.clone(),
             // The process runs already: these no longer matter.
@@ -322,8 +323,9 @@ fn signal_group(pid: i32, start: Option<u64>, pidfd: Option<&OwnedFd>, signal: S
         matches!(rustix::event::poll(&mut polled, Some(&zero)), Ok(0))
     });
     let unreaped = || {
-        super::procfs::stat(pid)
-            .is_some_and(|p| p.zombie && p.pgid == pid && start.is_none_or(|s| p.start >= s))
+        super::procfs::stat(pid).is_some_and(|p| {
+            p.zombie && p.pgid == pid && start.is_none_or(|s| (s..=s + 2).contains(&p.start))
+        })
     };
     if leader_runs || unreaped() || super::adopt::still_lingering(pid) {
         let _ = rustix::process::kill_process_group(group, signal);

@@ -119,7 +119,8 @@ pub(super) fn wait(
                 }
                 Step::Detach(left) => {
                     *watch = Watch::Detached;
-                    finished.push((i, Ended::Detached(left)));
+                    let deadline = super::detach::deadline_after(Instant::now(), left);
+                    finished.push((i, Ended::Detached(deadline)));
                 }
                 Step::HandOver => return finished,
             }
@@ -184,8 +185,8 @@ enum Watch {
 pub(super) enum Ended {
     /// It exited (reaped) and closed its output, at this time.
     Exited(Exit, Instant),
-    /// Its first stdout line detached it, with this long left to run.
-    Detached(Duration),
+    /// Its first stdout line detached it, to run until then.
+    Detached(Instant),
 }
 
 /// What one hook's turn after a `poll` came to.

@@ -420,7 +420,7 @@ impl Runner {
         // The lent wait may have read a first line it did not show the
         // rule (it handed the hook over at once).
         if let Some(left) = hook.first_line.says(&hook.stdout) {
-            return hook.detach(cmd, left);
+            return hook.detach(cmd, detach::deadline_after(Instant::now(), left));
         }
         let Started {
             guard,
@@ -591,7 +591,7 @@ impl Runner {
                 deadline,
                 first_line: detach::Rule::new(None),
             };
-            return hook.detach(cmd, left);
+            return hook.detach(cmd, detach::deadline_after(Instant::now(), left));
         }
         // The leader is reaped; leave whatever it left in the background that
         // let go of the pipes (a deliberate daemon), as a shell would.
@@ -683,7 +683,7 @@ impl Started {
     fn ended(self, cmd: &HookCommand, ended: Ended) -> RunResult {
         match ended {
             Ended::Exited(exit, at) => self.reaped(exit, at),
-            Ended::Detached(left) => self.detach(cmd, left),
+            Ended::Detached(deadline) => self.detach(cmd, deadline),
         }
     }
 
@@ -702,9 +702,9 @@ impl Started {
         }
     }
 
-    /// The result of a hook whose first stdout line detached it, with
-    /// `left` to run: what it printed so far, and the hook itself.
-    fn detach(self, cmd: &HookCommand, left: Duration) -> RunResult {
+    /// The result of a hook whose first stdout line detached it, to run
+    /// until `deadline`: what it printed so far, and the hook itself.
+    fn detach(self, cmd: &HookCommand, deadline: Instant) -> RunResult {
         let (stdout, stderr) = (self.stdout.clone(), self.stderr.clone());
         let duration = self.start.elapsed();
         RunResult {
@@ -714,7 +714,7 @@ impl Started {
             duration,
             killed_leftovers: false,
             leftovers_escaped: false,
-            detached: Some(Detached::new(self, cmd, left)),
+            detached: Some(Detached::new(self, cmd, deadline)),
         }
     }
 }

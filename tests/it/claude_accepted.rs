@@ -1,6 +1,6 @@
-//! A session that rejected a change of its settings goes on with the
-//! settings it had (`src/dialect/claude/accepted.rs`): what it keeps, and
-//! when it lets go.
+//! A session whose settings have a ConfigChange hook goes on with the
+//! settings it has until a change is let through
+//! (`src/dialect/claude/accepted.rs`): what it keeps, and when it lets go.
 
 use serde_json::{Value, json};
 
@@ -80,19 +80,25 @@ fn without_an_earlier_version_the_change_stays_and_a_warning_says_so() {
     let f = c.fire(&change(&file, "project_settings"));
     assert_eq!(f.outcome["decision"], "deny", "{}", f.outcome);
     let warnings = f.outcome["warnings"].to_string();
-    assert!(warnings.contains("kept no earlier version"), "{warnings}");
+    assert!(warnings.contains("kept no earlier settings"), "{warnings}");
     c.fire(&bash_after("ls", json!("x")));
     assert_eq!(c.runs_of("added"), 1);
 }
 
 #[test]
-fn a_managed_policy_change_is_never_kept_back() {
+fn managed_settings_are_never_kept_back() {
+    // Claude Code applies a managed policy change whatever its hooks say:
+    // latch keeps only user, project and local settings.
     let (c, added, marker) = rejecting();
-    c.fire(&event("session_start", json!({"source": "startup"})));
-    let c = c.project_settings(&config(&marker, Some(&added)));
     std::fs::write(&marker, "").unwrap();
-    let file = c.project().join(".claude/settings.json");
-    let f = c.fire(&change(&file, "policy_settings"));
+    c.fire(&event("session_start", json!({"source": "startup"})));
+    let managed = c.write(
+        "managed/managed-settings.json",
+        &json!({"hooks": {"PostToolUse": [{"matcher": "Bash",
+            "hooks": [{"type": "command", "command": added}]}]}})
+        .to_string(),
+    );
+    let f = c.fire(&change(&managed, "policy_settings"));
     assert_ne!(f.outcome["decision"], "deny", "{}", f.outcome);
     c.fire(&bash_after("ls", json!("x")));
     assert_eq!(c.runs_of("added"), 1);
@@ -105,5 +111,59 @@ fn the_settings_are_not_kept_without_a_config_change_hook() {
     c.fire(&event("session_start", json!({"source": "startup"})));
     let dir = c.root.path().join("state/sessions/s1");
     assert!(dir.is_dir());
-    assert!(!dir.join("claude-config-accepted.json").exists());
+    assert!(!dir.join("claude-settings.json").exists());
+}
+
+#[test]
+fn the_config_change_runs_with_the_settings_the_session_has() {
+    // The edit removes the rejecting hook: the hooks that judge it are
+    // still the session's, so it is rejected.
+    let (c, added, marker) = rejecting();
+    std::fs::write(&marker, "").unwrap();
+    c.fire(&event("session_start", json!({"source": "startup"})));
+    let c = c.project_settings(&json!({"hooks": {"PostToolUse": [{"matcher": "Bash",
+        "hooks": [{"type": "command", "command": added}]}]}}));
+    let file = c.project().join(".claude/settings.json");
+    let f = c.fire(&change(&file, "project_settings"));
+    assert_eq!(f.outcome["decision"], "deny", "{}", f.outcome);
+    c.fire(&bash_after("ls", json!("x")));
+    assert_eq!(c.runs_of("added"), 0);
+}
+
+#[test]
+fn events_between_an_edit_and_its_config_change_keep_the_settings_the_session_has() {
+    // Claude Code notices an edit about a second after the write; until
+    // its ConfigChange hooks let it through, the session's hooks are the
+    // ones it had (r3_config_change_exit2_hook_added).
+    let (c, added, marker) = rejecting();
+    c.fire(&event("session_start", json!({"source": "startup"})));
+    let c = c.project_settings(&config(&marker, Some(&added)));
+    c.fire(&bash_after("ls", json!("x")));
+    assert_eq!(
+        c.runs_of("added"),
+        0,
+        "an edit not yet let through was applied"
+    );
+    let file = c.project().join(".claude/settings.json");
+    let f = c.fire(&change(&file, "project_settings"));
+    assert_eq!(f.outcome["decision"], "proceed", "{}", f.outcome);
+    c.fire(&bash_after("ls", json!("x")));
+    assert_eq!(c.runs_of("added"), 1);
+}
+
+#[test]
+fn a_relative_or_indirect_path_names_the_same_file() {
+    let (c, added, marker) = rejecting();
+    c.fire(&event("session_start", json!({"source": "startup"})));
+    let c = c.project_settings(&config(&marker, Some(&added)));
+    let indirect = c.project().join(".claude/../.claude/settings.json");
+    let f = c.fire(&change(&indirect, "project_settings"));
+    assert_eq!(f.outcome["decision"], "proceed", "{}", f.outcome);
+    assert!(f.outcome.get("warnings").is_none(), "{}", f.outcome);
+    c.fire(&bash_after("ls", json!("x")));
+    assert_eq!(
+        c.runs_of("added"),
+        1,
+        "the change let through was not applied"
+    );
 }

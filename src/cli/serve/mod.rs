@@ -785,7 +785,7 @@ async fn dispatch(
     cancel: &Cancel,
     lend: Option<Lend<'_>>,
 ) -> Result<crate::Outcome, crate::EventError> {
-    let (accepted, warning) = Accepted::open(session, event);
+    let accepted = Accepted::open(session, event);
     let loaded = with_accepted(setup, out, event, &accepted, loaded);
     let mut outcome = loaded
         .engine
@@ -796,8 +796,18 @@ async fn dispatch(
         .dialects()
         .any(|d| d.name() == crate::dialect::claude::DIALECT)
     {
-        outcome.warnings.extend(warning);
-        let settled = accepted.settle(event, &outcome, &loaded.files);
+        let looked = loaded
+            .engine
+            .dialects()
+            .flat_map(|d| d.config_paths())
+            .collect();
+        let settled = accepted.settle(
+            event,
+            &outcome,
+            &loaded.files,
+            &looked,
+            cancel.is_cancelled(),
+        );
         outcome.warnings.extend(settled);
     }
     // Every cancelled answer says so with the same words first.
@@ -811,9 +821,10 @@ async fn dispatch(
     Ok(outcome)
 }
 
-/// The configuration for `event` of a session that rejected a change (see
-/// [`Accepted`]): loaded afresh with the files it keeps, beside those a
-/// broken edit kept; else `loaded`, the cached one.
+/// The configuration for a session that keeps its settings (see
+/// [`Accepted`]): the cached one `loaded` when it was read from the same
+/// texts (the settings did not change since), else loaded afresh with
+/// them, beside the files a broken edit kept.
 fn with_accepted(
     setup: &Setup,
     out: &Out,
@@ -821,8 +832,11 @@ fn with_accepted(
     accepted: &Accepted<'_>,
     loaded: Loaded,
 ) -> Loaded {
-    let replace = accepted.replacements(event);
-    if replace.is_empty() {
+    let replace = accepted.replacements();
+    let same = replace
+        .iter()
+        .all(|(path, text)| loaded.files.get(path).map(Vec::as_slice) == text.as_deref());
+    if same {
         return loaded;
     }
     let mut files = lock(&setup.kept).clone();

@@ -1,32 +1,34 @@
-//! A rejected configuration change keeps the settings the session had.
+//! The settings a session has, which change only when its `ConfigChange`
+//! hooks let a change through.
 //!
-//! Claude Code applies an edit of its settings files only when no
-//! `ConfigChange` hook blocks it; otherwise it goes on with the settings it
-//! had, though the file on disk keeps the edit (recorded:
-//! `r3_config_change_exit2`, `r3_config_change_exit2_hook_added`: a hook
-//! the edit added never runs). latch reads its configuration from disk, so
-//! for a session it keeps, beside its state, what it needs to do the same:
+//! Claude Code reads its settings files when a session starts, and applies
+//! a later edit of one only when no `ConfigChange` hook blocks it; a
+//! rejected edit stays on disk, but the session goes on with the settings
+//! it had (recorded: `r3_config_change_exit2`,
+//! `r3_config_change_exit2_hook_added`: a hook the edit added never runs;
+//! `r3_config_change_hook_added`: one a change let through does). latch
+//! reads its configuration from disk at every event, so for a session
+//! whose settings have a `ConfigChange` hook it keeps the settings files
+//! (user, project and local `.claude/settings*.json`) as the session has
+//! them, beside its state (`claude-settings.json`), and reads them from
+//! there:
 //!
-//! - the files as the session last accepted them (`claude-config-accepted.json`):
-//!   taken at each `session_start`, at the first event that finds none, and
-//!   when a `config_change` is let through, and only while a configuration
-//!   file mentions `ConfigChange` (no hook can reject a change otherwise);
-//! - the files whose change was rejected (`claude-config-pinned.json`),
-//!   with the text the session goes on reading for each (`null`: the file
-//!   did not exist). Every event of the session reads them so instead of
-//!   from disk, until a `config_change` of the file is let through, or the
-//!   session starts afresh (`session_start` from `startup` or `resume`,
-//!   where Claude Code reads its settings anew).
+//! - taken from disk at the first event that finds none, and again when
+//!   the session starts afresh (`session_start` from `startup` or `resume`,
+//!   where Claude Code reads its settings anew);
+//! - moved on for one file when a `config_change` of it is let through:
+//!   to the file's text when the event came;
+//! - dropped when no configuration file mentions `ConfigChange` any more.
 //!
-//! The `config_change` event itself runs with the file as last accepted:
-//! its hooks are those of the settings in effect, not of the edit.
+//! The `config_change` event itself runs with the settings the session
+//! has, as Claude Code runs its hooks with the settings in effect.
 //!
 //! `latch fire` and `latch serve` do this for every session on disk, with
 //! the claude dialect loaded: [`Accepted::open`], then the load with
 //! [`Accepted::replacements`] (see [`crate::config::files::load_with`]),
 //! and after the dispatch [`Accepted::settle`].
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
@@ -36,146 +38,190 @@ use crate::event::{Event, EventKind};
 use crate::outcome::{Decision, Outcome};
 use crate::session::Session;
 
-/// The files as the session last accepted them.
-const ACCEPTED: &str = "claude-config-accepted.json";
+/// The settings files as the session has them.
+const KEPT: &str = "claude-settings.json";
 
-/// The files whose change the session rejected.
-const PINNED: &str = "claude-config-pinned.json";
-
-/// The most text the accepted files may hold together: past it, none is
-/// kept (a change of them then cannot be undone, with a warning).
+/// The most the kept files may take, as written.
 const MAX_KEPT: usize = 4 << 20;
 
-/// Configuration files by path: their text, or `None` for a file that did
-/// not exist.
-#[derive(Debug, Default, Serialize, Deserialize)]
+/// Settings files by path: their text, or `None` for one that does not
+/// exist.
+#[derive(Debug, Default, Clone, PartialEq, Serialize, Deserialize)]
 struct Texts {
     files: BTreeMap<PathBuf, Option<String>>,
 }
 
-/// What one session accepted and rejected of its configuration (see the
-/// module docs).
+/// The settings a session has (see the module docs), for one event.
 #[derive(Debug)]
 pub struct Accepted<'a> {
     session: &'a Session,
-    pinned: Texts,
-    /// The pins on disk are to go (the session starts afresh).
-    dropped: bool,
+    /// The settings files as the session has them, if it keeps them.
+    kept: Option<Texts>,
+    /// The session starts afresh: what it kept goes.
+    afresh: bool,
+    /// For a `config_change`: the file's key among the kept ones, and its
+    /// text on disk when the event came, kept if the change is let
+    /// through.
+    change: Option<(PathBuf, Option<String>)>,
+    warnings: Vec<String>,
+    /// Why the kept settings could not be read, if they could not.
+    unreadable: Option<String>,
 }
 
 impl<'a> Accepted<'a> {
-    /// What `session` rejected so far, as `event` finds it (a fresh start
-    /// drops it), with a warning if it could not be read.
-    pub fn open(session: &'a Session, event: &Event) -> (Accepted<'a>, Option<String>) {
+    /// The settings `session` has, as `event` finds them.
+    pub fn open(session: &'a Session, event: &Event) -> Accepted<'a> {
         let afresh = starts_afresh(event);
-        let (pinned, warning) = if afresh {
-            (None, None)
+        let mut warnings = Vec::new();
+        let mut unreadable = None;
+        let kept = if afresh {
+            None
         } else {
-            load(session, PINNED)
+            match session.read_file(KEPT) {
+                Ok(Some(bytes)) => match serde_json::from_slice::<Texts>(&bytes) {
+                    Ok(texts) => Some(texts),
+                    Err(e) => {
+                        warnings.push(format!("latch ignored the session's {KEPT}: {e}"));
+                        None
+                    }
+                },
+                Ok(None) => None,
+                // Said only where it matters (see `settle`): an unusable
+                // session says so anyway when a hook needs its state.
+                Err(e) => {
+                    unreadable = Some(format!("latch could not read the session's {KEPT}: {e}"));
+                    None
+                }
+            }
         };
-        let accepted = Accepted {
+        let change = match (&kept, changed_file(event)) {
+            (Some(kept), Some(changed)) => match matching(kept.files.keys(), &changed) {
+                Some(key) => {
+                    let now = crate::config::read_bounded_text(
+                        &key,
+                        crate::config::MAX_CONFIG_FILE,
+                    )
+                    .ok();
+                    Some((key, now))
+                }
+                None => {
+                    warnings.push(format!(
+                        "{} is not one of the session's settings files; latch keeps nothing of its change",
+                        changed.display()
+                    ));
+                    None
+                }
+            },
+            _ => None,
+        };
+        Accepted {
             session,
-            dropped: afresh,
-            pinned: pinned.unwrap_or_default(),
-        };
-        (accepted, warning)
-    }
-
-    /// The files to read instead of the disk for `event`: the pinned ones,
-    /// and for a `config_change`, its file as last accepted.
-    pub fn replacements(&self, event: &Event) -> Files {
-        let mut files: Files = self
-            .pinned
-            .files
-            .iter()
-            .map(|(path, text)| (path.clone(), text.clone().map(String::into_bytes)))
-            .collect();
-        if let Some(changed) = changed_file(event)
-            && let (Some(accepted), _) = load(self.session, ACCEPTED)
-        {
-            let (path, text) = last_accepted(&accepted, &changed);
-            files.insert(path, text.map(String::into_bytes));
+            kept,
+            afresh,
+            change,
+            warnings,
+            unreadable,
         }
-        files
     }
 
-    /// After `event` was dispatched with the configuration files `loaded`
-    /// (path → text, as the load read them): keeps what the session
-    /// accepted, pins a file whose change was rejected, and lets go of a
-    /// file whose change was let through. Returns warnings for the outcome.
+    /// The files to read instead of the disk: the settings files as the
+    /// session has them.
+    pub fn replacements(&self) -> Files {
+        self.kept
+            .iter()
+            .flat_map(|k| &k.files)
+            .map(|(path, text)| (path.clone(), text.clone().map(String::into_bytes)))
+            .collect()
+    }
+
+    /// After `event` was dispatched, with the configuration files `loaded`
+    /// (path → text, as the load read them) among the paths `looked` at:
+    /// keeps the settings the session has, moves them on for a change let
+    /// through, and leaves them for a change rejected. A cancelled
+    /// dispatch changes nothing. Returns warnings for the outcome.
     pub fn settle(
-        mut self,
+        self,
         event: &Event,
         outcome: &Outcome,
         loaded: &BTreeMap<PathBuf, Vec<u8>>,
+        looked: &BTreeSet<PathBuf>,
+        cancelled: bool,
     ) -> Vec<String> {
-        let mut warnings = Vec::new();
-        if self.dropped {
-            warn(&mut warnings, self.session.write_file(PINNED, None));
+        let Accepted {
+            session,
+            kept,
+            afresh,
+            change,
+            mut warnings,
+            unreadable,
+        } = self;
+        if cancelled {
+            return warnings;
         }
-        let watched = !self.pinned.files.is_empty()
-            || loaded
-                .values()
-                .any(|text| text.windows(12).any(|w| w == b"ConfigChange"));
-        if let Some(changed) = changed_file(event) {
-            let (accepted, warning) = load(self.session, ACCEPTED);
-            warnings.extend(warning);
-            if outcome.decision == Decision::Deny {
-                let Some(accepted) = accepted else {
-                    warnings.push(format!(
-                        "the change of {} was rejected, but latch kept no earlier version of it (it keeps one from the session's start while a ConfigChange hook is configured); the change stays",
-                        changed.display()
-                    ));
-                    return warnings;
-                };
-                let (path, text) = last_accepted(&accepted, &changed);
-                self.pinned.files.insert(path, text);
-                warn(&mut warnings, write(self.session, PINNED, &self.pinned));
-            } else {
-                let path = matching(self.pinned.files.keys(), &changed)
-                    .or_else(|| accepted.as_ref().and_then(|a| matching(a.files.keys(), &changed)))
-                    .unwrap_or(changed);
-                if self.pinned.files.remove(&path).is_some() {
-                    let pins = (!self.pinned.files.is_empty()).then_some(&self.pinned);
-                    let written = match pins {
-                        Some(pins) => write(self.session, PINNED, pins),
-                        None => self.session.write_file(PINNED, None),
-                    };
-                    warn(&mut warnings, written);
-                }
-                if watched && let Some(mut accepted) = accepted {
-                    // From now on, the file as it is on disk.
-                    let now = crate::config::read_bounded_text(&path, crate::config::MAX_CONFIG_FILE)
-                        .ok();
-                    accepted.files.insert(path, now);
-                    warn(&mut warnings, write(self.session, ACCEPTED, &accepted));
-                }
+        let watched = loaded.values().any(|text| mentions_config_change(text));
+        if !watched {
+            if kept.is_some() {
+                warn(&mut warnings, session.write_file(KEPT, None));
+            } else if afresh {
+                // What an earlier start kept, if anything (a session that
+                // cannot keep anything need not say so).
+                let _ = session.write_file(KEPT, None);
             }
             return warnings;
         }
-        if !watched {
-            return warnings;
+        warnings.extend(unreadable);
+        let mut next = kept.clone().unwrap_or_default();
+        // Settings files seen for the first time (the session's first
+        // event, or a new project) count as they are.
+        for path in looked.iter().filter(|p| is_settings_file(p)) {
+            next.files.entry(path.clone()).or_insert_with(|| {
+                loaded
+                    .get(path)
+                    .and_then(|text| String::from_utf8(text.clone()).ok())
+            });
         }
-        let start = event.event == EventKind::SessionStart;
-        if start || load(self.session, ACCEPTED).0.is_none() {
-            let files = loaded
-                .iter()
-                .filter_map(|(path, text)| {
-                    let text = std::str::from_utf8(text).ok()?;
-                    Some((path.clone(), Some(text.to_owned())))
-                })
-                .collect();
-            warn(&mut warnings, write(self.session, ACCEPTED, &Texts { files }));
+        if let Some((path, text)) = change
+            && outcome.decision != Decision::Deny
+        {
+            next.files.insert(path, text);
+        }
+        if kept.as_ref() != Some(&next) {
+            warn(&mut warnings, write(session, &next));
+        }
+        if changed_file(event).is_some() && kept.is_none() && outcome.decision == Decision::Deny {
+            warnings.push(
+                "the change was rejected, but latch kept no earlier settings for the session (it keeps them from the session's first event while a ConfigChange hook is configured); the change stays".to_owned(),
+            );
         }
         warnings
     }
+}
+
+/// Whether a configuration file's text names the `ConfigChange` event.
+/// (Cheaper than loading: a file that does not name it configures no
+/// hook for it.)
+fn mentions_config_change(text: &[u8]) -> bool {
+    text.windows(12).any(|w| w == b"ConfigChange")
+}
+
+/// Whether `path` is a user, project or local settings file of Claude
+/// Code's (`.claude/settings.json`, `.claude/settings.local.json`); not
+/// managed settings, whose changes Claude Code applies anyway, nor plugin
+/// hook files or `--settings`.
+fn is_settings_file(path: &Path) -> bool {
+    let in_claude = path
+        .parent()
+        .and_then(Path::file_name)
+        .is_some_and(|d| d == ".claude");
+    let name = path.file_name().and_then(|n| n.to_str());
+    in_claude && matches!(name, Some("settings.json" | "settings.local.json"))
 }
 
 /// Adds a failed write to `warnings`.
 fn warn(warnings: &mut Vec<String>, result: std::io::Result<()>) {
     if let Err(e) = result {
         warnings.push(format!(
-            "latch could not keep the session's configuration: {e}"
+            "latch could not keep the session's settings: {e}"
         ));
     }
 }
@@ -203,52 +249,32 @@ fn changed_file(event: &Event) -> Option<PathBuf> {
     })
 }
 
-/// The key among `keys` that names the same file as `path`.
+/// The key among `keys` that names the same file as `path`: the same
+/// directory once its links and `..` are resolved, and the same name.
 fn matching<'k>(keys: impl Iterator<Item = &'k PathBuf>, path: &Path) -> Option<PathBuf> {
-    let wanted = std::path::absolute(path).ok()?;
+    let wanted = resolved(path)?;
     keys.into_iter()
-        .find(|k| std::path::absolute(k).is_ok_and(|k| k == wanted))
+        .find(|k| resolved(k).is_some_and(|k| k == wanted))
         .cloned()
 }
 
-/// The file `path` as `accepted` holds it, under the key the load reads it
-/// by: its text, or `None` if it was not among them (it did not exist).
-fn last_accepted(accepted: &Texts, path: &Path) -> (PathBuf, Option<String>) {
-    match matching(accepted.files.keys(), path) {
-        Some(key) => {
-            let text = accepted.files.get(&key).cloned().flatten();
-            (key, text)
-        }
-        None => (path.to_path_buf(), None),
-    }
+/// `path` with its directory resolved (the file itself may not exist).
+fn resolved(path: &Path) -> Option<PathBuf> {
+    let dir = std::fs::canonicalize(path.parent()?).ok()?;
+    Some(dir.join(path.file_name()?))
 }
 
-/// Reads one of the session's files: `None` if there is none (or the
-/// session is in memory), with a warning if it could not be read.
-fn load(session: &Session, name: &str) -> (Option<Texts>, Option<String>) {
-    match session.read_file(name) {
-        Ok(Some(bytes)) => match serde_json::from_slice(&bytes) {
-            Ok(texts) => (Some(texts), None),
-            Err(e) => (
-                None,
-                Some(format!("latch ignored the session's {name}: {e}")),
-            ),
-        },
-        Ok(None) => (None, None),
-        Err(e) => (None, Some(format!("latch could not read the session's {name}: {e}"))),
-    }
-}
-
-/// Writes one of the session's files; texts past [`MAX_KEPT`] are not
-/// kept.
-fn write(session: &Session, name: &str, texts: &Texts) -> std::io::Result<()> {
-    let size: usize = texts.files.values().flatten().map(String::len).sum();
-    if size > MAX_KEPT {
+/// Writes the kept settings, unless they are too large to keep.
+fn write(session: &Session, texts: &Texts) -> std::io::Result<()> {
+    let bytes = serde_json::to_vec(texts).map_err(std::io::Error::other)?;
+    if bytes.len() > MAX_KEPT {
+        // Nothing kept is better than a stale copy.
+        session.write_file(KEPT, None)?;
         return Err(std::io::Error::other(format!(
-            "the configuration files hold {size} bytes, over the {} MiB latch keeps",
+            "the settings files take {} bytes, over the {} MiB latch keeps",
+            bytes.len(),
             MAX_KEPT >> 20
         )));
     }
-    let bytes = serde_json::to_vec(texts).map_err(std::io::Error::other)?;
-    session.write_file(name, Some(&bytes))
+    session.write_file(KEPT, Some(&bytes))
 }

@@ -101,10 +101,10 @@ pub fn judge(result: &RunResult, timeout_secs: f64, program: &str) -> Verdict {
 }
 
 /// [`judge`] for a hook Claude Code runs to its end whatever it prints
-/// (its forced synchronous execution: MessageDisplay, and Setup and
-/// SessionStart under `--init-only`, recorded:
-/// `r6_async_first_line_sessionstart_init_only`): a first line
-/// `{"async":true}` is only part of stdout, which is then read whole.
+/// (its forced synchronous execution: MessageDisplay hooks; Setup and
+/// SessionStart ones too under `--init-only`, which latch has no
+/// equivalent of; recorded: `r6_async_first_line_sessionstart_init_only`):
+/// a first line `{"async":true}` is only part of stdout, read whole.
 pub fn judge_forced_sync(result: &RunResult, timeout_secs: f64, program: &str) -> Verdict {
     judge_run(result, timeout_secs, program, false)
 }
