@@ -106,9 +106,9 @@ pub async fn run(args: FireArgs) -> u8 {
             .dialects()
             .any(|d| d.name() == crate::dialect::claude::DIALECT)
     {
-        let looked = engine.dialects().flat_map(|d| d.config_paths()).collect();
+        let looked = || engine.dialects().flat_map(|d| d.config_paths()).collect();
         let cancelled = signals.received().is_some();
-        let settled = accepted.settle(&event, &outcome, &loaded, &looked, cancelled);
+        let settled = accepted.settle(&event, &outcome, &loaded, looked, cancelled);
         outcome.warnings.extend(settled);
     }
     for run in outcome

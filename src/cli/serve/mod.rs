@@ -796,16 +796,18 @@ async fn dispatch(
         .dialects()
         .any(|d| d.name() == crate::dialect::claude::DIALECT)
     {
-        let looked = loaded
-            .engine
-            .dialects()
-            .flat_map(|d| d.config_paths())
-            .collect();
+        let looked = || {
+            loaded
+                .engine
+                .dialects()
+                .flat_map(|d| d.config_paths())
+                .collect()
+        };
         let settled = accepted.settle(
             event,
             &outcome,
             &loaded.files,
-            &looked,
+            looked,
             cancel.is_cancelled(),
         );
         outcome.warnings.extend(settled);

@@ -135,7 +135,8 @@ impl<'a> Accepted<'a> {
     }
 
     /// After `event` was dispatched, with the configuration files `loaded`
-    /// (path → text, as the load read them) among the paths `looked` at:
+    /// (path → text, as the load read them) among the paths `looked` at
+    /// (asked for only when needed):
     /// keeps the settings the session has, moves them on for a change let
     /// through, and leaves them for a change rejected. A cancelled
     /// dispatch changes nothing. Returns warnings for the outcome.
@@ -144,7 +145,7 @@ impl<'a> Accepted<'a> {
         event: &Event,
         outcome: &Outcome,
         loaded: &BTreeMap<PathBuf, Vec<u8>>,
-        looked: &BTreeSet<PathBuf>,
+        looked: impl FnOnce() -> BTreeSet<PathBuf>,
         cancelled: bool,
     ) -> Vec<String> {
         let Accepted {
@@ -173,7 +174,7 @@ impl<'a> Accepted<'a> {
         let mut next = kept.clone().unwrap_or_default();
         // Settings files seen for the first time (the session's first
         // event, or a new project) count as they are.
-        for path in looked.iter().filter(|p| is_settings_file(p)) {
+        for path in looked().iter().filter(|p| is_settings_file(p)) {
             next.files.entry(path.clone()).or_insert_with(|| {
                 loaded
                     .get(path)
@@ -201,7 +202,7 @@ impl<'a> Accepted<'a> {
 /// (Cheaper than loading: a file that does not name it configures no
 /// hook for it.)
 fn mentions_config_change(text: &[u8]) -> bool {
-    text.windows(12).any(|w| w == b"ConfigChange")
+    memchr::memmem::find(text, b"ConfigChange").is_some()
 }
 
 /// Whether `path` is a user, project or local settings file of Claude
