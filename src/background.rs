@@ -53,7 +53,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use crate::pipeline::{Background, BackgroundJob, DetachedJob};
-use crate::run::{Cancel, Runner, Termination};
+use crate::run::{Cancel, RunResult, Runner, Termination};
 use crate::session::Session;
 
 /// What a finished background hook said, for a harness that wants to know
@@ -111,17 +111,10 @@ impl Background for Tasks {
         let me = self.clone();
         runtime.spawn(async move {
             let result = me.runner.run(&job.command).await;
-            if !job.deliver {
-                return;
+            if job.deliver {
+                me.keep(Answered::of(&job), &result.stdout.bytes, ended(&result))
+                    .await;
             }
-            let answered = Answered {
-                dialect: job.dialect,
-                hook: job.hook,
-                event: job.event,
-                session_id: job.session_id,
-            };
-            let ended = matches!(result.termination, Termination::Exited(_));
-            me.keep(answered, &result.stdout.bytes, ended).await;
         });
         Ok(())
     }
@@ -138,15 +131,15 @@ impl Background for Tasks {
         }
         let me = self.clone();
         runtime.spawn(async move {
-            let result = job.process.finish(&me.runner, &Cancel::never()).await;
             let answered = Answered {
                 dialect: job.dialect,
                 hook: job.hook,
                 event: job.event,
                 session_id: job.session_id,
             };
-            let ended = matches!(result.termination, Termination::Exited(_));
-            me.keep(answered, &result.stdout.bytes, ended).await;
+            let result = job.process.finish(&me.runner, &Cancel::never()).await;
+            me.keep(answered, &result.stdout.bytes, ended(&result))
+                .await;
         });
         Ok(())
     }
@@ -186,6 +179,24 @@ pub struct Answered {
     pub event: String,
     /// The session that receives the answer.
     pub session_id: Option<String>,
+}
+
+impl Answered {
+    /// Whose answer `job` gives.
+    pub fn of(job: &BackgroundJob) -> Answered {
+        Answered {
+            dialect: job.dialect.clone(),
+            hook: job.hook.clone(),
+            event: job.event.clone(),
+            session_id: job.session_id.clone(),
+        }
+    }
+}
+
+/// Whether a background hook ended on its own (not stopped at its
+/// timeout or by a cancel): only then does it give an answer.
+pub fn ended(result: &RunResult) -> bool {
+    matches!(result.termination, Termination::Exited(_))
 }
 
 /// Reads what a finished background hook printed on stdout by its

@@ -29,7 +29,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::background::{Answered, keep_answer};
 use crate::pipeline::{Background, BackgroundJob, DetachedJob};
-use crate::run::{OutputLimits, Released, Runner, Termination};
+use crate::run::{OutputLimits, Released, Runner};
 use crate::session::Session;
 
 use super::exit;
@@ -308,13 +308,8 @@ pub async fn run() -> u8 {
             if !job.deliver {
                 return exit::OK;
             }
-            let answered = Answered {
-                dialect: job.dialect,
-                hook: job.hook,
-                event: job.event,
-                session_id: job.session_id,
-            };
-            let ended = matches!(result.termination, Termination::Exited(_));
+            let answered = Answered::of(&job);
+            let ended = crate::background::ended(&result);
             keep(sent.state_root, &answered, &result.stdout.bytes, ended).await
         }
         Work::Follow(follow) => {
