@@ -107,8 +107,14 @@ pub async fn run(args: FireArgs) -> u8 {
             .any(|d| d.name() == crate::dialect::claude::DIALECT)
     {
         let looked = || engine.dialects().flat_map(|d| d.config_paths()).collect();
-        let cancelled = signals.received().is_some();
-        let settled = accepted.settle(&event, &outcome, &loaded, looked, cancelled);
+        // A dispatch a signal stopped settles nothing.
+        let cancel = crate::run::Cancel::pair();
+        if signals.received().is_some() {
+            cancel.0.cancel();
+        }
+        let settled = accepted
+            .settle(&event, &outcome, &loaded, looked, &cancel.1)
+            .await;
         outcome.warnings.extend(settled);
     }
     for run in outcome

@@ -167,3 +167,26 @@ fn a_relative_or_indirect_path_names_the_same_file() {
         "the change let through was not applied"
     );
 }
+
+#[test]
+fn two_changes_let_through_at_once_both_count() {
+    // One tool call edits both files; the harness fires both
+    // config_change events at once, in two `latch fire` processes.
+    let (c, added, marker) = rejecting();
+    let other = c.hook("other", "");
+    c.fire(&event("session_start", json!({"source": "startup"})));
+    let c = c.project_settings(&config(&marker, Some(&added)));
+    let c = c.local_settings(&json!({"hooks": {"PostToolUse": [{"matcher": "Bash",
+        "hooks": [{"type": "command", "command": other}]}]}}));
+    let project = change(&c.project().join(".claude/settings.json"), "project_settings");
+    let local = change(&c.project().join(".claude/settings.local.json"), "local_settings");
+    std::thread::scope(|s| {
+        let a = s.spawn(|| c.fire(&project));
+        let b = s.spawn(|| c.fire(&local));
+        for f in [a.join().unwrap(), b.join().unwrap()] {
+            assert_eq!(f.outcome["decision"], "proceed", "{}", f.outcome);
+        }
+    });
+    c.fire(&bash_after("ls", json!("x")));
+    assert_eq!((c.runs_of("added"), c.runs_of("other")), (1, 1));
+}

@@ -803,13 +803,9 @@ async fn dispatch(
                 .flat_map(|d| d.config_paths())
                 .collect()
         };
-        let settled = accepted.settle(
-            event,
-            &outcome,
-            &loaded.files,
-            looked,
-            cancel.is_cancelled(),
-        );
+        let settled = accepted
+            .settle(event, &outcome, &loaded.files, looked, cancel)
+            .await;
         outcome.warnings.extend(settled);
     }
     // Every cancelled answer says so with the same words first.

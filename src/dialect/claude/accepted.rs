@@ -36,6 +36,7 @@ use serde::{Deserialize, Serialize};
 use crate::config::files::Files;
 use crate::event::{Event, EventKind};
 use crate::outcome::{Decision, Outcome};
+use crate::run::Cancel;
 use crate::session::Session;
 
 /// The settings files as the session has them.
@@ -138,15 +139,16 @@ impl<'a> Accepted<'a> {
     /// (path → text, as the load read them) among the paths `looked` at
     /// (asked for only when needed):
     /// keeps the settings the session has, moves them on for a change let
-    /// through, and leaves them for a change rejected. A cancelled
-    /// dispatch changes nothing. Returns warnings for the outcome.
-    pub fn settle(
+    /// through, and leaves them for a change rejected. A dispatch that
+    /// `cancel` cancelled changes nothing. Returns warnings for the
+    /// outcome.
+    pub async fn settle(
         self,
         event: &Event,
         outcome: &Outcome,
         loaded: &BTreeMap<PathBuf, Vec<u8>>,
         looked: impl FnOnce() -> BTreeSet<PathBuf>,
-        cancelled: bool,
+        cancel: &Cancel,
     ) -> Vec<String> {
         let Accepted {
             session,
@@ -156,7 +158,7 @@ impl<'a> Accepted<'a> {
             mut warnings,
             unreadable,
         } = self;
-        if cancelled {
+        if cancel.is_cancelled() {
             return warnings;
         }
         let watched = loaded.values().any(|text| mentions_config_change(text));
@@ -171,23 +173,43 @@ impl<'a> Accepted<'a> {
             return warnings;
         }
         warnings.extend(unreadable);
-        let mut next = kept.clone().unwrap_or_default();
         // Settings files seen for the first time (the session's first
         // event, or a new project) count as they are.
-        for path in looked().iter().filter(|p| is_settings_file(p)) {
-            next.files.entry(path.clone()).or_insert_with(|| {
-                loaded
-                    .get(path)
-                    .and_then(|text| String::from_utf8(text.clone()).ok())
-            });
-        }
-        if let Some((path, text)) = change
-            && outcome.decision != Decision::Deny
-        {
-            next.files.insert(path, text);
-        }
+        let seen: Vec<(PathBuf, Option<String>)> = looked()
+            .into_iter()
+            .filter(|p| is_settings_file(p))
+            .map(|path| {
+                let text = loaded
+                    .get(&path)
+                    .and_then(|text| String::from_utf8(text.clone()).ok());
+                (path, text)
+            })
+            .collect();
+        let let_through = change.filter(|_| outcome.decision != Decision::Deny);
+        let next = moved_on(kept.clone(), &seen, let_through.clone());
         if kept.as_ref() != Some(&next) {
-            warn(&mut warnings, write(session, &next));
+            // Under the session's lock, from what is kept now: another
+            // process of the session may have moved on another file.
+            let merged = session
+                .try_update(cancel, |_| {
+                    let now = if afresh {
+                        Ok(None)
+                    } else {
+                        session.read_file(KEPT).map(|bytes| {
+                            bytes.and_then(|b| serde_json::from_slice::<Texts>(&b).ok())
+                        })
+                    };
+                    Ok(now.and_then(|now| {
+                        let next = moved_on(now.clone(), &seen, let_through);
+                        if now.as_ref() == Some(&next) {
+                            Ok(())
+                        } else {
+                            write(session, &next)
+                        }
+                    }))
+                })
+                .await;
+            warn(&mut warnings, merged.and_then(|inner| inner));
         }
         if changed_file(event).is_some() && kept.is_none() && outcome.decision == Decision::Deny {
             warnings.push(
@@ -196,6 +218,25 @@ impl<'a> Accepted<'a> {
         }
         warnings
     }
+}
+
+/// `kept` (or nothing kept) with the settings files `seen` for the first
+/// time added as they are, and a change let through applied.
+fn moved_on(
+    kept: Option<Texts>,
+    seen: &[(PathBuf, Option<String>)],
+    let_through: Option<(PathBuf, Option<String>)>,
+) -> Texts {
+    let mut next = kept.unwrap_or_default();
+    for (path, text) in seen {
+        next.files
+            .entry(path.clone())
+            .or_insert_with(|| text.clone());
+    }
+    if let Some((path, text)) = let_through {
+        next.files.insert(path, text);
+    }
+    next
 }
 
 /// Whether a configuration file's text names the `ConfigChange` event.
