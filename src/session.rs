@@ -376,6 +376,23 @@ impl Session {
         }
     }
 
+    /// Runs `f` under the session's exclusive lock (the one state updates
+    /// take), without reading or writing the state: for the session's own
+    /// files ([`Session::write_file`]). The wait is as for
+    /// [`Session::update`]; a session in memory runs `f` at once.
+    pub(crate) async fn locked<T>(&self, cancel: &Cancel, f: impl FnOnce() -> T) -> io::Result<T> {
+        match &self.store {
+            Store::Memory(_) => Ok(f()),
+            Store::Unusable { kind, why, .. } => Err(Session::unusable(*kind, why)),
+            Store::Disk { path, dir } => {
+                let held = lock::acquire(dir.as_ref(), path, true, cancel).await?;
+                let out = f();
+                drop(held);
+                Ok(out)
+            }
+        }
+    }
+
     /// Reads the state, lets `f` change it, and stores it, atomically with
     /// respect to other processes updating the same session. The lock wait
     /// is bounded by [`LOCK_WAIT`] (then a `TimedOut` error) and ends at

@@ -178,8 +178,14 @@ fn two_changes_let_through_at_once_both_count() {
     let c = c.project_settings(&config(&marker, Some(&added)));
     let c = c.local_settings(&json!({"hooks": {"PostToolUse": [{"matcher": "Bash",
         "hooks": [{"type": "command", "command": other}]}]}}));
-    let project = change(&c.project().join(".claude/settings.json"), "project_settings");
-    let local = change(&c.project().join(".claude/settings.local.json"), "local_settings");
+    let project = change(
+        &c.project().join(".claude/settings.json"),
+        "project_settings",
+    );
+    let local = change(
+        &c.project().join(".claude/settings.local.json"),
+        "local_settings",
+    );
     std::thread::scope(|s| {
         let a = s.spawn(|| c.fire(&project));
         let b = s.spawn(|| c.fire(&local));
@@ -189,4 +195,26 @@ fn two_changes_let_through_at_once_both_count() {
     });
     c.fire(&bash_after("ls", json!("x")));
     assert_eq!((c.runs_of("added"), c.runs_of("other")), (1, 1));
+}
+
+#[test]
+fn a_deletion_let_through_counts_even_with_its_directory_gone() {
+    // The ConfigChange hook lives in the user's settings; the project's
+    // `.claude/` goes away whole.
+    let c = Claude::new();
+    let marker = c.root.path().join("reject");
+    let added = c.hook("added", "");
+    let c = c.user_settings(&config(&marker, None));
+    let c = c.project_settings(&json!({"hooks": {"PostToolUse": [{"matcher": "Bash",
+        "hooks": [{"type": "command", "command": added}]}]}}));
+    c.fire(&event("session_start", json!({"source": "startup"})));
+    c.fire(&bash_after("ls", json!("x")));
+    assert_eq!(c.runs_of("added"), 1);
+    std::fs::remove_dir_all(c.project().join(".claude")).unwrap();
+    let file = c.project().join(".claude/settings.json");
+    let f = c.fire(&change(&file, "project_settings"));
+    assert_eq!(f.outcome["decision"], "proceed", "{}", f.outcome);
+    assert!(f.outcome.get("warnings").is_none(), "{}", f.outcome);
+    c.fire(&bash_after("ls", json!("x")));
+    assert_eq!(c.runs_of("added"), 1, "the deleted settings still ran");
 }

@@ -275,6 +275,9 @@ struct Setup {
     /// (see [`watch`]): every configuration loaded from now on reads them
     /// so too, until an edit fixes them.
     kept: Mutex<crate::config::files::Files>,
+    /// Engines loaded with the settings a session keeps (see [`Accepted`]),
+    /// by working directory and a hash of those settings.
+    sessions_own: Mutex<HashMap<(Option<PathBuf>, u64), Loaded>>,
 }
 
 /// One loaded configuration: the engine, and the text of every
@@ -441,6 +444,7 @@ impl Server {
             config,
             state_root,
             engines: Mutex::default(),
+            sessions_own: Mutex::default(),
             sessions: Mutex::default(),
             telemetry,
             kept: Mutex::default(),
@@ -837,9 +841,26 @@ fn with_accepted(
     if same {
         return loaded;
     }
+    let key = {
+        use std::hash::{Hash, Hasher};
+        let mut hasher = std::collections::hash_map::DefaultHasher::new();
+        replace.hash(&mut hasher);
+        (event.cwd.clone(), hasher.finish())
+    };
+    if let Some(loaded) = lock(&setup.sessions_own).get(&key) {
+        return loaded.clone();
+    }
     let mut files = lock(&setup.kept).clone();
     files.extend(replace);
-    load(setup, out, event.cwd.as_deref(), files).0
+    let (loaded, _) = load(setup, out, event.cwd.as_deref(), files);
+    let mut own = lock(&setup.sessions_own);
+    // A few at most: sessions that rejected a change and wait for the
+    // next one.
+    if own.len() >= MAX_ENGINES {
+        own.clear();
+    }
+    own.insert(key, loaded.clone());
+    loaded
 }
 
 /// Locks a mutex, even one a panicked task left poisoned (the maps stay

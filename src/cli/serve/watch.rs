@@ -156,6 +156,9 @@ pub async fn watch(setup: Arc<Setup>, out: Out, before: Fingerprint) {
 /// other files' changes apply; if that still leaves new errors (or an
 /// error names no file), the configuration loaded before stays, whole.
 fn reload(setup: &Setup, out: &Out) {
+    // Loaded from files that may have changed too: loaded anew when next
+    // needed.
+    lock(&setup.sessions_own).clear();
     let keys: Vec<Option<PathBuf>> = lock(&setup.engines).keys().cloned().collect();
     // The files kept at their last good text after this round, for the
     // configurations loaded later.

@@ -97,14 +97,18 @@ impl<'a> Accepted<'a> {
         };
         let change = match (&kept, changed_file(event)) {
             (Some(kept), Some(changed)) => match matching(kept.files.keys(), &changed) {
-                Some(key) => {
-                    let now = crate::config::read_bounded_text(
-                        &key,
-                        crate::config::MAX_CONFIG_FILE,
-                    )
-                    .ok();
-                    Some((key, now))
-                }
+                Some(key) => match on_disk(&key) {
+                    Ok(now) => Some((key, now)),
+                    Err(e) => {
+                        warnings.push(format!(
+                            "latch could not read {}, so the session keeps its settings: {e}",
+                            key.display()
+                        ));
+                        None
+                    }
+                },
+                // Not a file the session keeps: read from disk anyway.
+                None if !is_settings_file(&changed) => None,
                 None => {
                     warnings.push(format!(
                         "{} is not one of the session's settings files; latch keeps nothing of its change",
@@ -159,9 +163,18 @@ impl<'a> Accepted<'a> {
             unreadable,
         } = self;
         if cancel.is_cancelled() {
+            // A new start reads the settings anew, whatever its hooks did.
+            if afresh {
+                let _ = session.write_file(KEPT, None);
+            }
             return warnings;
         }
-        let watched = loaded.values().any(|text| mentions_config_change(text));
+        // The kept texts count too: an event whose load read other files
+        // (another project) does not drop them.
+        let watched = loaded.values().any(|text| mentions_config_change(text))
+            || kept.iter().flat_map(|k| k.files.values().flatten()).any(|text| {
+                mentions_config_change(text.as_bytes())
+            });
         if !watched {
             if kept.is_some() {
                 warn(&mut warnings, session.write_file(KEPT, None));
@@ -175,15 +188,14 @@ impl<'a> Accepted<'a> {
         warnings.extend(unreadable);
         // Settings files seen for the first time (the session's first
         // event, or a new project) count as they are.
+        // Read from disk (a server's load may be older), and only those it
+        // can read, or that do not exist: one it cannot read stays a disk
+        // file, with the load's own error.
+        let already = |p: &PathBuf| kept.as_ref().is_some_and(|k| k.files.contains_key(p));
         let seen: Vec<(PathBuf, Option<String>)> = looked()
             .into_iter()
-            .filter(|p| is_settings_file(p))
-            .map(|path| {
-                let text = loaded
-                    .get(&path)
-                    .and_then(|text| String::from_utf8(text.clone()).ok());
-                (path, text)
-            })
+            .filter(|p| is_settings_file(p) && !already(p))
+            .filter_map(|path| on_disk(&path).ok().map(|text| (path, text)))
             .collect();
         let let_through = change.filter(|_| outcome.decision != Decision::Deny);
         let next = moved_on(kept.clone(), &seen, let_through.clone());
@@ -191,7 +203,7 @@ impl<'a> Accepted<'a> {
             // Under the session's lock, from what is kept now: another
             // process of the session may have moved on another file.
             let merged = session
-                .try_update(cancel, |_| {
+                .locked(cancel, || {
                     let now = if afresh {
                         Ok(None)
                     } else {
@@ -199,19 +211,23 @@ impl<'a> Accepted<'a> {
                             bytes.and_then(|b| serde_json::from_slice::<Texts>(&b).ok())
                         })
                     };
-                    Ok(now.and_then(|now| {
+                    now.and_then(|now| {
                         let next = moved_on(now.clone(), &seen, let_through);
                         if now.as_ref() == Some(&next) {
                             Ok(())
                         } else {
                             write(session, &next)
                         }
-                    }))
+                    })
                 })
                 .await;
             warn(&mut warnings, merged.and_then(|inner| inner));
         }
-        if changed_file(event).is_some() && kept.is_none() && outcome.decision == Decision::Deny {
+        if changed_file(event).is_some()
+            && kept.is_none()
+            && outcome.decision == Decision::Deny
+            && session.dir().is_some()
+        {
             warnings.push(
                 "the change was rejected, but latch kept no earlier settings for the session (it keeps them from the session's first event while a ConfigChange hook is configured); the change stays".to_owned(),
             );
@@ -300,10 +316,26 @@ fn matching<'k>(keys: impl Iterator<Item = &'k PathBuf>, path: &Path) -> Option<
         .cloned()
 }
 
-/// `path` with its directory resolved (the file itself may not exist).
+/// `path` with its directory resolved (the file itself may not exist);
+/// for a directory that is gone, the path made absolute with its `.` and
+/// `..` taken out.
 fn resolved(path: &Path) -> Option<PathBuf> {
-    let dir = std::fs::canonicalize(path.parent()?).ok()?;
-    Some(dir.join(path.file_name()?))
+    match std::fs::canonicalize(path.parent()?) {
+        Ok(dir) => Some(dir.join(path.file_name()?)),
+        Err(_) => std::path::absolute(path)
+            .ok()
+            .map(|p| crate::config::normalize(&p)),
+    }
+}
+
+/// A settings file's text on disk: `None` when it does not exist; an
+/// error when it cannot be read (or is not UTF-8).
+fn on_disk(path: &Path) -> std::io::Result<Option<String>> {
+    match crate::config::read_bounded_text(path, crate::config::MAX_CONFIG_FILE) {
+        Ok(text) => Ok(Some(text)),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(e),
+    }
 }
 
 /// Writes the kept settings, unless they are too large to keep.
