@@ -296,8 +296,7 @@ fn starts_afresh(event: &Event) -> bool {
 /// change (not for managed policy, whose changes Claude Code applies
 /// anyway). A relative path is taken from the event's `cwd`.
 fn changed_file(event: &Event) -> Option<PathBuf> {
-    if event.event != EventKind::ConfigChange || event.source.as_deref() == Some("policy_settings")
-    {
+    if event.event != EventKind::ConfigChange || super::events::is_policy_change(event) {
         return None;
     }
     let path = event.file_path.as_ref()?;

@@ -1522,7 +1522,7 @@ impl Fold<'_> {
     /// Whether a `ConfigChange` concerns managed policy, which hooks
     /// cannot block.
     fn is_policy_change(&self) -> bool {
-        self.event.source.as_deref() == Some("policy_settings")
+        super::events::is_policy_change(self.event)
     }
 
     /// `watchPaths`: files the harness should watch for `FileChanged`.

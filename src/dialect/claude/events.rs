@@ -705,6 +705,12 @@ pub fn payload<'a>(ce: ClaudeEvent, event: &'a Event, facts: &PayloadFacts<'a>) 
     m
 }
 
+/// Whether a `config_change` concerns managed policy, which Claude Code
+/// applies whatever its hooks say (they cannot block it).
+pub fn is_policy_change(event: &Event) -> bool {
+    event.source.as_deref() == Some("policy_settings")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
