@@ -16,7 +16,13 @@
 //! afresh each round (with a strict alternation, each side would always
 //! follow the other, and what one leaves behind would favour or slow the
 //! other), so a busy machine affects both sides alike. Run with `cargo bench --bench serve` (`SERVE_FIRES=N`
-//! changes the endurance count).
+//! changes the endurance count, `SERVE_SECTIONS=2` runs section 2 only,
+//! `SERVE_QUARTILES=1` adds each side's spread in section 2).
+//!
+//! `cargo bench` builds the server with the `bench` profile (no LTO, 16
+//! codegen units: quick to build). The targets are for what users run:
+//! `cargo build --release && LATCH_BIN=target/release/latch cargo bench
+//! --bench serve`.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -27,7 +33,14 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-const LATCH: &str = env!("CARGO_BIN_EXE_latch");
+/// The server binary: `$LATCH_BIN` (for example the release build, which
+/// `cargo bench` does not use), else the one `cargo bench` built.
+fn latch() -> String {
+    std::env::var("LATCH_BIN")
+        .ok()
+        .filter(|b| !b.is_empty())
+        .unwrap_or_else(|| env!("CARGO_BIN_EXE_latch").to_owned())
+}
 
 /// A running `latch serve`.
 struct Serve {
@@ -39,7 +52,7 @@ struct Serve {
 
 impl Serve {
     fn start(project: &Path) -> Serve {
-        let mut child = Command::new(LATCH)
+        let mut child = Command::new(latch())
             .arg("serve")
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
@@ -184,62 +197,71 @@ fn main() {
         return;
     }
     let mut verdicts = Vec::new();
+    println!("server: {}", latch());
+
+    // `SERVE_SECTIONS=2,3` runs only those sections.
+    let sections = std::env::var("SERVE_SECTIONS").unwrap_or_else(|_| "1,2,3,4".to_owned());
+    let wanted = |n: &str| sections.split(',').any(|s| s.trim() == n);
 
     // 1. Round trip, no matching hook.
-    let p = project(
-        &json!({"hooks": {"PreToolUse": [{"matcher": "Write", "hooks": [{"type": "command", "command": "true"}]}]}}),
-    );
-    let mut s = Serve::start(p.path());
-    let event = bash_event("s1");
-    for _ in 0..500 {
-        s.call("fire", event.clone());
-    }
-    let times: Vec<Duration> = (0..5000)
-        .map(|_| {
-            let t = Instant::now();
+    if wanted("1") {
+        let p = project(
+            &json!({"hooks": {"PreToolUse": [{"matcher": "Write", "hooks": [{"type": "command", "command": "true"}]}]}}),
+        );
+        let mut s = Serve::start(p.path());
+        let event = bash_event("s1");
+        for _ in 0..500 {
             s.call("fire", event.clone());
-            t.elapsed()
-        })
-        .collect();
-    let serve_rt = median(times);
-    let fire_times: Vec<Duration> = (0..100)
-        .map(|_| {
-            let t = Instant::now();
-            let mut c = Command::new(LATCH)
-                .args(["fire", "--dialect", "claude", "--project"])
-                .arg(p.path())
-                .arg("--home")
-                .arg(p.path().join("home"))
-                .arg("--claude-managed-dir")
-                .arg(p.path().join("managed"))
-                .arg("--state-dir")
-                .arg(p.path().join("state"))
-                .stdin(Stdio::piped())
-                .stdout(Stdio::piped())
-                .stderr(Stdio::null())
-                .spawn()
-                .unwrap();
-            c.stdin
-                .take()
-                .unwrap()
-                .write_all(event.to_string().as_bytes())
-                .unwrap();
-            c.wait_with_output().unwrap();
-            t.elapsed()
-        })
-        .collect();
-    let fire_whole = median(fire_times);
-    println!(
-        "1. no matching hook: serve round trip median {serve_rt:?}; latch fire whole process median {fire_whole:?}"
-    );
-    verdicts.push((
-        "serve round trip ≤ 100 µs",
-        serve_rt <= Duration::from_micros(100),
-    ));
-    drop(s);
+        }
+        let times: Vec<Duration> = (0..5000)
+            .map(|_| {
+                let t = Instant::now();
+                s.call("fire", event.clone());
+                t.elapsed()
+            })
+            .collect();
+        let serve_rt = median(times);
+        let fire_times: Vec<Duration> = (0..100)
+            .map(|_| {
+                let t = Instant::now();
+                let mut c = Command::new(latch())
+                    .args(["fire", "--dialect", "claude", "--project"])
+                    .arg(p.path())
+                    .arg("--home")
+                    .arg(p.path().join("home"))
+                    .arg("--claude-managed-dir")
+                    .arg(p.path().join("managed"))
+                    .arg("--state-dir")
+                    .arg(p.path().join("state"))
+                    .stdin(Stdio::piped())
+                    .stdout(Stdio::piped())
+                    .stderr(Stdio::null())
+                    .spawn()
+                    .unwrap();
+                c.stdin
+                    .take()
+                    .unwrap()
+                    .write_all(event.to_string().as_bytes())
+                    .unwrap();
+                c.wait_with_output().unwrap();
+                t.elapsed()
+            })
+            .collect();
+        let fire_whole = median(fire_times);
+        println!(
+            "1. no matching hook: serve round trip median {serve_rt:?}; latch fire whole process median {fire_whole:?}"
+        );
+        verdicts.push((
+            "serve round trip ≤ 100 µs",
+            serve_rt <= Duration::from_micros(100),
+        ));
+    }
 
     // 2. N true hooks against direct spawns, interleaved.
     for n in [1usize, 4, 16] {
+        if !wanted("2") {
+            break;
+        }
         let p = project(&true_hooks(n));
         let mut s = Serve::start(p.path());
         let event = bash_event("s1");
@@ -267,9 +289,23 @@ fn main() {
                 }
             }
         }
-        let (a, b) = (median(served), median(spawned));
+        let (a, b) = (median(served.clone()), median(spawned.clone()));
         let ratio = a.as_secs_f64() / b.as_secs_f64();
         println!("2. N = {n:2}: serve {a:?}, direct {b:?}, ratio {ratio:.3}");
+        if std::env::var_os("SERVE_QUARTILES").is_some() {
+            for (what, v) in [("serve", &mut served), ("direct", &mut spawned)] {
+                v.sort();
+                let q = |f: f64| v[((v.len() - 1) as f64 * f) as usize];
+                println!(
+                    "   {what}: p10 {:?} p25 {:?} p50 {:?} p75 {:?} p90 {:?}",
+                    q(0.1),
+                    q(0.25),
+                    q(0.5),
+                    q(0.75),
+                    q(0.9)
+                );
+            }
+        }
         verdicts.push((
             ["N = 1 ≤ 1.05×", "N = 4 ≤ 1.05×", "N = 16 ≤ 1.05×"]
                 [[1, 4, 16].iter().position(|&x| x == n).unwrap()],
@@ -278,68 +314,71 @@ fn main() {
     }
 
     // 3. Endurance: RSS and descriptors over many fires.
-    let fires: usize = std::env::var("SERVE_FIRES")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(10_000);
-    let p = project(&true_hooks(1));
-    let mut s = Serve::start(p.path());
-    for i in 0..100 {
-        s.call("fire", bash_event(&format!("e{}", i % 10)));
+    if wanted("3") {
+        let fires: usize = std::env::var("SERVE_FIRES")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(10_000);
+        let p = project(&true_hooks(1));
+        let mut s = Serve::start(p.path());
+        for i in 0..100 {
+            s.call("fire", bash_event(&format!("e{}", i % 10)));
+        }
+        let first = s.footprint();
+        for i in 100..fires {
+            s.call("fire", bash_event(&format!("e{}", i % 10)));
+        }
+        let last = s.footprint();
+        println!(
+            "3. {fires} fires: RSS {} KiB after 100, {} KiB after all; open descriptors {} and {}",
+            first.0, last.0, first.1, last.1
+        );
+        verdicts.push(("descriptors flat", last.1 <= first.1));
+        verdicts.push(("RSS flat (≤ +10 %)", last.0 as f64 <= first.0 as f64 * 1.10));
     }
-    let first = s.footprint();
-    for i in 100..fires {
-        s.call("fire", bash_event(&format!("e{}", i % 10)));
-    }
-    let last = s.footprint();
-    println!(
-        "3. {fires} fires: RSS {} KiB after 100, {} KiB after all; open descriptors {} and {}",
-        first.0, last.0, first.1, last.1
-    );
-    verdicts.push(("descriptors flat", last.1 <= first.1));
-    verdicts.push(("RSS flat (≤ +10 %)", last.0 as f64 <= first.0 as f64 * 1.10));
-    drop(s);
 
     // 4. 64 slow sessions do not delay a fast one.
-    let p = project(&json!({"hooks": {
+    if wanted("4") {
+        let p = project(&json!({"hooks": {
         "PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "sleep 2"}]}],
         "UserPromptSubmit": [{"hooks": [{"type": "command", "command": "true"}]}]}}));
-    let mut s = Serve::start(p.path());
-    let quick = json!({"event": "stop", "session_id": "quick"});
-    let alone: Vec<Duration> = (0..50)
-        .map(|_| {
-            let t = Instant::now();
-            s.call("fire", quick.clone());
-            t.elapsed()
-        })
-        .collect();
-    let alone = median(alone);
-    for i in 0..64 {
-        s.send("fire", &bash_event(&format!("slow{i}")));
-    }
-    // Let the 64 hooks start.
-    std::thread::sleep(Duration::from_millis(300));
-    let mut busy = Vec::new();
-    for _ in 0..20 {
-        let t = Instant::now();
-        let id = s.send("fire", &quick);
-        loop {
-            let r = s.read();
-            if r["id"] == id {
-                break;
-            }
+        let mut s = Serve::start(p.path());
+        let quick = json!({"event": "stop", "session_id": "quick"});
+        let alone: Vec<Duration> = (0..50)
+            .map(|_| {
+                let t = Instant::now();
+                s.call("fire", quick.clone());
+                t.elapsed()
+            })
+            .collect();
+        let alone = median(alone);
+        for i in 0..64 {
+            s.send("fire", &bash_event(&format!("slow{i}")));
         }
-        busy.push(t.elapsed());
+        // Let the 64 hooks start.
+        std::thread::sleep(Duration::from_millis(300));
+        let mut busy = Vec::new();
+        for _ in 0..20 {
+            let t = Instant::now();
+            let id = s.send("fire", &quick);
+            loop {
+                let r = s.read();
+                if r["id"] == id {
+                    break;
+                }
+            }
+            busy.push(t.elapsed());
+        }
+        let busy = median(busy);
+        let delay = busy.saturating_sub(alone);
+        println!(
+            "4. session without hooks: {alone:?} alone, {busy:?} beside 64 slow sessions (delay {delay:?})"
+        );
+        verdicts.push((
+            "64 slow sessions delay a quick one ≤ 5 ms",
+            delay <= Duration::from_millis(5),
+        ));
     }
-    let busy = median(busy);
-    let delay = busy.saturating_sub(alone);
-    println!(
-        "4. session without hooks: {alone:?} alone, {busy:?} beside 64 slow sessions (delay {delay:?})"
-    );
-    verdicts.push((
-        "64 slow sessions delay a quick one ≤ 5 ms",
-        delay <= Duration::from_millis(5),
-    ));
 
     println!();
     for (what, ok) in verdicts {

@@ -169,10 +169,9 @@ impl ConfigArgs {
         if let Some(s) = self
             .claude_settings
             .as_deref()
-            .map(str::trim_start)
-            .filter(|s| !s.starts_with('{'))
+            .filter(|_| self.inline_claude_settings().is_none())
         {
-            roots.push(PathBuf::from(s));
+            roots.push(PathBuf::from(s.trim_start()));
         }
         // Approvals change what runs under a trust policy.
         if !self.trust.is_empty()
@@ -183,6 +182,14 @@ impl ConfigArgs {
         roots.sort();
         roots.dedup();
         roots
+    }
+
+    /// The `--claude-settings` value when it is JSON text rather than a
+    /// file: a configuration source that has no file of its own.
+    pub fn inline_claude_settings(&self) -> Option<&str> {
+        self.claude_settings
+            .as_deref()
+            .filter(|s| s.trim_start().starts_with('{'))
     }
 
     /// Loads the dialects for `event`: those named with `--dialect`, else

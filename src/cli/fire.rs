@@ -59,6 +59,9 @@ pub async fn run(args: FireArgs) -> u8 {
         .as_ref()
         .map(crate::dialect::claude::accepted::Accepted::replacements)
         .unwrap_or_default();
+    // Whether a ConfigChange hook is configured, from the texts the load
+    // reads and `--claude-settings` JSON text, which is no file.
+    let inline_settings = config.inline_claude_settings().map(str::to_owned);
     let (engine, loaded) =
         crate::config::files::load_with(replace, || config.engine(&event, &mut diags));
     // One dispatch, and nothing else on this thread: a hook that runs
@@ -112,8 +115,14 @@ pub async fn run(args: FireArgs) -> u8 {
         if signals.received().is_some() {
             cancel.0.cancel();
         }
+        let watches = crate::dialect::claude::accepted::watches_config_change(
+            loaded
+                .values()
+                .map(Vec::as_slice)
+                .chain(inline_settings.as_deref().map(str::as_bytes)),
+        );
         let settled = accepted
-            .settle(&event, &outcome, &loaded, looked, &cancel.1)
+            .settle(&event, &outcome, watches, looked, &cancel.1)
             .await;
         outcome.warnings.extend(settled);
     }

@@ -218,3 +218,23 @@ fn a_deletion_let_through_counts_even_with_its_directory_gone() {
     c.fire(&bash_after("ls", json!("x")));
     assert_eq!(c.runs_of("added"), 1, "the deleted settings still ran");
 }
+
+#[test]
+fn a_config_change_hook_given_as_settings_text_keeps_the_settings_too() {
+    // `--claude-settings` JSON text is no file, yet its ConfigChange hook
+    // counts as one in a settings file does.
+    let c = Claude::new();
+    let marker = c.root.path().join("reject");
+    let added = c.hook("added", "");
+    let inline = config(&marker, None).to_string();
+    let flags = ["--claude-settings", inline.as_str()];
+    c.fire_with(&event("session_start", json!({"source": "startup"})), &flags);
+    let c = c.project_settings(&json!({"hooks": {"PostToolUse": [{"matcher": "Bash",
+        "hooks": [{"type": "command", "command": added}]}]}}));
+    std::fs::write(&marker, "").unwrap();
+    let file = c.project().join(".claude/settings.json");
+    let f = c.fire_with(&change(&file, "project_settings"), &flags);
+    assert_eq!(f.outcome["decision"], "deny", "{}", f.outcome);
+    c.fire_with(&bash_after("ls", json!("x")), &flags);
+    assert_eq!(c.runs_of("added"), 0, "the rejected edit was applied");
+}

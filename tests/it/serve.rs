@@ -1573,3 +1573,48 @@ fn a_session_that_rejected_a_configuration_change_keeps_its_settings_in_the_serv
     assert_eq!(c.runs_of("added"), 2);
     assert_eq!(s.close(), 0);
 }
+
+#[test]
+fn a_config_change_hook_given_as_settings_text_keeps_a_sessions_settings_in_the_server() {
+    let c = Claude::new();
+    let marker = c.root.path().join("reject");
+    let reject = format!("if [ -f '{}' ]; then exit 2; fi", marker.display());
+    let added = c.hook("added", "");
+    let inline = settings("ConfigChange", None, &[&reject]).to_string();
+    let mut s = Server::start(&[("HOOK_DIR", c.hook_dir().to_str().expect("utf-8"))]);
+    let r = s.request(
+        1,
+        "initialize",
+        json!({"dialects": ["claude"], "project": c.project(), "home": c.home(),
+            "claude_managed_dir": c.root.path().join("managed"),
+            "state_dir": c.root.path().join("state"), "claude_settings": inline}),
+    );
+    assert!(r["result"].is_object(), "{r}");
+    s.request(
+        2,
+        "fire",
+        json!({"event": "session_start", "session_id": "s1"}),
+    );
+    let c = c.project_settings(&json!({"hooks": {"PostToolUse": [{"matcher": "Bash",
+        "hooks": [{"type": "command", "command": added}]}]}}));
+    // The server has the edit: only the session's own settings hold it back.
+    let n = s.notification("latch/diagnostics");
+    assert_eq!(n["params"]["reloaded"], true, "{n}");
+    std::fs::write(&marker, "").unwrap();
+    let file = c.project().join(".claude/settings.json");
+    let r = s.request(
+        3,
+        "fire",
+        json!({"event": "config_change", "session_id": "s1",
+            "source": "project_settings", "file_path": file}),
+    );
+    assert_eq!(r["result"]["decision"], "deny", "{r}");
+    s.request(4, "fire", crate::claude_util::bash_after("ls", json!("x")));
+    assert_eq!(c.runs_of("added"), 0, "the rejected edit was applied");
+    // Another session never rejected it.
+    let mut other = crate::claude_util::bash_after("ls", json!("x"));
+    other["session_id"] = json!("s2");
+    s.request(5, "fire", other);
+    assert_eq!(c.runs_of("added"), 1);
+    assert_eq!(s.close(), 0);
+}

@@ -287,6 +287,9 @@ struct Setup {
 struct Loaded {
     engine: Arc<Engine>,
     files: Arc<FileTexts>,
+    /// Whether `files` name a ConfigChange hook (see [`Accepted`]), found
+    /// once per load rather than once per event.
+    watches_config_change: bool,
 }
 
 /// Configuration files' texts, by path.
@@ -773,6 +776,12 @@ fn load(
     diags.extend(engine.diagnostics().cloned());
     let loaded = Loaded {
         engine: Arc::new(engine),
+        watches_config_change: crate::dialect::claude::accepted::watches_config_change(
+            files
+                .values()
+                .map(Vec::as_slice)
+                .chain(setup.config.inline_claude_settings().map(str::as_bytes)),
+        ),
         files: Arc::new(files),
     };
     (loaded, diags)
@@ -808,7 +817,13 @@ async fn dispatch(
                 .collect()
         };
         let settled = accepted
-            .settle(event, &outcome, &loaded.files, looked, cancel)
+            .settle(
+                event,
+                &outcome,
+                loaded.watches_config_change,
+                looked,
+                cancel,
+            )
             .await;
         outcome.warnings.extend(settled);
     }

@@ -139,9 +139,10 @@ impl<'a> Accepted<'a> {
             .collect()
     }
 
-    /// After `event` was dispatched, with the configuration files `loaded`
-    /// (path → text, as the load read them) among the paths `looked` at
-    /// (asked for only when needed):
+    /// After `event` was dispatched, with configuration files that
+    /// mention a ConfigChange hook or not (`loaded_watches`, from
+    /// [`watches_config_change`] over the texts the load read) among the
+    /// paths `looked` at (asked for only when needed):
     /// keeps the settings the session has, moves them on for a change let
     /// through, and leaves them for a change rejected. A dispatch that
     /// `cancel` cancelled changes nothing. Returns warnings for the
@@ -150,7 +151,7 @@ impl<'a> Accepted<'a> {
         self,
         event: &Event,
         outcome: &Outcome,
-        loaded: &BTreeMap<PathBuf, Vec<u8>>,
+        loaded_watches: bool,
         looked: impl FnOnce() -> BTreeSet<PathBuf>,
         cancel: &Cancel,
     ) -> Vec<String> {
@@ -171,10 +172,12 @@ impl<'a> Accepted<'a> {
         }
         // The kept texts count too: an event whose load read other files
         // (another project) does not drop them.
-        let watched = loaded.values().any(|text| mentions_config_change(text))
-            || kept.iter().flat_map(|k| k.files.values().flatten()).any(|text| {
-                mentions_config_change(text.as_bytes())
-            });
+        let watched = loaded_watches
+            || watches_config_change(
+                kept.iter()
+                    .flat_map(|k| k.files.values().flatten())
+                    .map(String::as_bytes),
+            );
         if !watched {
             if kept.is_some() {
                 warn(&mut warnings, session.write_file(KEPT, None));
@@ -255,11 +258,13 @@ fn moved_on(
     next
 }
 
-/// Whether a configuration file's text names the `ConfigChange` event.
-/// (Cheaper than loading: a file that does not name it configures no
-/// hook for it.)
-fn mentions_config_change(text: &[u8]) -> bool {
-    memchr::memmem::find(text, b"ConfigChange").is_some()
+/// Whether any of these configuration files' texts names the
+/// `ConfigChange` event. (Cheaper than loading: a file that does not name
+/// it configures no hook for it.) It reads every byte, so a caller that
+/// dispatches many events with one load asks once.
+pub fn watches_config_change<'a>(texts: impl IntoIterator<Item = &'a [u8]>) -> bool {
+    let finder = memchr::memmem::Finder::new(b"ConfigChange");
+    texts.into_iter().any(|text| finder.find(text).is_some())
 }
 
 /// Whether `path` is a user, project or local settings file of Claude
