@@ -228,7 +228,10 @@ fn a_config_change_hook_given_as_settings_text_keeps_the_settings_too() {
     let added = c.hook("added", "");
     let inline = config(&marker, None).to_string();
     let flags = ["--claude-settings", inline.as_str()];
-    c.fire_with(&event("session_start", json!({"source": "startup"})), &flags);
+    c.fire_with(
+        &event("session_start", json!({"source": "startup"})),
+        &flags,
+    );
     let c = c.project_settings(&json!({"hooks": {"PostToolUse": [{"matcher": "Bash",
         "hooks": [{"type": "command", "command": added}]}]}}));
     std::fs::write(&marker, "").unwrap();

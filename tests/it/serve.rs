@@ -1618,3 +1618,62 @@ fn a_config_change_hook_given_as_settings_text_keeps_a_sessions_settings_in_the_
     assert_eq!(c.runs_of("added"), 1);
     assert_eq!(s.close(), 0);
 }
+
+#[test]
+fn a_config_change_takes_the_file_as_it_was_when_the_request_arrived() {
+    // The session's earlier event still runs when the `config_change`
+    // arrives, and the file is edited again meanwhile: the change let
+    // through is the first edit, as Claude Code read it when it fired the
+    // event; the second waits for its own `config_change`.
+    let c = Claude::new();
+    let go = c.root.path().join("go");
+    let slow = format!("while [ ! -f '{}' ]; do sleep 0.05; done", go.display());
+    let first = c.hook("first", "");
+    let second = c.hook("second", "");
+    let with = |added: Option<&str>| {
+        let mut hooks = json!({
+            "ConfigChange": [{"hooks": [{"type": "command", "command": "true"}]}],
+            "UserPromptSubmit": [{"hooks": [{"type": "command", "command": slow}]}]});
+        if let Some(added) = added {
+            hooks["PostToolUse"] =
+                json!([{"matcher": "Bash", "hooks": [{"type": "command", "command": added}]}]);
+        }
+        json!({ "hooks": hooks })
+    };
+    let c = c.project_settings(&with(None));
+    let file = c.project().join(".claude/settings.json");
+    let mut s = Server::claude(&c);
+    let r = s.call(
+        2,
+        "fire",
+        json!({"event": "session_start", "session_id": "s1"}),
+    );
+    assert!(r["result"].is_object(), "{r}");
+    let c = c.project_settings(&with(Some(&first)));
+    s.fire(
+        3,
+        json!({"event": "user_prompt", "session_id": "s1", "prompt": "hi"}),
+    );
+    s.fire(
+        4,
+        json!({"event": "config_change", "session_id": "s1",
+            "source": "project_settings", "file_path": file}),
+    );
+    // Time for the server to read the request (it reads its input while
+    // the prompt's hook runs); the hook waits for `go`.
+    std::thread::sleep(Duration::from_millis(500));
+    let c = c.project_settings(&with(Some(&second)));
+    std::fs::write(&go, "").unwrap();
+    let mut answered = 0;
+    while answered < 2 {
+        let m = s.recv();
+        if m["id"] == 3 || m["id"] == 4 {
+            assert!(m["result"].is_object(), "{m}");
+            answered += 1;
+        }
+    }
+    s.call(5, "fire", crate::claude_util::bash_after("ls", json!("x")));
+    assert_eq!(c.runs_of("first"), 1, "the edit let through was not kept");
+    assert_eq!(c.runs_of("second"), 0, "the later edit came with it");
+    assert_eq!(s.close(), 0);
+}

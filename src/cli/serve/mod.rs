@@ -27,7 +27,7 @@ use tokio::io::{AsyncWriteExt, BufReader};
 use tokio::sync::{mpsc, oneshot};
 use tokio::task::JoinSet;
 
-use crate::dialect::claude::accepted::Accepted;
+use crate::dialect::claude::accepted::{Accepted, Arrived};
 use crate::run::{Cancel, CancelHandle, Lend};
 use crate::{Diagnostic, Engine, Event};
 
@@ -501,6 +501,9 @@ impl Server {
             ));
         }
         let (loaded, _) = loaded_for(&setup, &self.out, &event);
+        // The file a `config_change` is about, as it is now: not as a later
+        // edit leaves it while the session's earlier events run.
+        let arrived = Arrived::read(&event);
         let (handle, cancel) = Cancel::pair();
         lock(&self.in_flight).insert(key.clone(), handle);
         // Events of one session run in the order they arrived.
@@ -533,7 +536,8 @@ impl Server {
                 Err(msg) => rpc::error(&id, code::INTERNAL_ERROR, &msg),
                 Ok(session) => {
                     let lend = lending.now(&in_flight);
-                    match dispatch(&setup, &out, &event, &session, loaded, &cancel, lend).await {
+                    let accepted = Accepted::open_arrived(&session, &event, arrived);
+                    match dispatch(&setup, &out, &event, accepted, loaded, &cancel, lend).await {
                         Ok(outcome) => rpc::result(&id, &outcome),
                         Err(e) => {
                             rpc::error(&id, code::INVALID_PARAMS, &format!("invalid event: {e}"))
@@ -786,19 +790,19 @@ fn load(
     };
     (loaded, diags)
 }
-/// Dispatches `event` of `session` with `loaded`, or with the settings
-/// the session kept when it rejected a change (claude dialect; see
-/// [`Accepted`]).
+/// Dispatches `event` of the session `accepted` is of with `loaded`, or
+/// with the settings the session kept when it rejected a change (claude
+/// dialect; see [`Accepted`]).
 async fn dispatch(
     setup: &Setup,
     out: &Out,
     event: &Event,
-    session: &crate::Session,
+    accepted: Accepted<'_>,
     loaded: Loaded,
     cancel: &Cancel,
     lend: Option<Lend<'_>>,
 ) -> Result<crate::Outcome, crate::EventError> {
-    let accepted = Accepted::open(session, event);
+    let session = accepted.session();
     let loaded = with_accepted(setup, out, event, &accepted, loaded);
     let mut outcome = loaded
         .engine

@@ -69,9 +69,40 @@ pub struct Accepted<'a> {
     unreadable: Option<String>,
 }
 
+/// A `config_change` event's settings file as it was when the event
+/// arrived. A server reads it then, before the event waits for the
+/// session's earlier ones: an edit made meanwhile is the next event's.
+#[derive(Debug)]
+pub struct Arrived {
+    /// The text (`None`: no such file), or why it could not be read.
+    text: std::io::Result<Option<String>>,
+}
+
+impl Arrived {
+    /// The file of `event` as it is now, when `event` is a `config_change`
+    /// of a user, project or local settings file.
+    pub fn read(event: &Event) -> Option<Arrived> {
+        let path = changed_file(event).filter(|p| is_settings_file(p))?;
+        Some(Arrived {
+            text: on_disk(&path),
+        })
+    }
+}
+
 impl<'a> Accepted<'a> {
-    /// The settings `session` has, as `event` finds them.
+    /// The settings `session` has, as `event` finds them, reading the
+    /// file a `config_change` is about now.
     pub fn open(session: &'a Session, event: &Event) -> Accepted<'a> {
+        Accepted::open_arrived(session, event, Arrived::read(event))
+    }
+
+    /// [`Accepted::open`] with the changed file as it was read on the
+    /// event's arrival ([`Arrived::read`]).
+    pub fn open_arrived(
+        session: &'a Session,
+        event: &Event,
+        arrived: Option<Arrived>,
+    ) -> Accepted<'a> {
         let afresh = starts_afresh(event);
         let mut warnings = Vec::new();
         let mut unreadable = None;
@@ -97,7 +128,7 @@ impl<'a> Accepted<'a> {
         };
         let change = match (&kept, changed_file(event)) {
             (Some(kept), Some(changed)) => match matching(kept.files.keys(), &changed) {
-                Some(key) => match on_disk(&key) {
+                Some(key) => match arrived.map_or_else(|| on_disk(&key), |a| a.text) {
                     Ok(now) => Some((key, now)),
                     Err(e) => {
                         warnings.push(format!(
@@ -127,6 +158,11 @@ impl<'a> Accepted<'a> {
             warnings,
             unreadable,
         }
+    }
+
+    /// The session whose settings these are.
+    pub fn session(&self) -> &'a Session {
+        self.session
     }
 
     /// The files to read instead of the disk: the settings files as the
