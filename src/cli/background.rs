@@ -77,12 +77,12 @@ struct Follow {
 }
 
 /// Starts each job in a detached `latch background-hook` process.
-pub struct Detached {
+pub struct BackgroundProcess {
     /// The state directory root of `latch fire`.
     pub state_root: Option<PathBuf>,
 }
 
-impl Background for Detached {
+impl Background for BackgroundProcess {
     fn start(&self, mut job: BackgroundJob) -> Result<(), String> {
         if job.deliver {
             self.deliverable(job.session_id.as_deref())?;
@@ -154,7 +154,7 @@ impl Background for Detached {
     }
 }
 
-impl Detached {
+impl BackgroundProcess {
     /// Whether an answer for `session` can be kept.
     fn deliverable(&self, session: Option<&str>) -> Result<(), String> {
         if self.state_root.is_none() {

@@ -67,7 +67,7 @@ pub async fn run(args: FireArgs) -> u8 {
     // One dispatch, and nothing else on this thread: a hook that runs
     // alone may have the thread to itself (faster; see `docs/design.md`).
     let mut engine = engine
-        .with_background(super::background::Detached { state_root })
+        .with_background(super::background::BackgroundProcess { state_root })
         .with_runner(crate::run::Runner {
             lend_thread: true,
             ..crate::run::Runner::default()

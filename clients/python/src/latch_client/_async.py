@@ -25,7 +25,7 @@ from typing import (
     cast,
 )
 
-from ._common import UNSET, ClientOptions, InitializeInfo, Unset
+from ._common import UNSET, ClientOptions, InitializeInfo, Unset, callback_for
 from ._protocol import (
     STDERR_CHUNK,
     AsyncResultNotification,
@@ -62,8 +62,6 @@ _READ_LIMIT = 1 << 30
 
 _PIPE_BUF: int = getattr(select, "PIPE_BUF", 512)
 """A pipe takes a write of at most this many bytes whole, or not at all."""
-
-Callback = Callable[[Any], Any]
 
 
 class NotificationStream(AsyncIterator[Notification]):
@@ -688,16 +686,11 @@ class _AsyncChannel:
     def _notify(self, note: Notification) -> None:
         for stream in self._streams:
             stream._put(note)
-        callback: Optional[Callback] = None
-        argument: Any = None
-        if isinstance(note, AsyncResultNotification):
-            callback, argument = self._on_async_result, note.result
-        elif isinstance(note, DiagnosticsNotification):
-            callback, argument = self._on_diagnostics, note
-        else:
+        target = callback_for(note, self._on_async_result, self._on_diagnostics)
+        if target is None:
             logger.debug("notification %s has no callback", note.method)
-        if callback is None:
             return
+        callback, argument = target
         try:
             result = callback(argument)
         except Exception:

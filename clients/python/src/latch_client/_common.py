@@ -5,7 +5,7 @@ from __future__ import annotations
 import enum
 import os
 from dataclasses import dataclass
-from typing import Any, Dict, List, Mapping, Optional, Union
+from typing import Any, Callable, Dict, List, Mapping, Optional, Tuple, Union
 
 from . import _protocol
 from .errors import LatchClosed
@@ -107,3 +107,18 @@ class InitializeInfo:
     def diagnostics(self) -> List[Diagnostic]:
         """The load diagnostics ``initialize`` reported."""
         return self.initialize_result["diagnostics"]
+
+
+def callback_for(
+    note: _protocol.Notification,
+    on_async_result: Optional[Callable[[Any], Any]],
+    on_diagnostics: Optional[Callable[[Any], Any]],
+) -> Optional[Tuple[Callable[[Any], Any], Any]]:
+    """The callback a notification goes to, and its argument: an async
+    hook's answer, or the diagnostics notification itself; ``None`` when
+    no callback takes it."""
+    if isinstance(note, _protocol.AsyncResultNotification):
+        return (on_async_result, note.result) if on_async_result is not None else None
+    if isinstance(note, _protocol.DiagnosticsNotification):
+        return (on_diagnostics, note) if on_diagnostics is not None else None
+    return None

@@ -14,10 +14,9 @@ from concurrent.futures import TimeoutError as FutureTimeout
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple, Type, Union, cast
 
-from ._common import UNSET, ClientOptions, InitializeInfo, Unset
+from ._common import UNSET, ClientOptions, InitializeInfo, Unset, callback_for
 from ._protocol import (
     STDERR_CHUNK,
-    AsyncResultNotification,
     DiagnosticsNotification,
     Notification,
     Response,
@@ -671,15 +670,13 @@ class _Channel:
             note = self._notes.get()
             if note is None:
                 return
+            target = callback_for(note, self._on_async_result, self._on_diagnostics)
+            if target is None:
+                logger.debug("notification %s has no callback", note.method)
+                continue
+            callback, argument = target
             try:
-                if isinstance(note, AsyncResultNotification):
-                    if self._on_async_result is not None:
-                        self._on_async_result(note.result)
-                elif isinstance(note, DiagnosticsNotification):
-                    if self._on_diagnostics is not None:
-                        self._on_diagnostics(note)
-                else:
-                    logger.debug("ignored notification %s", note.method)
+                callback(argument)
             except Exception:
                 logger.exception("a latch notification callback raised")
 
