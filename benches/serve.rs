@@ -17,7 +17,8 @@
 //! follow the other, and what one leaves behind would favour or slow the
 //! other), so a busy machine affects both sides alike. Run with `cargo bench --bench serve` (`SERVE_FIRES=N`
 //! changes the endurance count, `SERVE_SECTIONS=2` runs section 2 only,
-//! `SERVE_QUARTILES=1` adds each side's spread in section 2).
+//! `SERVE_QUARTILES=1` adds each side's spread in section 2, `SERVE_AUDIT=off`
+//! turns the server's audit log off; it is `runs`, the default, otherwise).
 //!
 //! `cargo bench` builds the server with the `bench` profile (no LTO, 16
 //! codegen units: quick to build). The targets are for what users run:
@@ -70,7 +71,8 @@ impl Serve {
         let r = s.call(
             "initialize",
             json!({"dialects": ["claude"], "project": project, "home": project.join("home"),
-                "claude_managed_dir": project.join("managed"), "state_dir": project.join("state")}),
+                "claude_managed_dir": project.join("managed"), "state_dir": project.join("state"),
+                "audit": std::env::var("SERVE_AUDIT").unwrap_or_else(|_| "runs".to_owned())}),
         );
         assert!(r["result"].is_object(), "{r}");
         s
