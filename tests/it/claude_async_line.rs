@@ -320,3 +320,44 @@ fn without_a_session_the_hook_is_waited_for() {
     assert!(done.exists(), "latch fire did not wait for the hook");
     assert!(went_to_the_background(&f.outcome), "{}", f.outcome);
 }
+
+/// A session's end with a hook still in the background (round 7,
+/// `FINDINGS.md` §35): latch runs the SessionEnd hooks and leaves the
+/// background hook alone. Claude Code does the same at `/clear` and, at the
+/// end of `-p`, whenever the hook outlives its SIGTERM.
+fn ends_beside_a_background_hook(reason: &str, first_line: bool) {
+    let c = Claude::new();
+    let (done, touch) = marker(&c, "done");
+    let (ended, touch_ended) = marker(&c, "ended");
+    let mut background = json!({"type": "command",
+        "command": format!("sleep 2; {touch}")});
+    if first_line {
+        background["command"] = json!(format!(r#"printf '{{"async":true}}\n'; sleep 2; {touch}"#));
+    } else {
+        background["async"] = json!(true);
+    }
+    let c = c.project_settings(&json!({"hooks": {
+        "PostToolUse": [{"matcher": "Bash", "hooks": [background]}],
+        "SessionEnd": [{"hooks": [{"type": "command", "command": touch_ended}]}]}}));
+    c.fire(&bash_after("date", json!({"stdout": "x"})));
+    assert!(!done.exists(), "latch fire waited for the hook");
+    let f = c.fire(&event("session_end", json!({"reason": reason})));
+    assert_eq!(f.runs().len(), 1, "{}", f.outcome);
+    assert!(ended.exists(), "the SessionEnd hook did not run");
+    assert!(!done.exists(), "the session's end waited for the hook");
+    wait_for_file(&done);
+}
+
+/// Recorded: `r7_clear_with_async`.
+#[test]
+fn r7_clear_with_async_session_end_runs_and_the_hook_goes_on() {
+    ends_beside_a_background_hook("clear", false);
+}
+
+/// Recorded: `r7_async_teardown_ignores_term`,
+/// `r7_async_first_line_teardown_ignores_term`.
+#[test]
+fn r7_async_teardown_ignores_term_and_r7_async_first_line_teardown_ignores_term_session_end_runs() {
+    ends_beside_a_background_hook("other", false);
+    ends_beside_a_background_hook("other", true);
+}

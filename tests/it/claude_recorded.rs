@@ -895,6 +895,22 @@ fn every_recording_is_named_by_a_test_or_said_not_to_apply() {
             "the end of a -p run, which latch cannot see; a hook in the background runs until its limit (docs, where latch differs)",
         ),
         (
+            "r7_async_teardown_control",
+            "the end of a -p run, which latch cannot see; latch runs SessionEnd hooks (docs, where latch differs)",
+        ),
+        (
+            "r7_async_teardown_ignores_term_at_once",
+            "the SIGTERM and SIGKILL at the end of a -p run, which latch cannot see",
+        ),
+        (
+            "r7_async_teardown_ignores_term_child_only",
+            "the SIGTERM and SIGKILL at the end of a -p run, which latch cannot see",
+        ),
+        (
+            "r7_clear_with_async_queued",
+            "Claude Code's stream-json input dropping a message queued behind /clear",
+        ),
+        (
             "r3_config_change_env_control",
             "Claude Code's Bash tool seeing a changed env; latch gives settings' env to hooks (r5_settings_env_in_hooks), the harness runs its tools",
         ),
