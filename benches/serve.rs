@@ -159,6 +159,17 @@ fn bash_event(session: &str) -> Value {
         "tool": {"name": "Bash", "input": {"command": "ls"}}})
 }
 
+/// How long each of `n` calls of `f` took.
+fn timed(n: usize, mut f: impl FnMut()) -> Vec<Duration> {
+    (0..n)
+        .map(|_| {
+            let t = Instant::now();
+            f();
+            t.elapsed()
+        })
+        .collect()
+}
+
 fn median(mut v: Vec<Duration>) -> Duration {
     v.sort();
     v[v.len() / 2]
@@ -216,14 +227,9 @@ fn main() {
         for _ in 0..500 {
             s.call("fire", event.clone());
         }
-        let times: Vec<Duration> = (0..5000)
-            .map(|_| {
-                let t = Instant::now();
-                s.call("fire", event.clone());
-                t.elapsed()
-            })
-            .collect();
-        let serve_rt = median(times);
+        let serve_rt = median(timed(5000, || {
+            s.call("fire", event.clone());
+        }));
         let fire_times: Vec<Duration> = (0..100)
             .map(|_| {
                 let t = Instant::now();
@@ -363,14 +369,9 @@ fn main() {
         "UserPromptSubmit": [{"hooks": [{"type": "command", "command": "true"}]}]}}));
         let mut s = Serve::start(p.path());
         let quick = json!({"event": "stop", "session_id": "quick"});
-        let alone: Vec<Duration> = (0..50)
-            .map(|_| {
-                let t = Instant::now();
-                s.call("fire", quick.clone());
-                t.elapsed()
-            })
-            .collect();
-        let alone = median(alone);
+        let alone = median(timed(50, || {
+            s.call("fire", quick.clone());
+        }));
         for i in 0..64 {
             s.send("fire", &bash_event(&format!("slow{i}")));
         }

@@ -1529,29 +1529,42 @@ fn a_hook_in_the_background_dies_with_the_server() {
     );
 }
 
-#[test]
-fn a_session_that_rejected_a_configuration_change_keeps_its_settings_in_the_server() {
-    // r3_config_change_exit2_hook_added, through the server: its watch
-    // reloads the edit, but the session that rejected it goes on without.
+/// r3_config_change_exit2_hook_added, through the server: its watch
+/// reloads the edit, but the session that rejected it goes on without. The
+/// rejecting ConfigChange hook is in the project's settings, or, with
+/// `inline`, in `claude_settings` JSON text.
+fn a_rejected_edit_is_held_back_for_its_session(inline: bool) {
     let c = Claude::new();
     let marker = c.root.path().join("reject");
     let reject = format!("if [ -f '{}' ]; then exit 2; fi", marker.display());
     let added = c.hook("added", "");
-    let c = c.project_settings(&settings("ConfigChange", None, &[&reject]));
+    let rejecting = settings("ConfigChange", None, &[&reject]);
+    let mut init = json!({"dialects": ["claude"], "project": c.project(), "home": c.home(),
+        "claude_managed_dir": c.root.path().join("managed"),
+        "state_dir": c.root.path().join("state")});
+    let mut edit = json!({"hooks": {"PostToolUse": [{"matcher": "Bash",
+        "hooks": [{"type": "command", "command": added}]}]}});
+    let c = if inline {
+        init["claude_settings"] = json!(rejecting.to_string());
+        c
+    } else {
+        edit["hooks"]["ConfigChange"] = rejecting["hooks"]["ConfigChange"].clone();
+        c.project_settings(&rejecting)
+    };
     let file = c.project().join(".claude/settings.json");
     let change = json!({"event": "config_change", "session_id": "s1",
         "source": "project_settings", "file_path": file});
     let after = crate::claude_util::bash_after("ls", json!("x"));
-    let mut s = Server::claude(&c);
+    let mut s = Server::start(&[("HOOK_DIR", c.hook_dir().to_str().expect("utf-8"))]);
+    let r = s.request(1, "initialize", init);
+    assert!(r["result"].is_object(), "{r}");
     let r = s.request(
         2,
         "fire",
         json!({"event": "session_start", "session_id": "s1"}),
     );
     assert!(r["result"].is_object(), "{r}");
-    let c = c.project_settings(&json!({"hooks": {
-        "ConfigChange": [{"hooks": [{"type": "command", "command": reject}]}],
-        "PostToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": added}]}]}}));
+    let c = c.project_settings(&edit);
     let n = s.notification("latch/diagnostics");
     assert_eq!(n["params"]["reloaded"], true, "{n}");
     std::fs::write(&marker, "").unwrap();
@@ -1575,48 +1588,13 @@ fn a_session_that_rejected_a_configuration_change_keeps_its_settings_in_the_serv
 }
 
 #[test]
+fn a_session_that_rejected_a_configuration_change_keeps_its_settings_in_the_server() {
+    a_rejected_edit_is_held_back_for_its_session(false);
+}
+
+#[test]
 fn a_config_change_hook_given_as_settings_text_keeps_a_sessions_settings_in_the_server() {
-    let c = Claude::new();
-    let marker = c.root.path().join("reject");
-    let reject = format!("if [ -f '{}' ]; then exit 2; fi", marker.display());
-    let added = c.hook("added", "");
-    let inline = settings("ConfigChange", None, &[&reject]).to_string();
-    let mut s = Server::start(&[("HOOK_DIR", c.hook_dir().to_str().expect("utf-8"))]);
-    let r = s.request(
-        1,
-        "initialize",
-        json!({"dialects": ["claude"], "project": c.project(), "home": c.home(),
-            "claude_managed_dir": c.root.path().join("managed"),
-            "state_dir": c.root.path().join("state"), "claude_settings": inline}),
-    );
-    assert!(r["result"].is_object(), "{r}");
-    s.request(
-        2,
-        "fire",
-        json!({"event": "session_start", "session_id": "s1"}),
-    );
-    let c = c.project_settings(&json!({"hooks": {"PostToolUse": [{"matcher": "Bash",
-        "hooks": [{"type": "command", "command": added}]}]}}));
-    // The server has the edit: only the session's own settings hold it back.
-    let n = s.notification("latch/diagnostics");
-    assert_eq!(n["params"]["reloaded"], true, "{n}");
-    std::fs::write(&marker, "").unwrap();
-    let file = c.project().join(".claude/settings.json");
-    let r = s.request(
-        3,
-        "fire",
-        json!({"event": "config_change", "session_id": "s1",
-            "source": "project_settings", "file_path": file}),
-    );
-    assert_eq!(r["result"]["decision"], "deny", "{r}");
-    s.request(4, "fire", crate::claude_util::bash_after("ls", json!("x")));
-    assert_eq!(c.runs_of("added"), 0, "the rejected edit was applied");
-    // Another session never rejected it.
-    let mut other = crate::claude_util::bash_after("ls", json!("x"));
-    other["session_id"] = json!("s2");
-    s.request(5, "fire", other);
-    assert_eq!(c.runs_of("added"), 1);
-    assert_eq!(s.close(), 0);
+    a_rejected_edit_is_held_back_for_its_session(true);
 }
 
 #[test]
