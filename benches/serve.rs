@@ -24,7 +24,8 @@
 //! `cargo bench` builds the server with the `bench` profile (no LTO, 16
 //! codegen units: quick to build). The targets are for what users run:
 //! `cargo build --release && LATCH_BIN=target/release/latch cargo bench
-//! --bench serve`.
+//! --bench serve`. Section 2's verdict is the ratio of the two sides'
+//! medians; the median of each round's own ratio is printed beside it.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -212,6 +213,9 @@ fn main() {
     }
     let mut verdicts = Vec::new();
     println!("server: {}", latch());
+    if std::env::var_os("LATCH_BIN").is_none() {
+        println!("(the bench profile's build: set LATCH_BIN to measure the release binary)");
+    }
 
     // `SERVE_SECTIONS=2,3` runs only those sections.
     let sections = std::env::var("SERVE_SECTIONS").unwrap_or_else(|_| "1,2,3,4".to_owned());

@@ -1597,13 +1597,24 @@ fn a_config_change_hook_given_as_settings_text_keeps_a_sessions_settings_in_the_
     a_rejected_edit_is_held_back_for_its_session(true);
 }
 
-#[test]
-fn a_config_change_takes_the_file_as_it_was_when_the_request_arrived() {
-    // The session's earlier event still runs when the `config_change`
-    // arrives, and the file is edited again meanwhile: the change let
-    // through is the first edit, as Claude Code read it when it fired the
-    // event; the second waits for its own `config_change`.
+/// The session's earlier event still runs when the `config_change`
+/// arrives, and the file is edited again meanwhile: the change let through
+/// is the first edit, the file as it was when the request arrived (latch's
+/// choice: Claude Code fires the event about a second after the write);
+/// the second waits for its own `config_change`. With `through_link`,
+/// `.claude` is a link to a directory of another name, and the event names
+/// the file by its real path.
+fn a_config_change_takes_the_file_on_arrival(through_link: bool) {
     let c = Claude::new();
+    let file = if through_link {
+        let real = c.project().join("dotclaude");
+        std::fs::create_dir(&real).unwrap();
+        std::fs::remove_dir(c.project().join(".claude")).unwrap();
+        std::os::unix::fs::symlink(&real, c.project().join(".claude")).unwrap();
+        real.join("settings.json")
+    } else {
+        c.project().join(".claude/settings.json")
+    };
     let go = c.root.path().join("go");
     let slow = format!("while [ ! -f '{}' ]; do sleep 0.05; done", go.display());
     let first = c.hook("first", "");
@@ -1619,7 +1630,6 @@ fn a_config_change_takes_the_file_as_it_was_when_the_request_arrived() {
         json!({ "hooks": hooks })
     };
     let c = c.project_settings(&with(None));
-    let file = c.project().join(".claude/settings.json");
     let mut s = Server::claude(&c);
     let r = s.call(
         2,
@@ -1637,9 +1647,10 @@ fn a_config_change_takes_the_file_as_it_was_when_the_request_arrived() {
         json!({"event": "config_change", "session_id": "s1",
             "source": "project_settings", "file_path": file}),
     );
-    // Time for the server to read the request (it reads its input while
-    // the prompt's hook runs); the hook waits for `go`.
-    std::thread::sleep(Duration::from_millis(500));
+    // The server reads its input in order, also while the prompt's hook
+    // waits for `go`: once `explain` is answered, the change has arrived.
+    let r = s.call(5, "explain", json!({"event": "stop", "session_id": "s2"}));
+    assert!(r["result"].is_array(), "{r}");
     let c = c.project_settings(&with(Some(&second)));
     std::fs::write(&go, "").unwrap();
     let mut answered = 0;
@@ -1650,8 +1661,19 @@ fn a_config_change_takes_the_file_as_it_was_when_the_request_arrived() {
             answered += 1;
         }
     }
-    s.call(5, "fire", crate::claude_util::bash_after("ls", json!("x")));
+    let r = s.call(6, "fire", crate::claude_util::bash_after("ls", json!("x")));
+    assert!(r["result"].is_object(), "{r}");
     assert_eq!(c.runs_of("first"), 1, "the edit let through was not kept");
     assert_eq!(c.runs_of("second"), 0, "the later edit came with it");
     assert_eq!(s.close(), 0);
+}
+
+#[test]
+fn a_config_change_takes_the_file_as_it_was_when_the_request_arrived() {
+    a_config_change_takes_the_file_on_arrival(false);
+}
+
+#[test]
+fn a_config_change_through_a_linked_directory_takes_the_file_on_arrival_too() {
+    a_config_change_takes_the_file_on_arrival(true);
 }

@@ -17,14 +17,17 @@
 //!   the session starts afresh (`session_start` from `startup` or `resume`,
 //!   where Claude Code reads its settings anew);
 //! - moved on for one file when a `config_change` of it is let through:
-//!   to the file's text when the event came;
-//! - dropped when no configuration file mentions `ConfigChange` any more.
+//!   to the file's text when the event came ([`Arrived`]: a server reads
+//!   it on the request's arrival);
+//! - dropped when neither a configuration file nor `--claude-settings`
+//!   JSON text mentions `ConfigChange` any more.
 //!
 //! The `config_change` event itself runs with the settings the session
 //! has, as Claude Code runs its hooks with the settings in effect.
 //!
 //! `latch fire` and `latch serve` do this for every session on disk, with
-//! the claude dialect loaded: [`Accepted::open`], then the load with
+//! the claude dialect loaded: [`Accepted::open`] (a server:
+//! [`Accepted::open_arrived`]), then the load with
 //! [`Accepted::replacements`] (see [`crate::config::files::load_with`]),
 //! and after the dispatch [`Accepted::settle`].
 
@@ -74,16 +77,25 @@ pub struct Accepted<'a> {
 /// session's earlier ones: an edit made meanwhile is the next event's.
 #[derive(Debug)]
 pub struct Arrived {
+    /// The file with its directory resolved (see [`resolved`]): the text
+    /// stands for the kept file of the same place only.
+    at: PathBuf,
     /// The text (`None`: no such file), or why it could not be read.
     text: std::io::Result<Option<String>>,
 }
 
 impl Arrived {
     /// The file of `event` as it is now, when `event` is a `config_change`
-    /// of a user, project or local settings file.
+    /// of a file named as Claude Code's settings files are (its directory
+    /// may be reached through a link of another name).
     pub fn read(event: &Event) -> Option<Arrived> {
-        let path = changed_file(event).filter(|p| is_settings_file(p))?;
+        let path = changed_file(event)?;
+        let name = path.file_name()?;
+        if name != "settings.json" && name != "settings.local.json" {
+            return None;
+        }
         Some(Arrived {
+            at: resolved(&path)?,
             text: on_disk(&path),
         })
     }
@@ -128,7 +140,10 @@ impl<'a> Accepted<'a> {
         };
         let change = match (&kept, changed_file(event)) {
             (Some(kept), Some(changed)) => match matching(kept.files.keys(), &changed) {
-                Some(key) => match arrived.map_or_else(|| on_disk(&key), |a| a.text) {
+                Some(key) => match arrived
+                    .filter(|a| resolved(&key).is_some_and(|k| k == a.at))
+                    .map_or_else(|| on_disk(&key), |a| a.text)
+                {
                     Ok(now) => Some((key, now)),
                     Err(e) => {
                         warnings.push(format!(
