@@ -89,11 +89,7 @@ impl Arrived {
     /// of a file named as Claude Code's settings files are (its directory
     /// may be reached through a link of another name).
     pub fn read(event: &Event) -> Option<Arrived> {
-        let path = changed_file(event)?;
-        let name = path.file_name()?;
-        if name != "settings.json" && name != "settings.local.json" {
-            return None;
-        }
+        let path = changed_file(event).filter(|p| has_settings_name(p))?;
         Some(Arrived {
             at: resolved(&path)?,
             text: on_disk(&path),
@@ -327,8 +323,14 @@ fn is_settings_file(path: &Path) -> bool {
         .parent()
         .and_then(Path::file_name)
         .is_some_and(|d| d == ".claude");
+    in_claude && has_settings_name(path)
+}
+
+/// Whether `path` is named as a settings file of Claude Code's is, in
+/// whatever directory.
+fn has_settings_name(path: &Path) -> bool {
     let name = path.file_name().and_then(|n| n.to_str());
-    in_claude && matches!(name, Some("settings.json" | "settings.local.json"))
+    matches!(name, Some("settings.json" | "settings.local.json"))
 }
 
 /// Adds a failed write to `warnings`.
