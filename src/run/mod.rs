@@ -59,6 +59,7 @@ mod group;
 mod lent;
 mod procfs;
 mod spawn;
+mod starved;
 mod tree;
 
 use std::ffi::OsString;
@@ -323,9 +324,17 @@ impl Runner {
         cancel: &Cancel,
         lend: Option<Lend<'_>>,
     ) -> RunResult {
-        let mut hook = match Started::spawn(cmd) {
-            Ok(hook) => hook,
-            Err(failed) => return *failed,
+        let mut tries = 0;
+        let mut hook = loop {
+            match Started::spawn(cmd) {
+                Ok(hook) => break hook,
+                Err(refused)
+                    if refused.starved() && starved::wait_before_try(tries, cancel).await =>
+                {
+                    tries += 1;
+                }
+                Err(refused) => return refused.result(cmd),
+            }
         };
         // A lent thread waits in `poll` for the common case; anything
         // else is handed to the reactor below.
@@ -356,6 +365,10 @@ impl Runner {
     /// [`Runner::run_batch`], waiting for the hooks on the thread as
     /// `lend` allows (`None`: not at all), then on the reactor. The
     /// results are the same either way.
+    ///
+    /// A hook that cannot start for want of descriptors, processes or
+    /// memory waits until the hooks that did start end, then starts; when
+    /// none did, after a short wait (see [`starved`]).
     pub async fn run_batch_lending(
         &self,
         cmds: &[&HookCommand],
@@ -363,11 +376,59 @@ impl Runner {
         lend: Option<Lend<'_>>,
     ) -> Vec<(RunResult, usize)> {
         let mut results: Vec<Option<(RunResult, usize)>> = cmds.iter().map(|_| None).collect();
+        // The places in `cmds` of the hooks still to start, and how many
+        // rounds in a row none of them could.
+        let mut waiting: Vec<usize> = (0..cmds.len()).collect();
+        let mut tries = 0;
+        let mut order = 0;
+        while !waiting.is_empty() {
+            let round: Vec<&HookCommand> = waiting.iter().map(|&i| cmds[i]).collect();
+            let round = self.run_round(&round, cancel, lend).await;
+            let finished = round.ran.len();
+            for (at, (result, finished)) in round.ran {
+                results[waiting[at]] = Some((result, order + finished));
+            }
+            order += finished;
+            if round.started {
+                tries = 0;
+            }
+            // Hooks of this round held what the starved ones want and gave
+            // it back when they ended; if none started, the wait is time.
+            let again = !round.starved.is_empty()
+                && !cancel.is_cancelled()
+                && (round.started || starved::wait_before_try(tries, cancel).await);
+            if !round.started {
+                tries += 1;
+            }
+            let mut next = Vec::new();
+            for (at, refused) in round.starved {
+                if again {
+                    next.push(waiting[at]);
+                } else {
+                    results[waiting[at]] = Some((refused.result(cmds[waiting[at]]), order));
+                    order += 1;
+                }
+            }
+            waiting = next;
+        }
+        results.into_iter().flatten().collect()
+    }
+
+    /// Starts what of `cmds` can start and waits for it (see
+    /// [`Runner::run_batch_lending`]).
+    async fn run_round(
+        &self,
+        cmds: &[&HookCommand],
+        cancel: &Cancel,
+        lend: Option<Lend<'_>>,
+    ) -> Round {
+        let mut ran = Vec::with_capacity(cmds.len());
         let mut order = 0;
         let mut hooks = Vec::with_capacity(cmds.len());
         // Each running hook's place in `cmds`, and its command.
         let mut places = Vec::with_capacity(cmds.len());
         let mut started = Vec::with_capacity(cmds.len());
+        let mut starved = Vec::new();
         for (i, &cmd) in cmds.iter().enumerate() {
             match Started::spawn(cmd) {
                 Ok(hook) => {
@@ -375,14 +436,16 @@ impl Runner {
                     places.push(i);
                     started.push(cmd);
                 }
-                Err(failed) => {
-                    results[i] = Some((*failed, order));
+                Err(refused) if refused.starved() => starved.push((i, refused)),
+                Err(refused) => {
+                    ran.push((i, (refused.result(cmd), order)));
                     order += 1;
                 }
             }
         }
+        let any_started = !hooks.is_empty();
         let lent = match lend {
-            Some(lend) if !hooks.is_empty() => lent::wait(&mut hooks, &started, cancel, lend),
+            Some(lend) if any_started => lent::wait(&mut hooks, &started, cancel, lend),
             _ => Vec::new(),
         };
         let mut exits: Vec<Option<(Ended, usize)>> = hooks.iter().map(|_| None).collect();
@@ -394,7 +457,7 @@ impl Runner {
         for ((hook, place), exit) in hooks.into_iter().zip(places).zip(exits) {
             match exit {
                 Some((ended, finished)) => {
-                    results[place] = Some((hook.ended(cmds[place], ended), finished));
+                    ran.push((place, (hook.ended(cmds[place], ended), finished)));
                 }
                 None => rest.push((place, hook)),
             }
@@ -408,9 +471,13 @@ impl Runner {
             })
             .collect();
         for ((place, result), finished) in crate::join::join_all(waits).await {
-            results[place] = Some((result, order + finished));
+            ran.push((place, (result, order + finished)));
         }
-        results.into_iter().flatten().collect()
+        Round {
+            ran,
+            starved,
+            started: any_started,
+        }
     }
 
     /// Waits on the reactor for a hook until it ends: the deadline, the
@@ -626,6 +693,42 @@ fn early(
     }
 }
 
+/// What one round of a batch did ([`Runner::run_round`]).
+struct Round {
+    /// The results by place in the round's commands, each with its
+    /// finishing order.
+    ran: Vec<(usize, (RunResult, usize))>,
+    /// The hooks that could not start for want of resources, by place.
+    starved: Vec<(usize, Refused)>,
+    /// Whether any hook of the round started.
+    started: bool,
+}
+
+/// A hook the system refused to start.
+struct Refused {
+    error: io::Error,
+    /// When the try began.
+    start: Instant,
+}
+
+impl Refused {
+    /// Whether it failed for want of resources that running processes
+    /// give back (see [`starved`]).
+    fn starved(&self) -> bool {
+        starved::starved(&self.error)
+    }
+
+    /// The run's result: it never started.
+    fn result(self, cmd: &HookCommand) -> RunResult {
+        early(
+            spawn_failure(&self.error, cmd),
+            Captured::new(cmd.limits.stdout),
+            Captured::new(cmd.limits.stderr),
+            self.start,
+        )
+    }
+}
+
 /// A hook that was spawned and has not been waited for yet.
 struct Started {
     /// Kills the hook's tree if the run is dropped (declared before
@@ -651,10 +754,8 @@ struct Started {
 
 impl Started {
     /// Spawns the hook, or says why it could not start.
-    fn spawn(cmd: &HookCommand) -> Result<Started, Box<RunResult>> {
+    fn spawn(cmd: &HookCommand) -> Result<Started, Refused> {
         let start = Instant::now();
-        let stdout = Captured::new(cmd.limits.stdout);
-        let stderr = Captured::new(cmd.limits.stderr);
         let (spawned, leader_start) = spawn(cmd);
         match spawned {
             Ok((child, pipes)) => Ok(Started {
@@ -664,18 +765,13 @@ impl Started {
                 fed: 0,
                 out_pipe: Some(pipes.stdout),
                 err_pipe: Some(pipes.stderr),
-                stdout,
-                stderr,
+                stdout: Captured::new(cmd.limits.stdout),
+                stderr: Captured::new(cmd.limits.stderr),
                 start,
                 deadline: start + cmd.timeout,
                 first_line: detach::Rule::new(cmd.detach),
             }),
-            Err(err) => Err(Box::new(early(
-                spawn_failure(&err, cmd),
-                stdout,
-                stderr,
-                start,
-            ))),
+            Err(error) => Err(Refused { error, start }),
         }
     }
 

@@ -2746,3 +2746,51 @@ fn many_handlers_under_a_low_open_file_limit_still_let_a_deny_run() {
     let outcome: Value = serde_json::from_slice(&out.stdout).expect("an outcome");
     assert_eq!(outcome["decision"], "deny", "{outcome}");
 }
+
+/// Under a hard limit of open files latch cannot raise, the handlers of
+/// one event cannot all start at once. The ones the system refuses start
+/// once the others have ended, so the deny among them still runs, and
+/// every handler runs once.
+#[test]
+fn handlers_starved_of_open_files_start_once_the_others_end() {
+    let c = Claude::new();
+    let mut hooks: Vec<Value> = (0..24)
+        .map(|i| json!({"type": "command", "command": format!("sleep 0.2 # {i}")}))
+        .collect();
+    hooks.push(json!({"type": "command", "command": "echo policy >&2; exit 2"}));
+    let c = c
+        .project_settings(&json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": hooks}]}}));
+    let event = c.root.path().join("event.json");
+    std::fs::write(&event, bash_before("rm -rf /").to_string()).expect("event");
+    let out = std::process::Command::new("/bin/sh")
+        .arg("-c")
+        .arg(r#"ulimit -n 32 && exec "$@""#)
+        .arg("sh")
+        .arg(assert_cmd::cargo::cargo_bin("latch"))
+        .arg("fire")
+        .args(c.config_args())
+        .arg("--event")
+        .arg(&event)
+        .output()
+        .expect("latch runs");
+    let outcome: Value = serde_json::from_slice(&out.stdout).expect("an outcome");
+    assert_eq!(outcome["decision"], "deny", "{outcome}");
+    let statuses: Vec<&str> = outcome["runs"]
+        .as_array()
+        .expect("runs")
+        .iter()
+        .map(|r| r["status"].as_str().unwrap_or_default())
+        .collect();
+    assert_eq!(statuses.len(), 25, "{outcome}");
+    assert!(
+        statuses[..24].iter().all(|s| *s == "ok") && statuses[24] == "blocked",
+        "{statuses:?}"
+    );
+    // The limit did bite: without the new tries, some handlers failed
+    // with "Too many open files" (checked by hand with the tries off).
+    assert!(
+        !String::from_utf8_lossy(&out.stderr).contains("Too many open files"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}

@@ -19,7 +19,22 @@ struct Server {
 
 impl Server {
     fn start(env: &[(&str, &str)]) -> Server {
-        let mut cmd = Command::new(assert_cmd::cargo::cargo_bin("latch"));
+        Server::start_in(Command::new(assert_cmd::cargo::cargo_bin("latch")), env)
+    }
+
+    /// Starts `latch serve` under a hard limit of `n` open files, which
+    /// it cannot raise.
+    fn start_with_open_files(n: u32, env: &[(&str, &str)]) -> Server {
+        let mut sh = Command::new("/bin/sh");
+        sh.arg("-c")
+            .arg(format!(r#"ulimit -n {n} && exec "$@""#))
+            .arg("sh")
+            .arg(assert_cmd::cargo::cargo_bin("latch"));
+        Server::start_in(sh, env)
+    }
+
+    /// Starts `cmd`, which runs `latch` with the arguments that follow.
+    fn start_in(mut cmd: Command, env: &[(&str, &str)]) -> Server {
         cmd.arg("serve")
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
@@ -51,7 +66,12 @@ impl Server {
 
     /// Starts a server initialized for the claude dialect in `c`'s tree.
     fn claude(c: &Claude) -> Server {
-        let mut s = Server::start(&[("HOOK_DIR", c.hook_dir().to_str().expect("utf-8"))]);
+        Server::start(&[("HOOK_DIR", c.hook_dir().to_str().expect("utf-8"))]).for_claude(c)
+    }
+
+    /// Initializes the server for the claude dialect in `c`'s tree.
+    fn for_claude(mut self, c: &Claude) -> Server {
+        let s = &mut self;
         let r = s.request(
             1,
             "initialize",
@@ -60,7 +80,7 @@ impl Server {
                 "state_dir": c.root.path().join("state")}),
         );
         assert_eq!(r["result"]["dialects"], json!(["claude"]), "{r}");
-        s
+        self
     }
 
     fn send_line(&mut self, line: &str) {
@@ -1676,4 +1696,32 @@ fn a_config_change_takes_the_file_as_it_was_when_the_request_arrived() {
 #[test]
 fn a_config_change_through_a_linked_directory_takes_the_file_on_arrival_too() {
     a_config_change_takes_the_file_on_arrival(true);
+}
+
+/// Under a hard limit of open files the server cannot raise, the hooks
+/// of one event that the system refuses to start run once the others
+/// have ended: the deny among them still counts, at every fire.
+#[test]
+fn hooks_starved_of_open_files_start_once_the_others_end() {
+    let c = Claude::new();
+    let mut hooks: Vec<Value> = (0..24)
+        .map(|i| json!({"type": "command", "command": format!("sleep 0.2 # {i}")}))
+        .collect();
+    hooks.push(json!({"type": "command", "command": "echo policy >&2; exit 2"}));
+    let c = c
+        .project_settings(&json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": hooks}]}}));
+    let mut s = Server::start_with_open_files(40, &[]).for_claude(&c);
+    for id in 2..4 {
+        let r = s.call(id, "fire", bash_before("rm -rf /"));
+        let outcome = &r["result"];
+        assert_eq!(outcome["decision"], "deny", "{r}");
+        let ok = outcome["runs"]
+            .as_array()
+            .expect("runs")
+            .iter()
+            .filter(|run| run["status"] == "ok")
+            .count();
+        assert_eq!(ok, 24, "{r}");
+        assert_eq!(outcome["runs"][24]["status"], "blocked", "{r}");
+    }
 }
