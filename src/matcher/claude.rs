@@ -100,13 +100,41 @@ pub enum ClaudeMatcher {
     Regex(EcmaRegex),
 }
 
-/// The former names of a Claude Code tool, which its matchers still
-/// accept: `Agent` was `Task` (recorded in `r2_subagent`).
-pub fn legacy_tool_names(tool: &str) -> &'static [&'static str] {
-    match tool {
-        "Agent" => &["Task"],
-        _ => &[],
-    }
+/// Claude Code's table of former tool names and the tools that bear them
+/// now, as its 2.1.197 code has it (`Agent` was `Task`: recorded in
+/// `r2_subagent`; the others read from the code). Its matchers and `if`
+/// rules accept either name.
+pub const FORMER_TOOL_NAMES: [(&str, &str); 12] = [
+    ("Task", "Agent"),
+    ("KillShell", "TaskStop"),
+    ("KillBash", "TaskStop"),
+    ("AgentOutputTool", "TaskOutput"),
+    ("BashOutputTool", "TaskOutput"),
+    ("AgentOutput", "TaskOutput"),
+    ("BashOutput", "TaskOutput"),
+    ("ListPeers", "ListAgents"),
+    ("Brief", "SendUserMessage"),
+    ("ListMcpResources", "ListMcpResourcesTool"),
+    ("ReadMcpResource", "ReadMcpResourceTool"),
+    ("ReadMcpResourceDir", "ReadMcpResourceDirTool"),
+];
+
+/// The former names of a Claude Code tool ([`FORMER_TOOL_NAMES`]), which
+/// its matchers still accept.
+pub fn legacy_tool_names<'a>(tool: &'a str) -> impl Iterator<Item = &'a str> + 'a {
+    FORMER_TOOL_NAMES
+        .iter()
+        .filter(move |(_, now)| *now == tool)
+        .map(|(former, _)| *former)
+}
+
+/// The name a Claude Code tool bears now: `name` itself, or the tool a
+/// former name stands for ([`FORMER_TOOL_NAMES`]).
+pub fn current_tool_name(name: &str) -> &str {
+    FORMER_TOOL_NAMES
+        .iter()
+        .find(|(former, _)| *former == name)
+        .map_or(name, |(_, now)| now)
 }
 
 /// The warning Claude Code logs for an exact name that looks like an MCP
@@ -173,7 +201,7 @@ impl ClaudeMatcher {
     #[cfg_attr(not(any(test, feature = "internals")), allow(dead_code))]
     pub fn is_match_tool(&self, tool: &str) -> bool {
         std::iter::once(tool)
-            .chain(legacy_tool_names(tool).iter().copied())
+            .chain(legacy_tool_names(tool))
             .any(|t| self.is_match(t))
     }
 
@@ -182,9 +210,9 @@ impl ClaudeMatcher {
     /// give-up rule's (no name matched, and the backtracking matcher gave
     /// up on one): what `latch explain` says.
     pub fn explain_match(&self, target: &str, tool: bool) -> (bool, bool) {
-        let legacy: &[&str] = if tool { legacy_tool_names(target) } else { &[] };
         let mut gave_up = false;
-        for t in std::iter::once(target).chain(legacy.iter().copied()) {
+        let legacy = legacy_tool_names(target).filter(|_| tool);
+        for t in std::iter::once(target).chain(legacy) {
             match self.test(t) {
                 Ok(true) => return (true, false),
                 Ok(false) => {}

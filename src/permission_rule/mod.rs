@@ -61,14 +61,15 @@ use crate::matcher::pattern::{LazyRegex, PatternBudget, PatternError};
 use path::PathRule;
 pub use shell::{Commands, FailOpen};
 
-/// The events on which Claude Code evaluates `if` (from its source; its
-/// docs say "the tool events"). On any other event a hook with `if` never
-/// runs.
-pub const IF_EVENTS: [&str; 4] = [
+/// The events on which Claude Code evaluates `if` (from its 2.1.197
+/// code; its docs say "the tool events"). On any other event a hook with
+/// `if` never runs.
+pub const IF_EVENTS: [&str; 5] = [
     "PreToolUse",
     "PostToolUse",
     "PostToolUseFailure",
     "PermissionRequest",
+    "PermissionDenied",
 ];
 
 /// Whether Claude Code evaluates `if` on `event` (otherwise a hook with
@@ -160,12 +161,9 @@ fn tool_kind(tool: &str) -> (Kind, &'static str) {
     }
 }
 
-/// Claude Code's legacy tool names (`Task` is now `Agent`).
+/// Claude Code's legacy tool names (`Task` is now `Agent`, …).
 fn normalize_tool(name: &str) -> &str {
-    match name {
-        "Task" => "Agent",
-        other => other,
-    }
+    crate::matcher::claude::current_tool_name(name)
 }
 
 impl Rule {

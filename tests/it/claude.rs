@@ -457,6 +457,33 @@ fn i2_an_identical_command_runs_once_across_groups_and_files() {
     );
 }
 
+/// Read from Claude Code's 2.1.197 code: handlers other than commands are
+/// copies only with the same `if` too, and a `powershell` command is not a
+/// copy of the same text run by the default shell.
+#[test]
+fn the_if_and_the_shell_tell_copies_apart_for_every_handler_type() {
+    let stub = crate::claude_util::HttpStub::start(vec![("/h", 200, "")]);
+    let url = stub.url("/h");
+    let c = Claude::new();
+    let plain = c.hook("plain", "");
+    let c = c.project_settings(&json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [
+        {"type": "http", "url": url, "if": "Bash(ls *)"},
+        {"type": "http", "url": url},
+        {"type": "http", "url": url, "if": ""},
+        {"type": "command", "command": plain, "shell": "powershell"},
+        {"type": "command", "command": plain}]}]}}));
+    let f = c.fire(&bash_before("ls -l"));
+    // The URL with an `if`, and once without (no `if` and `""` are one).
+    assert_eq!(stub.requests().len(), 2, "{}", f.outcome);
+    let copies = f
+        .runs()
+        .iter()
+        .filter(|r| r["message"] == "a later handler of this event is a copy of it; Claude Code runs only the last copy")
+        .count();
+    assert_eq!(copies, 1, "{}", f.outcome);
+    assert_eq!(c.runs_of("plain"), 1, "the default shell's copy ran");
+}
+
 #[test]
 fn r4_copies_are_the_same_command_and_if_and_the_last_copy_runs() {
     // r4_dedup_identity: `async` and `shell` do not tell copies apart;
@@ -597,6 +624,25 @@ fn j_k_m_failures_and_plain_output_tell_the_model_nothing() {
     assert_eq!(statuses, ["failed", "ok", "ok", "failed"]);
     assert_eq!(f.runs()[0]["error"], "command_error", "{}", f.outcome);
     assert_eq!(f.runs()[3]["error"], "timeout");
+
+    // The user reads the whole stderr, trimmed, or `No stderr output`
+    // (Claude Code's words, read from its 2.1.197 code).
+    let c = Claude::new();
+    let lines = c.hook("lines", "--exit 1 --stderr '  L1\nL2  '");
+    let quiet = c.hook("quiet", "--exit 3");
+    let c = c.project_settings(&json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [
+        {"type": "command", "command": lines},
+        {"type": "command", "command": quiet}]}]}}));
+    let f = c.fire(&bash_before("ls"));
+    let warnings = f.outcome["warnings"].to_string();
+    assert!(
+        warnings.contains("Failed with non-blocking status code: L1\\nL2\""),
+        "{warnings}"
+    );
+    assert!(
+        warnings.contains("Failed with non-blocking status code: No stderr output"),
+        "{warnings}"
+    );
 }
 
 #[test]
@@ -1154,13 +1200,17 @@ mod http {
             r#"{"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny", "permissionDecisionReason": "HTTP_DENY"}}"#,
         )]);
         let mut handler = http(&stub.url("/deny?x=1"));
-        handler["headers"] = json!({"X-Literal": "literal-value", "Authorization": "Bearer $HOOK_TOKEN", "X-Braced": "${HOOK_TOKEN}", "X-Not-Allowed": "$SECRET_VAR"});
-        handler["allowedEnvVars"] = json!(["HOOK_TOKEN"]);
+        handler["headers"] = json!({"X-Literal": "literal-value", "Authorization": "Bearer $HOOK_TOKEN", "X-Braced": "${HOOK_TOKEN}", "X-Not-Allowed": "$SECRET_VAR",
+            "X-Lower": "a$lowervar-b", "X-Lines": "${HOOK_LINES}"});
+        handler["allowedEnvVars"] = json!(["HOOK_TOKEN", "HOOK_LINES", "lowervar"]);
         let c = Claude::new().project_settings(
             &json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [handler]}]}}),
         );
         let mut cmd = crate::util::latch();
-        cmd.env("HOOK_TOKEN", "tok123").env("SECRET_VAR", "secret");
+        cmd.env("HOOK_TOKEN", "tok123")
+            .env("SECRET_VAR", "secret")
+            .env("lowervar", "LV")
+            .env("HOOK_LINES", "a\r\nX-Evil: 1");
         let f = c.fire_cmd(cmd, &bash_before("ls"), &[]);
         assert_eq!(f.outcome["decision"], "deny", "{}", f.outcome);
         assert_eq!(texts(&f.outcome["notices"]), ["HTTP_DENY"]);
@@ -1180,6 +1230,11 @@ mod http {
         assert_eq!(header("authorization"), Some("Bearer tok123"));
         assert_eq!(header("x-braced"), Some("tok123"));
         assert_eq!(header("x-not-allowed"), Some(""));
+        // Read from Claude Code's code: only upper-case names expand, and
+        // CR, LF and NUL are removed from the value.
+        assert_eq!(header("x-lower"), Some("a$lowervar-b"));
+        assert_eq!(header("x-lines"), Some("aX-Evil: 1"));
+        assert_eq!(header("x-evil"), None);
         let body: Value = serde_json::from_str(&reqs[0].body).expect("JSON body");
         assert_eq!(body["hook_event_name"], "PreToolUse");
         assert_eq!(body["tool_input"], json!({"command": "ls"}));
@@ -1835,6 +1890,52 @@ fn r2_if_conditions_choose_which_handlers_start() {
     );
 }
 
+/// `if` is checked on every tool event Claude Code's code names:
+/// `PostToolUse`, `PostToolUseFailure`, `PermissionRequest` and
+/// `PermissionDenied` as on `PreToolUse`, through the binary.
+#[test]
+fn if_conditions_hold_on_every_tool_event() {
+    let events = [
+        ("PostToolUse", "tool_after"),
+        ("PostToolUseFailure", "tool_failure"),
+        ("PermissionRequest", "permission_request"),
+        ("PermissionDenied", "permission_denied"),
+    ];
+    for (claude, neutral) in events {
+        let c = Claude::new();
+        let rm = c.hook("rm", "");
+        let git = c.hook("git", "");
+        let c = c.project_settings(&json!({"hooks": {claude: [{"hooks": [
+            {"type": "command", "command": rm, "if": "Bash(rm *)"},
+            {"type": "command", "command": git, "if": "Bash(git *)"}]}]}}));
+        let mut ev = json!({"event": neutral, "session_id": "s1",
+            "tool": {"name": "Bash", "input": {"command": "rm -rf /x"}, "call_id": "t1"}});
+        match neutral {
+            "tool_after" => ev["tool"]["output"] = json!({"stdout": ""}),
+            "tool_failure" => ev["tool"]["error"] = json!("failed"),
+            "permission_denied" => ev["reason"] = json!("auto mode"),
+            _ => {}
+        }
+        let f = c.fire(&ev);
+        assert_eq!(
+            (c.runs_of("rm"), c.runs_of("git")),
+            (1, 0),
+            "{claude}: {}",
+            f.outcome
+        );
+        let skipped = f
+            .runs()
+            .iter()
+            .find(|r| r["hook"].as_str().is_some_and(|h| h.ends_with("--label git")))
+            .map(|r| r["message"].to_string());
+        assert!(
+            skipped.is_some_and(|m| m.contains("Skipping hook due to if condition")),
+            "{claude}: {}",
+            f.outcome
+        );
+    }
+}
+
 #[test]
 fn the_vocabulary_shows_harness_tools_in_claude_code_s_shape_and_maps_rewrites_back() {
     let c = Claude::new();
@@ -2257,6 +2358,40 @@ fn r2_matchers_are_javascript_regexes_with_claude_code_s_warnings() {
     ev["tool"] = json!({"name": "Agent", "input": {}});
     c.fire(&ev);
     assert_eq!(c.runs_of("task"), 1);
+}
+
+/// Claude Code's matchers and `if` rules accept a tool's former names,
+/// from its table (read from its 2.1.197 code; `Task` for `Agent` is
+/// recorded in `r2_subagent`): a matcher `KillShell` runs for `TaskStop`,
+/// `BashOutput` for `TaskOutput`, and so on.
+#[test]
+fn former_tool_names_match_the_tools_that_bear_them_now() {
+    let table = [
+        ("KillShell", "TaskStop"),
+        ("KillBash", "TaskStop"),
+        ("AgentOutputTool", "TaskOutput"),
+        ("BashOutputTool", "TaskOutput"),
+        ("AgentOutput", "TaskOutput"),
+        ("BashOutput", "TaskOutput"),
+        ("ListPeers", "ListAgents"),
+        ("Brief", "SendUserMessage"),
+        ("ListMcpResources", "ListMcpResourcesTool"),
+        ("ReadMcpResource", "ReadMcpResourceTool"),
+        ("ReadMcpResourceDir", "ReadMcpResourceDirTool"),
+    ];
+    for (former, now) in table {
+        let c = Claude::new();
+        let by_matcher = c.hook("matcher", "");
+        let by_if = c.hook("if", "");
+        let c = c.project_settings(&json!({"hooks": {"PreToolUse": [
+            {"matcher": former, "hooks": [{"type": "command", "command": by_matcher}]},
+            {"hooks": [{"type": "command", "command": by_if, "if": former}]}]}}));
+        let mut ev = bash_before("");
+        ev["tool"] = json!({"name": now, "input": {}});
+        c.fire(&ev);
+        assert_eq!(c.runs_of("matcher"), 1, "matcher {former} for {now}");
+        assert_eq!(c.runs_of("if"), 1, "if {former} for {now}");
+    }
 }
 
 /// Recorded (`r2_exec_args`): the refusal of a settings hook that uses a

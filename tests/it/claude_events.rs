@@ -975,6 +975,45 @@ fn r3_effort_compaction_and_the_compact_session_start() {
         &["tool_name", "tool_input", "tool_use_id"],
     );
     assert_eq!(got["effort"], json!({"level": "high"}));
+    // Inside a sub-agent `effort` comes after the agent fields, and a
+    // session run as an agent has `agent_type` alone (read from Claude
+    // Code's code: its base fields end `agent_id, agent_type, effort`).
+    e["agent_id"] = json!("a1");
+    e["agent_type"] = json!("Explore");
+    c.fire(&e);
+    let got = c.received("pre").expect("ran");
+    expect_keys(
+        &got,
+        &[
+            "session_id",
+            "transcript_path",
+            "cwd",
+            "prompt_id",
+            "permission_mode",
+            "agent_id",
+            "agent_type",
+            "effort",
+            "hook_event_name",
+        ],
+        &["tool_name", "tool_input", "tool_use_id"],
+    );
+    e.as_object_mut().expect("an object").remove("agent_id");
+    c.fire(&e);
+    let got = c.received("pre").expect("ran");
+    expect_keys(
+        &got,
+        &[
+            "session_id",
+            "transcript_path",
+            "cwd",
+            "prompt_id",
+            "permission_mode",
+            "agent_type",
+            "effort",
+            "hook_event_name",
+        ],
+        &["tool_name", "tool_input", "tool_use_id"],
+    );
 
     // r3_compact_auto / _outputs: custom_instructions is null when there
     // are none; plain stdout joins the compaction request's instructions.

@@ -552,3 +552,46 @@ fn claude_explain_says_when_a_matcher_gave_up() {
         "{why}"
     );
 }
+
+/// An `if` rule reads the tool call in Claude Code's shape in `latch
+/// explain` as in `latch fire`: the neutral `shell` tool's `cmd` is
+/// `Bash`'s `command`, and `write_file`'s relative `path` is `Write`'s
+/// absolute `file_path`.
+#[test]
+fn claude_if_rules_read_the_vocabulary_s_shape_in_explain_as_in_fire() {
+    let d = tempfile::tempdir().unwrap();
+    std::fs::create_dir(d.path().join(".claude")).unwrap();
+    std::fs::write(
+        d.path().join(".claude/settings.json"),
+        r#"{"hooks": {"PreToolUse": [{"hooks": [
+            {"type": "command", "command": "echo push", "if": "Bash(git push:*)"},
+            {"type": "command", "command": "echo npm", "if": "Bash(npm *)"},
+            {"type": "command", "command": "echo ts", "if": "Write(*.ts)"}]}]}}"#,
+    )
+    .unwrap();
+    let flags = [
+        "--dialect",
+        "claude",
+        "--claude-managed-dir",
+        "/nonexistent",
+    ];
+    let shell = json!({"event": "tool_before", "cwd": d.path(),
+        "tool": {"name": "shell", "input": {"cmd": "git push"}}});
+    let runs: Vec<(bool, String)> = reasons(&explain(d.path(), &shell, &flags))
+        .into_iter()
+        .map(|(runs, hook, _)| (runs, hook))
+        .collect();
+    assert_eq!(
+        runs,
+        [
+            (true, "echo push".to_owned()),
+            (false, "echo npm".to_owned()),
+            (false, "echo ts".to_owned())
+        ]
+    );
+    let write = json!({"event": "tool_before", "cwd": d.path(),
+        "tool": {"name": "write_file", "input": {"path": "src/a.ts", "contents": "x"}}});
+    let got = explain(d.path(), &write, &flags);
+    let ts = reasons(&got).into_iter().find(|(_, hook, _)| hook == "echo ts");
+    assert!(ts.is_some_and(|(runs, _, _)| runs), "{got:?}");
+}

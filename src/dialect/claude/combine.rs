@@ -130,15 +130,8 @@ pub async fn dispatch(cfg: &Claude, event: &Event, cx: &DispatchContext<'_>) -> 
         return out;
     }
     let workdir = cfg.run_dir(event);
-    // The harness's tool, reshaped as Claude Code's where the vocabulary
-    // says so (parsed only then).
     let map = event.tool_name().and_then(|t| options.vocabulary.get(t));
-    let claude_input = map.filter(|m| m.changes_input()).and_then(|m| {
-        event
-            .tool
-            .as_ref()
-            .map(|t| m.to_claude(t.input.to_value(), &workdir))
-    });
+    let claude_input = claude_tool_input(options, event, &workdir);
     let claude_output = map.filter(|m| m.bash_output).and_then(|m| {
         let o = event.tool.as_ref()?.output.as_ref()?.to_value();
         o.is_string().then(|| m.output_to_claude(o))
@@ -727,17 +720,8 @@ fn select<'a>(
                 rule: Some(rule),
             }) = &handler.condition
             {
-                let call = call.get_or_insert_with(|| match claude_input {
-                    Some(input) => ToolInput::new(tool, input, project),
-                    None => {
-                        let input = event
-                            .tool
-                            .as_ref()
-                            .map(|t| t.input.to_value())
-                            .unwrap_or(Value::Null);
-                        ToolInput::new(tool, &input, project)
-                    }
-                });
+                let call =
+                    call.get_or_insert_with(|| rule_input(tool, claude_input, event, project));
                 let verdict = rule.matches_input(call);
                 if !verdict.runs() {
                     record.status = RunStatus::Skipped;
@@ -1818,5 +1802,41 @@ fn stop_key(ce: ClaudeEvent, event: &Event) -> String {
     match (ce, &event.agent_id) {
         (ClaudeEvent::SubagentStop, Some(id)) => format!("{STOP_BLOCKS_KEY}.{id}"),
         _ => STOP_BLOCKS_KEY.to_owned(),
+    }
+}
+
+/// The harness's tool input reshaped as Claude Code's, where the
+/// vocabulary says the shapes differ (parsed only then); `None`: the
+/// input as the harness gave it is Claude Code's.
+pub(super) fn claude_tool_input(
+    options: &super::Options,
+    event: &Event,
+    workdir: &std::path::Path,
+) -> Option<Value> {
+    let map = options.vocabulary.get(event.tool_name()?)?;
+    if !map.changes_input() {
+        return None;
+    }
+    let tool = event.tool.as_ref()?;
+    Some(map.to_claude(tool.input.to_value(), workdir))
+}
+
+/// What an `if` rule reads: the tool call in Claude Code's shape.
+pub(super) fn rule_input(
+    tool: &str,
+    claude_input: Option<&Value>,
+    event: &Event,
+    project: &std::path::Path,
+) -> ToolInput {
+    match claude_input {
+        Some(input) => ToolInput::new(tool, input, project),
+        None => {
+            let input = event
+                .tool
+                .as_ref()
+                .map(|t| t.input.to_value())
+                .unwrap_or(Value::Null);
+            ToolInput::new(tool, &input, project)
+        }
     }
 }

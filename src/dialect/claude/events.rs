@@ -5,8 +5,9 @@
 //! Claude Code 2.1.197, `peers/claude` cases `a`, `e3`, `f2`, `g2`, `h`,
 //! `r2_subagent`): `session_id`, `transcript_path`, `cwd`, then `prompt_id`
 //! and `permission_mode` on the events that carry them, `agent_id` and
-//! `agent_type` inside a sub-agent, `hook_event_name`, then the event's
-//! own fields.
+//! `agent_type` inside a sub-agent (`agent_type` alone in a session run as
+//! an agent), `effort` on the tool-loop events, `hook_event_name`, then
+//! the event's own fields.
 
 use std::borrow::Cow;
 use std::fmt;
@@ -403,6 +404,16 @@ pub fn payload<'a>(ce: ClaudeEvent, event: &'a Event, facts: &PayloadFacts<'a>) 
             Value::from(event.permission_mode.as_deref().unwrap_or("default")),
         );
     }
+    // Claude Code's base fields end `agent_id, agent_type, effort` (read
+    // from its 2.1.197 code; the recordings have the agent fields without
+    // an effort and an effort outside sub-agents). `agent_type` comes
+    // alone on the main thread of a session run as an agent (`--agent`).
+    if let Some(id) = &event.agent_id {
+        put(&mut m, "agent_id", Value::from(id.as_str()));
+    }
+    if let Some(ty) = &event.agent_type {
+        put(&mut m, "agent_type", Value::from(ty.as_str()));
+    }
     // Recorded (`r3_effort_fields`): `{"level": …}` on the tool-loop
     // events, when the harness gives an effort.
     if ce.has_effort()
@@ -413,10 +424,6 @@ pub fn payload<'a>(ce: ClaudeEvent, event: &'a Event, facts: &PayloadFacts<'a>) 
             "effort",
             serde_json::json!({ "level": level.as_str() }),
         );
-    }
-    if let (Some(id), Some(ty)) = (&event.agent_id, &event.agent_type) {
-        put(&mut m, "agent_id", Value::from(id.as_str()));
-        put(&mut m, "agent_type", Value::from(ty.as_str()));
     }
     put(&mut m, "hook_event_name", Value::from(ce.as_str()));
     let tool = event.tool.as_ref();

@@ -6,8 +6,8 @@ use crate::explain::{Explanation, run_order_first};
 use super::events::ClaudeEvent;
 use super::load::{Condition, Matcher};
 use super::text::label_of;
-use super::{Claude, DIALECT};
 use crate::permission_rule::ToolInput;
+use super::{Claude, DIALECT};
 
 /// Explains every handler of every loaded file.
 pub fn explain(cfg: &Claude, event: &Event) -> Vec<Explanation> {
@@ -17,11 +17,14 @@ pub fn explain(cfg: &Claude, event: &Event) -> Vec<Explanation> {
         .vocabulary
         .claude_name(event.tool_name().unwrap_or(""))
         .into_owned();
+    let workdir = cfg.run_dir(event);
     let project = cfg
         .options()
         .project
         .clone()
-        .unwrap_or_else(|| cfg.run_dir(event));
+        .unwrap_or_else(|| workdir.clone());
+    // The input an `if` rule reads, as `latch fire` reshapes it.
+    let claude_input = super::combine::claude_tool_input(cfg.options(), event, &workdir);
     let mut call: Option<ToolInput> = None;
     // The running handlers' places in `out`, each with its plugin's root.
     let mut running: Vec<usize> = Vec::new();
@@ -95,12 +98,12 @@ pub fn explain(cfg: &Claude, event: &Event) -> Vec<Explanation> {
                         }),
                     ) => {
                         let call = call.get_or_insert_with(|| {
-                            let input = event
-                                .tool
-                                .as_ref()
-                                .map(|t| t.input.to_value())
-                                .unwrap_or(serde_json::Value::Null);
-                            ToolInput::new(&tool, &input, &project)
+                            super::combine::rule_input(
+                                &tool,
+                                claude_input.as_ref(),
+                                event,
+                                &project,
+                            )
                         });
                         let v = rule.matches_input(call);
                         (v.runs(), format!("{r}; `if: {text}` {v}"))

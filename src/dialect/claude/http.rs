@@ -6,9 +6,9 @@
 //!   `content-type: application/json` and
 //!   `accept: application/json, text/plain, */*` are sent with the
 //!   configured headers.
-//! - In a header value `$VAR` and `${VAR}` expand only for variables named
-//!   in `allowedEnvVars`; any other variable becomes the empty string, with
-//!   a warning.
+//! - In a header value `$VAR` and `${VAR}` (upper-case names) expand
+//!   only for variables named in `allowedEnvVars`; any other variable
+//!   becomes the empty string, with a warning; CR, LF and NUL are removed.
 //! - A 2xx reply with an empty body is a success that says nothing; a 2xx
 //!   JSON object is read like a command's JSON; anything else (another
 //!   status, a body that is not JSON, a refused connection, a timeout) is a
@@ -40,6 +40,11 @@ pub fn expand_headers(
     (expanded, warnings)
 }
 
+/// One header value with its variables expanded, as Claude Code 2.1.197
+/// does it (read from its code): `${NAME}` or `$NAME` where `NAME` is
+/// `[A-Z_][A-Z0-9_]*` (upper case only: `$lower` and `$1` stay as
+/// written); then every CR, LF and NUL is removed from the value, so a
+/// variable cannot add a header.
 fn expand(
     value: &str,
     allowed: &[String],
@@ -51,19 +56,17 @@ fn expand(
     while let Some(at) = rest.find('$') {
         out.push_str(&rest[..at]);
         let after = &rest[at + 1..];
-        let (name, used) = if let Some(inner) = after.strip_prefix('{') {
-            match inner.find('}') {
-                Some(end) if is_name(&inner[..end]) => (&inner[..end], end + 2),
+        let (name, used) = match after.strip_prefix('{') {
+            Some(inner) => match inner.find('}') {
+                Some(end) if name_length(&inner[..end]) == end && end > 0 => {
+                    (&inner[..end], end + 2)
+                }
                 _ => ("", 0),
+            },
+            None => {
+                let end = name_length(after);
+                (&after[..end], end)
             }
-        } else {
-            let end = after
-                .char_indices()
-                .find(|(i, c)| {
-                    !(c.is_ascii_alphanumeric() || *c == '_') || (*i == 0 && c.is_ascii_digit())
-                })
-                .map_or(after.len(), |(i, _)| i);
-            (&after[..end], end)
         };
         if name.is_empty() {
             out.push('$');
@@ -80,15 +83,21 @@ fn expand(
         rest = &after[used..];
     }
     out.push_str(rest);
+    out.retain(|c| !matches!(c, '\r' | '\n' | '\0'));
     out
 }
 
-fn is_name(s: &str) -> bool {
-    let mut chars = s.chars();
-    chars
-        .next()
-        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
-        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+/// The length of the variable name `s` starts with: `[A-Z_][A-Z0-9_]*`
+/// (0: none).
+fn name_length(s: &str) -> usize {
+    let bytes = s.as_bytes();
+    match bytes.first() {
+        Some(b) if b.is_ascii_uppercase() || *b == b'_' => bytes
+            .iter()
+            .position(|b| !(b.is_ascii_uppercase() || b.is_ascii_digit() || *b == b'_'))
+            .unwrap_or(bytes.len()),
+        _ => 0,
+    }
 }
 
 /// What one HTTP handler call gave.
@@ -217,19 +226,39 @@ mod tests {
     #[test]
     fn headers_expand_only_allowed_variables() {
         // Recorded: `r2_http_pre_deny`.
-        let env = |k: &str| (k == "HOOK_TOKEN").then(|| "tok123".to_owned());
+        let env = |k: &str| match k {
+            "HOOK_TOKEN" => Some("tok123".to_owned()),
+            "HOOK_LINES" => Some("a\r\nX-Evil: 1\0".to_owned()),
+            _ => None,
+        };
         let headers = vec![
             ("X-Literal".to_owned(), "literal-value".to_owned()),
             ("Authorization".to_owned(), "Bearer $HOOK_TOKEN".to_owned()),
             ("X-Braced".to_owned(), "${HOOK_TOKEN}".to_owned()),
             ("X-Not-Allowed".to_owned(), "$SECRET_VAR".to_owned()),
             ("X-Price".to_owned(), "$5 and $".to_owned()),
+            // Lower-case names are not variables; neither is `${}`.
+            ("X-Lower".to_owned(), "a$lower-${lower}-${}".to_owned()),
+            // A name ends at the first character that cannot be in one.
+            ("X-Tail".to_owned(), "$HOOK_TOKENabc".to_owned()),
+            // A value cannot break into a second header.
+            ("X-Split".to_owned(), "${HOOK_LINES}".to_owned()),
         ];
-        let (got, warnings) = expand_headers(&headers, &["HOOK_TOKEN".to_owned()], env);
+        let allowed = ["HOOK_TOKEN".to_owned(), "HOOK_LINES".to_owned()];
+        let (got, warnings) = expand_headers(&headers, &allowed, env);
         let values: Vec<&str> = got.iter().map(|(_, v)| v.as_str()).collect();
         assert_eq!(
             values,
-            ["literal-value", "Bearer tok123", "tok123", "", "$5 and $"]
+            [
+                "literal-value",
+                "Bearer tok123",
+                "tok123",
+                "",
+                "$5 and $",
+                "a$lower-${lower}-${}",
+                "tok123abc",
+                "aX-Evil: 1"
+            ]
         );
         assert_eq!(
             warnings,

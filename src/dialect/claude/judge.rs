@@ -157,13 +157,18 @@ fn judge_run(result: &RunResult, timeout_secs: f64, program: &str, may_go: bool)
     match (code, read_object(&stdout)) {
         (_, Some(verdict)) => verdict,
         (0, _) => Verdict::Plain(js_trim(&stdout).to_owned()),
-        (c, _) => {
-            let first = js_trim(stderr.lines().next().unwrap_or(""));
-            Verdict::NonBlocking(if first.is_empty() {
-                format!("Failed with non-blocking status code: exit {c}")
-            } else {
-                format!("Failed with non-blocking status code: {first}")
-            })
+        // Claude Code's words (read from its 2.1.197 code): the whole
+        // stderr, trimmed.
+        (_, _) => {
+            let text = js_trim(&stderr);
+            Verdict::NonBlocking(format!(
+                "Failed with non-blocking status code: {}",
+                if text.is_empty() {
+                    "No stderr output"
+                } else {
+                    text
+                }
+            ))
         }
     }
 }

@@ -144,26 +144,45 @@ impl HandlerKind {
 
 impl Handler {
     /// What makes two handlers copies of one, which Claude Code runs once
-    /// per event (recorded: `i2`, `r4_dedup_identity`): the type and, for
-    /// a command, its `command` text as written (an exec-form handler's
-    /// program, not its joined command line), its `args` and its `if`;
-    /// `async`, `asyncRewake` and `shell` do not count. Other handlers:
-    /// the type and what [`HandlerKind::shown`] shows (the URL, the
-    /// prompt). The recordings do not say whether `args` alone tells two
-    /// exec-form handlers apart; latch lets it.
+    /// per event (recorded: `i2`, `r4_dedup_identity`): the type, the `if`
+    /// (none and `""` alike) and, for a command, its `command` text as
+    /// written (an exec-form handler's program, not its joined command
+    /// line), its `args` and its `shell` (none counts as `bash`, as on
+    /// Linux); `async` and `asyncRewake` do not count. Other handlers: the
+    /// URL, the prompt, or the MCP server, tool and input. (The `shell`,
+    /// `args` and non-command keys are read from Claude Code's 2.1.197
+    /// code; the recordings cover `if`, `async` and `shell: "bash"`.)
     fn identity(&self) -> Identity<'_> {
+        let condition = self
+            .condition
+            .as_ref()
+            .map(|c| c.text.as_str())
+            .filter(|t| !t.is_empty());
         match &self.kind {
-            HandlerKind::Command { command, args, .. } => Identity {
+            HandlerKind::Command {
+                command,
+                args,
+                shell,
+            } => Identity {
                 kind: "command",
                 text: std::borrow::Cow::Borrowed(command),
                 args: args.as_deref(),
-                condition: self.condition.as_ref().map(|c| c.text.as_str()),
+                shell: shell.as_deref().unwrap_or("bash"),
+                condition,
+            },
+            HandlerKind::McpTool { server, tool, input } => Identity {
+                kind: "mcp_tool",
+                text: std::borrow::Cow::Owned(format!("{server}\0{tool}\0{input}")),
+                args: None,
+                shell: "",
+                condition,
             },
             kind => Identity {
                 kind: kind.type_name(),
                 text: std::borrow::Cow::Owned(kind.shown()),
                 args: None,
-                condition: None,
+                shell: "",
+                condition,
             },
         }
     }
@@ -213,6 +232,7 @@ struct Identity<'a> {
     kind: &'static str,
     text: std::borrow::Cow<'a, str>,
     args: Option<&'a [String]>,
+    shell: &'a str,
     condition: Option<&'a str>,
 }
 
