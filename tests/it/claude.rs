@@ -282,6 +282,34 @@ fn g_g2_stop_blocks_continue_and_the_second_firing_is_active() {
     );
 }
 
+/// An exit 2 with nothing on stdout and `no such file` or `can't open` in
+/// stderr is a missing script, not a block, on Stop (and SubagentStop,
+/// TaskCompleted, TeammateIdle, and a plugin's UserPromptSubmit), as
+/// Claude Code's code has it: the turn ends, and the user is told.
+#[test]
+fn a_missing_stop_script_does_not_keep_the_agent_going() {
+    let c = Claude::new();
+    let c = c.project_settings(&json!({"hooks": {
+        "Stop": [{"hooks": [{"type": "command", "command": "sh /nonexistent/stop.sh"}]}],
+        "PreToolUse": [{"hooks": [{"type": "command", "command": "sh /nonexistent/pre.sh"}]}]}}));
+    let f = c.fire(&json!({"event": "stop", "session_id": "s1"}));
+    assert!(f.outcome.get("continuation").is_none(), "{}", f.outcome);
+    let warnings = f.outcome["warnings"].to_string();
+    assert!(
+        warnings.contains("Hook script appears to be missing — \\\"sh /nonexistent/stop.sh\\\" exited 2 with: sh: 0: cannot open /nonexistent/stop.sh: No such file. Treating as non-blocking. If this is a plugin hook, check the plugin install (run /plugin)."),
+        "{warnings}"
+    );
+    // Elsewhere the same exit 2 still blocks.
+    let f = c.fire(&bash_before("ls"));
+    assert_eq!(f.outcome["decision"], "deny", "{}", f.outcome);
+    // With something on stdout it is no missing script.
+    let c = Claude::new();
+    let c = c.project_settings(&json!({"hooks": {"Stop": [{"hooks": [{"type": "command",
+        "command": "echo working; echo 'No such file' >&2; exit 2"}]}]}}));
+    let f = c.fire(&json!({"event": "stop", "session_id": "s1"}));
+    assert!(f.outcome.get("continuation").is_some(), "{}", f.outcome);
+}
+
 #[test]
 fn o6_stop_blocks_are_capped_at_8_in_a_row() {
     let c = Claude::new();
@@ -466,12 +494,14 @@ fn the_if_and_the_shell_tell_copies_apart_for_every_handler_type() {
     let url = stub.url("/h");
     let c = Claude::new();
     let plain = c.hook("plain", "");
-    let c = c.project_settings(&json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [
+    let c = c.project_settings(
+        &json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [
         {"type": "http", "url": url, "if": "Bash(ls *)"},
         {"type": "http", "url": url},
         {"type": "http", "url": url, "if": ""},
         {"type": "command", "command": plain, "shell": "powershell"},
-        {"type": "command", "command": plain}]}]}}));
+        {"type": "command", "command": plain}]}]}}),
+    );
     let f = c.fire(&bash_before("ls -l"));
     // The URL with an `if`, and once without (no `if` and `""` are one).
     assert_eq!(stub.requests().len(), 2, "{}", f.outcome);
@@ -630,9 +660,11 @@ fn j_k_m_failures_and_plain_output_tell_the_model_nothing() {
     let c = Claude::new();
     let lines = c.hook("lines", "--exit 1 --stderr '  L1\nL2  '");
     let quiet = c.hook("quiet", "--exit 3");
-    let c = c.project_settings(&json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [
+    let c = c.project_settings(
+        &json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [
         {"type": "command", "command": lines},
-        {"type": "command", "command": quiet}]}]}}));
+        {"type": "command", "command": quiet}]}]}}),
+    );
     let f = c.fire(&bash_before("ls"));
     let warnings = f.outcome["warnings"].to_string();
     assert!(
@@ -1926,7 +1958,11 @@ fn if_conditions_hold_on_every_tool_event() {
         let skipped = f
             .runs()
             .iter()
-            .find(|r| r["hook"].as_str().is_some_and(|h| h.ends_with("--label git")))
+            .find(|r| {
+                r["hook"]
+                    .as_str()
+                    .is_some_and(|h| h.ends_with("--label git"))
+            })
             .map(|r| r["message"].to_string());
         assert!(
             skipped.is_some_and(|m| m.contains("Skipping hook due to if condition")),

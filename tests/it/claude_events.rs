@@ -656,10 +656,12 @@ fn task_and_teammate_events_block_or_keep_the_teammate_working() {
         "teammate_idle",
         json!({"team": {"teammate_name": "ann", "team_name": "core"}}),
     ));
+    // `TeammateIdle hook feedback:` (read from Claude Code's code).
     assert!(
         f.outcome["continuation"]["prompt"]
             .as_str()
-            .is_some_and(|p| p.contains("one more file")),
+            .is_some_and(|p| p.starts_with("TeammateIdle hook feedback:\n[")
+                && p.ends_with("]: one more file")),
         "{}",
         f.outcome
     );

@@ -592,6 +592,8 @@ fn claude_if_rules_read_the_vocabulary_s_shape_in_explain_as_in_fire() {
     let write = json!({"event": "tool_before", "cwd": d.path(),
         "tool": {"name": "write_file", "input": {"path": "src/a.ts", "contents": "x"}}});
     let got = explain(d.path(), &write, &flags);
-    let ts = reasons(&got).into_iter().find(|(_, hook, _)| hook == "echo ts");
+    let ts = reasons(&got)
+        .into_iter()
+        .find(|(_, hook, _)| hook == "echo ts");
     assert!(ts.is_some_and(|(runs, _, _)| runs), "{got:?}");
 }

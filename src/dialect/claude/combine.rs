@@ -348,6 +348,63 @@ struct Judged {
     timeout: f64,
     program: String,
     forced_sync: bool,
+    /// Where an exit 2 that looks like a missing script is a non-blocking
+    /// error (see [`missing_script`]).
+    missing: Option<MissingScript>,
+}
+
+/// A handler for which Claude Code takes an exit 2 with nothing on stdout
+/// and `no such file` or `can't open` in stderr for a script that is not
+/// there: a non-blocking error rather than a block (read from its 2.1.197
+/// code). So a plugin whose script went missing does not keep the agent
+/// going at every Stop. It holds on `Stop`, `SubagentStop`,
+/// `TaskCompleted` and `TeammateIdle`, and on `UserPromptSubmit` for a
+/// plugin's hook.
+struct MissingScript {
+    /// The command as Claude Code's texts show it.
+    command: String,
+    /// The plugin's name, for a plugin's hook.
+    plugin: Option<String>,
+}
+
+impl MissingScript {
+    fn of(ce: ClaudeEvent, command: &str, plugin: Option<&str>) -> Option<MissingScript> {
+        let applies = matches!(
+            ce,
+            ClaudeEvent::Stop
+                | ClaudeEvent::SubagentStop
+                | ClaudeEvent::TaskCompleted
+                | ClaudeEvent::TeammateIdle
+        ) || (ce == ClaudeEvent::UserPromptSubmit && plugin.is_some());
+        applies.then(|| MissingScript {
+            command: command.to_owned(),
+            plugin: plugin.map(str::to_owned),
+        })
+    }
+}
+
+/// `verdict`, unless it is the block of a missing script (see
+/// [`MissingScript`]): then the non-blocking error Claude Code reports,
+/// in its words.
+fn missing_script(verdict: Verdict, missing: Option<&MissingScript>, result: &crate::run::RunResult) -> Verdict {
+    let (Verdict::Blocking(_), Some(m)) = (&verdict, missing) else {
+        return verdict;
+    };
+    let stderr = String::from_utf8_lossy(&result.stderr.bytes);
+    let lower = stderr.to_lowercase();
+    let looks_missing = lower.contains("no such file") || lower.contains("can't open");
+    if !looks_missing || !text::js_trim(&String::from_utf8_lossy(&result.stdout.bytes)).is_empty() {
+        return verdict;
+    }
+    let advice = match &m.plugin {
+        Some(name) => format!("Run `/plugin` to reinstall '{name}' or remove it from settings."),
+        None => "If this is a plugin hook, check the plugin install (run /plugin).".to_owned(),
+    };
+    Verdict::NonBlocking(format!(
+        "Hook script appears to be missing \u{2014} \"{}\" exited 2 with: {}. Treating as non-blocking. {advice}",
+        m.command,
+        text::js_trim(&stderr)
+    ))
 }
 
 /// Runs the handlers at once; each comes back in its place with the order
@@ -428,6 +485,7 @@ fn ran(
     } else {
         judge(&f.result, judged.timeout, &judged.program)
     };
+    let verdict = missing_script(verdict, judged.missing.as_ref(), &f.result);
     Ran {
         verdict,
         record: f.record,
@@ -653,6 +711,11 @@ fn work<'a>(
                     cmd.detach = Some(super::judge::first_line);
                 }
                 let timeout = cmd.timeout.as_secs_f64();
+                let missing = MissingScript::of(
+                    place.ce,
+                    &shown,
+                    s.file.plugin.as_ref().map(|p| p.name.as_str()),
+                );
                 let program = match &cmd.program {
                     Program::Exec { program, .. } => program.display().to_string(),
                     Program::Shell { shell, .. } => shell.display().to_string(),
@@ -668,6 +731,7 @@ fn work<'a>(
                             timeout,
                             program,
                             forced_sync,
+                            missing,
                         },
                     },
                 })
@@ -1097,8 +1161,14 @@ impl Fold<'_> {
                     }
                     ClaudeEvent::Stop | ClaudeEvent::SubagentStop | ClaudeEvent::TeammateIdle => {
                         record.status = RunStatus::Continued;
-                        self.feedback
-                            .push(stop_feedback(&t.bracketed(cmd, &message)));
+                        let said = t.bracketed(cmd, &message);
+                        // `TeammateIdle hook feedback:` (read from Claude
+                        // Code's code; agent teams are not recorded).
+                        self.feedback.push(if ce == ClaudeEvent::TeammateIdle {
+                            task_feedback(ce, &said)
+                        } else {
+                            stop_feedback(&said)
+                        });
                         self.feedback_hooks.push(hook.clone());
                     }
                     ClaudeEvent::PreCompact => {
