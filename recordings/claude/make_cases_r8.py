@@ -333,3 +333,30 @@ write_case("r8_nonblocking_text_edges",
                cmd_h(hook_cmd("nb_blank", steps(["err", "  \n"], ["exit", 1]))),
                cmd_h(hook_cmd("nb_stdout", steps(["out", "OUT_TEXT\n"], ["err", "ERR_TEXT\n"], ["exit", 1])))]}]},
            [MARK1, FINAL], output_format="stream-json", sentinels=["L1", "OUT_TEXT", "ERR_TEXT"])
+
+# ---------------------------------------------------------------- e3. (extra) chars vs bytes, preview cut at a newline
+_multi = "MB_BEGIN_" + "\u00e9" * 5982 + "MB_END_MK"                 # 6,000 chars, 12,000 UTF-8 bytes... approx
+_lines = "".join("LINE%04d_" % i + "x" * 30 + "\n" for i in range(300))   # 300 lines of 40 chars = 12,000 chars
+write_case("r8_big_post_ctx_multibyte",
+           "(extra) PostToolUse additionalContext of %d characters / %d UTF-8 bytes (mostly \\u00e9): is the "
+           "10,000 limit in characters or bytes?" % (len(_multi), len(_multi.encode())),
+           {"PostToolUse": [{"matcher": "Bash", "hooks": [cmd_h(hook_cmd("post_mb", "--stdout-file @CASE@/out_mb.json"))]}]},
+           [MARK1, FINAL], files={"out_mb.json": json.dumps({"hookSpecificOutput": {
+               "hookEventName": "PostToolUse", "additionalContext": _multi}}, ensure_ascii=False, separators=(",", ":"))},
+           output_format="stream-json", sentinels=["MB_BEGIN_", "MB_END_MK", "persisted-output"])
+write_case("r8_big_post_ctx_lines",
+           "(extra) PostToolUse additionalContext of 300 lines x 40 chars (12,000 chars, newline-terminated lines): "
+           "where is the 2KB preview cut?",
+           {"PostToolUse": [{"matcher": "Bash", "hooks": [cmd_h(hook_cmd("post_lines", "--stdout-file @CASE@/out_lines.json"))]}]},
+           [MARK1, FINAL], files={"out_lines.json": compact({"hookSpecificOutput": {
+               "hookEventName": "PostToolUse", "additionalContext": _lines}})},
+           output_format="stream-json", sentinels=["LINE0000_", "LINE0299_", "persisted-output"])
+_lines2 = "FIRST_LINE_20_CHARS\n" + "".join("LINE%04d_" % i + "x" * 30 + "\n" for i in range(299)) + "y" * 20
+assert len(_lines2) == 12000
+write_case("r8_big_post_ctx_lines_offset",
+           "(extra) As r8_big_post_ctx_lines but the first line is 20 chars, so char 2000 falls mid-line: is the "
+           "preview cut back to the last newline?",
+           {"PostToolUse": [{"matcher": "Bash", "hooks": [cmd_h(hook_cmd("post_lines", "--stdout-file @CASE@/out_lines.json"))]}]},
+           [MARK1, FINAL], files={"out_lines.json": compact({"hookSpecificOutput": {
+               "hookEventName": "PostToolUse", "additionalContext": _lines2}})},
+           output_format="stream-json", sentinels=["FIRST_LINE", "persisted-output"])

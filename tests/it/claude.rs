@@ -332,7 +332,7 @@ fn o6_stop_blocks_are_capped_at_8_in_a_row() {
     assert!(
         f.outcome["warnings"]
             .to_string()
-            .contains("blocked 8 times in a row"),
+            .contains("A hook blocked the turn from ending 9 consecutive times \u{2014} overriding and ending turn. For Stop/SubagentStop hooks, check stop_hook_active in the input and return success while it's true. Set CLAUDE_CODE_STOP_HOOK_BLOCK_CAP to raise this limit."),
         "{}",
         f.outcome
     );
@@ -359,22 +359,40 @@ fn the_stop_block_cap_comes_from_its_variable() {
     let f = fire("two", "2");
     assert!(f.outcome.get("continuation").is_none(), "{}", f.outcome);
     assert!(
-        f.warnings_contain("blocked 2 times in a row"),
+        f.warnings_contain("A hook blocked the turn from ending 3 consecutive times"),
         "{}",
         f.outcome
     );
-    // 0: no cap; empty: Claude Code's 8, without a warning.
+    // 0 or less: no cap; empty: Claude Code's 8, without a warning.
     for _ in 0..10 {
         assert!(fire("none", "0").outcome.get("continuation").is_some());
+        assert!(fire("minus", "-1").outcome.get("continuation").is_some());
     }
     let f = fire("empty", "");
     assert!(f.outcome.get("continuation").is_some());
-    assert!(!f.stderr.contains("not a whole number"), "{}", f.stderr);
+    assert!(
+        !f.stderr.contains("not a plain whole number"),
+        "{}",
+        f.stderr
+    );
+    // Read as JavaScript's parseInt reads it, with a warning: `x` is no
+    // number (8), `2x` is 2.
     let f = fire("bad", "x");
     assert!(
         f.stderr.contains(
-            "CLAUDE_CODE_STOP_HOOK_BLOCK_CAP=\"x\" is not a whole number; the cap stays 8"
+            "CLAUDE_CODE_STOP_HOOK_BLOCK_CAP=\"x\" is not a plain whole number; read as Claude Code reads it: a cap of 8"
         ),
+        "{}",
+        f.stderr
+    );
+    for _ in 0..2 {
+        assert!(fire("sloppy", " 2x").outcome.get("continuation").is_some());
+    }
+    let f = fire("sloppy", " 2x");
+    assert!(f.outcome.get("continuation").is_none(), "{}", f.outcome);
+    assert!(
+        f.stderr
+            .contains("read as Claude Code reads it: a cap of 2"),
         "{}",
         f.stderr
     );

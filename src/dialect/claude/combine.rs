@@ -1815,24 +1815,24 @@ impl Fold<'_> {
                 let count = s.counter(&key)?;
                 if cap.is_some_and(|c| count >= u64::from(c)) {
                     s.set_counter(&key, 0);
-                    Ok(false)
+                    Ok(Some(count + 1))
                 } else {
                     s.set_counter(&key, count + 1);
-                    Ok(true)
+                    Ok(None)
                 }
             })
             .await;
         match allowed {
-            Ok(true) => {
+            Ok(None) => {
                 self.out.continuation = Some(Continuation {
                     prompt: self.feedback.join("\n\n"),
                     hooks: std::mem::take(&mut self.feedback_hooks),
                 });
             }
-            Ok(false) => self.refuse_continuation(format!(
-                "{} hooks blocked {} times in a row; the turn ends (CLAUDE_CODE_STOP_HOOK_BLOCK_CAP)",
-                self.ce,
-                cap.unwrap_or(0)
+            // Claude Code's words (read from its 2.1.197 code), with the
+            // number of this block.
+            Ok(Some(blocks)) => self.refuse_continuation(format!(
+                "A hook blocked the turn from ending {blocks} consecutive times \u{2014} overriding and ending turn. For Stop/SubagentStop hooks, check stop_hook_active in the input and return success while it's true. Set CLAUDE_CODE_STOP_HOOK_BLOCK_CAP to raise this limit."
             )),
             // Without the counter the cap cannot hold: ending the turn is
             // the choice that cannot loop forever.

@@ -110,30 +110,60 @@ impl Default for Options {
 }
 
 impl Options {
-    /// The Stop block cap from `CLAUDE_CODE_STOP_HOOK_BLOCK_CAP` (0: no
-    /// cap), else Claude Code's 8 (also when it is empty); a value that is
-    /// not a whole number is a diagnostic and the default holds.
+    /// The Stop block cap from `CLAUDE_CODE_STOP_HOOK_BLOCK_CAP`, read as
+    /// Claude Code reads it (its 2.1.197 code): JavaScript's `parseInt(v,
+    /// 10)`, so `2x` is 2; a value that is not a number (or unset, or
+    /// empty) is Claude Code's 8; 0 or less is no cap. A value that is not
+    /// a plain whole number is also a warning saying how it was read.
     pub fn stop_block_cap_from_env(diags: &mut Vec<Diagnostic>) -> Option<u32> {
-        match std::env::var("CLAUDE_CODE_STOP_HOOK_BLOCK_CAP") {
-            // Set but empty counts as unset, as for latch's own variables.
-            Err(_) => Some(combine::STOP_BLOCK_CAP),
-            Ok(v) if v.trim().is_empty() => Some(combine::STOP_BLOCK_CAP),
-            Ok(v) => match v.trim().parse::<u32>() {
-                Ok(0) => None,
-                Ok(n) => Some(n),
-                Err(_) => {
-                    diags.push(
-                        Diagnostic::warning(format!(
-                            "CLAUDE_CODE_STOP_HOOK_BLOCK_CAP={v:?} is not a whole number; the cap stays {}",
-                            combine::STOP_BLOCK_CAP
-                        ))
-                        .for_dialect(DIALECT),
-                    );
-                    Some(combine::STOP_BLOCK_CAP)
-                }
-            },
+        let Ok(v) = std::env::var("CLAUDE_CODE_STOP_HOOK_BLOCK_CAP") else {
+            return Some(combine::STOP_BLOCK_CAP);
+        };
+        let read = js_parse_int(&v);
+        let cap = match read {
+            None => Some(combine::STOP_BLOCK_CAP),
+            Some(n) if n <= 0 => None,
+            Some(n) => Some(u32::try_from(n).unwrap_or(u32::MAX)),
+        };
+        let plain = !v.is_empty() && v.bytes().all(|b| b.is_ascii_digit());
+        if !v.is_empty() && !plain {
+            let meaning = match cap {
+                Some(n) => format!("a cap of {n}"),
+                None => "no cap".to_owned(),
+            };
+            diags.push(
+                Diagnostic::warning(format!(
+                    "CLAUDE_CODE_STOP_HOOK_BLOCK_CAP={v:?} is not a plain whole number; read as Claude Code reads it: {meaning}"
+                ))
+                .for_dialect(DIALECT),
+            );
         }
+        cap
     }
+}
+
+/// JavaScript's `parseInt(text, 10)`: leading white space, a sign, then
+/// the digits up to the first other character; `None` for no digits
+/// (`NaN`). Saturates past `i64`.
+fn js_parse_int(text: &str) -> Option<i64> {
+    let text = text::js_trim_start(text);
+    let (negative, digits) = match text.as_bytes().first() {
+        Some(b'-') => (true, &text[1..]),
+        Some(b'+') => (false, &text[1..]),
+        _ => (false, text),
+    };
+    let digits: Vec<i64> = digits
+        .bytes()
+        .take_while(u8::is_ascii_digit)
+        .map(|b| i64::from(b - b'0'))
+        .collect();
+    if digits.is_empty() {
+        return None;
+    }
+    let n = digits
+        .iter()
+        .fold(0i64, |n, d| n.saturating_mul(10).saturating_add(*d));
+    Some(if negative { -n } else { n })
 }
 
 /// The groups of one event across all files, as (file index, group
@@ -347,4 +377,28 @@ fn settings_env(files: &[LoadedFile]) -> Vec<(std::ffi::OsString, std::ffi::OsSt
         .flat_map(|f| &f.env)
         .map(|(name, value)| (name.into(), value.into()))
         .collect()
+}
+
+#[cfg(test)]
+mod parse_int_tests {
+    use super::js_parse_int;
+
+    #[test]
+    fn reads_as_javascript_s_parse_int() {
+        for (text, n) in [
+            ("8", Some(8)),
+            (" 2x", Some(2)),
+            ("\u{a0}\t-1", Some(-1)),
+            ("+3", Some(3)),
+            ("007", Some(7)),
+            ("1e3", Some(1)),
+            ("99999999999999999999999", Some(i64::MAX)),
+        ] {
+            assert_eq!(js_parse_int(text), n, "{text:?}");
+        }
+        for text in ["", "x", "-", " ", "0x10x"] {
+            let expected = if text == "0x10x" { Some(0) } else { None };
+            assert_eq!(js_parse_int(text), expected, "{text:?}");
+        }
+    }
 }
