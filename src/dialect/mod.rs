@@ -96,7 +96,7 @@ pub(crate) use impl_dialect;
 
 pub mod claude;
 pub mod evener;
-internal_mods!(failed, output_json, payload, tools);
+internal_mods!(failed, js_json, output_json, payload, tools);
 pub mod peen;
 pub mod poolside;
 

@@ -1245,3 +1245,36 @@ fn r4_an_invalid_top_level_decision_drops_the_whole_answer() {
     let f = c.fire(&crate::claude_util::bash_before("ls"));
     assert!(f.outcome.get("warnings").is_none(), "{}", f.outcome);
 }
+
+/// The tool's input and output reach a hook as Claude Code writes the
+/// values it holds (`JSON.stringify`), whatever escapes, number forms or
+/// repeated keys the harness's JSON used: a guard grepping its stdin for
+/// `> /etc/` finds it.
+#[test]
+fn tool_values_reach_hooks_as_javascript_writes_them() {
+    let c = Claude::new();
+    let pre = c.hook("pre", "");
+    let post = c.hook("post", "");
+    let c = c.project_settings(&json!({"hooks": {
+        "PreToolUse": [{"hooks": [{"type": "command", "command": pre}]}],
+        "PostToolUse": [{"hooks": [{"type": "command", "command": post}]}]}}));
+    let input = r#"{"command":"echo x \u003e /etc/passwd \u0026\u0026 caf\u00e9","n":1e2,"m":1.50,"d":1,"d":2,"2":0}"#;
+    let before = format!(
+        r#"{{"event":"tool_before","session_id":"s1","tool":{{"name":"Bash","input":{input}}}}}"#
+    );
+    c.fire_text(&before);
+    let raw = c.received_raw("pre").expect("ran");
+    assert!(
+        raw.contains(
+            r#""tool_input":{"2":0,"command":"echo x > /etc/passwd && café","n":100,"m":1.5,"d":2}"#
+        ),
+        "{raw}"
+    );
+    let after = r#"{"event":"tool_after","session_id":"s1","tool":{"name":"Bash","input":{"command":"ls"},"output":{"stdout":"\u003cok\u003e","interrupted":false,"n":2.0}}}"#;
+    c.fire_text(after);
+    let raw = c.received_raw("post").expect("ran");
+    assert!(
+        raw.contains(r#""tool_response":{"stdout":"<ok>","interrupted":false,"n":2}"#),
+        "{raw}"
+    );
+}

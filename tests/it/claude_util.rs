@@ -257,10 +257,25 @@ impl Claude {
         self.fire_cmd_env(cmd, event, extra, &[])
     }
 
+    /// Fires the event JSON `text` as written (escapes and all).
+    pub fn fire_text(&self, text: &str) -> Fired {
+        self.fire_bytes(latch(), text.as_bytes().to_vec(), &[], &[])
+    }
+
     fn fire_cmd_env(
         &self,
-        mut cmd: assert_cmd::Command,
+        cmd: assert_cmd::Command,
         event: &Value,
+        extra: &[&str],
+        env: &[(&str, &str)],
+    ) -> Fired {
+        self.fire_bytes(cmd, serde_json::to_vec(event).expect("json"), extra, env)
+    }
+
+    fn fire_bytes(
+        &self,
+        mut cmd: assert_cmd::Command,
+        event: Vec<u8>,
         extra: &[&str],
         env: &[(&str, &str)],
     ) -> Fired {
@@ -284,10 +299,7 @@ impl Claude {
         for (k, v) in env {
             cmd.env(k, v);
         }
-        let out = cmd
-            .write_stdin(serde_json::to_vec(event).expect("json"))
-            .output()
-            .expect("latch runs");
+        let out = cmd.write_stdin(event).output().expect("latch runs");
         Fired::from_output(&out)
     }
 }

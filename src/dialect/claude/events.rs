@@ -14,6 +14,7 @@ use std::fmt;
 use std::path::Path;
 
 use serde_json::Value;
+use serde_json::value::RawValue;
 
 use crate::dialect::payload::{Json, JsonObject};
 use crate::event::{Event, EventKind};
@@ -428,8 +429,8 @@ pub fn payload<'a>(ce: ClaudeEvent, event: &'a Event, facts: &PayloadFacts<'a>) 
     put(&mut m, "hook_event_name", Value::from(ce.as_str()));
     let tool = event.tool.as_ref();
     let tool_input = |m: &mut JsonObject<'a>| match (facts.input, tool) {
-        (Some(v), _) => m.insert("tool_input", Json::Value(Cow::Borrowed(v))),
-        (None, Some(t)) => m.insert("tool_input", Json::compact(t.input.get())),
+        (Some(v), _) => m.insert("tool_input", as_javascript_writes(v)),
+        (None, Some(t)) => m.insert("tool_input", as_javascript_rewrites(t.input.get())),
         (None, None) => {}
     };
     let call_id = || Value::from(tool.and_then(|t| t.call_id.clone()).unwrap_or_default());
@@ -446,8 +447,8 @@ pub fn payload<'a>(ce: ClaudeEvent, event: &'a Event, facts: &PayloadFacts<'a>) 
             tool_input(&mut m);
             if ce == ClaudeEvent::PostToolUse {
                 match (facts.output, tool.and_then(|t| t.output.as_ref())) {
-                    (Some(v), _) => m.insert("tool_response", Json::Value(Cow::Borrowed(v))),
-                    (None, Some(o)) => m.insert("tool_response", Json::compact(o.get())),
+                    (Some(v), _) => m.insert("tool_response", as_javascript_writes(v)),
+                    (None, Some(o)) => m.insert("tool_response", as_javascript_rewrites(o.get())),
                     (None, None) => put(&mut m, "tool_response", Value::Null),
                 }
             }
@@ -716,6 +717,22 @@ pub fn payload<'a>(ce: ClaudeEvent, event: &'a Event, facts: &PayloadFacts<'a>) 
 /// applies whatever its hooks say (they cannot block it).
 pub fn is_policy_change(event: &Event) -> bool {
     event.source.as_deref() == Some("policy_settings")
+}
+
+
+/// A harness's JSON text as Claude Code would write the value it holds
+/// (`JSON.stringify`; see [`crate::dialect::js_json`]), or compacted as
+/// the harness wrote it when it cannot be rewritten.
+fn as_javascript_rewrites(text: &RawValue) -> Json<'_> {
+    crate::dialect::js_json::restringify(text.get())
+        .and_then(|s| RawValue::from_string(s).ok())
+        .map_or_else(|| Json::compact(text), |raw| Json::Raw(Cow::Owned(raw)))
+}
+
+/// A value as `JSON.stringify` writes it.
+fn as_javascript_writes(value: &Value) -> Json<'_> {
+    RawValue::from_string(crate::dialect::js_json::stringify(value))
+        .map_or_else(|_| Json::Value(Cow::Borrowed(value)), |raw| Json::Raw(Cow::Owned(raw)))
 }
 
 #[cfg(test)]

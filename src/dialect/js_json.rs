@@ -1,0 +1,216 @@
+//! JSON as JavaScript writes it: `JSON.stringify(JSON.parse(text))`.
+//!
+//! A harness gives latch its tool calls as JSON text, written by whatever
+//! language it is in: Go escapes `<`, `>` and `&` (`\u003c`), Python
+//! escapes every non-ASCII character, numbers may read `1e2` or `1.50`,
+//! and a key may come twice. Claude Code hands a hook the objects it holds,
+//! written by `JSON.stringify`, so a guard that greps its stdin for
+//! `> /etc/` finds it there. The claude dialect writes the harness's
+//! values the same way:
+//!
+//! - strings escape only `"`, `\` and control characters (`\b`, `\t`,
+//!   `\n`, `\f`, `\r`, else `\u00xx`), as serde_json does too;
+//! - numbers are JavaScript doubles, written as `Number.prototype.toString`
+//!   writes them (`100`, `1.5`, `1e+21`, `1e-7`; a 64-bit integer past
+//!   2^53 loses its last digits, as in JavaScript);
+//! - of a key given twice, the last value counts, in the first one's place;
+//! - an object's keys that are array indices (`"0"`, `"17"`) come first,
+//!   in numeric order, then the others in their order, as in a JavaScript
+//!   object.
+//!
+//! Written by hand: no crate writes JavaScript's number and key order.
+//! Text that serde_json cannot read as a value (a number past `f64`, a lone
+//! surrogate `\ud800`), and text over [`MAX_REWRITTEN`] (whose parsed tree
+//! could take many times its size in memory), is left as it is.
+
+use std::fmt::Write;
+
+use serde_json::{Map, Number, Value};
+
+/// `value` written as `JSON.stringify` writes it.
+pub fn stringify(value: &Value) -> String {
+    let mut out = Vec::new();
+    write_value(&mut out, value);
+    // Only serde_json's strings and ASCII are written: valid UTF-8.
+    String::from_utf8(out).unwrap_or_default()
+}
+
+/// The largest JSON text [`restringify`] rewrites: 1 MiB.
+pub const MAX_REWRITTEN: usize = 1 << 20;
+
+/// JSON `text` as `JSON.stringify(JSON.parse(text))` writes it; `None`
+/// when serde_json cannot read it as a value, or it is over
+/// [`MAX_REWRITTEN`] (see the module's notes).
+pub fn restringify(text: &str) -> Option<String> {
+    if text.len() > MAX_REWRITTEN {
+        return None;
+    }
+    let value: Value = serde_json::from_str(text).ok()?;
+    Some(stringify(&value))
+}
+
+fn write_value(out: &mut Vec<u8>, value: &Value) {
+    match value {
+        Value::Null => out.extend_from_slice(b"null"),
+        Value::Bool(b) => out.extend_from_slice(if *b { b"true" } else { b"false" }),
+        Value::Number(n) => out.extend_from_slice(number(n).as_bytes()),
+        Value::String(s) => write_string(out, s),
+        Value::Array(items) => {
+            out.push(b'[');
+            for (i, item) in items.iter().enumerate() {
+                if i > 0 {
+                    out.push(b',');
+                }
+                write_value(out, item);
+            }
+            out.push(b']');
+        }
+        Value::Object(map) => write_object(out, map),
+    }
+}
+
+fn write_string(out: &mut Vec<u8>, s: &str) {
+    // serde_json escapes exactly what JSON.stringify escapes, in the same
+    // forms (lower-case `\u00xx`); writing to a Vec cannot fail.
+    let _ = serde_json::to_writer(&mut *out, s);
+}
+
+fn write_object(out: &mut Vec<u8>, map: &Map<String, Value>) {
+    let mut indices: Vec<(u32, &String, &Value)> = map
+        .iter()
+        .filter_map(|(k, v)| array_index(k).map(|i| (i, k, v)))
+        .collect();
+    indices.sort_by_key(|(i, _, _)| *i);
+    let others = map.iter().filter(|(k, _)| array_index(k).is_none());
+    out.push(b'{');
+    let entries = indices.into_iter().map(|(_, k, v)| (k, v)).chain(others);
+    for (n, (k, v)) in entries.enumerate() {
+        if n > 0 {
+            out.push(b',');
+        }
+        write_string(out, k);
+        out.push(b':');
+        write_value(out, v);
+    }
+    out.push(b'}');
+}
+
+/// The key as a JavaScript array index: a canonical decimal integer below
+/// 2^32 − 1 (`"0"`, `"42"`; not `"01"`, `"-1"` or `"4294967295"`).
+fn array_index(key: &str) -> Option<u32> {
+    if key.is_empty() || (key.len() > 1 && key.starts_with('0')) {
+        return None;
+    }
+    if !key.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    key.parse::<u32>().ok().filter(|i| *i != u32::MAX)
+}
+
+/// A JSON number as a JavaScript double, written as JavaScript writes it.
+fn number(n: &Number) -> String {
+    match (n.as_i64(), n.as_u64(), n.as_f64()) {
+        // Exact as a double: written as an integer.
+        (Some(i), _, _) if i.unsigned_abs() <= 1 << 53 => i.to_string(),
+        (_, Some(u), _) if u <= 1 << 53 => u.to_string(),
+        (_, _, Some(f)) => js_number(f),
+        _ => "null".to_owned(),
+    }
+}
+
+/// `Number.prototype.toString()` of `f` (ECMA-262, Number::toString):
+/// the shortest digits that read back as `f`, in fixed notation from
+/// 1e-7 up to 1e21, else as `d.ddde±n`.
+pub fn js_number(f: f64) -> String {
+    if !f.is_finite() {
+        return "null".to_owned();
+    }
+    if f == 0.0 {
+        return "0".to_owned();
+    }
+    // Rust writes the shortest round-trip digits, as ECMAScript asks:
+    // `d.ddde±x` here.
+    let sci = format!("{:e}", f.abs());
+    let (mantissa, exponent) = sci.split_once('e').unwrap_or((&sci, "0"));
+    let digits: String = mantissa.chars().filter(char::is_ascii_digit).collect();
+    let exponent: i64 = exponent.parse().unwrap_or(0);
+    let k = i64::try_from(digits.len()).unwrap_or(i64::MAX);
+    let n = exponent + 1;
+    let mut out = String::new();
+    if f < 0.0 {
+        out.push('-');
+    }
+    if k <= n && n <= 21 {
+        out.push_str(&digits);
+        out.extend(std::iter::repeat_n('0', usize::try_from(n - k).unwrap_or(0)));
+    } else if 0 < n && n <= 21 {
+        let (int, frac) = digits.split_at(usize::try_from(n).unwrap_or(0));
+        out.push_str(int);
+        out.push('.');
+        out.push_str(frac);
+    } else if -6 < n && n <= 0 {
+        out.push_str("0.");
+        out.extend(std::iter::repeat_n('0', usize::try_from(-n).unwrap_or(0)));
+        out.push_str(&digits);
+    } else {
+        let (first, rest) = digits.split_at(1);
+        out.push_str(first);
+        if !rest.is_empty() {
+            out.push('.');
+            out.push_str(rest);
+        }
+        let _ = write!(
+            out,
+            "e{}{}",
+            if n - 1 < 0 { '-' } else { '+' },
+            (n - 1).abs()
+        );
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_read_as_javascript_writes_them() {
+        for (f, js) in [
+            (100.0, "100"),
+            (1.5, "1.5"),
+            (-0.0, "0"),
+            (1e21, "1e+21"),
+            (1.5e21, "1.5e+21"),
+            (123456789012345680000.0, "123456789012345680000"),
+            (1e-7, "1e-7"),
+            (1.25e-7, "1.25e-7"),
+            (0.000001, "0.000001"),
+            (0.1 + 0.2, "0.30000000000000004"),
+            (-2.5, "-2.5"),
+            (5e-324, "5e-324"),
+            (1.7976931348623157e308, "1.7976931348623157e+308"),
+        ] {
+            assert_eq!(js_number(f), js, "{f:e}");
+        }
+    }
+
+    #[test]
+    fn text_is_rewritten_as_json_stringify_writes_it() {
+        let cases = [
+            (
+                r#"{"command":"echo x \u003e /etc/passwd \u0026\u0026 ls","n":1e2,"m":1.50,"d":1,"d":2}"#,
+                r#"{"command":"echo x > /etc/passwd && ls","n":100,"m":1.5,"d":2}"#,
+            ),
+            (r#"{"b":1,"2":0,"a":[1.0,-0,"\u00e9\/"],"1":0,"01":3}"#, r#"{"1":0,"2":0,"b":1,"a":[1,0,"é/"],"01":3}"#),
+            (r#""tab\there \u001f \u2028""#, "\"tab\\there \\u001f \u{2028}\""),
+            ("12345678901234567890", "12345678901234567000"),
+            ("-9007199254740993", "-9007199254740992"),
+        ];
+        for (text, js) in cases {
+            assert_eq!(restringify(text).as_deref(), Some(js), "{text}");
+        }
+        // serde_json cannot hold these: left as they are.
+        assert_eq!(restringify("1e400"), None);
+        assert_eq!(restringify(r#""\ud800""#), None);
+    }
+}
