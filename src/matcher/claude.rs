@@ -40,19 +40,21 @@
 //!   type (`general-purpose` fired, `Explore` did not), and `PreToolUse`
 //!   matcher `Task` fired for the `Agent` tool (as did `Agent`).
 //!
+//! - `r8_matcher_space_list`: `Bash Write` fired for neither tool (a
+//!   space is part of a name; names are split on `|` and `,` and trimmed).
+//!
 //! The character set (with `-` since 2.1.195 and `,` since 2.1.191) and
 //! the narrower set of `FileChanged`/`StopFailure` come from Claude Code's
-//! documentation (`/work/shared/research/claude-code.md` §3).
+//! documentation (`/work/shared/research/claude-code.md` §3) and its
+//! 2.1.197 code, which also tests a regex against a tool's former names.
 //!
-//! # Not recorded (latch's choices)
+//! # Not recorded (latch's choices, or read from Claude Code's code)
 //!
 //! - Whitespace other than the space (a tab) makes a regex; a matcher of
 //!   separators only (`"|"`, `" "`) is an empty list and matches nothing;
 //!   `" * "` is a regex (its text is not trimmed first).
-//! - A regex is tested against the legacy name too (`^Task$` matches the
-//!   Agent tool), as for exact names.
-//! - An invalid regex is an error value here; what Claude Code does with
-//!   one (skip the group, drop the file, or log) is not recorded.
+//! - An invalid regex never matches, and its group never runs (recorded
+//!   later: `r3_invalid_regex_matcher`).
 //! - A regex the backtracking matcher gives up on (see
 //!   [`crate::matcher::ecma`]) counts as matching, so a guard hook still
 //!   runs; Claude Code would hang on it.
@@ -64,8 +66,11 @@ use super::pattern::{PatternBudget, PatternError};
 /// Which characters make a matcher a list of exact names.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum WordSet {
-    /// ASCII letters, digits, `_`, `-`, and the separators `|`, `,` and
-    /// space: tool events, agent types, notification types, sources, ….
+    /// ASCII letters, digits, `_`, `-` and space, and the separators `|`
+    /// and `,`: tool events, agent types, notification types, sources, ….
+    /// Each name is trimmed, so `Bash | Write` is two names and
+    /// `Bash Write` one, which no tool has (recorded:
+    /// `r8_matcher_space_list`).
     #[default]
     Tools,
     /// ASCII letters, digits, `_`, and the separator `|`: `FileChanged`
@@ -76,14 +81,14 @@ pub enum WordSet {
 impl WordSet {
     fn is_word(self, c: char) -> bool {
         match self {
-            WordSet::Tools => c.is_ascii_alphanumeric() || matches!(c, '_' | '-'),
+            WordSet::Tools => c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | ' '),
             WordSet::Narrow => c.is_ascii_alphanumeric() || c == '_',
         }
     }
 
     fn is_separator(self, c: char) -> bool {
         match self {
-            WordSet::Tools => matches!(c, '|' | ',' | ' '),
+            WordSet::Tools => matches!(c, '|' | ','),
             WordSet::Narrow => c == '|',
         }
     }
@@ -158,6 +163,7 @@ impl ClaudeMatcher {
     /// [`WordSet::Tools`]); `None` is a missing matcher. A regex is checked
     /// within latch's pattern limits, charged to `budget` (one per
     /// configuration file).
+    #[cfg_attr(not(any(test, feature = "internals")), allow(dead_code))]
     pub fn parse(
         text: Option<&str>,
         budget: &mut PatternBudget,
@@ -180,6 +186,7 @@ impl ClaudeMatcher {
         {
             let names = text
                 .split(|c| words.is_separator(c))
+                .map(str::trim)
                 .filter(|n| !n.is_empty())
                 .map(str::to_owned)
                 .collect();

@@ -1098,21 +1098,93 @@ fn r3_worktree_permission_denied_and_notification_texts() {
     assert!(f.outcome.get("warnings").is_none(), "{}", f.outcome);
 }
 
+/// A FileChanged matcher selects like any other matcher, tested against
+/// the changed file's name (read from Claude Code's 2.1.197 code): `.env`
+/// is a regular expression there and runs for `.env.local`, and a glob
+/// such as `*.env` is an invalid one, whose group never runs. Its text,
+/// split on `|`, is still the list of files watched from the start.
 #[test]
-fn file_changed_matchers_that_look_like_patterns_are_reported() {
+fn file_changed_matchers_select_as_regexes_on_the_file_name() {
     let c = Claude::new();
-    let any = c.hook("any", "");
-    let c = c.project_settings(&settings("FileChanged", Some("*.env|.envrc"), &[&any]));
-    let f = c.fire(&event("file_changed", json!({"file_path": "/w/.envrc"})));
-    assert_eq!(c.runs_of("any"), 1);
+    let dot_env = c.hook("dot_env", "");
+    let glob = c.hook("glob", "");
+    let c = c.project_settings(&json!({"hooks": {"FileChanged": [
+        {"matcher": ".env", "hooks": [{"type": "command", "command": dot_env}]},
+        {"matcher": "*.env|.envrc", "hooks": [{"type": "command", "command": glob}]}]}}));
+    let f = c.fire(&event(
+        "file_changed",
+        json!({"file_path": "/w/.env.local"}),
+    ));
+    assert_eq!(
+        (c.runs_of("dot_env"), c.runs_of("glob")),
+        (1, 0),
+        "{}",
+        f.outcome
+    );
     assert!(
-        f.stderr
-            .contains("FileChanged matchers are file names, not patterns: `*.env`"),
+        f.stderr.contains(
+            "FileChanged matcher `*.env` is watched as a file named exactly so, and tested as a regular expression against a changed file's name"
+        ),
         "{}",
         f.stderr
     );
-    c.fire(&event("file_changed", json!({"file_path": "/w/prod.env"})));
-    assert_eq!(c.runs_of("any"), 1, "`*.env` is not a glob");
+    c.fire(&event("file_changed", json!({"file_path": "/w/.envrc"})));
+    assert_eq!((c.runs_of("dot_env"), c.runs_of("glob")), (2, 0));
+    // A name of letters only is an exact name.
+    let c = Claude::new();
+    let exact = c.hook("exact", "");
+    let c = c.project_settings(&settings("FileChanged", Some("Makefile"), &[&exact]));
+    c.fire(&event(
+        "file_changed",
+        json!({"file_path": "/w/Makefile.am"}),
+    ));
+    assert_eq!(c.runs_of("exact"), 0);
+    c.fire(&event("file_changed", json!({"file_path": "/w/Makefile"})));
+    assert_eq!(c.runs_of("exact"), 1);
+}
+
+/// A matcher's names are split on `|` and `,` only: a plain space is part
+/// of a name, so `Bash Write` matches no tool (recorded:
+/// `r8_matcher_space_list`).
+#[test]
+fn r8_a_space_does_not_separate_matcher_names() {
+    let c = Claude::new();
+    let labels = ["sp", "sp2", "rev", "bar", "comma"];
+    let matchers = [
+        "Bash Write",
+        "Bash  Write",
+        "Write Bash",
+        "Bash|Write",
+        "Bash, Write",
+    ];
+    let groups: Vec<Value> = labels
+        .iter()
+        .zip(matchers)
+        .map(|(l, m)| json!({"matcher": m, "hooks": [{"type": "command", "command": c.hook(l, "")}]}))
+        .collect();
+    let c = c.project_settings(&json!({"hooks": {"PreToolUse": groups}}));
+    c.fire(&bash_before("ls"));
+    let mut write = bash_before("");
+    write["tool"] = json!({"name": "Write", "input": {"file_path": "/tmp/x", "content": ""}});
+    c.fire(&write);
+    let runs: Vec<usize> = labels.iter().map(|l| c.runs_of(l)).collect();
+    assert_eq!(runs, [0, 0, 0, 2, 2]);
+}
+
+/// An event without the value its matchers test (a notification without
+/// a type) runs every group, as Claude Code's code does.
+#[test]
+fn an_event_without_its_matcher_value_runs_every_group() {
+    let c = Claude::new();
+    let idle = c.hook("idle", "");
+    let c = c.project_settings(&settings("Notification", Some("idle_prompt"), &[&idle]));
+    c.fire(&event("notification", json!({"message": "hi"})));
+    assert_eq!(c.runs_of("idle"), 1);
+    c.fire(&event(
+        "notification",
+        json!({"message": "hi", "notification_type": "permission_prompt"}),
+    ));
+    assert_eq!(c.runs_of("idle"), 1);
 }
 
 #[test]

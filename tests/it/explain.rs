@@ -487,7 +487,7 @@ fn the_docs_example_with_poolside_and_evener_is_real_output() {
 }
 
 #[test]
-fn claude_file_changed_matchers_are_file_names_in_explain_as_in_fire() {
+fn claude_file_changed_matchers_are_regexes_on_the_name_in_explain_as_in_fire() {
     let d = tempfile::tempdir().unwrap();
     std::fs::create_dir(d.path().join(".claude")).unwrap();
     std::fs::write(
@@ -511,13 +511,19 @@ fn claude_file_changed_matchers_are_file_names_in_explain_as_in_fire() {
         [(
             true,
             "true".to_owned(),
-            "[Project] file names `.envrc|package.json` include `.envrc`".to_owned()
+            "[Project] matcher `.envrc|package.json` (JavaScript regular expression, anywhere in the name) matches `.envrc`".to_owned()
         )]
     );
-    // As a regex `.envrc` would match `xenvrc`; as a file name it does not.
-    let miss = explain(
+    // As a regex `.envrc` matches `xenvrc` too, as in Claude Code.
+    let also = explain(
         d.path(),
         &json!({"event": "file_changed", "file_path": "/w/xenvrc"}),
+        &flags,
+    );
+    assert!(also[0]["runs"].as_bool().unwrap(), "{also:?}");
+    let miss = explain(
+        d.path(),
+        &json!({"event": "file_changed", "file_path": "/w/README"}),
         &flags,
     );
     assert!(!miss[0]["runs"].as_bool().unwrap(), "{miss:?}");

@@ -180,8 +180,19 @@ impl ClaudeEvent {
     }
 
     /// What a matcher is tested against for `event`; `tool` is the tool's
-    /// name as hooks see it. `None` when Claude Code ignores matchers.
+    /// name as hooks see it. `None` when Claude Code ignores matchers, and
+    /// when the value is empty: Claude Code then runs every group (read
+    /// from its 2.1.197 code).
     pub fn target<'a>(self, event: &'a Event, tool: &'a str) -> Option<&'a str> {
+        self.target_value(event, tool).filter(|t| !t.is_empty())
+    }
+
+    /// Whether Claude Code tests this event's matchers at all.
+    pub fn has_matchers(self) -> bool {
+        self.target_field().is_some()
+    }
+
+    fn target_value<'a>(self, event: &'a Event, tool: &'a str) -> Option<&'a str> {
         let or = |v: &'a Option<String>, default: &'static str| v.as_deref().unwrap_or(default);
         Some(match self.target_field()? {
             TargetField::Tool => tool,

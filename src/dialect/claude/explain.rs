@@ -43,15 +43,10 @@ pub fn explain(cfg: &Claude, event: &Event) -> Vec<Explanation> {
                 }),
                 (Some(e), _) => match (&group.matcher, e.target(event, &tool)) {
                     (Matcher::Invalid(why), _) => Err(format!("invalid matcher: {why}")),
+                    (Matcher::Valid(_), None) if e.has_matchers() => Ok(format!(
+                        "the event gives no value for {e}'s matchers, so every group runs"
+                    )),
                     (Matcher::Valid(_), None) => Ok(format!("{e} ignores matchers")),
-                    (Matcher::Valid(m), Some(target)) if e == super::ClaudeEvent::FileChanged => {
-                        let list = group.matcher_text.as_deref().unwrap_or("");
-                        if m.is_match(target) {
-                            Ok(format!("file names `{list}` include `{target}`"))
-                        } else {
-                            Err(format!("file names `{list}` do not include `{target}`"))
-                        }
-                    }
                     (Matcher::Valid(m), Some(target)) => {
                         let raw = event.tool_name().unwrap_or("");
                         let what = if e.is_tool() && raw != target {

@@ -599,36 +599,37 @@ impl Loader<'_> {
             );
         }
         let at = g.get("matcher").map_or(g.position, |m| m.position);
-        // FileChanged matchers are literal file names split on `|` (they
-        // make Claude Code's watch list), never patterns.
-        let file_names = (event == Some(ClaudeEvent::FileChanged))
-            .then_some(matcher_text.as_deref())
-            .flatten()
-            .filter(|t| !t.is_empty() && *t != "*");
-        let names: Option<Vec<String>> =
-            file_names.map(|list| list.split('|').map(|n| n.trim().to_owned()).collect());
-        for n in names.iter().flatten() {
-            if n.contains(['*', '?', '[', '(', '^', '$', '\\']) {
-                self.note(
-                    Diagnostic::warning(format!(
-                        "FileChanged matchers are file names, not patterns: `{n}` matches only a file named exactly so"
-                    ))
-                    .at(Some(at))
-                    .for_event(event_name),
-                );
+        // A FileChanged matcher does two things in Claude Code (read from
+        // its 2.1.197 code): split on `|`, it names the files watched from
+        // the session's start (recorded: `r3_file_changed`); and it selects
+        // groups like any matcher, tested against the changed file's name
+        // with the narrow word set, so `.envrc` is a regex there.
+        if event == Some(ClaudeEvent::FileChanged)
+            && let Some(list) = matcher_text.as_deref()
+        {
+            for n in list.split('|').map(str::trim) {
+                if n.contains(['*', '?', '[', '(', '^', '$', '\\']) {
+                    self.note(
+                        Diagnostic::warning(format!(
+                            "FileChanged matcher `{n}` is watched as a file named exactly so, and tested as a regular expression against a changed file's name"
+                        ))
+                        .at(Some(at))
+                        .for_event(event_name),
+                    );
+                }
             }
         }
-        let parsed = match names {
-            Some(names) => Ok(ClaudeMatcher::Names(names)),
-            // StopFailure keeps the narrower word set Claude Code's
-            // documentation gives it (`matcher::claude`'s header).
-            None if event == Some(ClaudeEvent::StopFailure) => ClaudeMatcher::parse_with(
-                matcher_text.as_deref(),
-                WordSet::Narrow,
-                &mut self.budget,
-            ),
-            None => ClaudeMatcher::parse(matcher_text.as_deref(), &mut self.budget),
-        };
+        // StopFailure and FileChanged take the narrower word set (see
+        // `matcher::claude`'s header).
+        let narrow = matches!(
+            event,
+            Some(ClaudeEvent::StopFailure | ClaudeEvent::FileChanged)
+        );
+        let parsed = ClaudeMatcher::parse_with(
+            matcher_text.as_deref(),
+            if narrow { WordSet::Narrow } else { WordSet::Tools },
+            &mut self.budget,
+        );
         let matcher = match parsed {
             Ok(m) => {
                 for advice in m.warnings() {

@@ -298,13 +298,13 @@ impl Claude {
             return list;
         };
         for &(fi, gi) in &groups.refs {
-            // The loader reads FileChanged matchers as names, never patterns.
-            let load::Matcher::Valid(ClaudeMatcher::Names(names)) =
-                &self.files[fi].groups[gi].matcher
-            else {
+            // Claude Code splits the matcher's text on `|` for its watch
+            // list, whatever the matcher selects.
+            let group = &self.files[fi].groups[gi];
+            let Some(text) = group.matcher_text.as_deref().filter(|t| *t != "*") else {
                 continue;
             };
-            for name in names.iter().filter(|n| !n.is_empty()) {
+            for name in text.split('|').map(str::trim).filter(|n| !n.is_empty()) {
                 let path = base.join(name).to_string_lossy().into_owned();
                 if !list.contains(&path) {
                     list.push(path);
