@@ -376,6 +376,50 @@ impl Session {
         }
     }
 
+    /// Raises (`true`) or lowers the session's flag `name`: on disk an
+    /// empty file beside `state.json` (its name encoded as a session id
+    /// is), in memory a value of the state. Lowering one costs one
+    /// system call, so an event that usually has nothing to lower pays
+    /// little. Without the session's lock.
+    pub(crate) fn set_flag(&self, name: &str, up: bool) -> io::Result<()> {
+        match &self.store {
+            Store::Memory(state) => {
+                let mut state = state
+                    .lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner);
+                let key = format!("flag.{name}");
+                if up {
+                    state.values.insert(key, Value::Bool(true));
+                } else {
+                    state.values.remove(&key);
+                }
+                Ok(())
+            }
+            _ => self.write_file(&encode_id(name), up.then_some(&b""[..])),
+        }
+    }
+
+    /// Whether the session's flag `name` is up (see [`Session::set_flag`]).
+    pub(crate) fn flag(&self, name: &str) -> io::Result<bool> {
+        match &self.store {
+            Store::Memory(state) => Ok(state
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .values
+                .contains_key(&format!("flag.{name}"))),
+            Store::Unusable { kind, why, .. } => Err(Session::unusable(*kind, why)),
+            Store::Disk { path, dir } => {
+                let name = encode_id(name);
+                let nofollow = rustix::fs::AtFlags::SYMLINK_NOFOLLOW;
+                match rustix::fs::statat(dir.as_ref(), name.as_str(), nofollow) {
+                    Ok(_) => Ok(true),
+                    Err(rustix::io::Errno::NOENT) => Ok(false),
+                    Err(e) => Err(files::at_path(&path.join(&name), "inspect", e)),
+                }
+            }
+        }
+    }
+
     /// Runs `f` under the session's exclusive lock (the one state updates
     /// take), without reading or writing the state: for the session's own
     /// files ([`Session::write_file`]). The wait is as for

@@ -341,6 +341,93 @@ fn o6_stop_blocks_are_capped_at_8_in_a_row() {
     assert!(c.fire(&stop).outcome.get("continuation").is_some());
 }
 
+/// The cap counts Stop blocks with no tool call between them: a tool call
+/// starts the count again, while `stop_hook_active` stays true for the
+/// rest of the turn (recorded: `r8_stop_block_then_tool`, 14 blocks each
+/// followed by a tool call all continue; `r8_stop_block_tool_once`, one
+/// tool call after block 5, and the 9th block after it ends the turn;
+/// `r8_stop_block_no_tool`, the 9th block in a row ends it).
+#[test]
+fn r8_a_tool_call_starts_the_stop_block_count_again() {
+    let c = Claude::new();
+    let stop = c.hook(
+        "stop",
+        r#"--stdout '{"decision": "block", "reason": "keep going"}'"#,
+    );
+    let c = c.project_settings(&settings("Stop", None, &[&stop]));
+    let stop_event = json!({"event": "stop", "session_id": "s1"});
+    for i in 0..14 {
+        let f = c.fire(&stop_event);
+        assert!(
+            f.outcome.get("continuation").is_some(),
+            "block {i}: {}",
+            f.outcome
+        );
+        c.fire(&bash_before("echo n"));
+        c.fire(&bash_after("echo n", json!({"stdout": "n"})));
+    }
+    assert_eq!(
+        c.received("stop").expect("ran")["stop_hook_active"],
+        true,
+        "still active after tool calls"
+    );
+
+    // r8_stop_block_tool_once: 5 blocks, a tool call, then 9 more runs.
+    let c = Claude::new();
+    let stop = c.hook(
+        "stop",
+        r#"--stdout '{"decision": "block", "reason": "keep going"}'"#,
+    );
+    let c = c.project_settings(&settings("Stop", None, &[&stop]));
+    for _ in 0..5 {
+        assert!(c.fire(&stop_event).outcome.get("continuation").is_some());
+    }
+    // Only a PreToolUse: a denied call counts as a call too.
+    c.fire(&bash_before("echo n"));
+    for i in 0..8 {
+        let f = c.fire(&stop_event);
+        assert!(
+            f.outcome.get("continuation").is_some(),
+            "block {i}: {}",
+            f.outcome
+        );
+    }
+    let f = c.fire(&stop_event);
+    assert!(f.outcome.get("continuation").is_none(), "{}", f.outcome);
+    assert!(
+        f.warnings_contain("A hook blocked the turn from ending 9 consecutive times"),
+        "{}",
+        f.outcome
+    );
+    assert_eq!(c.runs_of("stop"), 14);
+
+    // A sub-agent's tool call starts its own count again, not the main
+    // agent's.
+    let c = Claude::new();
+    let sub = c.hook("sub", "--exit 2 --stderr again");
+    let c = c.project_settings(&settings("SubagentStop", None, &[&sub]));
+    let sub_stop = json!({"event": "subagent_stop", "session_id": "s1", "agent_id": "a1", "agent_type": "Explore"});
+    for _ in 0..8 {
+        assert!(c.fire(&sub_stop).outcome.get("continuation").is_some());
+    }
+    c.fire(&bash_before("ls"));
+    assert!(
+        c.fire(&sub_stop).outcome.get("continuation").is_none(),
+        "the main agent's call"
+    );
+    for _ in 0..8 {
+        assert!(c.fire(&sub_stop).outcome.get("continuation").is_some());
+    }
+    let mut inside = bash_before("ls");
+    inside["agent_id"] = json!("a1");
+    inside["agent_type"] = json!("Explore");
+    c.fire(&inside);
+    assert!(
+        c.fire(&sub_stop).outcome.get("continuation").is_some(),
+        "its own call"
+    );
+}
+
 #[test]
 fn the_stop_block_cap_comes_from_its_variable() {
     let c = Claude::new();
@@ -352,7 +439,9 @@ fn the_stop_block_cap_comes_from_its_variable() {
             &[("CLAUDE_CODE_STOP_HOOK_BLOCK_CAP", cap)],
         )
     };
-    // 2: the third block in a row ends the turn.
+    // 2: the third block in a row ends the turn (recorded: `r8_stop_cap_env_3`
+    // ends at the 4th, `r8_stop_cap_env_2x` at the 3rd; `r8_stop_cap_env_zero`
+    // and `r8_stop_cap_env_neg1` never end it).
     for _ in 0..2 {
         assert!(fire("two", "2").outcome.get("continuation").is_some());
     }

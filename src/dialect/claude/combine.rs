@@ -33,8 +33,15 @@ use super::text::{self, Texts, additional_context, capped, stop_feedback, succes
 use super::{Claude, DIALECT};
 use crate::permission_rule::ToolInput;
 
-/// The session key of the consecutive Stop block counter.
+/// The session key of the counter of Stop blocks in the turn (what
+/// `stop_hook_active` says).
 pub const STOP_BLOCKS_KEY: &str = "claude.stop_blocks";
+
+/// The session key of the counter of consecutive Stop blocks, and the name
+/// of the flag that says the run is still open: a tool call lowers it, and
+/// the next block counts from 1 again (recorded: `r8_stop_block_then_tool`,
+/// `r8_stop_block_tool_once`).
+const STOP_RUN_KEY: &str = "claude.stop_run";
 
 /// Claude Code's default cap on consecutive Stop blocks.
 pub const STOP_BLOCK_CAP: u32 = 8;
@@ -114,6 +121,20 @@ pub async fn dispatch(cfg: &Claude, event: &Event, cx: &DispatchContext<'_>) -> 
             .unwrap_or_default();
         out.watch_paths = cfg.file_watch_list(&base);
     }
+    // A tool call ends the agent's run of consecutive Stop blocks (not
+    // `stop_hook_active`): one system call on disk, when Stop hooks exist.
+    if matches!(
+        ce,
+        ClaudeEvent::PreToolUse | ClaudeEvent::PostToolUse | ClaudeEvent::PostToolUseFailure
+    ) && (cfg.declares(ClaudeEvent::Stop) || cfg.declares(ClaudeEvent::SubagentStop))
+    {
+        let (_, run) = stop_keys(ClaudeEvent::SubagentStop, event);
+        if let Err(e) = cx.session.set_flag(&run, false) {
+            out.warnings.push(format!(
+                "latch could not note the tool call for the Stop block cap: {e}"
+            ));
+        }
+    }
     let mut gave_up = Vec::new();
     let groups = cfg.select(ce, event, &tool, &mut gave_up);
     // A matcher that gave up ran its hooks: the harness hears of it.
@@ -143,7 +164,7 @@ pub async fn dispatch(cfg: &Claude, event: &Event, cx: &DispatchContext<'_>) -> 
                 .session
                 .snapshot(cx.cancel)
                 .await
-                .and_then(|s| s.counter(&stop_key(ce, event)))
+                .and_then(|s| s.counter(&stop_keys(ce, event).0))
             {
                 Ok(n) => n > 0,
                 Err(e) => {
@@ -155,11 +176,15 @@ pub async fn dispatch(cfg: &Claude, event: &Event, cx: &DispatchContext<'_>) -> 
         }
         ClaudeEvent::UserPromptSubmit => {
             // A real prompt ends any run of Stop blocks.
-            if let Err(e) = cx
+            let reset = cx
                 .session
-                .update(cx.cancel, |s| s.set_counter(STOP_BLOCKS_KEY, 0))
+                .update(cx.cancel, |s| {
+                    s.set_counter(STOP_BLOCKS_KEY, 0);
+                    s.set_counter(STOP_RUN_KEY, 0);
+                })
                 .await
-            {
+                .and_then(|()| cx.session.set_flag(STOP_RUN_KEY, false));
+            if let Err(e) = reset {
                 out.warnings
                     .push(format!("latch could not reset the Stop block counter: {e}"));
             }
@@ -1794,34 +1819,50 @@ impl Fold<'_> {
     }
 
     /// Whether the agent goes on after Stop: a block makes it, up to the
-    /// cap of consecutive blocks (Claude Code: 8; `None` for no cap).
+    /// cap of consecutive blocks (Claude Code: 8; `None` for no cap). A
+    /// block counts in the turn (`stop_hook_active`) and in the run of
+    /// blocks since the agent's last tool call, which the cap limits.
     async fn stop(&mut self, cx: &DispatchContext<'_>, cap: Option<u32>) {
-        let key = stop_key(self.ce, self.event);
+        let (key, run) = stop_keys(self.ce, self.event);
         if self.feedback.is_empty() || self.out.halt.is_some() {
-            if let Err(e) = cx
+            let reset = cx
                 .session
-                .update(cx.cancel, |s| s.set_counter(&key, 0))
+                .update(cx.cancel, |s| {
+                    s.set_counter(&key, 0);
+                    s.set_counter(&run, 0);
+                })
                 .await
-            {
+                .and_then(|()| cx.session.set_flag(&run, false));
+            if let Err(e) = reset {
                 self.out
                     .warnings
                     .push(format!("latch could not reset the Stop block counter: {e}"));
             }
             return;
         }
-        let allowed = cx
-            .session
-            .try_update(cx.cancel, |s| {
-                let count = s.counter(&key)?;
-                if cap.is_some_and(|c| count >= u64::from(c)) {
-                    s.set_counter(&key, 0);
-                    Ok(Some(count + 1))
-                } else {
-                    s.set_counter(&key, count + 1);
-                    Ok(None)
-                }
-            })
-            .await;
+        // The run is open unless a tool call closed it since the last block.
+        let allowed = match cx.session.flag(&run) {
+            Err(e) => Err(e),
+            Ok(open) => {
+                cx.session
+                    .try_update(cx.cancel, |s| {
+                        let count = if open { s.counter(&run)? } else { 0 };
+                        if cap.is_some_and(|c| count >= u64::from(c)) {
+                            s.set_counter(&run, 0);
+                            s.set_counter(&key, 0);
+                            Ok(Some(count + 1))
+                        } else {
+                            let in_turn = s.counter(&key)?;
+                            s.set_counter(&run, count + 1);
+                            s.set_counter(&key, in_turn + 1);
+                            Ok(None)
+                        }
+                    })
+                    .await
+            }
+        };
+        // The flag follows the counter: up while the run goes on.
+        let allowed = allowed.and_then(|a| cx.session.set_flag(&run, a.is_none()).map(|()| a));
         match allowed {
             Ok(None) => {
                 self.out.continuation = Some(Continuation {
@@ -1866,12 +1907,16 @@ fn task_feedback(ce: ClaudeEvent, message: &str) -> String {
     format!("{ce} hook feedback:\n{message}")
 }
 
-/// The session key of the Stop block counter: one for the main agent, one
-/// per sub-agent.
-fn stop_key(ce: ClaudeEvent, event: &Event) -> String {
+/// The session keys of the Stop block counters, the turn's and the run's
+/// (also the run's flag): one pair for the main agent, one per sub-agent
+/// (`SubagentStop`, and a sub-agent's tool calls, name it by `agent_id`).
+fn stop_keys(ce: ClaudeEvent, event: &Event) -> (String, String) {
     match (ce, &event.agent_id) {
-        (ClaudeEvent::SubagentStop, Some(id)) => format!("{STOP_BLOCKS_KEY}.{id}"),
-        _ => STOP_BLOCKS_KEY.to_owned(),
+        (ClaudeEvent::SubagentStop, Some(id)) => (
+            format!("{STOP_BLOCKS_KEY}.{id}"),
+            format!("{STOP_RUN_KEY}.{id}"),
+        ),
+        _ => (STOP_BLOCKS_KEY.to_owned(), STOP_RUN_KEY.to_owned()),
     }
 }
 

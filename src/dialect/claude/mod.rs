@@ -289,6 +289,11 @@ impl Claude {
 }
 
 impl Claude {
+    /// Whether any loaded file has hooks for `ce`.
+    pub(crate) fn declares(&self, ce: ClaudeEvent) -> bool {
+        self.events.get(&ce).is_some_and(|g| !g.refs.is_empty())
+    }
+
     /// The files `FileChanged` matchers name (literal names split on `|`),
     /// under `base` unless absolute: what a harness watches from the
     /// session's start (recorded: `r3_file_changed`).
