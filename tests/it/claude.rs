@@ -78,6 +78,134 @@ fn b_exit_2_denies_with_the_command_and_stderr() {
     assert_eq!(texts(&f.outcome["reasons"]), [want.as_str()]);
 }
 
+/// An exit 2 with a JSON answer on stdout: the answer is read first
+/// (recorded: `r8_exit2_json_*`). An invalid answer is a non-blocking
+/// error and the tool runs; a deny or block in the answer counts with its
+/// own reason; an answer without a block of its own adds the stderr block,
+/// before its context.
+#[test]
+fn r8_exit_2_reads_the_json_answer_first() {
+    let deny = r#"{"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny", "permissionDecisionReason": "JSONREASON"}}"#;
+    let allow = r#"{"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "allow", "permissionDecisionReason": "JSONREASON"}}"#;
+    let cases = [
+        // (case, stdout, decision, the model's text)
+        (
+            "r8_exit2_json_pre_decision_deny",
+            r#"{"decision": "deny"}"#,
+            "proceed",
+            None,
+        ),
+        (
+            "r8_exit2_json_pre_hso_deny",
+            deny,
+            "deny",
+            Some("JSONREASON".to_owned()),
+        ),
+        (
+            "r8_exit2_json_pre_toplevel_block",
+            r#"{"decision": "block", "reason": "JSONREASON"}"#,
+            "deny",
+            Some("JSONREASON".to_owned()),
+        ),
+        (
+            "r8_exit2_json_pre_hso_allow",
+            allow,
+            "deny",
+            Some("[CMD]: STDERR".to_owned()),
+        ),
+        (
+            "r8_exit2_json_pre_empty_obj",
+            "{}",
+            "deny",
+            Some("[CMD]: STDERR".to_owned()),
+        ),
+    ];
+    for (case, stdout, decision, text) in cases {
+        let c = Claude::new();
+        let cmd = c.hook(
+            "pre",
+            &format!("--stdout '{stdout}' --stderr STDERR --exit 2"),
+        );
+        let c = c.project_settings(&settings("PreToolUse", Some("Bash"), &[&cmd]));
+        let f = c.fire(&bash_before("ls"));
+        assert_eq!(f.outcome["decision"], decision, "{case}: {}", f.outcome);
+        let want: Vec<String> = text
+            .map(|t| {
+                let t = t.replace("CMD", &cmd);
+                if t.starts_with('[') {
+                    format!("PreToolUse:Bash hook error: {t}")
+                } else {
+                    t
+                }
+            })
+            .into_iter()
+            .collect();
+        assert_eq!(texts(&f.outcome["notices"]), want, "{case}");
+        if decision == "proceed" {
+            assert!(
+                f.warnings_contain("Hook JSON output validation failed — (root): Invalid input"),
+                "{case}: {}",
+                f.outcome
+            );
+        }
+    }
+
+    // r8_exit2_json_post_ctx_sys: the stderr block, then the context; the
+    // system message is the user's.
+    let c = Claude::new();
+    let out = r#"{"hookSpecificOutput": {"hookEventName": "PostToolUse", "additionalContext": "CTX4"}, "systemMessage": "SYS4"}"#;
+    let cmd = c.hook(
+        "post",
+        &format!("--stdout '{out}' --stderr STDERR4 --exit 2"),
+    );
+    let c = c.project_settings(&settings("PostToolUse", Some("Bash"), &[&cmd]));
+    let f = c.fire(&bash_after("ls", json!({"stdout": "hi"})));
+    assert_eq!(
+        texts(&f.outcome["context"]),
+        [
+            format!(
+                "<system-reminder>\nPostToolUse:Bash hook blocking error from command: \"{cmd}\": [{cmd}]: STDERR4\n</system-reminder>"
+            ),
+            "<system-reminder>\nPostToolUse:Bash hook additional context: CTX4\n</system-reminder>"
+                .to_owned()
+        ]
+    );
+    assert!(f.warnings_contain("SYS4"), "{}", f.outcome);
+    assert_eq!(f.status(0), "blocked", "{}", f.outcome);
+
+    // Stop: the answer's block and reason (r8_exit2_json_stop_block), an
+    // invalid answer ends the turn (r8_exit2_json_stop_invalid), a system
+    // message alone lets the stderr block (r8_exit2_json_stop_sysmsg_only).
+    let stop_cases = [
+        (
+            r#"{"decision": "block", "reason": "JSONREASON"}"#,
+            Some("Stop hook feedback:\nJSONREASON".to_owned()),
+        ),
+        (r#"{"decision": "deny"}"#, None),
+        (
+            r#"{"systemMessage": "SYS9"}"#,
+            Some("Stop hook feedback:\n[CMD]: STDERR".to_owned()),
+        ),
+    ];
+    for (stdout, feedback) in stop_cases {
+        let c = Claude::new();
+        let cmd = c.hook(
+            "stop",
+            &format!("--stdout '{stdout}' --stderr STDERR --exit 2"),
+        );
+        let c = c.project_settings(&settings("Stop", None, &[&cmd]));
+        let f = c.fire(&json!({"event": "stop", "session_id": "s1"}));
+        assert_eq!(
+            f.outcome["continuation"]["prompt"]
+                .as_str()
+                .map(str::to_owned),
+            feedback.map(|t| t.replace("CMD", &cmd)),
+            "{stdout}: {}",
+            f.outcome
+        );
+    }
+}
+
 #[test]
 fn c_a_json_deny_gives_the_model_exactly_the_reason() {
     let c = Claude::new();
@@ -2890,7 +3018,8 @@ fn r2_plugin_texts_quote_the_command_as_written() {
     assert_eq!(f.outcome["decision"], "deny", "{}", f.outcome);
     assert_eq!(
         texts(&f.outcome["notices"]),
-        ["PreToolUse:Bash hook error: [${CLAUDE_PLUGIN_ROOT}/deny.sh]: nope"]
+        // stderr as written, newline and all (r8_pre_missing_script_py).
+        ["PreToolUse:Bash hook error: [${CLAUDE_PLUGIN_ROOT}/deny.sh]: nope\n"]
     );
     let f = c.fire(&json!({"event": "session_start", "session_id": "s1", "source": "startup"}));
     assert_eq!(

@@ -17,7 +17,8 @@ pub struct Claude {
 
 /// The fixture hook: records its stdin to `in.<label>.json` (appending one
 /// line per run to `runs.<label>.jsonl`), then prints `--stdout`, writes
-/// `--stderr`, and exits with `--exit`. `--once` behaves only on the first
+/// `--stderr` (without a newline, as the recording harness's `hook.py`
+/// does), and exits with `--exit`. `--once` behaves only on the first
 /// run of the label; `--sleep S` waits first.
 const HOOK: &str = r#"#!/bin/sh
 label=x; out=""; err=""; code=0; once=0; sleep_s=0
@@ -41,7 +42,7 @@ if [ "$once" = 1 ]; then
 fi
 [ "$sleep_s" = 0 ] || sleep "$sleep_s"
 [ -z "$out" ] || printf '%s\n' "$out"
-[ -z "$err" ] || printf '%s\n' "$err" >&2
+[ -z "$err" ] || printf '%s' "$err" >&2
 exit "$code"
 "#;
 

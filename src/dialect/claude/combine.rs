@@ -1286,7 +1286,22 @@ impl Fold<'_> {
                     _ => {}
                 }
             }
-            Verdict::Json(j) => self.apply_json(index, &label, cmd, &j, record, cx),
+            Verdict::Json(j) => {
+                // An exit 2 beside an answer that does not block: the
+                // stderr block first, then the answer (recorded:
+                // `r8_exit2_json_post_ctx_sys`, the blocking error before
+                // the context; `r8_exit2_json_pre_hso_allow`, the block
+                // wins), and the run stays blocked.
+                let exit2 = j.exit2.clone().filter(|_| !j.blocks(ce.as_str()));
+                let blocked = exit2.map(|text| {
+                    self.apply(index, cmd, Verdict::Blocking(text), record, cx);
+                    (record.status, record.error, record.message.clone())
+                });
+                self.apply_json(index, &label, cmd, &j, record, cx);
+                if let Some((status, error, message)) = blocked {
+                    (record.status, record.error, record.message) = (status, error, message);
+                }
+            }
             // Claude Code goes on at once and delivers what follows like an
             // `async` hook's answer; latch has waited for the hook, and
             // keeps that answer for the next tool result the same way.

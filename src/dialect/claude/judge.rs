@@ -26,7 +26,8 @@ use super::text::{js_trim, js_trim_start};
 /// What one run said.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Verdict {
-    /// Exit 2: the message (stderr, trimmed, or `No stderr output`).
+    /// Exit 2 without a JSON answer: the message (stderr as written, or
+    /// `No stderr output`).
     Blocking(String),
     /// A JSON answer.
     Json(Box<HookJson>),
@@ -81,6 +82,23 @@ pub struct HookJson {
     /// Fields left out because they nest too deep to read (see
     /// [`output_json`]), as dotted paths.
     pub too_deep: Vec<String>,
+    /// The hook also exited 2: the block its stderr makes (as
+    /// [`Verdict::Blocking`] holds it), which counts where the answer
+    /// gives no block of its own (recorded: `r8_exit2_json_*`).
+    pub exit2: Option<String>,
+}
+
+impl HookJson {
+    /// Whether the answer blocks by itself: a PreToolUse deny, or a
+    /// `decision: "block"` (Claude Code's own blocking error).
+    pub fn blocks(&self, event: &str) -> bool {
+        let deny = event == "PreToolUse"
+            && match self.specific_str("permissionDecision") {
+                Some(d) => d == "deny",
+                None => self.decision.as_deref() == Some("block"),
+            };
+        deny || (event != "PreToolUse" && self.decision.as_deref() == Some("block"))
+    }
 }
 
 impl HookJson {
@@ -139,12 +157,26 @@ fn judge_run(result: &RunResult, timeout_secs: f64, program: &str, may_go: bool)
         }
     };
     if code == 2 {
-        let text = js_trim(&stderr);
-        return Verdict::Blocking(if text.is_empty() {
+        // Claude Code's text is stderr as written, trailing newline and
+        // all (recorded: `r8_pre_missing_script_py`), or `No stderr
+        // output` when there is none (`r2_pre_exit2_empty_stderr`).
+        let text = if stderr.is_empty() {
             "No stderr output".to_owned()
         } else {
-            text.to_owned()
-        });
+            stderr.into_owned()
+        };
+        // A JSON answer is read first (recorded: `r8_exit2_json_*`): an
+        // invalid one is a non-blocking error whatever the exit code, and
+        // a valid one counts, the exit adding its block where the answer
+        // gives none.
+        return match read_object(&stdout) {
+            Some(Verdict::Json(mut j)) => {
+                j.exit2 = Some(text);
+                Verdict::Json(j)
+            }
+            Some(other) => other,
+            None => Verdict::Blocking(text),
+        };
     }
     if result.stdout.truncated && js_trim_start(&stdout).starts_with('{') {
         // Claude Code would read the whole answer, which may be a deny:
