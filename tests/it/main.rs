@@ -8,6 +8,7 @@ mod audit;
 mod claude;
 mod claude_accepted;
 mod claude_async_line;
+mod claude_convert;
 mod claude_events;
 mod claude_recorded;
 mod claude_util;
