@@ -10,6 +10,7 @@ mod claude_accepted;
 mod claude_async_line;
 mod claude_convert;
 mod claude_events;
+mod claude_lint;
 mod claude_recorded;
 mod claude_util;
 mod completions;
