@@ -109,3 +109,25 @@ fn a_converted_async_rewake_hook_blocks_and_the_report_says_so() {
     let outcome: Value = serde_json::from_slice(&fired.stdout).unwrap();
     assert_eq!(outcome["decision"], "deny", "{outcome}");
 }
+
+/// A plugin's inline manifest hooks are loaded from a rebuilt text, whose
+/// positions mean nothing: a dropped key is reported at the manifest's
+/// `hooks` value, where the handler is.
+#[test]
+fn keys_of_inline_manifest_hooks_are_reported_at_the_manifest_hooks() {
+    let c = Claude::new();
+    let manifest = concat!(
+        "{\n",
+        "  \"name\": \"inline\",\n",
+        "  \"hooks\": {\"PreToolUse\": [{\"matcher\": \"Bash\", \"hooks\": [\n",
+        "    {\"type\": \"command\", \"command\": \"./rewake.sh\", \"asyncRewake\": true}]}]}\n",
+        "}\n"
+    );
+    c.write("inline/.claude-plugin/plugin.json", manifest);
+    let (_, report) = convert("claude", "evener", &c.root.path().join("inline"));
+    assert_eq!(
+        position_of(&report, "`asyncRewake` is dropped"),
+        "3:12",
+        "{report}"
+    );
+}
