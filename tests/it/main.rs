@@ -50,6 +50,7 @@ mod poolside_stop;
 mod props;
 mod readme;
 mod runner;
+mod scenario_config;
 mod scenarios;
 mod schema;
 mod serve;
