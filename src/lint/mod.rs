@@ -157,7 +157,21 @@ pub fn lint_with(targets: &[Target], user: &UserLevels) -> Vec<Diagnostic> {
                     managed_dir: Some(dir.join(NO_MANAGED)),
                     ..claude::Sources::default()
                 };
-                out.extend(lint_claude(sources, None, user));
+                let c = load_claude(sources, None);
+                let found = claude_findings(&c, user);
+                // Any JSON file given is taken for settings: one without a
+                // hook (`package.json`) says so rather than pass in silence.
+                if found.is_empty() && c.files().iter().all(|f| f.groups.is_empty()) {
+                    out.push(
+                        Diagnostic::new(
+                            Severity::Info,
+                            "no hooks here: read as a Claude Code settings file, it declares no hook",
+                        )
+                        .in_file(file)
+                        .for_dialect(claude::DIALECT),
+                    );
+                }
+                out.extend(found);
             }
             Target::ClaudeManaged(dir) => {
                 let sources = claude::Sources {
@@ -176,19 +190,28 @@ pub fn lint_with(targets: &[Target], user: &UserLevels) -> Vec<Diagnostic> {
 /// `/etc/claude-code`).
 const NO_MANAGED: &str = ".latch-no-managed-settings";
 
-/// The claude dialect's findings for the files of `sources` alone: load
-/// diagnostics, the claude lint rules, duplicate JSON keys, and with a
-/// tool vocabulary, matchers naming tools the harness never calls.
+/// The claude dialect's findings for the files of `sources` alone.
 fn lint_claude(
     sources: claude::Sources,
     project: Option<&PathBuf>,
     user: &UserLevels,
 ) -> Vec<Diagnostic> {
-    let c = Claude::load(claude::Options {
+    claude_findings(&load_claude(sources, project), user)
+}
+
+/// The claude dialect with the files of `sources` alone.
+fn load_claude(sources: claude::Sources, project: Option<&PathBuf>) -> Claude {
+    Claude::load(claude::Options {
         sources,
         project: project.cloned(),
         ..claude::Options::default()
-    });
+    })
+}
+
+/// A loaded claude configuration's findings: load diagnostics, the claude
+/// lint rules, duplicate JSON keys, and with a tool vocabulary, matchers
+/// naming tools the harness never calls.
+fn claude_findings(c: &Claude, user: &UserLevels) -> Vec<Diagnostic> {
     let mut out = c.diagnostics().to_vec();
     out.extend(c.lint());
     out.extend(json_keys::duplicate_keys(&c.config_paths(), claude::DIALECT));

@@ -189,6 +189,17 @@ fn a_settings_file_given_by_path_is_linted_as_claude_settings() {
         text.contains("error: no poolside hook configuration here"),
         "{text}"
     );
+    // A JSON file without hooks is not passed in silence.
+    let package = c.write("package.json", r#"{"name": "app", "version": "1.0.0"}"#);
+    let (code, text) = lint([&package]);
+    assert_eq!(code, Some(0), "{text}");
+    assert_eq!(
+        text,
+        format!(
+            "note: no hooks here: read as a Claude Code settings file, it declares no hook\n --> {}\n\n0 errors, 0 warnings, 1 note in 1 configuration\n",
+            package.display()
+        )
+    );
     // A name that reads as JSON text is still a file.
     let braces = c.write("{x}.json", &std::fs::read_to_string(&settings).unwrap());
     let out = crate::util::latch()
