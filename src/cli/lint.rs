@@ -80,6 +80,15 @@ pub fn run(args: LintArgs) -> u8 {
             ),
         }
     }
+    let claude_checked = targets
+        .iter()
+        .any(|t| t.dialect() == crate::dialect::claude::DIALECT);
+    if args.tool_vocabulary.is_some() && !claude_checked {
+        diags.push(crate::Diagnostic::new(
+            Severity::Info,
+            "--tool-vocabulary has no effect: no Claude Code configuration was checked (a plugin directory is one with --dialect claude)",
+        ));
+    }
     diags.extend(lint_with(&targets, &user));
     let mut stdout = io::stdout().lock();
     let count = |s: Severity| diags.iter().filter(|d| d.severity == s).count();

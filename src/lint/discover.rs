@@ -39,6 +39,21 @@ pub enum Target {
     ClaudeManaged(PathBuf),
 }
 
+impl Target {
+    /// The dialect that checks this configuration.
+    pub fn dialect(&self) -> &'static str {
+        match self {
+            Target::PoolsideProject(_) | Target::PoolsideFile(_) => poolside::DIALECT,
+            Target::PeenLayer(_) => peen::DIALECT,
+            Target::EvenerPlugin(_) => evener::DIALECT,
+            Target::ClaudeProject(_)
+            | Target::ClaudePlugin(_)
+            | Target::ClaudeSettings(_)
+            | Target::ClaudeManaged(_) => crate::dialect::claude::DIALECT,
+        }
+    }
+}
+
 /// The dialects lint reads configuration with: every one by default, or
 /// only those named with `latch lint --dialect`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -118,6 +118,18 @@ fn a_claude_plugin_gets_the_tool_vocabulary_warning() {
         "{text}"
     );
     assert!(!text.contains("maps to `Bash`"), "{text}");
+    // Checked as an evener plugin, nothing reads the vocabulary: lint says so.
+    let (code, text) = lint([
+        c.plugins[0].as_os_str(),
+        OsStr::new("--tool-vocabulary"),
+        vocab.as_os_str(),
+    ]);
+    assert_eq!(code, Some(0), "{text}");
+    assert!(
+        text.starts_with("note: --tool-vocabulary has no effect: no Claude Code configuration was checked (a plugin directory is one with --dialect claude)\n"),
+        "{text}"
+    );
+    assert!(!text.contains("maps to `NotebookEdit`"), "{text}");
 }
 
 /// A Codex-style plugin (only `.codex-plugin/plugin.json`) is evener's:
