@@ -32,6 +32,18 @@ pub enum DialectName {
     Claude,
 }
 
+impl DialectName {
+    /// The dialect's name, as written on the command line.
+    pub fn name(self) -> &'static str {
+        match self {
+            DialectName::Poolside => crate::dialect::poolside::DIALECT,
+            DialectName::Peen => crate::dialect::peen::DIALECT,
+            DialectName::Evener => crate::dialect::evener::DIALECT,
+            DialectName::Claude => crate::dialect::claude::DIALECT,
+        }
+    }
+}
+
 /// Where each dialect's configuration is, and which dialects to load: the
 /// flags of `latch fire` and `latch explain`, and the `initialize` params of
 /// `latch serve` (the same names in snake_case).

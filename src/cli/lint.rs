@@ -8,8 +8,9 @@ use clap::Args;
 use crate::Severity;
 use crate::config::env_path;
 use crate::dialect::poolside::user_settings;
-use crate::lint::{Target, UserLevels, discover, discover_reporting, lint_with, render::render};
+use crate::lint::{Dialects, Target, UserLevels, discover_reporting, lint_with, render::render};
 
+use super::config::DialectName;
 use super::exit;
 use super::explain::Format;
 
@@ -32,28 +33,36 @@ pub struct LintArgs {
     /// none of its tools maps to are reported.
     #[arg(long, value_name = "FILE")]
     tool_vocabulary: Option<PathBuf>,
+    /// Check only this dialect's configurations (repeatable). A plugin
+    /// directory is an evener plugin by default; with `--dialect claude`
+    /// it is a Claude Code plugin, and any file given is a Claude Code
+    /// settings file.
+    #[arg(long = "dialect", value_name = "NAME")]
+    dialects: Vec<DialectName>,
 }
 
 /// Runs `latch lint` and returns its exit code.
 pub fn run(args: LintArgs) -> u8 {
     let mut user = UserLevels::default();
+    let dialects = Dialects::named(args.dialects.iter().map(|d| d.name()));
     let (mut targets, missing) = if args.paths.is_empty() {
-        let mut t = discover(&[std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."))]);
-        if let Some(home) = env_path("HOME") {
+        let cwd = std::env::current_dir().unwrap_or_else(|_| PathBuf::from("."));
+        let mut t = discover_reporting(&[cwd], dialects).0;
+        if let Some(home) = env_path("HOME").filter(|_| dialects.poolside) {
             let settings = user_settings(&home);
             if settings.is_file() {
                 t.push(Target::PoolsideFile(settings));
             }
             user.poolside_home = Some(home);
         }
-        if let Some(dir) = env_path("PEEN_CONFIG_DIR") {
-            t.extend(discover(std::slice::from_ref(&dir)));
+        if let Some(dir) = env_path("PEEN_CONFIG_DIR").filter(|_| dialects.peen) {
+            t.extend(discover_reporting(std::slice::from_ref(&dir), dialects).0);
             user.peen_config_dir = Some(dir);
         }
         (t, Vec::new())
     } else {
         // Explicit paths are checked as they are, whoever runs lint.
-        discover_reporting(&args.paths)
+        discover_reporting(&args.paths, dialects)
     };
     let mut seen = std::collections::HashSet::new();
     targets.retain(|t| seen.insert(t.clone()));
@@ -70,6 +79,15 @@ pub fn run(args: LintArgs) -> u8 {
                     .in_file(file),
             ),
         }
+    }
+    let claude_checked = targets
+        .iter()
+        .any(|t| t.dialect() == crate::dialect::claude::DIALECT);
+    if args.tool_vocabulary.is_some() && !claude_checked {
+        diags.push(crate::Diagnostic::new(
+            Severity::Info,
+            "--tool-vocabulary has no effect: no Claude Code configuration was checked (a plugin directory is one with --dialect claude)",
+        ));
     }
     diags.extend(lint_with(&targets, &user));
     let mut stdout = io::stdout().lock();

@@ -382,7 +382,9 @@ pub fn from_peen(peen: &Peen) -> (Vec<Rule>, Vec<Diagnostic>) {
 
 /// Claude Code handlers as rules. `command` handlers convert; `if`
 /// (a filter: dropping it would widen the hook, so the handler is
-/// dropped), `async`, and the other handler types are reported.
+/// dropped), `shell: powershell` (the targets would run the text with a
+/// POSIX shell: dropped), `async`, `asyncRewake`, `statusMessage`, `once`,
+/// and the other handler types are reported.
 pub fn from_claude(cfg: &crate::dialect::claude::Claude) -> (Vec<Rule>, Vec<Diagnostic>) {
     use crate::dialect::claude::ClaudeEvent;
     use crate::dialect::claude::combine::COMMAND_TIMEOUT;
@@ -462,18 +464,22 @@ pub fn from_claude(cfg: &crate::dialect::claude::Claude) -> (Vec<Rule>, Vec<Diag
                     ));
                     continue;
                 }
-                if h.run_async {
-                    notes.push(report(
-                        &h.source,
-                        "`async` is dropped: the converted hook holds the event, and its decisions count".to_owned(),
-                    ));
-                }
                 let handler = match &h.kind {
                     Kind::Command {
                         command,
                         args: Some(args),
                         ..
                     } => Handler::Exec(command.clone(), args.clone()),
+                    Kind::Command {
+                        shell: Some(shell),
+                        ..
+                    } if shell == "powershell" => {
+                        notes.push(report(
+                            &key_source(h, "shell"),
+                            "`shell: powershell` has no equivalent: converted hooks run their text with /bin/sh (or bash), not PowerShell; the handler is not converted".to_owned(),
+                        ));
+                        continue;
+                    }
                     Kind::Command { command, .. } => Handler::Shell(command.clone()),
                     other => {
                         notes.push(report(
@@ -486,6 +492,7 @@ pub fn from_claude(cfg: &crate::dialect::claude::Claude) -> (Vec<Rule>, Vec<Diag
                         continue;
                     }
                 };
+                notes.extend(claude_dropped_keys(h));
                 let reads = match &handler {
                     Handler::Shell(s) => script_reads(s),
                     _ => Vec::new(),
@@ -507,4 +514,60 @@ pub fn from_claude(cfg: &crate::dialect::claude::Claude) -> (Vec<Rule>, Vec<Diag
         }
     }
     (rules, notes)
+}
+
+/// Where `key` is written in a claude handler (the handler itself when it
+/// is not found).
+fn key_source(
+    h: &crate::dialect::claude::load::Handler,
+    key: &str,
+) -> crate::diag::SourceRef {
+    crate::diag::SourceRef {
+        file: h.source.file.clone(),
+        position: h.key_position(key).or(h.source.position),
+    }
+}
+
+/// The report entries of a converted claude `command` handler's keys that
+/// the targets have no equivalent for, each at its key: `async` and
+/// `asyncRewake` change what the hook does (warnings), `statusMessage` and
+/// `once` do not under latch (notes).
+fn claude_dropped_keys(h: &crate::dialect::claude::load::Handler) -> Vec<Diagnostic> {
+    let mut out = Vec::new();
+    if h.run_async {
+        out.push(report(
+            &key_source(h, "async"),
+            "`async` is dropped: the converted hook holds the event, and its decisions count"
+                .to_owned(),
+        ));
+    }
+    if h.async_rewake {
+        out.push(report(
+            &key_source(h, "asyncRewake"),
+            "`asyncRewake` is dropped: in an interactive Claude Code session the hook runs in the background and its exit 2 wakes the model; the converted hook holds the event, and its decisions count".to_owned(),
+        ));
+    }
+    for (key, why) in [
+        (
+            "statusMessage",
+            "the text Claude Code shows while the hook runs; the targets show none",
+        ),
+        (
+            "once",
+            "latch ignores it, as Claude Code does in settings files",
+        ),
+    ] {
+        if h.key_position(key).is_some() {
+            let at = key_source(h, key);
+            out.push(
+                Diagnostic::new(
+                    crate::diag::Severity::Info,
+                    format!("`{key}` is dropped ({why})"),
+                )
+                .in_file(&at.file)
+                .at(at.position),
+            );
+        }
+    }
+    out
 }

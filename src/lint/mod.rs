@@ -2,12 +2,16 @@
 //! paths, load each with its dialect, and add the checks for mistakes that
 //! load fine but do not do what their author meant.
 //!
-//! The dialect-specific rules live in each dialect's `lint` module; this
-//! module finds the files and holds the checks every dialect shares.
+//! The dialect-specific rules live in each dialect's `lint` module;
+//! `discover` finds the configurations, and this module loads each one
+//! and holds the checks every dialect shares.
 
+mod discover;
 mod json_keys;
 pub mod render;
 pub mod shell;
+
+pub use discover::{Dialects, Target, discover_reporting};
 
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
@@ -17,140 +21,7 @@ use crate::dialect::Dialect;
 use crate::dialect::claude::{self, Claude};
 use crate::dialect::evener::{self, Evener};
 use crate::dialect::peen::{self, Peen};
-use crate::dialect::poolside::{self, Poolside, Sources};
-
-/// One hook configuration found on disk.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub enum Target {
-    /// A poolside project (`<dir>/.poolside/settings*.yaml`).
-    PoolsideProject(PathBuf),
-    /// One poolside settings file given directly.
-    PoolsideFile(PathBuf),
-    /// A directory with a peen `.agents/hooks.yaml`.
-    PeenLayer(PathBuf),
-    /// An evener plugin directory.
-    EvenerPlugin(PathBuf),
-    /// A project with Claude Code settings (`.claude/settings.json` or
-    /// `.claude/settings.local.json`), checked by the claude dialect.
-    ClaudeProject(PathBuf),
-}
-
-/// The files that make a directory a Claude Code project.
-const CLAUDE_FILES: [&str; 2] = [".claude/settings.json", ".claude/settings.local.json"];
-
-/// Directories never searched.
-const SKIP_DIRS: [&str; 4] = [".git", "target", "node_modules", ".cache"];
-/// How deep the search goes below each path.
-const MAX_DEPTH: usize = 8;
-
-/// Finds every configuration under `paths` (directories are searched,
-/// files are classified by name), in a stable order, each once.
-pub fn discover(paths: &[PathBuf]) -> Vec<Target> {
-    discover_reporting(paths).0
-}
-
-/// Like [`discover`], with an error for each path that holds no hook
-/// configuration (it does not exist, or is a file latch does not know).
-pub fn discover_reporting(paths: &[PathBuf]) -> (Vec<Target>, Vec<Diagnostic>) {
-    let mut out = Vec::new();
-    let mut problems = Vec::new();
-    for p in paths {
-        let before = out.len();
-        // A configuration file's name counts whatever the file is (a FIFO,
-        // a directory, a symlink loop): its loader reports what is wrong
-        // with it, instead of lint passing it by.
-        if let Some(target) = classify_file(p).filter(|_| present(p)) {
-            out.push(target);
-        } else if p.is_dir() {
-            walk(p, 0, &mut out);
-        }
-        if out.len() == before {
-            let what = if p.exists() {
-                "no hook configuration here"
-            } else {
-                "no such file or directory"
-            };
-            problems.push(Diagnostic::error(what).in_file(p));
-        }
-    }
-    let mut seen = std::collections::HashSet::new();
-    out.retain(|t| seen.insert(t.clone()));
-    (out, problems)
-}
-
-fn classify_file(p: &Path) -> Option<Target> {
-    // The directory a configuration file at `rel` below it belongs to.
-    let owner = |rel: &str| {
-        let depth = Path::new(rel).components().count();
-        p.ends_with(rel)
-            .then(|| p.ancestors().nth(depth).map(Path::to_path_buf))
-            .flatten()
-    };
-    if let Some(dir) = owner(peen::HOOKS_FILE) {
-        return Some(Target::PeenLayer(dir));
-    }
-    let evener_files = evener::discover::MANIFESTS
-        .iter()
-        .chain([&evener::discover::DEFAULT_HOOKS_FILE]);
-    if let Some(dir) = evener_files.filter_map(|f| owner(f)).next() {
-        return Some(Target::EvenerPlugin(dir));
-    }
-    if let Some(dir) = poolside::discover::PROJECT_FILES
-        .iter()
-        .find_map(|f| owner(f))
-    {
-        return Some(Target::PoolsideProject(dir));
-    }
-    if let Some(dir) = CLAUDE_FILES.iter().find_map(|f| owner(f)) {
-        return Some(Target::ClaudeProject(dir));
-    }
-    // Another settings file (for `--settings`); any other YAML file is not
-    // taken for hook configuration.
-    let name = p.file_name()?.to_string_lossy();
-    (name.starts_with("settings") && (name.ends_with(".yaml") || name.ends_with(".yml")))
-        .then(|| Target::PoolsideFile(p.to_path_buf()))
-}
-
-/// Whether something is at `path`, whatever it is, without following a
-/// last symlink (a dangling link or a loop is there too).
-fn present(path: &Path) -> bool {
-    std::fs::symlink_metadata(path).is_ok()
-}
-
-fn walk(dir: &Path, depth: usize, out: &mut Vec<Target>) {
-    if depth > MAX_DEPTH {
-        return;
-    }
-    // Anything at a configuration file's name counts (see
-    // `discover_reporting`), not only a regular file.
-    let has = |rel: &str| present(&dir.join(rel));
-    if poolside::discover::PROJECT_FILES.iter().any(|f| has(f)) {
-        out.push(Target::PoolsideProject(dir.to_path_buf()));
-    }
-    if has(peen::HOOKS_FILE) {
-        out.push(Target::PeenLayer(dir.to_path_buf()));
-    }
-    if evener::discover::MANIFESTS.iter().any(|m| has(m)) || has(evener::discover::DEFAULT_HOOKS_FILE)
-    {
-        out.push(Target::EvenerPlugin(dir.to_path_buf()));
-    }
-    if CLAUDE_FILES.iter().any(|f| has(f)) {
-        out.push(Target::ClaudeProject(dir.to_path_buf()));
-    }
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
-    };
-    let mut dirs: Vec<PathBuf> = entries
-        .filter_map(Result::ok)
-        .filter(|e| e.file_type().is_ok_and(|t| t.is_dir()))
-        .filter(|e| !SKIP_DIRS.contains(&e.file_name().to_string_lossy().as_ref()))
-        .map(|e| e.path())
-        .collect();
-    dirs.sort();
-    for d in dirs {
-        walk(&d, depth + 1, out);
-    }
-}
+use crate::dialect::poolside::{Poolside, Sources};
 
 /// The user's own levels, which project configurations are checked
 /// against: the findings that depend on another level or layer (the
@@ -249,24 +120,103 @@ pub fn lint_with(targets: &[Target], user: &UserLevels) -> Vec<Diagnostic> {
                 out.extend(json_keys::duplicate_keys(&e.config_paths(), evener::DIALECT));
             }
             Target::ClaudeProject(dir) => {
-                let c = Claude::load(claude::Options {
-                    sources: claude::Sources {
-                        project: Some(dir.clone()),
-                        // Only the project's own files are checked here.
-                        managed_dir: Some(dir.join(".claude/no-managed-settings")),
-                        ..claude::Sources::default()
-                    },
+                let sources = claude::Sources {
                     project: Some(dir.clone()),
-                    ..claude::Options::default()
-                });
-                out.extend(c.diagnostics().iter().cloned());
-                out.extend(c.lint());
-                out.extend(json_keys::duplicate_keys(&c.config_paths(), claude::DIALECT));
-                if let Some(v) = &user.harness_tools {
-                    out.extend(c.lint_tools(v));
+                    // Only the project's own files are checked here.
+                    managed_dir: Some(dir.join(".claude/no-managed-settings")),
+                    ..claude::Sources::default()
+                };
+                out.extend(lint_claude(sources, Some(dir), user));
+            }
+            Target::ClaudePlugin(dir) => {
+                let sources = claude::Sources {
+                    plugin_dirs: vec![dir.clone()],
+                    managed_dir: Some(dir.join(NO_MANAGED)),
+                    ..claude::Sources::default()
+                };
+                out.extend(lint_claude(sources, Some(dir), user));
+            }
+            Target::ClaudeSettings(file) => {
+                let Some(text) = file.to_str() else {
+                    out.push(
+                        Diagnostic::error("latch reads a Claude Code settings file only at a UTF-8 path")
+                            .in_file(file)
+                            .for_dialect(claude::DIALECT),
+                    );
+                    continue;
+                };
+                // A path that reads as JSON text is not taken for it.
+                let settings = if text.trim_start().starts_with('{') {
+                    format!("./{text}")
+                } else {
+                    text.to_owned()
+                };
+                let dir = file.parent().unwrap_or(Path::new("."));
+                let sources = claude::Sources {
+                    settings: Some(settings),
+                    managed_dir: Some(dir.join(NO_MANAGED)),
+                    ..claude::Sources::default()
+                };
+                let c = load_claude(sources, None);
+                let found = claude_findings(&c, user);
+                // Any JSON file given is taken for settings: one without a
+                // hook (`package.json`) says so rather than pass in silence.
+                if found.is_empty() && c.files().iter().all(|f| f.groups.is_empty()) {
+                    out.push(
+                        Diagnostic::new(
+                            Severity::Info,
+                            "no hooks here: read as a Claude Code settings file, it declares no hook",
+                        )
+                        .in_file(file)
+                        .for_dialect(claude::DIALECT),
+                    );
                 }
+                out.extend(found);
+            }
+            Target::ClaudeManaged(dir) => {
+                let sources = claude::Sources {
+                    managed_dir: Some(dir.clone()),
+                    ..claude::Sources::default()
+                };
+                out.extend(lint_claude(sources, None, user));
             }
         }
+    }
+    out
+}
+
+/// A managed settings directory that is not there, for the claude
+/// targets that are not managed settings (the default would read
+/// `/etc/claude-code`).
+const NO_MANAGED: &str = ".latch-no-managed-settings";
+
+/// The claude dialect's findings for the files of `sources` alone.
+fn lint_claude(
+    sources: claude::Sources,
+    project: Option<&PathBuf>,
+    user: &UserLevels,
+) -> Vec<Diagnostic> {
+    claude_findings(&load_claude(sources, project), user)
+}
+
+/// The claude dialect with the files of `sources` alone.
+fn load_claude(sources: claude::Sources, project: Option<&PathBuf>) -> Claude {
+    Claude::load(claude::Options {
+        sources,
+        project: project.cloned(),
+        ..claude::Options::default()
+    })
+}
+
+/// A loaded claude configuration's findings: load diagnostics, the claude
+/// lint rules, duplicate JSON keys, and with a tool vocabulary, matchers
+/// naming tools the harness never calls.
+fn claude_findings(c: &Claude, user: &UserLevels) -> Vec<Diagnostic> {
+    let mut out = c.diagnostics().to_vec();
+    out.extend(c.lint());
+    out.extend(json_keys::duplicate_keys(&c.config_paths(), claude::DIALECT));
+    if let Some(v) = &user.harness_tools {
+        out.extend(c.lint_tools(v));
     }
     out
 }

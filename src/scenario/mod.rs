@@ -3,6 +3,7 @@
 //! real; `latch test` prints one line per case and a diff for each failure.
 //! The format is documented in `docs/testing.md`.
 
+mod config;
 mod expect;
 
 use std::path::{Path, PathBuf};
@@ -24,15 +25,22 @@ pub use expect::check;
 /// One parsed scenario file.
 #[derive(Debug)]
 pub struct Scenario {
-    /// `poolside`, `evener` or `peen`.
+    /// `poolside`, `evener`, `peen` or `claude`.
     pub dialect: String,
     /// The configuration directory (a copy, when inline files are given).
     pub dir: PathBuf,
     /// The cases, in order.
     pub cases: Vec<Case>,
-    /// Keeps the inline configuration's temp directory alive.
-    _temp: Option<tempfile::TempDir>,
+    /// The rest of `config`: plugin directories, the tool vocabulary, and
+    /// the inline configuration's temp directory, kept alive.
+    config: config::Config,
+    /// The home of a claude scenario with plugins: their data directories
+    /// go there, never into the plugin directories.
+    home: Option<tempfile::TempDir>,
 }
+
+/// The keys a scenario file may have.
+const KEYS: [&str; 3] = ["dialect", "config", "cases"];
 
 /// One case: an event and its expectations.
 #[derive(Debug, Clone)]
@@ -157,7 +165,18 @@ impl Scenario {
         let at_key = |node: Option<&yaml::Node>| {
             node.map_or_else(|| file.display().to_string(), &at)
         };
-        let config = root.get("config");
+        if let Some(entries) = root.as_map() {
+            for (key, _) in entries {
+                if !KEYS.contains(&key.as_str().unwrap_or_default()) {
+                    return Err(format!(
+                        "{}: {}: not a scenario key ({})",
+                        at(key),
+                        key.scalar_text(),
+                        KEYS.join(", ")
+                    ));
+                }
+            }
+        }
         let dialect = root
             .get("dialect")
             .and_then(yaml::Node::as_str)
@@ -169,37 +188,11 @@ impl Scenario {
                 )
             })?
             .to_owned();
-        let base = file.parent().unwrap_or(Path::new("."));
-        let path = config.and_then(|c| c.get("path"));
-        let files = config.and_then(|c| c.get("files")).and_then(yaml::Node::as_map);
-        let (dir, temp) = if let Some(p) = path.and_then(yaml::Node::as_str) {
-            let dir = crate::config::normalize(
-                &std::path::absolute(base.join(p)).unwrap_or_else(|_| base.join(p)),
-            );
-            if !dir.is_dir() {
-                return Err(format!(
-                    "{}: config.path {} is not a directory",
-                    at_key(path),
-                    dir.display()
-                ));
-            }
-            (dir, None)
-        } else if let Some(files) = files {
-            let temp =
-                tempfile::tempdir().map_err(|e| format!("cannot make a temp directory: {e}"))?;
-            for (rel, content) in files {
-                let rel = rel.scalar_text();
-                let text = content.as_str().ok_or_else(|| {
-                    format!("{}: config.files.{rel} must be text", at(content))
-                })?;
-                write_file(temp.path(), &rel, text)?;
-            }
-            (temp.path().to_path_buf(), Some(temp))
+        let config = config::Config::read(file, &dialect, root.get("config"))?;
+        let home = if dialect == "claude" && !config.plugin_dirs.is_empty() {
+            Some(tempfile::tempdir().map_err(|e| format!("cannot make a temp directory: {e}"))?)
         } else {
-            return Err(format!(
-                "{}: `config` needs `path` or `files`",
-                at_key(config)
-            ));
+            None
         };
         let cases = root
             .get("cases")
@@ -220,9 +213,10 @@ impl Scenario {
             .collect();
         Ok(Scenario {
             dialect,
-            dir,
+            dir: config.dir.clone(),
             cases,
-            _temp: temp,
+            config,
+            home,
         })
     }
 
@@ -283,6 +277,16 @@ impl Scenario {
     /// of these does not run.
     pub fn config_problems(&self) -> Vec<crate::diag::Diagnostic> {
         let is_error = |d: &&crate::diag::Diagnostic| d.severity == crate::diag::Severity::Error;
+        let vocabulary: Vec<crate::diag::Diagnostic> = self
+            .config
+            .vocabulary_diagnostics
+            .iter()
+            .filter(is_error)
+            .cloned()
+            .collect();
+        if !vocabulary.is_empty() {
+            return vocabulary;
+        }
         if self.dialect == "peen" {
             // Peen skips an invalid file with a warning; every case would
             // then run without its hooks.
@@ -317,12 +321,18 @@ impl Scenario {
                 ..Sources::default()
             })),
             "evener" => Engine::new().with_dialect(Evener::load(evener::Options {
-                plugin_dirs: vec![self.dir.clone()],
+                plugin_dirs: std::iter::once(self.dir.clone())
+                    .chain(self.config.plugin_dirs.iter().cloned())
+                    .collect(),
                 project: Some(
                     event
                         .workdir(Some(&self.dir))
                         .unwrap_or_else(|| self.dir.clone()),
                 ),
+                tool_names: match &self.config.vocabulary {
+                    Some(v) => evener::ToolNames::default().extended_by(v),
+                    None => evener::ToolNames::default(),
+                },
                 ..evener::Options::default()
             })),
             "claude" => {
@@ -331,13 +341,20 @@ impl Scenario {
                     .unwrap_or_else(|| self.dir.clone());
                 Engine::new().with_dialect(Claude::load(claude::Options {
                     sources: claude::Sources {
+                        // An empty temp directory: no user settings.
+                        home: self.home.as_ref().map(|h| h.path().to_path_buf()),
                         project: Some(self.dir.clone()),
                         // The machine's managed settings are not the
                         // scenario's: this directory never exists.
                         managed_dir: Some(self.dir.join(".claude/no-managed-settings")),
+                        plugin_dirs: self.config.plugin_dirs.clone(),
                         ..claude::Sources::default()
                     },
                     project: Some(project),
+                    vocabulary: match &self.config.vocabulary {
+                        Some(v) => v.clone().over_builtin(),
+                        None => crate::vocabulary::Vocabulary::builtin(),
+                    },
                     stop_block_cap: Some(claude::combine::STOP_BLOCK_CAP),
                     ..claude::Options::default()
                 }))
@@ -345,23 +362,4 @@ impl Scenario {
             _ => Engine::new().with_dialect(self.peen()),
         }
     }
-}
-
-fn write_file(root: &Path, rel: &str, text: &str) -> Result<(), String> {
-    use std::os::unix::fs::PermissionsExt;
-    let path = root.join(rel);
-    if !crate::config::normalize(&path).starts_with(root) {
-        return Err(format!(
-            "config.files: {rel} leaves the scenario's directory"
-        ));
-    }
-    if let Some(parent) = path.parent() {
-        std::fs::create_dir_all(parent).map_err(|e| format!("{}: {e}", parent.display()))?;
-    }
-    std::fs::write(&path, text).map_err(|e| format!("{}: {e}", path.display()))?;
-    if text.starts_with("#!") {
-        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755))
-            .map_err(|e| format!("{}: {e}", path.display()))?;
-    }
-    Ok(())
 }

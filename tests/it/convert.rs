@@ -349,7 +349,7 @@ fn a_peen_deny_survives_poolside_and_evener_and_comes_back() {
 }
 
 /// The report's entries: each message with the `--> FILE:LINE:COL` under it.
-fn entries(report: &str) -> Vec<(String, String)> {
+pub(crate) fn entries(report: &str) -> Vec<(String, String)> {
     let lines: Vec<&str> = report.lines().collect();
     let mut out = Vec::new();
     for (i, l) in lines.iter().enumerate() {
@@ -369,7 +369,7 @@ fn entries(report: &str) -> Vec<(String, String)> {
 }
 
 /// The position (`LINE:COL`) of the report entry whose message contains `text`.
-fn position_of(report: &str, text: &str) -> String {
+pub(crate) fn position_of(report: &str, text: &str) -> String {
     let (_, at) = entries(report)
         .into_iter()
         .find(|(m, _)| m.contains(text))

@@ -35,7 +35,7 @@ fn latchs_own_scenarios_pass() {
         .unwrap();
     let text = String::from_utf8(out.stdout).unwrap();
     assert_eq!(out.status.code(), Some(0), "{text}");
-    assert!(text.ends_with("23 passed, 0 failed\n"), "{text}");
+    assert!(text.ends_with("24 passed, 0 failed\n"), "{text}");
     assert!(!text.contains("FAIL"));
 }
 

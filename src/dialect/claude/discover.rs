@@ -252,6 +252,9 @@ fn load_plugin(dir: &Path, home: Option<&Path>, diags: &mut Vec<Diagnostic>) -> 
                 g.source.position = Some(n.position);
                 for h in &mut g.handlers {
                     h.source.position = Some(n.position);
+                    for (_, at) in &mut h.key_at {
+                        *at = n.position;
+                    }
                 }
             }
             out.push(f);

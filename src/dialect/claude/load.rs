@@ -143,6 +143,14 @@ impl HandlerKind {
 }
 
 impl Handler {
+    /// Where `key` is written in this handler, if it is.
+    pub fn key_position(&self, key: &str) -> Option<Position> {
+        self.key_at
+            .iter()
+            .rfind(|(k, _)| k == key)
+            .map(|(_, at)| *at)
+    }
+
     /// What makes two handlers copies of one, which Claude Code runs once
     /// per event (recorded: `i2`, `r4_dedup_identity`): the type, the `if`
     /// (none and `""` alike) and, for a command, its `command` text as
@@ -273,6 +281,9 @@ pub struct Handler {
     pub condition: Option<Condition>,
     /// Where it was declared.
     pub source: SourceRef,
+    /// Each key as written, with where it is written, in file order (for
+    /// reports that point at one key, such as `latch convert`'s).
+    pub key_at: Vec<(String, Position)>,
 }
 
 /// A handler's `if`: one Claude Code permission rule.
@@ -828,6 +839,12 @@ impl Loader<'_> {
                 .at(Some(at)),
             );
         }
+        let key_at = h
+            .as_map()
+            .unwrap_or_default()
+            .iter()
+            .map(|(k, _)| (k.scalar_text(), k.position))
+            .collect();
         Some(Handler {
             kind,
             timeout,
@@ -838,6 +855,7 @@ impl Loader<'_> {
                 file: self.path.to_path_buf(),
                 position: Some(h.position),
             },
+            key_at,
         })
     }
 
