@@ -412,10 +412,13 @@ fn g_g2_stop_blocks_continue_and_the_second_firing_is_active() {
 
 /// An exit 2 with nothing on stdout and `no such file` or `can't open` in
 /// stderr is a missing script, not a block, on Stop (and SubagentStop,
-/// TaskCompleted, TeammateIdle, and a plugin's UserPromptSubmit), as
-/// Claude Code's code has it: the turn ends, and the user is told.
+/// TaskCompleted, TeammateIdle, and a plugin's UserPromptSubmit): the turn
+/// ends, and the user is told (recorded: `r8_stop_missing_script_sh`,
+/// `r8_stop_missing_script_py`; the rule reads only the text:
+/// `r8_stop_fake_missing_text`, and any stdout makes it a block:
+/// `r8_stop_fake_missing_text_stdout`).
 #[test]
-fn a_missing_stop_script_does_not_keep_the_agent_going() {
+fn r8_a_missing_stop_script_does_not_keep_the_agent_going() {
     let c = Claude::new();
     let c = c.project_settings(&json!({"hooks": {
         "Stop": [{"hooks": [{"type": "command", "command": "sh /nonexistent/stop.sh"}]}],
@@ -430,6 +433,12 @@ fn a_missing_stop_script_does_not_keep_the_agent_going() {
     // Elsewhere the same exit 2 still blocks.
     let f = c.fire(&bash_before("ls"));
     assert_eq!(f.outcome["decision"], "deny", "{}", f.outcome);
+    // A script that exists and says so is taken for a missing one too.
+    let c = Claude::new();
+    let c = c.project_settings(&json!({"hooks": {"Stop": [{"hooks": [{"type": "command",
+        "command": "echo 'error: No such file here' >&2; exit 2"}]}]}}));
+    let f = c.fire(&json!({"event": "stop", "session_id": "s1"}));
+    assert!(f.outcome.get("continuation").is_none(), "{}", f.outcome);
     // With something on stdout it is no missing script.
     let c = Claude::new();
     let c = c.project_settings(&json!({"hooks": {"Stop": [{"hooks": [{"type": "command",
@@ -438,6 +447,10 @@ fn a_missing_stop_script_does_not_keep_the_agent_going() {
     assert!(f.outcome.get("continuation").is_some(), "{}", f.outcome);
 }
 
+/// The cap's warning is what Claude Code's interactive screen shows
+/// (recorded: `r8_interactive_stop_cap`; `r8_interactive_stop_cap_2x`
+/// with a cap of 2 says 3); a JSON block counts as an exit 2 does
+/// (`r8_stop_block_no_tool_json`).
 #[test]
 fn o6_stop_blocks_are_capped_at_8_in_a_row() {
     let c = Claude::new();
@@ -725,6 +738,28 @@ fn i2_an_identical_command_runs_once_across_groups_and_files() {
 /// copy of the same text run by the default shell.
 #[test]
 fn the_if_and_the_shell_tell_copies_apart_for_every_handler_type() {
+    // r8_dedup_if_diff, r8_dedup_if_diff_rev: the same command in two
+    // files with different `if`s are two handlers, each checked;
+    // r8_dedup_if_same: with the same `if`, one.
+    for (user_if, runs) in [("Bash(ls *)", 1), ("Bash(echo *)", 1)] {
+        let c = Claude::new();
+        let cmd = c.hook("h", "");
+        c.write(
+            "home/.claude/settings.json",
+            &json!({"hooks": {"PreToolUse": [{"hooks": [{"type": "command", "command": cmd, "if": user_if}]}]}})
+                .to_string(),
+        );
+        let c = c.project_settings(
+            &json!({"hooks": {"PreToolUse": [{"hooks": [{"type": "command", "command": cmd, "if": "Bash(echo *)"}]}]}}),
+        );
+        let f = c.fire(&bash_before("echo hi"));
+        assert_eq!(c.runs_of("h"), runs, "{user_if}: {}", f.outcome);
+        let skipped_as_copy = f.runs().iter().any(|r| {
+            r["message"] == "a later handler of this event is a copy of it; Claude Code runs only the last copy"
+        });
+        assert_eq!(skipped_as_copy, user_if == "Bash(echo *)", "{}", f.outcome);
+    }
+
     let stub = crate::claude_util::HttpStub::start(vec![("/h", 200, "")]);
     let url = stub.url("/h");
     let c = Claude::new();
@@ -890,10 +925,11 @@ fn j_k_m_failures_and_plain_output_tell_the_model_nothing() {
     assert_eq!(f.runs()[0]["error"], "command_error", "{}", f.outcome);
     assert_eq!(f.runs()[3]["error"], "timeout");
 
-    // The user reads the whole stderr, trimmed, or `No stderr output`
-    // (Claude Code's words, read from its 2.1.197 code).
+    // The user reads the whole stderr, trimmed, or `No stderr output`;
+    // stdout is never part of it (recorded: `r8_nonblocking_text`,
+    // `r8_nonblocking_text_edges`, `r8_nonblocking_text_json`).
     let c = Claude::new();
-    let lines = c.hook("lines", "--exit 1 --stderr '  L1\nL2  '");
+    let lines = c.hook("lines", "--exit 1 --stdout OUT_TEXT --stderr '  L1\nL2  '");
     let quiet = c.hook("quiet", "--exit 3");
     let c = c.project_settings(
         &json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [

@@ -887,6 +887,26 @@ fn every_recording_is_named_by_a_test_or_said_not_to_apply() {
     // (case, why no latch test can hold it).
     const NOT_LATCH: &[(&str, &str)] = &[
         (
+            "r8_interactive_missing_py",
+            "what Claude Code's interactive screen draws; latch's texts are the outcome's, tested with the -p recordings",
+        ),
+        (
+            "r8_interactive_nonblocking",
+            "what Claude Code's interactive screen draws (the first line of the warning); the outcome has it whole",
+        ),
+        (
+            "r8_interactive_nonblocking_edges",
+            "what Claude Code's interactive screen draws; the outcome's warnings follow r8_nonblocking_text_edges",
+        ),
+        (
+            "r8_interactive_post_ctx_sys",
+            "what Claude Code's interactive screen draws (`PostToolUse:Bash says: SYS4`); the outcome's warnings carry the system message",
+        ),
+        (
+            "r8_interactive_pre_invalid_json",
+            "what Claude Code's interactive screen draws; the outcome's warning follows r8_exit2_json_pre_decision_deny",
+        ),
+        (
             "r6_async_first_line_sessionstart_init_only",
             "Claude Code's hidden --init-only flag, which latch has no equivalent of",
         ),

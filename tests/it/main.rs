@@ -11,6 +11,7 @@ mod claude_async_line;
 mod claude_convert;
 mod claude_events;
 mod claude_lint;
+mod claude_long_texts;
 mod claude_recorded;
 mod claude_util;
 mod completions;

@@ -29,7 +29,8 @@ use super::events::{ClaudeEvent, PayloadFacts, payload};
 use super::http;
 use super::judge::{HookJson, Verdict, judge};
 use super::load::{Condition, Group, Handler, HandlerKind, LoadedFile, Matcher};
-use super::text::{self, Texts, additional_context, capped, stop_feedback, success};
+use super::persist::Field;
+use super::text::{self, Texts, additional_context, stop_feedback, success};
 use super::{Claude, DIALECT};
 use crate::permission_rule::ToolInput;
 
@@ -97,6 +98,8 @@ struct Selected<'a> {
     file: &'a LoadedFile,
     handler: &'a Handler,
     record: HookRun,
+    /// The handler's 1-based place in its group's `hooks`.
+    place: usize,
 }
 
 /// Runs the claude hooks for one event.
@@ -273,7 +276,9 @@ pub async fn dispatch(cfg: &Claude, event: &Event, cx: &DispatchContext<'_>) -> 
     let mut runs: Vec<Run<'_>> = Vec::new();
     let mut in_background = false;
     let mut shown = Vec::new();
+    let mut places = Vec::new();
     for (i, s) in selected.into_iter().enumerate() {
+        let in_group = s.place;
         let env_file = env_dir.as_ref().map(|d| super::env_file::file(d, ce.as_str(), i));
         if let Some(f) = &env_file {
             // A file left by an earlier start of the session does not count.
@@ -283,6 +288,7 @@ pub async fn dispatch(cfg: &Claude, event: &Event, cx: &DispatchContext<'_>) -> 
         match work(s, event, &place, env_file, cx) {
             Prepared::Run(run) => {
                 shown.push(run.shown);
+                places.push(in_group);
                 runs.push(run.run);
             }
             Prepared::Background(record) => {
@@ -306,6 +312,13 @@ pub async fn dispatch(cfg: &Claude, event: &Event, cx: &DispatchContext<'_>) -> 
         ce,
         tool: &tool,
         map,
+        places,
+        texts_id: event
+            .tool
+            .as_ref()
+            .and_then(|t| t.call_id.clone())
+            .filter(|id| !id.is_empty())
+            .unwrap_or_else(super::persist::run_id),
         texts: options.texts,
         event,
         out,
@@ -844,10 +857,17 @@ fn select<'a>(
             out.runs.push(record);
             continue;
         }
+        // Its 1-based place in its group, which names its saved texts.
+        let place = group
+            .handlers
+            .iter()
+            .position(|h| std::ptr::eq(h, handler))
+            .map_or(1, |p| p + 1);
         chosen.push(Selected {
             file,
             handler,
             record,
+            place,
         });
     }
     chosen
@@ -1076,6 +1096,11 @@ struct Fold<'a> {
     tool: &'a str,
     /// The vocabulary's entry for the harness's tool.
     map: Option<&'a crate::vocabulary::ToolMap>,
+    /// Each run handler's 1-based place in its group, by run index.
+    places: Vec<usize>,
+    /// What names the files of long texts: the tool call's id, else one
+    /// of this event's (see [`super::persist`]).
+    texts_id: String,
     texts: Texts,
     event: &'a Event,
     out: Outcome,
@@ -1094,6 +1119,22 @@ struct Fold<'a> {
 }
 
 impl Fold<'_> {
+    /// A hook's text as the model reads it: over 10,000 characters it is
+    /// saved to a file and previewed (see [`super::persist`]).
+    fn kept(&self, cx: &DispatchContext<'_>, text: &str, field: super::persist::Field) -> String {
+        let id = match field {
+            // Claude Code names stdout's file after the hook run.
+            super::persist::Field::Stdout => super::persist::run_id(),
+            _ => self.texts_id.clone(),
+        };
+        super::persist::inline_or_saved(text, cx.session, &id, field)
+    }
+
+    /// The 1-based place in its group of the handler run `index`.
+    fn place(&self, index: usize) -> usize {
+        self.places.get(index).copied().unwrap_or(1)
+    }
+
     /// The harness's check of rewritten arguments, in its own shape and
     /// with its own tool name.
     fn validate(&self, cx: &DispatchContext<'_>, input: &Value) -> Result<(), String> {
@@ -1150,13 +1191,12 @@ impl Fold<'_> {
                     self.decide(
                         &hook,
                         Decision::Deny,
-                        t.worktree_failed(cmd, &capped(&message)),
+                        t.worktree_failed(cmd, &message),
                     );
                 }
                 record.fail(category, message);
             }
             Verdict::Blocking(message) => {
-                let message = capped(&message);
                 record.status = RunStatus::Blocked;
                 record.error = Some(ErrorCategory::HookBlocked);
                 record.message = Some(message.clone());
@@ -1260,7 +1300,7 @@ impl Fold<'_> {
                         self.context(
                             &hook,
                             Placement::WithPrompt,
-                            success(ce.as_str(), &capped(&stdout)),
+                            success(ce.as_str(), &self.kept(cx, &stdout, Field::Stdout)),
                         );
                     }
                     // The last non-empty line is the worktree's path.
@@ -1274,13 +1314,17 @@ impl Fold<'_> {
                         self.context(
                             &hook,
                             self.session_start_placement(),
-                            success(&format!("SessionStart:{source}"), &capped(&stdout)),
+                            success(
+                                &format!("SessionStart:{source}"),
+                                &self.kept(cx, &stdout, Field::Stdout),
+                            ),
                         );
                     }
                     // Recorded (`r3_compact_outputs`): more instructions for
                     // the summary.
                     ClaudeEvent::PreCompact => {
-                        self.context(&hook, Placement::CompactionPrompt, capped(&stdout));
+                        let text = self.kept(cx, &stdout, Field::Stdout);
+                        self.context(&hook, Placement::CompactionPrompt, text);
                     }
                     // Elsewhere plain stdout goes to Claude Code's debug log only.
                     _ => {}
@@ -1358,11 +1402,14 @@ impl Fold<'_> {
                 self.halt(&hook, j.stop_reason.clone());
             }
             if let Some(m) = &j.system_message {
-                self.out.warnings.push(capped(m));
+                let m = self.kept(cx, m, Field::SystemMessage(self.place(index)));
+                self.out.warnings.push(m);
             }
         }
-        let context = j.specific_str("additionalContext").map(capped);
-        let reason = j.reason.as_deref().map(capped);
+        let context = j
+            .specific_str("additionalContext")
+            .map(|c| self.kept(cx, c, Field::AdditionalContext(self.place(index))));
+        let reason = j.reason.clone();
         match ce {
             ClaudeEvent::PreToolUse => {
                 let decision = match (j.specific_str("permissionDecision"), j.decision.as_deref()) {
@@ -1376,7 +1423,7 @@ impl Fold<'_> {
                 // (recorded: `r3_deny_json_no_reason`).
                 let why = j
                     .specific_str("permissionDecisionReason")
-                    .map(capped)
+                    .map(str::to_owned)
                     .or(reason)
                     .or_else(|| decision.map(|d| t.decided(self.tool, d)))
                     .unwrap_or_default();
@@ -1664,7 +1711,7 @@ impl Fold<'_> {
                 let message = decision
                     .get("message")
                     .and_then(Value::as_str)
-                    .map(capped)
+                    .map(str::to_owned)
                     .unwrap_or_default();
                 record.message = Some(message.clone()).filter(|m| !m.is_empty());
                 self.decide(&hook, Decision::Deny, message);

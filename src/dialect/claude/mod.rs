@@ -54,7 +54,7 @@
 
 internal_mods!(
     accepted, background, combine, discover, env_file, events, explain, harness, http, judge, lint,
-    load, prompt, schema, text, trust
+    load, persist, prompt, schema, text, trust
 );
 
 use std::collections::HashMap;

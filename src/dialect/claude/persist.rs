@@ -1,0 +1,213 @@
+//! Hook texts over 10,000 characters, as Claude Code keeps them (recorded:
+//! `r8_big_*`; the layout read from its 2.1.197 code): the whole text goes
+//! to a file, and the model reads a preview of its first 2,000 characters
+//! with the file's path.
+//!
+//! This holds for plain stdout on exit 0, `additionalContext` and
+//! `systemMessage`. Lengths are JavaScript's (UTF-16 code units), so a
+//! text of 6,000 two-byte characters stays inline. Claude Code writes the
+//! file beside its transcript (`<session>/tool-results/`); latch writes
+//! it in the session's state directory, `tool-results/`, private (0700).
+
+use std::io::Write;
+
+use crate::session::Session;
+
+/// Longer texts go to a file (Claude Code's `1e4`).
+pub const MAX_INLINE: usize = 10_000;
+
+/// The preview's length, in UTF-16 code units (Claude Code's `2000`).
+const PREVIEW: usize = 2_000;
+
+/// What a hook's text is: it names the file.
+#[derive(Debug, Clone, Copy)]
+pub enum Field {
+    /// Plain stdout on exit 0: `hook-<id>-stdout.txt`.
+    Stdout,
+    /// `additionalContext` of the handler at this 1-based place in its
+    /// group: `hook-<id>-<n>-additionalContext.txt`.
+    AdditionalContext(usize),
+    /// `systemMessage`, likewise.
+    SystemMessage(usize),
+}
+
+impl Field {
+    fn name(self) -> &'static str {
+        match self {
+            Field::Stdout => "stdout",
+            Field::AdditionalContext(_) => "additionalContext",
+            Field::SystemMessage(_) => "systemMessage",
+        }
+    }
+
+    fn file_name(self, id: &str) -> String {
+        match self {
+            Field::Stdout => format!("hook-{id}-stdout.txt"),
+            Field::AdditionalContext(n) | Field::SystemMessage(n) => {
+                format!("hook-{id}-{n}-{}.txt", self.name())
+            }
+        }
+    }
+}
+
+/// `text` as the model reads it: itself up to [`MAX_INLINE`] characters;
+/// past that, saved to a file in `session`'s state named after `id` (the
+/// tool call's id, or one of the hook run's) and `field`, and replaced by
+/// Claude Code's `<persisted-output>` preview; when the file cannot be
+/// written, cut with Claude Code's note saying so.
+pub fn inline_or_saved(text: &str, session: &Session, id: &str, field: Field) -> String {
+    let units = utf16_len(text);
+    if units <= MAX_INLINE {
+        return text.to_owned();
+    }
+    match save(text, session, &field.file_name(id)) {
+        Ok(path) => {
+            let (preview, more) = preview(text);
+            format!(
+                "<persisted-output>\nOutput too large ({}). Full output saved to: {}\n\nPreview (first {}):\n{preview}{}</persisted-output>",
+                size_label(units),
+                path.display(),
+                size_label(PREVIEW),
+                if more { "\n...\n" } else { "\n" },
+            )
+        }
+        Err(why) => format!(
+            "{}\n\n[Hook {} truncated at {MAX_INLINE} chars \u{2014} persist-to-disk failed: {why}]",
+            &text[..byte_at_unit(text, MAX_INLINE)],
+            field.name()
+        ),
+    }
+}
+
+/// Writes `text` to `name` in the session's `tool-results` directory, once:
+/// a file already there is kept, as Claude Code keeps it.
+fn save(text: &str, session: &Session, name: &str) -> Result<std::path::PathBuf, String> {
+    let dir = session
+        .private_dir("tool-results")
+        .map_err(|e| e.to_string())?
+        .ok_or_else(|| "the session has no state directory".to_owned())?;
+    let path = dir.join(name);
+    match std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(&path)
+    {
+        Ok(mut file) => file.write_all(text.as_bytes()).map_err(|e| e.to_string())?,
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
+        Err(e) => return Err(e.to_string()),
+    }
+    Ok(path)
+}
+
+/// Claude Code's preview: the first [`PREVIEW`] units, cut back to the
+/// last line break in them when it lies past their middle (the break
+/// dropped); and whether text follows.
+fn preview(text: &str) -> (&str, bool) {
+    if utf16_len(text) <= PREVIEW {
+        return (text, false);
+    }
+    let head = &text[..byte_at_unit(text, PREVIEW)];
+    let end = match head.rfind('\n') {
+        Some(at) if utf16_len(&head[..at]) > PREVIEW / 2 => at,
+        _ => head.len(),
+    };
+    (&text[..end], true)
+}
+
+/// Claude Code's size label of `n` characters: `n bytes` below 1 KiB, else
+/// KiB (then MiB, GiB) with one decimal, a trailing `.0` dropped.
+fn size_label(n: usize) -> String {
+    let mut size = n as f64 / 1024.0;
+    if size < 1.0 {
+        return format!("{n} bytes");
+    }
+    for unit in ["KB", "MB"] {
+        if size < 1024.0 {
+            return format!("{}{unit}", one_decimal(size));
+        }
+        size /= 1024.0;
+    }
+    format!("{}GB", one_decimal(size))
+}
+
+/// JavaScript's `x.toFixed(1)` without a trailing `.0`.
+fn one_decimal(x: f64) -> String {
+    let s = format!("{x:.1}");
+    s.strip_suffix(".0").map(str::to_owned).unwrap_or(s)
+}
+
+/// The text's length in UTF-16 code units (JavaScript's `length`).
+fn utf16_len(text: &str) -> usize {
+    text.chars().map(char::len_utf16).sum()
+}
+
+/// The byte offset where the first `units` UTF-16 code units of `text`
+/// end (never inside a character: one that would straddle stays out).
+fn byte_at_unit(text: &str, units: usize) -> usize {
+    let mut seen = 0;
+    for (at, c) in text.char_indices() {
+        seen += c.len_utf16();
+        if seen > units {
+            return at;
+        }
+    }
+    text.len()
+}
+
+/// A fresh id for a hook run's files when the event names no tool call.
+pub fn run_id() -> String {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static NEXT: AtomicU64 = AtomicU64::new(0);
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos());
+    format!(
+        "{:x}-{:x}-{}",
+        nanos,
+        std::process::id(),
+        NEXT.fetch_add(1, Ordering::Relaxed)
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_and_previews_read_as_claude_code_writes_them() {
+        assert_eq!(size_label(12_000), "11.7KB");
+        assert_eq!(size_label(10_001), "9.8KB");
+        assert_eq!(size_label(2_000), "2KB");
+        assert_eq!(size_label(500), "500 bytes");
+        assert_eq!(size_label(3 << 20), "3MB");
+        let lines: String = (0..300).map(|i| format!("{i:039}\n")).collect();
+        let (p, more) = preview(&lines);
+        assert!(more);
+        assert_eq!(p.len(), 1_999, "50 lines without the last break");
+        let a = "A".repeat(12_000);
+        assert_eq!(preview(&a).0.len(), 2_000);
+        // A break early in the head is no cut.
+        let early = format!("ab\n{}", "A".repeat(12_000));
+        assert_eq!(preview(&early).0.len(), 2_000);
+        assert_eq!(
+            Field::AdditionalContext(3).file_name("toolu_1"),
+            "hook-toolu_1-3-additionalContext.txt"
+        );
+        assert_eq!(Field::Stdout.file_name("u"), "hook-u-stdout.txt");
+    }
+
+    #[test]
+    fn lengths_are_javascript_s() {
+        assert_eq!(utf16_len("é😀"), 3);
+        assert_eq!(byte_at_unit("a😀b", 2), 1, "a pair is not split");
+        let wide = "é".repeat(6_000);
+        let session = Session::in_memory(None);
+        assert_eq!(inline_or_saved(&wide, &session, "x", Field::Stdout), wide);
+        let long = "x".repeat(10_001);
+        let cut = inline_or_saved(&long, &session, "x", Field::AdditionalContext(1));
+        assert!(cut.starts_with(&"x".repeat(10_000)));
+        assert!(cut.ends_with(
+            "\n\n[Hook additionalContext truncated at 10000 chars \u{2014} persist-to-disk failed: the session has no state directory]"
+        ));
+    }
+}

@@ -1,0 +1,248 @@
+//! Hook texts over 10,000 characters: saved to a file, and the model reads
+//! Claude Code's `<persisted-output>` preview (recorded: `r8_big_*`).
+
+use serde_json::{Value, json};
+
+use crate::claude_util::{Claude, bash_after, settings, texts};
+use crate::util::write_script;
+
+/// `CTX_BEGIN_` + `A`s + `CTX_END_MK`, `len` characters in all.
+fn long_text(len: usize) -> String {
+    format!("CTX_BEGIN_{}CTX_END_MK", "A".repeat(len - 20))
+}
+
+/// A hook printing `json` with `{TEXT}` replaced by a long text of `len`
+/// characters (kept in a file beside the script, so no argument limit).
+fn hook_printing(c: &Claude, name: &str, json: &str, text: &str) -> String {
+    let dir = c.root.path().join("big");
+    std::fs::create_dir_all(&dir).expect("dir");
+    let (before, after) = json.split_once("{TEXT}").unwrap_or((json, ""));
+    std::fs::write(
+        dir.join(format!("{name}.out")),
+        format!("{before}{text}{after}"),
+    )
+    .expect("write");
+    let script = write_script(
+        &dir,
+        &format!("{name}.sh"),
+        &format!(
+            "#!/bin/sh\ncat > /dev/null\ncat '{}'\n",
+            dir.join(format!("{name}.out")).display()
+        ),
+    );
+    script.display().to_string()
+}
+
+/// The `<persisted-output>` block Claude Code writes for a saved text.
+fn persisted(size: &str, path: &str, preview: &str) -> String {
+    format!(
+        "<persisted-output>\nOutput too large ({size}). Full output saved to: {path}\n\nPreview (first 2KB):\n{preview}\n...\n</persisted-output>"
+    )
+}
+
+fn post(call_id: &str) -> Value {
+    let mut e = bash_after("ls", json!({"stdout": "hi"}));
+    e["tool"]["call_id"] = json!(call_id);
+    e
+}
+
+/// Recorded: `r8_big_post_ctx`.
+#[test]
+fn r8_big_post_ctx_a_long_context_is_saved_and_previewed() {
+    let c = Claude::new();
+    let text = long_text(12_000);
+    let cmd = hook_printing(
+        &c,
+        "ctx",
+        r#"{"hookSpecificOutput": {"hookEventName": "PostToolUse", "additionalContext": "{TEXT}"}}"#,
+        &text,
+    );
+    let c = c.project_settings(&settings("PostToolUse", Some("Bash"), &[&cmd]));
+    let f = c.fire(&post("toolu_1"));
+    let file = c
+        .root
+        .path()
+        .join("state/sessions/s1/tool-results/hook-toolu_1-1-additionalContext.txt");
+    assert_eq!(std::fs::read_to_string(&file).expect("saved"), text);
+    let shown = texts(&f.outcome["context"]);
+    assert_eq!(shown.len(), 1, "{}", f.outcome);
+    let want = format!(
+        "<system-reminder>\nPostToolUse:Bash hook additional context: {}\n</system-reminder>",
+        persisted("11.7KB", &file.display().to_string(), &text[..2000])
+    );
+    assert_eq!(shown[0], want);
+}
+
+/// Recorded: `r8_big_post_ctx_10000`, `r8_big_post_ctx_10001`,
+/// `r8_big_post_ctx_multibyte`.
+#[test]
+fn r8_big_post_ctx_10000_stays_inline_and_10001_is_saved() {
+    for (len, saved) in [(10_000, false), (10_001, true)] {
+        let c = Claude::new();
+        let text = long_text(len);
+        let cmd = hook_printing(
+            &c,
+            "ctx",
+            r#"{"hookSpecificOutput": {"hookEventName": "PostToolUse", "additionalContext": "{TEXT}"}}"#,
+            &text,
+        );
+        let c = c.project_settings(&settings("PostToolUse", Some("Bash"), &[&cmd]));
+        let f = c.fire(&post("toolu_2"));
+        let shown = texts(&f.outcome["context"]).concat();
+        assert_eq!(shown.contains("<persisted-output>"), saved, "{len}");
+        if saved {
+            // r8_big_post_ctx_10001
+            assert!(shown.contains("Output too large (9.8KB)"), "{shown}");
+        } else {
+            assert!(shown.contains(&text));
+        }
+    }
+    // r8_big_post_ctx_multibyte: 6,000 two-byte characters are 6,000
+    // JavaScript characters: inline.
+    let c = Claude::new();
+    let text = "é".repeat(6_000);
+    let cmd = hook_printing(
+        &c,
+        "ctx",
+        r#"{"hookSpecificOutput": {"hookEventName": "PostToolUse", "additionalContext": "{TEXT}"}}"#,
+        &text,
+    );
+    let c = c.project_settings(&settings("PostToolUse", Some("Bash"), &[&cmd]));
+    let f = c.fire(&post("toolu_3"));
+    assert!(texts(&f.outcome["context"]).concat().contains(&text));
+}
+
+#[test]
+fn r8_big_post_ctx_lines_the_preview_ends_at_a_line() {
+    // r8_big_post_ctx_lines: 300 lines of 40 characters; the preview is 50
+    // lines without the last break (1,999 characters).
+    let lines: String = (0..300)
+        .map(|i| format!("LINE{i:04}_{}\\n", "x".repeat(30)))
+        .collect();
+    // r8_big_post_ctx_lines_offset: a first line of 20 characters moves the
+    // cut to the end of the line before character 2,000.
+    let offset = format!("FIRST_{}\\n{lines}", "y".repeat(13));
+    for (text, len) in [(lines, 1_999), (offset, 1_979)] {
+        let c = Claude::new();
+        let cmd = hook_printing(
+            &c,
+            "ctx",
+            r#"{"hookSpecificOutput": {"hookEventName": "PostToolUse", "additionalContext": "{TEXT}"}}"#,
+            &text,
+        );
+        let c = c.project_settings(&settings("PostToolUse", Some("Bash"), &[&cmd]));
+        let f = c.fire(&post("toolu_4"));
+        let shown = texts(&f.outcome["context"]).concat();
+        let preview = shown
+            .split_once("Preview (first 2KB):\n")
+            .and_then(|(_, rest)| rest.split_once("\n...\n"))
+            .map(|(p, _)| p.to_owned())
+            .expect("a preview");
+        assert_eq!(preview.chars().count(), len, "{preview}");
+        assert!(!preview.ends_with('\n'));
+    }
+}
+
+/// Recorded: `r8_big_post_ctx_two_hooks`.
+#[test]
+fn r8_big_post_ctx_two_hooks_files_are_named_by_place_in_the_group() {
+    let c = Claude::new();
+    let json = r#"{"hookSpecificOutput": {"hookEventName": "PostToolUse", "additionalContext": "{TEXT}"}}"#;
+    let one = hook_printing(&c, "one", json, &long_text(12_000));
+    let two = hook_printing(&c, "two", json, "SHORT_CTX");
+    let three = hook_printing(&c, "three", json, &long_text(11_000));
+    let c = c.project_settings(&settings(
+        "PostToolUse",
+        Some("Bash"),
+        &[&one, &two, &three],
+    ));
+    let f = c.fire(&post("toolu_5"));
+    let dir = c.root.path().join("state/sessions/s1/tool-results");
+    for name in [
+        "hook-toolu_5-1-additionalContext.txt",
+        "hook-toolu_5-3-additionalContext.txt",
+    ] {
+        assert!(dir.join(name).is_file(), "{name}: {}", f.outcome);
+    }
+    assert!(texts(&f.outcome["context"]).concat().contains("SHORT_CTX"));
+}
+
+/// Recorded: `r8_big_system_message`.
+#[test]
+fn r8_big_system_message_is_saved_and_never_reaches_the_model() {
+    let c = Claude::new();
+    let cmd = hook_printing(
+        &c,
+        "sys",
+        r#"{"systemMessage": "{TEXT}"}"#,
+        &long_text(12_000),
+    );
+    let c = c.project_settings(&settings("PostToolUse", Some("Bash"), &[&cmd]));
+    let f = c.fire(&post("toolu_6"));
+    assert!(f.outcome.get("context").is_none(), "{}", f.outcome);
+    assert!(
+        f.warnings_contain("<persisted-output>\nOutput too large (11.7KB)"),
+        "{}",
+        f.outcome
+    );
+    assert!(
+        c.root
+            .path()
+            .join("state/sessions/s1/tool-results/hook-toolu_6-1-systemMessage.txt")
+            .is_file()
+    );
+}
+
+#[test]
+fn r8_big_ups_stdout_and_context_are_saved_too() {
+    // r8_big_ups_stdout: plain stdout, `hook-<run>-stdout.txt`;
+    // r8_big_ups_json_ctx: a JSON context, `hook-<id>-1-additionalContext.txt`.
+    let c = Claude::new();
+    let plain = hook_printing(&c, "plain", "{TEXT}", &long_text(12_000));
+    let c = c.project_settings(&settings("UserPromptSubmit", None, &[&plain]));
+    let f = c.fire(&json!({"event": "user_prompt", "session_id": "s1", "prompt": "go"}));
+    let shown = texts(&f.outcome["context"]).concat();
+    assert!(
+        shown.starts_with("<system-reminder>\nUserPromptSubmit hook success: <persisted-output>\nOutput too large (11.7KB)"),
+        "{shown}"
+    );
+    let names = |c: &Claude| -> Vec<String> {
+        std::fs::read_dir(c.root.path().join("state/sessions/s1/tool-results"))
+            .map(|d| {
+                d.flatten()
+                    .map(|e| e.file_name().to_string_lossy().into_owned())
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    assert!(
+        names(&c)
+            .iter()
+            .any(|n| n.starts_with("hook-") && n.ends_with("-stdout.txt")),
+        "{:?}",
+        names(&c)
+    );
+    let c = Claude::new();
+    let ctx = hook_printing(
+        &c,
+        "ctx",
+        r#"{"hookSpecificOutput": {"hookEventName": "UserPromptSubmit", "additionalContext": "{TEXT}"}}"#,
+        &long_text(12_000),
+    );
+    let c = c.project_settings(&settings("UserPromptSubmit", None, &[&ctx]));
+    let f = c.fire(&json!({"event": "user_prompt", "session_id": "s1", "prompt": "go"}));
+    assert!(
+        texts(&f.outcome["context"]).concat().starts_with(
+            "<system-reminder>\nUserPromptSubmit hook additional context: <persisted-output>"
+        ),
+        "{}",
+        f.outcome
+    );
+    assert!(
+        names(&c)
+            .iter()
+            .any(|n| n.ends_with("-1-additionalContext.txt")),
+        "{:?}",
+        names(&c)
+    );
+}
