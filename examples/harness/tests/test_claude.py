@@ -55,7 +55,7 @@ def test_guard_stop_and_session_context(run: Runner, example: Example) -> None:
     # The guard's deny: Claude Code's text is the tool result.
     assert (
         rm["content"]
-        == f"PreToolUse:Bash hook error: [{GUARD}]: Refusing to delete the whole tree; name the files instead."
+        == f"PreToolUse:Bash hook error: [{GUARD}]: Refusing to delete the whole tree; name the files instead.\n"
     )
     # The rewrite: the model's call stays `npm test`, the tool ran `make test`.
     assert s.seen(1)[-3]["tool_calls"][1]["function"]["arguments"] == '{"cmd": "npm test"}'

@@ -285,18 +285,18 @@ def test_subagent_tasks_and_team(run: Runner, tmp_path: Path) -> None:
     assert "delegate" in s.model.tools[0] and "delegate" not in s.model.tools[1]
     # SubagentStop's continuation: the sub-agent's next input; its last
     # answer is the delegate tool's result.
-    assert texts(s.seen(2)[-1]) == [f"Stop hook feedback:\n[{sub_stop}]: Also check the tests."]
+    assert texts(s.seen(2)[-1]) == [f"Stop hook feedback:\n[{sub_stop}]: Also check the tests.\n"]
     assert s.seen(3)[-1] == {"role": "tool", "tool_call_id": "call_1_0", "content": "The tests are fine too."}
     # TaskCreated deny: no task, the hook's text is the (failed) result;
     # TaskCompleted deny: the task stays open.
     assert [m["content"] for m in s.seen(4)[-3:]] == [
         "created task 1: Write tests",
-        f"TaskCreated hook feedback:\n[{tmp_path / 'task.sh'}]: no deploy tasks",
-        "TaskCompleted hook feedback:\n[echo 'the tests are not green yet' >&2; exit 2]: the tests are not green yet",
+        f"TaskCreated hook feedback:\n[{tmp_path / 'task.sh'}]: no deploy tasks\n",
+        "TaskCompleted hook feedback:\n[echo 'the tests are not green yet' >&2; exit 2]: the tests are not green yet\n",
     ]
     assert list(s.agent.tasks) == ["1"] and s.agent.done == set()
     # TeammateIdle's continuation: one more round before going idle.
-    assert texts(s.seen(5)[-1]) == [f"Stop hook feedback:\n[{idle}]: Take the next task."]
+    assert texts(s.seen(5)[-1]) == [f"TeammateIdle hook feedback:\n[{idle}]: Take the next task.\n"]
     assert len(s.model.seen) == 6
 
 

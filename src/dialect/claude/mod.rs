@@ -48,7 +48,8 @@
 //! let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
 //! let outcome = runtime.block_on(engine.dispatch(&event, &Session::in_memory(None)))?;
 //! assert!(outcome.is_denied());
-//! assert_eq!(outcome.notices[0].text, "PreToolUse:Bash hook error: no shell today");
+//! // stderr as the hook wrote it, as Claude Code passes it on.
+//! assert_eq!(outcome.notices[0].text, "PreToolUse:Bash hook error: no shell today\n");
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 

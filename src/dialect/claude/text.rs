@@ -66,8 +66,11 @@ impl Texts {
 
     /// A failed `WorktreeCreate`, as the worktree tool's result:
     /// `WorktreeCreate hook failed: <cmd>: <message>`, without brackets
-    /// (recorded: `r3_worktree_create_exit2`).
+    /// (recorded: `r3_worktree_create_exit2`), the message trimmed (the
+    /// recording's stderr had no final newline: latch keeps its earlier
+    /// reading).
     pub(crate) fn worktree_failed(&self, cmd: &str, message: &str) -> String {
+        let message = js_trim(message);
         if self.hide_commands {
             format!("WorktreeCreate hook failed: {message}")
         } else {
