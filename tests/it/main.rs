@@ -9,6 +9,7 @@ mod claude;
 mod claude_accepted;
 mod claude_async_line;
 mod claude_convert;
+mod claude_early_cases;
 mod claude_events;
 mod claude_lint;
 mod claude_long_texts;
