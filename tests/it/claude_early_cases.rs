@@ -228,3 +228,107 @@ fn hidden_commands_are_out_of_post_tool_use_stop_and_prompt_texts() {
         );
     }
 }
+
+/// Recorded (`r2_exec_args_exit2`): an exec-form handler (`command` and
+/// `args`) that exits 2 denies, and the model's text quotes the program
+/// and its arguments joined by single spaces, unquoted, an argument with a
+/// space included: `PreToolUse:Bash hook error: [<program> <args>]:
+/// <stderr>`.
+#[test]
+fn r2_exec_args_exit2() {
+    let c = Claude::new();
+    let program = c.hook_dir().join("hook.sh").display().to_string();
+    let args = [
+        "--label",
+        "exec_exit2",
+        "--exit",
+        "2",
+        "--stderr",
+        "EXEC_EXIT2_SENTINEL blocked",
+    ];
+    let c = c.project_settings(&json!({"hooks": {"PreToolUse": [{"matcher": "Bash",
+        "hooks": [{"type": "command", "command": program, "args": args}]}]}}));
+    let f = c.fire(&bash_before("echo hi"));
+    assert_eq!(c.runs_of("exec_exit2"), 1, "{}", f.stderr);
+    assert_eq!(f.outcome["decision"], "deny", "{}", f.outcome);
+    assert_eq!(
+        texts(&f.outcome["notices"]),
+        [format!(
+            "PreToolUse:Bash hook error: [{program} --label exec_exit2 --exit 2 --stderr EXEC_EXIT2_SENTINEL blocked]: EXEC_EXIT2_SENTINEL blocked"
+        )]
+    );
+}
+
+/// Recorded (`r2_timeout_kill_tree`): at its `timeout` (1 s) the hook's
+/// whole process group dies: its shell, the hook it runs and a background
+/// grandchild that would write a marker 2 s in. The tool proceeds about a
+/// second after the hook started, and neither the grandchild's marker nor
+/// the shell's line after the hook is ever written.
+#[test]
+fn r2_timeout_kill_tree() {
+    let c = Claude::new();
+    let dir = c.hook_dir().display().to_string();
+    let cmd = format!(
+        "(sleep 2; echo survived > {dir}/marker_grandchild) >/dev/null 2>&1 & {}; echo after > {dir}/marker_shell_continued",
+        c.hook("slow_child", "--sleep 4")
+    );
+    let c = c.project_settings(&json!({"hooks": {"PreToolUse": [{"matcher": "Bash",
+        "hooks": [{"type": "command", "command": cmd, "timeout": 1}]}]}}));
+    let started = std::time::Instant::now();
+    let f = c.fire(&bash_before("echo hi"));
+    assert_eq!(f.outcome["decision"], "proceed", "{}", f.outcome);
+    assert_eq!(f.runs()[0]["error"], "timeout", "{}", f.outcome);
+    let ms = f.runs()[0]["duration_ms"].as_f64().unwrap();
+    assert!((950.0..2000.0).contains(&ms), "{ms}");
+    assert_eq!(c.runs_of("slow_child"), 1, "the hook started");
+    // Past the grandchild's 2 s.
+    std::thread::sleep(std::time::Duration::from_millis(2800).saturating_sub(started.elapsed()));
+    for marker in ["marker_grandchild", "marker_shell_continued"] {
+        assert!(!c.hook_dir().join(marker).exists(), "{marker} was written");
+    }
+}
+
+/// Recorded (`r2_timeout_kill_ignores_term`): a hook that ignores SIGTERM
+/// is still killed at its timeout, later: Claude Code took about 2.5 s
+/// for `timeout: 1`, latch sends SIGKILL 1 s after the SIGTERM (docs,
+/// "Where latch differs"). Either way the hook never finishes its 4 s
+/// sleep, the tool proceeds, and nothing reaches the model.
+#[test]
+fn r2_timeout_kill_ignores_term() {
+    let c = Claude::new();
+    let dir = c.hook_dir().display().to_string();
+    let cmd = format!(
+        "trap '' TERM; echo $$ > {dir}/pid; {}; echo after > {dir}/marker_finished",
+        c.hook("ignores_term", "--sleep 4")
+    );
+    let c = c.project_settings(&json!({"hooks": {"PreToolUse": [{"matcher": "Bash",
+        "hooks": [{"type": "command", "command": cmd, "timeout": 1}]}]}}));
+    let f = c.fire(&bash_before("echo hi"));
+    assert_eq!(f.outcome["decision"], "proceed", "{}", f.outcome);
+    assert_eq!(f.runs()[0]["error"], "timeout", "{}", f.outcome);
+    let ms = f.runs()[0]["duration_ms"].as_f64().unwrap();
+    assert!(
+        (1900.0..3500.0).contains(&ms),
+        "SIGKILL 1 s after SIGTERM: {ms}"
+    );
+    for key in ["notices", "context", "reasons"] {
+        assert!(f.outcome.get(key).is_none(), "{key}: {}", f.outcome);
+    }
+    assert!(!c.hook_dir().join("marker_finished").exists());
+    // The shell that ignored SIGTERM is gone (or a zombie about to be
+    // reaped), not left sleeping.
+    let pid = std::fs::read_to_string(c.hook_dir().join("pid")).expect("the shell ran");
+    let stat = format!("/proc/{}/stat", pid.trim());
+    let start = std::time::Instant::now();
+    while let Ok(text) = std::fs::read_to_string(&stat) {
+        let state = text.rsplit(')').next().unwrap_or("").trim_start();
+        if state.starts_with('Z') {
+            break;
+        }
+        assert!(
+            start.elapsed() < std::time::Duration::from_secs(1),
+            "the hook's shell still runs: {text}"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+}
