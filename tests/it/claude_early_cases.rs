@@ -270,7 +270,7 @@ fn r2_exec_args_exit2() {
 /// Ignored: latch's SIGTERM at the timeout goes to the tree's processes
 /// one at a time (`HookTree::signal`, in no set order) before the group,
 /// so a shell whose child got it first may run its next command before
-/// its own arrives: about half the runs here, the hook's shell writes
+/// its own arrives: in a third to half of the runs here, the hook's shell writes
 /// `marker_shell_continued` and exits 0, or the grandchild's subshell
 /// writes `marker_grandchild`. Claude Code's kill left neither.
 #[test]
