@@ -74,17 +74,23 @@ impl HookTree {
         adopt::note_lingering(self.leader);
     }
 
-    /// Sends `sig` to every process of the tree and to the hook's group,
-    /// without freezing (used for the polite SIGTERM).
+    /// Sends `sig` to the hook's group, then to every process of the tree
+    /// (also the ones that left the group, found first), without freezing
+    /// (used for the polite SIGTERM). The group first, in one call: its members get the
+    /// signal at once, so a shell cannot see its child die of it and run
+    /// its next command before its own arrives (recorded:
+    /// `r2_timeout_kill_tree`, where Claude Code's kill left no command
+    /// run after the timeout).
     pub(super) fn signal(&mut self, sig: Signal) {
+        // The tree is found before anything dies: a descendant that left
+        // the group is found through its parent, which the group's signal
+        // may kill.
         let table = adopt::leaders();
-        if let Some(procs) = procfs::snapshot() {
-            let set = self.collect(&procs, &table);
-            for pid in set {
-                send(pid, sig);
-            }
-        }
+        let set = procfs::snapshot().map(|procs| self.collect(&procs, &table));
         self.signal_group(sig);
+        for pid in set.into_iter().flatten() {
+            send(pid, sig);
+        }
     }
 
     /// Kills every process of the tree: freeze, SIGKILL, reap the adopted.
