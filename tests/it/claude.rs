@@ -3173,19 +3173,7 @@ fn many_handlers_under_a_low_open_file_limit_still_let_a_deny_run() {
         "managed/managed-settings.json",
         &settings("PreToolUse", Some("Bash"), &["echo policy >&2; exit 2"]).to_string(),
     );
-    let event = c.root.path().join("event.json");
-    std::fs::write(&event, bash_before("rm -rf /").to_string()).expect("event");
-    let out = std::process::Command::new("/bin/sh")
-        .arg("-c")
-        .arg(r#"ulimit -Sn 64 && exec "$@""#)
-        .arg("sh")
-        .arg(assert_cmd::cargo::cargo_bin("latch"))
-        .arg("fire")
-        .args(c.config_args())
-        .arg("--event")
-        .arg(&event)
-        .output()
-        .expect("latch runs");
+    let out = c.fire_under_ulimit("-Sn 64", &bash_before("rm -rf /"));
     let outcome: Value = serde_json::from_slice(&out.stdout).expect("an outcome");
     assert_eq!(outcome["decision"], "deny", "{outcome}");
 }
@@ -3196,26 +3184,8 @@ fn many_handlers_under_a_low_open_file_limit_still_let_a_deny_run() {
 /// every handler runs once.
 #[test]
 fn handlers_starved_of_open_files_start_once_the_others_end() {
-    let c = Claude::new();
-    let mut hooks: Vec<Value> = (0..24)
-        .map(|i| json!({"type": "command", "command": format!("sleep 0.2 # {i}")}))
-        .collect();
-    hooks.push(json!({"type": "command", "command": "echo policy >&2; exit 2"}));
-    let c = c
-        .project_settings(&json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": hooks}]}}));
-    let event = c.root.path().join("event.json");
-    std::fs::write(&event, bash_before("rm -rf /").to_string()).expect("event");
-    let out = std::process::Command::new("/bin/sh")
-        .arg("-c")
-        .arg(r#"ulimit -n 32 && exec "$@""#)
-        .arg("sh")
-        .arg(assert_cmd::cargo::cargo_bin("latch"))
-        .arg("fire")
-        .args(c.config_args())
-        .arg("--event")
-        .arg(&event)
-        .output()
-        .expect("latch runs");
+    let c = Claude::new().project_settings(&crate::claude_util::starving_settings());
+    let out = c.fire_under_ulimit("-n 32", &bash_before("rm -rf /"));
     let outcome: Value = serde_json::from_slice(&out.stdout).expect("an outcome");
     assert_eq!(outcome["decision"], "deny", "{outcome}");
     let statuses: Vec<&str> = outcome["runs"]

@@ -672,45 +672,14 @@ fn every_early_recording_is_named_by_a_test_or_said_not_to_apply() {
         ),
     ];
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
-    let this = root.join("tests/it/claude_early_cases.rs");
-    let mut tests = String::new();
-    for entry in std::fs::read_dir(root.join("tests/it")).unwrap() {
-        let path = entry.unwrap().path();
-        if path.extension().is_some_and(|e| e == "rs") && path != this {
-            tests.push_str(&std::fs::read_to_string(&path).unwrap());
-        }
-    }
     // This file up to this test: the lists below name every case.
-    let own = std::fs::read_to_string(&this).unwrap();
-    tests.push_str(
-        own.split("fn every_early_recording_is_named")
-            .next()
-            .unwrap_or_default(),
-    );
+    let tests =
+        crate::claude_util::test_sources("claude_early_cases.rs", "every_early_recording_is_named");
     for (case, _) in COVERED_AS.iter().chain(NOT_LATCH) {
         assert!(CASES.contains(case), "{case} is listed but not a case");
     }
-    let mut unnamed = Vec::new();
-    for case in CASES {
-        // The name whole: `r2_async_teardown` is not named by a test of
-        // `r2_async_teardown_post_only`.
-        let named = tests.match_indices(case).any(|(at, _)| {
-            !tests[at + case.len()..]
-                .chars()
-                .next()
-                .is_some_and(|c| c.is_ascii_alphanumeric() || c == '_')
-        });
-        if named || NOT_LATCH.iter().any(|(c, _)| c == case) {
-            continue;
-        }
-        match COVERED_AS.iter().find(|(c, _)| c == case) {
-            Some((_, test)) => assert!(
-                tests.contains(&format!("fn {test}(")),
-                "{case}: no test {test}"
-            ),
-            None => unnamed.push(*case),
-        }
-    }
+    let unnamed =
+        crate::claude_util::unnamed_cases(CASES.iter().copied(), &tests, NOT_LATCH, COVERED_AS);
     assert!(
         unnamed.is_empty(),
         "early recordings no test names: {unnamed:?}"

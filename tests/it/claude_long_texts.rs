@@ -33,6 +33,16 @@ fn hook_printing(c: &Claude, name: &str, json: &str, text: &str) -> String {
     script.display().to_string()
 }
 
+/// A PostToolUse answer whose `additionalContext` is `{TEXT}`.
+const POST_CONTEXT: &str =
+    r#"{"hookSpecificOutput": {"hookEventName": "PostToolUse", "additionalContext": "{TEXT}"}}"#;
+
+/// A PostToolUse settings file whose one handler answers `text` as context.
+fn context_of(c: Claude, text: &str) -> Claude {
+    let cmd = hook_printing(&c, "ctx", POST_CONTEXT, text);
+    c.project_settings(&settings("PostToolUse", Some("Bash"), &[&cmd]))
+}
+
 /// The `<persisted-output>` block Claude Code writes for a saved text.
 fn persisted(size: &str, path: &str, preview: &str) -> String {
     format!(
@@ -51,13 +61,7 @@ fn post(call_id: &str) -> Value {
 fn r8_big_post_ctx_a_long_context_is_saved_and_previewed() {
     let c = Claude::new();
     let text = long_text(12_000);
-    let cmd = hook_printing(
-        &c,
-        "ctx",
-        r#"{"hookSpecificOutput": {"hookEventName": "PostToolUse", "additionalContext": "{TEXT}"}}"#,
-        &text,
-    );
-    let c = c.project_settings(&settings("PostToolUse", Some("Bash"), &[&cmd]));
+    let c = context_of(c, &text);
     let f = c.fire(&post("toolu_1"));
     let file = c
         .root
@@ -80,13 +84,7 @@ fn r8_big_post_ctx_10000_stays_inline_and_10001_is_saved() {
     for (len, saved) in [(10_000, false), (10_001, true)] {
         let c = Claude::new();
         let text = long_text(len);
-        let cmd = hook_printing(
-            &c,
-            "ctx",
-            r#"{"hookSpecificOutput": {"hookEventName": "PostToolUse", "additionalContext": "{TEXT}"}}"#,
-            &text,
-        );
-        let c = c.project_settings(&settings("PostToolUse", Some("Bash"), &[&cmd]));
+        let c = context_of(c, &text);
         let f = c.fire(&post("toolu_2"));
         let shown = texts(&f.outcome["context"]).concat();
         assert_eq!(shown.contains("<persisted-output>"), saved, "{len}");
@@ -101,13 +99,7 @@ fn r8_big_post_ctx_10000_stays_inline_and_10001_is_saved() {
     // JavaScript characters: inline.
     let c = Claude::new();
     let text = "é".repeat(6_000);
-    let cmd = hook_printing(
-        &c,
-        "ctx",
-        r#"{"hookSpecificOutput": {"hookEventName": "PostToolUse", "additionalContext": "{TEXT}"}}"#,
-        &text,
-    );
-    let c = c.project_settings(&settings("PostToolUse", Some("Bash"), &[&cmd]));
+    let c = context_of(c, &text);
     let f = c.fire(&post("toolu_3"));
     assert!(texts(&f.outcome["context"]).concat().contains(&text));
 }
@@ -124,13 +116,7 @@ fn r8_big_post_ctx_lines_the_preview_ends_at_a_line() {
     let offset = format!("FIRST_{}\\n{lines}", "y".repeat(13));
     for (text, len) in [(lines, 1_999), (offset, 1_979)] {
         let c = Claude::new();
-        let cmd = hook_printing(
-            &c,
-            "ctx",
-            r#"{"hookSpecificOutput": {"hookEventName": "PostToolUse", "additionalContext": "{TEXT}"}}"#,
-            &text,
-        );
-        let c = c.project_settings(&settings("PostToolUse", Some("Bash"), &[&cmd]));
+        let c = context_of(c, &text);
         let f = c.fire(&post("toolu_4"));
         let shown = texts(&f.outcome["context"]).concat();
         let preview = shown
@@ -147,7 +133,7 @@ fn r8_big_post_ctx_lines_the_preview_ends_at_a_line() {
 #[test]
 fn r8_big_post_ctx_two_hooks_files_are_named_by_place_in_the_group() {
     let c = Claude::new();
-    let json = r#"{"hookSpecificOutput": {"hookEventName": "PostToolUse", "additionalContext": "{TEXT}"}}"#;
+    let json = POST_CONTEXT;
     let one = hook_printing(&c, "one", json, &long_text(12_000));
     let two = hook_printing(&c, "two", json, "SHORT_CTX");
     let three = hook_printing(&c, "three", json, &long_text(11_000));

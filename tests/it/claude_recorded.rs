@@ -983,47 +983,19 @@ fn every_recording_is_named_by_a_test_or_said_not_to_apply() {
             "the API client's stream errors",
         ),
     ];
+    let tests = crate::claude_util::test_sources("claude_recorded.rs", "every_recording_is_named");
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
-    let this = root.join("tests/it/claude_recorded.rs");
-    let mut tests = String::new();
-    for entry in std::fs::read_dir(root.join("tests/it")).unwrap() {
-        let path = entry.unwrap().path();
-        if path.extension().is_some_and(|e| e == "rs") && path != this {
-            tests.push_str(&std::fs::read_to_string(&path).unwrap());
-        }
-    }
-    let own = std::fs::read_to_string(&this).unwrap();
-    tests.push_str(
-        own.split("fn every_recording_is_named")
-            .next()
-            .unwrap_or_default(),
+    let cases: Vec<String> = std::fs::read_dir(root.join("recordings/claude"))
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .filter(|path| path.is_dir())
+        .map(|path| path.file_name().unwrap().to_string_lossy().into_owned())
+        .collect();
+    let unnamed = crate::claude_util::unnamed_cases(
+        cases.iter().map(String::as_str),
+        &tests,
+        NOT_LATCH,
+        COVERED_AS,
     );
-    let mut unnamed = Vec::new();
-    for entry in std::fs::read_dir(root.join("recordings/claude")).unwrap() {
-        let path = entry.unwrap().path();
-        if !path.is_dir() {
-            continue;
-        }
-        let case = path.file_name().unwrap().to_string_lossy().into_owned();
-        // The name whole: `r3_post_tool_batch` is not named by a test of
-        // `r3_post_tool_batch_single`.
-        let named = tests.match_indices(&case).any(|(at, _)| {
-            !tests[at + case.len()..]
-                .chars()
-                .next()
-                .is_some_and(|c| c.is_ascii_alphanumeric() || c == '_')
-        });
-        if named || NOT_LATCH.iter().any(|(c, _)| *c == case) {
-            continue;
-        }
-        match COVERED_AS.iter().find(|(c, _)| *c == case) {
-            Some((_, test)) => assert!(
-                tests.contains(&format!("fn {test}(")),
-                "{case}: no test {test}"
-            ),
-            None => unnamed.push(case),
-        }
-    }
-    unnamed.sort();
     assert!(unnamed.is_empty(), "recordings no test names: {unnamed:?}");
 }

@@ -429,3 +429,88 @@ impl HttpStub {
         self.requests.lock().expect("lock").clone()
     }
 }
+
+/// PreToolUse settings of 24 handlers that sleep 0.2 s and a deny after
+/// them: under a low limit of open files, they cannot all start at once.
+pub fn starving_settings() -> Value {
+    let mut hooks: Vec<Value> = (0..24)
+        .map(|i| serde_json::json!({"type": "command", "command": format!("sleep 0.2 # {i}")}))
+        .collect();
+    hooks.push(serde_json::json!({"type": "command", "command": "echo policy >&2; exit 2"}));
+    serde_json::json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": hooks}]}})
+}
+
+impl Claude {
+    /// `latch fire` of `event` over this tree under the shell's `ulimit`
+    /// with `limit` (such as `-Sn 64`): its output.
+    pub fn fire_under_ulimit(&self, limit: &str, event: &Value) -> std::process::Output {
+        let path = self.root.path().join("event.json");
+        fs::write(&path, event.to_string()).expect("event");
+        std::process::Command::new("/bin/sh")
+            .arg("-c")
+            .arg(format!(r#"ulimit {limit} && exec "$@""#))
+            .arg("sh")
+            .arg(assert_cmd::cargo::cargo_bin("latch"))
+            .arg("fire")
+            .args(self.config_args())
+            .arg("--event")
+            .arg(&path)
+            .output()
+            .expect("latch runs")
+    }
+}
+
+/// The sources of tests/it, with the guard's own file `guard` (a path
+/// under tests/it) only up to its test `guard_fn`, whose lists name
+/// cases on purpose.
+pub fn test_sources(guard: &str, guard_fn: &str) -> String {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let this = root.join("tests/it").join(guard);
+    let mut tests = String::new();
+    for entry in fs::read_dir(root.join("tests/it")).expect("tests/it") {
+        let path = entry.expect("an entry").path();
+        if path.extension().is_some_and(|e| e == "rs") && path != this {
+            tests.push_str(&fs::read_to_string(&path).expect("a test file"));
+        }
+    }
+    let own = fs::read_to_string(&this).expect("the guard's file");
+    tests.push_str(
+        own.split(&format!("fn {guard_fn}"))
+            .next()
+            .unwrap_or_default(),
+    );
+    tests
+}
+
+/// The recorded `cases` that `tests` do not name whole (`r3_post_tool_batch`
+/// is not named by a test of `r3_post_tool_batch_single`) and no list
+/// accounts for: `not_latch` (case, why latch cannot hold it) or
+/// `covered_as` (case, the test that asserts it, which must exist).
+pub fn unnamed_cases<'a>(
+    cases: impl IntoIterator<Item = &'a str>,
+    tests: &str,
+    not_latch: &[(&str, &str)],
+    covered_as: &[(&str, &str)],
+) -> Vec<String> {
+    let mut unnamed = Vec::new();
+    for case in cases {
+        let named = tests.match_indices(case).any(|(at, _)| {
+            !tests[at + case.len()..]
+                .chars()
+                .next()
+                .is_some_and(|c| c.is_ascii_alphanumeric() || c == '_')
+        });
+        if named || not_latch.iter().any(|(c, _)| *c == case) {
+            continue;
+        }
+        match covered_as.iter().find(|(c, _)| *c == case) {
+            Some((_, test)) => assert!(
+                tests.contains(&format!("fn {test}(")),
+                "{case}: no test {test}"
+            ),
+            None => unnamed.push(case.to_owned()),
+        }
+    }
+    unnamed.sort();
+    unnamed
+}

@@ -1703,13 +1703,7 @@ fn a_config_change_through_a_linked_directory_takes_the_file_on_arrival_too() {
 /// have ended: the deny among them still counts, at every fire.
 #[test]
 fn hooks_starved_of_open_files_start_once_the_others_end() {
-    let c = Claude::new();
-    let mut hooks: Vec<Value> = (0..24)
-        .map(|i| json!({"type": "command", "command": format!("sleep 0.2 # {i}")}))
-        .collect();
-    hooks.push(json!({"type": "command", "command": "echo policy >&2; exit 2"}));
-    let c = c
-        .project_settings(&json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": hooks}]}}));
+    let c = Claude::new().project_settings(&crate::claude_util::starving_settings());
     let mut s = Server::start_with_open_files(40, &[]).for_claude(&c);
     for id in 2..4 {
         let r = s.call(id, "fire", bash_before("rm -rf /"));
