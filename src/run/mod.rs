@@ -368,7 +368,7 @@ impl Runner {
     ///
     /// A hook that cannot start for want of descriptors, processes or
     /// memory waits until the hooks that did start end, then starts; when
-    /// none did, after a short wait (see [`starved`]).
+    /// none did, after waits of 10, 50 and 250 ms.
     pub async fn run_batch_lending(
         &self,
         cmds: &[&HookCommand],
