@@ -557,7 +557,7 @@ fn read_state(dir: &OwnedFd, path: &Path) -> io::Result<SessionState> {
 /// maps to one safe file name (no `/`, no `..`). A long id keeps a
 /// readable prefix and gets a hash of the whole id, so the name stays far
 /// below the file-name limit and distinct ids stay distinct.
-fn encode_id(id: &str) -> String {
+pub(crate) fn encode_id(id: &str) -> String {
     if id.is_empty() {
         return "%".to_owned();
     }

@@ -86,9 +86,20 @@ impl HookTree {
         // the group is found through its parent, which the group's signal
         // may kill.
         let table = adopt::leaders();
-        let set = procfs::snapshot().map(|procs| self.collect(&procs, &table));
+        let outside: Vec<i32> = procfs::snapshot()
+            .map(|procs| {
+                let set = self.collect(&procs, &table);
+                // The group's members get the group's signal: once only,
+                // so a `trap … TERM` runs once.
+                procs
+                    .iter()
+                    .filter(|p| set.contains(&p.pid) && p.pgid != self.leader)
+                    .map(|p| p.pid)
+                    .collect()
+            })
+            .unwrap_or_default();
         self.signal_group(sig);
-        for pid in set.into_iter().flatten() {
+        for pid in outside {
             send(pid, sig);
         }
     }

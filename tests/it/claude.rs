@@ -430,6 +430,21 @@ fn r8_a_missing_stop_script_does_not_keep_the_agent_going() {
         warnings.contains("Hook script appears to be missing — \\\"sh /nonexistent/stop.sh\\\" exited 2 with: sh: 0: cannot open /nonexistent/stop.sh: No such file. Treating as non-blocking. If this is a plugin hook, check the plugin install (run /plugin)."),
         "{warnings}"
     );
+    // The text names the command once, and never when commands are hidden.
+    assert!(
+        warnings.contains("Stop hook error: Hook script appears to be missing"),
+        "{warnings}"
+    );
+    let f = c.fire_with(
+        &json!({"event": "stop", "session_id": "s2"}),
+        &["--claude-hide-commands"],
+    );
+    let warnings = f.outcome["warnings"].to_string();
+    assert!(
+        warnings.contains("Hook script appears to be missing — exited 2 with: sh: 0: cannot open"),
+        "{warnings}"
+    );
+    assert!(!warnings.contains("/nonexistent/stop.sh\\\""), "{warnings}");
     // Elsewhere the same exit 2 still blocks.
     let f = c.fire(&bash_before("ls"));
     assert_eq!(f.outcome["decision"], "deny", "{}", f.outcome);
@@ -480,6 +495,18 @@ fn o6_stop_blocks_are_capped_at_8_in_a_row() {
     // A prompt starts a new run of blocks.
     c.fire(&json!({"event": "user_prompt", "session_id": "s1", "prompt": "go"}));
     assert!(c.fire(&stop).outcome.get("continuation").is_some());
+
+    // A JSON block counts the same (r8_stop_block_no_tool_json).
+    let c = Claude::new();
+    let cmd = c.hook(
+        "json",
+        r#"--stdout '{"decision": "block", "reason": "keep going"}'"#,
+    );
+    let c = c.project_settings(&settings("Stop", None, &[&cmd]));
+    for _ in 0..8 {
+        assert!(c.fire(&stop).outcome.get("continuation").is_some());
+    }
+    assert!(c.fire(&stop).outcome.get("continuation").is_none());
 }
 
 /// The cap counts Stop blocks with no tool call between them: a tool call
@@ -593,10 +620,21 @@ fn the_stop_block_cap_comes_from_its_variable() {
         "{}",
         f.outcome
     );
-    // 0 or less: no cap; empty: Claude Code's 8, without a warning.
+    // r8_stop_cap_env_3: the fourth block in a row ends the turn.
+    for _ in 0..3 {
+        assert!(fire("three", "3").outcome.get("continuation").is_some());
+    }
+    assert!(fire("three", "3").outcome.get("continuation").is_none());
+    // 0 or less: no cap, and no warning; empty: Claude Code's 8.
     for _ in 0..10 {
         assert!(fire("none", "0").outcome.get("continuation").is_some());
-        assert!(fire("minus", "-1").outcome.get("continuation").is_some());
+        let f = fire("minus", "-1");
+        assert!(f.outcome.get("continuation").is_some());
+        assert!(
+            !f.stderr.contains("not a plain whole number"),
+            "{}",
+            f.stderr
+        );
     }
     let f = fire("empty", "");
     assert!(f.outcome.get("continuation").is_some());

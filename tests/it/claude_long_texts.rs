@@ -232,3 +232,39 @@ fn r8_big_ups_stdout_and_context_are_saved_too() {
         names(&c)
     );
 }
+
+/// Two handlers at the same place in two groups, for one tool call: each
+/// preview names a file that holds that handler's own text.
+#[test]
+fn every_preview_names_a_file_with_its_own_text() {
+    let c = Claude::new();
+    let (a, b) = (long_text(11_000), long_text(11_000).replace('A', "B"));
+    let one = hook_printing(&c, "one", POST_CONTEXT, &a);
+    let two = hook_printing(&c, "two", POST_CONTEXT, &b);
+    let c = c.project_settings(&json!({"hooks": {"PostToolUse": [
+        {"matcher": "Bash", "hooks": [{"type": "command", "command": one}]},
+        {"matcher": "*", "hooks": [{"type": "command", "command": two}]}]}}));
+    let event = post("toolu/../7");
+    let f = c.fire(&event);
+    let shown = texts(&f.outcome["context"]);
+    assert_eq!(shown.len(), 2, "{}", f.outcome);
+    for text in &shown {
+        let path = text
+            .split_once("Full output saved to: ")
+            .and_then(|(_, rest)| rest.split_once('\n'))
+            .map(|(p, _)| p.to_owned())
+            .expect("a path");
+        let saved = std::fs::read_to_string(&path).expect("the file");
+        // A call id with a `/` stays inside tool-results.
+        assert!(path.contains("/tool-results/hook-toolu%2F"), "{path}");
+        assert!(text.contains(&saved[..2000]), "{path} holds another text");
+    }
+    // The same texts again reuse their files.
+    // (Texts come in the order the hooks finished.)
+    let again = c.fire(&event);
+    let mut again = texts(&again.outcome["context"]);
+    let mut shown = shown;
+    again.sort_unstable();
+    shown.sort_unstable();
+    assert_eq!(again, shown);
+}

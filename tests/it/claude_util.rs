@@ -483,7 +483,8 @@ pub fn test_sources(guard: &str, guard_fn: &str) -> String {
 }
 
 /// The recorded `cases` that `tests` do not name whole (`r3_post_tool_batch`
-/// is not named by a test of `r3_post_tool_batch_single`) and no list
+/// is not named by a test of `r3_post_tool_batch_single`, nor `r2_x` by
+/// `xr2_x`) and no list
 /// accounts for: `not_latch` (case, why latch cannot hold it) or
 /// `covered_as` (case, the test that asserts it, which must exist).
 pub fn unnamed_cases<'a>(
@@ -494,11 +495,10 @@ pub fn unnamed_cases<'a>(
 ) -> Vec<String> {
     let mut unnamed = Vec::new();
     for case in cases {
+        let word = |c: char| c.is_ascii_alphanumeric() || c == '_';
         let named = tests.match_indices(case).any(|(at, _)| {
-            !tests[at + case.len()..]
-                .chars()
-                .next()
-                .is_some_and(|c| c.is_ascii_alphanumeric() || c == '_')
+            !tests[..at].chars().next_back().is_some_and(word)
+                && !tests[at + case.len()..].chars().next().is_some_and(word)
         });
         if named || not_latch.iter().any(|(c, _)| *c == case) {
             continue;

@@ -317,8 +317,7 @@ pub async fn dispatch(cfg: &Claude, event: &Event, cx: &DispatchContext<'_>) -> 
             .tool
             .as_ref()
             .and_then(|t| t.call_id.clone())
-            .filter(|id| !id.is_empty())
-            .unwrap_or_else(super::persist::run_id),
+            .filter(|id| !id.is_empty()),
         texts: options.texts,
         event,
         out,
@@ -399,14 +398,12 @@ struct Judged {
 /// `TaskCompleted` and `TeammateIdle`, and on `UserPromptSubmit` for a
 /// plugin's hook.
 struct MissingScript {
-    /// The command as Claude Code's texts show it.
-    command: String,
     /// The plugin's name, for a plugin's hook.
     plugin: Option<String>,
 }
 
 impl MissingScript {
-    fn of(ce: ClaudeEvent, command: &str, plugin: Option<&str>) -> Option<MissingScript> {
+    fn of(ce: ClaudeEvent, plugin: Option<&str>) -> Option<MissingScript> {
         let applies = matches!(
             ce,
             ClaudeEvent::Stop
@@ -415,7 +412,6 @@ impl MissingScript {
                 | ClaudeEvent::TeammateIdle
         ) || (ce == ClaudeEvent::UserPromptSubmit && plugin.is_some());
         applies.then(|| MissingScript {
-            command: command.to_owned(),
             plugin: plugin.map(str::to_owned),
         })
     }
@@ -434,15 +430,10 @@ fn missing_script(verdict: Verdict, missing: Option<&MissingScript>, result: &cr
     if !looks_missing || !text::js_trim(&String::from_utf8_lossy(&result.stdout.bytes)).is_empty() {
         return verdict;
     }
-    let advice = match &m.plugin {
-        Some(name) => format!("Run `/plugin` to reinstall '{name}' or remove it from settings."),
-        None => "If this is a plugin hook, check the plugin install (run /plugin).".to_owned(),
-    };
-    Verdict::NonBlocking(format!(
-        "Hook script appears to be missing \u{2014} \"{}\" exited 2 with: {}. Treating as non-blocking. {advice}",
-        m.command,
-        text::js_trim(&stderr)
-    ))
+    Verdict::MissingScript {
+        stderr: text::js_trim(&stderr).to_owned(),
+        plugin: m.plugin.clone(),
+    }
 }
 
 /// Runs the handlers at once; each comes back in its place with the order
@@ -749,11 +740,8 @@ fn work<'a>(
                     cmd.detach = Some(super::judge::first_line);
                 }
                 let timeout = cmd.timeout.as_secs_f64();
-                let missing = MissingScript::of(
-                    place.ce,
-                    &shown,
-                    s.file.plugin.as_ref().map(|p| p.name.as_str()),
-                );
+                let missing =
+                    MissingScript::of(place.ce, s.file.plugin.as_ref().map(|p| p.name.as_str()));
                 let program = match &cmd.program {
                     Program::Exec { program, .. } => program.display().to_string(),
                     Program::Shell { shell, .. } => shell.display().to_string(),
@@ -1098,9 +1086,9 @@ struct Fold<'a> {
     map: Option<&'a crate::vocabulary::ToolMap>,
     /// Each run handler's 1-based place in its group, by run index.
     places: Vec<usize>,
-    /// What names the files of long texts: the tool call's id, else one
-    /// of this event's (see [`super::persist`]).
-    texts_id: String,
+    /// What names the files of long texts: the tool call's id (else one
+    /// of each hook run's; see [`super::persist`]).
+    texts_id: Option<String>,
     texts: Texts,
     event: &'a Event,
     out: Outcome,
@@ -1122,10 +1110,11 @@ impl Fold<'_> {
     /// A hook's text as the model reads it: over 10,000 characters it is
     /// saved to a file and previewed (see [`super::persist`]).
     fn kept(&self, cx: &DispatchContext<'_>, text: &str, field: super::persist::Field) -> String {
-        let id = match field {
-            // Claude Code names stdout's file after the hook run.
-            super::persist::Field::Stdout => super::persist::run_id(),
-            _ => self.texts_id.clone(),
+        let id = match (field, &self.texts_id) {
+            // Claude Code names stdout's file after the hook run, and so
+            // the others without a tool call.
+            (super::persist::Field::Stdout, _) | (_, None) => super::persist::run_id(),
+            (_, Some(call)) => call.clone(),
         };
         super::persist::inline_or_saved(text, cx.session, &id, field)
     }
@@ -1181,6 +1170,12 @@ impl Fold<'_> {
             _ => ErrorCategory::CommandError,
         };
         match verdict {
+            // Its text names the command itself: no `[<cmd>]: ` before it.
+            Verdict::MissingScript { stderr, plugin } => {
+                let text = t.missing_script(cmd, &stderr, plugin.as_deref());
+                self.out.warnings.push(format!("{label} hook error: {text}"));
+                record.fail(ErrorCategory::CommandError, text);
+            }
             Verdict::NonBlocking(message) | Verdict::Stopped(_, message) => {
                 self.out.warnings.push(format!(
                     "{label} hook error: {}",
@@ -1957,6 +1952,12 @@ impl Fold<'_> {
             .filter(|r| r.status == RunStatus::Continued && hooks.contains(&r.hook))
         {
             run.status = RunStatus::Ok;
+            // `A hook blocked …` reads `it asked to go on, but a hook …`.
+            let mut chars = why.chars();
+            let why = chars
+                .next()
+                .map(|c| c.to_lowercase().chain(chars).collect::<String>())
+                .unwrap_or_default();
             run.message = Some(format!("it asked to go on, but {why}"));
         }
         self.out.warnings.push(why);

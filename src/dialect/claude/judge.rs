@@ -41,6 +41,16 @@ pub enum Verdict {
     /// record's, never guessed from the message (a hook may print "timed
     /// out" itself).
     Stopped(ErrorCategory, String),
+    /// An exit 2 that Claude Code takes for a missing script (an empty
+    /// stdout, `no such file` or `can't open` in stderr, on the events
+    /// that allow it): a non-blocking error, with the stderr (trimmed) and
+    /// the plugin's name its text quotes.
+    MissingScript {
+        /// stderr, trimmed.
+        stderr: String,
+        /// The plugin's name, for a plugin's hook.
+        plugin: Option<String>,
+    },
     /// The first stdout line was `{"async":true}`: the hook went to the
     /// background, and what it printed after that line is an `async`
     /// hook's answer.
@@ -109,7 +119,8 @@ impl HookJson {
 }
 
 /// Stdout kept of a command hook: enough for any JSON answer a hook
-/// means to give (its strings are cut to 10,000 characters anyway).
+/// means to give (texts over 10,000 characters reach the model as a
+/// preview of a saved file anyway).
 pub const MAX_STDOUT: usize = 8 << 20;
 
 /// Reads one finished run of `program` (named in the text of a failed

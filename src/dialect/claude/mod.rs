@@ -126,7 +126,9 @@ impl Options {
             Some(n) if n <= 0 => None,
             Some(n) => Some(u32::try_from(n).unwrap_or(u32::MAX)),
         };
-        let plain = !v.is_empty() && v.bytes().all(|b| b.is_ascii_digit());
+        // A whole number, signed or not (`-1`, no cap, is documented).
+        let digits = v.strip_prefix('-').unwrap_or(&v);
+        let plain = !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit());
         if !v.is_empty() && !plain {
             let meaning = match cap {
                 Some(n) => format!("a cap of {n}"),

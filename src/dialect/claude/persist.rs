@@ -10,6 +10,7 @@
 //! it in the session's state directory, `tool-results/`, private (0700).
 
 use std::io::Write;
+use std::path::Path;
 
 use crate::session::Session;
 
@@ -60,7 +61,9 @@ pub fn inline_or_saved(text: &str, session: &Session, id: &str, field: Field) ->
     if units <= MAX_INLINE {
         return text.to_owned();
     }
-    match save(text, session, &field.file_name(id)) {
+    // The id comes from the harness: one safe file name whatever it holds.
+    let id = crate::session::encode_id(id);
+    match save(text, session, &field.file_name(&id)) {
         Ok(path) => {
             let (preview, more) = preview(text);
             format!(
@@ -79,24 +82,61 @@ pub fn inline_or_saved(text: &str, session: &Session, id: &str, field: Field) ->
     }
 }
 
-/// Writes `text` to `name` in the session's `tool-results` directory, once:
-/// a file already there is kept, as Claude Code keeps it.
+/// Writes `text` to `name` in the session's `tool-results` directory.
+/// A file of that name that holds the same text is kept; one that holds
+/// another (two groups' handlers at the same place, a `PreToolUse` and a
+/// `PostToolUse` of one call) makes the name `<name>.2`, `.3`, …, so the
+/// path the model reads always holds its text. A failed write leaves no
+/// file behind.
 fn save(text: &str, session: &Session, name: &str) -> Result<std::path::PathBuf, String> {
     let dir = session
         .private_dir("tool-results")
         .map_err(|e| e.to_string())?
         .ok_or_else(|| "the session has no state directory".to_owned())?;
-    let path = dir.join(name);
-    match std::fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .open(&path)
-    {
-        Ok(mut file) => file.write_all(text.as_bytes()).map_err(|e| e.to_string())?,
-        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
-        Err(e) => return Err(e.to_string()),
+    let (stem, ext) = name.rsplit_once('.').unwrap_or((name, "txt"));
+    for n in 1..=MAX_NAMES {
+        let path = if n == 1 {
+            dir.join(name)
+        } else {
+            dir.join(format!("{stem}.{n}.{ext}"))
+        };
+        match std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&path)
+        {
+            Ok(mut file) => {
+                return match file.write_all(text.as_bytes()) {
+                    Ok(()) => Ok(path),
+                    Err(e) => {
+                        let _ = std::fs::remove_file(&path);
+                        Err(e.to_string())
+                    }
+                };
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+                if holds(&path, text) {
+                    return Ok(path);
+                }
+            }
+            Err(e) => return Err(e.to_string()),
+        }
     }
-    Ok(path)
+    Err(format!("{MAX_NAMES} files named {name} hold other texts"))
+}
+
+/// How many names [`save`] tries for one text.
+const MAX_NAMES: usize = 16;
+
+/// Whether the regular file at `path` (not followed if a link) holds
+/// exactly `text`; read only when its size says it may.
+fn holds(path: &Path, text: &str) -> bool {
+    match std::fs::symlink_metadata(path) {
+        Ok(m) if m.is_file() && m.len() == text.len() as u64 => {
+            std::fs::read(path).is_ok_and(|bytes| bytes == text.as_bytes())
+        }
+        _ => false,
+    }
 }
 
 /// Claude Code's preview: the first [`PREVIEW`] units, cut back to the

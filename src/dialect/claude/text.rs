@@ -5,7 +5,9 @@
 //! (`[<cmd>]`). [`Texts::hide_commands`] leaves it out: `[<cmd>]: ` is
 //! dropped, and `from command: "<cmd>"` becomes nothing.
 
-/// Claude Code cuts every string a hook returns at 10,000 characters.
+/// The most of an `async` hook's answer latch passes on (Claude Code saves
+/// longer texts of a hook that it waits for to a file; see
+/// [`super::persist`]).
 pub(crate) const MAX_HOOK_TEXT: usize = 10_000;
 
 /// `s` trimmed as JavaScript's `String.prototype.trim` trims, which is
@@ -62,6 +64,24 @@ impl Texts {
                 "{label} hook blocking error from command: \"{cmd}\": {tail}"
             ))
         }
+    }
+
+    /// Claude Code's warning for a script that seems missing (read from
+    /// its 2.1.197 code; recorded: `r8_stop_missing_script_*`); without
+    /// the command when commands are hidden.
+    pub(crate) fn missing_script(&self, cmd: &str, stderr: &str, plugin: Option<&str>) -> String {
+        let advice = match plugin {
+            Some(name) => format!("Run `/plugin` to reinstall '{name}' or remove it from settings."),
+            None => "If this is a plugin hook, check the plugin install (run /plugin).".to_owned(),
+        };
+        let what = if self.hide_commands {
+            String::new()
+        } else {
+            format!(" \"{cmd}\"")
+        };
+        format!(
+            "Hook script appears to be missing \u{2014}{what} exited 2 with: {stderr}. Treating as non-blocking. {advice}"
+        )
     }
 
     /// A failed `WorktreeCreate`, as the worktree tool's result:
@@ -131,7 +151,7 @@ pub fn label_of(shown: &str) -> String {
     }
 }
 
-/// A hook string cut at [`MAX_HOOK_TEXT`] characters.
+/// An `async` hook's answer cut at [`MAX_HOOK_TEXT`] characters.
 pub fn capped(text: &str) -> String {
     match text.char_indices().nth(MAX_HOOK_TEXT) {
         Some((at, _)) => text[..at].to_owned(),
