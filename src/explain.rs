@@ -56,6 +56,11 @@ pub struct Explanation {
     /// Configuration keys of this hook latch reads but does not act on.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub ignored: Vec<IgnoredKey>,
+    /// The time limit it would run under, in milliseconds (claude: its
+    /// `timeout`, else Claude Code's default for its type and event);
+    /// `None` where the dialect does not say.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub timeout_ms: Option<u64>,
 }
 
 /// A configuration key of a hook that has no effect in latch.
@@ -86,7 +91,14 @@ impl Explanation {
             reason: reason.into(),
             summary: None,
             ignored: Vec::new(),
+            timeout_ms: None,
         }
+    }
+
+    /// With the time limit it would run under.
+    pub(crate) fn with_timeout(mut self, timeout: std::time::Duration) -> Self {
+        self.timeout_ms = Some(u64::try_from(timeout.as_millis()).unwrap_or(u64::MAX));
+        self
     }
 
     /// With a summary of what the hook runs (an empty one is left out).

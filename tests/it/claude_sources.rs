@@ -404,3 +404,52 @@ fn an_invalid_claude_settings_file_is_located_and_the_other_sources_still_load()
         f.stderr
     );
 }
+
+/// `latch explain` shows each handler's time limit: its `timeout`, else
+/// Claude Code's default for its type and event (600 s for a command, 30 s
+/// on UserPromptSubmit and for a prompt handler, 10 s on MessageDisplay,
+/// 60 s for an agent handler), so the defaults are held by a test without
+/// waiting for them.
+#[test]
+fn explain_shows_each_handler_s_time_limit() {
+    let c = Claude::new().project_settings(&json!({"hooks": {
+        "PreToolUse": [{"hooks": [
+            {"type": "command", "command": "echo pre"},
+            {"type": "command", "command": "echo quick", "timeout": 1.5},
+            {"type": "prompt", "prompt": "pre prompt"},
+            {"type": "agent", "prompt": "pre agent"},
+            {"type": "http", "url": "http://127.0.0.1:9/h"}]}],
+        "UserPromptSubmit": [{"hooks": [
+            {"type": "command", "command": "echo ups"},
+            {"type": "prompt", "prompt": "ups prompt"}]}],
+        "MessageDisplay": [{"hooks": [
+            {"type": "command", "command": "echo display"},
+            {"type": "prompt", "prompt": "display prompt"}]}]}}));
+    let listed = c.explain(&bash_before("ls"), &[]);
+    let limits: Vec<(String, u64)> = listed
+        .iter()
+        .map(|e| {
+            (
+                e["hook"].as_str().unwrap_or_default().to_owned(),
+                e["timeout_ms"].as_u64().unwrap_or(0),
+            )
+        })
+        .collect();
+    let want = [
+        ("echo pre", 600_000),
+        ("echo quick", 1_500),
+        ("pre prompt", 30_000),
+        ("pre agent", 60_000),
+        ("http://127.0.0.1:9/h", 600_000),
+        ("echo ups", 30_000),
+        ("ups prompt", 30_000),
+        ("echo display", 10_000),
+        ("display prompt", 10_000),
+    ];
+    for (hook, ms) in want {
+        assert!(
+            limits.iter().any(|(h, m)| h.contains(hook) && *m == ms),
+            "{hook}: {ms} ms, got {limits:?}"
+        );
+    }
+}

@@ -78,18 +78,31 @@ struct Place<'p> {
 }
 
 impl Place<'_> {
-    /// A handler's time limit: its `timeout`, else Claude Code's default
-    /// for the event (30 s on `UserPromptSubmit`, 10 s on `MessageDisplay`,
-    /// else 600 s), within the
-    /// dispatch's cap.
+    /// A handler's time limit ([`handler_timeout`]) within the dispatch's
+    /// cap.
     fn timeout(&self, handler: &Handler) -> std::time::Duration {
-        let default = match self.ce {
-            ClaudeEvent::UserPromptSubmit => PROMPT_EVENT_TIMEOUT,
-            ClaudeEvent::MessageDisplay => DISPLAY_TIMEOUT,
-            _ => COMMAND_TIMEOUT,
-        };
-        let t = handler.timeout.unwrap_or(default);
+        let t = handler_timeout(self.ce, handler);
         self.timeout_cap.map_or(t, |cap| t.min(cap))
+    }
+}
+
+/// A handler's time limit on `ce`, as Claude Code sets it: its `timeout`,
+/// else the event's default (30 s on `UserPromptSubmit`, 10 s on
+/// `MessageDisplay`, else 600 s), lowered for a `prompt` handler to 30 s
+/// and for an `agent` handler to 60 s.
+pub(super) fn handler_timeout(ce: ClaudeEvent, handler: &Handler) -> std::time::Duration {
+    if let Some(t) = handler.timeout {
+        return t;
+    }
+    let event = match ce {
+        ClaudeEvent::UserPromptSubmit => PROMPT_EVENT_TIMEOUT,
+        ClaudeEvent::MessageDisplay => DISPLAY_TIMEOUT,
+        _ => COMMAND_TIMEOUT,
+    };
+    match handler.kind {
+        HandlerKind::Prompt { .. } => event.min(super::prompt::PROMPT_TIMEOUT),
+        HandlerKind::Agent { .. } => event.min(super::harness::AGENT_TIMEOUT),
+        _ => event,
     }
 }
 
@@ -576,11 +589,7 @@ fn work<'a>(
             })
         }
         HandlerKind::Prompt { prompt, model } => {
-            let timeout = s
-                .handler
-                .timeout
-                .unwrap_or(super::prompt::PROMPT_TIMEOUT)
-                .min(place.timeout(s.handler));
+            let timeout = place.timeout(s.handler);
             let payload =
                 String::from_utf8_lossy(place.stdin.strip_suffix(b"\n").unwrap_or(place.stdin))
                     .into_owned();
@@ -618,7 +627,7 @@ fn work<'a>(
                 return Prepared::Recorded(record);
             };
             let ce = place.ce;
-            let (default, call) = match &s.handler.kind {
+            let call = match &s.handler.kind {
                 HandlerKind::McpTool {
                     server,
                     tool,
@@ -634,7 +643,7 @@ fn work<'a>(
                             )),
                         }
                     });
-                    (COMMAND_TIMEOUT, call)
+                    call
                 }
                 HandlerKind::Agent { prompt } => {
                     let payload = String::from_utf8_lossy(
@@ -647,18 +656,14 @@ fn work<'a>(
                             Err(e) => Verdict::NonBlocking(format!("agent hook failed: {e}")),
                         }
                     });
-                    (super::harness::AGENT_TIMEOUT, call)
+                    call
                 }
                 other => {
                     let why = format!("`{}` is not a harness handler", other.type_name());
                     return Prepared::Refused(s.record, why);
                 }
             };
-            let timeout = s
-                .handler
-                .timeout
-                .unwrap_or(default)
-                .min(place.timeout(s.handler));
+            let timeout = place.timeout(s.handler);
             let mut record = s.record;
             Prepared::Run(Work {
                 shown,

@@ -109,14 +109,18 @@ pub fn explain(cfg: &Claude, event: &Event) -> Vec<Explanation> {
                     running.push(out.len());
                     handlers.push((file.plugin.as_ref().map(|p| p.root.as_path()), h));
                 }
-                out.push(Explanation::new(
+                let explained = Explanation::new(
                     DIALECT,
                     group.event_name.clone(),
                     label_of(&h.kind.shown()),
                     Some(h.source.clone()),
                     runs,
                     format!("[{}] {reason}", file.scope.label()),
-                ));
+                );
+                out.push(match group.event {
+                    Some(e) => explained.with_timeout(super::combine::handler_timeout(e, h)),
+                    None => explained,
+                });
             }
         }
     }
