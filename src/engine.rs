@@ -291,9 +291,14 @@ fn internal_failure(dialect: &dyn Dialect, event: &Event, message: &str) -> Outc
     out
 }
 
-/// A fresh id for an event occurrence: time, process and a counter, so ids
-/// from overlapping `latch fire` processes never collide.
+/// A fresh id for an event occurrence.
 fn new_event_id() -> String {
+    unique_id("evt")
+}
+
+/// A fresh id, `<prefix>-…`: time, process and a counter, so ids from
+/// overlapping `latch fire` processes never collide.
+pub(crate) fn unique_id(prefix: &str) -> String {
     static COUNTER: AtomicU64 = AtomicU64::new(0);
     let nanos = SystemTime::now()
         .duration_since(UNIX_EPOCH)
@@ -302,7 +307,7 @@ fn new_event_id() -> String {
     static PID: std::sync::OnceLock<u32> = std::sync::OnceLock::new();
     let pid = *PID.get_or_init(std::process::id);
     let n = COUNTER.fetch_add(1, Ordering::Relaxed);
-    format!("evt-{nanos:x}-{pid:x}-{n}")
+    format!("{prefix}-{nanos:x}-{pid:x}-{n}")
 }
 
 #[cfg(test)]

@@ -144,7 +144,7 @@ pub async fn dispatch(cfg: &Claude, event: &Event, cx: &DispatchContext<'_>) -> 
         ClaudeEvent::PreToolUse | ClaudeEvent::PostToolUse | ClaudeEvent::PostToolUseFailure
     ) && (cfg.declares(ClaudeEvent::Stop) || cfg.declares(ClaudeEvent::SubagentStop))
     {
-        let (_, run) = stop_keys(ClaudeEvent::SubagentStop, event);
+        let (_, run) = stop_keys_of(event.agent_id.as_deref());
         if let Err(e) = cx.session.set_flag(&run, false) {
             out.warnings.push(format!(
                 "latch could not note the tool call for the Stop block cap: {e}"
@@ -1979,12 +1979,18 @@ fn task_feedback(ce: ClaudeEvent, message: &str) -> String {
 /// (also the run's flag): one pair for the main agent, one per sub-agent
 /// (`SubagentStop`, and a sub-agent's tool calls, name it by `agent_id`).
 fn stop_keys(ce: ClaudeEvent, event: &Event) -> (String, String) {
-    match (ce, &event.agent_id) {
-        (ClaudeEvent::SubagentStop, Some(id)) => (
+    let agent = event.agent_id.as_deref();
+    stop_keys_of(agent.filter(|_| ce == ClaudeEvent::SubagentStop))
+}
+
+/// [`stop_keys`] of the main agent (`None`) or of the sub-agent `agent`.
+fn stop_keys_of(agent: Option<&str>) -> (String, String) {
+    match agent {
+        Some(id) => (
             format!("{STOP_BLOCKS_KEY}.{id}"),
             format!("{STOP_RUN_KEY}.{id}"),
         ),
-        _ => (STOP_BLOCKS_KEY.to_owned(), STOP_RUN_KEY.to_owned()),
+        None => (STOP_BLOCKS_KEY.to_owned(), STOP_RUN_KEY.to_owned()),
     }
 }
 

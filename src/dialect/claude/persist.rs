@@ -196,17 +196,7 @@ fn byte_at_unit(text: &str, units: usize) -> usize {
 
 /// A fresh id for a hook run's files when the event names no tool call.
 pub fn run_id() -> String {
-    use std::sync::atomic::{AtomicU64, Ordering};
-    static NEXT: AtomicU64 = AtomicU64::new(0);
-    let nanos = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_nanos());
-    format!(
-        "{:x}-{:x}-{}",
-        nanos,
-        std::process::id(),
-        NEXT.fetch_add(1, Ordering::Relaxed)
-    )
+    crate::engine::unique_id("run")
 }
 
 #[cfg(test)]
