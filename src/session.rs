@@ -82,9 +82,16 @@ impl SessionState {
         }
     }
 
-    /// Sets a counter.
+    /// Sets a counter. Zero is kept as no value, which reads as zero too:
+    /// resetting a counter that was never raised changes nothing, so a
+    /// session's first events write no state (a write waits for the
+    /// disk twice).
     pub fn set_counter(&mut self, key: &str, value: u64) {
-        self.values.insert(key.to_owned(), Value::from(value));
+        if value == 0 {
+            self.values.remove(key);
+        } else {
+            self.values.insert(key.to_owned(), Value::from(value));
+        }
     }
 }
 

@@ -206,7 +206,22 @@ fn read_event(path: Option<&PathBuf>) -> Result<Event, String> {
 pub fn parse_event(bytes: &[u8], from: &str) -> Result<Event, String> {
     let invalid = |e: serde_json::Error| format!("{from} is not a valid event: {e}");
     serde_json::from_slice::<crate::event::WellNested>(bytes).map_err(invalid)?;
-    serde_json::from_slice(bytes).map_err(invalid)
+    serde_json::from_slice(bytes).map_err(|_| {
+        // Read again to name the field (`tool.name`, `tool_calls[1].name`):
+        // only a failed read pays for following the path.
+        let mut reader = serde_json::Deserializer::from_slice(bytes);
+        let Err(e) = serde_path_to_error::deserialize::<_, Event>(&mut reader) else {
+            return format!("{from} is not a valid event");
+        };
+        // An unknown field at the top is named by its message already.
+        let depth = e.path().iter().count();
+        let top_unknown = depth == 1 && e.inner().to_string().starts_with("unknown field");
+        if depth == 0 || top_unknown {
+            invalid(e.into_inner())
+        } else {
+            format!("{from} is not a valid event: {}: {}", e.path(), e.inner())
+        }
+    })
 }
 
 /// The session of `event`: on disk under `state_dir` (else the default

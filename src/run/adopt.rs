@@ -15,7 +15,7 @@
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Mutex, MutexGuard};
 
-use rustix::process::Pid;
+use rustix::process::{Pid, WaitId, WaitIdOptions, waitid};
 
 use super::procfs::{self, ProcInfo};
 
@@ -158,6 +158,31 @@ pub(super) fn still_lingering(g: i32) -> bool {
 pub fn kill_leftovers() {
     let groups = std::mem::take(&mut *lingering());
     super::tree::kill_leftovers(&groups);
+}
+
+/// Reaps the orphans this process adopted (see [`become_subreaper`]) that
+/// ended by themselves: a hook's background job that outlived the hook
+/// and then exited is otherwise a zombie child until the process exits.
+/// A long-lived host (`latch serve`) calls this now and then; a running
+/// hook is never reaped here (its runner reaps it, for its exit status).
+///
+/// Only for a process whose children are all latch's: any other child of
+/// it that ended would be reaped too, and its exit status lost.
+pub fn reap_orphans() {
+    if !adopting() {
+        return;
+    }
+    // Most of the time no child has ended: one `waitid` that reaps
+    // nothing (`NOWAIT`) tells, before `/proc` is read.
+    let options = WaitIdOptions::EXITED | WaitIdOptions::NOHANG | WaitIdOptions::NOWAIT;
+    if !matches!(waitid(WaitId::All, options), Ok(Some(_))) {
+        return;
+    }
+    // Held throughout: a leader spawned meanwhile is in the table before
+    // it can be a child here, so a hook that just ended is never taken
+    // for an orphan.
+    let table = leaders();
+    super::tree::reap_ended_orphans(&table);
 }
 
 /// Whether `p` is a hook leader of this process (its runner's to reap).

@@ -71,7 +71,7 @@ use std::time::{Duration, Instant};
 use tokio::io::AsyncWriteExt;
 use tokio::net::unix::pipe::{Receiver, Sender};
 
-pub use adopt::{become_subreaper, kill_leftovers};
+pub use adopt::{become_subreaper, kill_leftovers, reap_orphans};
 pub use cancel::{Cancel, CancelHandle};
 pub use capture::Captured;
 pub use detach::{Detached, FirstLine, FirstLineRule, Followed, Released, follow};

@@ -301,7 +301,22 @@ fn send(pid: i32, sig: Signal) {
     }
 }
 
-fn reap_one(pid: i32) {
+/// Reaps every child of this process that ended and is not a hook leader
+/// in `table` (see [`adopt::reap_orphans`]).
+pub(super) fn reap_ended_orphans(table: &[(i32, u64)]) {
+    let me = i32::try_from(std::process::id()).unwrap_or(0);
+    let Some(procs) = procfs::snapshot() else {
+        return;
+    };
+    for p in procs
+        .iter()
+        .filter(|p| p.ppid == me && p.zombie && !adopt::is_leader(table, p))
+    {
+        reap_one(p.pid);
+    }
+}
+
+pub(super) fn reap_one(pid: i32) {
     if let Some(p) = Pid::from_raw(pid) {
         let _ = waitpid(Some(p), WaitOptions::NOHANG);
     }

@@ -37,6 +37,23 @@ fn malformed_event_json_exits_3() {
 }
 
 #[test]
+fn a_value_of_the_wrong_type_is_named_by_its_path_and_exits_3() {
+    let p = Project::new();
+    let out = p.fire_raw(
+        br#"{"event":"tool_before","tool":{"name":"Bash","input":{}},"tool_calls":[{"name":"a"},{"name":"b","duration_ms":"x"}]}"#,
+        &[],
+    );
+    assert_eq!(out.status.code(), Some(3));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.starts_with(
+            "latch: error: stdin is not a valid event: tool_calls[1].duration_ms: invalid type: string \"x\""
+        ),
+        "{stderr}"
+    );
+}
+
+#[test]
 fn unknown_event_fields_and_kinds_exit_3() {
     let p = Project::new();
     let out = p.fire_raw(br#"{"event":"stop","sesion_id":"x"}"#, &[]);

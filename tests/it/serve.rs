@@ -259,6 +259,36 @@ fn bad_messages_get_errors_and_the_server_goes_on() {
             .contains("sesion_id"),
         "{r}"
     );
+    // A value of the wrong type, however deep, is named by its path.
+    for (id, event, field) in [
+        (
+            63,
+            json!({"event": "stop", "session_id": 5}),
+            "session_id: invalid type",
+        ),
+        (
+            64,
+            json!({"event": "tool_before", "tool": {"name": 5, "input": {}}}),
+            "tool.name: invalid type",
+        ),
+        (
+            65,
+            json!({"event": "tool_batch", "tool_calls": [{"name": "a"}, {"name": "b", "duration_ms": "x"}]}),
+            "tool_calls[1].duration_ms: invalid type",
+        ),
+        (
+            66,
+            json!({"event": "tool_batch", "tool_calls": [{"name": "a"}, {"input": {}}]}),
+            "tool_calls[1]: missing field `name`",
+        ),
+    ] {
+        let r = s.request(id, "fire", event);
+        assert_eq!(r["error"]["code"], -32602, "{r}");
+        assert!(
+            r["error"]["message"].as_str().unwrap().contains(field),
+            "{field}: {r}"
+        );
+    }
     // Over the event limit but within the line limit: refused as `latch
     // fire` refuses it.
     let r = s.request(
@@ -616,6 +646,111 @@ fn a_soak_of_many_fires_leaks_no_descriptor_process_or_memory() {
     let last = footprint(pid);
     assert_eq!(last.1, first.1, "open descriptors: {first:?} then {last:?}");
     assert_eq!(last.2, 0, "no hook process is left: {last:?}");
+    assert!(
+        last.0 <= first.0 + first.0 / 5,
+        "RSS grew by more than 20 %: {first:?} then {last:?}"
+    );
+    assert_eq!(s.close(), 0);
+}
+
+/// Waits until `pid` has no child process left (zombies included), or
+/// fails after 10 s with what it has.
+fn wait_for_no_children(pid: u32) {
+    let start = Instant::now();
+    loop {
+        let now = footprint(pid);
+        if now.2 == 0 {
+            return;
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(10),
+            "child processes are left (zombies count): {now:?}"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+#[test]
+fn a_soak_of_cancels_errors_async_hooks_and_background_jobs_leaks_nothing() {
+    // The paths the plain soak does not take, each many times: a hook
+    // whose background job outlives it (and then ends: the server adopts
+    // it and must reap it), an async hook, a cancelled fire, a line that
+    // is no JSON, an invalid event, and more sessions than the server
+    // keeps open at once.
+    let c = Claude::new();
+    let c = c.project_settings(&json!({"hooks": {
+        "PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command",
+            "command": "(sleep 0.2 </dev/null >/dev/null 2>&1 &); cat > /dev/null"}]}],
+        "PostToolUse": [{"hooks": [{"type": "command", "async": true,
+            "command": "echo '{\"systemMessage\": \"later\"}'"}]}],
+        "UserPromptSubmit": [{"hooks": [{"type": "command", "command": "sleep 30"}]}]}}));
+    let mut s = Server::claude(&c);
+    let pid = s.child.id();
+    let round = |s: &mut Server, i: i64| {
+        let session = format!("s{}", i % 150);
+        match i % 6 {
+            0 => {
+                s.send_line("{not json");
+                let r = loop {
+                    let m = s.recv();
+                    if m.get("method").is_none() {
+                        break m;
+                    }
+                };
+                assert_eq!(r["error"]["code"], -32700, "{r}");
+                return;
+            }
+            1 => s.fire(
+                i,
+                json!({"event": "user_prompt", "session_id": session, "prompt": "hi"}),
+            ),
+            2 => s.fire(
+                i,
+                json!({"event": "tool_after", "session_id": session,
+                "tool": {"name": "Bash", "input": {"command": "ls"}, "output": "x"}}),
+            ),
+            3 => s.fire(
+                i,
+                json!({"event": "tool_before", "session_id": session, "tool": 5}),
+            ),
+            _ => s.fire(
+                i,
+                json!({"event": "tool_before", "session_id": session,
+                "tool": {"name": "Bash", "input": {"command": format!("echo {i}")}}}),
+            ),
+        }
+        if i % 6 == 1 {
+            s.send(json!({"jsonrpc": "2.0", "method": "$/cancelRequest", "params": {"id": i}}));
+        }
+        loop {
+            let r = s.recv();
+            if r["id"] == i {
+                if i % 6 == 3 {
+                    assert_eq!(r["error"]["code"], -32602, "{r}");
+                }
+                return;
+            }
+        }
+    };
+    // The warm-up goes through every session once, so that the cache of
+    // open session directories is full before the first count.
+    for i in 1..=300 {
+        round(&mut s, i);
+    }
+    wait_for_no_children(pid);
+    let first = footprint(pid);
+    for i in 301..=900 {
+        round(&mut s, i);
+    }
+    wait_for_no_children(pid);
+    let last = footprint(pid);
+    // The open sessions (at most 128, a directory and an audit log each)
+    // come and go with the cache; a descriptor lost per fire would pass
+    // this bound six hundred fires later.
+    assert!(
+        last.1 <= 2 * 128 + 64,
+        "open descriptors: {first:?} then {last:?}"
+    );
     assert!(
         last.0 <= first.0 + first.0 / 5,
         "RSS grew by more than 20 %: {first:?} then {last:?}"

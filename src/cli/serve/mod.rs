@@ -43,6 +43,10 @@ pub struct ServeArgs {}
 /// Room for the JSON-RPC envelope around an event of the largest size.
 const ENVELOPE: u64 = 1024 * 1024;
 
+/// How often the orphans that hooks left behind and that ended are
+/// reaped (see [`crate::run::reap_orphans`]).
+const REAP_EVERY: std::time::Duration = std::time::Duration::from_secs(1);
+
 /// Where responses and notifications go.
 type Out = mpsc::UnboundedSender<String>;
 
@@ -72,6 +76,15 @@ pub async fn run(_args: ServeArgs) -> u8 {
         server.lending.queued.clone(),
         max,
     ));
+    // The background jobs of hooks that outlived them and ended since are
+    // reaped now and then (on the blocking pool: it may read `/proc`), so
+    // that a long session gathers no zombies.
+    let reaper = tokio::spawn(async {
+        loop {
+            tokio::time::sleep(REAP_EVERY).await;
+            let _ = tokio::task::spawn_blocking(crate::run::reap_orphans).await;
+        }
+    });
     let mut signals = match Signals::new() {
         Ok(s) => s,
         Err(e) => {
@@ -175,6 +188,7 @@ pub async fn run(_args: ServeArgs) -> u8 {
         }
     }
     reader.abort();
+    reaper.abort();
     // The harness is gone or said `exit`: stop every hook, then leave.
     server.cancel_all();
     while tasks.join_next().await.is_some() {}
@@ -275,6 +289,10 @@ struct Setup {
     /// (see [`watch`]): every configuration loaded from now on reads them
     /// so too, until an edit fixes them.
     kept: Mutex<crate::config::files::Files>,
+    /// Held by each [`watch`] reload for its whole run, and by each load
+    /// of a configuration not cached yet: a load sees a reload whole,
+    /// never half done (reloads run off the server's thread).
+    loading: Mutex<()>,
     /// Engines loaded with the settings a session keeps (see [`Accepted`]),
     /// by working directory and a hash of those settings.
     sessions_own: Mutex<HashMap<(Option<PathBuf>, u64), Loaded>>,
@@ -451,6 +469,7 @@ impl Server {
             sessions: Mutex::default(),
             telemetry,
             kept: Mutex::default(),
+            loading: Mutex::default(),
         });
         // What the settings looked like before they were read: an edit
         // made while they load, or before the watch starts, is reloaded.
@@ -721,6 +740,11 @@ fn loaded_for(setup: &Setup, out: &Out, event: &Event) -> (Loaded, Vec<Diagnosti
     if let Some(loaded) = lock(&setup.engines).get(&key) {
         return (loaded.clone(), Vec::new());
     }
+    let _loading = lock(&setup.loading);
+    // Loaded meanwhile, by a reload this load waited for.
+    if let Some(loaded) = lock(&setup.engines).get(&key) {
+        return (loaded.clone(), Vec::new());
+    }
     let replace = lock(&setup.kept).clone();
     let (loaded, diags) = load(setup, out, key.as_deref(), replace.clone());
     let kept: Vec<&PathBuf> = replace
@@ -869,6 +893,7 @@ fn with_accepted(
     if let Some(loaded) = lock(&setup.sessions_own).get(&key) {
         return loaded.clone();
     }
+    let _loading = lock(&setup.loading);
     let mut files = lock(&setup.kept).clone();
     files.extend(replace);
     let (loaded, _) = load(setup, out, event.cwd.as_deref(), files);

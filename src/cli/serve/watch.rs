@@ -88,66 +88,97 @@ fn walk(root: &Path, entries: &mut Vec<Entry>) {
 /// why. `before` is the fingerprint of the settings directories taken
 /// before the first load: if they changed since, they are reloaded at
 /// once, so an edit made while the server started is not missed.
-pub async fn watch(setup: Arc<Setup>, out: Out, before: Fingerprint) {
-    let roots = |setup: &Setup| -> Vec<PathBuf> {
-        let cwds: Vec<Option<PathBuf>> = lock(&setup.engines).keys().cloned().collect();
-        let mut roots: Vec<PathBuf> = cwds
-            .iter()
-            .flat_map(|cwd| setup.config.watch_roots(cwd.as_deref()))
-            .collect();
-        // And whatever each loaded dialect read or looked for outside
-        // those directories (a hooks file a plugin manifest names).
-        for loaded in lock(&setup.engines).values() {
-            roots.extend(loaded.engine.dialects().flat_map(|d| d.config_paths()));
-        }
-        roots.sort();
-        roots.dedup();
-        // The settings directories first, whole directories such as
-        // plugins after: if the total budget runs out, it runs out there.
-        roots.sort_by_key(|r| {
-            let settings_dir = r
-                .file_name()
-                .is_some_and(|n| [".claude", ".poolside", ".agents"].iter().any(|d| n == *d));
-            !settings_dir && r.is_dir()
-        });
-        roots
-    };
+pub fn watch(setup: Arc<Setup>, out: Out, before: Fingerprint) -> impl Future<Output = ()> {
+    // The baseline is taken now, before `initialize` answers: an edit the
+    // harness makes once it has the answer is a change.
     let mut watched = roots(&setup);
     let mut last = fingerprint(&watched);
     // Changed while the first load read them: reload without waiting.
     let mut pending = fingerprint(&setup.config.watch_roots(None)) != before;
-    loop {
-        if !pending {
-            tokio::time::sleep(POLL).await;
-        }
-        // A configuration loaded for a new directory widens the watch: a
-        // new baseline, but a change of what was watched before still
-        // counts.
-        let now_watched = roots(&setup);
-        let changed = if now_watched == watched {
-            fingerprint(&watched) != last
-        } else {
-            let changed = fingerprint(&watched) != last;
-            watched = now_watched;
-            last = fingerprint(&watched);
-            changed
-        };
-        if !(changed || std::mem::take(&mut pending)) {
-            continue;
-        }
-        // Let the edit finish.
-        let mut settled = fingerprint(&watched);
+    // From then on, each look at the disk runs on tokio's blocking pool,
+    // off the server's one thread: walking a plugin's `node_modules` or
+    // loading every configuration again must not hold up the sessions'
+    // events.
+    async move {
         loop {
-            tokio::time::sleep(SETTLE).await;
-            let again = fingerprint(&watched);
-            if again == settled {
-                break;
+            if !pending {
+                tokio::time::sleep(POLL).await;
             }
-            settled = again;
+            // A configuration loaded for a new directory widens the watch:
+            // a new baseline, but a change of what was watched before
+            // still counts.
+            let (s, old, seen) = (setup.clone(), watched, last);
+            let (now_watched, changed, baseline) = off_thread(move || {
+                let now_watched = roots(&s);
+                let changed = fingerprint(&old) != seen;
+                let baseline = if now_watched == old {
+                    seen
+                } else {
+                    fingerprint(&now_watched)
+                };
+                (now_watched, changed, baseline)
+            })
+            .await;
+            (watched, last) = (now_watched, baseline);
+            if !(changed || std::mem::take(&mut pending)) {
+                continue;
+            }
+            // Let the edit finish.
+            let mut settled = fingerprint_off_thread(&watched).await;
+            loop {
+                tokio::time::sleep(SETTLE).await;
+                let again = fingerprint_off_thread(&watched).await;
+                if again == settled {
+                    break;
+                }
+                settled = again;
+            }
+            last = settled;
+            let (s, o) = (setup.clone(), out.clone());
+            off_thread(move || reload(&s, &o)).await;
         }
-        last = settled;
-        reload(&setup, &out);
     }
+}
+
+/// [`fingerprint`] of `roots`, on tokio's blocking pool.
+async fn fingerprint_off_thread(roots: &[PathBuf]) -> Fingerprint {
+    let roots = roots.to_vec();
+    off_thread(move || fingerprint(&roots)).await
+}
+
+/// Runs `f` on tokio's blocking pool and waits for it (a panic in `f`
+/// goes on here, as if `f` had run here).
+async fn off_thread<R: Send + 'static>(f: impl FnOnce() -> R + Send + 'static) -> R {
+    match tokio::task::spawn_blocking(f).await {
+        Ok(r) => r,
+        Err(e) => std::panic::resume_unwind(e.into_panic()),
+    }
+}
+
+/// The paths to watch: the settings directories of every loaded
+/// configuration, then whatever each loaded dialect read or looked for
+/// outside them (a hooks file a plugin manifest names).
+fn roots(setup: &Arc<Setup>) -> Vec<PathBuf> {
+    let cwds: Vec<Option<PathBuf>> = lock(&setup.engines).keys().cloned().collect();
+    let mut roots: Vec<PathBuf> = cwds
+        .iter()
+        .flat_map(|cwd| setup.config.watch_roots(cwd.as_deref()))
+        .collect();
+    for loaded in lock(&setup.engines).values() {
+        roots.extend(loaded.engine.dialects().flat_map(|d| d.config_paths()));
+    }
+    roots.sort();
+    roots.dedup();
+    // The settings directories first, whole directories such as plugins
+    // after: if the total budget runs out, it runs out there. (Cached: the
+    // key stats the root, once each rather than at every comparison.)
+    roots.sort_by_cached_key(|r| {
+        let settings_dir = r
+            .file_name()
+            .is_some_and(|n| [".claude", ".poolside", ".agents"].iter().any(|d| n == *d));
+        !settings_dir && r.is_dir()
+    });
+    roots
 }
 
 /// Loads every configuration again and tells the harness. A file whose
@@ -156,6 +187,7 @@ pub async fn watch(setup: Arc<Setup>, out: Out, before: Fingerprint) {
 /// other files' changes apply; if that still leaves new errors (or an
 /// error names no file), the configuration loaded before stays, whole.
 fn reload(setup: &Setup, out: &Out) {
+    let _whole = lock(&setup.loading);
     // Loaded from files that may have changed too: loaded anew when next
     // needed.
     lock(&setup.sessions_own).clear();

@@ -91,11 +91,18 @@ fn assert_refused_because(f: &Fired, why: &str) {
     );
 }
 
-/// Fires one state-changing event so the session directory exists.
+/// Fires a continued Stop, which writes the session's state, then a
+/// prompt, which resets it: the state file exists, with no count.
 fn prime(p: &Project) {
-    let f = p.fire(&json!({"event": "user_prompt", "session_id": "sess", "prompt": "x"}));
-    assert_eq!(f.code, 0, "{}", f.stderr);
+    for event in [
+        stop_event(),
+        json!({"event": "user_prompt", "session_id": "sess", "prompt": "x"}),
+    ] {
+        let f = p.fire(&event);
+        assert_eq!(f.code, 0, "{}", f.stderr);
+    }
     assert!(session_dir(p).join("state.json").is_file());
+    let _ = std::fs::remove_file(p.dir().join("stop-ran"));
 }
 
 /// A pid that is not in use (a reaped child's).
