@@ -39,9 +39,9 @@ node fire.mjs
 
 # The README's harness snippet type-checks against the packed package's
 # types (its `runTool` is the harness's own, declared here; the snippet
-# imports `Json` itself).
+# imports `Json` itself). test/readme.test.ts runs it.
 {
-  printf 'declare function runTool(name: string, args: Json): Promise<Json>;\n'
+  printf 'declare function runTool(name: string, args: Json): Promise<string>;\n'
   awk '/^```ts$/ { on = 1; next } /^```$/ { if (on) exit } on' "$here/README.md"
 } > snippet.ts
 cat > tsconfig.json <<JSON
