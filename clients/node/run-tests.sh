@@ -23,6 +23,11 @@ npm test
 pack=$(mktemp -d "${TMPDIR:-/tmp}/latch-client-pack.XXXXXX")
 trap 'rm -rf "$pack"' EXIT
 npm pack --silent --pack-destination "$pack" >/dev/null
+# It ships the license files, copies of the repository's.
+for license in LICENSE-MIT LICENSE-APACHE; do
+  cmp "$here/$license" "$here/../../$license"
+  tar -xzOf "$pack"/latch-client-*.tgz "package/$license" | cmp - "$here/$license"
+done
 mkdir "$pack/app"
 cd "$pack/app"
 printf '{"name":"app","private":true,"type":"module"}\n' > package.json

@@ -43,7 +43,13 @@ trap '[ -n "$cleanup" ] && rm -rf "$cleanup"' EXIT
 # A copy of the sources, so that building the package writes nothing here.
 src=$(mktemp -d "${TMPDIR:-/tmp}/latch-client-src.XXXXXX")
 trap '[ -n "$cleanup" ] && rm -rf "$cleanup"; rm -rf "$src"' EXIT
-cp -R "$here/pyproject.toml" "$here/README.md" "$here/src" "$here/tests" "$src/"
+cp -R "$here/pyproject.toml" "$here/README.md" "$here/LICENSE-MIT" "$here/LICENSE-APACHE" "$here/src" "$here/tests" "$src/"
+# The packages' license files are copies of the repository's.
+for dir in "$here" "$here/bundled"; do
+    for license in LICENSE-MIT LICENSE-APACHE; do
+        cmp "$dir/$license" "$here/../../$license"
+    done
+done
 "$venv/bin/python" -m pip install --quiet --disable-pip-version-check "$src[test]"
 
 echo "run-tests.sh: latch-client $("$venv/bin/python" -c 'import latch_client; print(latch_client.__version__)'), latch at $LATCH_BIN"
