@@ -23,6 +23,11 @@ npm test
 pack=$(mktemp -d "${TMPDIR:-/tmp}/latch-client-pack.XXXXXX")
 trap 'rm -rf "$pack"' EXIT
 npm pack --silent --pack-destination "$pack" >/dev/null
+# It ships the license files, copies of the repository's.
+for license in LICENSE-MIT LICENSE-APACHE; do
+  cmp "$here/$license" "$here/../../$license"
+  tar -xzOf "$pack"/latch-client-*.tgz "package/$license" | cmp - "$here/$license"
+done
 mkdir "$pack/app"
 cd "$pack/app"
 printf '{"name":"app","private":true,"type":"module"}\n' > package.json
@@ -39,9 +44,9 @@ node fire.mjs
 
 # The README's harness snippet type-checks against the packed package's
 # types (its `runTool` is the harness's own, declared here; the snippet
-# imports `Json` itself).
+# imports `Json` itself). test/readme.test.ts runs it.
 {
-  printf 'declare function runTool(name: string, args: Json): Promise<Json>;\n'
+  printf 'declare function runTool(name: string, args: Json): Promise<string>;\n'
   awk '/^```ts$/ { on = 1; next } /^```$/ { if (on) exit } on' "$here/README.md"
 } > snippet.ts
 cat > tsconfig.json <<JSON

@@ -8,6 +8,11 @@
 # packaging is tested too) with pytest from PyPI, and the tests run against
 # $LATCH_BIN, by default ../../target/debug/latch relative to this script.
 # Extra pytest arguments can be given in $PYTEST_ADDOPTS.
+#
+# Then, if maturin is installed ($MATURIN, else `maturin` on PATH), the
+# latch-bin wheel (bundled/) is built in the dev profile against the target
+# directory $LATCH_BIN was built in, installed, and found by Client();
+# without maturin that check is skipped, with a message.
 set -eu
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -43,7 +48,13 @@ trap '[ -n "$cleanup" ] && rm -rf "$cleanup"' EXIT
 # A copy of the sources, so that building the package writes nothing here.
 src=$(mktemp -d "${TMPDIR:-/tmp}/latch-client-src.XXXXXX")
 trap '[ -n "$cleanup" ] && rm -rf "$cleanup"; rm -rf "$src"' EXIT
-cp -R "$here/pyproject.toml" "$here/README.md" "$here/src" "$here/tests" "$src/"
+cp -R "$here/pyproject.toml" "$here/README.md" "$here/LICENSE-MIT" "$here/LICENSE-APACHE" "$here/src" "$here/tests" "$src/"
+# The packages' license files are copies of the repository's.
+for dir in "$here" "$here/bundled"; do
+    for license in LICENSE-MIT LICENSE-APACHE; do
+        cmp "$dir/$license" "$here/../../$license"
+    done
+done
 "$venv/bin/python" -m pip install --quiet --disable-pip-version-check "$src[test]"
 
 echo "run-tests.sh: latch-client $("$venv/bin/python" -c 'import latch_client; print(latch_client.__version__)'), latch at $LATCH_BIN"
@@ -53,3 +64,36 @@ cd "$src"
 # Import the installed package, not the copy of the sources.
 rm -rf "$src/src"
 PYTHONDONTWRITEBYTECODE=1 "$venv/bin/python" -m pytest -p no:cacheprovider "$src/tests"
+
+# The latch-bin wheel, built as bundled/README.md says but in the dev
+# profile, against the target directory of $LATCH_BIN (nothing to compile
+# again when it is up to date; maturin's output goes to a temporary dir).
+maturin=${MATURIN:-$(command -v maturin || true)}
+if [ -z "$maturin" ]; then
+    echo "run-tests.sh: skipped the latch-bin wheel check: maturin is not installed (pip install \"maturin>=1.5,<2\", then put it on PATH or set MATURIN)"
+    exit 0
+fi
+case $LATCH_BIN in
+    */debug/latch) target=${LATCH_BIN%/debug/latch} ;;
+    *) target=${CARGO_TARGET_DIR:-$here/../../target} ;;
+esac
+wheels=$src/wheels
+(cd "$here/bundled" && CARGO_TARGET_DIR=$target "$maturin" build --quiet --profile dev --out "$wheels")
+"$venv/bin/python" -m pip install --quiet --disable-pip-version-check --no-index --no-deps "$wheels"/latch_bin-*.whl
+# Installed beside latch-client, with no $LATCH_BIN and no latch on PATH.
+env -u LATCH_BIN PATH=/usr/bin:/bin "$venv/bin/python" - <<'PY'
+import importlib.metadata
+import shutil
+import tempfile
+
+from latch_bin import find_latch_bin
+from latch_client import Client
+
+assert shutil.which("latch") is None, shutil.which("latch")
+with tempfile.TemporaryDirectory() as tmp, Client(project=tmp, home=tmp, state_dir=tmp) as latch:
+    assert latch.fire({"event": "stop", "session_id": "s"})["decision"] == "proceed"
+licenses = importlib.metadata.metadata("latch-bin").get_all("License-File")
+assert sorted(licenses or []) == ["LICENSE-APACHE", "LICENSE-MIT"], licenses
+print(f"run-tests.sh: the latch-bin wheel's latch ({find_latch_bin()}) is the one Client() found")
+PY
+"$venv/bin/python" -m pip uninstall --quiet --disable-pip-version-check --yes latch-bin

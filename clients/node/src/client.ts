@@ -107,7 +107,15 @@ export interface ExitInfo {
 export interface LatchClientEvents {
   /** `latch/asyncResult`: an `async` hook finished. */
   asyncResult: [result: AsyncResult];
-  /** `latch/diagnostics`: a configuration loaded after `initialize` has diagnostics. */
+  /**
+   * `latch/diagnostics`: the configuration was reloaded after an edit on disk
+   * (sent after every reload, clean or not), or an event from a new `cwd`
+   * loaded one with diagnostics. `cwd` is the working directory it is for
+   * (`null`: the project's); `kept` lists the files whose new text has errors
+   * and keep their last good version, `reason` says why (`null` when nothing
+   * is kept), `reloaded` is false when the whole configuration loaded before
+   * stays in use, and `diagnostics` are those of the files on disk.
+   */
   diagnostics: [notification: DiagnosticsNotification];
   /** Any notification, known or not, before the specific event. */
   notification: [method: string, params: unknown];

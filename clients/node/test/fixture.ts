@@ -23,11 +23,12 @@ export interface Project {
 }
 
 const scripts: Record<string, string> = {
-  // Denies `rm -rf`; rewrites `npm test`, allowing it.
+  // Denies `rm -rf`; asks about `git push`; rewrites `npm test`, allowing it.
   "guard.sh": `#!/bin/sh
 input=$(cat)
 case "$input" in
   *'rm -rf'*) echo "Refusing to delete the whole tree." >&2; exit 2 ;;
+  *'git push'*) echo '{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"ask","permissionDecisionReason":"Pushing needs a human."}}' ;;
   *'"npm test"'*) echo '{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"allow","updatedInput":{"command":"npm test --silent"}}}' ;;
 esac
 exit 0

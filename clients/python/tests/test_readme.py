@@ -1,10 +1,11 @@
-"""The README's harness example runs as written."""
+"""The README's examples run as written: the harness (with ``TOOLS``, the
+harness's own) and the asyncio one."""
 
 from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Any, Dict
+from typing import Any, Dict, List
 
 import pytest
 
@@ -13,10 +14,13 @@ from conftest import Project
 README = Path(__file__).resolve().parent.parent / "README.md"
 
 
+def blocks() -> List[str]:
+    """The README's ``python`` blocks."""
+    return re.findall(r"^```python\n(.*?)^```$", README.read_text(), re.S | re.M)
+
+
 def test_readme_harness(project: Project, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
-    match = re.search(r"```python\n(.*?)```", README.read_text(), re.S)
-    assert match is not None
-    code = match.group(1)
+    code = blocks()[0]
     assert len(code.strip().splitlines()) < 20
     monkeypatch.chdir(project.root)
     monkeypatch.setenv("HOME", str(project.home))
@@ -40,3 +44,12 @@ def test_readme_harness(project: Project, monkeypatch: pytest.MonkeyPatch, capsy
     assert "Refusing to delete" in denied
     assert rewritten.startswith("ran make test")
     assert ran == ["ls", "make test"]
+
+
+def test_readme_asyncio(project: Project, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    code = blocks()[1]
+    assert "asyncio.run(main())" in code
+    monkeypatch.chdir(project.root)
+    monkeypatch.setenv("HOME", str(project.home))
+    exec(compile(code, str(README), "exec"), {"__name__": "readme"})
+    assert capsys.readouterr().out == str(["proceed"] * 8) + "\n"

@@ -19,12 +19,13 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from latch_client import AsyncResult, Client, Config
+from latch_client import Client, Config, LatchDied
 from latch_client.types import Team
 
 from .loop import Agent
 from .models import Model, ModelError, OpenAIModel, Reply, ScriptedModel, ToolUse
-from .state import Policy
+from .outcomes import describe
+from .state import Note, Policy
 from .tools import DEFAULT_NAMES, TOOL_NAMES, Workspace
 
 
@@ -97,39 +98,58 @@ def main(argv: list[str] | None = None) -> int:
     if args.interactive:
         policy.approver, policy.answerer = ask_terminal, answer_terminal
     team: Team | None = {"team_name": args.team, "teammate_name": args.teammate} if args.team else None
-    inbox: queue.SimpleQueue[AsyncResult] = queue.SimpleQueue()
-    with Client(config, cwd=project, on_async_result=inbox.put) as latch:
-        for diagnostic in latch.diagnostics:
-            print(f"latch: {diagnostic['severity']}: {diagnostic['message']}", file=sys.stderr)
-        agent = Agent(
-            latch,
-            model,
-            Workspace(project, names),
-            policy,
-            max_steps=args.max_steps,
-            token_budget=args.token_budget,
-            inbox=inbox,
-            team=team,
-        )
-        status = "done"
-        try:
-            if args.init:
-                agent.setup("init")
-            if args.maintenance:
-                agent.setup("maintenance")
-            if args.worktree:
-                problem = agent.create_worktree(args.worktree)
-                if problem:
-                    print(f"harness: no worktree: {problem}", file=sys.stderr)
-                    return 1
-            for prompt in args.prompts:
-                turn = agent.run(prompt)
-                status = turn.status
-                print(f"[turn] {turn.status}", file=sys.stderr)
-                if turn.status == "halted":
-                    break
-        finally:
+    # The client's notifications, for the agent to tell the user between
+    # steps: async hooks that finished, and the hooks reloaded after an edit.
+    inbox: queue.SimpleQueue[Note] = queue.SimpleQueue()
+    try:
+        with Client(config, cwd=project, on_async_result=inbox.put, on_diagnostics=inbox.put) as latch:
+            for diagnostic in latch.diagnostics:
+                print(f"latch: {describe(diagnostic)}", file=sys.stderr)
+            agent = Agent(
+                latch,
+                model,
+                Workspace(project, names),
+                policy,
+                max_steps=args.max_steps,
+                token_budget=args.token_budget,
+                inbox=inbox,
+                team=team,
+            )
+            try:
+                status = session(agent, args)
+            except LatchDied:
+                raise  # nothing can run the hooks now, session_end's either
+            except BaseException:
+                agent.end()
+                raise
             agent.end()
+            return status
+    except LatchDied as died:
+        # Fail closed: every tool call goes through latch's hooks first, and
+        # with latch gone no hook can refuse one, so nothing more runs.
+        print(f"harness: {died}", file=sys.stderr)
+        print("harness: stopped: without latch no hook can check a tool call, so none runs", file=sys.stderr)
+        return 2
+
+
+def session(agent: Agent, args: argparse.Namespace) -> int:
+    """Setup, the worktree, then one turn per prompt: the exit status."""
+    if args.init:
+        agent.setup("init")
+    if args.maintenance:
+        agent.setup("maintenance")
+    if args.worktree:
+        problem = agent.create_worktree(args.worktree)
+        if problem:
+            print(f"harness: no worktree: {problem}", file=sys.stderr)
+            return 1
+    status = "done"
+    for prompt in args.prompts:
+        turn = agent.run(prompt)
+        status = turn.status
+        print(f"[turn] {turn.status}", file=sys.stderr)
+        if turn.status == "halted":
+            break
     return 0 if status == "done" else 1
 
 

@@ -159,7 +159,7 @@ class Agent(Session, OwnTools, Compacting):
         for _ in range(self.max_steps):
             if halted := self.halt():
                 return halted
-            self.drain_async()
+            self.drain_inbox()
             compacted = self.maybe_compact()
             if compacted is not None:
                 return compacted

@@ -15,7 +15,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from latch_client import Event, Outcome
+from latch_client import Diagnostic, DiagnosticsNotification, Event, Outcome
 from latch_client.types import PublishedEvent
 
 from .state import AgentState, Turn, TurnStatus, user_message
@@ -151,14 +151,49 @@ class Outcomes(AgentState):
         """A notification for the user (the permission prompt, a question)."""
         self.place(self.fire({"event": "notification", "message": message, "notification_type": kind}))
 
-    def drain_async(self) -> None:
-        """Tell the user which async hooks finished. Their texts need no
-        delivery: latch keeps them and adds them to the next tool result."""
+    def drain_inbox(self) -> None:
+        """Tell the user which async hooks finished, and when latch reloaded
+        the hooks. Async texts need no delivery: latch keeps them and adds
+        them to the next tool result."""
+        told: set[str] = set()
         while self.inbox is not None and not self.inbox.empty():
-            result = self.inbox.get()
-            if result["session_id"] == self.session_id:
-                self.top.async_results.append(result)
-                self.say("latch", f"async hook {result['hook']} ({result['event']}) finished")
+            note = self.inbox.get()
+            if isinstance(note, DiagnosticsNotification):
+                # One edit reloads each configuration latch holds (the
+                # project's, and one per working directory events came
+                # from), each with its notification: tell the user once.
+                news = json.dumps([note.reloaded, note.reason, note.kept, note.diagnostics])
+                if news not in told:
+                    told.add(news)
+                    self.reloaded(note)
+            elif note["session_id"] == self.session_id:
+                self.top.async_results.append(note)
+                self.say("latch", f"async hook {note['hook']} ({note['event']}) finished")
+
+    def reloaded(self, note: DiagnosticsNotification) -> None:
+        """``latch/diagnostics``: latch reloaded the hooks after an edit on
+        disk (or loaded them for a new working directory). The new hooks
+        apply from the next event. A file whose new text has errors keeps
+        its last good version (``kept``; the user should fix it), and when
+        no file alone is to blame, the whole configuration loaded before
+        stays (``reloaded`` false)."""
+        where = f" for {note.cwd}" if note.cwd and Path(note.cwd) != self.workspace.root else ""
+        if not note.reloaded:
+            self.warn(f"hooks not reloaded{where}: {note.reason}")
+        elif note.kept:
+            self.warn(f"hooks reloaded{where}, but {note.reason}")
+        else:
+            self.say("latch", f"hooks reloaded{where}")
+        for diagnostic in note.diagnostics:
+            print(f"latch: {describe(diagnostic)}", file=self.err or sys.stderr)
+
+
+def describe(diagnostic: Diagnostic) -> str:
+    """A load diagnostic as one line: ``severity: file:line:column: message (hint)``."""
+    at = (diagnostic.get("file"), diagnostic.get("line"), diagnostic.get("column"))
+    place = "".join(f"{part}:" for part in at if part is not None)
+    text = f"{diagnostic['severity']}: {place + ' ' if place else ''}{diagnostic['message']}"
+    return text + (f" ({diagnostic['hint']})" if "hint" in diagnostic else "")
 
 
 def blocked_text(outcome: Outcome) -> str:

@@ -141,7 +141,7 @@ class Session(Outcomes):
         self.remove_worktree()
         if self.started:
             self.fire({"event": "session_end", "reason": reason})
-        self.drain_async()
+        self.drain_inbox()
         for event in self.events:
             self.say("event", f"{event['type']}: {event['summary']}")
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal, TextIO
 
-from latch_client import AsyncResult, Client
+from latch_client import AsyncResult, Client, DiagnosticsNotification
 from latch_client.types import PublishedEvent, Task, Team
 
 from .models import Message, Model
@@ -26,6 +26,10 @@ Approver = Callable[[str, Any], bool]
 """Asks the user whether tool NAME may run with ARGS."""
 Answerer = Callable[[str], "str | None"]
 """Asks the user QUESTION (the ``ask_user`` tool); None: no answer."""
+Note = AsyncResult | DiagnosticsNotification
+"""What the client's notification callbacks put in the inbox: an async
+hook's answer (``on_async_result``), or the hooks reloaded
+(``on_diagnostics``)."""
 
 
 @dataclass
@@ -60,7 +64,7 @@ class AgentState:
     out: TextIO | None = None  # the transcript, for the user (None: stdout)
     err: TextIO | None = None  # warnings, for the user (None: stderr)
     session_id: str = field(default_factory=lambda: f"harness-{uuid.uuid4().hex[:12]}")
-    inbox: queue.SimpleQueue[AsyncResult] | None = None  # the client's latch/asyncResult notifications
+    inbox: queue.SimpleQueue[Note] | None = None  # the client's notifications (asyncResult, diagnostics)
     team: Team | None = None  # this agent is a teammate of an agent team (--team, --teammate)
     parent: AgentState | None = None  # a sub-agent's delegating agent
     agent_id: str = ""  # a sub-agent's id and type

@@ -14,10 +14,11 @@ from pathlib import Path
 from typing import Any, Protocol
 
 import pytest
-from latch_client import AsyncResult, Client, Config
+from latch_client import Client, Config
 
 from harness import TOOL_NAMES, Agent, Model, Reply, ScriptedModel, ToolUse, Workspace
 from harness.models import Message
+from harness.state import Note
 
 EXAMPLES = Path(__file__).resolve().parents[2]  # examples/
 LATCH_BIN = os.environ.get("LATCH_BIN") or str(EXAMPLES.parent / "target" / "debug" / "latch")
@@ -134,7 +135,7 @@ def run(tmp_path: Path) -> Iterator[Runner]:
         if claude_settings:
             settings["claude_settings"] = claude_settings
         # The server's environment is what hooks inherit.
-        inbox: queue.SimpleQueue[AsyncResult] = queue.SimpleQueue()
+        inbox: queue.SimpleQueue[Note] = queue.SimpleQueue()
         latch = Client(
             settings,
             binary=LATCH_BIN,
@@ -142,6 +143,7 @@ def run(tmp_path: Path) -> Iterator[Runner]:
             env={**os.environ, **(env or {})},
             timeout=30,
             on_async_result=inbox.put,
+            on_diagnostics=inbox.put,
         )
         latch.open()
         clients.append(latch)

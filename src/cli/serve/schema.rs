@@ -68,7 +68,7 @@ pub fn schema() -> Value {
     put("ShutdownResult", json!({"type": "null"}));
     put(
         "CancelRequestParams",
-        json!({"type": "object", "required": ["id"], "properties": {"id": {"type": ["integer", "string"]}}}),
+        json!({"type": "object", "required": ["id"], "properties": {"id": {"type": ["number", "string"], "description": "The id of the `fire` to cancel, as its request wrote it."}}}),
     );
     put("AsyncResultParams", answer);
     put(
@@ -96,7 +96,41 @@ pub fn schema() -> Value {
             },
         }),
     );
-    // The JSON-RPC 2.0 envelopes, one per line.
+    // The JSON-RPC 2.0 envelopes, one per line. A request's and a
+    // notification's params are tied to the method: `if` the method is
+    // this one, `then` the params are that definition (required when the
+    // server needs them; absent or null when it reads none).
+    let params_of = |methods: &[(&str, Option<&str>, bool)]| -> Vec<Value> {
+        methods
+            .iter()
+            .map(|&(method, def, required)| {
+                let params = match def {
+                    Some(def) if required => json!({"$ref": format!("#/$defs/{def}")}),
+                    Some(def) => {
+                        json!({"anyOf": [{"$ref": format!("#/$defs/{def}")}, {"type": "null"}]})
+                    }
+                    None => json!({"type": "null"}),
+                };
+                let mut then = json!({"properties": {"params": params}});
+                if required {
+                    then["required"] = json!(["params"]);
+                }
+                json!({
+                    "if": {"required": ["method"], "properties": {"method": {"const": method}}},
+                    "then": then,
+                })
+            })
+            .collect()
+    };
+    let requests: &[(&str, Option<&str>, bool)] = &[
+        ("initialize", Some("InitializeParams"), false),
+        ("fire", Some("FireParams"), true),
+        ("explain", Some("ExplainParams"), true),
+        ("trust/list", None, false),
+        ("trust/approve", Some("TrustApproveParams"), true),
+        ("trust/revoke", Some("TrustRevokeParams"), true),
+        ("shutdown", None, false),
+    ];
     put(
         "Request",
         json!({
@@ -104,10 +138,11 @@ pub fn schema() -> Value {
             "required": ["jsonrpc", "id", "method"],
             "properties": {
                 "jsonrpc": {"const": "2.0"},
-                "id": {"type": ["integer", "string"]},
-                "method": {"enum": ["initialize", "fire", "explain", "trust/list", "trust/approve", "trust/revoke", "shutdown"]},
-                "params": {},
+                "id": {"type": ["number", "string"], "description": "Any JSON number or string, echoed in the response."},
+                "method": {"enum": requests.iter().map(|r| r.0).collect::<Vec<_>>()},
+                "params": {"description": "The method's params definition (InitializeParams, FireParams, …); absent or null for `trust/list` and `shutdown`."},
             },
+            "allOf": params_of(requests),
         }),
     );
     put(
@@ -118,9 +153,15 @@ pub fn schema() -> Value {
             "not": {"required": ["id"]},
             "properties": {
                 "jsonrpc": {"const": "2.0"},
-                "method": {"type": "string", "description": "From the client: `$/cancelRequest`, `exit`; from the server: `latch/diagnostics`, `latch/asyncResult`."},
-                "params": {},
+                "method": {"type": "string", "description": "From the client: `$/cancelRequest`, `exit`; from the server: `latch/diagnostics`, `latch/asyncResult`. The server ignores any other, and a client should too."},
+                "params": {"description": "The method's params definition (CancelRequestParams, AsyncResultParams, DiagnosticsParams); absent or null for `exit`."},
             },
+            "allOf": params_of(&[
+                ("$/cancelRequest", Some("CancelRequestParams"), true),
+                ("exit", None, false),
+                ("latch/asyncResult", Some("AsyncResultParams"), true),
+                ("latch/diagnostics", Some("DiagnosticsParams"), true),
+            ]),
         }),
     );
     put(
@@ -130,8 +171,8 @@ pub fn schema() -> Value {
             "required": ["jsonrpc", "id"],
             "properties": {
                 "jsonrpc": {"const": "2.0"},
-                "id": {"type": ["integer", "string", "null"], "description": "The request's, as written; null when it could not be read."},
-                "result": {},
+                "id": {"type": ["number", "string", "null"], "description": "The request's, as written; null when it could not be read."},
+                "result": {"description": "The request's method's result definition (InitializeResult, FireResult, …)."},
                 "error": {"$ref": "#/$defs/Error"},
             },
             "oneOf": [{"required": ["result"]}, {"required": ["error"]}],
@@ -159,7 +200,7 @@ pub fn schema() -> Value {
     json!({
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "title": "latch serve messages",
-        "description": "Generated by `latch schema serve`. JSON-RPC 2.0, one message per line (Request, Response, Notification): a request's params and result are the definitions named after its method (InitializeParams, InitializeResult, FireParams, TrustListResult, …); notifications' params likewise (CancelRequestParams, AsyncResultParams, DiagnosticsParams). See docs/serve.md.",
+        "description": "Generated by `latch schema serve`. JSON-RPC 2.0, one message per line (Request, Response, Notification): a request's params and result are the definitions named after its method (InitializeParams, InitializeResult, FireParams, TrustListResult, …); notifications' params likewise (CancelRequestParams, AsyncResultParams, DiagnosticsParams). Request and Notification check the params of each method they know; a response names no method, so its result is checked against the definition of the request's. See docs/serve.md.",
         "$defs": defs,
     })
 }
@@ -198,5 +239,50 @@ mod tests {
         // `schema()` itself asserts, in the debug builds tests run, that no
         // type is read one way and written another (a reference to it
         // must mean one thing).
+    }
+
+    #[test]
+    fn each_method_of_an_envelope_names_its_params() {
+        let s = super::schema();
+        let methods = |envelope: &str| -> Vec<(String, String)> {
+            let rules = s["$defs"][envelope]["allOf"].as_array().unwrap();
+            rules
+                .iter()
+                .map(|rule| {
+                    let method = rule["if"]["properties"]["method"]["const"]
+                        .as_str()
+                        .unwrap();
+                    let params = &rule["then"]["properties"]["params"];
+                    let reference = params["$ref"]
+                        .as_str()
+                        .or_else(|| params["anyOf"][0]["$ref"].as_str())
+                        .unwrap_or("none");
+                    (method.to_owned(), reference.to_owned())
+                })
+                .collect()
+        };
+        let requests = methods("Request");
+        // Every method the envelope lists has a rule, and every rule's
+        // params are defined.
+        let listed: Vec<&str> = s["$defs"]["Request"]["properties"]["method"]["enum"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| m.as_str().unwrap())
+            .collect();
+        assert_eq!(
+            requests.iter().map(|(m, _)| m.as_str()).collect::<Vec<_>>(),
+            listed
+        );
+        for (method, reference) in requests.iter().chain(&methods("Notification")) {
+            if let Some(name) = reference.strip_prefix("#/$defs/") {
+                assert!(s["$defs"][name].is_object(), "{method}: {name}");
+            } else {
+                assert!(
+                    ["trust/list", "shutdown", "exit"].contains(&method.as_str()),
+                    "{method}"
+                );
+            }
+        }
     }
 }
