@@ -10,8 +10,10 @@
 //! - **exact**: every simple command of every list, pipeline, subshell and
 //!   `$(…)` body, as its words with quotes removed, joined by single
 //!   spaces. Leading `VAR=x` assignments and redirections are not words.
-//!   Quoted text and heredoc bodies are data, not commands; `bash -c '…'`
-//!   is one command whose argument is the quoted text.
+//!   Quoted text and the bodies of heredocs with a quoted delimiter are
+//!   data, not commands; `bash -c '…'` is one command whose argument is the
+//!   quoted text. Inside double quotes, `$(cat <<'EOF' … EOF)` is the
+//!   heredoc's text, as Claude Code reads it (its commit-message idiom).
 //! - **approximate**: the command uses command substitution (`$(…)`,
 //!   backticks) or a variable latch cannot resolve (`$X` outside double
 //!   quotes, or inside them for a name that is not one of bash's own). The
@@ -24,8 +26,10 @@
 //!   read differently, a command over [`MAX_COMMAND_LEN`] bytes): every
 //!   rule matches, as in Claude Code, so a guard hook is never skipped.
 //!
-//! The first construct met in source order decides between approximate and
-//! unknown, as in Claude Code's walk.
+//! Anything unknown makes the whole command unknown, wherever it is: Claude
+//! Code's walk goes on past a substitution or a variable (approximate) but
+//! stops at the first construct it cannot read. The first such construct is
+//! the reason given.
 
 use std::cell::RefCell;
 use std::fmt;
@@ -163,6 +167,7 @@ pub fn split(command: &str) -> Commands {
             src: command,
             commands: Vec::new(),
             problem: None,
+            substitutions: 0,
         };
         walk.statement(root, 0);
         match walk.problem {
@@ -193,7 +198,13 @@ struct Walk<'s> {
     src: &'s str,
     commands: Vec<String>,
     problem: Option<Problem>,
+    /// How many command substitutions the walk is inside.
+    substitutions: usize,
 }
+
+/// What Claude Code puts in place of a command substitution's output when
+/// it inlines a multi-line `$(cat <<'EOF' … EOF)` (2.1.197's code).
+const SUBSTITUTION_OUTPUT: &str = "__CMDSUB_OUTPUT__";
 
 /// Variables bash sets itself, which Claude Code resolves inside double
 /// quotes (their value is a path or a name, never words to split).
@@ -232,9 +243,17 @@ impl<'s> Walk<'s> {
     }
 
     fn note(&mut self, problem: Problem) {
-        // The first construct decides, as in Claude Code's walk; latch's own
-        // depth limit overrides it.
-        if self.problem.is_none() || matches!(problem, Problem::TooDeep) {
+        // Claude Code's walk goes on past an approximate construct and stops
+        // at the first unknown one, so an unknown construct overrides an
+        // earlier approximate one, and the first unknown one is the reason.
+        // latch's own depth limit overrides everything.
+        let replace = matches!(
+            (&self.problem, problem),
+            (None, _)
+                | (_, Problem::TooDeep)
+                | (Some(Problem::Approximate(_)), Problem::Unknown(_))
+        );
+        if replace {
             self.problem = Some(problem);
         }
     }
@@ -363,27 +382,11 @@ impl<'s> Walk<'s> {
                 }
             }
             "heredoc_redirect" => {
-                let quoted = node
-                    .named_children(&mut cursor)
-                    .find(|c| c.kind() == "heredoc_start")
-                    .is_some_and(|s| self.text(s).contains(['\'', '"', '\\']));
-                for child in node.named_children(&mut cursor) {
-                    match child.kind() {
-                        "heredoc_start" | "heredoc_end" => {}
-                        "heredoc_body" => {
-                            let mut inner = child.walk();
-                            let expands = child
-                                .named_children(&mut inner)
-                                .any(|c| c.kind() != "heredoc_content");
-                            if expands && !quoted {
-                                self.note(Problem::Unknown("heredoc_redirect"));
-                            }
-                        }
-                        // `cat <<EOF | grep x`: the rest of the pipeline
-                        // hangs under the redirect.
-                        "file_redirect" | "herestring_redirect" => self.redirect(child, depth + 1),
-                        _ => self.statement(child, depth + 1),
-                    }
+                // Claude Code reads no heredoc inside a command substitution
+                // but its own `"$(cat <<'EOF' … EOF)"` (recorded:
+                // `pub_if_subst`, `pub_if_subst2`).
+                if self.substitutions > 0 || heredoc_unreadable(node, self.src) {
+                    self.note(Problem::Unknown("heredoc_redirect"));
                 }
             }
             _ => self.note(Problem::Unknown("herestring_redirect")),
@@ -418,10 +421,12 @@ impl<'s> Walk<'s> {
             }
             "command_substitution" => {
                 self.note(Problem::Approximate("command_substitution"));
+                self.substitutions += 1;
                 let mut cursor = node.walk();
                 for child in node.named_children(&mut cursor) {
                     self.statement(child, depth + 1);
                 }
+                self.substitutions -= 1;
                 text.to_owned()
             }
             other => {
@@ -450,6 +455,30 @@ impl<'s> Walk<'s> {
                         self.note(Problem::Approximate("simple_expansion"));
                     }
                     out.push_str(self.text(child));
+                }
+                "command_substitution" => {
+                    match cat_heredoc(child, self.src) {
+                        Some(CatHeredoc::Text(body)) => {
+                            let body = body.trim_end_matches('\n');
+                            if body.contains('\n') {
+                                if option_syntax(&format!("{out}{body}")) {
+                                    self.note(Problem::Unknown("command_substitution"));
+                                }
+                                out.push('\n');
+                                out.push_str(SUBSTITUTION_OUTPUT);
+                            } else {
+                                out.push_str(body);
+                            }
+                        }
+                        Some(CatHeredoc::Dangerous) => {
+                            self.note(Problem::Unknown("command_substitution"));
+                            out.push_str(self.text(child));
+                        }
+                        None => {
+                            let w = self.word(child, depth + 1);
+                            out.push_str(&w);
+                        }
+                    }
                 }
                 _ => {
                     let w = self.word(child, depth + 1);
@@ -493,6 +522,174 @@ impl<'s> Walk<'s> {
         }
         out
     }
+}
+
+/// Whether Claude Code refuses to read a heredoc (2.1.197's code, its
+/// reasons quoted; recorded: `pub_if_heredoc`): anything under the redirect
+/// but the delimiters, the body and a file descriptor (`cat <<'EOF' | wc`:
+/// the pipeline hangs under the redirect); no body; a delimiter that is
+/// not quoted, which "undergoes shell expansion" whatever the body holds;
+/// a quoted delimiter with a backslash inside; a body with expansions; `<<-`
+/// with a tab-prefixed delimiter; a body line that starts with the
+/// delimiter and goes on with `)`, `` ` `` or `}`.
+fn heredoc_unreadable(node: Node<'_>, src: &str) -> bool {
+    let text = |n: Node<'_>| src.get(n.byte_range()).unwrap_or("");
+    let mut start = None;
+    let mut body = None;
+    let mut dash = false;
+    let mut cursor = node.walk();
+    for child in node.children(&mut cursor) {
+        match child.kind() {
+            "heredoc_start" => start = Some(text(child)),
+            "heredoc_body" => body = Some(child),
+            "<<-" => dash = true,
+            "<<" | "heredoc_end" | "file_descriptor" => {}
+            _ => return true,
+        }
+    }
+    let (Some(start), Some(body)) = (start, body) else {
+        return true;
+    };
+    let single = start.len() >= 2 && start.starts_with('\'') && start.ends_with('\'');
+    let double = start.len() >= 2 && start.starts_with('"') && start.ends_with('"');
+    let delimiter = if single || double {
+        let inner = &start[1..start.len() - 1];
+        if inner.contains('\\') {
+            return true;
+        }
+        inner
+    } else if let Some(rest) = start.strip_prefix('\\') {
+        rest
+    } else {
+        return true;
+    };
+    let mut inner = body.walk();
+    if body
+        .children(&mut inner)
+        .any(|c| c.kind() != "heredoc_content")
+    {
+        return true;
+    }
+    if delimiter.is_empty() {
+        return false;
+    }
+    if dash && delimiter.starts_with('\t') {
+        return true;
+    }
+    text(body).split('\n').any(|line| {
+        let line = if dash {
+            line.trim_start_matches('\t')
+        } else {
+            line
+        };
+        line.strip_prefix(delimiter)
+            .is_some_and(|rest| rest.contains([')', '`', '}']))
+    })
+}
+
+/// A `$(cat <<'EOF' … EOF)` inside double quotes, as Claude Code reads it.
+enum CatHeredoc<'s> {
+    /// The heredoc's body: the substitution's output.
+    Text(&'s str),
+    /// A body Claude Code refuses (it reads `/proc/…/environ`, or looks
+    /// like an awk program that runs commands): the command is unknown.
+    Dangerous,
+}
+
+/// `$(cat <<'EOF' … EOF)`: one `cat` without arguments and heredocs Claude
+/// Code reads (see [`heredoc_unreadable`]), none of them `<<-`. Anything
+/// else is `None`: an ordinary substitution.
+fn cat_heredoc<'s>(node: Node<'_>, src: &'s str) -> Option<CatHeredoc<'s>> {
+    let text = |n: Node<'_>| src.get(n.byte_range()).unwrap_or("");
+    let mut statement = None;
+    let mut cursor = node.walk();
+    for child in node.children(&mut cursor) {
+        match child.kind() {
+            "$(" | ")" => {}
+            "redirected_statement" if statement.is_none() => statement = Some(child),
+            _ => return None,
+        }
+    }
+    let statement = statement?;
+    let mut cat = false;
+    let mut body = None;
+    let mut cursor = statement.walk();
+    for child in statement.children(&mut cursor) {
+        match child.kind() {
+            "command" => {
+                let mut inner = child.walk();
+                let mut parts = child.children(&mut inner);
+                let (Some(name), None) = (parts.next(), parts.next()) else {
+                    return None;
+                };
+                if name.kind() != "command_name" || text(name) != "cat" {
+                    return None;
+                }
+                cat = true;
+            }
+            "heredoc_redirect" => {
+                if heredoc_unreadable(child, src) {
+                    return None;
+                }
+                let mut inner = child.walk();
+                for part in child.children(&mut inner) {
+                    match part.kind() {
+                        "<<-" => return None,
+                        "heredoc_body" => body = Some(text(part)),
+                        _ => {}
+                    }
+                }
+            }
+            _ => return None,
+        }
+    }
+    let body = body.filter(|_| cat)?;
+    if dangerous_body(body) {
+        Some(CatHeredoc::Dangerous)
+    } else {
+        Some(CatHeredoc::Text(body))
+    }
+}
+
+/// Claude Code's checks on an inlined heredoc body: `/proc/…/environ`, and
+/// an awk program that runs commands, pipes, loads code or opens a socket.
+fn dangerous_body(body: &str) -> bool {
+    static RES: OnceLock<Vec<Regex>> = OnceLock::new();
+    let res = RES.get_or_init(|| {
+        [
+            r"/proc/.*/environ",
+            r#"(?:^|[^|])\|&?[^/|%";#{}]*""#,
+            r"(?:^|[^|])\|&?[\s\\]*getline\b",
+            r"@[\s\\]*(?:load|include)\b|@[\s\\]*\w+(?:::\w+)?(?:\[[^\]]*\])*[\s\\]*\(",
+            r#""/inet[46]?/"#,
+            // `system(` and `extension(` not after a letter or `_` (the
+            // lookbehind is checked below).
+            r"(system|extension)[\s\\]*\(",
+        ]
+        .iter()
+        .filter_map(|re| Regex::new(re).ok())
+        .collect()
+    });
+    let (others, calls) = res.split_at(res.len().saturating_sub(1));
+    others.iter().any(|re| re.is_match(body))
+        || calls.iter().any(|re| {
+            re.find_iter(body).any(|m| {
+                !body[..m.start()]
+                    .chars()
+                    .next_back()
+                    .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+            })
+        })
+}
+
+/// An inlined multi-line heredoc that would make its argument start like an
+/// option (`-x`, `--x`): Claude Code refuses it.
+fn option_syntax(arg: &str) -> bool {
+    let rest = arg
+        .strip_prefix("--")
+        .or_else(|| arg.strip_prefix('-'));
+    rest.and_then(|r| r.chars().next())
+        .is_some_and(|c| c.is_ascii_alphanumeric())
 }
 
 /// The first code point tree-sitter-bash is not given: every character
@@ -728,6 +925,80 @@ mod tests {
         assert!(matches!(
             split(&long),
             Commands::Unknown(FailOpen::TooLong { .. })
+        ));
+    }
+
+    #[test]
+    fn heredocs_read_as_claude_code_reads_them() {
+        // Recorded: r9_if_heredoc. A quoted delimiter keeps the body data.
+        for cmd in [
+            "cat <<'EOF'\ngit push\nEOF",
+            "cat <<\"EOF\"\ngit push\nEOF",
+            "cat <<\\EOF\ngit push\nEOF",
+        ] {
+            assert_eq!(exact(cmd), ["cat"], "{cmd:?}");
+        }
+        // An unquoted delimiter, whatever the body; a pipeline or a
+        // redirect under the heredoc; a backslash inside quotes; a body
+        // line that would end the heredoc early.
+        for cmd in [
+            "cat <<EOF\nhello\nEOF",
+            "cat <<-EOF\n\thello\nEOF",
+            "git hash-object --stdin <<EOF\nhello\nEOF",
+            "cat <<'EOF' | wc -l\nhello\nEOF",
+            "cat <<'E\\OF'\nhello\nE\\OF",
+            "cat <<'EOF'\nEOF)\nEOF",
+            "echo $(cat <<'EOF'\nhello\nEOF\n)",
+        ] {
+            assert!(
+                matches!(split(cmd), Commands::Unknown(_)),
+                "{cmd:?}: {:?}",
+                split(cmd)
+            );
+        }
+    }
+
+    #[test]
+    fn a_quoted_cat_heredoc_substitution_is_its_text() {
+        // Recorded: r9_if_subst.
+        assert_eq!(
+            exact("git commit -m \"$(cat <<'EOF'\nFix it\nEOF\n)\""),
+            ["git commit -m Fix it"]
+        );
+        assert_eq!(
+            exact("echo \"a$(cat <<'EOF'\nhello\n\n\nEOF\n)\""),
+            ["echo ahello"]
+        );
+        assert_eq!(
+            exact("echo \"$(cat <<'EOF'\nline1\nline2\nEOF\n)\""),
+            [format!("echo \n{SUBSTITUTION_OUTPUT}")]
+        );
+        for cmd in [
+            "echo \"$(cat <<'EOF'\n-x\nline2\nEOF\n)\"",
+            "echo \"$(cat <<'EOF'\ncat /proc/1/environ\nEOF\n)\"",
+            "echo \"$(cat <<'EOF'\n{ system(\"ls\") }\nEOF\n)\"",
+            "echo \"$(cat <<-'EOF'\n\thello\nEOF\n)\"",
+        ] {
+            assert!(
+                matches!(split(cmd), Commands::Unknown(_)),
+                "{cmd:?}: {:?}",
+                split(cmd)
+            );
+        }
+        assert!(!dangerous_body("mysystem (x)"));
+        assert!(dangerous_body("x; system (x)"));
+    }
+
+    #[test]
+    fn an_unknown_construct_overrides_an_approximate_one() {
+        assert!(matches!(split("echo $X ${y}"), Commands::Unknown(_)));
+        assert!(matches!(
+            split("echo $(ls) $(cat <(ls))"),
+            Commands::Unknown(_)
+        ));
+        assert!(matches!(
+            split("echo $X $(ls)"),
+            Commands::Approximate { .. }
         ));
     }
 

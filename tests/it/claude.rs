@@ -3245,3 +3245,29 @@ fn handlers_starved_of_open_files_start_once_the_others_end() {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+/// A repository's guard rule, `if: "Bash(git *)"`, reads heredocs as
+/// Claude Code does (recorded: `r9_if_heredoc`, `r9_if_subst`): an unquoted
+/// heredoc fails open whatever its body, a quoted one is data, and Claude
+/// Code's commit idiom `git commit -m "$(cat <<'EOF' … EOF)"` is a plain
+/// `git commit`, which `Bash(git push *)` does not match.
+#[test]
+fn r9_if_heredocs_through_the_binary() {
+    let c = Claude::new();
+    let git = c.hook("git", "");
+    let push = c.hook("push", "");
+    let c = c.project_settings(
+        &json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [
+        {"type": "command", "command": git, "if": "Bash(git *)"},
+        {"type": "command", "command": push, "if": "Bash(git push *)"}]}]}}),
+    );
+    let runs = |c: &Claude| (c.runs_of("git"), c.runs_of("push"));
+    c.fire(&bash_before("cat <<EOF\nhello\nEOF"));
+    assert_eq!(runs(&c), (1, 1), "an unquoted heredoc fails open");
+    c.fire(&bash_before("cat <<'EOF'\ngit push\nEOF"));
+    assert_eq!(runs(&c), (1, 1), "a quoted heredoc's body is data");
+    c.fire(&bash_before(
+        "git commit -m \"$(cat <<'EOF'\nFix it\nEOF\n)\"",
+    ));
+    assert_eq!(runs(&c), (2, 1), "the commit idiom is a git commit");
+}

@@ -1753,3 +1753,268 @@ fn recordings_agree_with_latch() {
     }
     assert_eq!(checked, 199, "rules x calls of the three cases");
 }
+
+// Round 9 (recordings/claude/r9_if_*): heredocs and `$(cat <<'EOF' … EOF)`, found while
+// checking public configurations (a repository's `if: "Bash(git *)"` guard).
+/// A round-9 case: every Bash call of its `observed.json` with the labels of
+/// the rules whose hook ran for it (`recordings/claude/<case>/`).
+fn recorded_if_rows(case: &str, rules: &[(&str, &str)], rows: &[(&str, &[&str])]) {
+    let mut wrong = Vec::new();
+    for (command, fired) in rows {
+        let input = serde_json::json!({"command": command, "description": "cmd"}).to_string();
+        for (label, rule) in rules {
+            let runs = verdict(rule, "Bash", &input).runs();
+            if runs != fired.contains(label) {
+                wrong.push(format!("{case}: `{rule}` on {command:?}: latch {runs}"));
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "{wrong:#?}");
+}
+#[test]
+fn r9_if_shapes() {
+    recorded_if_rows(
+        "r9_if_shapes",
+        &[("if_git", "Bash(git *)")],
+        &[
+            ("git", &["if_git"]),
+            ("git status", &["if_git"]),
+            ("  git status", &["if_git"]),
+            ("GIT_PAGER=cat git log -1", &["if_git"]),
+            ("FOO=1 BAR=2 git status", &["if_git"]),
+            ("sudo git status", &[]),
+            ("time git status", &[]),
+            ("nohup git status", &[]),
+            ("(git status)", &["if_git"]),
+            ("echo hi | git hash-object --stdin", &["if_git"]),
+            ("git status; echo done", &["if_git"]),
+            ("echo $(git --version)", &["if_git"]),
+            ("bash -c 'git status'", &[]),
+            ("git status # comment", &["if_git"]),
+            ("env git status", &[]),
+            ("command git status", &[]),
+            ("xargs git status < /dev/null", &["if_git"]),
+            ("if true; then git status; fi", &["if_git"]),
+            ("/usr/bin/git status", &[]),
+            ("gitk --version", &[]),
+            ("echo git status", &[]),
+            ("cat <<EOF\ngit status\nEOF", &["if_git"]),
+            ("{ git status; }", &["if_git"]),
+            ("! git status", &["if_git"]),
+            ("git status &", &["if_git"]),
+            ("git status 2>&1 | head -1", &["if_git"]),
+            ("timeout 5 git status", &[]),
+            ("git  status", &["if_git"]),
+            ("git\tstatus", &["if_git"]),
+            ("LANG=C git reset --hard", &["if_git"]),
+            ("cd . && git reset --hard", &["if_git"]),
+            ("true && git clean -fd || true", &["if_git"]),
+            ("watch -n1 git status", &[]),
+            ("nice git status", &[]),
+            ("\\git status", &["if_git"]),
+            ("'git' status", &["if_git"]),
+            ("\"git\" status", &["if_git"]),
+        ],
+    );
+}
+#[test]
+fn r9_if_heredoc() {
+    recorded_if_rows(
+        "r9_if_heredoc",
+        &[
+            ("if_git", "Bash(git *)"),
+            ("if_ls", "Bash(ls *)"),
+            ("if_npm", "Bash(npm test)"),
+            ("if_cat", "Bash(cat *)"),
+        ],
+        &[
+            (
+                "cat <<EOF\ngit status\nEOF",
+                &["if_cat", "if_git", "if_ls", "if_npm"],
+            ),
+            (
+                "cat <<EOF\nhello\nEOF",
+                &["if_cat", "if_git", "if_ls", "if_npm"],
+            ),
+            ("cat <<'EOF'\nhello\nEOF", &["if_cat"]),
+            ("cat <<'EOF'\ngit status\nEOF", &["if_cat"]),
+            ("cat <<\"EOF\"\ngit status\nEOF", &["if_cat"]),
+            (
+                "cat <<-EOF\n\tgit status\nEOF",
+                &["if_cat", "if_git", "if_ls", "if_npm"],
+            ),
+            (
+                "cat <<EOF > /dev/null\nhello\nEOF",
+                &["if_cat", "if_git", "if_ls", "if_npm"],
+            ),
+            (
+                "cat <<EOF\n$HOME\nEOF",
+                &["if_cat", "if_git", "if_ls", "if_npm"],
+            ),
+            ("cat <<\\EOF\ngit status\nEOF", &["if_cat"]),
+            (
+                "git hash-object --stdin <<EOF\nhello\nEOF",
+                &["if_cat", "if_git", "if_ls", "if_npm"],
+            ),
+            (
+                "cat <<EOF | wc -l\nhello\nEOF",
+                &["if_cat", "if_git", "if_ls", "if_npm"],
+            ),
+            (
+                "cat <<'EOF' | wc -l\nhello\nEOF",
+                &["if_cat", "if_git", "if_ls", "if_npm"],
+            ),
+            (
+                "cat <<EOF\nls -la\nEOF",
+                &["if_cat", "if_git", "if_ls", "if_npm"],
+            ),
+            (
+                "cat <<EOF\nnpm test\nEOF",
+                &["if_cat", "if_git", "if_ls", "if_npm"],
+            ),
+            (
+                "cat <<EOF && echo done\ngit status\nEOF",
+                &["if_cat", "if_git", "if_ls", "if_npm"],
+            ),
+            (
+                "echo a; cat <<EOF\nhello\nEOF",
+                &["if_cat", "if_git", "if_ls", "if_npm"],
+            ),
+        ],
+    );
+}
+#[test]
+fn r9_if_subst() {
+    recorded_if_rows(
+        "r9_if_subst",
+        &[
+            ("if_git", "Bash(git *)"),
+            ("if_ls", "Bash(ls *)"),
+            ("if_npm", "Bash(npm test)"),
+            ("if_echo", "Bash(echo hello)"),
+            ("if_cat", "Bash(cat *)"),
+            ("if_ahello", "Bash(echo ahello)"),
+            ("if_echo_star", "Bash(echo *)"),
+        ],
+        &[
+            (
+                "git commit -m \"$(cat <<'EOF'\nFix the bug\nEOF\n)\"",
+                &["if_git"],
+            ),
+            (
+                "echo \"$(cat <<'EOF'\nhello\nEOF\n)\"",
+                &["if_echo", "if_echo_star"],
+            ),
+            (
+                "echo \"$(cat <<'EOF'\nline1\nline2\nEOF\n)\"",
+                &["if_echo_star"],
+            ),
+            (
+                "echo $(cat <<'EOF'\nhello\nEOF\n)",
+                &[
+                    "if_ahello",
+                    "if_cat",
+                    "if_echo",
+                    "if_echo_star",
+                    "if_git",
+                    "if_ls",
+                    "if_npm",
+                ],
+            ),
+            (
+                "echo \"$(cat <<EOF\nhello\nEOF\n)\"",
+                &[
+                    "if_ahello",
+                    "if_cat",
+                    "if_echo",
+                    "if_echo_star",
+                    "if_git",
+                    "if_ls",
+                    "if_npm",
+                ],
+            ),
+            ("echo \"$(cat <<'EOF'\n$HOME\nEOF\n)\"", &["if_echo_star"]),
+            (
+                "echo \"$(date)\"",
+                &["if_ahello", "if_echo", "if_echo_star", "if_npm"],
+            ),
+            (
+                "echo \"x $(cat <<'EOF'\nhello\nEOF\n) y\"",
+                &["if_echo_star"],
+            ),
+            (
+                "echo $(date)",
+                &["if_ahello", "if_echo", "if_echo_star", "if_npm"],
+            ),
+            (
+                "echo $(cat /dev/null)",
+                &["if_ahello", "if_cat", "if_echo", "if_echo_star", "if_npm"],
+            ),
+            (
+                "echo \"$(cat /dev/null)\"",
+                &["if_ahello", "if_cat", "if_echo", "if_echo_star", "if_npm"],
+            ),
+            (
+                "echo \"$(cat <<'EOF'\nhello\nEOF\n)\" && ls",
+                &["if_echo", "if_echo_star", "if_ls"],
+            ),
+            (
+                "echo \"$(cat <<-'EOF'\n\thello\nEOF\n)\"",
+                &[
+                    "if_ahello",
+                    "if_cat",
+                    "if_echo",
+                    "if_echo_star",
+                    "if_git",
+                    "if_ls",
+                    "if_npm",
+                ],
+            ),
+            (
+                "echo \"$(cat <<'EOF' | tr a b\nhello\nEOF\n)\"",
+                &[
+                    "if_ahello",
+                    "if_cat",
+                    "if_echo",
+                    "if_echo_star",
+                    "if_git",
+                    "if_ls",
+                    "if_npm",
+                ],
+            ),
+            (
+                "echo \"$(cat <<'EOF'\nhello\n\n\nEOF\n)\"",
+                &["if_echo", "if_echo_star"],
+            ),
+            (
+                "echo \"a$(cat <<'EOF'\nhello\nEOF\n)\"",
+                &["if_ahello", "if_echo_star"],
+            ),
+            (
+                "echo \"$(cat <<\"EOF\"\nhello\nEOF\n)\"",
+                &["if_echo", "if_echo_star"],
+            ),
+            (
+                "echo \"$(cat <<\\EOF\nhello\nEOF\n)\"",
+                &["if_echo", "if_echo_star"],
+            ),
+            (
+                "echo \"$(cat <<'EOF'\nhello world\nEOF\n)\"",
+                &["if_echo_star"],
+            ),
+            ("echo \"$(cat <<'EOF'\n-n\nEOF\n)\"", &["if_echo_star"]),
+            (
+                "echo \"$(cat <<'EOF'\nline1\n-x\nEOF\n)\"",
+                &["if_echo_star"],
+            ),
+            (
+                "echo \"$( cat <<'EOF'\nhello\nEOF\n)\"",
+                &["if_echo", "if_echo_star"],
+            ),
+            (
+                "echo \"$(cat <<'EOF'\nhello `date`\nEOF\n)\"",
+                &["if_echo_star"],
+            ),
+        ],
+    );
+}
