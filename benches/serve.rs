@@ -8,7 +8,10 @@
 //! 3. 10,000 `fire`s on one server: RSS and open descriptors flat (first
 //!    and last reported);
 //! 4. 64 sessions each with one slow hook in flight do not delay a session
-//!    with no hook by more than 5 ms.
+//!    with no hook by more than 5 ms: the quick session fires throughout,
+//!    from the slow fires' start to their last answer, and its largest
+//!    delay is compared with its largest delay beside the same 64
+//!    processes spawned directly.
 //!
 //! The server is the release binary, driven through its pipes by this
 //! process, as a harness would. Timings are medians of interleaved rounds,
@@ -366,41 +369,75 @@ fn main() {
         verdicts.push(("RSS flat (≤ +10 %)", last.0 as f64 <= first.0 as f64 * 1.10));
     }
 
-    // 4. 64 slow sessions do not delay a fast one.
+    // 4. 64 slow sessions do not delay a fast one. The quick session
+    // fires one event after another from before the 64 slow fires are
+    // sent until after the last of them is answered, so that the bursts
+    // (64 hooks started at once, and 64 ended, reaped and answered at
+    // once two seconds later) fall inside what is measured. On a small
+    // machine the 64 processes alone delay the quick session too, so the
+    // same is measured beside the same 64 processes spawned directly by
+    // this process: the verdict is on what latch adds to the largest
+    // delay.
     if wanted("4") {
         let p = project(&json!({"hooks": {
         "PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "sleep 2"}]}],
         "UserPromptSubmit": [{"hooks": [{"type": "command", "command": "true"}]}]}}));
         let mut s = Serve::start(p.path());
         let quick = json!({"event": "stop", "session_id": "quick"});
-        let alone = median(timed(50, || {
+        let alone = median(timed(200, || {
             s.call("fire", quick.clone());
         }));
-        for i in 0..64 {
-            s.send("fire", &bash_event(&format!("slow{i}")));
+        // Beside 64 processes spawned directly.
+        let spawner = std::thread::spawn(|| {
+            let children: Vec<Child> = (0..64)
+                .map(|_| {
+                    Command::new("/bin/sh")
+                        .args(["-c", "sleep 2"])
+                        .spawn()
+                        .unwrap()
+                })
+                .collect();
+            for mut c in children {
+                c.wait().unwrap();
+            }
+        });
+        let mut direct = Vec::new();
+        while !spawner.is_finished() {
+            let t = Instant::now();
+            s.call("fire", quick.clone());
+            direct.push(t.elapsed().saturating_sub(alone));
         }
-        // Let the 64 hooks start.
-        std::thread::sleep(Duration::from_millis(300));
-        let mut busy = Vec::new();
-        for _ in 0..20 {
+        // Beside 64 sessions whose hook runs through the server.
+        let mut slow: std::collections::HashSet<i64> = (0..64)
+            .map(|i| s.send("fire", &bash_event(&format!("slow{i}"))))
+            .collect();
+        let mut served = Vec::new();
+        while !slow.is_empty() {
             let t = Instant::now();
             let id = s.send("fire", &quick);
             loop {
                 let r = s.read();
-                if r["id"] == id {
+                let rid = r["id"].as_i64().unwrap_or_default();
+                if rid == id {
                     break;
                 }
+                slow.remove(&rid);
             }
-            busy.push(t.elapsed());
+            served.push(t.elapsed().saturating_sub(alone));
         }
-        let busy = median(busy);
-        let delay = busy.saturating_sub(alone);
+        let spread = |v: &mut Vec<Duration>| {
+            v.sort();
+            let q = |f: f64| v[((v.len() - 1) as f64 * f) as usize];
+            (v.len(), q(0.5), q(0.99), v[v.len() - 1])
+        };
+        let (dn, dm, d99, dmax) = spread(&mut direct);
+        let (sn, sm, s99, smax) = spread(&mut served);
         println!(
-            "4. session without hooks: {alone:?} alone, {busy:?} beside 64 slow sessions (delay {delay:?})"
+            "4. session without hooks: {alone:?} alone; its delay beside 64 `sleep 2` spawned directly: median {dm:?}, p99 {d99:?}, max {dmax:?} ({dn} fires); beside 64 sessions running them through the server: median {sm:?}, p99 {s99:?}, max {smax:?} ({sn} fires)"
         );
         verdicts.push((
-            "64 slow sessions delay a quick one ≤ 5 ms",
-            delay <= Duration::from_millis(5),
+            "64 slow sessions add ≤ 5 ms to a quick one's largest delay",
+            smax <= dmax + Duration::from_millis(5),
         ));
     }
 

@@ -31,7 +31,7 @@ use rustix::process::{Pid, PidfdFlags, Signal, WaitOptions, pidfd_open, waitpid}
 use tokio::io::unix::AsyncFd;
 
 use super::spawn::{SpawnArgs, register_pidfd, spawn as start};
-use super::{EnvPolicy, Exit, HookCommand, Program};
+use super::{EnvPolicy, Exit, Program};
 
 /// A spawned hook, until it is reaped.
 pub(super) struct Child {
@@ -76,27 +76,29 @@ const POLL: Duration = Duration::from_millis(5);
 /// which any pipe buffer holds whole.
 const PREFILL_MAX: usize = 4096;
 
-/// Spawns the hook with its pipes. Nothing is registered with the reactor
-/// yet: [`Child::wait`] and the caller do that when they need it.
-pub(super) fn spawn(cmd: &HookCommand) -> io::Result<(Child, Pipes)> {
-    let (argv0, args) = match &cmd.program {
+/// Starts the hook's process with its pipes; its stdin is still open and
+/// blocking, for [`feed`]. Nothing is registered with the reactor yet:
+/// [`Child::wait`] and the caller do that when they need it. Callable
+/// from any thread.
+pub(super) fn start_process(
+    program: &Program,
+    env: &EnvPolicy,
+    cwd: Option<&Path>,
+) -> io::Result<(Child, Pipes)> {
+    let (argv0, args) = match program {
         Program::Shell { shell, script } => (shell, vec![c"-c".to_owned(), c_string(script)?]),
         Program::Exec { program, args } => (
             program,
             args.iter().map(c_string).collect::<io::Result<_>>()?,
         ),
     };
-    let environment = Environment::new(&cmd.env)?;
-    let program = c_string(resolve(argv0, &environment, cmd.cwd.as_deref())?.as_os_str())?;
+    let environment = Environment::new(env)?;
+    let program = c_string(resolve(argv0, &environment, cwd)?.as_os_str())?;
     let argv0 = c_string(argv0.as_os_str())?;
     let argv: Vec<&CStr> = std::iter::once(argv0.as_c_str())
         .chain(args.iter().map(CString::as_c_str))
         .collect();
-    let cwd = cmd
-        .cwd
-        .as_deref()
-        .map(|d| c_string(d.as_os_str()))
-        .transpose()?;
+    let cwd = cwd.map(|d| c_string(d.as_os_str())).transpose()?;
 
     let (stdin_child, stdin_ours) = stdin_pipe()?;
     let (stdout_ours, stdout_child) = pipe()?;
@@ -123,14 +125,22 @@ pub(super) fn spawn(cmd: &HookCommand) -> io::Result<(Child, Pipes)> {
     // From here on `child` owns the process: an error below kills and
     // reaps it (Drop).
     drop((stdin_child, stdout_child, stderr_child));
-    // The payload goes in while the hook starts, not before.
-    let stdin_ours = feed_small(stdin_ours, &cmd.stdin)?;
     let pipes = Pipes {
-        stdin: stdin_ours,
+        stdin: Some(stdin_ours),
         stdout: stdout_ours,
         stderr: stderr_ours,
     };
     Ok((child, pipes))
+}
+
+/// Writes `payload` into the hook's stdin and closes it if it fits the
+/// pipe at once; else makes stdin non-blocking for the caller to write
+/// the rest. The payload goes in while the hook starts, not before.
+pub(super) fn feed(mut pipes: Pipes, payload: &[u8]) -> io::Result<Pipes> {
+    if let Some(ours) = pipes.stdin.take() {
+        pipes.stdin = feed_small(ours, payload)?;
+    }
+    Ok(pipes)
 }
 
 impl Child {

@@ -65,7 +65,7 @@ mod tree;
 use std::ffi::OsString;
 use std::io;
 use std::os::fd::OwnedFd;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use tokio::io::AsyncWriteExt;
@@ -274,6 +274,15 @@ pub struct Runner {
     /// work the same. `latch fire` lends its thread; off by default, as an
     /// embedder's runtime usually has other work.
     pub lend_thread: bool,
+    /// Whether the hooks that are not waited for on a lent thread are
+    /// started from tokio's blocking pool, the calling thread going on
+    /// with its other work meanwhile. Starting a hook waits until the
+    /// kernel has loaded its program, about a millisecond for a shell:
+    /// for a server whose one thread serves many sessions (`latch
+    /// serve`), a burst of hooks would otherwise hold up every other
+    /// session's events. Each round of spawns then costs a hand-over to
+    /// another thread. Off by default.
+    pub spawn_off_thread: bool,
 }
 
 impl Default for Runner {
@@ -282,6 +291,7 @@ impl Default for Runner {
             grace: Duration::from_millis(1000),
             drain: Duration::from_millis(1000),
             lend_thread: false,
+            spawn_off_thread: false,
         }
     }
 }
@@ -326,7 +336,12 @@ impl Runner {
     ) -> RunResult {
         let mut tries = 0;
         let mut hook = loop {
-            match Started::spawn(cmd) {
+            let spawned = if self.spawn_off_thread && lend.is_none() {
+                Started::spawn_off_thread(&[cmd]).await.pop()
+            } else {
+                None
+            };
+            match spawned.unwrap_or_else(|| Started::spawn(cmd)) {
                 Ok(hook) => break hook,
                 Err(refused)
                     if refused.starved() && starved::wait_before_try(tries, cancel).await =>
@@ -429,8 +444,13 @@ impl Runner {
         let mut places = Vec::with_capacity(cmds.len());
         let mut started = Vec::with_capacity(cmds.len());
         let mut starved = Vec::new();
-        for (i, &cmd) in cmds.iter().enumerate() {
-            match Started::spawn(cmd) {
+        let spawned = if self.spawn_off_thread && lend.is_none() {
+            Started::spawn_off_thread(cmds).await
+        } else {
+            cmds.iter().map(|cmd| Started::spawn(cmd)).collect()
+        };
+        for ((i, &cmd), spawned) in cmds.iter().enumerate().zip(spawned) {
+            match spawned {
                 Ok(hook) => {
                     hooks.push(hook);
                     places.push(i);
@@ -756,7 +776,55 @@ impl Started {
     /// Spawns the hook, or says why it could not start.
     fn spawn(cmd: &HookCommand) -> Result<Started, Refused> {
         let start = Instant::now();
-        let (spawned, leader_start) = spawn(cmd);
+        Started::new(cmd, start, spawn(cmd))
+    }
+
+    /// Spawns the hooks of `cmds` from tokio's blocking pool, one after
+    /// another, while this thread goes on with its other work: a spawn
+    /// waits until the kernel has loaded the hook's program (it is a
+    /// vfork), about a millisecond for a shell, which a server's one
+    /// thread should not spend for each hook of a burst (see
+    /// [`Runner::spawn_off_thread`]). Their payloads are written here.
+    async fn spawn_off_thread(cmds: &[&HookCommand]) -> Vec<Result<Started, Refused>> {
+        /// One round of spawns at a time, as a caller spawning directly
+        /// would: 64 sessions' hooks starting at once on 64 threads of
+        /// the pool would leave the server's own thread one runnable
+        /// task among 64 (a quick session's event then waited 15 ms).
+        static SPAWNING: tokio::sync::Semaphore = tokio::sync::Semaphore::const_new(1);
+        let launches: Vec<(Program, EnvPolicy, Option<PathBuf>)> = cmds
+            .iter()
+            .map(|c| (c.program.clone(), c.env.clone(), c.cwd.clone()))
+            .collect();
+        let _turn = SPAWNING.acquire().await;
+        let spawned = tokio::task::spawn_blocking(move || {
+            launches
+                .iter()
+                .map(|(program, env, cwd)| {
+                    (Instant::now(), start_process(program, env, cwd.as_deref()))
+                })
+                .collect::<Vec<_>>()
+        })
+        .await;
+        let Ok(spawned) = spawned else {
+            // No blocking pool (the runtime is shutting down): here, then.
+            return cmds.iter().map(|cmd| Started::spawn(cmd)).collect();
+        };
+        cmds.iter()
+            .zip(spawned)
+            .map(|(cmd, (start, (process, leader_start)))| {
+                let fed =
+                    process.and_then(|(child, pipes)| Ok((child, child::feed(pipes, &cmd.stdin)?)));
+                Started::new(cmd, start, (fed, leader_start))
+            })
+            .collect()
+    }
+
+    /// The hook `cmd` as its spawn at `start` left it.
+    fn new(
+        cmd: &HookCommand,
+        start: Instant,
+        (spawned, leader_start): (io::Result<(child::Child, child::Pipes)>, Option<u64>),
+    ) -> Result<Started, Refused> {
         match spawned {
             Ok((child, pipes)) => Ok(Started {
                 guard: GroupGuard::new(Some(child.id()), leader_start),
@@ -832,13 +900,24 @@ fn on_reactor(
 /// leader (with its start time) under the leader table's lock, so that no
 /// concurrent kill takes it for an adopted orphan.
 fn spawn(cmd: &HookCommand) -> (io::Result<(child::Child, child::Pipes)>, Option<u64>) {
+    let (started, leader_start) = start_process(&cmd.program, &cmd.env, cmd.cwd.as_deref());
+    let fed = started.and_then(|(child, pipes)| Ok((child, child::feed(pipes, &cmd.stdin)?)));
+    (fed, leader_start)
+}
+
+/// [`spawn`] without the payload: the process and its pipes, stdin still
+/// open ([`child::feed`] writes it). Callable from any thread.
+fn start_process(
+    program: &Program,
+    env: &EnvPolicy,
+    cwd: Option<&Path>,
+) -> (io::Result<(child::Child, child::Pipes)>, Option<u64>) {
     if !adopt::adopting() {
-        return (child::spawn(cmd), None);
+        return (child::start_process(program, env, cwd), None);
     }
     let mut table = adopt::leaders();
     let start = adopt::ticks_now();
-    let spawned = child::spawn(cmd);
-    let mut spawned = spawned;
+    let mut spawned = child::start_process(program, env, cwd);
     if let (Ok((child, _)), Some(start)) = (&mut spawned, start)
         && let Ok(pid) = i32::try_from(child.id())
     {

@@ -785,8 +785,13 @@ fn load(
     let mut diags = Vec::new();
     let mut event = Event::new(crate::EventKind::SessionStart);
     event.cwd = cwd.map(std::path::Path::to_path_buf);
-    let (mut engine, files) = crate::config::files::load_with(replace, || {
+    let (engine, files) = crate::config::files::load_with(replace, || {
         setup.config.clone().engine(&event, &mut diags)
+    });
+    // One thread serves every session: a burst of hooks starts off it.
+    let mut engine = engine.with_runner(crate::run::Runner {
+        spawn_off_thread: true,
+        ..crate::run::Runner::default()
     });
     // Async hooks run on this server's runtime; their answers are kept in
     // the session's state and announced as they arrive.

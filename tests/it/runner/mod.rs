@@ -54,6 +54,7 @@ fn runner(lend_thread: bool) -> Runner {
         grace: Duration::from_millis(200),
         drain: Duration::from_millis(300),
         lend_thread,
+        spawn_off_thread: false,
     }
 }
 
@@ -113,6 +114,44 @@ mod bounded {
         let mut results = runner(false)
             .run_batch_lending(&[&companion, cmd], &Cancel::never(), Some(lend))
             .await;
+        assert_eq!(results.len(), 2);
+        let (case, _) = results.pop().unwrap();
+        let (companion, _) = results.pop().unwrap();
+        assert_eq!(companion.stdout.bytes, b"companion\n");
+        case
+    }
+
+    include!("cases.rs");
+}
+
+/// Each case started from the blocking pool and waited for on the
+/// reactor, alone (as `latch serve` runs a fire beside others).
+mod off_thread {
+    use super::*;
+
+    async fn run(cmd: &HookCommand) -> RunResult {
+        let runner = Runner {
+            spawn_off_thread: true,
+            ..runner(false)
+        };
+        runner.run_alone(cmd, &Cancel::never()).await
+    }
+
+    include!("cases.rs");
+}
+
+/// Each case started from the blocking pool in a batch, second of two
+/// hooks, waited for on the reactor.
+mod off_thread_batch {
+    use super::*;
+
+    async fn run(cmd: &HookCommand) -> RunResult {
+        let companion = sh("echo companion");
+        let runner = Runner {
+            spawn_off_thread: true,
+            ..runner(false)
+        };
+        let mut results = runner.run_batch(&[&companion, cmd], &Cancel::never()).await;
         assert_eq!(results.len(), 2);
         let (case, _) = results.pop().unwrap();
         let (companion, _) = results.pop().unwrap();
