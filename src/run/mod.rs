@@ -337,7 +337,7 @@ impl Runner {
         let mut tries = 0;
         let mut hook = loop {
             let spawned = if self.spawn_off_thread && lend.is_none() {
-                Started::spawn_off_thread(&[cmd]).await.pop()
+                Box::pin(Started::spawn_off_thread(&[cmd])).await.pop()
             } else {
                 None
             };
@@ -444,8 +444,9 @@ impl Runner {
         let mut places = Vec::with_capacity(cmds.len());
         let mut started = Vec::with_capacity(cmds.len());
         let mut starved = Vec::new();
+        // Boxed: the lent path's future stays as small as it was.
         let spawned = if self.spawn_off_thread && lend.is_none() {
-            Started::spawn_off_thread(cmds).await
+            Box::pin(Started::spawn_off_thread(cmds)).await
         } else {
             cmds.iter().map(|cmd| Started::spawn(cmd)).collect()
         };
