@@ -58,6 +58,18 @@ fn runner(lend_thread: bool) -> Runner {
     }
 }
 
+/// The case's result from a batch of `[companion, case]`, once the
+/// companion (`echo companion`) is seen to have kept its own result:
+/// whatever the case does must leave it that.
+fn beside_companion(mut results: Vec<(RunResult, usize)>) -> RunResult {
+    assert_eq!(results.len(), 2);
+    let (case, _) = results.pop().unwrap();
+    let (companion, _) = results.pop().unwrap();
+    assert_eq!(companion.exit_code(), Some(0), "{companion:?}");
+    assert_eq!(companion.stdout.bytes, b"companion\n");
+    case
+}
+
 /// Each case on the reactor.
 mod reactor {
     use super::*;
@@ -111,14 +123,10 @@ mod bounded {
             interrupt: None,
             until: Some(Instant::now() + Duration::from_millis(20)),
         };
-        let mut results = runner(false)
+        let results = runner(false)
             .run_batch_lending(&[&companion, cmd], &Cancel::never(), Some(lend))
             .await;
-        assert_eq!(results.len(), 2);
-        let (case, _) = results.pop().unwrap();
-        let (companion, _) = results.pop().unwrap();
-        assert_eq!(companion.stdout.bytes, b"companion\n");
-        case
+        beside_companion(results)
     }
 
     include!("cases.rs");
@@ -151,12 +159,8 @@ mod off_thread_batch {
             spawn_off_thread: true,
             ..runner(false)
         };
-        let mut results = runner.run_batch(&[&companion, cmd], &Cancel::never()).await;
-        assert_eq!(results.len(), 2);
-        let (case, _) = results.pop().unwrap();
-        let (companion, _) = results.pop().unwrap();
-        assert_eq!(companion.stdout.bytes, b"companion\n");
-        case
+        let results = runner.run_batch(&[&companion, cmd], &Cancel::never()).await;
+        beside_companion(results)
     }
 
     include!("cases.rs");
@@ -169,15 +173,10 @@ mod batch {
 
     async fn run(cmd: &HookCommand) -> RunResult {
         let companion = sh("echo companion");
-        let mut results = runner(true)
+        let results = runner(true)
             .run_batch(&[&companion, cmd], &Cancel::never())
             .await;
-        assert_eq!(results.len(), 2);
-        let (case, _) = results.pop().unwrap();
-        let (companion, _) = results.pop().unwrap();
-        assert_eq!(companion.exit_code(), Some(0), "{companion:?}");
-        assert_eq!(companion.stdout.bytes, b"companion\n");
-        case
+        beside_companion(results)
     }
 
     include!("cases.rs");
