@@ -99,6 +99,14 @@ impl Tasks {
         self.listener = Some(Arc::new(listener));
         self
     }
+
+    /// Runs the jobs with `runner` (for example one that starts hooks off
+    /// the calling thread, [`Runner::spawn_off_thread`]) instead of the
+    /// default one.
+    pub fn with_runner(mut self, runner: Runner) -> Tasks {
+        self.runner = runner;
+        self
+    }
 }
 
 impl Background for Tasks {

@@ -384,7 +384,7 @@ impl<'s> Walk<'s> {
             "heredoc_redirect" => {
                 // Claude Code reads no heredoc inside a command substitution
                 // but its own `"$(cat <<'EOF' … EOF)"` (recorded:
-                // `pub_if_subst`, `pub_if_subst2`).
+                // `r9_if_subst`).
                 if self.substitutions > 0 || heredoc_unreadable(node, self.src) {
                     self.note(Problem::Unknown("heredoc_redirect"));
                 }
@@ -525,7 +525,7 @@ impl<'s> Walk<'s> {
 }
 
 /// Whether Claude Code refuses to read a heredoc (2.1.197's code, its
-/// reasons quoted; recorded: `pub_if_heredoc`): anything under the redirect
+/// reasons quoted; recorded: `r9_if_heredoc`): anything under the redirect
 /// but the delimiters, the body and a file descriptor (`cat <<'EOF' | wc`:
 /// the pipeline hangs under the redirect); no body; a delimiter that is
 /// not quoted, which "undergoes shell expansion" whatever the body holds;

@@ -178,11 +178,7 @@ pub fn reap_orphans() {
     if !matches!(waitid(WaitId::All, options), Ok(Some(_))) {
         return;
     }
-    // Held throughout: a leader spawned meanwhile is in the table before
-    // it can be a child here, so a hook that just ended is never taken
-    // for an orphan.
-    let table = leaders();
-    super::tree::reap_ended_orphans(&table);
+    super::tree::reap_ended_orphans();
 }
 
 /// Whether `p` is a hook leader of this process (its runner's to reap).

@@ -13,7 +13,7 @@
 //!   steal other children's statuses);
 //! - stdout and stderr are plain non-blocking pipes, put on the reactor by
 //!   the runner when it needs them there; a payload that fits in a pipe's
-//!   buffer is written before the spawn.
+//!   buffer is written whole as soon as the hook started ([`feed`]).
 //!
 //! A [`Child`] dropped before it was reaped is killed and reaped on a
 //! short-lived thread, as tokio's `kill_on_drop` did.
@@ -60,8 +60,7 @@ enum PidFd {
 /// latch's ends of the hook's stdio, non-blocking and not yet on the
 /// reactor.
 pub(super) struct Pipes {
-    /// Where the rest of the payload goes; `None` when it was written
-    /// before the spawn.
+    /// Where the payload goes; `None` once [`feed`] wrote all of it.
     pub stdin: Option<OwnedFd>,
     /// The hook's stdout.
     pub stdout: OwnedFd,
@@ -72,8 +71,8 @@ pub(super) struct Pipes {
 /// How often the exit is polled for without a pidfd.
 const POLL: Duration = Duration::from_millis(5);
 
-/// The payloads written before the spawn: at most one page (`PIPE_BUF`),
-/// which any pipe buffer holds whole.
+/// The payloads [`feed`] writes whole at once: at most one page
+/// (`PIPE_BUF`), which any pipe buffer holds.
 const PREFILL_MAX: usize = 4096;
 
 /// Starts the hook's process with its pipes; its stdin is still open and
@@ -133,14 +132,17 @@ pub(super) fn start_process(
     Ok((child, pipes))
 }
 
-/// Writes `payload` into the hook's stdin and closes it if it fits the
-/// pipe at once; else makes stdin non-blocking for the caller to write
-/// the rest. The payload goes in while the hook starts, not before.
-pub(super) fn feed(mut pipes: Pipes, payload: &[u8]) -> io::Result<Pipes> {
-    if let Some(ours) = pipes.stdin.take() {
-        pipes.stdin = feed_small(ours, payload)?;
+/// Writes `payload` into the hook's stdin (latch's end, `ours`) and
+/// closes it if it fits the pipe at once (`None`); else makes it
+/// non-blocking and gives it back, for the caller to write the rest as the
+/// hook reads. The payload goes in while the hook starts, not before.
+pub(super) fn feed(ours: OwnedFd, payload: &[u8]) -> io::Result<Option<OwnedFd>> {
+    if payload.len() <= PREFILL_MAX {
+        let _ = std::io::Write::write_all(&mut std::fs::File::from(ours), payload);
+        return Ok(None);
     }
-    Ok(pipes)
+    rustix::io::ioctl_fionbio(&ours, true)?;
+    Ok(Some(ours))
 }
 
 impl Child {
@@ -419,21 +421,6 @@ fn resolve(program: &Path, environment: &Environment, cwd: Option<&Path>) -> io:
 fn stdin_pipe() -> io::Result<(OwnedFd, OwnedFd)> {
     let (child_end, ours) = pipe_with(PipeFlags::CLOEXEC)?;
     Ok((above_stdio(child_end)?, ours))
-}
-
-/// Writes a payload of at most a page into the fresh stdin pipe and closes
-/// it: an empty pipe takes a page whole, so the blocking write cannot
-/// block, and the hook's stdin then needs no place on the reactor. A larger
-/// payload is left to [`super::feed`]: latch's end is returned,
-/// non-blocking. A hook that already exited makes the write fail with
-/// EPIPE (latch ignores SIGPIPE), which is its right.
-fn feed_small(ours: OwnedFd, payload: &[u8]) -> io::Result<Option<OwnedFd>> {
-    if payload.len() <= PREFILL_MAX {
-        let _ = std::io::Write::write_all(&mut std::fs::File::from(ours), payload);
-        return Ok(None);
-    }
-    rustix::io::ioctl_fionbio(&ours, true)?;
-    Ok(Some(ours))
 }
 
 /// An output pipe: latch's non-blocking read end, the child's write end.

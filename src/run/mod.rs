@@ -777,7 +777,8 @@ impl Started {
     /// Spawns the hook, or says why it could not start.
     fn spawn(cmd: &HookCommand) -> Result<Started, Refused> {
         let start = Instant::now();
-        Started::new(cmd, start, spawn(cmd))
+        let launched = launch(&cmd.program, &cmd.env, cmd.cwd.as_deref());
+        Started::new(cmd, start, launched.and_then(|l| l.fed(&cmd.stdin)))
     }
 
     /// Spawns the hooks of `cmds` from tokio's blocking pool, one after
@@ -796,26 +797,29 @@ impl Started {
             .iter()
             .map(|c| (c.program.clone(), c.env.clone(), c.cwd.clone()))
             .collect();
-        let _turn = SPAWNING.acquire().await;
+        // The semaphore is never closed.
+        let _turn = SPAWNING.acquire().await.ok();
+        // Each hook comes back with its kill guard: a run dropped while it
+        // waits here kills every process each hook started.
         let spawned = tokio::task::spawn_blocking(move || {
             launches
                 .iter()
-                .map(|(program, env, cwd)| {
-                    (Instant::now(), start_process(program, env, cwd.as_deref()))
-                })
+                .map(|(program, env, cwd)| (Instant::now(), launch(program, env, cwd.as_deref())))
                 .collect::<Vec<_>>()
         })
         .await;
-        let Ok(spawned) = spawned else {
-            // No blocking pool (the runtime is shutting down): here, then.
-            return cmds.iter().map(|cmd| Started::spawn(cmd)).collect();
+        let spawned = match spawned {
+            Ok(spawned) => spawned,
+            // A panic of latch's goes on here; started hooks were killed
+            // with their guards.
+            Err(e) if e.is_panic() => std::panic::resume_unwind(e.into_panic()),
+            // The task never ran (the runtime is shutting down): here, then.
+            Err(_) => return cmds.iter().map(|cmd| Started::spawn(cmd)).collect(),
         };
         cmds.iter()
             .zip(spawned)
-            .map(|(cmd, (start, (process, leader_start)))| {
-                let fed =
-                    process.and_then(|(child, pipes)| Ok((child, child::feed(pipes, &cmd.stdin)?)));
-                Started::new(cmd, start, (fed, leader_start))
+            .map(|(cmd, (start, launched))| {
+                Started::new(cmd, start, launched.and_then(|l| l.fed(&cmd.stdin)))
             })
             .collect()
     }
@@ -824,11 +828,15 @@ impl Started {
     fn new(
         cmd: &HookCommand,
         start: Instant,
-        (spawned, leader_start): (io::Result<(child::Child, child::Pipes)>, Option<u64>),
+        launched: io::Result<Launched>,
     ) -> Result<Started, Refused> {
-        match spawned {
-            Ok((child, pipes)) => Ok(Started {
-                guard: GroupGuard::new(Some(child.id()), leader_start),
+        match launched {
+            Ok(Launched {
+                guard,
+                child,
+                pipes,
+            }) => Ok(Started {
+                guard,
                 child,
                 stdin: pipes.stdin,
                 fed: 0,
@@ -897,35 +905,52 @@ fn on_reactor(
     ))
 }
 
-/// Spawns the hook. With orphan adoption on, the hook is recorded as a
-/// leader (with its start time) under the leader table's lock, so that no
-/// concurrent kill takes it for an adopted orphan.
-fn spawn(cmd: &HookCommand) -> (io::Result<(child::Child, child::Pipes)>, Option<u64>) {
-    let (started, leader_start) = start_process(&cmd.program, &cmd.env, cmd.cwd.as_deref());
-    let fed = started.and_then(|(child, pipes)| Ok((child, child::feed(pipes, &cmd.stdin)?)));
-    (fed, leader_start)
+/// A hook's process as its spawn left it, its kill guard first: dropping
+/// it anywhere (a failed feed, a run dropped while the spawn was off the
+/// thread) kills everything the hook started.
+struct Launched {
+    guard: GroupGuard,
+    child: child::Child,
+    pipes: child::Pipes,
 }
 
-/// [`spawn`] without the payload: the process and its pipes, stdin still
-/// open ([`child::feed`] writes it). Callable from any thread.
-fn start_process(
-    program: &Program,
-    env: &EnvPolicy,
-    cwd: Option<&Path>,
-) -> (io::Result<(child::Child, child::Pipes)>, Option<u64>) {
-    if !adopt::adopting() {
-        return (child::start_process(program, env, cwd), None);
+impl Launched {
+    /// Writes the payload ([`child::feed`]).
+    fn fed(mut self, payload: &[u8]) -> io::Result<Launched> {
+        if let Some(stdin) = self.pipes.stdin.take() {
+            self.pipes.stdin = child::feed(stdin, payload)?;
+        }
+        Ok(self)
     }
-    let mut table = adopt::leaders();
-    let start = adopt::ticks_now();
-    let mut spawned = child::start_process(program, env, cwd);
-    if let (Ok((child, _)), Some(start)) = (&mut spawned, start)
-        && let Ok(pid) = i32::try_from(child.id())
-    {
-        adopt::record_leader(&mut table, pid, start);
-        child.set_leader_start(Some(start));
-    }
-    (spawned, start)
+}
+
+/// Starts the hook's process with its pipes, stdin still open (see
+/// [`Launched::fed`]). With orphan adoption on, the hook is recorded as a
+/// leader (with its start time) under the leader table's lock, so that no
+/// concurrent kill or reap takes it for an adopted orphan. Callable from
+/// any thread.
+fn launch(program: &Program, env: &EnvPolicy, cwd: Option<&Path>) -> io::Result<Launched> {
+    let (child, pipes, leader_start) = if adopt::adopting() {
+        let mut table = adopt::leaders();
+        let start = adopt::ticks_now();
+        let (mut child, pipes) = child::start_process(program, env, cwd)?;
+        if let Ok(pid) = i32::try_from(child.id()) {
+            // Recorded even without a start time: the reaper must never
+            // take a hook for an orphan.
+            adopt::record_leader(&mut table, pid, start.unwrap_or(0));
+        }
+        child.set_leader_start(start);
+        (child, pipes, start)
+    } else {
+        let (child, pipes) = child::start_process(program, env, cwd)?;
+        (child, pipes, None)
+    };
+    let guard = GroupGuard::new(Some(child.id()), leader_start);
+    Ok(Launched {
+        guard,
+        child,
+        pipes,
+    })
 }
 
 fn spawn_failure(err: &io::Error, cmd: &HookCommand) -> Termination {

@@ -272,7 +272,6 @@ pub(super) fn kill_leftovers(groups: &[i32]) {
     if !adopt::adopting() {
         return;
     }
-    let me = i32::try_from(std::process::id()).unwrap_or(0);
     // The snapshot is taken with the leader table held, so that a leader
     // reaped meanwhile is not taken for an orphan.
     let orphans: Vec<(i32, bool)> = {
@@ -280,11 +279,7 @@ pub(super) fn kill_leftovers(groups: &[i32]) {
         let Some(procs) = procfs::snapshot() else {
             return;
         };
-        procs
-            .iter()
-            .filter(|p| p.ppid == me && !adopt::is_leader(&table, p))
-            .map(|p| (p.pid, p.zombie))
-            .collect()
+        orphans(&procs, &table).map(|p| (p.pid, p.zombie)).collect()
     };
     for (pid, zombie) in orphans {
         if !zombie {
@@ -302,21 +297,37 @@ fn send(pid: i32, sig: Signal) {
 }
 
 /// Reaps every child of this process that ended and is not a hook leader
-/// in `table` (see [`adopt::reap_orphans`]).
-pub(super) fn reap_ended_orphans(table: &[(i32, u64)]) {
-    let me = i32::try_from(std::process::id()).unwrap_or(0);
+/// (see [`adopt::reap_orphans`]). `/proc` is read without the leader
+/// table, which every spawn needs; each zombie found is reaped under it,
+/// unless it is a leader by then (a pid reused by a new hook is recorded
+/// before the hook can be a child here).
+pub(super) fn reap_ended_orphans() {
     let Some(procs) = procfs::snapshot() else {
         return;
     };
-    for p in procs
-        .iter()
-        .filter(|p| p.ppid == me && p.zombie && !adopt::is_leader(table, p))
-    {
+    let ended: Vec<&ProcInfo> = orphans(&procs, &[]).filter(|p| p.zombie).collect();
+    if ended.is_empty() {
+        return;
+    }
+    let table = adopt::leaders();
+    for p in ended.into_iter().filter(|p| !adopt::is_leader(&table, p)) {
         reap_one(p.pid);
     }
 }
 
-pub(super) fn reap_one(pid: i32) {
+/// The children of this process in `procs` that are not hook leaders of
+/// `table`: orphans it adopted.
+fn orphans<'p>(
+    procs: &'p [ProcInfo],
+    table: &'p [(i32, u64)],
+) -> impl Iterator<Item = &'p ProcInfo> {
+    let me = i32::try_from(std::process::id()).unwrap_or(0);
+    procs
+        .iter()
+        .filter(move |p| p.ppid == me && !adopt::is_leader(table, p))
+}
+
+fn reap_one(pid: i32) {
     if let Some(p) = Pid::from_raw(pid) {
         let _ = waitpid(Some(p), WaitOptions::NOHANG);
     }

@@ -597,6 +597,35 @@ fn r8_a_tool_call_starts_the_stop_block_count_again() {
 }
 
 #[test]
+fn a_new_sessions_stop_and_prompt_that_raise_no_count_write_no_state() {
+    // Resetting counters never raised changes nothing: no `state.json`
+    // (whose write waits for the disk twice) for a session's first events.
+    let c = Claude::new();
+    let quiet = c.hook("stop", "");
+    let c = c.project_settings(&settings("Stop", None, &[&quiet]));
+    for event in [
+        json!({"event": "stop", "session_id": "fresh"}),
+        json!({"event": "user_prompt", "session_id": "fresh", "prompt": "hi"}),
+        json!({"event": "stop", "session_id": "fresh"}),
+    ] {
+        let f = c.fire(&event);
+        assert!(f.outcome.get("continuation").is_none(), "{}", f.outcome);
+    }
+    let state = c.root.path().join("state/sessions/fresh/state.json");
+    assert!(!state.exists(), "{}", state.display());
+    // A block raises the count: then the state is written.
+    let blocking = c.hook("block", "--exit 2 --stderr 'again'");
+    let c = c.project_settings(&settings("Stop", None, &[&blocking]));
+    assert!(
+        c.fire(&json!({"event": "stop", "session_id": "fresh"}))
+            .outcome
+            .get("continuation")
+            .is_some()
+    );
+    assert!(state.is_file());
+}
+
+#[test]
 fn the_stop_block_cap_comes_from_its_variable() {
     let c = Claude::new();
     let cmd = c.hook("stop", "--exit 2 --stderr 'again'");

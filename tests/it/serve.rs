@@ -680,7 +680,7 @@ fn a_soak_of_cancels_errors_async_hooks_and_background_jobs_leaks_nothing() {
     let c = Claude::new();
     let c = c.project_settings(&json!({"hooks": {
         "PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command",
-            "command": "(sleep 0.2 </dev/null >/dev/null 2>&1 &); cat > /dev/null"}]}],
+            "command": "(sleep 0.2 </dev/null >/dev/null 2>&1 &); cat > /dev/null; echo no >&2; exit 2"}]}],
         "PostToolUse": [{"hooks": [{"type": "command", "async": true,
             "command": "echo '{\"systemMessage\": \"later\"}'"}]}],
         "UserPromptSubmit": [{"hooks": [{"type": "command", "command": "sleep 30"}]}]}}));
@@ -725,8 +725,12 @@ fn a_soak_of_cancels_errors_async_hooks_and_background_jobs_leaks_nothing() {
         loop {
             let r = s.recv();
             if r["id"] == i {
-                if i % 6 == 3 {
-                    assert_eq!(r["error"]["code"], -32602, "{r}");
+                match i % 6 {
+                    3 => assert_eq!(r["error"]["code"], -32602, "{r}"),
+                    // The hook's own exit status, never one the reaper
+                    // took: exit 2 denies.
+                    4 | 5 => assert_eq!(r["result"]["decision"], "deny", "{r}"),
+                    _ => {}
                 }
                 return;
             }

@@ -52,7 +52,7 @@ type Out = mpsc::UnboundedSender<String>;
 
 /// Runs `latch serve` until `exit` or the end of input.
 pub async fn run(_args: ServeArgs) -> u8 {
-    let _ = crate::run::become_subreaper();
+    let adopting = crate::run::become_subreaper().is_ok();
     super::raise_open_file_limit();
     let max_event = match super::event_input::max_event_bytes() {
         Ok(n) => n,
@@ -79,9 +79,13 @@ pub async fn run(_args: ServeArgs) -> u8 {
     // The background jobs of hooks that outlived them and ended since are
     // reaped now and then (on the blocking pool: it may read `/proc`), so
     // that a long session gathers no zombies.
-    let reaper = tokio::spawn(async {
+    let reaper = tokio::spawn(async move {
+        if !adopting {
+            return;
+        }
         loop {
             tokio::time::sleep(REAP_EVERY).await;
+            // A panic there is latch's bug; the next round tries again.
             let _ = tokio::task::spawn_blocking(crate::run::reap_orphans).await;
         }
     });
@@ -403,8 +407,8 @@ struct Lending {
 
 impl Lending {
     /// How long the thread is lent at most: what else runs on it (a
-    /// configuration reload, an async hook's answer, a signal's handling)
-    /// waits no longer than that.
+    /// reload's notice, an async hook's answer, a signal's handling) waits
+    /// no longer than that.
     const AT_MOST: std::time::Duration = std::time::Duration::from_millis(50);
 
     /// The lending for a fire about to dispatch: only when no other fire
@@ -788,20 +792,24 @@ fn load(
     let (engine, files) = crate::config::files::load_with(replace, || {
         setup.config.clone().engine(&event, &mut diags)
     });
-    // One thread serves every session: a burst of hooks starts off it.
-    let mut engine = engine.with_runner(crate::run::Runner {
+    // One thread serves every session: a burst of hooks, `async` ones
+    // too, starts off it.
+    let runner = crate::run::Runner {
         spawn_off_thread: true,
         ..crate::run::Runner::default()
-    });
+    };
+    let mut engine = engine.with_runner(runner);
     // Async hooks run on this server's runtime; their answers are kept in
     // the session's state and announced as they arrive.
     if let Some(root) = &setup.state_root {
         let notify = out.clone();
-        engine = engine.with_background(crate::background::Tasks::new(root).with_listener(
-            move |answer| {
-                let _ = notify.send(rpc::notification("latch/asyncResult", answer));
-            },
-        ));
+        engine = engine.with_background(
+            crate::background::Tasks::new(root)
+                .with_runner(runner)
+                .with_listener(move |answer| {
+                    let _ = notify.send(rpc::notification("latch/asyncResult", answer));
+                }),
+        );
     }
     if let Some(t) = &setup.telemetry {
         engine = engine.with_telemetry(t.clone());

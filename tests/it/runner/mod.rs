@@ -1,10 +1,12 @@
 //! The process runner, on real processes.
 //!
-//! The cases in `cases.rs` run five times: waiting on the reactor, with
+//! The cases in `cases.rs` run seven times: waiting on the reactor, with
 //! the runner lending the thread (`Runner::lend_thread`), lent until an
-//! interrupt or for 20 ms only (then handed to the reactor), and in a lent
-//! batch beside another hook (`Runner::run_batch`), none of which may
-//! change any result. What only one of them can do is tested here.
+//! interrupt or for 20 ms only (then handed to the reactor), in a lent
+//! batch beside another hook (`Runner::run_batch`), and started from the
+//! blocking pool (`Runner::spawn_off_thread`) alone and in a batch, none of
+//! which may change any result. What only one of them can do is tested
+//! here.
 
 use std::ffi::OsString;
 use std::path::PathBuf;
