@@ -195,6 +195,10 @@ fn reload(setup: &Setup, out: &Out) {
     // The files kept at their last good text after this round, for the
     // configurations loaded later.
     let mut still_kept = Files::new();
+    // Applied together at the end, and only then announced: an event that
+    // follows a notice sees every configuration reloaded, not some.
+    let mut updates = Vec::new();
+    let mut notices = Vec::new();
     for cwd in keys {
         let Some(old) = lock(&setup.engines).get(&cwd).cloned() else {
             continue;
@@ -240,7 +244,7 @@ fn reload(setup: &Setup, out: &Out) {
         };
         let (reloaded, reason) = match applied {
             Some(loaded) => {
-                lock(&setup.engines).insert(cwd.clone(), loaded);
+                updates.push((cwd.clone(), loaded));
                 let reason = (!kept.is_empty()).then(|| kept_reason(kept.iter()));
                 (true, reason)
             }
@@ -260,12 +264,16 @@ fn reload(setup: &Setup, out: &Out) {
                 (false, Some(reason))
             }
         };
-        let _ = out.send(rpc::notification(
+        notices.push(rpc::notification(
             "latch/diagnostics",
             &json!({"cwd": cwd, "reloaded": reloaded, "reason": reason, "kept": kept, "diagnostics": diagnostics}),
         ));
     }
+    lock(&setup.engines).extend(updates);
     *lock(&setup.kept) = still_kept;
+    for notice in notices {
+        let _ = out.send(notice);
+    }
 }
 
 /// The `reason` of a `latch/diagnostics` for configuration files kept at
