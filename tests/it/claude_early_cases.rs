@@ -129,16 +129,7 @@ fn defer_outranks_ask_whichever_finishes_first() {
     ];
     for (case, a_args, b_args, decision) in cases {
         for same_group in [false, true] {
-            let c = Claude::new();
-            let a = c.hook("a", &a_args);
-            let b = c.hook("b", &b_args);
-            let handler = |cmd: &str| json!({"type": "command", "command": cmd});
-            let groups = if same_group {
-                json!([{"matcher": "Bash", "hooks": [handler(&a), handler(&b)]}])
-            } else {
-                json!([{"matcher": "Bash", "hooks": [handler(&a)]}, {"matcher": "Bash", "hooks": [handler(&b)]}])
-            };
-            let c = c.project_settings(&json!({"hooks": {"PreToolUse": groups}}));
+            let (c, _, _) = crate::claude_recorded::two_hooks(&a_args, &b_args, same_group);
             let f = c.fire(&bash_before("ls"));
             assert_eq!(
                 f.outcome["decision"], decision,

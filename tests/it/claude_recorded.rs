@@ -19,7 +19,7 @@ fn decide(decision: &str, reason: Option<&str>) -> String {
 }
 
 /// Two PreToolUse hooks on Bash, `a` then `b`, in one group or two.
-fn two_hooks(a_args: &str, b_args: &str, same_group: bool) -> (Claude, String, String) {
+pub(crate) fn two_hooks(a_args: &str, b_args: &str, same_group: bool) -> (Claude, String, String) {
     let c = Claude::new();
     let a = c.hook("a", a_args);
     let b = c.hook("b", b_args);
