@@ -1687,71 +1687,87 @@ fn recorded_cases() -> Option<std::path::PathBuf> {
 }
 
 /// Re-reads every `if` rule, tool call and PreToolUse run of the recorded
-/// cases from their `observed.json` (when present) and checks latch
-/// against them directly, so the rows above cannot drift from a
-/// re-recording.
+/// cases from their `observed.json` and checks latch against them
+/// directly, so the rows above and below cannot drift from a re-recording:
+/// round 9's recordings are in this repository; round 2's are read when
+/// the peer harness's cases are beside this checkout.
 #[test]
 fn recordings_agree_with_latch() {
+    let here = Path::new(env!("CARGO_MANIFEST_DIR")).join("recordings/claude");
+    let round9: usize = ["r9_if_heredoc", "r9_if_subst", "r9_if_shapes"]
+        .iter()
+        .map(|case| agrees_with_recording(&here.join(case)))
+        .sum();
+    assert_eq!(round9, 16 * 4 + 23 * 7 + 37, "rules x calls of round 9");
     let Some(dir) = recorded_cases() else {
-        eprintln!("no recordings beside this checkout; the rows above carry them");
+        eprintln!("no round-2 recordings beside this checkout; the rows above carry them");
         return;
     };
+    let round2: usize = ["r2_if_bash", "r2_if_bash_complex", "r2_if_files"]
+        .iter()
+        .map(|case| agrees_with_recording(&dir.join(case)))
+        .sum();
+    assert_eq!(round2, 199, "rules x calls of round 2");
+}
+
+/// Checks every `if` rule of one recorded case against every tool call of
+/// its script: latch runs the rule's hook exactly when Claude Code did.
+/// Returns how many (rule, call) pairs it checked.
+fn agrees_with_recording(case: &Path) -> usize {
     let label = regex::Regex::new(r"--label (\S+)").unwrap();
-    let mut checked = 0;
-    for case in ["r2_if_bash", "r2_if_bash_complex", "r2_if_files"] {
-        let text = std::fs::read_to_string(dir.join(case).join("observed.json")).unwrap();
-        let text = text.replace("<WS>", PROJECT).replace("<RUN>", "/tmp/run");
-        let d: serde_json::Value = serde_json::from_str(&text).unwrap();
-        let mut rules = Vec::new();
-        for group in d["settings"]["hooks"]["PreToolUse"].as_array().unwrap() {
-            for hook in group["hooks"].as_array().unwrap() {
-                let (Some(rule), Some(cmd)) = (hook["if"].as_str(), hook["command"].as_str())
-                else {
-                    continue;
-                };
-                let name = label.captures(cmd).unwrap()[1].to_owned();
-                rules.push((name, rule.to_owned()));
-            }
-        }
-        let turns: Vec<&serde_json::Value> = d["script_turns"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .filter_map(|t| t.get("tool_use"))
-            .collect();
-        for turn in &turns {
-            let tool = turn["name"].as_str().unwrap();
-            let input = &turn["input"];
-            for (name, rule) in &rules {
-                let ran = d["hooks"].as_array().unwrap().iter().any(|h| {
-                    let stdin = &h["stdin"];
-                    h["label"] == name.as_str()
-                        && stdin["hook_event_name"] == "PreToolUse"
-                        && stdin["tool_name"] == tool
-                        && input
-                            .as_object()
-                            .unwrap()
-                            .iter()
-                            .all(|(k, v)| stdin["tool_input"][k] == *v)
-                });
-                let v = Rule::parse(rule)
-                    .unwrap()
-                    .matches_input(&ToolInput::with_home(
-                        tool,
-                        input,
-                        Path::new(PROJECT),
-                        Some(Path::new("/home/u")),
-                    ));
-                assert_eq!(
-                    v.runs(),
-                    ran,
-                    "{case}: `{rule}` ({name}) on {tool} {input}: {v:?}"
-                );
-                checked += 1;
-            }
+    let text = std::fs::read_to_string(case.join("observed.json")).unwrap();
+    let text = text.replace("<WS>", PROJECT).replace("<RUN>", "/tmp/run");
+    let d: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let mut rules = Vec::new();
+    for group in d["settings"]["hooks"]["PreToolUse"].as_array().unwrap() {
+        for hook in group["hooks"].as_array().unwrap() {
+            let (Some(rule), Some(cmd)) = (hook["if"].as_str(), hook["command"].as_str()) else {
+                continue;
+            };
+            let name = label.captures(cmd).unwrap()[1].to_owned();
+            rules.push((name, rule.to_owned()));
         }
     }
-    assert_eq!(checked, 199, "rules x calls of the three cases");
+    let turns: Vec<&serde_json::Value> = d["script_turns"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|t| t.get("tool_use"))
+        .collect();
+    let mut checked = 0;
+    for turn in &turns {
+        let tool = turn["name"].as_str().unwrap();
+        let input = &turn["input"];
+        for (name, rule) in &rules {
+            let ran = d["hooks"].as_array().unwrap().iter().any(|h| {
+                let stdin = &h["stdin"];
+                h["label"] == name.as_str()
+                    && stdin["hook_event_name"] == "PreToolUse"
+                    && stdin["tool_name"] == tool
+                    && input
+                        .as_object()
+                        .unwrap()
+                        .iter()
+                        .all(|(k, v)| stdin["tool_input"][k] == *v)
+            });
+            let v = Rule::parse(rule)
+                .unwrap()
+                .matches_input(&ToolInput::with_home(
+                    tool,
+                    input,
+                    Path::new(PROJECT),
+                    Some(Path::new("/home/u")),
+                ));
+            assert_eq!(
+                v.runs(),
+                ran,
+                "{}: `{rule}` ({name}) on {tool} {input}: {v:?}",
+                case.display()
+            );
+            checked += 1;
+        }
+    }
+    checked
 }
 
 // Round 9 (recordings/claude/r9_if_*): heredocs and `$(cat <<'EOF' … EOF)`, found while
