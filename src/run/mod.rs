@@ -199,6 +199,9 @@ pub enum Termination {
         /// How the leader ended after being signalled.
         exit: Exit,
     },
+    /// The dispatch was cancelled while the hook waited for its turn to
+    /// start ([`Runner::spawn_off_thread`]): it never ran.
+    CancelledBeforeStart,
     /// The process's first stdout line asked to go on in the background
     /// ([`HookCommand::detach`]): the run returned while it runs on, and
     /// [`RunResult::detached`] holds it.
@@ -243,7 +246,9 @@ impl Termination {
             Termination::Exited(e)
             | Termination::TimedOut { exit: e }
             | Termination::Cancelled { exit: e } => Some(*e),
-            Termination::Detached | Termination::SpawnFailed { .. } => None,
+            Termination::CancelledBeforeStart
+            | Termination::Detached
+            | Termination::SpawnFailed { .. } => None,
         }
     }
 }
@@ -337,7 +342,10 @@ impl Runner {
         let mut tries = 0;
         let mut hook = loop {
             let spawned = if self.spawn_off_thread && lend.is_none() {
-                Box::pin(Started::spawn_off_thread(&[cmd])).await.pop()
+                match Box::pin(Started::spawn_off_thread(&[cmd], cancel)).await {
+                    Some(mut spawned) => spawned.pop(),
+                    None => return cancelled_before_start(cmd),
+                }
             } else {
                 None
             };
@@ -446,7 +454,16 @@ impl Runner {
         let mut starved = Vec::new();
         // Boxed: the lent path's future stays as small as it was.
         let spawned = if self.spawn_off_thread && lend.is_none() {
-            Box::pin(Started::spawn_off_thread(cmds)).await
+            let Some(spawned) = Box::pin(Started::spawn_off_thread(cmds, cancel)).await else {
+                return Round {
+                    ran: (cmds.iter().enumerate())
+                        .map(|(i, cmd)| (i, (cancelled_before_start(cmd), i)))
+                        .collect(),
+                    starved,
+                    started: false,
+                };
+            };
+            spawned
         } else {
             cmds.iter().map(|cmd| Started::spawn(cmd)).collect()
         };
@@ -714,6 +731,16 @@ fn early(
     }
 }
 
+/// The result of a hook whose dispatch was cancelled before it started.
+fn cancelled_before_start(cmd: &HookCommand) -> RunResult {
+    early(
+        Termination::CancelledBeforeStart,
+        Captured::new(cmd.limits.stdout),
+        Captured::new(cmd.limits.stderr),
+        Instant::now(),
+    )
+}
+
 /// What one round of a batch did ([`Runner::run_round`]).
 struct Round {
     /// The results by place in the round's commands, each with its
@@ -787,7 +814,12 @@ impl Started {
     /// vfork), about a millisecond for a shell, which a server's one
     /// thread should not spend for each hook of a burst (see
     /// [`Runner::spawn_off_thread`]). Their payloads are written here.
-    async fn spawn_off_thread(cmds: &[&HookCommand]) -> Vec<Result<Started, Refused>> {
+    /// `None` when `cancel` fired while they waited for their turn: none
+    /// of them started.
+    async fn spawn_off_thread(
+        cmds: &[&HookCommand],
+        cancel: &Cancel,
+    ) -> Option<Vec<Result<Started, Refused>>> {
         /// One round of spawns at a time, as a caller spawning directly
         /// would: 64 sessions' hooks starting at once on 64 threads of
         /// the pool would leave the server's own thread one runnable
@@ -797,8 +829,13 @@ impl Started {
             .iter()
             .map(|c| (c.program.clone(), c.env.clone(), c.cwd.clone()))
             .collect();
-        // The semaphore is never closed.
-        let _turn = SPAWNING.acquire().await.ok();
+        // The semaphore is never closed. A cancelled dispatch starts no
+        // further hook, as when it spawns on its own thread.
+        let _turn = tokio::select! {
+            biased;
+            () = cancel.cancelled() => return None,
+            turn = SPAWNING.acquire() => turn.ok(),
+        };
         // Each hook comes back with its kill guard: a run dropped while it
         // waits here kills every process each hook started.
         let spawned = tokio::task::spawn_blocking(move || {
@@ -814,14 +851,16 @@ impl Started {
             // with their guards.
             Err(e) if e.is_panic() => std::panic::resume_unwind(e.into_panic()),
             // The task never ran (the runtime is shutting down): here, then.
-            Err(_) => return cmds.iter().map(|cmd| Started::spawn(cmd)).collect(),
+            Err(_) => return Some(cmds.iter().map(|cmd| Started::spawn(cmd)).collect()),
         };
-        cmds.iter()
+        let started = cmds
+            .iter()
             .zip(spawned)
             .map(|(cmd, (start, launched))| {
                 Started::new(cmd, start, launched.and_then(|l| l.fed(&cmd.stdin)))
             })
-            .collect()
+            .collect();
+        Some(started)
     }
 
     /// The hook `cmd` as its spawn at `start` left it.

@@ -116,7 +116,9 @@ async fn source(
             "it took longer than {} s and was stopped",
             SOURCE_LIMIT.as_secs()
         )),
-        Termination::Cancelled { .. } => Some("the dispatch was cancelled".to_owned()),
+        Termination::Cancelled { .. } | Termination::CancelledBeforeStart => {
+            Some("the dispatch was cancelled".to_owned())
+        }
         // This command has no first-line rule.
         Termination::Detached => Some("the shell went on in the background".to_owned()),
         Termination::SpawnFailed { message, .. } => {

@@ -157,7 +157,9 @@ fn judge_run(result: &RunResult, timeout_secs: f64, program: &str, may_go: bool)
         Termination::TimedOut { .. } => {
             return Verdict::timed_out(timeout_secs);
         }
-        Termination::Cancelled { .. } | Termination::Detached => {
+        Termination::Cancelled { .. }
+        | Termination::CancelledBeforeStart
+        | Termination::Detached => {
             return Verdict::cancelled();
         }
         Termination::SpawnFailed { reason, message } => {

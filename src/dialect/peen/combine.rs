@@ -691,7 +691,9 @@ async fn command(
         }
         // Only a command with a first-line rule detaches, and this
         // dialect gives none.
-        Termination::Cancelled { .. } | Termination::Detached => {
+        Termination::Cancelled { .. }
+        | Termination::CancelledBeforeStart
+        | Termination::Detached => {
             return ActionEnd::Failed(ErrorCategory::Cancelled, "cancelled".to_owned());
         }
         Termination::Exited(Exit::Signal(s)) => {

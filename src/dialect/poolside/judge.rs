@@ -80,7 +80,9 @@ pub fn judge(event: PoolEvent, run: &RunResult, timeout_secs: f64) -> Verdict {
         }
         // Only a command with a first-line rule detaches, and this
         // dialect gives none.
-        Termination::Cancelled { .. } | Termination::Detached => {
+        Termination::Cancelled { .. }
+        | Termination::CancelledBeforeStart
+        | Termination::Detached => {
             return failed(
                 ErrorCategory::Cancelled,
                 "cancelled while running; latch killed it and its descendants",

@@ -201,6 +201,115 @@ async fn dropping_a_run_kills_its_group() {
     );
 }
 
+/// Polls `f` once: its output if it is ready, else `None` (it stays where
+/// it waits).
+async fn poll_once<F: std::future::Future>(mut f: std::pin::Pin<&mut F>) -> Option<F::Output> {
+    std::future::poll_fn(|cx| match f.as_mut().poll(cx) {
+        std::task::Poll::Ready(out) => std::task::Poll::Ready(Some(out)),
+        std::task::Poll::Pending => std::task::Poll::Ready(None),
+    })
+    .await
+}
+
+/// A runner that starts its hooks from the blocking pool.
+fn off_thread() -> Runner {
+    Runner {
+        spawn_off_thread: true,
+        ..fast()
+    }
+}
+
+/// 64 hooks that each start a sleeper in the background, write its pid to
+/// `dir/<n>` and wait: their spawns keep the blocking pool busy for tens of
+/// milliseconds.
+fn sleepers(dir: &std::path::Path) -> Vec<HookCommand> {
+    (0..64)
+        .map(|n| {
+            sh(&format!(
+                "sleep 1000 & echo $! > '{}/{n}'; wait",
+                dir.display()
+            ))
+        })
+        .collect()
+}
+
+/// A run dropped while its hooks are being started from the blocking pool
+/// kills each of them once started: none outlives the run. (The pool goes
+/// on spawning, then drops what it started.)
+#[tokio::test]
+async fn dropping_a_run_while_its_hooks_start_off_the_thread_kills_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let hooks = sleepers(dir.path());
+    let hooks: Vec<&HookCommand> = hooks.iter().collect();
+    let runner = off_thread();
+    let never = Cancel::never();
+    // Boxed, so that dropping it drops the run.
+    let mut run = Box::pin(runner.run_batch(&hooks, &never));
+    // Polled until a hook wrote its sleeper's pid (its turn to spawn may wait
+    // for another test's), then dropped with the others still starting.
+    let mut seen = 0;
+    for _ in 0..2000 {
+        assert!(poll_once(run.as_mut()).await.is_none());
+        seen = std::fs::read_dir(dir.path()).unwrap().count();
+        if seen > 0 {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    drop(run);
+    assert!(seen > 0, "no hook started");
+    for entry in std::fs::read_dir(dir.path()).unwrap() {
+        let path = entry.unwrap().path();
+        let Ok(pid) = std::fs::read_to_string(&path).unwrap().trim().parse() else {
+            continue; // written as it was killed
+        };
+        assert!(
+            wait_dead(pid),
+            "sleeper {} outlived its run",
+            path.display()
+        );
+    }
+}
+
+/// A dispatch cancelled while its hooks wait for their turn to start from
+/// the blocking pool starts none of them.
+#[tokio::test]
+async fn a_cancel_while_hooks_wait_to_start_off_the_thread_starts_none() {
+    let dir = tempfile::tempdir().unwrap();
+    let busy = sleepers(dir.path());
+    let busy: Vec<&HookCommand> = busy.iter().collect();
+    let runner = off_thread();
+    let (stop_busy, busy_cancel) = Cancel::pair();
+    let first = runner.run_batch(&busy, &busy_cancel);
+    tokio::pin!(first);
+    // The first batch holds the turn while its 64 spawns go on.
+    assert!(poll_once(first.as_mut()).await.is_none());
+    let marker = dir.path().join("started");
+    let late = sh(&format!("touch '{}'", marker.display()));
+    let (handle, cancel) = Cancel::pair();
+    let alone = runner.run_until(&late, &cancel);
+    let pair = [&late, &late];
+    let batch = runner.run_batch(&pair, &cancel);
+    tokio::pin!(alone, batch);
+    assert!(poll_once(alone.as_mut()).await.is_none());
+    assert!(poll_once(batch.as_mut()).await.is_none());
+    handle.cancel();
+    let alone = alone.await;
+    assert_eq!(alone.termination, Termination::CancelledBeforeStart);
+    for (r, _) in batch.await {
+        assert_eq!(r.termination, Termination::CancelledBeforeStart);
+    }
+    stop_busy.cancel();
+    for (r, _) in first.await {
+        assert!(
+            matches!(r.termination, Termination::Cancelled { .. }),
+            "{:?}",
+            r.termination
+        );
+    }
+    assert!(!marker.exists(), "a cancelled hook started");
+}
+
 #[tokio::test]
 async fn dropping_an_engine_dispatch_kills_the_running_hook_group() {
     use latch::dialect::poolside::{Poolside, Sources};
