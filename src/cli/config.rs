@@ -135,6 +135,15 @@ impl ConfigArgs {
         .collect()
     }
 
+    /// The project's directory: the one given, made absolute, else the
+    /// current directory.
+    pub fn project_dir(&self) -> Option<PathBuf> {
+        self.project
+            .clone()
+            .map(|p| std::path::absolute(&p).unwrap_or(p))
+            .or_else(|| std::env::current_dir().ok())
+    }
+
     /// The files and directories whose changes can change what this
     /// configuration loads for an event in `cwd`: each dialect's
     /// configuration files and directories, the plugins, the named files
@@ -142,11 +151,7 @@ impl ConfigArgs {
     /// only for its settings file: the rest of it is Claude Code's own
     /// data.
     pub fn watch_roots(&self, cwd: Option<&std::path::Path>) -> Vec<PathBuf> {
-        let project = self
-            .project
-            .clone()
-            .map(|p| std::path::absolute(&p).unwrap_or(p))
-            .or_else(|| std::env::current_dir().ok());
+        let project = self.project_dir();
         let home = self.home.clone().or_else(|| env_path("HOME"));
         let mut roots = Vec::new();
         for base in [
@@ -335,10 +340,7 @@ impl ConfigArgs {
                 )));
             }
         }
-        let project = self
-            .project
-            .map(|p| std::path::absolute(&p).unwrap_or(p))
-            .or_else(|| std::env::current_dir().ok());
+        let project = self.project_dir();
         let home = self.home.or_else(|| env_path("HOME"));
         let sources = Sources {
             home,

@@ -1016,6 +1016,74 @@ fn a_new_working_directory_reloads_nothing() {
     assert_eq!(s.close(), 0);
 }
 
+/// Events in the project's directory and events with no working
+/// directory share one configuration: an edit reloads it once, with one
+/// notice.
+#[test]
+fn the_project_directory_and_no_directory_share_one_configuration() {
+    let c = Claude::new();
+    let c = c.project_settings(&settings("PreToolUse", None, &["true"]));
+    let mut s = Server::claude(&c);
+    let mut in_project = bash_before("ls");
+    in_project["cwd"] = json!(c.project());
+    s.fire(2, in_project.clone());
+    assert_eq!(s.recv()["result"]["decision"], "proceed");
+    s.fire(3, bash_before("ls"));
+    assert_eq!(s.recv()["result"]["decision"], "proceed");
+    let _c = c.project_settings(&settings("PreToolUse", None, &["exit 2"]));
+    let n = s.notification("latch/diagnostics");
+    assert_eq!(n["params"]["cwd"], Value::Null, "{n}");
+    assert_eq!(n["params"]["reloaded"], true, "{n}");
+    // A reload sends all its notices at once: a second one would come
+    // before this answer.
+    let r = s.request(4, "explain", bash_before("ls"));
+    assert_eq!(r["id"], 4, "one notice only: {r}");
+    s.fire(5, in_project);
+    assert_eq!(s.recv()["result"]["decision"], "deny");
+    assert_eq!(s.close(), 0);
+}
+
+/// The end of input cancels the fires in flight, but every request in
+/// flight is still answered, a waiting `shutdown` last.
+#[test]
+fn at_the_end_of_input_every_request_in_flight_is_answered_shutdown_last() {
+    let c = Claude::new();
+    let c = c.project_settings(&settings("PreToolUse", None, &["sleep 30"]));
+    let mut s = Server::claude(&c);
+    s.fire(2, bash_before("ls"));
+    s.send(json!({"jsonrpc": "2.0", "id": 3, "method": "trust/list"}));
+    s.send(json!({"jsonrpc": "2.0", "id": 4, "method": "shutdown"}));
+    drop(s.stdin.take());
+    let mut answers = Vec::new();
+    while answers.len() < 3 {
+        let m = s.recv();
+        if m.get("id").is_some() {
+            answers.push(m);
+        }
+    }
+    let fired = answers
+        .iter()
+        .find(|m| m["id"] == 2)
+        .expect("fire answered");
+    // Cancelled, whether its hook had started or not.
+    assert!(
+        fired["result"]["warnings"]
+            .as_array()
+            .is_some_and(|w| w.iter().any(|w| w
+                .as_str()
+                .is_some_and(|w| w.starts_with("dispatch cancelled")))),
+        "{fired}"
+    );
+    let listed = answers
+        .iter()
+        .find(|m| m["id"] == 3)
+        .expect("trust/list answered");
+    assert!(listed["result"].is_array(), "{listed}");
+    assert_eq!(answers[2]["id"], 4, "{answers:?}");
+    assert_eq!(answers[2]["result"], Value::Null);
+    assert_eq!(s.close(), 0);
+}
+
 #[test]
 fn exit_does_not_wait_for_a_hanging_model_request() {
     // A model endpoint that accepts and never answers.

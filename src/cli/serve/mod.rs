@@ -158,10 +158,10 @@ pub async fn run(_args: ServeArgs) -> u8 {
                     )),
                     "initialize" => Some(server.initialize(&id, params)),
                     "fire" => server.fire(id, params, &mut tasks),
-                    "explain" => Some(server.explain(&id, params)),
-                    "trust/list" => server.trust(&id, params, TrustAction::List),
-                    "trust/approve" => server.trust(&id, params, TrustAction::Approve),
-                    "trust/revoke" => server.trust(&id, params, TrustAction::Revoke),
+                    "explain" => server.explain(id, params, &mut tasks),
+                    "trust/list" => server.trust(&id, params, TrustAction::List, &mut tasks),
+                    "trust/approve" => server.trust(&id, params, TrustAction::Approve, &mut tasks),
+                    "trust/revoke" => server.trust(&id, params, TrustAction::Revoke, &mut tasks),
                     // In-flight fires finish first; the answer comes when
                     // the last one ends (messages are still read, so a
                     // `$/cancelRequest` or `exit` can stop them).
@@ -196,6 +196,10 @@ pub async fn run(_args: ServeArgs) -> u8 {
     // The harness is gone or said `exit`: stop every hook, then leave.
     server.cancel_all();
     while tasks.join_next().await.is_some() {}
+    // A `shutdown` that waited for them is answered after their answers.
+    if let Some(id) = shutdown {
+        let _ = out.send(rpc::result(&id, &Value::Null));
+    }
     // What finished hooks left running in the background goes too.
     crate::run::kill_leftovers();
     if let Some(w) = server.watcher.take() {
@@ -280,6 +284,9 @@ async fn write_lines(mut lines: mpsc::UnboundedReceiver<String>) {
 /// What `initialize` set up.
 struct Setup {
     config: ConfigArgs,
+    /// The project's directory ([`ConfigArgs::project_dir`]): events in it
+    /// load what events with no working directory load, and share it.
+    project: Option<PathBuf>,
     state_root: Option<PathBuf>,
     /// Loaded engines by the event's working directory (the peen dialect
     /// reads its workspace from it).
@@ -295,7 +302,8 @@ struct Setup {
     kept: Mutex<crate::config::files::Files>,
     /// Held by each [`watch`] reload for its whole run, and by each load
     /// of a configuration not cached yet: a load sees a reload whole,
-    /// never half done (reloads run off the server's thread).
+    /// never half done. Both run on tokio's blocking pool (but the first
+    /// load, in `initialize`), so the server's thread never waits for it.
     loading: Mutex<()>,
     /// Engines loaded with the settings a session keeps (see [`Accepted`]),
     /// by working directory and a hash of those settings.
@@ -466,6 +474,7 @@ impl Server {
             }
         };
         let setup = Arc::new(Setup {
+            project: config.project_dir(),
             config,
             state_root,
             engines: Mutex::default(),
@@ -523,7 +532,6 @@ impl Server {
                 "a fire with this id is still running; ids must be unique among requests in flight",
             ));
         }
-        let (loaded, _) = loaded_for(&setup, &self.out, &event);
         // The file a `config_change` is about, as it is now: not as a later
         // edit leaves it while the session's earlier events run.
         let arrived = Arrived::read(&event);
@@ -545,6 +553,7 @@ impl Server {
             self.lending.clone(),
         );
         tasks.spawn(async move {
+            let loaded = loaded_off_thread(&setup, &out, event.cwd.clone()).await;
             // Wait for the session's previous event; a cancel while waiting
             // answers at once (nothing runs), but the next event of the
             // session still waits for the previous one.
@@ -585,31 +594,59 @@ impl Server {
         None
     }
 
-    fn explain(&mut self, id: &RequestId, params: &RawValue) -> String {
-        let setup = match self.ready(id) {
+    /// Explains an event; `None` when the response comes from a task (its
+    /// working directory's configuration was not loaded yet).
+    fn explain(
+        &mut self,
+        id: RequestId,
+        params: &RawValue,
+        tasks: &mut JoinSet<()>,
+    ) -> Option<String> {
+        let setup = match self.ready(&id) {
             Ok(s) => s,
-            Err(response) => return response,
+            Err(response) => return Some(response),
         };
         let event = match event_of(params, self.max_event) {
             Ok(e) => e,
-            Err(why) => return rpc::error(id, code::INVALID_PARAMS, &why),
+            Err(why) => return Some(rpc::error(&id, code::INVALID_PARAMS, &why)),
         };
-        let (engine, _) = engine_for(&setup, &self.out, &event);
-        let all = super::explain::explain_all(&engine, &event, |m| eprintln!("latch: error: {m}"));
-        rpc::result(id, &all)
+        let cwd = event.cwd.clone();
+        let explained = move |engine: &Engine| {
+            let all =
+                super::explain::explain_all(engine, &event, |m| eprintln!("latch: error: {m}"));
+            rpc::result(&id, &all)
+        };
+        if let Some(loaded) = cached(&setup, &cwd) {
+            return Some(explained(&loaded.engine));
+        }
+        let out = self.out.clone();
+        tasks.spawn(async move {
+            let loaded = loaded_off_thread(&setup, &out, cwd).await;
+            let _ = out.send(explained(&loaded.engine));
+        });
+        None
     }
 
     /// `trust/list`, `trust/approve`, `trust/revoke`: `latch trust` for the
     /// project's configuration, against the server's state directory. The
     /// store's lock, its fsync and the scripts' hashes are waited for on a
     /// blocking thread, so other sessions' events go on meanwhile; the
-    /// answer is sent when it is ready (`None` here).
-    fn trust(&mut self, id: &RequestId, params: &RawValue, action: TrustAction) -> Option<String> {
+    /// answer is sent when it is ready (`None` here; `shutdown` and the end
+    /// of input wait for it, as for a fire).
+    fn trust(
+        &mut self,
+        id: &RequestId,
+        params: &RawValue,
+        action: TrustAction,
+        tasks: &mut JoinSet<()>,
+    ) -> Option<String> {
         let setup = match self.ready(id) {
             Ok(s) => s,
             Err(response) => return Some(response),
         };
+        // `trust/list` reads no params, as `shutdown` and `exit` do.
         let params: TrustParams = match params.get().trim() {
+            _ if action == TrustAction::List => TrustParams::default(),
             "null" => TrustParams::default(),
             text => match serde_json::from_str(text) {
                 Ok(p) => p,
@@ -645,7 +682,7 @@ impl Server {
             }
         };
         let (id, out) = (id.clone(), self.out.clone());
-        tokio::spawn(async move {
+        tasks.spawn(async move {
             let answer =
                 tokio::task::spawn_blocking(move || trust_answer(&id, &root, &definitions, action))
                     .await;
@@ -734,20 +771,47 @@ fn event_of(params: &RawValue, max: u64) -> Result<Event, String> {
 /// is needed, with the load's diagnostics (sent as `latch/diagnostics`
 /// when it is not the first engine).
 fn engine_for(setup: &Setup, out: &Out, event: &Event) -> (Arc<Engine>, Vec<Diagnostic>) {
-    let (loaded, diags) = loaded_for(setup, out, event);
+    let (loaded, diags) = loaded_for(setup, out, event.cwd.clone());
     (loaded.engine, diags)
 }
 
-/// [`engine_for`], with the texts of the files it was loaded from.
-fn loaded_for(setup: &Setup, out: &Out, event: &Event) -> (Loaded, Vec<Diagnostic>) {
-    let key = event.cwd.clone();
-    if let Some(loaded) = lock(&setup.engines).get(&key) {
-        return (loaded.clone(), Vec::new());
+impl Setup {
+    /// The key of the configuration for events in `cwd`: the project's
+    /// directory loads what no working directory loads (only a peen
+    /// workspace depends on it, and it falls back to the project), so the
+    /// two share one configuration, one reload and one notice.
+    fn key(&self, cwd: Option<PathBuf>) -> Option<PathBuf> {
+        cwd.filter(|d| Some(d) != self.project.as_ref())
+    }
+}
+
+/// The configuration loaded for events in `cwd`, if it is cached.
+fn cached(setup: &Setup, cwd: &Option<PathBuf>) -> Option<Loaded> {
+    lock(&setup.engines).get(&setup.key(cwd.clone())).cloned()
+}
+
+/// [`loaded_for`] from a task, without holding up the server's thread: a
+/// configuration not cached yet is loaded on tokio's blocking pool, where
+/// it may wait for a reload in progress ([`Setup::loading`]).
+async fn loaded_off_thread(setup: &Arc<Setup>, out: &Out, cwd: Option<PathBuf>) -> Loaded {
+    if let Some(loaded) = cached(setup, &cwd) {
+        return loaded;
+    }
+    let (setup, out) = (setup.clone(), out.clone());
+    watch::off_thread(move || loaded_for(&setup, &out, cwd).0).await
+}
+
+/// [`engine_for`] for events in `key`, with the texts of the files it was
+/// loaded from. Waits for a reload in progress when it must load.
+fn loaded_for(setup: &Setup, out: &Out, cwd: Option<PathBuf>) -> (Loaded, Vec<Diagnostic>) {
+    let key = setup.key(cwd);
+    if let Some(loaded) = cached(setup, &key) {
+        return (loaded, Vec::new());
     }
     let _loading = lock(&setup.loading);
     // Loaded meanwhile, by a reload this load waited for.
-    if let Some(loaded) = lock(&setup.engines).get(&key) {
-        return (loaded.clone(), Vec::new());
+    if let Some(loaded) = cached(setup, &key) {
+        return (loaded, Vec::new());
     }
     let replace = lock(&setup.kept).clone();
     let (loaded, diags) = load(setup, out, key.as_deref(), replace.clone());
@@ -831,7 +895,7 @@ fn load(
 /// with the settings the session kept when it rejected a change (claude
 /// dialect; see [`Accepted`]).
 async fn dispatch(
-    setup: &Setup,
+    setup: &Arc<Setup>,
     out: &Out,
     event: &Event,
     accepted: Accepted<'_>,
@@ -840,7 +904,7 @@ async fn dispatch(
     lend: Option<Lend<'_>>,
 ) -> Result<crate::Outcome, crate::EventError> {
     let session = accepted.session();
-    let loaded = with_accepted(setup, out, event, &accepted, loaded);
+    let loaded = with_accepted(setup, out, event, &accepted, loaded).await;
     let mut outcome = loaded
         .engine
         .dispatch_lending(event, session, cancel, lend)
@@ -882,9 +946,10 @@ async fn dispatch(
 /// The configuration for a session that keeps its settings (see
 /// [`Accepted`]): the cached one `loaded` when it was read from the same
 /// texts (the settings did not change since), else loaded afresh with
-/// them, beside the files a broken edit kept.
-fn with_accepted(
-    setup: &Setup,
+/// them, beside the files a broken edit kept (on tokio's blocking pool,
+/// as [`loaded_off_thread`] loads).
+async fn with_accepted(
+    setup: &Arc<Setup>,
     out: &Out,
     event: &Event,
     accepted: &Accepted<'_>,
@@ -901,23 +966,27 @@ fn with_accepted(
         use std::hash::{Hash, Hasher};
         let mut hasher = std::collections::hash_map::DefaultHasher::new();
         replace.hash(&mut hasher);
-        (event.cwd.clone(), hasher.finish())
+        (setup.key(event.cwd.clone()), hasher.finish())
     };
     if let Some(loaded) = lock(&setup.sessions_own).get(&key) {
         return loaded.clone();
     }
-    let _loading = lock(&setup.loading);
-    let mut files = lock(&setup.kept).clone();
-    files.extend(replace);
-    let (loaded, _) = load(setup, out, event.cwd.as_deref(), files);
-    let mut own = lock(&setup.sessions_own);
-    // A few at most: sessions that rejected a change and wait for the
-    // next one.
-    if own.len() >= MAX_ENGINES {
-        own.clear();
-    }
-    own.insert(key, loaded.clone());
-    loaded
+    let (setup, out) = (setup.clone(), out.clone());
+    watch::off_thread(move || {
+        let _loading = lock(&setup.loading);
+        let mut files = lock(&setup.kept).clone();
+        files.extend(replace);
+        let (loaded, _) = load(&setup, &out, key.0.as_deref(), files);
+        let mut own = lock(&setup.sessions_own);
+        // A few at most: sessions that rejected a change and wait for the
+        // next one.
+        if own.len() >= MAX_ENGINES {
+            own.clear();
+        }
+        own.insert(key, loaded.clone());
+        loaded
+    })
+    .await
 }
 
 /// Locks a mutex, even one a panicked task left poisoned (the maps stay

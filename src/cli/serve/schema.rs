@@ -99,7 +99,7 @@ pub fn schema() -> Value {
     // The JSON-RPC 2.0 envelopes, one per line. A request's and a
     // notification's params are tied to the method: `if` the method is
     // this one, `then` the params are that definition (required when the
-    // server needs them; absent or null when it reads none).
+    // server needs them; ignored, and not constrained, when it reads none).
     let params_of = |methods: &[(&str, Option<&str>, bool)]| -> Vec<Value> {
         methods
             .iter()
@@ -109,7 +109,7 @@ pub fn schema() -> Value {
                     Some(def) => {
                         json!({"anyOf": [{"$ref": format!("#/$defs/{def}")}, {"type": "null"}]})
                     }
-                    None => json!({"type": "null"}),
+                    None => json!({"description": "Not read: a client sends none (or null); the server ignores any given."}),
                 };
                 let mut then = json!({"properties": {"params": params}});
                 if required {
@@ -140,7 +140,7 @@ pub fn schema() -> Value {
                 "jsonrpc": {"const": "2.0"},
                 "id": {"type": ["number", "string"], "description": "Any JSON number or string, echoed in the response."},
                 "method": {"enum": requests.iter().map(|r| r.0).collect::<Vec<_>>()},
-                "params": {"description": "The method's params definition (InitializeParams, FireParams, …); absent or null for `trust/list` and `shutdown`."},
+                "params": {"description": "The method's params definition (InitializeParams, FireParams, …); none for `trust/list` and `shutdown` (ignored if given)."},
             },
             "allOf": params_of(requests),
         }),
@@ -154,7 +154,7 @@ pub fn schema() -> Value {
             "properties": {
                 "jsonrpc": {"const": "2.0"},
                 "method": {"type": "string", "description": "From the client: `$/cancelRequest`, `exit`; from the server: `latch/diagnostics`, `latch/asyncResult`. The server ignores any other, and a client should too."},
-                "params": {"description": "The method's params definition (CancelRequestParams, AsyncResultParams, DiagnosticsParams); absent or null for `exit`."},
+                "params": {"description": "The method's params definition (CancelRequestParams, AsyncResultParams, DiagnosticsParams); none for `exit` (ignored if given)."},
             },
             "allOf": params_of(&[
                 ("$/cancelRequest", Some("CancelRequestParams"), true),

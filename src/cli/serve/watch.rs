@@ -148,7 +148,7 @@ async fn fingerprint_off_thread(roots: &[PathBuf]) -> Fingerprint {
 
 /// Runs `f` on tokio's blocking pool and waits for it (a panic in `f`
 /// goes on here, as if `f` had run here).
-async fn off_thread<R: Send + 'static>(f: impl FnOnce() -> R + Send + 'static) -> R {
+pub async fn off_thread<R: Send + 'static>(f: impl FnOnce() -> R + Send + 'static) -> R {
     match tokio::task::spawn_blocking(f).await {
         Ok(r) => r,
         Err(e) => std::panic::resume_unwind(e.into_panic()),
