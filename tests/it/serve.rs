@@ -1502,6 +1502,7 @@ fn a_broken_edit_is_kept_for_configurations_loaded_later_too() {
     c.write("project/.claude/settings.json", "{\"hooks\": ");
     let n = s.notification("latch/diagnostics");
     assert_eq!(n["params"]["kept"], json!([project_file]), "{n}");
+    assert_eq!(n["params"]["first_load"], false, "{n}");
     // An event from a directory not loaded before loads a configuration
     // afresh: with the kept version, and the harness is told.
     let sub = c.project().join("sub");
@@ -1521,6 +1522,8 @@ fn a_broken_edit_is_kept_for_configurations_loaded_later_too() {
     let (answer, notice) = (answer.unwrap(), notice.unwrap());
     assert_eq!(answer["result"]["decision"], "deny", "{answer}");
     assert_eq!(notice["params"]["kept"], json!([project_file]), "{notice}");
+    assert_eq!(notice["params"]["first_load"], true, "{notice}");
+    assert_eq!(notice["params"]["cwd"], json!(sub), "{notice}");
     assert!(
         notice["params"]["reason"]
             .as_str()

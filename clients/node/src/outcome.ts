@@ -227,6 +227,8 @@ export interface AsyncResult {
 export interface DiagnosticsNotification {
   /** The working directory the configuration is for (null: the project's). */
   cwd?: string | null;
+  /** true: loaded for the first time (an event from a new working directory); false: reloaded after an edit. */
+  first_load?: boolean;
   reloaded?: boolean;
   /** Why files, or the whole configuration, are kept; null when nothing is. */
   reason?: string | null;

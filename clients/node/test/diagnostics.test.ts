@@ -54,6 +54,7 @@ test("a broken edit on disk keeps that file's last good version and says so", as
   await writeFile(settings, '{"hooks": ');
   const note = await reloaded;
   assert.equal(note.reloaded, true);
+  assert.equal(note.first_load, false);
   assert.deepEqual(note.kept, [settings]);
   assert.match(note.reason ?? "", /last good version/);
   assert.equal(note.diagnostics[0]?.file, settings);

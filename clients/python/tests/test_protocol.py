@@ -74,12 +74,17 @@ def test_parse_messages() -> None:
     diagnostics = parse_line(b'{"jsonrpc":"2.0","method":"latch/diagnostics","params":{"diagnostics":[]}}')
     assert diagnostics == DiagnosticsNotification([])
     reload = parse_line(
-        b'{"jsonrpc":"2.0","method":"latch/diagnostics","params":{"cwd":null,"reloaded":true,'
+        b'{"jsonrpc":"2.0","method":"latch/diagnostics","params":{"cwd":null,"first_load":false,"reloaded":true,'
         b'"reason":"the last good version of /p/s.json is kept","kept":["/p/s.json"],"diagnostics":[]}}'
     )
     assert reload == DiagnosticsNotification(
-        [], cwd=None, reloaded=True, reason="the last good version of /p/s.json is kept", kept=["/p/s.json"]
+        [], cwd=None, first_load=False, reloaded=True, reason="the last good version of /p/s.json is kept", kept=["/p/s.json"]
     )
+    first = parse_line(
+        b'{"jsonrpc":"2.0","method":"latch/diagnostics","params":{"cwd":"/p/sub","first_load":true,'
+        b'"reloaded":true,"reason":null,"kept":[],"diagnostics":[]}}'
+    )
+    assert first == DiagnosticsNotification([], cwd="/p/sub", first_load=True)
     other = parse_line(b'{"jsonrpc":"2.0","method":"latch/new","params":{"a":1}}')
     assert other == OtherNotification("latch/new", {"a": 1})
     assert parse_line(b"not json") is None

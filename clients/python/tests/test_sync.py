@@ -208,6 +208,7 @@ def test_a_broken_edit_on_disk_keeps_the_last_good_file(project: Project) -> Non
         settings.write_text("{ not json")
         note = received.get(timeout=10)
         assert note.reloaded is True
+        assert note.first_load is False
         assert note.kept == [str(settings)]
         assert note.reason, note
         assert any(d.get("file") == str(settings) for d in note.diagnostics), note

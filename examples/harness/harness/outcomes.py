@@ -172,13 +172,16 @@ class Outcomes(AgentState):
 
     def reloaded(self, note: DiagnosticsNotification) -> None:
         """``latch/diagnostics``: latch reloaded the hooks after an edit on
-        disk (or loaded them for a new working directory). The new hooks
+        disk, or loaded them for a new working directory with diagnostics
+        (``first_load``). The new hooks
         apply from the next event. A file whose new text has errors keeps
         its last good version (``kept``; the user should fix it), and when
         no file alone is to blame, the whole configuration loaded before
         stays (``reloaded`` false)."""
         where = f" for {note.cwd}" if note.cwd and Path(note.cwd) != self.workspace.root else ""
-        if not note.reloaded:
+        if note.first_load:
+            self.warn(f"hooks loaded{where} with diagnostics")
+        elif not note.reloaded:
             self.warn(f"hooks not reloaded{where}: {note.reason}")
         elif note.kept:
             self.warn(f"hooks reloaded{where}, but {note.reason}")

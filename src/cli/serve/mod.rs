@@ -835,7 +835,7 @@ fn loaded_for(setup: &Setup, out: &Out, cwd: Option<PathBuf>) -> (Loaded, Vec<Di
     if !first && (!diags.is_empty() || !kept.is_empty()) {
         let _ = out.send(rpc::notification(
             "latch/diagnostics",
-            &json!({"cwd": key, "reloaded": true, "reason": reason, "kept": kept, "diagnostics": diags}),
+            &json!({"cwd": key, "first_load": true, "reloaded": true, "reason": reason, "kept": kept, "diagnostics": diags}),
         ));
     }
     (answer, diags)

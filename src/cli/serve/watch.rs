@@ -266,7 +266,7 @@ fn reload(setup: &Setup, out: &Out) {
         };
         notices.push(rpc::notification(
             "latch/diagnostics",
-            &json!({"cwd": cwd, "reloaded": reloaded, "reason": reason, "kept": kept, "diagnostics": diagnostics}),
+            &json!({"cwd": cwd, "first_load": false, "reloaded": reloaded, "reason": reason, "kept": kept, "diagnostics": diagnostics}),
         ));
     }
     lock(&setup.engines).extend(updates);

@@ -63,10 +63,12 @@ class DiagnosticsNotification:
     ``kept`` lists the files whose new text has errors: each keeps its last
     good version while every other file's edit applies. ``reloaded`` is
     false when the whole configuration loaded before stays in use instead;
-    ``reason`` says why, and is ``None`` when nothing is kept."""
+    ``reason`` says why, and is ``None`` when nothing is kept.
+    ``first_load`` tells a first load (``True``) from a reload."""
 
     diagnostics: List[Diagnostic]
     cwd: Optional[str] = None
+    first_load: bool = False
     reloaded: bool = True
     reason: Optional[str] = None
     kept: List[str] = field(default_factory=list)
@@ -93,6 +95,7 @@ def make_notification(method: str, params: Any) -> Notification:
         return DiagnosticsNotification(
             list(params.get("diagnostics", [])),
             cwd=params.get("cwd"),
+            first_load=bool(params.get("first_load", False)),
             reloaded=bool(params.get("reloaded", True)),
             reason=params.get("reason"),
             kept=[str(k) for k in params.get("kept", [])],
