@@ -1929,3 +1929,46 @@ fn hooks_starved_of_open_files_start_once_the_others_end() {
         assert_eq!(outcome["runs"][24]["status"], "blocked", "{r}");
     }
 }
+
+/// A session's state is shared with `latch fire`: Stop blocks counted
+/// through either path make one run of consecutive blocks, so the cap of
+/// 8 ends the turn at the 9th whichever path fires it, and a prompt
+/// through one path starts a new run for the other.
+#[test]
+fn a_session_fired_through_serve_and_latch_fire_in_turn_keeps_one_state() {
+    let c = Claude::new();
+    let cmd = c.hook("stop", "--exit 2 --stderr 'again'");
+    let c = c.project_settings(&settings("Stop", None, &[&cmd]));
+    let mut s = Server::claude(&c);
+    let stop = json!({"event": "stop", "session_id": "mixed"});
+    let mut id = 1;
+    let mut through = |served: bool, event: &Value| -> Value {
+        id += 1;
+        if served {
+            s.call(id, "fire", event.clone())["result"].clone()
+        } else {
+            c.fire(event).outcome
+        }
+    };
+    for i in 0..8 {
+        let outcome = through(i % 2 == 0, &stop);
+        assert!(
+            outcome.get("continuation").is_some(),
+            "block {i}: {outcome}"
+        );
+    }
+    let ninth = through(true, &stop);
+    assert!(ninth.get("continuation").is_none(), "{ninth}");
+    assert!(
+        ninth["warnings"]
+            .to_string()
+            .contains("9 consecutive times"),
+        "{ninth}"
+    );
+    through(
+        false,
+        &json!({"event": "user_prompt", "session_id": "mixed", "prompt": "go"}),
+    );
+    let again = through(true, &stop);
+    assert!(again.get("continuation").is_some(), "{again}");
+}
