@@ -516,13 +516,9 @@ impl Server {
         params: &RawValue,
         tasks: &mut JoinSet<()>,
     ) -> Option<String> {
-        let setup = match self.ready(&id) {
-            Ok(s) => s,
+        let (setup, event) = match self.setup_and_event(&id, params) {
+            Ok(both) => both,
             Err(response) => return Some(response),
-        };
-        let event = match event_of(params, self.max_event) {
-            Ok(e) => e,
-            Err(why) => return Some(rpc::error(&id, code::INVALID_PARAMS, &why)),
         };
         let key = id.key();
         if lock(&self.in_flight).contains_key(&key) {
@@ -602,13 +598,9 @@ impl Server {
         params: &RawValue,
         tasks: &mut JoinSet<()>,
     ) -> Option<String> {
-        let setup = match self.ready(&id) {
-            Ok(s) => s,
+        let (setup, event) = match self.setup_and_event(&id, params) {
+            Ok(both) => both,
             Err(response) => return Some(response),
-        };
-        let event = match event_of(params, self.max_event) {
-            Ok(e) => e,
-            Err(why) => return Some(rpc::error(&id, code::INVALID_PARAMS, &why)),
         };
         let cwd = event.cwd.clone();
         let explained = move |engine: &Engine| {
@@ -691,6 +683,19 @@ impl Server {
             }
         });
         None
+    }
+
+    /// The setup and the event of a `fire` or an `explain`, or the error
+    /// response.
+    fn setup_and_event(
+        &self,
+        id: &RequestId,
+        params: &RawValue,
+    ) -> Result<(Arc<Setup>, Event), String> {
+        let setup = self.ready(id)?;
+        let event = event_of(params, self.max_event)
+            .map_err(|why| rpc::error(id, code::INVALID_PARAMS, &why))?;
+        Ok((setup, event))
     }
 
     /// The setup, or the error response when the server cannot take
