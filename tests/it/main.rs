@@ -57,5 +57,6 @@ mod scenario_config;
 mod scenarios;
 mod schema;
 mod serve;
+mod serve_generated;
 mod trust;
 mod util;
