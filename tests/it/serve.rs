@@ -1760,3 +1760,54 @@ fn a_session_fired_through_serve_and_latch_fire_in_turn_keeps_one_state() {
     let again = through(true, &stop);
     assert!(again.get("continuation").is_some(), "{again}");
 }
+
+/// A request stuck outside latch's reach (a `trust/…` waiting for the
+/// store's lock, which another process holds) does not keep the server
+/// from exiting at the end of input: it is dropped after a bound.
+#[test]
+fn the_end_of_input_does_not_wait_forever_for_a_request_stuck_on_a_lock() {
+    let c = Claude::new().project_settings(&settings("PreToolUse", None, &["true"]));
+    let mut s = Server::claude(&c);
+    let r = s.request(2, "trust/approve", json!({"all": true}));
+    assert!(r["result"]["approved"].is_array(), "{r}");
+    let lock = c.root.path().join("state/trust/lock");
+    let ready = c.root.path().join("locked");
+    let mut holder = std::process::Command::new("flock")
+        .arg(&lock)
+        .args(["-c", &format!("touch '{}'; sleep 60", ready.display())])
+        .spawn()
+        .expect("flock");
+    while !ready.exists() {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    s.send(json!({"jsonrpc": "2.0", "id": 3, "method": "trust/revoke", "params": {"all": true}}));
+    // Other requests go on meanwhile.
+    let r = s.request(4, "fire", bash_before("ls"));
+    assert_eq!(r["result"]["decision"], "proceed", "{r}");
+    assert_eq!(s.close(), 0, "the server exits");
+    let _ = holder.kill();
+    let _ = holder.wait();
+}
+
+/// An `explain` from a working directory not loaded yet is answered once
+/// its configuration is loaded (off the server's thread), before a
+/// `shutdown` sent after it.
+#[test]
+fn an_explain_that_must_load_first_is_answered_before_shutdown() {
+    let c = Claude::new().project_settings(&settings("PreToolUse", Some("Bash"), &["true"]));
+    let sub = c.project().join("sub");
+    std::fs::create_dir_all(&sub).unwrap();
+    let mut s = Server::claude(&c);
+    let mut e = bash_before("ls");
+    e["cwd"] = json!(sub);
+    s.send(json!({"jsonrpc": "2.0", "id": 2, "method": "explain", "params": e}));
+    s.send(json!({"jsonrpc": "2.0", "id": 3, "method": "shutdown"}));
+    let explained = s.recv();
+    assert_eq!(explained["id"], 2, "{explained}");
+    assert_eq!(explained["result"][0]["hook"], "true", "{explained}");
+    assert_eq!(explained["result"][0]["runs"], true, "{explained}");
+    let r = s.recv();
+    assert_eq!(r["id"], 3, "{r}");
+    assert_eq!(r["result"], Value::Null);
+    assert_eq!(s.close(), 0);
+}

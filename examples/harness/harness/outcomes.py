@@ -162,7 +162,7 @@ class Outcomes(AgentState):
                 # One edit reloads each configuration latch holds (the
                 # project's, and one per working directory events came
                 # from), each with its notification: tell the user once.
-                news = json.dumps([note.reloaded, note.reason, note.kept, note.diagnostics])
+                news = json.dumps([note.first_load, note.reloaded, note.reason, note.kept, note.diagnostics])
                 if news not in told:
                     told.add(news)
                     self.reloaded(note)
@@ -180,7 +180,8 @@ class Outcomes(AgentState):
         stays (``reloaded`` false)."""
         where = f" for {note.cwd}" if note.cwd and Path(note.cwd) != self.workspace.root else ""
         if note.first_load:
-            self.warn(f"hooks loaded{where} with diagnostics")
+            because = f": {note.reason}" if note.reason else " with diagnostics"
+            self.warn(f"hooks loaded{where}{because}")
         elif not note.reloaded:
             self.warn(f"hooks not reloaded{where}: {note.reason}")
         elif note.kept:

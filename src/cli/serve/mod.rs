@@ -1,8 +1,10 @@
 //! `latch serve`: latch as a long-lived engine, speaking JSON-RPC 2.0 over
 //! stdin and stdout, one message per line (see `docs/serve.md`).
 //!
-//! The reader loop answers `initialize`, `explain` and `shutdown` itself
-//! and starts a task per `fire`. Events of one session run in the order
+//! The reader loop answers `initialize`, `shutdown` and an `explain` whose
+//! configuration is loaded itself, and starts a task for every other
+//! request (each `fire`, each `trust/…`, an `explain` that must load
+//! first). Events of one session run in the order
 //! they arrived (each waits for the one before it); events of different
 //! sessions run at once. Every response and notification goes through one
 //! writer task, so lines never interleave. At the end of input every
@@ -46,6 +48,12 @@ const ENVELOPE: u64 = 1024 * 1024;
 /// How often the orphans that hooks left behind and that ended are
 /// reaped (see [`crate::run::reap_orphans`]).
 const REAP_EVERY: std::time::Duration = std::time::Duration::from_secs(1);
+
+/// How long the end of input, `exit` or a signal waits for the requests
+/// still in flight, once cancelled, before it drops them: well past a
+/// cancelled hook's grace period (1 s), so only a request stuck outside
+/// latch's reach (a lock another process holds) is dropped.
+const EXIT_WAIT: std::time::Duration = std::time::Duration::from_secs(10);
 
 /// Where responses and notifications go.
 type Out = mpsc::UnboundedSender<String>;
@@ -195,7 +203,23 @@ pub async fn run(_args: ServeArgs) -> u8 {
     reaper.abort();
     // The harness is gone or said `exit`: stop every hook, then leave.
     server.cancel_all();
-    while tasks.join_next().await.is_some() {}
+    // A cancelled fire ends within its hooks' grace period; a `trust/…`
+    // request waits for the store's lock, which a stuck holder could keep
+    // forever. Past the bound what is left is dropped, unanswered (a
+    // dropped fire still kills its hooks).
+    let drained = tokio::time::timeout(EXIT_WAIT, async {
+        while tasks.join_next().await.is_some() {}
+    })
+    .await;
+    if drained.is_err() {
+        eprintln!(
+            "latch: warning: {} request(s) still running {} s after the end were dropped unanswered",
+            tasks.len(),
+            EXIT_WAIT.as_secs()
+        );
+        tasks.abort_all();
+        while tasks.join_next().await.is_some() {}
+    }
     // A `shutdown` that waited for them is answered after their answers.
     if let Some(id) = shutdown {
         let _ = out.send(rpc::result(&id, &Value::Null));
@@ -289,7 +313,7 @@ struct Setup {
     project: Option<PathBuf>,
     state_root: Option<PathBuf>,
     /// Loaded engines by the event's working directory (the peen dialect
-    /// reads its workspace from it).
+    /// reads its workspace from it), keyed by [`Setup::key`].
     engines: Mutex<HashMap<Option<PathBuf>, Loaded>>,
     /// Opened session directories, by session id (opening one costs a
     /// dozen system calls).
@@ -487,11 +511,10 @@ impl Server {
         // What the settings looked like before they were read: an edit
         // made while they load, or before the watch starts, is reloaded.
         let before = watch::fingerprint(&setup.config.watch_roots(None));
-        let (engine, diagnostics) = engine_for(
-            &setup,
-            &self.out,
-            &Event::new(crate::EventKind::SessionStart),
-        );
+        // The project's configuration, the first one: loaded here, before
+        // the answer (no reload can be in progress yet).
+        let (loaded, diagnostics) = loaded_for(&setup, &self.out, None);
+        let engine = loaded.engine;
         self.watcher = Some(tokio::spawn(watch::watch(
             setup.clone(),
             self.out.clone(),
@@ -549,7 +572,7 @@ impl Server {
             self.lending.clone(),
         );
         tasks.spawn(async move {
-            let loaded = loaded_off_thread(&setup, &out, event.cwd.clone()).await;
+            let loaded = loaded_off_thread(&setup, &out, event.cwd.clone(), &id).await;
             // Wait for the session's previous event; a cancel while waiting
             // answers at once (nothing runs), but the next event of the
             // session still waits for the previous one.
@@ -560,17 +583,13 @@ impl Server {
                     _ = cancel.cancelled() => {}
                 }
             }
-            let response = match session_for(&setup, &event) {
-                Err(msg) => rpc::error(&id, code::INTERNAL_ERROR, &msg),
-                Ok(session) => {
+            let response = match (loaded, session_for(&setup, &event)) {
+                (Err(response), _) => response,
+                (_, Err(msg)) => rpc::error(&id, code::INTERNAL_ERROR, &msg),
+                (Ok(loaded), Ok(session)) => {
                     let lend = lending.now(&in_flight);
                     let accepted = Accepted::open_arrived(&session, &event, arrived);
-                    match dispatch(&setup, &out, &event, accepted, loaded, &cancel, lend).await {
-                        Ok(outcome) => rpc::result(&id, &outcome),
-                        Err(e) => {
-                            rpc::error(&id, code::INVALID_PARAMS, &format!("invalid event: {e}"))
-                        }
-                    }
+                    dispatch(&id, &setup, &out, &event, accepted, loaded, &cancel, lend).await
                 }
             };
             lock(&in_flight).remove(&key);
@@ -602,19 +621,21 @@ impl Server {
             Ok(both) => both,
             Err(response) => return Some(response),
         };
-        let cwd = event.cwd.clone();
-        let explained = move |engine: &Engine| {
+        let explained = |engine: &Engine, id: &RequestId, event: &Event| {
             let all =
-                super::explain::explain_all(engine, &event, |m| eprintln!("latch: error: {m}"));
-            rpc::result(&id, &all)
+                super::explain::explain_all(engine, event, |m| eprintln!("latch: error: {m}"));
+            rpc::result(id, &all)
         };
-        if let Some(loaded) = cached(&setup, &cwd) {
-            return Some(explained(&loaded.engine));
+        if let Some(loaded) = cached(&setup, &event.cwd) {
+            return Some(explained(&loaded.engine, &id, &event));
         }
         let out = self.out.clone();
         tasks.spawn(async move {
-            let loaded = loaded_off_thread(&setup, &out, cwd).await;
-            let _ = out.send(explained(&loaded.engine));
+            let response = match loaded_off_thread(&setup, &out, event.cwd.clone(), &id).await {
+                Ok(loaded) => explained(&loaded.engine, &id, &event),
+                Err(response) => response,
+            };
+            let _ = out.send(response);
         });
         None
     }
@@ -658,29 +679,35 @@ impl Server {
                 "there is no state directory (set `state_dir` in `initialize`, $LATCH_STATE_DIR or $HOME)",
             ));
         };
-        let (engine, _) = engine_for(
-            &setup,
-            &self.out,
-            &Event::new(crate::EventKind::SessionStart),
-        );
-        let definitions = engine.definitions();
-        // Approve and revoke work on the hooks named, checked here.
-        let definitions = if action == TrustAction::List {
-            definitions
-        } else {
-            match crate::trust::select(&definitions, &params.hooks, params.all) {
-                Ok(chosen) => chosen.into_iter().cloned().collect(),
-                Err(why) => return Some(rpc::error(id, code::INVALID_PARAMS, &why)),
-            }
-        };
         let (id, out) = (id.clone(), self.out.clone());
         tasks.spawn(async move {
+            // The project's configuration: cached since `initialize`, unless
+            // the cache of 64 directories started again.
+            let definitions = match loaded_off_thread(&setup, &out, None, &id).await {
+                Ok(loaded) => loaded.engine.definitions(),
+                Err(response) => {
+                    let _ = out.send(response);
+                    return;
+                }
+            };
+            // Approve and revoke work on the hooks named, checked here.
+            let definitions = if action == TrustAction::List {
+                definitions
+            } else {
+                match crate::trust::select(&definitions, &params.hooks, params.all) {
+                    Ok(chosen) => chosen.into_iter().cloned().collect(),
+                    Err(why) => {
+                        let _ = out.send(rpc::error(&id, code::INVALID_PARAMS, &why));
+                        return;
+                    }
+                }
+            };
+            let asked = id.clone();
             let answer =
-                tokio::task::spawn_blocking(move || trust_answer(&id, &root, &definitions, action))
-                    .await;
-            if let Ok(answer) = answer {
-                let _ = out.send(answer);
-            }
+                watch::off_thread_caught(move || trust_answer(&asked, &root, &definitions, action))
+                    .await
+                    .unwrap_or_else(|why| rpc::error(&id, code::INTERNAL_ERROR, &why));
+            let _ = out.send(answer);
         });
         None
     }
@@ -772,21 +799,20 @@ fn event_of(params: &RawValue, max: u64) -> Result<Event, String> {
     Ok(event)
 }
 
-/// The engine for `event`'s working directory, loaded the first time it
-/// is needed, with the load's diagnostics (sent as `latch/diagnostics`
-/// when it is not the first engine).
-fn engine_for(setup: &Setup, out: &Out, event: &Event) -> (Arc<Engine>, Vec<Diagnostic>) {
-    let (loaded, diags) = loaded_for(setup, out, event.cwd.clone());
-    (loaded.engine, diags)
-}
-
 impl Setup {
     /// The key of the configuration for events in `cwd`: the project's
-    /// directory loads what no working directory loads (only a peen
-    /// workspace depends on it, and it falls back to the project), so the
-    /// two share one configuration, one reload and one notice.
+    /// directory, spelled as the project is, loads what no working
+    /// directory loads (only a peen workspace depends on it, and it falls
+    /// back to the project), so the two share one configuration, one
+    /// reload and one notice. (Spelled otherwise, `/p/.` say, it loads
+    /// apart: paths in its diagnostics keep that spelling, as with
+    /// `latch fire`.)
     fn key(&self, cwd: Option<PathBuf>) -> Option<PathBuf> {
-        cwd.filter(|d| Some(d) != self.project.as_ref())
+        cwd.filter(|d| {
+            self.project
+                .as_ref()
+                .is_none_or(|p| p.as_os_str() != d.as_os_str())
+        })
     }
 }
 
@@ -797,16 +823,36 @@ fn cached(setup: &Setup, cwd: &Option<PathBuf>) -> Option<Loaded> {
 
 /// [`loaded_for`] from a task, without holding up the server's thread: a
 /// configuration not cached yet is loaded on tokio's blocking pool, where
-/// it may wait for a reload in progress ([`Setup::loading`]).
-async fn loaded_off_thread(setup: &Arc<Setup>, out: &Out, cwd: Option<PathBuf>) -> Loaded {
+/// it may wait for a reload in progress ([`Setup::loading`]). An error is
+/// the response to the request that needed it: the load failed (a bug of
+/// latch's).
+async fn loaded_off_thread(
+    setup: &Arc<Setup>,
+    out: &Out,
+    cwd: Option<PathBuf>,
+    id: &RequestId,
+) -> Result<Loaded, String> {
     if let Some(loaded) = cached(setup, &cwd) {
-        return loaded;
+        return Ok(loaded);
     }
     let (setup, out) = (setup.clone(), out.clone());
-    watch::off_thread(move || loaded_for(&setup, &out, cwd).0).await
+    watch::off_thread_caught(move || loaded_for(&setup, &out, cwd).0)
+        .await
+        .map_err(|why| load_failed(id, &why))
 }
 
-/// [`engine_for`] for events in `key`, with the texts of the files it was
+/// The response to a request whose configuration could not be loaded.
+fn load_failed(id: &RequestId, why: &str) -> String {
+    rpc::error(
+        id,
+        code::INTERNAL_ERROR,
+        &format!("loading the configuration failed: {why}"),
+    )
+}
+
+/// The configuration for events in `cwd`, loaded the first time it is
+/// needed, with the load's diagnostics (sent as `latch/diagnostics` when
+/// it is not the first configuration) and the texts of the files it was
 /// loaded from. Waits for a reload in progress when it must load.
 fn loaded_for(setup: &Setup, out: &Out, cwd: Option<PathBuf>) -> (Loaded, Vec<Diagnostic>) {
     let key = setup.key(cwd);
@@ -898,8 +944,10 @@ fn load(
 }
 /// Dispatches `event` of the session `accepted` is of with `loaded`, or
 /// with the settings the session kept when it rejected a change (claude
-/// dialect; see [`Accepted`]).
+/// dialect; see [`Accepted`]), and answers request `id` with the outcome.
+#[allow(clippy::too_many_arguments)] // one call site; a struct would only rename them
 async fn dispatch(
+    id: &RequestId,
     setup: &Arc<Setup>,
     out: &Out,
     event: &Event,
@@ -907,13 +955,20 @@ async fn dispatch(
     loaded: Loaded,
     cancel: &Cancel,
     lend: Option<Lend<'_>>,
-) -> Result<crate::Outcome, crate::EventError> {
+) -> String {
     let session = accepted.session();
-    let loaded = with_accepted(setup, out, event, &accepted, loaded).await;
-    let mut outcome = loaded
+    let loaded = match with_accepted(setup, out, event, &accepted, loaded).await {
+        Ok(loaded) => loaded,
+        Err(why) => return load_failed(id, &why),
+    };
+    let mut outcome = match loaded
         .engine
         .dispatch_lending(event, session, cancel, lend)
-        .await?;
+        .await
+    {
+        Ok(outcome) => outcome,
+        Err(e) => return rpc::error(id, code::INVALID_PARAMS, &format!("invalid event: {e}")),
+    };
     if loaded
         .engine
         .dialects()
@@ -939,33 +994,49 @@ async fn dispatch(
     }
     // Every cancelled answer says so with the same words first.
     if cancel.is_cancelled() {
-        outcome.warnings.push(if outcome.runs.is_empty() {
-            "dispatch cancelled before any hook ran".to_owned()
-        } else {
-            "dispatch cancelled: latch killed the running hook and its descendants and started no further hook".to_owned()
-        });
+        outcome
+            .warnings
+            .push(cancelled_warning(&outcome.runs).to_owned());
     }
-    Ok(outcome)
+    rpc::result(id, &outcome)
+}
+
+/// The warning of a cancelled dispatch that ran `runs`: whether the cancel
+/// stopped a hook while it ran (its run says `cancelled`, with how it
+/// died), or only kept further hooks from starting.
+fn cancelled_warning(runs: &[crate::outcome::HookRun]) -> &'static str {
+    let killed = runs.iter().any(|r| {
+        r.error == Some(crate::outcome::ErrorCategory::Cancelled)
+            && (r.signal.is_some() || r.exit_code.is_some())
+    });
+    if runs.is_empty() {
+        "dispatch cancelled before any hook ran"
+    } else if killed {
+        "dispatch cancelled: latch killed the running hook and its descendants and started no further hook"
+    } else {
+        "dispatch cancelled: no hook was running; latch started no further hook"
+    }
 }
 
 /// The configuration for a session that keeps its settings (see
 /// [`Accepted`]): the cached one `loaded` when it was read from the same
 /// texts (the settings did not change since), else loaded afresh with
 /// them, beside the files a broken edit kept (on tokio's blocking pool,
-/// as [`loaded_off_thread`] loads).
+/// as [`loaded_off_thread`] loads; an error is the panic of a failed
+/// load).
 async fn with_accepted(
     setup: &Arc<Setup>,
     out: &Out,
     event: &Event,
     accepted: &Accepted<'_>,
     loaded: Loaded,
-) -> Loaded {
+) -> Result<Loaded, String> {
     let replace = accepted.replacements();
     let same = replace
         .iter()
         .all(|(path, text)| loaded.files.get(path).map(Vec::as_slice) == text.as_deref());
     if same {
-        return loaded;
+        return Ok(loaded);
     }
     let key = {
         use std::hash::{Hash, Hasher};
@@ -974,10 +1045,10 @@ async fn with_accepted(
         (setup.key(event.cwd.clone()), hasher.finish())
     };
     if let Some(loaded) = lock(&setup.sessions_own).get(&key) {
-        return loaded.clone();
+        return Ok(loaded.clone());
     }
     let (setup, out) = (setup.clone(), out.clone());
-    watch::off_thread(move || {
+    watch::off_thread_caught(move || {
         let _loading = lock(&setup.loading);
         let mut files = lock(&setup.kept).clone();
         files.extend(replace);
@@ -998,4 +1069,34 @@ async fn with_accepted(
 /// consistent: every update is one insert or remove).
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::cancelled_warning;
+    use crate::outcome::{ErrorCategory, HookRun};
+
+    fn run(error: Option<ErrorCategory>, signal: Option<i32>, exit_code: Option<i32>) -> HookRun {
+        let mut run = HookRun::new("h", "claude", "PreToolUse", None);
+        (run.error, run.signal, run.exit_code) = (error, signal, exit_code);
+        run
+    }
+
+    /// A cancelled answer says a hook was killed only when one was.
+    #[test]
+    fn a_cancelled_answer_says_whether_a_hook_was_killed() {
+        let cancelled = Some(ErrorCategory::Cancelled);
+        assert_eq!(
+            cancelled_warning(&[]),
+            "dispatch cancelled before any hook ran"
+        );
+        let killed = [run(None, None, Some(0)), run(cancelled, Some(15), None)];
+        assert!(cancelled_warning(&killed).contains("killed the running hook"));
+        // Finished before the cancel, or cancelled before it started.
+        let none_running = [run(None, None, Some(0)), run(cancelled, None, None)];
+        assert_eq!(
+            cancelled_warning(&none_running),
+            "dispatch cancelled: no hook was running; latch started no further hook"
+        );
+    }
 }

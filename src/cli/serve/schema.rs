@@ -78,7 +78,7 @@ pub fn schema() -> Value {
             "required": ["cwd", "first_load", "reloaded", "reason", "kept", "diagnostics"],
             "properties": {
                 "cwd": {"type": ["string", "null"], "description": "The working directory the configuration is for (null: the project's)."},
-                "first_load": {"type": "boolean", "description": "true: the configuration was loaded for the first time, for an event from a new working directory (sent only when the load has diagnostics); false: it was reloaded after an edit on disk."},
+                "first_load": {"type": "boolean", "description": "true: the configuration was loaded for an event from a working directory that had none loaded (a new one, or one dropped from the cache of 64), and the load has diagnostics or kept files; false: it was reloaded after an edit on disk."},
                 "reloaded": {"type": "boolean", "description": "true: the configuration on disk is in use, except the files in `kept`; false: the reload had errors no file could be blamed for alone, and the configuration loaded before stays in use, whole."},
                 "reason": {"type": ["string", "null"], "description": "Why files, or the whole configuration loaded before, are kept; null when nothing is."},
                 "kept": {"type": "array", "items": {"type": "string"}, "description": "Files whose new text has errors: each keeps the version of the last load that had it (or stays missing, if it was)."},

@@ -135,7 +135,11 @@ pub fn watch(setup: Arc<Setup>, out: Out, before: Fingerprint) -> impl Future<Ou
             }
             last = settled;
             let (s, o) = (setup.clone(), out.clone());
-            off_thread(move || reload(&s, &o)).await;
+            if let Err(why) = off_thread_caught(move || reload(&s, &o)).await {
+                eprintln!(
+                    "latch: error: reloading the configuration failed ({why}); the configuration loaded before stays"
+                );
+            }
         }
     }
 }
@@ -148,10 +152,24 @@ async fn fingerprint_off_thread(roots: &[PathBuf]) -> Fingerprint {
 
 /// Runs `f` on tokio's blocking pool and waits for it (a panic in `f`
 /// goes on here, as if `f` had run here).
-pub async fn off_thread<R: Send + 'static>(f: impl FnOnce() -> R + Send + 'static) -> R {
+async fn off_thread<R: Send + 'static>(f: impl FnOnce() -> R + Send + 'static) -> R {
     match tokio::task::spawn_blocking(f).await {
         Ok(r) => r,
         Err(e) => std::panic::resume_unwind(e.into_panic()),
+    }
+}
+
+/// Runs `f` on tokio's blocking pool and waits for it; a panic in `f` (a
+/// bug of latch's) is its message, for the caller to report: a load that
+/// failed answers its request with an error, a reload that failed keeps
+/// the configuration loaded before.
+pub async fn off_thread_caught<R: Send + 'static>(
+    f: impl FnOnce() -> R + Send + 'static,
+) -> Result<R, String> {
+    match tokio::task::spawn_blocking(f).await {
+        Ok(r) => Ok(r),
+        Err(e) if e.is_panic() => Err(crate::panic::message(&*e.into_panic())),
+        Err(e) => Err(e.to_string()),
     }
 }
 

@@ -82,11 +82,15 @@ pub fn judge_run(run: &RunResult, timeout_secs: f64) -> Verdict {
         },
         // Only a command with a first-line rule detaches, and this
         // dialect gives none.
-        Termination::Cancelled { .. }
-        | Termination::CancelledBeforeStart
-        | Termination::Detached => Verdict::Failed {
+        Termination::Cancelled { .. } | Termination::Detached => Verdict::Failed {
             category: ErrorCategory::Cancelled,
             message: "cancelled while running".to_owned(),
+            exit_code: None,
+            text: String::new(),
+        },
+        Termination::CancelledBeforeStart => Verdict::Failed {
+            category: ErrorCategory::Cancelled,
+            message: "cancelled before it started".to_owned(),
             exit_code: None,
             text: String::new(),
         },

@@ -80,13 +80,14 @@ pub fn judge(event: PoolEvent, run: &RunResult, timeout_secs: f64) -> Verdict {
         }
         // Only a command with a first-line rule detaches, and this
         // dialect gives none.
-        Termination::Cancelled { .. }
-        | Termination::CancelledBeforeStart
-        | Termination::Detached => {
+        Termination::Cancelled { .. } | Termination::Detached => {
             return failed(
                 ErrorCategory::Cancelled,
                 "cancelled while running; latch killed it and its descendants",
             );
+        }
+        Termination::CancelledBeforeStart => {
+            return failed(ErrorCategory::Cancelled, "cancelled before it started");
         }
         Termination::TimedOut { .. } => {
             return failed(
