@@ -28,6 +28,8 @@ test("a configuration loaded after initialize reports its diagnostics as latch/d
   const outcome = await latch.fire({ event: "stop", session_id: "d", cwd: workspace });
   assert.equal(outcome.decision, "proceed");
   assert.deepEqual(methods, ["latch/diagnostics"]);
+  assert.equal(heard[0]?.first_load, true);
+  assert.equal(heard[0]?.cwd, workspace);
   const diagnostic = heard[0]?.diagnostics[0];
   assert.equal(diagnostic?.severity, "warning");
   assert.equal(diagnostic?.dialect, "peen");

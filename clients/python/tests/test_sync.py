@@ -195,6 +195,7 @@ def test_diagnostics_callback(tmp_path: Path, project: Project) -> None:
         latch.fire({"event": "stop", "cwd": str(elsewhere)})
         assert arrived.wait(10)
     assert received[0].cwd == str(elsewhere)
+    assert received[0].first_load is True
     assert any("Nope" in d["message"] for d in received[0].diagnostics)
 
 
