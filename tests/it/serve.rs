@@ -1811,3 +1811,35 @@ fn an_explain_that_must_load_first_is_answered_before_shutdown() {
     assert_eq!(r["result"], Value::Null);
     assert_eq!(s.close(), 0);
 }
+
+/// A configuration that takes long to load (30,000 hooks, half a second
+/// or more in a debug build) holds up only the event that needs it: an
+/// event from a new working directory loads it off the server's thread,
+/// and another session's event, sent after it, is answered first.
+#[test]
+fn a_slow_load_for_a_new_directory_holds_up_only_its_own_event() {
+    let groups: Vec<Value> = (0..30_000)
+        .map(|i| json!({"matcher": "Bash", "hooks": [{"type": "command", "command": format!("echo {i}")}]}))
+        .collect();
+    let c = Claude::new().project_settings(&json!({"hooks": {"PreToolUse": groups}}));
+    let elsewhere = c.root.path().join("elsewhere");
+    std::fs::create_dir_all(&elsewhere).expect("mkdir");
+    let mut s = Server::claude(&c);
+    // No hook matches `Read`: the only slow part is the load.
+    let read = json!({"name": "Read", "input": {"file_path": "a.txt"}});
+    s.fire(
+        2,
+        json!({"event": "tool_before", "session_id": "a", "cwd": elsewhere, "tool": read}),
+    );
+    s.fire(
+        3,
+        json!({"event": "tool_before", "session_id": "b", "tool": read}),
+    );
+    let first = s.recv();
+    assert_eq!(first["id"], 3, "the quick event first: {first}");
+    assert_eq!(first["result"]["decision"], "proceed", "{first}");
+    let slow = s.recv();
+    assert_eq!(slow["id"], 2, "{slow}");
+    assert_eq!(slow["result"]["decision"], "proceed", "{slow}");
+    assert_eq!(s.close(), 0);
+}
