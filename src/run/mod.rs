@@ -804,8 +804,11 @@ impl Started {
     /// Spawns the hook, or says why it could not start.
     fn spawn(cmd: &HookCommand) -> Result<Started, Refused> {
         let start = Instant::now();
-        let launched = launch(&cmd.program, &cmd.env, cmd.cwd.as_deref());
-        Started::new(cmd, start, launched.and_then(|l| l.fed(&cmd.stdin)))
+        Started::new(
+            cmd,
+            start,
+            launch(&cmd.program, &cmd.env, cmd.cwd.as_deref()),
+        )
     }
 
     /// Spawns the hooks of `cmds` from tokio's blocking pool, one after
@@ -853,23 +856,22 @@ impl Started {
             // The task never ran (the runtime is shutting down): here, then.
             Err(_) => return Some(cmds.iter().map(|cmd| Started::spawn(cmd)).collect()),
         };
-        let started = cmds
-            .iter()
-            .zip(spawned)
-            .map(|(cmd, (start, launched))| {
-                Started::new(cmd, start, launched.and_then(|l| l.fed(&cmd.stdin)))
-            })
-            .collect();
-        Some(started)
+        let started = cmds.iter().zip(spawned);
+        Some(
+            started
+                .map(|(cmd, (start, launched))| Started::new(cmd, start, launched))
+                .collect(),
+        )
     }
 
-    /// The hook `cmd` as its spawn at `start` left it.
+    /// The hook `cmd` as its spawn at `start` left it, once its payload is
+    /// written ([`Launched::fed`]).
     fn new(
         cmd: &HookCommand,
         start: Instant,
         launched: io::Result<Launched>,
     ) -> Result<Started, Refused> {
-        match launched {
+        match launched.and_then(|l| l.fed(&cmd.stdin)) {
             Ok(Launched {
                 guard,
                 child,

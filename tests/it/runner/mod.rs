@@ -140,10 +140,7 @@ mod off_thread {
     use super::*;
 
     async fn run(cmd: &HookCommand) -> RunResult {
-        let runner = Runner {
-            spawn_off_thread: true,
-            ..runner(false)
-        };
+        let runner = off_thread_runner();
         runner.run_alone(cmd, &Cancel::never()).await
     }
 
@@ -157,10 +154,7 @@ mod off_thread_batch {
 
     async fn run(cmd: &HookCommand) -> RunResult {
         let companion = sh("echo companion");
-        let runner = Runner {
-            spawn_off_thread: true,
-            ..runner(false)
-        };
+        let runner = off_thread_runner();
         let results = runner.run_batch(&[&companion, cmd], &Cancel::never()).await;
         beside_companion(results)
     }
