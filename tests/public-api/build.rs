@@ -6,11 +6,19 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 /// The files of latch's public modules: the `pub mod` lines of
-/// `src/lib.rs` and `src/dialect/mod.rs` (so a new public module is
-/// checked without a change here).
+/// `src/lib.rs`, `src/dialect/mod.rs` and each dialect's `mod.rs` (so a
+/// new public module is checked without a change here).
 fn public_modules(src: &Path) -> Vec<PathBuf> {
     let mut files = Vec::new();
-    for (parent, dir) in [("lib.rs", ""), ("dialect/mod.rs", "dialect/")] {
+    let parents = [
+        ("lib.rs", ""),
+        ("dialect/mod.rs", "dialect/"),
+        ("dialect/claude/mod.rs", "dialect/claude/"),
+        ("dialect/evener/mod.rs", "dialect/evener/"),
+        ("dialect/peen/mod.rs", "dialect/peen/"),
+        ("dialect/poolside/mod.rs", "dialect/poolside/"),
+    ];
+    for (parent, dir) in parents {
         let path = src.join(parent);
         println!("cargo::rerun-if-changed={}", path.display());
         let text = std::fs::read_to_string(&path)

@@ -15,7 +15,10 @@
 //! - `background`: `async` handlers' answers, kept for the next tool result;
 //! - `accepted`: the settings a session keeps when a `ConfigChange` hook
 //!   rejects an edit;
-//! - `combine`: the verdicts into one [`Outcome`](crate::Outcome).
+//! - `combine`: the verdicts into one [`Outcome`](crate::Outcome);
+//! - [`message`]: for a harness that builds Claude Code's request itself,
+//!   the user message Claude Code would send, from tool results and the
+//!   outcome's texts.
 //!
 //! The user guide is `docs/dialects/claude.md`.
 //!
@@ -57,6 +60,8 @@ internal_mods!(
     accepted, background, combine, discover, env_file, events, explain, harness, http, judge, lint,
     load, persist, prompt, schema, text, trust
 );
+
+pub mod message;
 
 use std::collections::HashMap;
 use std::path::PathBuf;

@@ -1,0 +1,186 @@
+//! The user message Claude Code sends after a batch of tool calls, rebuilt
+//! from latch's outcomes with `latch::dialect::claude::message`: each case
+//! runs the recording's own settings through `latch fire` and must give
+//! the recorded message byte for byte (`recordings/claude/FINDINGS.md`
+//! §38: the newline between text blocks, the folding of a `PostToolBatch`
+//! text into a tool result).
+
+use std::path::PathBuf;
+
+use latch::dialect::claude::message::{Piece, user_message};
+use latch::outcome::Injection;
+use serde_json::{Value, json};
+
+use crate::claude_events::event;
+use crate::claude_util::{Claude, bash_after, bash_before};
+
+fn recording(case: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("recordings/claude")
+        .join(case)
+}
+
+fn read_json(path: PathBuf) -> Value {
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+/// The recording's settings, its harness hook (`@HOOK@ --label L --out
+/// @OUT@ …`) swapped for the fixture hook, which takes the same flags.
+fn recorded_settings(c: &Claude, case: &str) -> Value {
+    let mut settings = read_json(recording(case).join("settings.json"));
+    let groups = settings["hooks"].as_object_mut().expect("hooks");
+    for handler in groups
+        .values_mut()
+        .flat_map(|g| g.as_array_mut().expect("groups").iter_mut())
+        .flat_map(|g| g["hooks"].as_array_mut().expect("handlers").iter_mut())
+    {
+        let command = handler["command"].as_str().expect("command");
+        let rest = command
+            .strip_prefix("@HOOK@ --label ")
+            .expect("a recorded hook");
+        let (label, args) = rest.split_once(" --out @OUT@").expect("--out");
+        handler["command"] = json!(c.hook(label, args.trim_start()));
+    }
+    settings
+}
+
+/// The Bash commands of the recorded model's first turn.
+fn recorded_calls(case: &str) -> Vec<String> {
+    let script = read_json(recording(case).join("script.json"));
+    let turn = &script["turns"][0];
+    let uses = match turn["tool_uses"].as_array() {
+        Some(many) => many.clone(),
+        None => vec![turn["tool_use"].clone()],
+    };
+    uses.iter()
+        .map(|u| {
+            u["input"]["command"]
+                .as_str()
+                .expect("a command")
+                .to_owned()
+        })
+        .collect()
+}
+
+/// The last user message of the recording's last request.
+fn recorded_message(case: &str) -> Value {
+    let observed = read_json(recording(case).join("observed.json"));
+    let last = observed["api_main_requests"]
+        .as_array()
+        .and_then(|r| r.last())
+        .expect("a request")
+        .clone();
+    last["new_messages"]
+        .as_array()
+        .and_then(|m| m.iter().rev().find(|m| m["role"] == "user"))
+        .expect("a user message")["content"]
+        .clone()
+}
+
+/// The outcome's `context` entries (absent when there is none).
+fn pieces_of(outcome: &Value) -> Vec<Piece> {
+    let entries: Vec<Injection> = match &outcome["context"] {
+        Value::Null => Vec::new(),
+        list => serde_json::from_value(list.clone()).expect("context entries"),
+    };
+    entries.iter().map(Piece::from_context).collect()
+}
+
+/// Runs the recorded batch through latch, as a harness would (for each
+/// call `tool_before`, the tool, `tool_after`; then `tool_batch`), and
+/// builds the message from the tool results and the outcomes' texts.
+fn rebuilt_message(case: &str, outputs: &[&str]) -> Value {
+    let c = Claude::new();
+    let settings = recorded_settings(&c, case);
+    let c = c.project_settings(&settings);
+    let calls = recorded_calls(case);
+    assert_eq!(calls.len(), outputs.len(), "{case}: one output per call");
+    let mut pieces = Vec::new();
+    let mut batch = Vec::new();
+    for (i, (command, output)) in calls.iter().zip(outputs).enumerate() {
+        let id = format!("toolu_fake_00_{i:02}");
+        let mut before = bash_before(command);
+        before["tool"]["call_id"] = json!(id);
+        let f = c.fire(&before);
+        pieces.extend(pieces_of(&f.outcome));
+        if f.outcome["decision"] == "deny" {
+            let reason = f.outcome["notices"][0]["text"].as_str().expect("a notice");
+            pieces.push(Piece::ToolResult {
+                tool_use_id: id,
+                content: reason.to_owned(),
+                is_error: true,
+            });
+            continue;
+        }
+        pieces.push(Piece::tool_result(&id, *output));
+        let mut after = bash_after(command, json!(output));
+        after["tool"]["call_id"] = json!(id);
+        pieces.extend(pieces_of(&c.fire(&after).outcome));
+        batch.push(
+            json!({"name": "Bash", "input": {"command": command}, "call_id": id, "output": output}),
+        );
+    }
+    if !batch.is_empty() {
+        let f = c.fire(&event(
+            "tool_batch",
+            json!({"prompt_id": "p1", "permission_mode": "bypassPermissions", "tool_calls": batch}),
+        ));
+        pieces.extend(pieces_of(&f.outcome));
+    }
+    serde_json::to_value(user_message(pieces)).expect("serializes")
+}
+
+fn agrees_with_recording(case: &str, outputs: &[&str]) {
+    assert_eq!(
+        rebuilt_message(case, outputs),
+        recorded_message(case),
+        "{case}"
+    );
+}
+
+/// Two `PreToolUse` contexts on a denied call: the first ends with `\n`.
+#[test]
+fn r3_deny_slow_plus_context_fast_message() {
+    agrees_with_recording("r3_deny_slow_plus_context_fast", &["hi"]);
+}
+
+/// `PostToolUse` contexts on two calls and two `PostToolBatch` contexts:
+/// the batch texts move before the second call's text, and only the last
+/// of them ends with `\n`.
+#[test]
+fn r3_post_tool_batch_two_contexts_message() {
+    agrees_with_recording("r3_post_tool_batch_two_contexts", &["one", "two"]);
+}
+
+#[test]
+fn r3_post_tool_batch_posttooluse_ctx_only_message() {
+    agrees_with_recording("r3_post_tool_batch_posttooluse_ctx_only", &["one", "two"]);
+}
+
+/// Nothing but tool results before it: the batch text is folded into the
+/// last result (its plain stdout reaches no one).
+#[test]
+fn r3_post_tool_batch_context_message() {
+    agrees_with_recording("r3_post_tool_batch_context", &["one", "two"]);
+}
+
+#[test]
+fn r10_seam_single_post_ctx_batch_message() {
+    agrees_with_recording("r10_seam_single_post_ctx_batch", &["hi"]);
+}
+
+#[test]
+fn r10_seam_single_pre_ctx_batch_message() {
+    agrees_with_recording("r10_seam_single_pre_ctx_batch", &["hi"]);
+}
+
+#[test]
+fn r10_seam_two_pre_post_batch_message() {
+    agrees_with_recording("r10_seam_two_pre_post_batch", &["one", "two"]);
+}
+
+#[test]
+fn r10_seam_two_post_first_only_batch_message() {
+    agrees_with_recording("r10_seam_two_post_first_only_batch", &["one", "two"]);
+}
