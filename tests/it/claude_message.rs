@@ -84,7 +84,7 @@ fn pieces_of(outcome: &Value) -> Vec<Piece> {
         Value::Null => Vec::new(),
         list => serde_json::from_value(list.clone()).expect("context entries"),
     };
-    entries.iter().map(Piece::from_context).collect()
+    entries.iter().filter_map(Piece::from_context).collect()
 }
 
 /// Runs the recorded batch through latch, as a harness would (for each

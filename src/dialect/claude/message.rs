@@ -93,11 +93,19 @@ impl Piece {
         }
     }
 
-    /// The piece a claude outcome's `context` entry is.
-    pub fn from_context(entry: &Injection) -> Piece {
+    /// The piece a claude outcome's `context` entry is, or `None` for a
+    /// text that is not part of a user message (`compaction_prompt`: the
+    /// instructions of the compaction request).
+    pub fn from_context(entry: &Injection) -> Option<Piece> {
+        let text = entry.text.clone();
         match entry.placement {
-            Placement::AfterToolResult => Piece::Message(entry.text.clone()),
-            _ => Piece::Attachment(entry.text.clone()),
+            Placement::AfterToolResult => Some(Piece::Message(text)),
+            Placement::WithPrompt | Placement::FirstUserMessage | Placement::AppendToToolResult => {
+                Some(Piece::Attachment(text))
+            }
+            Placement::CompactionPrompt | Placement::SystemPrompt | Placement::AfterCompaction => {
+                None
+            }
         }
     }
 }
@@ -300,6 +308,28 @@ mod tests {
             Piece::Attachment("X".into()),
         ]);
         assert_eq!(blocks, [Block::tool_result("t", "X")]);
+    }
+
+    #[test]
+    fn context_entries_are_messages_attachments_or_not_in_the_message() {
+        let entry = |placement| Injection {
+            hook: "h".into(),
+            placement,
+            text: "t".into(),
+        };
+        let kind = |placement| Piece::from_context(&entry(placement));
+        assert_eq!(
+            kind(Placement::AfterToolResult),
+            Some(Piece::Message("t".into()))
+        );
+        for attached in [
+            Placement::WithPrompt,
+            Placement::FirstUserMessage,
+            Placement::AppendToToolResult,
+        ] {
+            assert_eq!(kind(attached), Some(Piece::Attachment("t".into())));
+        }
+        assert_eq!(kind(Placement::CompactionPrompt), None);
     }
 
     #[test]
