@@ -1,14 +1,16 @@
 //! A tour of latch: fires the bundled example events through the example
-//! hooks of each dialect (`examples/poolside/`, `examples/evener/`) and
-//! prints each outcome.
+//! hooks of each dialect (`examples/poolside/`, `examples/evener/`,
+//! `examples/claude/`, `examples/peen/`) and prints each outcome.
 //!
-//! Run it with `cargo run --example tour`. It works on a copy of the example
-//! project in a temp directory, so the hooks' marker files never land in the
-//! repository.
+//! Run it with `cargo run --example tour`. It works on copies of the
+//! example projects in a temp directory, so the hooks' marker files never
+//! land in the repository.
 
 use std::path::{Path, PathBuf};
 
+use latch::dialect::claude::{self, Claude};
 use latch::dialect::evener::{self, Evener};
+use latch::dialect::peen::{self, Peen};
 use latch::dialect::poolside::{Poolside, Sources};
 use latch::{Engine, Event, Session};
 
@@ -83,8 +85,69 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         println!("── {name}: {}", text.trim());
         println!("{}\n", serde_json::to_string_pretty(&summary(&outcome))?);
     }
+
+    println!("════ claude: Claude Code's settings and a plugin in examples/claude/\n");
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("examples/claude");
+    let home = std::env::temp_dir().join(format!("latch-tour-home-{}", std::process::id()));
+    std::fs::create_dir_all(&home)?;
+    let claude = Claude::load(claude::Options {
+        sources: claude::Sources {
+            project: Some(root.join("project")),
+            plugin_dirs: vec![root.join("plugins/careful")],
+            // Not this machine's own ~/.claude or /etc/claude-code.
+            home: Some(home.clone()),
+            managed_dir: Some(home.join("no-managed-settings")),
+            ..claude::Sources::default()
+        },
+        project: Some(root.join("project")),
+        ..claude::Options::default()
+    });
+    let engine = Engine::new().with_dialect(claude);
+    for d in engine.diagnostics() {
+        eprintln!("{d}");
+    }
+    for name in CLAUDE_EVENTS {
+        let text = std::fs::read_to_string(root.join("events").join(name))?;
+        let event: Event = serde_json::from_str(&text)?;
+        let outcome = runtime.block_on(engine.dispatch(&event, &session))?;
+        println!("── {name}: {}", text.trim());
+        println!("{}\n", serde_json::to_string_pretty(&summary(&outcome))?);
+    }
+    std::fs::remove_dir_all(&home)?;
+
+    println!("════ peen: .agents/hooks.yaml in examples/peen/no-force-push/\n");
+    let work = std::env::temp_dir().join(format!("latch-tour-peen-{}", std::process::id()));
+    copy_dir(
+        &PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("examples/peen/no-force-push"),
+        &work,
+    )?;
+    let engine = Engine::new().with_dialect(Peen::load(peen::Options {
+        workspace: Some(work.clone()),
+        ..peen::Options::default()
+    }));
+    for d in engine.diagnostics() {
+        eprintln!("{d}");
+    }
+    for command in ["git push origin main --force", "git push origin main"] {
+        let event = serde_json::json!({"event": "tool_before", "session_id": "demo",
+            "turn_id": "t1", "cwd": work,
+            "tool": {"name": "runCommand", "input": {"command": command}, "call_id": "c1"}});
+        let outcome =
+            runtime.block_on(engine.dispatch(&serde_json::from_value(event.clone())?, &session))?;
+        println!("── {event}");
+        println!("{}\n", serde_json::to_string_pretty(&summary(&outcome))?);
+    }
+    std::fs::remove_dir_all(&work)?;
     Ok(())
 }
+
+/// The claude example events.
+const CLAUDE_EVENTS: [&str; 4] = [
+    "rm-rf.json",
+    "npm-test.json",
+    "write-outside.json",
+    "stop.json",
+];
 
 /// The evener example events.
 const EVENER_EVENTS: [&str; 5] = [

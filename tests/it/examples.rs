@@ -504,3 +504,56 @@ mod peen {
         );
     }
 }
+
+/// The README's first command, `cargo run --example tour`: the example
+/// that `cargo test` builds beside this suite runs every dialect's
+/// examples without a diagnostic, and their decisions are the documented
+/// ones.
+#[test]
+fn the_tour_runs_every_dialects_examples() {
+    let deps = std::env::current_exe().expect("the test binary's path");
+    let tour = deps
+        .parent()
+        .and_then(Path::parent)
+        .expect("target/<profile>")
+        .join("examples/tour");
+    assert!(
+        tour.exists(),
+        "{} is missing: `cargo test` builds it (or `cargo build --example tour`)",
+        tour.display()
+    );
+    let out = std::process::Command::new(&tour)
+        .output()
+        .expect("the tour runs");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert_eq!(stderr, "", "no diagnostics");
+    // Each dialect's section, then the decision of each of its events.
+    let mut sections = stdout.split("════ ").skip(1);
+    let mut decisions = |dialect: &str| -> Vec<String> {
+        let section = sections.next().expect("a section");
+        assert!(section.starts_with(dialect), "{section}");
+        section
+            .lines()
+            .filter_map(|l| l.strip_prefix("  \"decision\": \""))
+            .map(|d| d.trim_end_matches("\",").to_owned())
+            .collect()
+    };
+    assert_eq!(
+        decisions("poolside"),
+        [
+            "proceed", "proceed", "proceed", "deny", "deny", "proceed", "proceed"
+        ]
+    );
+    assert_eq!(
+        decisions("evener"),
+        ["proceed", "proceed", "deny", "proceed", "proceed"]
+    );
+    assert_eq!(decisions("claude"), ["deny", "allow", "ask", "proceed"]);
+    assert_eq!(decisions("peen"), ["deny", "proceed"]);
+    assert!(
+        stdout.contains("Stop hook feedback:\\nRun make test"),
+        "{stdout}"
+    );
+}
