@@ -16,16 +16,12 @@ pub(crate) const MAX_HOOK_TEXT: usize = 10_000;
 /// `r4_bom_json`, a BOM before a JSON deny still denies), but not U+0085,
 /// which Rust's `trim` takes.
 pub(crate) fn js_trim(s: &str) -> &str {
-    s.trim_matches(is_js_space)
+    crate::permission_rule::wildcard::js_trim(s)
 }
 
 /// [`js_trim`] at the start only.
 pub(crate) fn js_trim_start(s: &str) -> &str {
-    s.trim_start_matches(is_js_space)
-}
-
-fn is_js_space(c: char) -> bool {
-    (c.is_whitespace() && c != '\u{85}') || c == '\u{feff}'
+    s.trim_start_matches(crate::permission_rule::wildcard::js_space)
 }
 
 /// How texts are written for one dialect instance.
@@ -162,6 +158,13 @@ pub fn capped(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn js_trim_takes_the_byte_order_mark_and_not_next_line() {
+        assert_eq!(js_trim("\u{feff} \u{3000}x\u{2028}\t"), "x");
+        assert_eq!(js_trim("\u{85}x\u{85}"), "\u{85}x\u{85}");
+        assert_eq!(js_trim_start("\u{a0}\nx "), "x ");
+    }
 
     #[test]
     fn recorded_texts() {
