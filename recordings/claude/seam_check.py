@@ -159,15 +159,20 @@ def iter_observed(paths):
             else:
                 reqs += [(key, r) for r in v]
         for key, r in reqs:
-            if True:
-                for m in r.get("new_messages") or []:
-                    if m.get("role") != "user" or not isinstance(m.get("content"), list):
-                        continue
-                    sig = json.dumps(m, sort_keys=True)
-                    if sig in seen:
-                        continue
-                    seen.add(sig)
-                    yield case, key, prompt, m["content"]
+            for content in new_user_contents(r.get("new_messages") or [], seen):
+                yield case, key, prompt, content
+
+
+def new_user_contents(messages, seen):
+    """The block lists of the user messages not seen yet (each message once)."""
+    for m in messages:
+        if m.get("role") != "user" or not isinstance(m.get("content"), list):
+            continue
+        sig = json.dumps(m, sort_keys=True)
+        if sig in seen:
+            continue
+        seen.add(sig)
+        yield m["content"]
 
 
 def iter_raw(paths):
@@ -194,14 +199,8 @@ def iter_raw(paths):
                     continue
             if d.get("method") != "POST" or not isinstance(body, dict) or "messages" not in body:
                 continue
-            for m in body["messages"]:
-                if m.get("role") != "user" or not isinstance(m.get("content"), list):
-                    continue
-                sig = json.dumps(m, sort_keys=True)
-                if sig in seen:
-                    continue
-                seen.add(sig)
-                yield case, "raw", prompt, m["content"]
+            for content in new_user_contents(body["messages"], seen):
+                yield case, "raw", prompt, content
 
 
 BLK_NL = BLK_NONE = 0
