@@ -33,6 +33,9 @@ export LATCH_SERVE_SCHEMA
 # The docs whose transcripts tests/test_transcripts.py replays.
 LATCH_DOCS_DIR=${LATCH_DOCS_DIR:-$here/../../docs}
 export LATCH_DOCS_DIR
+# The recordings whose user messages tests/test_claude.py rebuilds.
+LATCH_RECORDINGS_DIR=${LATCH_RECORDINGS_DIR:-$here/../../recordings}
+export LATCH_RECORDINGS_DIR
 
 if [ $# -ge 1 ]; then
     venv=$1

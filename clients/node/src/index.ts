@@ -10,6 +10,16 @@
  * @module
  */
 
+export { pieceFromContext, userMessage } from "./claude.js";
+export type {
+  AttachmentPiece,
+  Block,
+  MessagePiece,
+  Piece,
+  TextBlock,
+  ToolResultBlock,
+  ToolResultPiece,
+} from "./claude.js";
 export { LatchClient } from "./client.js";
 export type { CloseOptions, ExitInfo, LatchClientEvents, RequestOptions, StartOptions } from "./client.js";
 export { toWireConfig } from "./config.js";

@@ -53,3 +53,28 @@ def test_readme_asyncio(project: Project, monkeypatch: pytest.MonkeyPatch, capsy
     monkeypatch.setenv("HOME", str(project.home))
     exec(compile(code, str(README), "exec"), {"__name__": "readme"})
     assert capsys.readouterr().out == str(["proceed"] * 8) + "\n"
+
+
+@pytest.mark.no_latch
+def test_readme_claude_message() -> None:
+    (code,) = [b for b in blocks() if "latch_client.claude" in b]
+    post = "<system-reminder>\nPostToolUse:Bash hook additional context: POST\n</system-reminder>"
+    batch = "<system-reminder>\nPostToolBatch hook additional context: BATCH\n</system-reminder>"
+    messages: List[Any] = []
+    namespace: Dict[str, Any] = {
+        "before": {"event": "tool_before", "decision": "proceed", "runs": []},
+        "output": "hi\n",
+        "after": {"context": [{"hook": "h", "placement": "after_tool_result", "text": post}]},
+        "batch": {"context": [{"hook": "h", "placement": "append_to_tool_result", "text": batch}]},
+        "request": {"messages": messages},
+    }
+    exec(compile(code, str(README), "exec"), namespace)
+    assert messages == [
+        {
+            "role": "user",
+            "content": [
+                {"type": "tool_result", "tool_use_id": "toolu_1", "content": "hi\n\n" + batch, "is_error": False},
+                {"type": "text", "text": post},
+            ],
+        }
+    ]

@@ -13,8 +13,11 @@
 :class:`Client` is synchronous (and thread-safe); :class:`AsyncClient`
 is its asyncio twin. Events and outcomes are plain dictionaries, typed
 with the ``TypedDict`` classes of :mod:`latch_client.types`.
+:mod:`latch_client.claude` rebuilds the user message Claude Code sends to
+the model from tool results and outcomes' ``context`` entries.
 """
 
+from . import claude
 from ._async import AsyncClient, NotificationStream
 from ._protocol import (
     ASYNC_RESULT,
@@ -106,6 +109,7 @@ __all__ = [
     "ToolCall",
     "TrustedHook",
     "__version__",
+    "claude",
     "find_binary",
     "is_cancelled",
 ]

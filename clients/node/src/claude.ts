@@ -1,0 +1,176 @@
+/**
+ * One user message as Claude Code sends it to the model, built from what a
+ * turn made: tool results, the texts of tool events' hooks, and the texts
+ * Claude Code keeps as attachments.
+ *
+ * latch's claude `context` texts are Claude Code's, byte for byte, but a
+ * text block of the message Claude Code sends may end with one more `"\n"`,
+ * and a `PostToolBatch` text may sit inside a tool result instead of in a
+ * block of its own. Both depend on the rest of the message, which only the
+ * harness knows. A harness that builds Claude Code's request itself gets the
+ * same blocks from {@link userMessage}: give it the pieces in the order they
+ * were made (for each call its `PreToolUse` texts, its result, its
+ * `PostToolUse` texts; then the batch's `PostToolBatch` texts), and it
+ * merges them as Claude Code 2.1.197 does before each request. The rule is
+ * in latch's `docs/dialects/claude.md`, "One user message"; this is the
+ * TypeScript twin of `latch::dialect::claude::message`.
+ *
+ * ```ts
+ * const texts = (outcome: Outcome): Piece[] => (outcome.context ?? []).map(pieceFromContext);
+ * // One call: tool_before's texts, its result, tool_after's; then tool_batch's.
+ * const pieces: Piece[] = [
+ *   ...texts(before),
+ *   { kind: "tool_result", tool_use_id: "toolu_1", content: output },
+ *   ...texts(after),
+ *   ...texts(batch),
+ * ];
+ * messages.push({ role: "user", content: userMessage(pieces) });
+ * ```
+ *
+ * @module
+ */
+
+import type { ContextEntry } from "./outcome.js";
+
+/** A tool's result, a message of its own. */
+export interface ToolResultPiece {
+  kind: "tool_result";
+  /** The `tool_use` block's id. */
+  tool_use_id: string;
+  /** The result as the model reads it. */
+  content: string;
+  /** Whether the call failed or was denied (default `false`). */
+  is_error?: boolean | undefined;
+}
+
+/**
+ * A text that is a message of its own: the user's prompt, and what a tool
+ * event's hooks give the model (`context` placed `after_tool_result`).
+ */
+export interface MessagePiece {
+  kind: "message";
+  text: string;
+}
+
+/**
+ * A text Claude Code keeps as an attachment until the request:
+ * `PostToolBatch`, `UserPromptSubmit`, `UserPromptExpansion`, `SessionStart`
+ * and `SubagentStart` context, and the answers of `async` hooks (`context`
+ * placed anywhere else).
+ */
+export interface AttachmentPiece {
+  kind: "attachment";
+  text: string;
+}
+
+/** What Claude Code merges into one user message, each piece as it was made. */
+export type Piece = ToolResultPiece | MessagePiece | AttachmentPiece;
+
+/** A tool result block of the user message, with any attachment folded into it. */
+export interface ToolResultBlock {
+  type: "tool_result";
+  tool_use_id: string;
+  content: string;
+  is_error: boolean;
+}
+
+/** A text block of the user message. */
+export interface TextBlock {
+  type: "text";
+  text: string;
+}
+
+/** A content block of the user message, as the Messages API reads it. */
+export type Block = ToolResultBlock | TextBlock;
+
+/**
+ * The piece a claude outcome's `context` entry is: a message when it is
+ * placed `after_tool_result`, else an attachment.
+ */
+export function pieceFromContext(entry: ContextEntry): MessagePiece | AttachmentPiece {
+  return entry.placement === "after_tool_result"
+    ? { kind: "message", text: entry.text }
+    : { kind: "attachment", text: entry.text };
+}
+
+/**
+ * The content blocks of the user message Claude Code sends for `pieces`,
+ * given in the order they were made.
+ *
+ * - Each attachment moves back to just after the last tool result made
+ *   before it (or to the front).
+ * - A piece that is a message of its own, when it starts with a text and the
+ *   blocks so far end with a text, adds `"\n"` to that earlier text.
+ * - An attachment never adds one: it is folded into a tool result that ends
+ *   the blocks so far (the result trimmed, a blank line, the text trimmed),
+ *   or else becomes a text block.
+ * - Tool results always come first.
+ */
+export function userMessage(pieces: Iterable<Piece>): Block[] {
+  let blocks: Block[] = [];
+  for (const piece of attachmentsMovedBack([...pieces])) {
+    switch (piece.kind) {
+      case "tool_result":
+        pushMessage(blocks, {
+          type: "tool_result",
+          tool_use_id: piece.tool_use_id,
+          content: piece.content,
+          is_error: piece.is_error ?? false,
+        });
+        break;
+      case "message":
+        pushMessage(blocks, { type: "text", text: piece.text });
+        break;
+      case "attachment":
+        pushAttachment(blocks, piece.text);
+        break;
+    }
+    // Stable: tool results first, everything else in its order.
+    blocks = [...blocks.filter((b) => b.type === "tool_result"), ...blocks.filter((b) => b.type !== "tool_result")];
+  }
+  return blocks;
+}
+
+/**
+ * Each attachment moved back to just after the last tool result made before
+ * it, or to the front when there is none (Claude Code's walk from the end,
+ * which holds attachments until it meets a tool result).
+ */
+function attachmentsMovedBack(pieces: Piece[]): Piece[] {
+  const out: Piece[] = [];
+  let held: Piece[] = [];
+  for (const piece of [...pieces].reverse()) {
+    if (piece.kind === "attachment") {
+      held.push(piece);
+    } else {
+      if (piece.kind === "tool_result") {
+        out.push(...held);
+        held = [];
+      }
+      out.push(piece);
+    }
+  }
+  out.push(...held);
+  return out.reverse();
+}
+
+/** Merges a message of its own: a text meeting a text gets `"\n"`. */
+function pushMessage(blocks: Block[], block: Block): void {
+  const last = blocks.at(-1);
+  if (last?.type === "text" && block.type === "text") last.text += "\n";
+  blocks.push(block);
+}
+
+/**
+ * Merges an attachment: into a tool result that ends the blocks so far (as
+ * Claude Code does, with JavaScript's `trim`), or as a text block; no
+ * newline either way.
+ */
+function pushAttachment(blocks: Block[], text: string): void {
+  const last = blocks.at(-1);
+  if (last?.type === "tool_result") {
+    last.content = [last.content.trim(), text.trim()].filter((part) => part !== "").join("\n\n");
+  } else {
+    blocks.push({ type: "text", text });
+  }
+}

@@ -1,0 +1,197 @@
+"""One user message as Claude Code sends it to the model, built from what a
+turn made: tool results, the texts of tool events' hooks, and the texts
+Claude Code keeps as attachments.
+
+latch's claude ``context`` texts are Claude Code's, byte for byte, but a
+text block of the message Claude Code sends may end with one more
+``"\\n"``, and a ``PostToolBatch`` text may sit inside a tool result
+instead of in a block of its own. Both depend on the rest of the message,
+which only the harness knows. A harness that builds Claude Code's request
+itself gets the same blocks from :func:`user_message`: give it the pieces
+in the order they were made (for each call its ``PreToolUse`` texts, its
+result, its ``PostToolUse`` texts; then the batch's ``PostToolBatch``
+texts), and it merges them as Claude Code 2.1.197 does before each
+request. The rule is in latch's ``docs/dialects/claude.md``, "One user
+message"; this is the Python twin of ``latch::dialect::claude::message``.
+
+::
+
+    from latch_client.claude import ToolResult, piece_from_context, user_message
+
+    def texts(outcome):
+        return [piece_from_context(c) for c in outcome.get("context", [])]
+
+    # One call: tool_before's texts, its result, tool_after's; then tool_batch's.
+    pieces = [*texts(before), ToolResult("toolu_1", output), *texts(after), *texts(batch)]
+    request["messages"].append({"role": "user", "content": user_message(pieces)})
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Iterable, List, Literal, TypedDict, Union
+
+from .types import Context
+
+__all__ = [
+    "Attachment",
+    "Block",
+    "Message",
+    "Piece",
+    "TextBlock",
+    "ToolResult",
+    "ToolResultBlock",
+    "piece_from_context",
+    "user_message",
+]
+
+
+@dataclass(frozen=True)
+class ToolResult:
+    """A tool's result, a message of its own."""
+
+    tool_use_id: str
+    """The ``tool_use`` block's id."""
+    content: str
+    """The result as the model reads it."""
+    is_error: bool = False
+    """Whether the call failed or was denied."""
+
+
+@dataclass(frozen=True)
+class Message:
+    """A text that is a message of its own: the user's prompt, and what a
+    tool event's hooks give the model (``context`` placed
+    ``after_tool_result``)."""
+
+    text: str
+
+
+@dataclass(frozen=True)
+class Attachment:
+    """A text Claude Code keeps as an attachment until the request:
+    ``PostToolBatch``, ``UserPromptSubmit``, ``UserPromptExpansion``,
+    ``SessionStart`` and ``SubagentStart`` context, and the answers of
+    ``async`` hooks (``context`` placed anywhere else)."""
+
+    text: str
+
+
+Piece = Union[ToolResult, Message, Attachment]
+"""What Claude Code merges into one user message, each piece as it was made."""
+
+
+class ToolResultBlock(TypedDict):
+    """A tool result block, with any attachment folded into it."""
+
+    type: Literal["tool_result"]
+    tool_use_id: str
+    content: str
+    is_error: bool
+
+
+class TextBlock(TypedDict):
+    """A text block."""
+
+    type: Literal["text"]
+    text: str
+
+
+Block = Union[ToolResultBlock, TextBlock]
+"""A content block of the user message, as the Messages API reads it."""
+
+
+def piece_from_context(entry: Context) -> Union[Message, Attachment]:
+    """The piece a claude outcome's ``context`` entry is: a :class:`Message`
+    when it is placed ``after_tool_result``, else an :class:`Attachment`."""
+    if entry["placement"] == "after_tool_result":
+        return Message(entry["text"])
+    return Attachment(entry["text"])
+
+
+def user_message(pieces: Iterable[Piece]) -> List[Block]:
+    """The content blocks of the user message Claude Code sends for
+    ``pieces``, given in the order they were made.
+
+    - Each attachment moves back to just after the last tool result made
+      before it (or to the front).
+    - A piece that is a message of its own, when it starts with a text and
+      the blocks so far end with a text, adds ``"\\n"`` to that earlier
+      text.
+    - An attachment never adds one: it is folded into a tool result that
+      ends the blocks so far (the result trimmed, a blank line, the text
+      trimmed), or else becomes a text block.
+    - Tool results always come first.
+    """
+    blocks: List[Block] = []
+    for piece in _attachments_moved_back(list(pieces)):
+        if isinstance(piece, ToolResult):
+            _push_message(
+                blocks,
+                {
+                    "type": "tool_result",
+                    "tool_use_id": piece.tool_use_id,
+                    "content": piece.content,
+                    "is_error": piece.is_error,
+                },
+            )
+        elif isinstance(piece, Message):
+            _push_message(blocks, {"type": "text", "text": piece.text})
+        else:
+            _push_attachment(blocks, piece.text)
+        # Stable: tool results first, everything else in its order.
+        blocks.sort(key=lambda b: b["type"] != "tool_result")
+    return blocks
+
+
+def _attachments_moved_back(pieces: List[Piece]) -> List[Piece]:
+    """Each attachment moved back to just after the last tool result made
+    before it, or to the front when there is none (Claude Code's walk from
+    the end, which holds attachments until it meets a tool result)."""
+    out: List[Piece] = []
+    held: List[Piece] = []
+    for piece in reversed(pieces):
+        if isinstance(piece, Attachment):
+            held.append(piece)
+        elif isinstance(piece, ToolResult):
+            out.extend(held)
+            held.clear()
+            out.append(piece)
+        else:
+            out.append(piece)
+    out.extend(held)
+    out.reverse()
+    return out
+
+
+def _push_message(blocks: List[Block], block: Block) -> None:
+    """Merges a message of its own: a text meeting a text gets ``"\\n"``."""
+    if blocks and block["type"] == "text":
+        last = blocks[-1]
+        if last["type"] == "text":
+            last["text"] += "\n"
+    blocks.append(block)
+
+
+def _push_attachment(blocks: List[Block], text: str) -> None:
+    """Merges an attachment: into a tool result that ends the blocks so
+    far, or as a text block; no newline either way."""
+    if blocks:
+        last = blocks[-1]
+        if last["type"] == "tool_result":
+            parts = (_js_trim(last["content"]), _js_trim(text))
+            last["content"] = "\n\n".join(p for p in parts if p)
+            return
+    blocks.append({"type": "text", "text": text})
+
+
+# JavaScript's `String.prototype.trim`: Unicode White_Space but U+0085,
+# plus U+FEFF (Python's `str.strip()` also takes U+001C..U+001F and U+0085).
+_JS_SPACE = (
+    "\t\n\x0b\x0c\r \xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006"
+    "\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
+)
+
+
+def _js_trim(text: str) -> str:
+    return text.strip(_JS_SPACE)

@@ -1,0 +1,228 @@
+"""``latch_client.claude.user_message``: the rule on its own, then the
+recorded batches run through a real ``latch serve`` (as latch's
+``tests/it/claude_message.rs`` runs them through ``latch fire``), each of
+which must give the recorded user message byte for byte.
+
+The recordings are found through ``$LATCH_RECORDINGS_DIR`` (``run-tests.sh``
+sets it, as the tests run from a copy), else in the source tree.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from pathlib import Path
+from typing import Any, Dict, List, Optional, Sequence
+
+import pytest
+
+from latch_client import Client
+from latch_client.claude import Attachment, Message, Piece, ToolResult, piece_from_context, user_message
+from latch_client.types import Context
+
+
+def text(t: str) -> Dict[str, Any]:
+    return {"type": "text", "text": t}
+
+
+def result(tool_use_id: str, content: str, is_error: bool = False) -> Dict[str, Any]:
+    return {"type": "tool_result", "tool_use_id": tool_use_id, "content": content, "is_error": is_error}
+
+
+# --- The rule ------------------------------------------------------------------
+
+
+@pytest.mark.no_latch
+def test_texts_that_are_messages_end_with_a_newline_before_another() -> None:
+    # r3_deny_slow_plus_context_fast: a denied call, then two PreToolUse contexts.
+    blocks = user_message([Message("B"), Message("A"), ToolResult("t", "DENY reason", is_error=True)])
+    assert blocks == [result("t", "DENY reason", True), text("B\n"), text("A")]
+
+
+@pytest.mark.no_latch
+def test_an_attachment_right_after_a_result_is_folded_into_it() -> None:
+    # r10_seam_single_post_ctx_batch: the batch text moves before the
+    # PostToolUse text and is folded into the result, both trimmed.
+    blocks = user_message([ToolResult("t", "hi\n"), Message("POST"), Attachment("  BATCH\n")])
+    assert blocks == [result("t", "hi\n\nBATCH"), text("POST")]
+
+
+@pytest.mark.no_latch
+def test_an_attachment_after_a_text_is_a_block_without_a_newline() -> None:
+    # r10_seam_single_pre_ctx_batch
+    blocks = user_message([Message("PRE"), ToolResult("t", "hi"), Attachment("BATCH")])
+    assert blocks == [result("t", "hi"), text("PRE"), text("BATCH")]
+
+
+@pytest.mark.no_latch
+def test_attachments_move_back_to_the_last_result_before_them() -> None:
+    # r3_post_tool_batch_two_contexts: the batch texts move before the
+    # second call's PostToolUse text; the last of them gets "\n" from it.
+    blocks = user_message(
+        [ToolResult("t1", "one"), Message("POST"), ToolResult("t2", "two"), Message("POST"), Attachment("B"), Attachment("A")]
+    )
+    assert blocks == [result("t1", "one"), result("t2", "two"), text("POST"), text("B"), text("A\n"), text("POST")]
+
+
+@pytest.mark.no_latch
+def test_attachments_without_a_result_go_first() -> None:
+    # A turn's first message: the prompt, then SessionStart and UserPromptSubmit texts.
+    blocks = user_message([Message("prompt"), Attachment("SessionStart"), Attachment("UserPromptSubmit")])
+    assert blocks == [text("SessionStart"), text("UserPromptSubmit\n"), text("prompt")]
+
+
+@pytest.mark.no_latch
+def test_folding_trims_as_javascript_does() -> None:
+    # U+FEFF and U+3000 are trimmed; U+0085 and U+001F are not (Python's
+    # str.strip() would take them); an empty result leaves the text alone.
+    blocks = user_message([ToolResult("t", "\ufeff\u3000out\u0085\x1f \n"), Attachment("\u2028X\ufeff")])
+    assert blocks == [result("t", "out\u0085\x1f\n\nX")]
+    assert user_message([ToolResult("t", " \n"), Attachment("X")]) == [result("t", "X")]
+
+
+@pytest.mark.no_latch
+def test_an_error_result_keeps_its_flag_and_the_pieces_are_not_changed() -> None:
+    pieces: List[Piece] = [ToolResult("t", "failed", is_error=True), Attachment("X")]
+    blocks = user_message(pieces)
+    assert blocks == [result("t", "failed\n\nX", True)]
+    assert pieces == [ToolResult("t", "failed", True), Attachment("X")]
+    assert json.loads(json.dumps(blocks)) == blocks
+
+
+@pytest.mark.no_latch
+def test_context_entries_are_messages_after_a_tool_result_and_attachments_elsewhere() -> None:
+    def entry(placement: Any) -> Context:
+        return {"hook": "h", "placement": placement, "text": "T"}
+
+    assert piece_from_context(entry("after_tool_result")) == Message("T")
+    for placement in ("append_to_tool_result", "with_prompt", "first_user_message", "system_prompt"):
+        assert piece_from_context(entry(placement)) == Attachment("T")
+
+
+# --- The recorded batches, through latch serve ----------------------------------
+
+#: The fixture hook in place of the recording harness's: prints `--stdout`
+#: (and a newline) after `--sleep`; `--label` and other flags are ignored.
+HOOK = r"""#!/bin/sh
+out=""; sleep_s=0
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --stdout) out=$2; shift 2;;
+    --sleep) sleep_s=$2; shift 2;;
+    --label) shift 2;;
+    *) shift;;
+  esac
+done
+cat >/dev/null
+[ "$sleep_s" = 0 ] || sleep "$sleep_s"
+[ -z "$out" ] || printf '%s\n' "$out"
+exit 0
+"""
+
+
+def recordings_dir() -> Optional[Path]:
+    """``recordings/claude``: ``$LATCH_RECORDINGS_DIR``, else the source tree's."""
+    given = os.environ.get("LATCH_RECORDINGS_DIR")
+    if given:
+        return Path(given) / "claude"
+    in_tree = Path(__file__).resolve().parent.parent.parent.parent / "recordings" / "claude"
+    return in_tree if in_tree.is_dir() else None
+
+
+def recording(case: str) -> Path:
+    base = recordings_dir()
+    if base is None:
+        pytest.skip("no recordings/claude: set LATCH_RECORDINGS_DIR")
+    return base / case
+
+
+def read_json(path: Path) -> Any:
+    return json.loads(path.read_text())
+
+
+def recorded_settings(case: str, hook: Path) -> Dict[str, Any]:
+    """The recording's settings, its harness hook (``@HOOK@ --label L --out
+    @OUT@ …``) swapped for the fixture hook, which takes the same flags."""
+    settings: Dict[str, Any] = read_json(recording(case) / "settings.json")
+    for groups in settings["hooks"].values():
+        for group in groups:
+            for handler in group["hooks"]:
+                found = re.fullmatch(r"@HOOK@ --label (\S+) --out @OUT@(.*)", handler["command"], re.S)
+                assert found, handler["command"]
+                label, args = found.groups()
+                handler["command"] = f"{hook} --label {label} {args.lstrip()}".rstrip()
+    return settings
+
+
+def recorded_calls(case: str) -> List[str]:
+    """The Bash commands of the recorded model's first turn."""
+    turn = read_json(recording(case) / "script.json")["turns"][0]
+    uses = turn["tool_uses"] if "tool_uses" in turn else [turn["tool_use"]]
+    return [u["input"]["command"] for u in uses]
+
+
+def recorded_message(case: str) -> Any:
+    """The last user message of the recording's last request."""
+    last = read_json(recording(case) / "observed.json")["api_main_requests"][-1]
+    return [m for m in last["new_messages"] if m["role"] == "user"][-1]["content"]
+
+
+def pieces_of(outcome: Any) -> List[Piece]:
+    return [piece_from_context(c) for c in outcome.get("context", [])]
+
+
+def rebuilt_message(tmp_path: Path, case: str, outputs: Sequence[str]) -> Any:
+    """Runs the recorded batch through latch as a harness would (for each
+    call ``tool_before``, the tool, ``tool_after``; then ``tool_batch``),
+    and builds the message from the tool results and the outcomes' texts."""
+    project, home, managed, state = (tmp_path / n for n in ("project", "home", "managed", "state"))
+    for directory in (project / ".claude", home, managed):
+        directory.mkdir(parents=True)
+    hook = tmp_path / "hook.sh"
+    hook.write_text(HOOK)
+    hook.chmod(0o755)
+    (project / ".claude" / "settings.json").write_text(json.dumps(recorded_settings(case, hook)))
+    calls = recorded_calls(case)
+    assert len(calls) == len(outputs), f"{case}: one output per call"
+    turn = {"session_id": "s1", "prompt_id": "p1", "permission_mode": "bypassPermissions"}
+    pieces: List[Piece] = []
+    batch: List[Dict[str, Any]] = []
+    with Client(dialects=["claude"], project=project, home=home, claude_managed_dir=managed, state_dir=state) as latch:
+        for i, (command, output) in enumerate(zip(calls, outputs)):
+            call_id = f"toolu_fake_00_{i:02d}"
+            tool = {"name": "Bash", "input": {"command": command}, "call_id": call_id}
+            before = latch.fire({"event": "tool_before", **turn, "tool": tool})
+            pieces += pieces_of(before)
+            if before["decision"] == "deny":
+                pieces.append(ToolResult(call_id, before["notices"][0]["text"], is_error=True))
+                continue
+            pieces.append(ToolResult(call_id, output))
+            after = latch.fire({"event": "tool_after", **turn, "tool": {**tool, "output": output}})
+            pieces += pieces_of(after)
+            batch.append({**tool, "output": output})
+        if batch:
+            done = latch.fire({"event": "tool_batch", **turn, "tool_calls": batch})
+            pieces += pieces_of(done)
+    return json.loads(json.dumps(user_message(pieces)))
+
+
+CASES = [
+    # Two PreToolUse contexts on a denied call: the first ends with "\n".
+    ("r3_deny_slow_plus_context_fast", ["hi"]),
+    # PostToolUse contexts on two calls and two PostToolBatch contexts: the
+    # batch texts move before the second call's text.
+    ("r3_post_tool_batch_two_contexts", ["one", "two"]),
+    ("r3_post_tool_batch_posttooluse_ctx_only", ["one", "two"]),
+    # Nothing but tool results before it: the batch text is folded into the last result.
+    ("r3_post_tool_batch_context", ["one", "two"]),
+    ("r10_seam_two_pre_post_batch", ["one", "two"]),
+    ("r10_seam_two_post_first_only_batch", ["one", "two"]),
+    ("r10_seam_single_post_ctx_batch", ["hi"]),
+    ("r10_seam_single_pre_ctx_batch", ["hi"]),
+]
+
+
+@pytest.mark.parametrize(("case", "outputs"), CASES, ids=[c for c, _ in CASES])
+def test_the_recorded_message_is_rebuilt(tmp_path: Path, case: str, outputs: List[str]) -> None:
+    assert rebuilt_message(tmp_path, case, outputs) == recorded_message(case)
