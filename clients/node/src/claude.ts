@@ -16,7 +16,7 @@
  * TypeScript twin of `latch::dialect::claude::message`.
  *
  * ```ts
- * const texts = (outcome: Outcome): Piece[] => (outcome.context ?? []).map(pieceFromContext);
+ * const texts = (outcome: Outcome): Piece[] => (outcome.context ?? []).flatMap((c) => pieceFromContext(c) ?? []);
  * // One call: tool_before's texts, its result, tool_after's; then tool_batch's.
  * const pieces: Piece[] = [
  *   ...texts(before),
@@ -83,14 +83,18 @@ export interface TextBlock {
 /** A content block of the user message, as the Messages API reads it. */
 export type Block = ToolResultBlock | TextBlock;
 
+/** Placements whose texts are no part of a user message (`compaction_prompt` belongs to the compaction request). */
+const NOT_IN_A_MESSAGE: readonly string[] = ["compaction_prompt", "system_prompt", "after_compaction"];
+
 /**
  * The piece a claude outcome's `context` entry is: a message when it is
- * placed `after_tool_result`, else an attachment.
+ * placed `after_tool_result`, `undefined` for a text that is no part of a
+ * user message (`compaction_prompt`), else an attachment.
  */
-export function pieceFromContext(entry: ContextEntry): MessagePiece | AttachmentPiece {
-  return entry.placement === "after_tool_result"
-    ? { kind: "message", text: entry.text }
-    : { kind: "attachment", text: entry.text };
+export function pieceFromContext(entry: ContextEntry): MessagePiece | AttachmentPiece | undefined {
+  if (entry.placement === "after_tool_result") return { kind: "message", text: entry.text };
+  if (NOT_IN_A_MESSAGE.includes(entry.placement)) return undefined;
+  return { kind: "attachment", text: entry.text };
 }
 
 /**

@@ -114,9 +114,10 @@ describe("userMessage", () => {
   test("context entries are messages after a tool result and attachments elsewhere", () => {
     const entry = (placement: string): ContextEntry => ({ hook: "h", placement, text: "T" });
     assert.deepEqual(pieceFromContext(entry("after_tool_result")), msg("T"));
-    for (const placement of ["append_to_tool_result", "with_prompt", "first_user_message", "system_prompt"]) {
+    for (const placement of ["append_to_tool_result", "with_prompt", "first_user_message"]) {
       assert.deepEqual(pieceFromContext(entry(placement)), att("T"));
     }
+    assert.equal(pieceFromContext(entry("compaction_prompt")), undefined);
   });
 });
 
@@ -194,7 +195,7 @@ async function recordedMessage(case_: string): Promise<unknown> {
   return user.content;
 }
 
-const piecesOf = (outcome: Outcome): Piece[] => (outcome.context ?? []).map(pieceFromContext);
+const piecesOf = (outcome: Outcome): Piece[] => (outcome.context ?? []).flatMap((c) => pieceFromContext(c) ?? []);
 
 /**
  * Runs the recorded batch through latch as a harness would (for each call

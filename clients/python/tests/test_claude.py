@@ -96,8 +96,9 @@ def test_context_entries_are_messages_after_a_tool_result_and_attachments_elsewh
         return {"hook": "h", "placement": placement, "text": "T"}
 
     assert piece_from_context(entry("after_tool_result")) == Message("T")
-    for placement in ("append_to_tool_result", "with_prompt", "first_user_message", "system_prompt"):
+    for placement in ("append_to_tool_result", "with_prompt", "first_user_message"):
         assert piece_from_context(entry(placement)) == Attachment("T")
+    assert piece_from_context(entry("compaction_prompt")) is None
 
 
 # --- The recorded batches, through latch serve ----------------------------------
@@ -169,7 +170,7 @@ def recorded_message(case: str) -> Any:
 
 
 def pieces_of(outcome: Any) -> List[Piece]:
-    return [piece_from_context(c) for c in outcome.get("context", [])]
+    return [p for c in outcome.get("context", []) if (p := piece_from_context(c))]
 
 
 def rebuilt_message(tmp_path: Path, case: str, outputs: Sequence[str]) -> Any:

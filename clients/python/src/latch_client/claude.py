@@ -19,7 +19,7 @@ message"; this is the Python twin of ``latch::dialect::claude::message``.
     from latch_client.claude import ToolResult, piece_from_context, user_message
 
     def texts(outcome):
-        return [piece_from_context(c) for c in outcome.get("context", [])]
+        return [p for c in outcome.get("context", []) if (p := piece_from_context(c))]
 
     # One call: tool_before's texts, its result, tool_after's; then tool_batch's.
     pieces = [*texts(before), ToolResult("toolu_1", output), *texts(after), *texts(batch)]
@@ -29,7 +29,7 @@ message"; this is the Python twin of ``latch::dialect::claude::message``.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Iterable, List, Literal, TypedDict, Union
+from typing import Iterable, List, Literal, Optional, TypedDict, Union
 
 from .types import Context
 
@@ -101,11 +101,20 @@ Block = Union[ToolResultBlock, TextBlock]
 """A content block of the user message, as the Messages API reads it."""
 
 
-def piece_from_context(entry: Context) -> Union[Message, Attachment]:
+#: Placements whose texts are no part of a user message (``compaction_prompt``
+#: belongs to the compaction request).
+_NOT_IN_A_MESSAGE = ("compaction_prompt", "system_prompt", "after_compaction")
+
+
+def piece_from_context(entry: Context) -> Optional[Union[Message, Attachment]]:
     """The piece a claude outcome's ``context`` entry is: a :class:`Message`
-    when it is placed ``after_tool_result``, else an :class:`Attachment`."""
+    when it is placed ``after_tool_result``, ``None`` for a text that is no
+    part of a user message (``compaction_prompt``), else an
+    :class:`Attachment`."""
     if entry["placement"] == "after_tool_result":
         return Message(entry["text"])
+    if entry["placement"] in _NOT_IN_A_MESSAGE:
+        return None
     return Attachment(entry["text"])
 
 
