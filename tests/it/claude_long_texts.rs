@@ -268,3 +268,223 @@ fn every_preview_names_a_file_with_its_own_text() {
     shown.sort_unstable();
     assert_eq!(again, shown);
 }
+
+/// An `async` hook's answer is never saved or cut, however long: it
+/// reaches the next tool result whole, whether the hook is configured
+/// `async` or says so on its first line, on `PostToolUse` or `PreToolUse`
+/// (recorded: `r11_async_cfg_post_ctx12k`, `r11_async_cfg_post_sysmsg12k`,
+/// `r11_async_first_line_post_ctx12k`, `r11_async_cfg_pre_ctx12k`; the
+/// hook that waited, `r11_sync_post_ctx12k`, is saved as `r8_big_post_ctx`
+/// shows). Plain stdout gives nothing (`r11_async_cfg_post_stdout12k`,
+/// `r11_async_first_line_post_stdout12k`).
+#[test]
+fn r11_async_cfg_post_ctx12k_an_async_answer_is_whole_and_not_saved() {
+    let c = Claude::new();
+    let text = long_text(12_000);
+    let first_line = |json: &str| format!("{{\"async\":true}}\n{json}");
+    let pre_context = POST_CONTEXT.replace("PostToolUse", "PreToolUse");
+    let configured = [
+        hook_printing(&c, "ctx", POST_CONTEXT, &text),
+        hook_printing(&c, "sys", r#"{"systemMessage": "{TEXT}"}"#, &text),
+        hook_printing(&c, "plain", "{TEXT}", &text),
+    ];
+    let by_first_line = [
+        hook_printing(&c, "line_ctx", &first_line(POST_CONTEXT), &text),
+        hook_printing(&c, "line_plain", &first_line("{TEXT}"), &text),
+    ];
+    let pre = hook_printing(&c, "pre", &pre_context, &text);
+    let mut handlers: Vec<Value> = configured
+        .iter()
+        .map(|cmd| json!({"type": "command", "command": cmd, "async": true}))
+        .collect();
+    handlers.extend(
+        by_first_line
+            .iter()
+            .map(|cmd| json!({"type": "command", "command": cmd})),
+    );
+    let c = c.project_settings(&json!({"hooks": {
+        "PostToolUse": [{"matcher": "Bash", "hooks": handlers}],
+        "PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": pre, "async": true}]}]
+    }}));
+    let mut before = post("toolu_1");
+    before["event"] = json!("tool_before");
+    assert!(c.fire(&before).outcome.get("context").is_none());
+    // The PreToolUse hook's answer may already come with this result.
+    let mut arrived: Vec<String> = texts(&c.fire(&post("toolu_1")).outcome["context"])
+        .into_iter()
+        .map(str::to_owned)
+        .collect();
+    // The next tool results, of a tool the hooks do not match.
+    let read = |id: &str| {
+        let mut e = post(id);
+        e["tool"]["name"] = json!("Read");
+        e["tool"]["input"] = json!({"file_path": "/etc/hostname"});
+        e
+    };
+    // Four answers arrive (each hook stores its own), the plain ones never.
+    let start = std::time::Instant::now();
+    while arrived.len() < 4 && start.elapsed() < std::time::Duration::from_secs(20) {
+        let next = c.context_arriving(&read("toolu_2"));
+        arrived.extend(texts(&next).into_iter().map(str::to_owned));
+        for entry in next.as_array().into_iter().flatten() {
+            assert_eq!(entry["placement"], "append_to_tool_result");
+        }
+    }
+    let whole = format!("<system-reminder>\n{text}\n</system-reminder>");
+    let lengths: Vec<usize> = arrived.iter().map(String::len).collect();
+    assert_eq!(lengths, [whole.len(); 4], "four whole answers");
+    assert!(
+        arrived.iter().all(|a| *a == whole),
+        "each is the hook's text"
+    );
+    assert!(
+        !c.root
+            .path()
+            .join("state/sessions/s1/tool-results")
+            .exists(),
+        "nothing saved"
+    );
+    assert!(c.fire(&read("toolu_3")).outcome.get("context").is_none());
+}
+
+/// `asyncRewake` runs like an ordinary hook, and its exit 2 gives the model
+/// the whole of its stderr, however long (recorded:
+/// `r11_rewake_exit2_stderr12k`).
+#[test]
+fn r11_rewake_exit2_stderr12k_reaches_the_model_whole() {
+    let c = Claude::new();
+    let text = long_text(12_000);
+    let dir = c.root.path().join("big");
+    std::fs::create_dir_all(&dir).expect("dir");
+    std::fs::write(dir.join("err.txt"), &text).expect("write");
+    let cmd = write_script(
+        &dir,
+        "rewake.sh",
+        &format!(
+            "#!/bin/sh\ncat > /dev/null\ncat '{}' >&2\nexit 2\n",
+            dir.join("err.txt").display()
+        ),
+    )
+    .display()
+    .to_string();
+    let c = c.project_settings(&json!({"hooks": {"PostToolUse": [{"matcher": "Bash",
+        "hooks": [{"type": "command", "command": cmd, "asyncRewake": true}]}]}}));
+    let f = c.fire(&post("toolu_1"));
+    let shown = texts(&f.outcome["context"]);
+    let want = format!(
+        "<system-reminder>\nPostToolUse:Bash hook blocking error from command: \"{cmd}\": [{cmd}]: {text}\n</system-reminder>"
+    );
+    assert_eq!(shown.len(), 1, "one text");
+    assert!(
+        shown[0] == want,
+        "the whole stderr: {} of {} bytes",
+        shown[0].len(),
+        want.len()
+    );
+}
+
+/// A PostToolUse replacement of an MCP tool's result is not checked
+/// against the result's shape (recorded: `r11_mcp_updated_control`,
+/// `r11_mcp_updated_string`, `r11_mcp_updated_array`,
+/// `r11_mcp_updated_array_strings`, `r11_mcp_updated_null`,
+/// `r11_mcp_updated_empty_string`, `r11_mcp_updated_legacy_mcp_string`,
+/// `r11_mcp_updated_both_fields`; Claude Code fails the call on
+/// `r11_mcp_updated_object`, `r11_mcp_updated_number`,
+/// `r11_mcp_updated_bool` and `r11_mcp_updated_legacy_mcp_object`, where
+/// latch keeps the original output and says why).
+#[test]
+fn r11_mcp_updated_output_replaces_an_mcp_result_without_a_shape_check() {
+    let original = json!([{"type": "text", "text": "MCP_RESULT ORIGINAL"}]);
+    let answer = |fields: Value| {
+        let mut out = json!({"hookEventName": "PostToolUse"});
+        if let (Some(o), Some(f)) = (out.as_object_mut(), fields.as_object()) {
+            o.extend(f.clone());
+        }
+        json!({"hookSpecificOutput": out}).to_string()
+    };
+    let cases = [
+        // (case, hookSpecificOutput fields, tool_output, an ignored field).
+        ("control", json!({}), None, None),
+        ("string", json!({"updatedToolOutput": "R"}), Some("R"), None),
+        (
+            "array_strings",
+            json!({"updatedToolOutput": ["A", "B"]}),
+            Some(r#"["A","B"]"#),
+            None,
+        ),
+        (
+            "bool",
+            json!({"updatedToolOutput": true}),
+            None,
+            Some("updatedToolOutput (neither text nor a list of content blocks"),
+        ),
+        (
+            "legacy_mcp_object",
+            json!({"updatedMCPToolOutput": {"content": []}}),
+            None,
+            Some("updatedMCPToolOutput (neither text nor a list of content blocks"),
+        ),
+        (
+            "array",
+            json!({"updatedToolOutput": [{"type": "text", "text": "R"}]}),
+            Some(r#"[{"type":"text","text":"R"}]"#),
+            None,
+        ),
+        (
+            "null",
+            json!({"updatedToolOutput": null}),
+            Some("(mcp__srv__echo_tool completed with no output)"),
+            None,
+        ),
+        (
+            "empty_string",
+            json!({"updatedToolOutput": ""}),
+            Some("(mcp__srv__echo_tool completed with no output)"),
+            None,
+        ),
+        (
+            "legacy_mcp_string",
+            json!({"updatedMCPToolOutput": "LEGACY"}),
+            Some("LEGACY"),
+            None,
+        ),
+        (
+            "both_fields",
+            json!({"updatedToolOutput": "NEW", "updatedMCPToolOutput": "LEGACY"}),
+            Some("NEW"),
+            None,
+        ),
+        (
+            "object",
+            json!({"updatedToolOutput": {"content": [{"type": "text", "text": "R"}]}}),
+            None,
+            Some("updatedToolOutput (neither text nor a list of content blocks"),
+        ),
+        (
+            "number",
+            json!({"updatedToolOutput": 42}),
+            None,
+            Some("updatedToolOutput (neither text nor a list of content blocks"),
+        ),
+    ];
+    for (case, fields, output, ignored) in cases {
+        let c = Claude::new();
+        let cmd = c.hook("post", &format!("--stdout '{}'", answer(fields)));
+        let c = c.project_settings(&settings("PostToolUse", Some("mcp__.*"), &[&cmd]));
+        let mut ev = bash_after("x", original.clone());
+        ev["tool"]["name"] = json!("mcp__srv__echo_tool");
+        ev["tool"]["input"] = json!({"text": "ORIGINAL"});
+        let f = c.fire(&ev);
+        assert_eq!(
+            f.outcome["tool_output"].as_str(),
+            output,
+            "r11_mcp_updated_{case}: {}",
+            f.outcome
+        );
+        let fields = f.runs()[0]["ignored_fields"].to_string();
+        match ignored {
+            Some(note) => assert!(fields.contains(note), "r11_mcp_updated_{case}: {fields}"),
+            None => assert_eq!(fields, "null", "r11_mcp_updated_{case}"),
+        }
+    }
+}

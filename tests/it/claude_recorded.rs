@@ -887,6 +887,14 @@ fn every_recording_is_named_by_a_test_or_said_not_to_apply() {
     // (case, why no latch test can hold it).
     const NOT_LATCH: &[(&str, &str)] = &[
         (
+            "r11_rewake_exit0_ctx12k_stream",
+            "Claude Code's stream-json input, where asyncRewake goes to the background; latch runs it as under -p (r11_rewake_exit2_stderr12k), as documented",
+        ),
+        (
+            "r11_rewake_exit2_stderr12k_stream",
+            "Claude Code's stream-json input, where asyncRewake goes to the background; latch runs it as under -p (r11_rewake_exit2_stderr12k), as documented",
+        ),
+        (
             "r8_interactive_missing_py",
             "what Claude Code's interactive screen draws; latch's texts are the outcome's, tested with the -p recordings",
         ),

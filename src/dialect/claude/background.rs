@@ -18,7 +18,7 @@ use crate::run::Cancel;
 use crate::session::Session;
 
 use super::judge::Verdict;
-use super::text::{capped, reminder};
+use super::text::reminder;
 
 /// The session key of the answers waiting for the next tool result.
 pub const DONE_KEY: &str = "claude.async.done";
@@ -52,13 +52,15 @@ pub fn later_answer(rest: &str, event: &str) -> Vec<String> {
     answer_of(rest.as_bytes(), true, event)
 }
 
-/// `systemMessage` and `additionalContext`, each in a reminder.
+/// `systemMessage` and `additionalContext`, each in a reminder, whole:
+/// Claude Code neither cuts nor saves an `async` hook's answer, however
+/// long (recorded: `r11_async_cfg_post_ctx12k`, `_sysmsg12k`).
 fn texts_of(j: &super::judge::HookJson) -> Vec<String> {
     j.system_message
         .iter()
         .map(|s| s.as_str())
         .chain(j.specific_str("additionalContext"))
-        .map(|t| reminder(&capped(t)))
+        .map(reminder)
         .collect()
 }
 

@@ -28,6 +28,7 @@ use crate::run::{EnvPolicy, HookCommand, OutputLimits, OutputWait, Program};
 use super::events::{ClaudeEvent, PayloadFacts, payload};
 use super::http;
 use super::judge::{HookJson, Verdict, judge};
+use super::mcp_output::Replacement;
 use super::load::{Condition, Group, Handler, HandlerKind, LoadedFile, Matcher};
 use super::persist::Field;
 use super::text::{self, Texts, additional_context, stop_feedback, success};
@@ -1742,8 +1743,22 @@ impl Fold<'_> {
     /// the original (recorded: an object for Bash replaces it,
     /// `r2_post_updated_output`; a string is ignored,
     /// `r2_post_updated_output_string`). `updatedMCPToolOutput` counts only
-    /// for MCP tools (`r2_post_updated_mcp_output_on_bash`).
+    /// for MCP tools (`r2_post_updated_mcp_output_on_bash`), whose results
+    /// have no shape to keep (see [`super::mcp_output`]).
     fn output_rewrite(&mut self, j: &HookJson, record: &mut HookRun) {
+        if self.tool.starts_with("mcp__") {
+            match super::mcp_output::replacement(self.tool, &j.specific) {
+                Replacement::None => {}
+                Replacement::Output(text) => self.out.tool_output = Some(text),
+                Replacement::Ignored(note) => record.ignored_fields.push(note),
+            }
+            return;
+        }
+        if j.specific.contains_key("updatedMCPToolOutput") {
+            record
+                .ignored_fields
+                .push("updatedMCPToolOutput (only for MCP tools)".to_owned());
+        }
         let original = self
             .event
             .tool
@@ -1754,23 +1769,12 @@ impl Fold<'_> {
                 Some(m) => m.output_to_claude(o),
                 None => o,
             });
-        let mut candidates = vec![("updatedToolOutput", j.specific.get("updatedToolOutput"))];
-        if self.tool.starts_with("mcp__") {
-            candidates.push((
-                "updatedMCPToolOutput",
-                j.specific.get("updatedMCPToolOutput"),
-            ));
-        } else if j.specific.contains_key("updatedMCPToolOutput") {
-            record
-                .ignored_fields
-                .push("updatedMCPToolOutput (only for MCP tools)".to_owned());
-        }
+        let key = "updatedToolOutput";
         // Bash's result is always an object to Claude Code, whatever the
         // harness gave, and a replacement must have the fields its schema
         // requires.
         let bash = self.tool == "Bash";
-        for (key, value) in candidates {
-            let Some(value) = value else { continue };
+        if let Some(value) = j.specific.get(key) {
             let same_shape = match value {
                 Value::Object(m) if bash => {
                     m.get("stdout").is_some_and(Value::is_string)
@@ -1790,7 +1794,7 @@ impl Fold<'_> {
                 record.ignored_fields.push(format!(
                     "{key} (not the shape of the tool's output; the original output is used)"
                 ));
-                continue;
+                return;
             }
             self.out.tool_output = Some(match value {
                 Value::String(s) => s.clone(),

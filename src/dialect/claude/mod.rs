@@ -58,7 +58,7 @@
 
 internal_mods!(
     accepted, background, combine, discover, env_file, events, explain, harness, http, judge, lint,
-    load, persist, prompt, schema, text, trust
+    load, mcp_output, persist, prompt, schema, text, trust
 );
 
 pub mod message;

@@ -5,11 +5,6 @@
 //! (`[<cmd>]`). [`Texts::hide_commands`] leaves it out: `[<cmd>]: ` is
 //! dropped, and `from command: "<cmd>"` becomes nothing.
 
-/// The most of an `async` hook's answer latch passes on (Claude Code saves
-/// longer texts of a hook that it waits for to a file; see
-/// [`super::persist`]).
-pub(crate) const MAX_HOOK_TEXT: usize = 10_000;
-
 /// `s` trimmed as JavaScript's `String.prototype.trim` trims, which is
 /// how Claude Code reads a hook's output: Unicode white space and line
 /// terminators, and also the byte-order mark U+FEFF (recorded:
@@ -147,13 +142,6 @@ pub fn label_of(shown: &str) -> String {
     }
 }
 
-/// An `async` hook's answer cut at [`MAX_HOOK_TEXT`] characters.
-pub fn capped(text: &str) -> String {
-    match text.char_indices().nth(MAX_HOOK_TEXT) {
-        Some((at, _)) => text[..at].to_owned(),
-        None => text.to_owned(),
-    }
-}
 
 #[cfg(test)]
 mod tests {
@@ -191,6 +179,5 @@ mod tests {
             hidden.pre_tool_error("Bash", "./guard.sh", "no"),
             "PreToolUse:Bash hook error: no"
         );
-        assert_eq!(capped(&"é".repeat(10_001)).chars().count(), 10_000);
     }
 }

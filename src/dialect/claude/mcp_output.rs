@@ -1,0 +1,199 @@
+//! A `PostToolUse` hook's replacement of an MCP tool's result, as Claude
+//! Code applies it (recorded: `r11_mcp_updated_*`, FINDINGS §39): no
+//! check against the tool's output shape, unlike other tools.
+//!
+//! - `updatedToolOutput` counts whenever the answer has it, `null`
+//!   included; the older `updatedMCPToolOutput` only when that is absent
+//!   and it is JavaScript-truthy.
+//! - An empty value (`null`, `false`, `0`, a blank string, `[]`, or text
+//!   blocks that are all blank) reads `(<tool> completed with no output)`.
+//! - A string is the result; a list is the result's content blocks, as
+//!   they are, less the `_meta` of text blocks.
+//! - Anything else (an object, a number, `true`) makes Claude Code's own
+//!   size check throw, and the call fails with that JavaScript error; latch
+//!   keeps the original output instead and says so in the run's
+//!   `ignored_fields` (`docs/dialects/claude.md`, "Where latch differs").
+
+use serde_json::{Map, Value};
+
+use super::text::js_trim;
+
+/// What a hook's answer does to an MCP tool's result.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum Replacement {
+    /// The answer replaces nothing.
+    None,
+    /// The result the model reads instead: a string, or the JSON text of a
+    /// list of content blocks.
+    Output(String),
+    /// A value Claude Code fails the call on; the note for `ignored_fields`.
+    Ignored(String),
+}
+
+/// The replacement `specific` (the answer's `hookSpecificOutput`) makes of
+/// the result of the MCP tool `tool`.
+pub(crate) fn replacement(tool: &str, specific: &Map<String, Value>) -> Replacement {
+    let (key, value) = match specific.get("updatedToolOutput") {
+        Some(value) => ("updatedToolOutput", value),
+        None => match specific.get("updatedMCPToolOutput") {
+            Some(value) if truthy(value) => ("updatedMCPToolOutput", value),
+            _ => return Replacement::None,
+        },
+    };
+    if empty(value) {
+        return Replacement::Output(format!("({tool} completed with no output)"));
+    }
+    match value {
+        Value::String(s) => Replacement::Output(s.clone()),
+        Value::Array(blocks) => {
+            Replacement::Output(Value::Array(blocks.iter().map(without_meta).collect()).to_string())
+        }
+        _ => Replacement::Ignored(format!(
+            "{key} (neither text nor a list of content blocks: Claude Code fails the call with an error; the original output is used)"
+        )),
+    }
+}
+
+/// JavaScript's truthiness of a JSON value.
+fn truthy(value: &Value) -> bool {
+    match value {
+        Value::Null => false,
+        Value::Bool(b) => *b,
+        Value::Number(n) => n.as_f64().is_some_and(|f| f != 0.0),
+        Value::String(s) => !s.is_empty(),
+        Value::Array(_) | Value::Object(_) => true,
+    }
+}
+
+/// Claude Code's test for a result with nothing in it.
+fn empty(value: &Value) -> bool {
+    match value {
+        Value::String(s) => js_trim(s).is_empty(),
+        Value::Array(blocks) => blocks.iter().all(|block| {
+            block.get("type").and_then(Value::as_str) == Some("text")
+                && block
+                    .get("text")
+                    .is_some_and(|t| t.as_str().is_none_or(|t| js_trim(t).is_empty()))
+        }),
+        other => !truthy(other),
+    }
+}
+
+/// A text block without its `_meta` (when that is set), as Claude Code's
+/// MCP result mapper leaves it.
+fn without_meta(block: &Value) -> Value {
+    match block {
+        Value::Object(fields)
+            if fields.get("type").and_then(Value::as_str) == Some("text")
+                && fields.get("_meta").is_some_and(truthy) =>
+        {
+            let mut fields = fields.clone();
+            fields.shift_remove("_meta");
+            Value::Object(fields)
+        }
+        other => other.clone(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn of(answer: Value) -> Replacement {
+        let Value::Object(specific) = answer else {
+            unreachable!("an object")
+        };
+        replacement("mcp__srv__echo_tool", &specific)
+    }
+
+    fn output(text: &str) -> Replacement {
+        Replacement::Output(text.to_owned())
+    }
+
+    #[test]
+    fn recorded_replacements() {
+        // r11_mcp_updated_string, _array, _array_strings.
+        assert_eq!(
+            of(json!({"updatedToolOutput": "REPLACED"})),
+            output("REPLACED")
+        );
+        assert_eq!(
+            of(json!({"updatedToolOutput": [{"type": "text", "text": "R"}]})),
+            output(r#"[{"type":"text","text":"R"}]"#)
+        );
+        assert_eq!(
+            of(json!({"updatedToolOutput": ["A", "B"]})),
+            output(r#"["A","B"]"#)
+        );
+        // _null, _empty_string.
+        for empty in [json!(null), json!("")] {
+            assert_eq!(
+                of(json!({"updatedToolOutput": empty})),
+                output("(mcp__srv__echo_tool completed with no output)")
+            );
+        }
+        // _object, _number, _bool: Claude Code's call fails.
+        for value in [json!({"content": []}), json!(42), json!(true)] {
+            assert!(
+                matches!(of(json!({"updatedToolOutput": value})), Replacement::Ignored(_)),
+                "{value}"
+            );
+        }
+        // _legacy_mcp_string, _both_fields.
+        assert_eq!(
+            of(json!({"updatedMCPToolOutput": "LEGACY"})),
+            output("LEGACY")
+        );
+        assert_eq!(
+            of(json!({"updatedToolOutput": "NEW", "updatedMCPToolOutput": "LEGACY"})),
+            output("NEW")
+        );
+    }
+
+    #[test]
+    fn a_falsy_legacy_field_replaces_nothing() {
+        for value in [json!(null), json!(""), json!(0), json!(false)] {
+            assert_eq!(
+                of(json!({"updatedMCPToolOutput": value})),
+                Replacement::None
+            );
+        }
+        assert_eq!(of(json!({"additionalContext": "x"})), Replacement::None);
+    }
+
+    #[test]
+    fn blank_text_blocks_and_zero_are_empty() {
+        for value in [
+            json!([]),
+            json!([{"type": "text", "text": " \n"}, {"type": "text", "text": 3}]),
+            json!("\u{feff} "),
+            json!(0),
+            json!(false),
+        ] {
+            assert_eq!(
+                of(json!({"updatedToolOutput": value})),
+                output("(mcp__srv__echo_tool completed with no output)")
+            );
+        }
+        assert_ne!(
+            of(json!({"updatedToolOutput": [{"type": "image", "data": ""}]})),
+            output("(mcp__srv__echo_tool completed with no output)")
+        );
+    }
+
+    #[test]
+    fn text_blocks_lose_a_set_meta() {
+        assert_eq!(
+            of(json!({"updatedToolOutput": [
+                {"type": "text", "text": "a", "_meta": {"k": 1}},
+                {"type": "text", "text": "b", "_meta": null},
+                {"type": "image", "data": "d", "_meta": {"k": 1}}
+            ]})),
+            output(
+                r#"[{"type":"text","text":"a"},{"type":"text","text":"b","_meta":null},{"type":"image","data":"d","_meta":{"k":1}}]"#
+            )
+        );
+    }
+}
