@@ -22,6 +22,9 @@
 //!   text`), or else becomes a text block;
 //! - tool results always come first.
 //!
+//! A tool result's content is text here; one that is a list of blocks (an
+//! MCP tool's) is not covered.
+//!
 //! # Example
 //!
 //! Two Bash calls, a `PostToolUse` context on each, and a `PostToolBatch`
