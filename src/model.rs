@@ -86,15 +86,12 @@ pub async fn ask(
     model: Option<&str>,
     timeout: Duration,
 ) -> Result<Reply, AskError> {
-    let base = cfg
-        .base_url
-        .clone()
-        .ok_or_else(|| {
-            AskError::Failed(
-                "no model endpoint configured (set --prompt-base-url or LATCH_PROMPT_BASE_URL)"
-                    .to_owned(),
-            )
-        })?;
+    let base = cfg.base_url.clone().ok_or_else(|| {
+        AskError::Failed(
+            "no model endpoint configured (set --prompt-base-url or LATCH_PROMPT_BASE_URL)"
+                .to_owned(),
+        )
+    })?;
     let model = model
         .map(|m| m.split_once('/').map_or(m, |(_, name)| name).to_owned())
         .or_else(|| cfg.model.clone())

@@ -51,7 +51,11 @@ pub fn visible(value: &str) -> std::borrow::Cow<'_, str> {
 
 /// [`visible`] for text of several lines: its line breaks stay.
 pub fn visible_lines(value: &str) -> String {
-    value.split('\n').map(visible).collect::<Vec<_>>().join("\n")
+    value
+        .split('\n')
+        .map(visible)
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 /// Escapes `&`, `<`, `>` and `"` so a value cannot close a tag or attribute.

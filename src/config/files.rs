@@ -211,5 +211,4 @@ mod tests {
         let ((), after) = looking(|| {});
         assert!(after.is_empty());
     }
-
 }

@@ -125,19 +125,14 @@ fn budget_message(err: &serde_saphyr::Error) -> Option<String> {
             "nested deeper than {} levels, latch's limit",
             limits.max_depth
         ),
-        BudgetBreach::Nodes { .. } => format!(
-            "more than {} nodes, latch's limit",
-            limits.max_nodes
-        ),
+        BudgetBreach::Nodes { .. } => {
+            format!("more than {} nodes, latch's limit", limits.max_nodes)
+        }
         BudgetBreach::Aliases { .. } | BudgetBreach::AliasAnchorRatio { .. } => {
             "too many aliases (`*name`) for latch's limit".to_owned()
         }
-        BudgetBreach::Anchors { .. } => {
-            "too many anchors (`&name`) for latch's limit".to_owned()
-        }
-        BudgetBreach::Documents { .. } => {
-            "too many YAML documents for latch's limit".to_owned()
-        }
+        BudgetBreach::Anchors { .. } => "too many anchors (`&name`) for latch's limit".to_owned(),
+        BudgetBreach::Documents { .. } => "too many YAML documents for latch's limit".to_owned(),
         BudgetBreach::ScalarBytes { .. } => {
             "text values too large in all for latch's limit".to_owned()
         }

@@ -471,8 +471,7 @@ pub fn from_claude(cfg: &crate::dialect::claude::Claude) -> (Vec<Rule>, Vec<Diag
                         ..
                     } => Handler::Exec(command.clone(), args.clone()),
                     Kind::Command {
-                        shell: Some(shell),
-                        ..
+                        shell: Some(shell), ..
                     } if shell == "powershell" => {
                         notes.push(report(
                             &key_source(h, "shell"),
@@ -518,10 +517,7 @@ pub fn from_claude(cfg: &crate::dialect::claude::Claude) -> (Vec<Rule>, Vec<Diag
 
 /// Where `key` is written in a claude handler (the handler itself when it
 /// is not found).
-fn key_source(
-    h: &crate::dialect::claude::load::Handler,
-    key: &str,
-) -> crate::diag::SourceRef {
+fn key_source(h: &crate::dialect::claude::load::Handler, key: &str) -> crate::diag::SourceRef {
     crate::diag::SourceRef {
         file: h.source.file.clone(),
         position: h.key_position(key).or(h.source.position),

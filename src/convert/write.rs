@@ -405,10 +405,12 @@ pub fn to_claude(rules: &[Rule]) -> (String, Vec<Diagnostic>) {
             ));
         }
         let matcher = match &rule.tools {
-            Tools::Any if ce == ClaudeEvent::SessionStart => match start_matcher(rule, &mut notes) {
-                Some(m) => m,
-                None => continue,
-            },
+            Tools::Any if ce == ClaudeEvent::SessionStart => {
+                match start_matcher(rule, &mut notes) {
+                    Some(m) => m,
+                    None => continue,
+                }
+            }
             Tools::Any => None,
             Tools::Names(_) => Some(tool_names(Side::Claude, rule, &mut notes).join("|")),
             // Claude Code searches regexes anywhere in the name: anchor.
@@ -505,7 +507,10 @@ fn narrowed_starts(
     if !lost.is_empty() {
         notes.push(report(
             &rule.source,
-            format!("{target_runs}: the hook no longer runs on {}", describe_starts(&lost)),
+            format!(
+                "{target_runs}: the hook no longer runs on {}",
+                describe_starts(&lost)
+            ),
         ));
     }
     true
@@ -518,7 +523,10 @@ fn describe_starts(starts: &[&str]) -> String {
         [one] => format!("`{one}`"),
         [rest @ .., last] => format!(
             "{} and `{last}`",
-            rest.iter().map(|s| format!("`{s}`")).collect::<Vec<_>>().join(", ")
+            rest.iter()
+                .map(|s| format!("`{s}`"))
+                .collect::<Vec<_>>()
+                .join(", ")
         ),
     }
 }

@@ -142,7 +142,10 @@ pub fn js_number(f: f64) -> String {
     }
     if k <= n && n <= 21 {
         out.push_str(&digits);
-        out.extend(std::iter::repeat_n('0', usize::try_from(n - k).unwrap_or(0)));
+        out.extend(std::iter::repeat_n(
+            '0',
+            usize::try_from(n - k).unwrap_or(0),
+        ));
     } else if 0 < n && n <= 21 {
         let (int, frac) = digits.split_at(usize::try_from(n).unwrap_or(0));
         out.push_str(int);
@@ -201,8 +204,14 @@ mod tests {
                 r#"{"command":"echo x \u003e /etc/passwd \u0026\u0026 ls","n":1e2,"m":1.50,"d":1,"d":2}"#,
                 r#"{"command":"echo x > /etc/passwd && ls","n":100,"m":1.5,"d":2}"#,
             ),
-            (r#"{"b":1,"2":0,"a":[1.0,-0,"\u00e9\/"],"1":0,"01":3}"#, r#"{"1":0,"2":0,"b":1,"a":[1,0,"é/"],"01":3}"#),
-            (r#""tab\there \u001f \u2028""#, "\"tab\\there \\u001f \u{2028}\""),
+            (
+                r#"{"b":1,"2":0,"a":[1.0,-0,"\u00e9\/"],"1":0,"01":3}"#,
+                r#"{"1":0,"2":0,"b":1,"a":[1,0,"é/"],"01":3}"#,
+            ),
+            (
+                r#""tab\there \u001f \u2028""#,
+                "\"tab\\there \\u001f \u{2028}\"",
+            ),
             ("12345678901234567890", "12345678901234567000"),
             ("-9007199254740993", "-9007199254740992"),
         ];

@@ -97,9 +97,7 @@ pub(crate) fn parse(text: &str) -> Result<Parsed, serde_json::Error> {
     let text = replace_lone_surrogates(text);
     let mut ignored = Vec::new();
     let value = read(&text, 0, "", &mut ignored)?.ok_or_else(|| {
-        serde_json::Error::custom(format!(
-            "the JSON nests deeper than {MAX_DEPTH} levels"
-        ))
+        serde_json::Error::custom(format!("the JSON nests deeper than {MAX_DEPTH} levels"))
     })?;
     Ok(Parsed { value, ignored })
 }
@@ -251,9 +249,20 @@ mod tests {
         assert_eq!(p.ignored, ["hookSpecificOutput.y", "x"]);
         let mut record = crate::outcome::HookRun::new("h", "claude", "PreToolUse", None);
         let mut warnings = Vec::new();
-        note_ignored(&p.ignored, || "PreToolUse hook h".to_owned(), &mut record, &mut warnings);
-        assert!(warnings[0].contains("latch ignored `hookSpecificOutput.y`, `x`"), "{warnings:?}");
-        assert_eq!(record.ignored_fields[1], "x (nested deeper than 500 levels)");
+        note_ignored(
+            &p.ignored,
+            || "PreToolUse hook h".to_owned(),
+            &mut record,
+            &mut warnings,
+        );
+        assert!(
+            warnings[0].contains("latch ignored `hookSpecificOutput.y`, `x`"),
+            "{warnings:?}"
+        );
+        assert_eq!(
+            record.ignored_fields[1],
+            "x (nested deeper than 500 levels)"
+        );
     }
 
     #[test]

@@ -192,7 +192,11 @@ fn classify_file(p: &Path, d: Dialects) -> Option<Vec<Target>> {
         .chain([&evener::discover::DEFAULT_HOOKS_FILE]);
     if let Some(dir) = evener_files.filter_map(|f| owner(f)).next() {
         let claude_reads = CLAUDE_PLUGIN_FILES.iter().any(|f| owner(f).is_some());
-        return Some(plugin_targets(&dir, d.evener, d.claude_plugins && claude_reads));
+        return Some(plugin_targets(
+            &dir,
+            d.evener,
+            d.claude_plugins && claude_reads,
+        ));
     }
     if let Some(dir) = poolside::discover::PROJECT_FILES
         .iter()
@@ -214,7 +218,9 @@ fn classify_file(p: &Path, d: Dialects) -> Option<Vec<Target>> {
     }
     // Another settings file (for `--settings`); any other YAML file is not
     // taken for hook configuration.
-    if d.poolside && name.starts_with("settings") && (name.ends_with(".yaml") || name.ends_with(".yml"))
+    if d.poolside
+        && name.starts_with("settings")
+        && (name.ends_with(".yaml") || name.ends_with(".yml"))
     {
         return Some(vec![Target::PoolsideFile(p.to_path_buf())]);
     }

@@ -57,7 +57,6 @@ impl UserLevels {
     }
 }
 
-
 /// Like [`lint`], loading each poolside project with the user's poolside
 /// level and each peen layer other than the configuration layer itself
 /// together with it. Diagnostics about the user's own files are left to
@@ -117,7 +116,10 @@ pub fn lint_with(targets: &[Target], user: &UserLevels) -> Vec<Diagnostic> {
                 });
                 out.extend(e.diagnostics().iter().cloned());
                 out.extend(e.lint());
-                out.extend(json_keys::duplicate_keys(&e.config_paths(), evener::DIALECT));
+                out.extend(json_keys::duplicate_keys(
+                    &e.config_paths(),
+                    evener::DIALECT,
+                ));
             }
             Target::ClaudeProject(dir) => {
                 let sources = claude::Sources {
@@ -139,9 +141,11 @@ pub fn lint_with(targets: &[Target], user: &UserLevels) -> Vec<Diagnostic> {
             Target::ClaudeSettings(file) => {
                 let Some(text) = file.to_str() else {
                     out.push(
-                        Diagnostic::error("latch reads a Claude Code settings file only at a UTF-8 path")
-                            .in_file(file)
-                            .for_dialect(claude::DIALECT),
+                        Diagnostic::error(
+                            "latch reads a Claude Code settings file only at a UTF-8 path",
+                        )
+                        .in_file(file)
+                        .for_dialect(claude::DIALECT),
                     );
                     continue;
                 };
@@ -214,7 +218,10 @@ fn load_claude(sources: claude::Sources, project: Option<&PathBuf>) -> Claude {
 fn claude_findings(c: &Claude, user: &UserLevels) -> Vec<Diagnostic> {
     let mut out = c.diagnostics().to_vec();
     out.extend(c.lint());
-    out.extend(json_keys::duplicate_keys(&c.config_paths(), claude::DIALECT));
+    out.extend(json_keys::duplicate_keys(
+        &c.config_paths(),
+        claude::DIALECT,
+    ));
     if let Some(v) = &user.harness_tools {
         out.extend(c.lint_tools(v));
     }

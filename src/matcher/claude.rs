@@ -198,7 +198,8 @@ impl ClaudeMatcher {
     /// Whether `target` matches. A regex the backtracking matcher gives up
     /// on counts as matching (and is logged); see [`ClaudeMatcher::test`].
     pub fn is_match(&self, target: &str) -> bool {
-        self.test(target).unwrap_or_else(|e| gave_up(&self.describe(), target, &e))
+        self.test(target)
+            .unwrap_or_else(|e| gave_up(&self.describe(), target, &e))
     }
 
     /// Whether the tool `tool` matches, under its name or a former one

@@ -232,7 +232,6 @@ impl PathGlob {
         &self.glob
     }
 
-
     /// Whether the whole of `path` matches (a glob that could not be
     /// compiled matches nothing).
     pub fn is_match(&self, path: &Path) -> bool {

@@ -86,7 +86,6 @@ impl PathRule {
         })
     }
 
-
     /// Whether `path` (absolute and normalised) matches.
     pub fn matches(&self, path: &Path, project: &Path, home: Option<&Path>) -> bool {
         let Some(glob) = &self.glob else {

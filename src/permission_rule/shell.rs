@@ -456,30 +456,28 @@ impl<'s> Walk<'s> {
                     }
                     out.push_str(self.text(child));
                 }
-                "command_substitution" => {
-                    match cat_heredoc(child, self.src) {
-                        Some(CatHeredoc::Text(body)) => {
-                            let body = body.trim_end_matches('\n');
-                            if body.contains('\n') {
-                                if option_syntax(&format!("{out}{body}")) {
-                                    self.note(Problem::Unknown("command_substitution"));
-                                }
-                                out.push('\n');
-                                out.push_str(SUBSTITUTION_OUTPUT);
-                            } else {
-                                out.push_str(body);
+                "command_substitution" => match cat_heredoc(child, self.src) {
+                    Some(CatHeredoc::Text(body)) => {
+                        let body = body.trim_end_matches('\n');
+                        if body.contains('\n') {
+                            if option_syntax(&format!("{out}{body}")) {
+                                self.note(Problem::Unknown("command_substitution"));
                             }
-                        }
-                        Some(CatHeredoc::Dangerous) => {
-                            self.note(Problem::Unknown("command_substitution"));
-                            out.push_str(self.text(child));
-                        }
-                        None => {
-                            let w = self.word(child, depth + 1);
-                            out.push_str(&w);
+                            out.push('\n');
+                            out.push_str(SUBSTITUTION_OUTPUT);
+                        } else {
+                            out.push_str(body);
                         }
                     }
-                }
+                    Some(CatHeredoc::Dangerous) => {
+                        self.note(Problem::Unknown("command_substitution"));
+                        out.push_str(self.text(child));
+                    }
+                    None => {
+                        let w = self.word(child, depth + 1);
+                        out.push_str(&w);
+                    }
+                },
                 _ => {
                     let w = self.word(child, depth + 1);
                     out.push_str(&w);
@@ -685,9 +683,7 @@ fn dangerous_body(body: &str) -> bool {
 /// An inlined multi-line heredoc that would make its argument start like an
 /// option (`-x`, `--x`): Claude Code refuses it.
 fn option_syntax(arg: &str) -> bool {
-    let rest = arg
-        .strip_prefix("--")
-        .or_else(|| arg.strip_prefix('-'));
+    let rest = arg.strip_prefix("--").or_else(|| arg.strip_prefix('-'));
     rest.and_then(|r| r.chars().next())
         .is_some_and(|c| c.is_ascii_alphanumeric())
 }

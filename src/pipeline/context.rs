@@ -1,6 +1,5 @@
 //! What a dialect gets from the engine for one dispatch.
 
-
 use serde_json::Value;
 
 use crate::run::{Cancel, Runner};

@@ -198,7 +198,9 @@ mod tests {
         } else {
             let runs: Vec<crate::pipeline::BoxFuture<'_, Finished>> = jobs
                 .into_iter()
-                .map(|job| Box::pin(run_among(&cx, job)) as crate::pipeline::BoxFuture<'_, Finished>)
+                .map(|job| {
+                    Box::pin(run_among(&cx, job)) as crate::pipeline::BoxFuture<'_, Finished>
+                })
                 .collect();
             runtime.block_on(join_all(runs))
         };

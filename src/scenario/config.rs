@@ -40,9 +40,8 @@ impl Config {
     /// the `file:line:column` it is at.
     pub fn read(file: &Path, dialect: &str, config: Option<&yaml::Node>) -> Result<Config, String> {
         let at = |node: &yaml::Node| location(file, node);
-        let at_key = |node: Option<&yaml::Node>| {
-            node.map_or_else(|| file.display().to_string(), &at)
-        };
+        let at_key =
+            |node: Option<&yaml::Node>| node.map_or_else(|| file.display().to_string(), &at);
         let base = file.parent().unwrap_or(Path::new("."));
         let resolve = |p: &str| {
             crate::config::normalize(
@@ -69,7 +68,9 @@ impl Config {
             }
         }
         let path = config.and_then(|c| c.get("path"));
-        let files = config.and_then(|c| c.get("files")).and_then(yaml::Node::as_map);
+        let files = config
+            .and_then(|c| c.get("files"))
+            .and_then(yaml::Node::as_map);
         let (dir, temp) = if let Some(p) = path.and_then(yaml::Node::as_str) {
             let dir = resolve(p);
             if !dir.is_dir() {
@@ -85,9 +86,9 @@ impl Config {
                 tempfile::tempdir().map_err(|e| format!("cannot make a temp directory: {e}"))?;
             for (rel, content) in files {
                 let rel = rel.scalar_text();
-                let text = content.as_str().ok_or_else(|| {
-                    format!("{}: config.files.{rel} must be text", at(content))
-                })?;
+                let text = content
+                    .as_str()
+                    .ok_or_else(|| format!("{}: config.files.{rel} must be text", at(content)))?;
                 write_file(temp.path(), &rel, text)?;
             }
             (temp.path().to_path_buf(), Some(temp))
@@ -104,7 +105,10 @@ impl Config {
                 .ok_or_else(|| format!("{}: config.plugin_dirs must be a list", at(list)))?;
             for item in items {
                 let p = item.as_str().ok_or_else(|| {
-                    format!("{}: config.plugin_dirs: each entry must be a path", at(item))
+                    format!(
+                        "{}: config.plugin_dirs: each entry must be a path",
+                        at(item)
+                    )
                 })?;
                 let dir = resolve(p);
                 if !dir.is_dir() {
@@ -117,29 +121,28 @@ impl Config {
                 plugin_dirs.push(dir);
             }
         }
-        let (vocabulary, vocabulary_diagnostics) =
-            match config.and_then(|c| c.get("tool_vocabulary")) {
-                None => (None, Vec::new()),
-                Some(node) => {
-                    let p = node.as_str().ok_or_else(|| {
-                        format!("{}: config.tool_vocabulary must be a path", at(node))
-                    })?;
-                    let vocab_file = resolve(p);
-                    let text = crate::config::read_bounded_text(
-                        &vocab_file,
-                        crate::config::MAX_CONFIG_FILE,
-                    )
-                    .map_err(|e| {
+        let (vocabulary, vocabulary_diagnostics) = match config
+            .and_then(|c| c.get("tool_vocabulary"))
+        {
+            None => (None, Vec::new()),
+            Some(node) => {
+                let p = node.as_str().ok_or_else(|| {
+                    format!("{}: config.tool_vocabulary must be a path", at(node))
+                })?;
+                let vocab_file = resolve(p);
+                let text =
+                    crate::config::read_bounded_text(&vocab_file, crate::config::MAX_CONFIG_FILE)
+                        .map_err(|e| {
                         format!(
                             "{}: config.tool_vocabulary {}: {e}",
                             at(node),
                             vocab_file.display()
                         )
                     })?;
-                    let (v, d) = Vocabulary::from_text(&text, &vocab_file);
-                    (Some(v), d)
-                }
-            };
+                let (v, d) = Vocabulary::from_text(&text, &vocab_file);
+                (Some(v), d)
+            }
+        };
         Ok(Config {
             dir,
             plugin_dirs,

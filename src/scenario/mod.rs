@@ -162,9 +162,8 @@ impl Scenario {
         })?;
         let at = |node: &yaml::Node| location(file, node);
         // Where a key's value is, or the file when the key is missing.
-        let at_key = |node: Option<&yaml::Node>| {
-            node.map_or_else(|| file.display().to_string(), &at)
-        };
+        let at_key =
+            |node: Option<&yaml::Node>| node.map_or_else(|| file.display().to_string(), &at);
         if let Some(entries) = root.as_map() {
             for (key, _) in entries {
                 if !KEYS.contains(&key.as_str().unwrap_or_default()) {

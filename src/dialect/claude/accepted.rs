@@ -336,9 +336,7 @@ fn has_settings_name(path: &Path) -> bool {
 /// Adds a failed write to `warnings`.
 fn warn(warnings: &mut Vec<String>, result: std::io::Result<()>) {
     if let Err(e) = result {
-        warnings.push(format!(
-            "latch could not keep the session's settings: {e}"
-        ));
+        warnings.push(format!("latch could not keep the session's settings: {e}"));
     }
 }
 

@@ -28,8 +28,8 @@ use crate::run::{EnvPolicy, HookCommand, OutputLimits, OutputWait, Program};
 use super::events::{ClaudeEvent, PayloadFacts, payload};
 use super::http;
 use super::judge::{HookJson, Verdict, judge};
-use super::mcp_output::Replacement;
 use super::load::{Condition, Group, Handler, HandlerKind, LoadedFile, Matcher};
+use super::mcp_output::Replacement;
 use super::persist::Field;
 use super::text::{self, Texts, additional_context, stop_feedback, success};
 use super::{Claude, DIALECT};
@@ -293,7 +293,9 @@ pub async fn dispatch(cfg: &Claude, event: &Event, cx: &DispatchContext<'_>) -> 
     let mut places = Vec::new();
     for (i, s) in selected.into_iter().enumerate() {
         let in_group = s.place;
-        let env_file = env_dir.as_ref().map(|d| super::env_file::file(d, ce.as_str(), i));
+        let env_file = env_dir
+            .as_ref()
+            .map(|d| super::env_file::file(d, ce.as_str(), i));
         if let Some(f) = &env_file {
             // A file left by an earlier start of the session does not count.
             let _ = std::fs::remove_file(f);
@@ -434,7 +436,11 @@ impl MissingScript {
 /// `verdict`, unless it is the block of a missing script (see
 /// [`MissingScript`]): then the non-blocking error Claude Code reports,
 /// in its words.
-fn missing_script(verdict: Verdict, missing: Option<&MissingScript>, result: &crate::run::RunResult) -> Verdict {
+fn missing_script(
+    verdict: Verdict,
+    missing: Option<&MissingScript>,
+    result: &crate::run::RunResult,
+) -> Verdict {
     let (Verdict::Blocking(_), Some(m)) = (&verdict, missing) else {
         return verdict;
     };
@@ -477,16 +483,15 @@ async fn run_all<'a>(
             .map(|((f, order), judged)| (ran(f, &judged, cx, session), order))
             .collect();
     }
-    let futures = runs
-        .into_iter()
-        .map(|r| match r {
-            Run::Other(future) => future,
-            Run::Process { job, judged } => Box::pin(async move {
-                ran(pipeline::run_among(cx, *job).await, &judged, cx, session)
+    let futures =
+        runs.into_iter()
+            .map(|r| match r {
+                Run::Other(future) => future,
+                Run::Process { job, judged } => Box::pin(async move {
+                    ran(pipeline::run_among(cx, *job).await, &judged, cx, session)
+                }) as BoxFuture<'a, Ran>,
             })
-                as BoxFuture<'a, Ran>,
-        })
-        .collect();
+            .collect();
     pipeline::join_all(futures).await
 }
 
@@ -1179,7 +1184,9 @@ impl Fold<'_> {
             // Its text names the command itself: no `[<cmd>]: ` before it.
             Verdict::MissingScript { stderr, plugin } => {
                 let text = t.missing_script(cmd, &stderr, plugin.as_deref());
-                self.out.warnings.push(format!("{label} hook error: {text}"));
+                self.out
+                    .warnings
+                    .push(format!("{label} hook error: {text}"));
                 record.fail(ErrorCategory::CommandError, text);
             }
             Verdict::NonBlocking(message) | Verdict::Stopped(_, message) => {
@@ -1189,11 +1196,7 @@ impl Fold<'_> {
                 ));
                 // Any failure of a WorktreeCreate hook fails the creation.
                 if ce == ClaudeEvent::WorktreeCreate {
-                    self.decide(
-                        &hook,
-                        Decision::Deny,
-                        t.worktree_failed(cmd, &message),
-                    );
+                    self.decide(&hook, Decision::Deny, t.worktree_failed(cmd, &message));
                 }
                 record.fail(category, message);
             }

@@ -730,7 +730,6 @@ pub fn is_policy_change(event: &Event) -> bool {
     event.source.as_deref() == Some("policy_settings")
 }
 
-
 /// A harness's JSON text as Claude Code would write the value it holds
 /// (`JSON.stringify`; see [`crate::dialect::js_json`]), or compacted as
 /// the harness wrote it when it cannot be rewritten.
@@ -742,8 +741,10 @@ fn as_javascript_rewrites(text: &RawValue) -> Json<'_> {
 
 /// A value as `JSON.stringify` writes it.
 fn as_javascript_writes(value: &Value) -> Json<'_> {
-    RawValue::from_string(crate::dialect::js_json::stringify(value))
-        .map_or_else(|_| Json::Value(Cow::Borrowed(value)), |raw| Json::Raw(Cow::Owned(raw)))
+    RawValue::from_string(crate::dialect::js_json::stringify(value)).map_or_else(
+        |_| Json::Value(Cow::Borrowed(value)),
+        |raw| Json::Raw(Cow::Owned(raw)),
+    )
 }
 
 #[cfg(test)]

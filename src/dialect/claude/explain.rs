@@ -6,8 +6,8 @@ use crate::explain::{Explanation, run_order_first};
 use super::events::ClaudeEvent;
 use super::load::{Condition, Matcher};
 use super::text::label_of;
-use crate::permission_rule::ToolInput;
 use super::{Claude, DIALECT};
+use crate::permission_rule::ToolInput;
 
 /// Explains every handler of every loaded file.
 pub fn explain(cfg: &Claude, event: &Event) -> Vec<Explanation> {
@@ -59,9 +59,7 @@ pub fn explain(cfg: &Claude, event: &Event) -> Vec<Explanation> {
                                 "matcher {} gave up on {what} (too much backtracking) and counts as matching",
                                 m.describe()
                             )),
-                            (true, false) => {
-                                Ok(format!("matcher {} matches {what}", m.describe()))
-                            }
+                            (true, false) => Ok(format!("matcher {} matches {what}", m.describe())),
                             (false, _) => {
                                 Err(format!("matcher {} does not match {what}", m.describe()))
                             }

@@ -16,7 +16,6 @@
 
 use std::time::{Duration, Instant};
 
-
 use crate::outcome::ErrorCategory;
 use crate::run::Cancel;
 

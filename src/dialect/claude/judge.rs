@@ -18,10 +18,10 @@ use std::time::Duration;
 
 use serde_json::{Map, Value};
 
+use super::text::{js_trim, js_trim_start};
 use crate::dialect::output_json::{self, Parsed};
 use crate::outcome::ErrorCategory;
 use crate::run::{Exit, FirstLine, RunResult, SpawnFailure, Termination};
-use super::text::{js_trim, js_trim_start};
 
 /// What one run said.
 #[derive(Debug, Clone, PartialEq)]
@@ -338,7 +338,10 @@ pub fn background_answer(stdout: &str) -> Option<Verdict> {
 /// `ignored` names the fields left out for nesting too deep.
 fn json_answer(obj: Map<String, Value>, ignored: Vec<String>) -> Verdict {
     match read_json(obj) {
-        Ok(j) => Verdict::Json(Box::new(HookJson { too_deep: ignored, ..j })),
+        Ok(j) => Verdict::Json(Box::new(HookJson {
+            too_deep: ignored,
+            ..j
+        })),
         Err(Invalid::Field(why)) => {
             Verdict::NonBlocking(format!("Hook JSON output validation failed: {why}"))
         }
@@ -404,8 +407,7 @@ fn read_json(mut obj: Map<String, Value>) -> Result<HookJson, Invalid> {
     j.stop_reason = take_str(&mut obj, "stopReason")?;
     j.system_message = take_str(&mut obj, "systemMessage")?;
     j.decision = take_str(&mut obj, "decision")?;
-    if j
-        .decision
+    if j.decision
         .as_deref()
         .is_some_and(|d| d != "approve" && d != "block")
     {

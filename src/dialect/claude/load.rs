@@ -178,7 +178,11 @@ impl Handler {
                 shell: shell.as_deref().unwrap_or("bash"),
                 condition,
             },
-            HandlerKind::McpTool { server, tool, input } => Identity {
+            HandlerKind::McpTool {
+                server,
+                tool,
+                input,
+            } => Identity {
                 kind: "mcp_tool",
                 text: std::borrow::Cow::Owned(format!("{server}\0{tool}\0{input}")),
                 args: None,
@@ -638,7 +642,11 @@ impl Loader<'_> {
         );
         let parsed = ClaudeMatcher::parse_with(
             matcher_text.as_deref(),
-            if narrow { WordSet::Narrow } else { WordSet::Tools },
+            if narrow {
+                WordSet::Narrow
+            } else {
+                WordSet::Tools
+            },
             &mut self.budget,
         );
         let matcher = match parsed {
@@ -807,20 +815,25 @@ impl Loader<'_> {
         self.boolean(h, "once");
         // An empty `if` is no condition: the handler runs (recorded:
         // `r4_if_empty`).
-        let condition = self.string(h, "if", false).filter(|text| !text.is_empty()).map(|text| {
-            let rule = match Rule::parse_with_budget(&text, &mut self.budget) {
-                Ok(rule) => Some(rule),
-                Err(e) => {
-                    let at = h.get("if").map_or(h.position, |n| n.position);
-                    self.note(
-                        Diagnostic::warning(format!("{e}; the handler runs as if it had no `if`"))
+        let condition = self
+            .string(h, "if", false)
+            .filter(|text| !text.is_empty())
+            .map(|text| {
+                let rule = match Rule::parse_with_budget(&text, &mut self.budget) {
+                    Ok(rule) => Some(rule),
+                    Err(e) => {
+                        let at = h.get("if").map_or(h.position, |n| n.position);
+                        self.note(
+                            Diagnostic::warning(format!(
+                                "{e}; the handler runs as if it had no `if`"
+                            ))
                             .at(Some(at)),
-                    );
-                    None
-                }
-            };
-            Condition { text, rule }
-        });
+                        );
+                        None
+                    }
+                };
+                Condition { text, rule }
+            });
         self.string(h, "statusMessage", false);
         let kind = kind.filter(|_| self.problems.len() == before)?;
         if matches!(

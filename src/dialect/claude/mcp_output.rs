@@ -137,7 +137,10 @@ mod tests {
         // _object, _number, _bool: Claude Code's call fails.
         for value in [json!({"content": []}), json!(42), json!(true)] {
             assert!(
-                matches!(of(json!({"updatedToolOutput": value})), Replacement::Ignored(_)),
+                matches!(
+                    of(json!({"updatedToolOutput": value})),
+                    Replacement::Ignored(_)
+                ),
                 "{value}"
             );
         }

@@ -62,7 +62,9 @@ impl Texts {
     /// the command when commands are hidden.
     pub(crate) fn missing_script(&self, cmd: &str, stderr: &str, plugin: Option<&str>) -> String {
         let advice = match plugin {
-            Some(name) => format!("Run `/plugin` to reinstall '{name}' or remove it from settings."),
+            Some(name) => {
+                format!("Run `/plugin` to reinstall '{name}' or remove it from settings.")
+            }
             None => "If this is a plugin hook, check the plugin install (run /plugin).".to_owned(),
         };
         let what = if self.hide_commands {
@@ -141,7 +143,6 @@ pub fn label_of(shown: &str) -> String {
         None => words,
     }
 }
-
 
 #[cfg(test)]
 mod tests {

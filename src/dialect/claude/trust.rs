@@ -8,8 +8,8 @@
 //! `$CLAUDE_PROJECT_DIR`, `${CLAUDE_PLUGIN_ROOT}` and
 //! `${CLAUDE_PLUGIN_DATA}` expanded.
 
-use crate::trust::scripts::{self, Resolution};
 use crate::event::Event;
+use crate::trust::scripts::{self, Resolution};
 use crate::trust::{Definition, Runs};
 
 use super::load::{Group, Handler, HandlerKind, LoadedFile, Scope};

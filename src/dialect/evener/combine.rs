@@ -29,8 +29,8 @@ use super::events::{EvEvent, payload};
 use super::judge::{Output, Verdict, judge_run, judge_text};
 use super::load::{Handler, HandlerKind, Matcher};
 use super::prompt::{ask, render};
-use crate::model::AskError;
 use super::{DIALECT, Evener, Plugin};
+use crate::model::AskError;
 
 /// Output kept per stream. Evener documents no limit; latch keeps 1 MiB of
 /// each and says so when it cuts.

@@ -85,7 +85,11 @@ mod tests {
             // Evener's spec keeps the sub-agent tool's former name; the
             // built-in vocabulary (the claude dialect's) has Claude Code's
             // name now, whose matchers take both.
-            let claude = if canonical == "delegate" { "Agent" } else { claude };
+            let claude = if canonical == "delegate" {
+                "Agent"
+            } else {
+                claude
+            };
             assert_eq!(builtin.claude_name(canonical), claude, "{canonical}");
         }
         let mine = crate::vocabulary::Vocabulary::empty().with(

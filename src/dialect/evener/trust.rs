@@ -6,8 +6,8 @@
 //! command resolve against the project, with `${CLAUDE_PLUGIN_ROOT}` and
 //! `$CLAUDE_PROJECT_DIR` expanded.
 
-use crate::trust::scripts::{self, Resolution};
 use crate::event::Event;
+use crate::trust::scripts::{self, Resolution};
 use crate::trust::{Definition, Runs};
 
 use super::discover::Plugin;

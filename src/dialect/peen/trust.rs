@@ -8,8 +8,8 @@
 
 use std::path::Path;
 
-use crate::trust::scripts::{self, Resolution};
 use crate::event::Event;
+use crate::trust::scripts::{self, Resolution};
 use crate::trust::{Definition, Runs};
 
 use super::load::{Action, ActionKind, Group};

@@ -5,8 +5,8 @@
 //! do not. Commands run through `/bin/sh` in the project, so a relative
 //! script path resolves against it.
 
-use crate::trust::scripts::{self, Resolution};
 use crate::event::Event;
+use crate::trust::scripts::{self, Resolution};
 use crate::trust::{Definition, Runs};
 
 use super::events::PoolEvent;

@@ -34,9 +34,9 @@ fn regress_misjudges(p: &str) -> bool {
 
 /// A loop directly inside a loop: a quantifier, `)`, a quantifier.
 fn nested_loop(p: &str) -> bool {
-    p.as_bytes().windows(3).any(|w| {
-        b"*+}?".contains(&w[0]) && w[1] == b')' && b"*+{?".contains(&w[2])
-    })
+    p.as_bytes()
+        .windows(3)
+        .any(|w| b"*+}?".contains(&w[0]) && w[1] == b')' && b"*+{?".contains(&w[2]))
 }
 
 /// Shapes where `regress` 0.12 does not come back (it ran for minutes and
