@@ -483,6 +483,19 @@ impl Session {
         let out = f(&mut state).map_err(|e| in_state_file(path, e))?;
         if state != before {
             let bytes = serde_json::to_vec_pretty(&state).map_err(io::Error::other)?;
+            // A state latch could not read back would fail every later
+            // event of the session: refuse to write it.
+            if bytes.len() as u64 > MAX_STATE_BYTES {
+                return Err(io::Error::new(
+                    io::ErrorKind::FileTooLarge,
+                    format!(
+                        "{}: the session state would grow to {} bytes, past the {} MiB latch reads; it is left as it was",
+                        path.display(),
+                        bytes.len(),
+                        MAX_STATE_BYTES >> 20
+                    ),
+                ));
+            }
             let (dir, path) = (Arc::clone(dir), path.clone());
             // The lock moves along, so it is held until the rename is
             // durable even if this future is dropped meanwhile.

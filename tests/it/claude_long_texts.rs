@@ -488,3 +488,43 @@ fn r11_mcp_updated_output_replaces_an_mcp_result_without_a_shape_check() {
         }
     }
 }
+
+/// Async answers wait in the session's state, which latch reads only up
+/// to 8 MiB: each text is kept up to 1 MiB and all of them up to 4 MiB,
+/// so two hooks answering 5 MiB each leave a session that still works.
+#[test]
+fn huge_async_answers_are_kept_to_a_mebibyte_and_the_session_goes_on() {
+    let c = Claude::new();
+    let text = long_text(5 << 20);
+    let handlers: Vec<Value> = ["one", "two"]
+        .iter()
+        .map(|name| {
+            let cmd = hook_printing(&c, name, POST_CONTEXT, &text);
+            json!({"type": "command", "command": cmd, "async": true})
+        })
+        .collect();
+    let c = c.project_settings(
+        &json!({"hooks": {"PostToolUse": [{"matcher": "Bash", "hooks": handlers}]}}),
+    );
+    assert!(c.fire(&post("toolu_1")).outcome.get("context").is_none());
+    let read = |id: &str| {
+        let mut e = post(id);
+        e["tool"]["name"] = json!("Read");
+        e
+    };
+    let mut arrived: Vec<String> = Vec::new();
+    let start = std::time::Instant::now();
+    while arrived.len() < 2 && start.elapsed() < std::time::Duration::from_secs(30) {
+        let next = c.context_arriving(&read("toolu_2"));
+        arrived.extend(texts(&next).into_iter().map(str::to_owned));
+    }
+    let kept = format!(
+        "<system-reminder>\n{}\n</system-reminder>",
+        &text[..1 << 20]
+    );
+    assert_eq!(arrived.len(), 2);
+    assert!(arrived.iter().all(|a| *a == kept), "the first MiB of each");
+    let after = c.fire(&read("toolu_3"));
+    assert!(after.outcome.get("warnings").is_none(), "{}", after.outcome);
+    assert_eq!(after.stderr, "");
+}

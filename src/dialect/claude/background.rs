@@ -26,6 +26,16 @@ pub const DONE_KEY: &str = "claude.async.done";
 /// The most answers kept waiting; older ones are dropped first.
 const MAX_WAITING: usize = 64;
 
+/// The most bytes of the waiting answers' texts, all together; older
+/// answers are dropped first. They live in the session's state, which
+/// latch reads only up to [`crate::session::MAX_STATE_BYTES`].
+const MAX_WAITING_BYTES: usize = 4 << 20;
+
+/// The most bytes of one text of an answer (Claude Code passes any length;
+/// latch keeps this much, far more than a model reads), cut on a
+/// character boundary.
+const MAX_TEXT_BYTES: usize = 1 << 20;
+
 /// What a finished background hook of `event` gives the model, from what
 /// it printed on stdout and whether it ended on its own (`false`: stopped
 /// at its timeout or by a cancel, which gives nothing): the
@@ -60,8 +70,24 @@ fn texts_of(j: &super::judge::HookJson) -> Vec<String> {
         .iter()
         .map(|s| s.as_str())
         .chain(j.specific_str("additionalContext"))
-        .map(reminder)
+        .map(|t| reminder(at_most(t, MAX_TEXT_BYTES)))
         .collect()
+}
+
+/// `text`, cut to at most `max` bytes on a character boundary.
+fn at_most(text: &str, max: usize) -> &str {
+    let mut end = text.len().min(max);
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    &text[..end]
+}
+
+/// The bytes of an answer's texts, as stored.
+fn answer_bytes(item: &Value) -> usize {
+    item["texts"].as_array().map_or(0, |t| {
+        t.iter().filter_map(Value::as_str).map(str::len).sum()
+    })
 }
 
 /// Stores a finished hook's texts for the next tool result.
@@ -85,8 +111,16 @@ pub async fn store(
             }
             if let Value::Array(items) = list {
                 items.push(json!({"hook": hook, "texts": texts}));
-                let excess = items.len().saturating_sub(MAX_WAITING);
-                items.drain(..excess);
+                // The newest answer always stays (its texts are at most
+                // 2 MiB); older ones go while there are too many or too
+                // many bytes.
+                let mut first_kept = items.len().saturating_sub(MAX_WAITING);
+                let mut bytes: usize = items[first_kept..].iter().map(answer_bytes).sum();
+                while bytes > MAX_WAITING_BYTES && first_kept + 1 < items.len() {
+                    bytes -= answer_bytes(&items[first_kept]);
+                    first_kept += 1;
+                }
+                items.drain(..first_kept);
             }
         })
         .await
@@ -115,4 +149,47 @@ pub async fn take(
             Some((hook, texts))
         })
         .collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn block_on<F: std::future::Future>(f: F) -> F::Output {
+        tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .expect("runtime")
+            .block_on(f)
+    }
+
+    #[test]
+    fn a_text_is_kept_up_to_a_mebibyte_on_a_character_boundary() {
+        let long = "é".repeat(MAX_TEXT_BYTES);
+        let cut = at_most(&long, MAX_TEXT_BYTES + 1);
+        assert_eq!(cut.len(), MAX_TEXT_BYTES);
+        assert_eq!(at_most("abc", MAX_TEXT_BYTES), "abc");
+    }
+
+    #[test]
+    fn waiting_answers_stay_under_the_byte_budget_newest_first() {
+        let session = Session::in_memory(Some("s".into()));
+        let cancel = Cancel::never();
+        let mebibyte = "x".repeat(1 << 20);
+        block_on(async {
+            for n in 0..6 {
+                store(&session, &cancel, &format!("h{n}"), vec![mebibyte.clone()])
+                    .await
+                    .expect("stored");
+            }
+            let kept = take(&session, &cancel).await.expect("taken");
+            let hooks: Vec<&str> = kept.iter().map(|(h, _)| h.as_str()).collect();
+            assert_eq!(hooks, ["h2", "h3", "h4", "h5"], "4 MiB: the newest four");
+            // One answer alone over the budget is still kept.
+            let big = vec![mebibyte.repeat(3), mebibyte.repeat(2)];
+            store(&session, &cancel, "big", big).await.expect("stored");
+            let kept = take(&session, &cancel).await.expect("taken");
+            assert_eq!(kept.len(), 1);
+        });
+    }
 }
