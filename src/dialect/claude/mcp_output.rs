@@ -9,10 +9,11 @@
 //!   blocks that are all blank) reads `(<tool> completed with no output)`.
 //! - A string is the result; a list is the result's content blocks, as
 //!   they are, less the `_meta` of text blocks.
-//! - Anything else (an object, a number, `true`) makes Claude Code's own
-//!   size check throw, and the call fails with that JavaScript error; latch
-//!   keeps the original output instead and says so in the run's
-//!   `ignored_fields` (`docs/dialects/claude.md`, "Where latch differs").
+//! - Anything else (an object, a number, `true`, a list holding `null` or
+//!   a text block without `text`) makes Claude Code's own checks throw,
+//!   and the call fails with that JavaScript error; latch keeps the output
+//!   as it stands instead and says so in the run's `ignored_fields`
+//!   (`docs/dialects/claude.md`, "Where latch differs").
 
 use serde_json::{Map, Value};
 
@@ -45,13 +46,46 @@ pub(crate) fn replacement(tool: &str, specific: &Map<String, Value>) -> Replacem
     }
     match value {
         Value::String(s) => Replacement::Output(s.clone()),
-        Value::Array(blocks) => {
+        Value::Array(blocks) if !throws(blocks) => {
             Replacement::Output(Value::Array(blocks.iter().map(without_meta).collect()).to_string())
         }
         _ => Replacement::Ignored(format!(
             "{key} (neither text nor a list of content blocks: Claude Code fails the call with an error; the original output is used)"
         )),
     }
+}
+
+/// Whether Claude Code's code throws on the list `blocks` (recorded for
+/// other values: `r11_mcp_updated_object`; the list cases follow the code,
+/// checked by running Claude Code 2.1.197's own functions):
+/// - the mapper that drops `_meta` reads `r.type` of every element, and
+///   `null` throws there;
+/// - unless an image or a document is in the list (then it is passed on
+///   as it is), the size count reads each text block's `text.length`,
+///   which throws when `text` is missing or `null`.
+fn throws(blocks: &[Value]) -> bool {
+    let kind = |b: &Value| b.get("type").and_then(Value::as_str).map(str::to_owned);
+    if blocks.iter().any(Value::is_null) {
+        return true;
+    }
+    if blocks
+        .iter()
+        .any(|b| matches!(kind(b).as_deref(), Some("image" | "document")))
+    {
+        return false;
+    }
+    blocks.iter().any(|block| {
+        kind(block).as_deref() == Some("text")
+            && matches!(block.get("text"), None | Some(Value::Null))
+    })
+}
+
+/// A text block with no text in it (its `text` blank or not a string).
+fn is_blank_text(block: &Value) -> bool {
+    block.get("type").and_then(Value::as_str) == Some("text")
+        && block
+            .get("text")
+            .is_some_and(|t| t.as_str().is_none_or(|t| js_trim(t).is_empty()))
 }
 
 /// JavaScript's truthiness of a JSON value.
@@ -69,12 +103,7 @@ fn truthy(value: &Value) -> bool {
 fn empty(value: &Value) -> bool {
     match value {
         Value::String(s) => js_trim(s).is_empty(),
-        Value::Array(blocks) => blocks.iter().all(|block| {
-            block.get("type").and_then(Value::as_str) == Some("text")
-                && block
-                    .get("text")
-                    .is_some_and(|t| t.as_str().is_none_or(|t| js_trim(t).is_empty()))
-        }),
+        Value::Array(blocks) => blocks.iter().all(is_blank_text),
         other => !truthy(other),
     }
 }
@@ -184,6 +213,44 @@ mod tests {
             of(json!({"updatedToolOutput": [{"type": "image", "data": ""}]})),
             output("(mcp__srv__echo_tool completed with no output)")
         );
+    }
+
+    /// Lists Claude Code's checks throw on: Ignored, like an object.
+    #[test]
+    fn lists_that_make_claude_code_throw_are_ignored() {
+        for list in [
+            json!([null]),
+            json!([{"type": "text", "text": " "}, null]),
+            json!(["a", null]),
+            json!([{"type": "text"}]),
+            json!([{"type": "text", "text": "x"}, {"type": "text", "text": null}]),
+        ] {
+            assert!(
+                matches!(
+                    of(json!({"updatedToolOutput": list})),
+                    Replacement::Ignored(_)
+                ),
+                "{list}"
+            );
+        }
+        assert!(matches!(
+            of(json!({"updatedToolOutput": [{"type": "image", "data": "d"}, null]})),
+            Replacement::Ignored(_)
+        ));
+        // With an image nothing is counted; numbers and strings have no
+        // text to count.
+        for list in [
+            json!([{"type": "image", "data": "d"}, {"type": "text"}]),
+            json!([1, "b", {"type": "text", "text": 3}]),
+        ] {
+            assert!(
+                matches!(
+                    of(json!({"updatedToolOutput": list})),
+                    Replacement::Output(_)
+                ),
+                "{list}"
+            );
+        }
     }
 
     #[test]
