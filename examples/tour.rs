@@ -2,10 +2,13 @@
 //! hooks of each dialect (`examples/poolside/`, `examples/evener/`,
 //! `examples/claude/`, `examples/peen/`) and prints each outcome.
 //!
-//! Run it with `cargo run --example tour`. It works on copies of the
-//! example projects in a temp directory, so the hooks' marker files never
-//! land in the repository.
+//! Run it with `cargo run --example tour`. The poolside and peen examples
+//! run on copies in a temp directory, so their hooks' marker files never
+//! land in the repository; the evener and claude hooks write nothing.
+//! `tests/it/examples.rs` runs [`run`] too.
 
+use std::error::Error;
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use latch::dialect::claude::{self, Claude};
@@ -14,8 +17,8 @@ use latch::dialect::peen::{self, Peen};
 use latch::dialect::poolside::{Poolside, Sources};
 use latch::{Engine, Event, Session};
 
-/// The events, in the order a session would see them.
-const EVENTS: [&str; 7] = [
+/// The poolside example events, in the order a session would see them.
+const POOLSIDE_EVENTS: [&str; 7] = [
     "session-start.json",
     "user-prompt.json",
     "shell-allowed.json",
@@ -25,42 +28,64 @@ const EVENTS: [&str; 7] = [
     "stop.json",
 ];
 
-fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let source = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("examples/poolside");
-    let work = std::env::temp_dir().join(format!("latch-tour-{}", std::process::id()));
-    copy_dir(&source, &work)?;
-    // log-payload.sh writes where poolside's documentation says.
-    let payload_log = Path::new("/tmp/pool-hook-payload.json");
+/// The evener example events.
+const EVENER_EVENTS: [&str; 5] = [
+    "session-start.json",
+    "user-prompt.json",
+    "shell-sudo.json",
+    "edit-after.json",
+    "stop-with-question.json",
+];
 
-    let pool = Poolside::load(&Sources {
+/// The claude example events.
+const CLAUDE_EVENTS: [&str; 4] = [
+    "rm-rf.json",
+    "npm-test.json",
+    "write-outside.json",
+    "stop.json",
+];
+
+#[allow(dead_code)] // The integration test calls `run` only.
+fn main() -> Result<(), Box<dyn Error>> {
+    run(&mut std::io::stdout().lock(), &mut std::io::stderr().lock())
+}
+
+/// The tour: each dialect's outcomes to `out`, load diagnostics to
+/// `diagnostics`.
+pub fn run(out: &mut dyn Write, diagnostics: &mut dyn Write) -> Result<(), Box<dyn Error>> {
+    let examples = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("examples");
+    let tour = Tour {
+        runtime: tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()?,
+        session: Session::in_memory(Some("demo".into())),
+    };
+
+    let work = temp_dir("poolside");
+    copy_dir(&examples.join("poolside"), &work)?;
+    let engine = Engine::new().with_dialect(Poolside::load(&Sources {
         project: Some(work.clone()),
         ..Sources::default()
-    });
-    let engine = Engine::new().with_dialect(pool);
-    for d in engine.diagnostics() {
-        eprintln!("{d}");
-    }
-    let session = Session::in_memory(Some("demo".into()));
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()?;
-
-    println!("════ poolside: .poolside/settings.yaml in examples/poolside/\n");
-    for name in EVENTS {
-        let text = std::fs::read_to_string(work.join("events").join(name))?;
-        let event: Event = serde_json::from_str(&text)?;
-        let outcome = runtime.block_on(engine.dispatch(&event, &session))?;
-        println!("── {name}: {}", text.trim());
-        println!("{}\n", serde_json::to_string_pretty(&summary(&outcome))?);
-    }
-    if let Ok(logged) = std::fs::read_to_string(payload_log) {
-        println!("── what log-payload.sh received on stdin:\n{logged}");
+    }));
+    writeln!(
+        out,
+        "════ poolside: .poolside/settings.yaml in examples/poolside/\n"
+    )?;
+    tour.fire_files(
+        &engine,
+        &work.join("events"),
+        &POOLSIDE_EVENTS,
+        out,
+        diagnostics,
+    )?;
+    // log-payload.sh writes where poolside's documentation says.
+    if let Ok(logged) = std::fs::read_to_string("/tmp/pool-hook-payload.json") {
+        writeln!(out, "── what log-payload.sh received on stdin:\n{logged}")?;
     }
     std::fs::remove_dir_all(&work)?;
 
-    println!("════ evener: Claude-format plugins in examples/evener/\n");
-    let plugins = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("examples/evener");
-    let evener = Evener::load(evener::Options {
+    let plugins = examples.join("evener");
+    let engine = Engine::new().with_dialect(Evener::load(evener::Options {
         plugin_dirs: [
             "hello-plugin",
             "guard-plugin",
@@ -73,24 +98,23 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .collect(),
         project: Some(std::env::temp_dir()),
         ..evener::Options::default()
-    });
-    let engine = Engine::new().with_dialect(evener);
-    for d in engine.diagnostics() {
-        eprintln!("{d}");
-    }
-    for name in EVENER_EVENTS {
-        let text = std::fs::read_to_string(plugins.join("events").join(name))?;
-        let event: Event = serde_json::from_str(&text)?;
-        let outcome = runtime.block_on(engine.dispatch(&event, &session))?;
-        println!("── {name}: {}", text.trim());
-        println!("{}\n", serde_json::to_string_pretty(&summary(&outcome))?);
-    }
+    }));
+    writeln!(
+        out,
+        "════ evener: Claude-format plugins in examples/evener/\n"
+    )?;
+    tour.fire_files(
+        &engine,
+        &plugins.join("events"),
+        &EVENER_EVENTS,
+        out,
+        diagnostics,
+    )?;
 
-    println!("════ claude: Claude Code's settings and a plugin in examples/claude/\n");
-    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("examples/claude");
-    let home = std::env::temp_dir().join(format!("latch-tour-home-{}", std::process::id()));
+    let root = examples.join("claude");
+    let home = temp_dir("home");
     std::fs::create_dir_all(&home)?;
-    let claude = Claude::load(claude::Options {
+    let engine = Engine::new().with_dialect(Claude::load(claude::Options {
         sources: claude::Sources {
             project: Some(root.join("project")),
             plugin_dirs: vec![root.join("plugins/careful")],
@@ -101,62 +125,95 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         },
         project: Some(root.join("project")),
         ..claude::Options::default()
-    });
-    let engine = Engine::new().with_dialect(claude);
-    for d in engine.diagnostics() {
-        eprintln!("{d}");
-    }
-    for name in CLAUDE_EVENTS {
-        let text = std::fs::read_to_string(root.join("events").join(name))?;
-        let event: Event = serde_json::from_str(&text)?;
-        let outcome = runtime.block_on(engine.dispatch(&event, &session))?;
-        println!("── {name}: {}", text.trim());
-        println!("{}\n", serde_json::to_string_pretty(&summary(&outcome))?);
-    }
+    }));
+    writeln!(
+        out,
+        "════ claude: Claude Code's settings and a plugin in examples/claude/\n"
+    )?;
+    tour.fire_files(
+        &engine,
+        &root.join("events"),
+        &CLAUDE_EVENTS,
+        out,
+        diagnostics,
+    )?;
     std::fs::remove_dir_all(&home)?;
 
-    println!("════ peen: .agents/hooks.yaml in examples/peen/no-force-push/\n");
-    let work = std::env::temp_dir().join(format!("latch-tour-peen-{}", std::process::id()));
-    copy_dir(
-        &PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("examples/peen/no-force-push"),
-        &work,
-    )?;
+    let work = temp_dir("peen");
+    copy_dir(&examples.join("peen/no-force-push"), &work)?;
     let engine = Engine::new().with_dialect(Peen::load(peen::Options {
         workspace: Some(work.clone()),
         ..peen::Options::default()
     }));
-    for d in engine.diagnostics() {
-        eprintln!("{d}");
-    }
-    for command in ["git push origin main --force", "git push origin main"] {
-        let event = serde_json::json!({"event": "tool_before", "session_id": "demo",
-            "turn_id": "t1", "cwd": work,
-            "tool": {"name": "runCommand", "input": {"command": command}, "call_id": "c1"}});
-        let outcome =
-            runtime.block_on(engine.dispatch(&serde_json::from_value(event.clone())?, &session))?;
-        println!("── {event}");
-        println!("{}\n", serde_json::to_string_pretty(&summary(&outcome))?);
-    }
+    writeln!(
+        out,
+        "════ peen: .agents/hooks.yaml in examples/peen/no-force-push/\n"
+    )?;
+    let events = ["git push origin main --force", "git push origin main"].map(|command| {
+        serde_json::json!({"event": "tool_before", "session_id": "demo", "turn_id": "t1",
+            "cwd": work, "tool": {"name": "runCommand", "input": {"command": command}, "call_id": "c1"}})
+        .to_string()
+    });
+    tour.fire(&engine, events, out, diagnostics)?;
     std::fs::remove_dir_all(&work)?;
     Ok(())
 }
 
-/// The claude example events.
-const CLAUDE_EVENTS: [&str; 4] = [
-    "rm-rf.json",
-    "npm-test.json",
-    "write-outside.json",
-    "stop.json",
-];
+/// What every dialect's part of the tour shares.
+struct Tour {
+    runtime: tokio::runtime::Runtime,
+    session: Session,
+}
 
-/// The evener example events.
-const EVENER_EVENTS: [&str; 5] = [
-    "session-start.json",
-    "user-prompt.json",
-    "shell-sudo.json",
-    "edit-after.json",
-    "stop-with-question.json",
-];
+impl Tour {
+    /// Fires the events in `names`, each a file in `dir`.
+    fn fire_files(
+        &self,
+        engine: &Engine,
+        dir: &Path,
+        names: &[&str],
+        out: &mut dyn Write,
+        diagnostics: &mut dyn Write,
+    ) -> Result<(), Box<dyn Error>> {
+        let texts = names
+            .iter()
+            .map(|name| std::fs::read_to_string(dir.join(name)))
+            .collect::<Result<Vec<_>, _>>()?;
+        self.fire(engine, texts, out, diagnostics)
+    }
+
+    /// Prints the engine's diagnostics, then fires each event (its JSON
+    /// text) and prints it with its outcome.
+    fn fire(
+        &self,
+        engine: &Engine,
+        events: impl IntoIterator<Item = String>,
+        out: &mut dyn Write,
+        diagnostics: &mut dyn Write,
+    ) -> Result<(), Box<dyn Error>> {
+        for d in engine.diagnostics() {
+            writeln!(diagnostics, "{d}")?;
+        }
+        for text in events {
+            let event: Event = serde_json::from_str(&text)?;
+            let outcome = self
+                .runtime
+                .block_on(engine.dispatch(&event, &self.session))?;
+            writeln!(out, "── {}", text.trim())?;
+            writeln!(
+                out,
+                "{}\n",
+                serde_json::to_string_pretty(&summary(&outcome))?
+            )?;
+        }
+        Ok(())
+    }
+}
+
+/// A directory of this process's own under the temp directory.
+fn temp_dir(what: &str) -> PathBuf {
+    std::env::temp_dir().join(format!("latch-tour-{what}-{}", std::process::id()))
+}
 
 /// The outcome without per-run timings, which change from run to run.
 fn summary(outcome: &latch::Outcome) -> serde_json::Value {

@@ -7,6 +7,9 @@ use serde_json::{Value, json};
 
 use crate::util::{Fired, latch};
 
+#[path = "../../examples/tour.rs"]
+mod tour;
+
 /// A copy of `examples/poolside` in a temp dir, so markers stay out of the repo.
 struct Example {
     dir: tempfile::TempDir,
@@ -505,30 +508,15 @@ mod peen {
     }
 }
 
-/// The README's first command, `cargo run --example tour`: the example
-/// that `cargo test` builds beside this suite runs every dialect's
-/// examples without a diagnostic, and their decisions are the documented
-/// ones.
+/// The README's first command, `cargo run --example tour`, compiled into
+/// this suite (so it is never a stale build): every dialect's examples run
+/// without a diagnostic, and their decisions are the documented ones.
 #[test]
 fn the_tour_runs_every_dialects_examples() {
-    let deps = std::env::current_exe().expect("the test binary's path");
-    let tour = deps
-        .parent()
-        .and_then(Path::parent)
-        .expect("target/<profile>")
-        .join("examples/tour");
-    assert!(
-        tour.exists(),
-        "{} is missing: `cargo test` builds it (or `cargo build --example tour`)",
-        tour.display()
-    );
-    let out = std::process::Command::new(&tour)
-        .output()
-        .expect("the tour runs");
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(out.status.success(), "{stderr}");
-    assert_eq!(stderr, "", "no diagnostics");
+    let (mut out, mut diagnostics) = (Vec::new(), Vec::new());
+    tour::run(&mut out, &mut diagnostics).expect("the tour runs");
+    let stdout = String::from_utf8_lossy(&out);
+    assert_eq!(String::from_utf8_lossy(&diagnostics), "", "no diagnostics");
     // Each dialect's section, then the decision of each of its events.
     let mut sections = stdout.split("════ ").skip(1);
     let mut decisions = |dialect: &str| -> Vec<String> {
