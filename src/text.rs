@@ -15,16 +15,43 @@ pub fn cap(text: &str, max: usize) -> String {
     if text.len() <= max {
         return text.to_owned();
     }
-    let mut end = max;
+    let kept = at_most(text, max);
+    format!(
+        "{kept}\n[latch: truncated, {} of {} bytes omitted]",
+        text.len() - kept.len(),
+        text.len()
+    )
+}
+
+/// `text` cut to at most `max` bytes, on a character boundary.
+pub fn at_most(text: &str, max: usize) -> &str {
+    let mut end = text.len().min(max);
     while !text.is_char_boundary(end) {
         end -= 1;
     }
-    format!(
-        "{}\n[latch: truncated, {} of {} bytes omitted]",
-        &text[..end],
-        text.len() - end,
-        text.len()
+    &text[..end]
+}
+
+/// JavaScript's `\s`: Unicode spaces, line terminators and the BOM.
+pub fn js_space(c: char) -> bool {
+    matches!(
+        c,
+        '\t' | '\n' | '\u{0B}' | '\u{0C}' | '\r' | ' ' | '\u{A0}' | '\u{1680}' | '\u{2000}'
+            ..='\u{200A}'
+                | '\u{2028}'
+                | '\u{2029}'
+                | '\u{202F}'
+                | '\u{205F}'
+                | '\u{3000}'
+                | '\u{FEFF}'
     )
+}
+
+/// JavaScript's `String.prototype.trim`: Unicode white space and line
+/// terminators, and the byte-order mark U+FEFF, but not U+0085, which
+/// Rust's `trim` takes.
+pub fn js_trim(text: &str) -> &str {
+    text.trim_matches(js_space)
 }
 
 /// `value` safe to print on a terminal: each control character (line

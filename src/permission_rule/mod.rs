@@ -326,7 +326,7 @@ fn unescaped(text: &str, ch: char) -> impl Iterator<Item = usize> + '_ {
 fn shell_rule(content: &str, budget: &mut PatternBudget) -> Result<ShellRule, PatternError> {
     if let Some(prefix) = legacy_prefix(content) {
         return Ok(ShellRule {
-            single_command: !prefix.chars().any(wildcard::js_space),
+            single_command: !prefix.chars().any(crate::text::js_space),
             kind: ShellKind::Prefix(prefix.to_owned()),
         });
     }
@@ -353,13 +353,13 @@ fn single_command_wildcard(content: &str) -> bool {
         return false;
     };
     let word = match body.chars().last() {
-        Some(c) if wildcard::js_space(c) => &body[..body.len() - c.len_utf8()],
+        Some(c) if crate::text::js_space(c) => &body[..body.len() - c.len_utf8()],
         _ => body,
     };
     !word.is_empty()
         && !word
             .chars()
-            .any(|c| wildcard::js_space(c) || matches!(c, '*' | '?' | '['))
+            .any(|c| crate::text::js_space(c) || matches!(c, '*' | '?' | '['))
 }
 
 impl ShellRule {

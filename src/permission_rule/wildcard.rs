@@ -4,6 +4,7 @@
 //! bare command (`git *` matches `git`).
 
 use crate::matcher::pattern::{LazyRegex, PatternBudget, PatternError, check_regex};
+use crate::text::js_trim;
 
 /// The regex a wildcard pattern stands for, anchored at both ends.
 pub fn to_regex(pattern: &str) -> String {
@@ -55,26 +56,6 @@ pub fn check(pattern: &str, budget: &mut PatternBudget) -> Result<LazyRegex, Pat
         return Err(PatternError::TooLong { len: pattern.len() });
     }
     check_regex(&to_regex(pattern), budget)
-}
-
-/// JavaScript's `\s`: Unicode spaces, line terminators and the BOM.
-pub fn js_space(c: char) -> bool {
-    matches!(
-        c,
-        '\t' | '\n' | '\u{0B}' | '\u{0C}' | '\r' | ' ' | '\u{A0}' | '\u{1680}' | '\u{2000}'
-            ..='\u{200A}'
-                | '\u{2028}'
-                | '\u{2029}'
-                | '\u{202F}'
-                | '\u{205F}'
-                | '\u{3000}'
-                | '\u{FEFF}'
-    )
-}
-
-/// JavaScript's `String.prototype.trim`.
-pub fn js_trim(text: &str) -> &str {
-    text.trim_matches(js_space)
 }
 
 #[cfg(test)]

@@ -70,17 +70,8 @@ fn texts_of(j: &super::judge::HookJson) -> Vec<String> {
         .iter()
         .map(|s| s.as_str())
         .chain(j.specific_str("additionalContext"))
-        .map(|t| reminder(at_most(t, MAX_TEXT_BYTES)))
+        .map(|t| reminder(crate::text::at_most(t, MAX_TEXT_BYTES)))
         .collect()
-}
-
-/// `text`, cut to at most `max` bytes on a character boundary.
-fn at_most(text: &str, max: usize) -> &str {
-    let mut end = text.len().min(max);
-    while !text.is_char_boundary(end) {
-        end -= 1;
-    }
-    &text[..end]
 }
 
 /// The bytes of an answer's texts, as stored.
@@ -166,9 +157,9 @@ mod tests {
     #[test]
     fn a_text_is_kept_up_to_a_mebibyte_on_a_character_boundary() {
         let long = "é".repeat(MAX_TEXT_BYTES);
-        let cut = at_most(&long, MAX_TEXT_BYTES + 1);
+        let cut = crate::text::at_most(&long, MAX_TEXT_BYTES + 1);
         assert_eq!(cut.len(), MAX_TEXT_BYTES);
-        assert_eq!(at_most("abc", MAX_TEXT_BYTES), "abc");
+        assert_eq!(crate::text::at_most("abc", MAX_TEXT_BYTES), "abc");
     }
 
     #[test]

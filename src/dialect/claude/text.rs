@@ -5,18 +5,13 @@
 //! (`[<cmd>]`). [`Texts::hide_commands`] leaves it out: `[<cmd>]: ` is
 //! dropped, and `from command: "<cmd>"` becomes nothing.
 
-/// `s` trimmed as JavaScript's `String.prototype.trim` trims, which is
-/// how Claude Code reads a hook's output: Unicode white space and line
-/// terminators, and also the byte-order mark U+FEFF (recorded:
-/// `r4_bom_json`, a BOM before a JSON deny still denies), but not U+0085,
-/// which Rust's `trim` takes.
-pub(crate) fn js_trim(s: &str) -> &str {
-    crate::permission_rule::wildcard::js_trim(s)
-}
+/// Claude Code reads a hook's output trimmed as JavaScript trims (a
+/// byte-order mark too, recorded: `r4_bom_json`; not U+0085).
+pub(crate) use crate::text::js_trim;
 
 /// [`js_trim`] at the start only.
 pub(crate) fn js_trim_start(s: &str) -> &str {
-    s.trim_start_matches(crate::permission_rule::wildcard::js_space)
+    s.trim_start_matches(crate::text::js_space)
 }
 
 /// How texts are written for one dialect instance.
