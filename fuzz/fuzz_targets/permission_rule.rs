@@ -9,8 +9,8 @@
 
 use std::path::Path;
 
-use latch::permission_rule::wildcard::js_trim;
 use latch::permission_rule::{Commands, Rule, ToolInput};
+use latch::text::js_trim;
 use libfuzzer_sys::fuzz_target;
 
 /// A rule's content that stands for `text` exactly: wildcard escapes
