@@ -89,7 +89,9 @@ pub enum Placement {
     /// prompt (claude `SessionStart`).
     FirstUserMessage,
     /// Appended to the text of the tool's result, after a blank line
-    /// (claude `async` hooks' answers).
+    /// (claude `async` hooks' answers and `PostToolBatch` context; Claude
+    /// Code does so only when nothing but tool results comes before it,
+    /// see `dialect::claude::message`).
     AppendToToolResult,
     /// Added to the instructions of the compaction request, on
     /// `compact_before` (claude `PreCompact` plain stdout).

@@ -2,7 +2,8 @@
 //! `r2_async_pre_decisions`): the event does not wait for them, their
 //! decisions are ignored, and their `systemMessage` and `additionalContext`
 //! reach the model with the next tool result, appended to it without any
-//! prefix:
+//! prefix (when only tool results come before them in the message; see
+//! [`super::message`]):
 //!
 //! ```text
 //! <result>\n\n<system-reminder>\n<systemMessage>\n</system-reminder>\n\n<system-reminder>\n<additionalContext>\n</system-reminder>
