@@ -10,14 +10,20 @@ use std::path::{Path, PathBuf};
 /// new public module is checked without a change here).
 fn public_modules(src: &Path) -> Vec<PathBuf> {
     let mut files = Vec::new();
-    let parents = [
-        ("lib.rs", ""),
-        ("dialect/mod.rs", "dialect/"),
-        ("dialect/claude/mod.rs", "dialect/claude/"),
-        ("dialect/evener/mod.rs", "dialect/evener/"),
-        ("dialect/peen/mod.rs", "dialect/peen/"),
-        ("dialect/poolside/mod.rs", "dialect/poolside/"),
+    let mut parents = vec![
+        ("lib.rs".to_owned(), String::new()),
+        ("dialect/mod.rs".to_owned(), "dialect/".to_owned()),
     ];
+    println!("cargo::rerun-if-changed={}", src.join("dialect").display());
+    let dialects = std::fs::read_dir(src.join("dialect"))
+        .unwrap_or_else(|e| panic!("cannot list src/dialect: {e}"));
+    for entry in dialects.flatten() {
+        if entry.path().join("mod.rs").exists() {
+            let name = entry.file_name().to_string_lossy().into_owned();
+            parents.push((format!("dialect/{name}/mod.rs"), format!("dialect/{name}/")));
+        }
+    }
+    parents.sort();
     for (parent, dir) in parents {
         let path = src.join(parent);
         println!("cargo::rerun-if-changed={}", path.display());
