@@ -48,15 +48,6 @@ def marker_bash(marker="marker_tool_ran", extra=""):
     return bash("echo ran > @OUT@/%s; echo hi%s" % (marker, extra), desc="Write marker")
 
 
-def tool(name, say="Using a tool.", **inp):
-    return {"text": say, "tool_use": {"name": name, "input": inp}}
-
-
-FINAL = {"text": "Final answer from fake model."}
-POST_REC = {"matcher": "*", "hooks": [hook("post")]}
-STOP_REC = {"hooks": [hook("stop")]}
-
-
 def hso(event, **fields):
     return {"hookSpecificOutput": dict(hookEventName=event, **fields)}
 
@@ -93,9 +84,6 @@ def write_case(name, question, hooks, turns, prompt="Run the command please.", u
     json.dump(script, open(os.path.join(d, "script.json"), "w"), indent=2)
     if user_settings is not None:
         json.dump(user_settings, open(os.path.join(d, "user_settings.json"), "w"), indent=2)
-
-# Hook A is FIRST in config but SLOWER (sleeps 0.6 s); hook B is second and fast.
-# So config order = A,B and completion order = B,A.  The _rev variants swap
 
 # ===================================================== seam cases (trailing "\n" between text blocks)
 FINAL = {"text": "Final answer from fake model."}
