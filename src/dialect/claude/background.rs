@@ -147,14 +147,6 @@ pub async fn take(
 mod tests {
     use super::*;
 
-    fn block_on<F: std::future::Future>(f: F) -> F::Output {
-        tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .expect("runtime")
-            .block_on(f)
-    }
-
     #[test]
     fn a_text_is_kept_up_to_a_mebibyte_on_a_character_boundary() {
         let long = "é".repeat(MAX_TEXT_BYTES);
@@ -163,25 +155,23 @@ mod tests {
         assert_eq!(crate::text::at_most("abc", MAX_TEXT_BYTES), "abc");
     }
 
-    #[test]
-    fn waiting_answers_stay_under_the_byte_budget_newest_first() {
+    #[tokio::test]
+    async fn waiting_answers_stay_under_the_byte_budget_newest_first() {
         let session = Session::in_memory(Some("s".into()));
         let cancel = Cancel::never();
         let mebibyte = "x".repeat(1 << 20);
-        block_on(async {
-            for n in 0..6 {
-                store(&session, &cancel, &format!("h{n}"), vec![mebibyte.clone()])
-                    .await
-                    .expect("stored");
-            }
-            let kept = take(&session, &cancel).await.expect("taken");
-            let hooks: Vec<&str> = kept.iter().map(|(h, _)| h.as_str()).collect();
-            assert_eq!(hooks, ["h2", "h3", "h4", "h5"], "4 MiB: the newest four");
-            // One answer alone over the budget is still kept.
-            let big = vec![mebibyte.repeat(3), mebibyte.repeat(2)];
-            store(&session, &cancel, "big", big).await.expect("stored");
-            let kept = take(&session, &cancel).await.expect("taken");
-            assert_eq!(kept.len(), 1);
-        });
+        for n in 0..6 {
+            store(&session, &cancel, &format!("h{n}"), vec![mebibyte.clone()])
+                .await
+                .expect("stored");
+        }
+        let kept = take(&session, &cancel).await.expect("taken");
+        let hooks: Vec<&str> = kept.iter().map(|(h, _)| h.as_str()).collect();
+        assert_eq!(hooks, ["h2", "h3", "h4", "h5"], "4 MiB: the newest four");
+        // One answer alone over the budget is still kept.
+        let big = vec![mebibyte.repeat(3), mebibyte.repeat(2)];
+        store(&session, &cancel, "big", big).await.expect("stored");
+        let kept = take(&session, &cancel).await.expect("taken");
+        assert_eq!(kept.len(), 1);
     }
 }
