@@ -7,12 +7,12 @@
 
 use std::path::PathBuf;
 
-use latch::dialect::claude::message::{Piece, user_message};
+use latch::dialect::claude::message::{Content, Piece, user_message};
 use latch::outcome::Injection;
 use serde_json::{Value, json};
 
 use crate::claude_events::event;
-use crate::claude_util::{Claude, bash_after, bash_before};
+use crate::claude_util::Claude;
 
 fn recording(case: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -45,8 +45,8 @@ fn recorded_settings(c: &Claude, case: &str) -> Value {
     settings
 }
 
-/// The Bash commands of the recorded model's first turn.
-fn recorded_calls(case: &str) -> Vec<String> {
+/// The tool calls of the recorded model's first turn: (name, input).
+fn recorded_calls(case: &str) -> Vec<(String, Value)> {
     let script = read_json(recording(case).join("script.json"));
     let turn = &script["turns"][0];
     let uses = match turn["tool_uses"].as_array() {
@@ -55,10 +55,8 @@ fn recorded_calls(case: &str) -> Vec<String> {
     };
     uses.iter()
         .map(|u| {
-            u["input"]["command"]
-                .as_str()
-                .expect("a command")
-                .to_owned()
+            let name = u["name"].as_str().expect("a tool name").to_owned();
+            (name, u["input"].clone())
         })
         .collect()
 }
@@ -90,7 +88,7 @@ fn pieces_of(outcome: &Value) -> Vec<Piece> {
 /// Runs the recorded batch through latch, as a harness would (for each
 /// call `tool_before`, the tool, `tool_after`; then `tool_batch`), and
 /// builds the message from the tool results and the outcomes' texts.
-fn rebuilt_message(case: &str, outputs: &[&str]) -> Value {
+fn rebuilt_message(case: &str, outputs: &[Value]) -> Value {
     let c = Claude::new();
     let settings = recorded_settings(&c, case);
     let c = c.project_settings(&settings);
@@ -98,28 +96,32 @@ fn rebuilt_message(case: &str, outputs: &[&str]) -> Value {
     assert_eq!(calls.len(), outputs.len(), "{case}: one output per call");
     let mut pieces = Vec::new();
     let mut batch = Vec::new();
-    for (i, (command, output)) in calls.iter().zip(outputs).enumerate() {
+    for (i, ((name, input), output)) in calls.iter().zip(outputs).enumerate() {
         let id = format!("toolu_fake_00_{i:02}");
-        let mut before = bash_before(command);
-        before["tool"]["call_id"] = json!(id);
+        let mut before = event(
+            "tool_before",
+            json!({"prompt_id": "p1", "permission_mode": "bypassPermissions",
+                "tool": {"name": name, "input": input, "call_id": id}}),
+        );
         let f = c.fire(&before);
         pieces.extend(pieces_of(&f.outcome));
         if f.outcome["decision"] == "deny" {
             let reason = f.outcome["notices"][0]["text"].as_str().expect("a notice");
             pieces.push(Piece::ToolResult {
                 tool_use_id: id,
-                content: reason.to_owned(),
-                is_error: true,
+                content: Content::Text(reason.to_owned()),
+                is_error: Some(true),
             });
             continue;
         }
-        pieces.push(Piece::tool_result(&id, *output));
-        let mut after = bash_after(command, json!(output));
-        after["tool"]["call_id"] = json!(id);
-        pieces.extend(pieces_of(&c.fire(&after).outcome));
-        batch.push(
-            json!({"name": "Bash", "input": {"command": command}, "call_id": id, "output": output}),
-        );
+        pieces.push(match output {
+            Value::Array(blocks) => Piece::mcp_result(&id, blocks.clone()),
+            text => Piece::tool_result(&id, text.as_str().expect("text or blocks")),
+        });
+        before["event"] = json!("tool_after");
+        before["tool"]["output"] = output.clone();
+        pieces.extend(pieces_of(&c.fire(&before).outcome));
+        batch.push(json!({"name": name, "input": input, "call_id": id, "output": output}));
     }
     if !batch.is_empty() {
         let f = c.fire(&event(
@@ -132,6 +134,11 @@ fn rebuilt_message(case: &str, outputs: &[&str]) -> Value {
 }
 
 fn agrees_with_recording(case: &str, outputs: &[&str]) {
+    let outputs: Vec<Value> = outputs.iter().map(|o| json!(o)).collect();
+    agrees_with_recording_of(case, &outputs);
+}
+
+fn agrees_with_recording_of(case: &str, outputs: &[Value]) {
     assert_eq!(
         rebuilt_message(case, outputs),
         recorded_message(case),
@@ -183,4 +190,28 @@ fn r10_seam_two_pre_post_batch_message() {
 #[test]
 fn r10_seam_two_post_first_only_batch_message() {
     agrees_with_recording("r10_seam_two_post_first_only_batch", &["one", "two"]);
+}
+
+/// The MCP server's answer in the round-12 recordings.
+fn mcp_answer() -> Value {
+    json!([{"type": "text", "text": "MCP_RESULT echo_tool ORIGINAL_MCP_SENTINEL"}])
+}
+
+/// After an MCP tool's list of blocks, the batch text is a block of its
+/// own, not folded into the result.
+#[test]
+fn r12_mcp_list_batch_ctx_message() {
+    agrees_with_recording_of("r12_mcp_list_batch_ctx", &[mcp_answer()]);
+}
+
+/// The batch text moves before the `PostToolUse` text, and gets `\n`.
+#[test]
+fn r12_mcp_list_post_and_batch_message() {
+    agrees_with_recording_of("r12_mcp_list_post_and_batch", &[mcp_answer()]);
+}
+
+/// The control: after Bash's text result, the batch text is folded in.
+#[test]
+fn r12_bash_string_batch_ctx_message() {
+    agrees_with_recording("r12_bash_string_batch_ctx", &["hi"]);
 }

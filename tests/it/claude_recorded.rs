@@ -883,6 +883,15 @@ fn every_recording_is_named_by_a_test_or_said_not_to_apply() {
             "r4_a_hook_specific_answer_must_name_its_event",
         ),
         ("r4_if_empty", "r4_an_empty_if_is_no_condition"),
+        // An async answer is an attachment, placed as the batch text is.
+        (
+            "r12_mcp_list_async_answer",
+            "r12_mcp_list_batch_ctx_message",
+        ),
+        (
+            "r12_mcp_list_async_answer_batch",
+            "r12_mcp_list_batch_ctx_message",
+        ),
     ];
     // (case, why no latch test can hold it).
     const NOT_LATCH: &[(&str, &str)] = &[

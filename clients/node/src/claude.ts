@@ -30,6 +30,7 @@
  * @module
  */
 
+import type { Json } from "./event.js";
 import type { ContextEntry } from "./outcome.js";
 
 /** A tool's result, a message of its own. */
@@ -37,9 +38,12 @@ export interface ToolResultPiece {
   kind: "tool_result";
   /** The `tool_use` block's id. */
   tool_use_id: string;
-  /** The result as the model reads it. */
-  content: string;
-  /** Whether the call failed or was denied (default `false`). */
+  /** The result as the model reads it: text, or an MCP tool's content blocks. */
+  content: string | Json[];
+  /**
+   * Whether the call failed or was denied. Left out: `false` for a text
+   * result, and no key for a list, as Claude Code writes them.
+   */
   is_error?: boolean | undefined;
 }
 
@@ -70,8 +74,9 @@ export type Piece = ToolResultPiece | MessagePiece | AttachmentPiece;
 export interface ToolResultBlock {
   type: "tool_result";
   tool_use_id: string;
-  content: string;
-  is_error: boolean;
+  content: string | Json[];
+  /** Absent from an MCP tool's result (a list) unless one was given. */
+  is_error?: boolean;
 }
 
 /** A text block of the user message. */
@@ -97,6 +102,14 @@ export function pieceFromContext(entry: ContextEntry): MessagePiece | Attachment
   return { kind: "attachment", text: entry.text };
 }
 
+/** The block of a tool result piece, its `is_error` as Claude Code writes it. */
+function toolResultBlock(piece: ToolResultPiece): ToolResultBlock {
+  const block: ToolResultBlock = { type: "tool_result", tool_use_id: piece.tool_use_id, content: piece.content };
+  const isError = piece.is_error ?? (typeof piece.content === "string" ? false : undefined);
+  if (isError !== undefined) block.is_error = isError;
+  return block;
+}
+
 /**
  * The content blocks of the user message Claude Code sends for `pieces`,
  * given in the order they were made.
@@ -115,12 +128,7 @@ export function userMessage(pieces: Iterable<Piece>): Block[] {
   for (const piece of attachmentsMovedBack([...pieces])) {
     switch (piece.kind) {
       case "tool_result":
-        pushMessage(blocks, {
-          type: "tool_result",
-          tool_use_id: piece.tool_use_id,
-          content: piece.content,
-          is_error: piece.is_error ?? false,
-        });
+        pushMessage(blocks, toolResultBlock(piece));
         break;
       case "message":
         pushMessage(blocks, { type: "text", text: piece.text });
@@ -172,7 +180,9 @@ function pushMessage(blocks: Block[], block: Block): void {
  */
 function pushAttachment(blocks: Block[], text: string): void {
   const last = blocks.at(-1);
-  if (last?.type === "tool_result") {
+  // Only a text result takes it in; after a list it is a block of its own
+  // (recorded: r12_mcp_list_*).
+  if (last?.type === "tool_result" && typeof last.content === "string") {
     last.content = [last.content.trim(), text.trim()].filter((part) => part !== "").join("\n\n");
   } else {
     blocks.push({ type: "text", text });

@@ -19,6 +19,7 @@ import {
   userMessage,
   type Block,
   type ContextEntry,
+  type Json,
   type Outcome,
   type Piece,
   type ToolCall,
@@ -111,6 +112,14 @@ describe("userMessage", () => {
     assert.deepEqual(userMessage(new Set(pieces)), [result("t", "out\n\nX")]);
   });
 
+  test("an attachment after an MCP result (a list) is a block of its own", () => {
+    const blocks: Json[] = [{ type: "text", text: "MCP_RESULT" }];
+    assert.deepEqual(
+      userMessage([{ kind: "tool_result", tool_use_id: "t", content: blocks }, msg("POST"), att("BATCH")]),
+      [{ type: "tool_result", tool_use_id: "t", content: blocks }, text("BATCH\n"), text("POST")],
+    );
+  });
+
   test("context entries are messages after a tool result and attachments elsewhere", () => {
     const entry = (placement: string): ContextEntry => ({ hook: "h", placement, text: "T" });
     assert.deepEqual(pieceFromContext(entry("after_tool_result")), msg("T"));
@@ -149,7 +158,8 @@ interface Settings {
   hooks: Record<string, { hooks: Handler[] }[]>;
 }
 interface ToolUse {
-  input: { command: string };
+  name: string;
+  input: Json;
 }
 interface Script {
   turns: { tool_uses?: ToolUse[]; tool_use?: ToolUse }[];
@@ -179,12 +189,12 @@ async function recordedSettings(case_: string, hook: string): Promise<Settings> 
   return settings;
 }
 
-/** The Bash commands of the recorded model's first turn. */
-async function recordedCalls(case_: string): Promise<string[]> {
+/** The tool calls of the recorded model's first turn. */
+async function recordedCalls(case_: string): Promise<ToolUse[]> {
   const turn = (await readJson<Script>(case_, "script.json")).turns[0];
   assert.ok(turn !== undefined, `${case_}: a first turn`);
   const uses = turn.tool_uses ?? (turn.tool_use === undefined ? [] : [turn.tool_use]);
-  return uses.map((u) => u.input.command);
+  return uses;
 }
 
 /** The last user message of the recording's last request. */
@@ -202,7 +212,7 @@ const piecesOf = (outcome: Outcome): Piece[] => (outcome.context ?? []).flatMap(
  * `tool_before`, the tool, `tool_after`; then `tool_batch`), and builds the
  * message from the tool results and the outcomes' texts.
  */
-async function rebuiltMessage(case_: string, outputs: string[]): Promise<unknown> {
+async function rebuiltMessage(case_: string, outputs: Json[]): Promise<unknown> {
   const root = await mkdtemp(join(tmpdir(), "latch-client-claude-"));
   try {
     const project = join(root, "project");
@@ -231,10 +241,10 @@ async function rebuiltMessage(case_: string, outputs: string[]): Promise<unknown
       const turn = { session_id: "s1", prompt_id: "p1", permission_mode: "bypassPermissions" };
       const pieces: Piece[] = [];
       const batch: ToolCall[] = [];
-      for (const [i, command] of calls.entries()) {
+      for (const [i, { name, input }] of calls.entries()) {
         const output = outputs[i] ?? "";
         const call_id = `toolu_fake_00_${String(i).padStart(2, "0")}`;
-        const tool = { name: "Bash", input: { command }, call_id };
+        const tool = { name, input, call_id };
         const before = await latch.fire({ event: "tool_before", ...turn, tool });
         pieces.push(...piecesOf(before));
         if (before.decision === "deny") {
@@ -243,7 +253,8 @@ async function rebuiltMessage(case_: string, outputs: string[]): Promise<unknown
           pieces.push({ kind: "tool_result", tool_use_id: call_id, content: notice, is_error: true });
           continue;
         }
-        pieces.push({ kind: "tool_result", tool_use_id: call_id, content: output });
+        const content = Array.isArray(output) ? output : String(output);
+        pieces.push({ kind: "tool_result", tool_use_id: call_id, content });
         pieces.push(...piecesOf(await latch.fire({ event: "tool_after", ...turn, tool: { ...tool, output } })));
         batch.push({ ...tool, output });
       }
@@ -259,7 +270,10 @@ async function rebuiltMessage(case_: string, outputs: string[]): Promise<unknown
   }
 }
 
-const CASES: [string, string[]][] = [
+/** The MCP server's answer in the round-12 recordings. */
+const MCP_ANSWER: Json[] = [{ type: "text", text: "MCP_RESULT echo_tool ORIGINAL_MCP_SENTINEL" }];
+
+const CASES: [string, Json[]][] = [
   // Two PreToolUse contexts on a denied call: the first ends with "\n".
   ["r3_deny_slow_plus_context_fast", ["hi"]],
   // PostToolUse contexts on two calls and two PostToolBatch contexts: the
@@ -272,6 +286,10 @@ const CASES: [string, string[]][] = [
   ["r10_seam_two_post_first_only_batch", ["one", "two"]],
   ["r10_seam_single_post_ctx_batch", ["hi"]],
   ["r10_seam_single_pre_ctx_batch", ["hi"]],
+  // After an MCP tool's list of blocks the batch text is a block of its own.
+  ["r12_mcp_list_batch_ctx", [MCP_ANSWER]],
+  ["r12_mcp_list_post_and_batch", [MCP_ANSWER]],
+  ["r12_bash_string_batch_ctx", ["hi"]],
 ];
 
 describe("the recorded user messages, rebuilt through latch serve", () => {

@@ -13,7 +13,7 @@ import json
 import os
 import re
 from pathlib import Path
-from typing import Any, Dict, List, Optional, Sequence
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 import pytest
 
@@ -91,6 +91,15 @@ def test_an_error_result_keeps_its_flag_and_the_pieces_are_not_changed() -> None
 
 
 @pytest.mark.no_latch
+def test_an_attachment_after_an_mcp_result_is_a_block_of_its_own() -> None:
+    blocks = [{"type": "text", "text": "MCP_RESULT"}]
+    assert user_message([ToolResult("t", blocks), Message("POST"), Attachment("BATCH")]) == [
+        {"type": "tool_result", "tool_use_id": "t", "content": blocks},
+        text("BATCH\n"),
+        text("POST"),
+    ]
+
+
 def test_context_entries_are_messages_after_a_tool_result_and_attachments_elsewhere() -> None:
     def entry(placement: Any) -> Context:
         return {"hook": "h", "placement": placement, "text": "T"}
@@ -156,11 +165,11 @@ def recorded_settings(case: str, hook: Path) -> Dict[str, Any]:
     return settings
 
 
-def recorded_calls(case: str) -> List[str]:
-    """The Bash commands of the recorded model's first turn."""
+def recorded_calls(case: str) -> List[Tuple[str, Any]]:
+    """The tool calls of the recorded model's first turn: (name, input)."""
     turn = read_json(recording(case) / "script.json")["turns"][0]
     uses = turn["tool_uses"] if "tool_uses" in turn else [turn["tool_use"]]
-    return [u["input"]["command"] for u in uses]
+    return [(u["name"], u["input"]) for u in uses]
 
 
 def recorded_message(case: str) -> Any:
@@ -173,7 +182,7 @@ def pieces_of(outcome: Any) -> List[Piece]:
     return [p for c in outcome.get("context", []) if (p := piece_from_context(c))]
 
 
-def rebuilt_message(tmp_path: Path, case: str, outputs: Sequence[str]) -> Any:
+def rebuilt_message(tmp_path: Path, case: str, outputs: Sequence[Any]) -> Any:
     """Runs the recorded batch through latch as a harness would (for each
     call ``tool_before``, the tool, ``tool_after``; then ``tool_batch``),
     and builds the message from the tool results and the outcomes' texts."""
@@ -190,9 +199,9 @@ def rebuilt_message(tmp_path: Path, case: str, outputs: Sequence[str]) -> Any:
     pieces: List[Piece] = []
     batch: List[Dict[str, Any]] = []
     with Client(dialects=["claude"], project=project, home=home, claude_managed_dir=managed, state_dir=state) as latch:
-        for i, (command, output) in enumerate(zip(calls, outputs)):
+        for i, ((name, tool_input), output) in enumerate(zip(calls, outputs)):
             call_id = f"toolu_fake_00_{i:02d}"
-            tool = {"name": "Bash", "input": {"command": command}, "call_id": call_id}
+            tool = {"name": name, "input": tool_input, "call_id": call_id}
             before = latch.fire({"event": "tool_before", **turn, "tool": tool})
             pieces += pieces_of(before)
             if before["decision"] == "deny":
@@ -208,7 +217,10 @@ def rebuilt_message(tmp_path: Path, case: str, outputs: Sequence[str]) -> Any:
     return json.loads(json.dumps(user_message(pieces)))
 
 
-CASES = [
+# The MCP server's answer in the round-12 recordings.
+MCP_ANSWER = [{"type": "text", "text": "MCP_RESULT echo_tool ORIGINAL_MCP_SENTINEL"}]
+
+CASES: List[Tuple[str, List[Any]]] = [
     # Two PreToolUse contexts on a denied call: the first ends with "\n".
     ("r3_deny_slow_plus_context_fast", ["hi"]),
     # PostToolUse contexts on two calls and two PostToolBatch contexts: the
@@ -221,9 +233,13 @@ CASES = [
     ("r10_seam_two_post_first_only_batch", ["one", "two"]),
     ("r10_seam_single_post_ctx_batch", ["hi"]),
     ("r10_seam_single_pre_ctx_batch", ["hi"]),
+    # After an MCP tool's list of blocks the batch text is a block of its own.
+    ("r12_mcp_list_batch_ctx", [MCP_ANSWER]),
+    ("r12_mcp_list_post_and_batch", [MCP_ANSWER]),
+    ("r12_bash_string_batch_ctx", ["hi"]),
 ]
 
 
 @pytest.mark.parametrize(("case", "outputs"), CASES, ids=[c for c, _ in CASES])
-def test_the_recorded_message_is_rebuilt(tmp_path: Path, case: str, outputs: List[str]) -> None:
+def test_the_recorded_message_is_rebuilt(tmp_path: Path, case: str, outputs: List[Any]) -> None:
     assert rebuilt_message(tmp_path, case, outputs) == recorded_message(case)

@@ -22,8 +22,10 @@
 //!   text`), or else becomes a text block;
 //! - tool results always come first.
 //!
-//! A tool result's content is text here; one that is a list of blocks (an
-//! MCP tool's) is not covered.
+//! A tool result's content is text ([`Piece::tool_result`], as Claude
+//! Code's own tools give it) or a list of content blocks
+//! ([`Piece::mcp_result`], as an MCP tool gives it: an attachment after
+//! one is a text block of its own, recorded: `r12_mcp_list_*`).
 //!
 //! # Example
 //!
@@ -57,13 +59,15 @@
 
 use serde::Serialize;
 
+use serde_json::Value;
+
 use crate::outcome::{Injection, Placement};
 
 use super::text::js_trim;
 
 /// What Claude Code merges into one user message, each piece as it was
 /// made.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub enum Piece {
     /// A tool's result, a message of its own.
@@ -71,9 +75,10 @@ pub enum Piece {
         /// The `tool_use` block's id.
         tool_use_id: String,
         /// The result as the model reads it.
-        content: String,
-        /// Whether the call failed or was denied.
-        is_error: bool,
+        content: Content,
+        /// Whether the call failed or was denied; `None` leaves the key
+        /// out, as Claude Code does for an MCP tool's result.
+        is_error: Option<bool>,
     },
     /// A text that is a message of its own: the user's prompt, and what a
     /// tool event's hooks give the model (claude `context` placed
@@ -87,12 +92,22 @@ pub enum Piece {
 }
 
 impl Piece {
-    /// A tool's result that is not an error.
+    /// A tool's text result that is not an error (`"is_error": false`, as
+    /// Claude Code writes it for its own tools).
     pub fn tool_result(tool_use_id: impl Into<String>, content: impl Into<String>) -> Piece {
         Piece::ToolResult {
             tool_use_id: tool_use_id.into(),
-            content: content.into(),
-            is_error: false,
+            content: Content::Text(content.into()),
+            is_error: Some(false),
+        }
+    }
+
+    /// An MCP tool's result: its content blocks, and no `is_error` key.
+    pub fn mcp_result(tool_use_id: impl Into<String>, blocks: Vec<Value>) -> Piece {
+        Piece::ToolResult {
+            tool_use_id: tool_use_id.into(),
+            content: Content::Blocks(blocks),
+            is_error: None,
         }
     }
 
@@ -113,9 +128,19 @@ impl Piece {
     }
 }
 
+/// A tool result's content.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(untagged)]
+pub enum Content {
+    /// Text.
+    Text(String),
+    /// Content blocks (an MCP tool's).
+    Blocks(Vec<Value>),
+}
+
 /// A content block of the user message, serialized as the Messages API
 /// reads it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 #[non_exhaustive]
 pub enum Block {
@@ -124,9 +149,11 @@ pub enum Block {
         /// The `tool_use` block's id.
         tool_use_id: String,
         /// The result as the model reads it.
-        content: String,
-        /// Whether the call failed or was denied.
-        is_error: bool,
+        content: Content,
+        /// Whether the call failed or was denied; `None` leaves the key
+        /// out, as Claude Code does for an MCP tool's result.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        is_error: Option<bool>,
     },
     /// A text block.
     Text {
@@ -136,12 +163,12 @@ pub enum Block {
 }
 
 impl Block {
-    /// A tool result that is not an error.
+    /// A text tool result that is not an error.
     pub fn tool_result(tool_use_id: impl Into<String>, content: impl Into<String>) -> Block {
         Block::ToolResult {
             tool_use_id: tool_use_id.into(),
-            content: content.into(),
-            is_error: false,
+            content: Content::Text(content.into()),
+            is_error: Some(false),
         }
     }
 }
@@ -206,10 +233,14 @@ fn push_message(blocks: &mut Vec<Block>, block: Block) {
     blocks.push(block);
 }
 
-/// Merges an attachment: into a tool result that ends the blocks so far,
-/// or as a text block; no newline either way.
+/// Merges an attachment: into a text tool result that ends the blocks so
+/// far, or as a text block; no newline either way.
 fn push_attachment(blocks: &mut Vec<Block>, text: String) {
-    if let Some(Block::ToolResult { content, .. }) = blocks.last_mut() {
+    if let Some(Block::ToolResult {
+        content: Content::Text(content),
+        ..
+    }) = blocks.last_mut()
+    {
         let folded: Vec<&str> = [js_trim(content), js_trim(&text)]
             .into_iter()
             .filter(|part| !part.is_empty())
@@ -237,8 +268,8 @@ mod tests {
             Piece::Message("A".into()),
             Piece::ToolResult {
                 tool_use_id: "t".into(),
-                content: "DENY reason".into(),
-                is_error: true,
+                content: Content::Text("DENY reason".into()),
+                is_error: Some(true),
             },
         ]);
         assert_eq!(
@@ -246,8 +277,8 @@ mod tests {
             [
                 Block::ToolResult {
                     tool_use_id: "t".into(),
-                    content: "DENY reason".into(),
-                    is_error: true
+                    content: Content::Text("DENY reason".into()),
+                    is_error: Some(true)
                 },
                 text("B\n"),
                 text("A"),
@@ -301,6 +332,27 @@ mod tests {
                 text("UserPromptSubmit\n"),
                 text("prompt")
             ]
+        );
+    }
+
+    /// r12_mcp_list_batch_ctx, r12_mcp_list_post_and_batch: after an MCP
+    /// tool's list of blocks, an attachment is a text block of its own,
+    /// and the result keeps no `is_error` key.
+    #[test]
+    fn an_attachment_after_an_mcp_result_is_a_block_of_its_own() {
+        let list = vec![serde_json::json!({"type": "text", "text": "MCP_RESULT"})];
+        let blocks = user_message([
+            Piece::mcp_result("t", list.clone()),
+            Piece::Message("POST".into()),
+            Piece::Attachment("BATCH".into()),
+        ]);
+        assert_eq!(
+            serde_json::to_value(&blocks).expect("serializes"),
+            serde_json::json!([
+                {"type": "tool_result", "tool_use_id": "t", "content": list},
+                {"type": "text", "text": "BATCH\n"},
+                {"type": "text", "text": "POST"}
+            ])
         );
     }
 

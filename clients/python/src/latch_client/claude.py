@@ -29,7 +29,7 @@ message"; this is the Python twin of ``latch::dialect::claude::message``.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Iterable, List, Literal, Optional, TypedDict, Union
+from typing import Any, Iterable, List, Literal, Optional, TypedDict, Union
 
 from .types import Context
 
@@ -52,10 +52,12 @@ class ToolResult:
 
     tool_use_id: str
     """The ``tool_use`` block's id."""
-    content: str
-    """The result as the model reads it."""
-    is_error: bool = False
-    """Whether the call failed or was denied."""
+    content: Union[str, List[Any]]
+    """The result as the model reads it: text, or an MCP tool's content
+    blocks."""
+    is_error: Optional[bool] = None
+    """Whether the call failed or was denied. ``None``: ``false`` for a
+    text result, and no key for a list, as Claude Code writes them."""
 
 
 @dataclass(frozen=True)
@@ -81,12 +83,16 @@ Piece = Union[ToolResult, Message, Attachment]
 """What Claude Code merges into one user message, each piece as it was made."""
 
 
-class ToolResultBlock(TypedDict):
-    """A tool result block, with any attachment folded into it."""
-
+class _ToolResultFields(TypedDict):
     type: Literal["tool_result"]
     tool_use_id: str
-    content: str
+    content: Union[str, List[Any]]
+
+
+class ToolResultBlock(_ToolResultFields, total=False):
+    """A tool result block, with any attachment folded into it (an MCP
+    tool's result, a list, has no ``is_error`` unless one was given)."""
+
     is_error: bool
 
 
@@ -135,15 +141,17 @@ def user_message(pieces: Iterable[Piece]) -> List[Block]:
     blocks: List[Block] = []
     for piece in _attachments_moved_back(list(pieces)):
         if isinstance(piece, ToolResult):
-            _push_message(
-                blocks,
-                {
-                    "type": "tool_result",
-                    "tool_use_id": piece.tool_use_id,
-                    "content": piece.content,
-                    "is_error": piece.is_error,
-                },
-            )
+            result: ToolResultBlock = {
+                "type": "tool_result",
+                "tool_use_id": piece.tool_use_id,
+                "content": piece.content,
+            }
+            is_error = piece.is_error
+            if is_error is None and isinstance(piece.content, str):
+                is_error = False
+            if is_error is not None:
+                result["is_error"] = is_error
+            _push_message(blocks, result)
         elif isinstance(piece, Message):
             _push_message(blocks, {"type": "text", "text": piece.text})
         else:
@@ -187,7 +195,9 @@ def _push_attachment(blocks: List[Block], text: str) -> None:
     far, or as a text block; no newline either way."""
     if blocks:
         last = blocks[-1]
-        if last["type"] == "tool_result":
+        # Only a text result takes it in; after a list it is a block of its
+        # own (recorded: r12_mcp_list_*).
+        if last["type"] == "tool_result" and isinstance(last["content"], str):
             parts = (_js_trim(last["content"]), _js_trim(text))
             last["content"] = "\n\n".join(p for p in parts if p)
             return
