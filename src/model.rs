@@ -170,12 +170,8 @@ fn capped(text: &str) -> Reply {
             truncated: false,
         };
     }
-    let mut end = MAX_REPLY_TEXT;
-    while !text.is_char_boundary(end) {
-        end -= 1;
-    }
     Reply {
-        text: text[..end].to_owned(),
+        text: crate::text::at_most(text, MAX_REPLY_TEXT).to_owned(),
         truncated: true,
     }
 }

@@ -696,6 +696,30 @@ mod tests {
         assert_eq!(fs::metadata(&file).expect("meta").ino(), before);
     }
 
+    /// A state larger than latch reads back is never written: the update
+    /// fails and the session keeps working.
+    #[tokio::test]
+    async fn an_update_past_the_size_latch_reads_is_refused() {
+        let never = Cancel::never();
+        let root = tempfile::tempdir().expect("tempdir");
+        let s = Session::open(root.path(), "s").expect("open");
+        s.update(&never, |st| st.set_counter("x", 1))
+            .await
+            .expect("update");
+        let huge = "x".repeat(usize::try_from(MAX_STATE_BYTES).expect("fits") + 1);
+        let refused = s
+            .update(&never, |st| {
+                st.values
+                    .insert("big".into(), serde_json::Value::String(huge));
+            })
+            .await
+            .expect_err("too large");
+        assert_eq!(refused.kind(), io::ErrorKind::FileTooLarge);
+        let snap = s.snapshot(&never).await.expect("still readable");
+        assert_eq!(snap.counter("x").expect("counter"), 1);
+        assert!(!snap.values.contains_key("big"));
+    }
+
     #[test]
     fn a_mistyped_counter_is_an_error() {
         let mut st = SessionState::default();
