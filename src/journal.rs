@@ -331,6 +331,29 @@ impl<'a> Journal<'a> {
         owner::unregister(self.session.dir(), key);
     }
 
+    /// Forgets a run this process began but whose hooks never started (the
+    /// dispatch was cancelled first): nothing ran, so nothing is uncertain,
+    /// and the next dispatch begins it afresh. If the journal cannot be
+    /// written, the entry is given up as by [`Journal::abandon`] instead.
+    pub(crate) async fn discard(&self, key: &str) {
+        let me = Owner::this_process();
+        let _ =
+            self.session
+                .try_update(&self.cancel, |s| {
+                    let mut map = entries(&s.values)?;
+                    // Only this process's own claim: if the entry changed hands
+                    // meanwhile (resolved and begun again), it is not ours.
+                    if map.get(key).is_some_and(|e| {
+                        e.state == RunState::Started && e.owner.as_ref() == Some(&me)
+                    }) {
+                        map.remove(key);
+                    }
+                    store(&mut s.values, &map)
+                })
+                .await;
+        owner::unregister(self.session.dir(), key);
+    }
+
     /// Settles an entry (normally an uncertain one). Returns whether the key existed.
     pub async fn resolve(&self, key: &str, resolution: Resolution) -> io::Result<bool> {
         self.session
@@ -409,6 +432,41 @@ mod tests {
             Begin::Fresh
         );
         assert!(!j.resolve("nope", Resolution::Completed).await.unwrap());
+    }
+
+    #[tokio::test]
+    async fn a_discarded_run_begins_afresh_and_a_finished_one_is_kept() {
+        let root = tempfile::tempdir().unwrap();
+        let s = Session::open(root.path(), "s").unwrap();
+        let j = Journal::new(&s);
+        assert_eq!(
+            j.begin("t1/turnStart", "peen", "turnStart").await.unwrap(),
+            Begin::Fresh
+        );
+        j.discard("t1/turnStart").await;
+        assert_eq!(j.read().await.unwrap(), []);
+        assert_eq!(
+            j.begin("t1/turnStart", "peen", "turnStart").await.unwrap(),
+            Begin::Fresh
+        );
+        // Another process's claim, or a finished run, is not this one's to drop.
+        j.finish("t1/turnStart", RunState::Completed, None, None)
+            .await
+            .unwrap();
+        j.discard("t1/turnStart").await;
+        assert_eq!(j.read().await.unwrap()[0].state, RunState::Completed);
+        s.update(&Cancel::never(), |st| {
+            st.values.insert(
+                KEY.to_owned(),
+                serde_json::json!({"t2/turnStart": {"key": "t2/turnStart", "dialect": "peen",
+                    "event": "turnStart", "state": "started", "updated": 1, "seq": 1,
+                    "owner": {"pid": 1, "start": 1}}}),
+            );
+        })
+        .await
+        .unwrap();
+        j.discard("t2/turnStart").await;
+        assert_eq!(j.read().await.unwrap()[0].key, "t2/turnStart");
     }
 
     #[tokio::test]

@@ -42,17 +42,41 @@ console.log("npm pack: the packed client fired an event");
 JS
 node fire.mjs
 
-# The README's harness snippet type-checks against the packed package's
-# types (its `runTool` is the harness's own, declared here; the snippet
-# imports `Json` itself). test/readme.test.ts runs it.
-{
-  printf 'declare function runTool(name: string, args: Json): Promise<string>;\n'
-  awk '/^```ts$/ { on = 1; next } /^```$/ { if (on) exit } on' "$here/README.md"
-} > snippet.ts
+# The README's `ts` blocks type-check against the packed package's types.
+# Each is a module of its own, after a prelude that declares what it takes
+# from the harness around it. test/readme.test.ts runs the first and
+# test/claude.test.ts the third.
+# What block $1 takes from the harness around it.
+prelude() {
+  case $1 in
+    1) echo 'declare function runTool(name: string, args: Json): Promise<string>;' ;;
+    2) cat <<'TS' ;;
+import type { LatchClient } from "@latch/client";
+declare const latch: LatchClient, signal: AbortSignal;
+declare function queueForNextToolResult(session: string, texts: string[]): void;
+declare function log(line: string): void;
+TS
+    3) cat <<'TS' ;;
+import type { Outcome as HarnessOutcome } from "@latch/client";
+declare const before: HarnessOutcome, after: HarnessOutcome, batch: HarnessOutcome, output: string;
+declare const messages: { role: "user"; content: unknown[] }[];
+TS
+    *) echo "run-tests.sh: the README's ts block $1 has no prelude here; add one" >&2; return 1 ;;
+  esac
+}
+blocks=$(grep -c '^```ts$' "$here/README.md")
+files=
+for n in $(seq "$blocks"); do
+  {
+    prelude "$n"
+    awk -v want="$n" '/^```ts$/ { n++; on = (n == want); next } /^```$/ { on = 0 } on' "$here/README.md"
+  } > "snippet$n.ts"
+  files="$files\"snippet$n.ts\","
+done
 cat > tsconfig.json <<JSON
 {"compilerOptions": {"strict": true, "noEmit": true, "module": "nodenext", "moduleResolution": "nodenext",
   "target": "es2022", "skipLibCheck": false, "typeRoots": ["$here/node_modules/@types"], "types": ["node"]},
- "files": ["snippet.ts"]}
+ "files": [${files%,}]}
 JSON
 "$here/node_modules/.bin/tsc" -p tsconfig.json
-echo "README snippet: type-checks against the packed client"
+echo "README snippets: all $blocks type-check against the packed client"

@@ -1,15 +1,19 @@
 """The README's examples run as written: the harness (with ``TOOLS``, the
-harness's own) and the asyncio one."""
+harness's own), the asyncio one, the notification stream and the Claude Code
+message."""
 
 from __future__ import annotations
 
+import asyncio
 import re
+import textwrap
 from pathlib import Path
 from typing import Any, Dict, List
 
 import pytest
 
-from conftest import Project
+from conftest import ASYNC_HOOK, Project, bash_after
+from latch_client import AsyncClient, AsyncResultNotification
 
 README = Path(__file__).resolve().parent.parent / "README.md"
 
@@ -78,3 +82,30 @@ def test_readme_claude_message() -> None:
             ],
         }
     ]
+
+
+def test_readme_notifications(project: Project) -> None:
+    (code,) = [b for b in blocks() if "latch.notifications()" in b]
+    # The block is the body of a harness's coroutine that holds `latch`.
+    namespace: Dict[str, Any] = {"AsyncResultNotification": AsyncResultNotification}
+    exec(compile("async def snippet(latch):\n" + textwrap.indent(code, "    "), str(README), "exec"), namespace)
+    printed: List[Any] = []
+    namespace["print"] = lambda *args: printed.append(args)
+
+    async def main() -> None:
+        async with AsyncClient(**project.config()) as latch:
+            reading = asyncio.ensure_future(namespace["snippet"](latch))
+            await asyncio.sleep(0)  # the stream exists before the event
+            await latch.fire(bash_after("ls", "out"))
+            for _ in range(200):
+                if printed:
+                    break
+                await asyncio.sleep(0.05)
+        # Closing the client ends the stream, and with it the loop.
+        await asyncio.wait_for(reading, 10)
+
+    asyncio.run(main())
+    # The hook's label: its command, cut with an ellipsis.
+    ((hook, texts),) = printed
+    assert hook.endswith("…") and ASYNC_HOOK.startswith(hook[:-1])
+    assert texts == ["<system-reminder>\nX\n</system-reminder>"]

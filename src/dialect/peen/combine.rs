@@ -57,6 +57,10 @@ pub struct EventResult {
     /// needs inspection even on postCompact).
     #[serde(default)]
     pub blocks_always: bool,
+    /// A command action started a process, which may have changed files
+    /// even if it was then cancelled. Not journaled.
+    #[serde(skip)]
+    pub started_process: bool,
 }
 
 /// How one action ended.
@@ -283,7 +287,14 @@ pub async fn dispatch(peen: &Peen, event: &Event, cx: &DispatchContext<'_>) -> O
                         .iter()
                         .any(|r| r.error == Some(ErrorCategory::Cancelled));
                 if let Some(k) = key.as_ref().filter(|_| interrupted) {
-                    journal.abandon(k);
+                    if r.started_process {
+                        journal.abandon(k);
+                    } else {
+                        // Cancelled before any of its commands started:
+                        // nothing is uncertain, and the event runs afresh
+                        // next time.
+                        journal.discard(k).await;
+                    }
                 }
                 if let Some(k) = key.as_ref().filter(|_| !interrupted) {
                     let state = if r.deny.is_some() {
@@ -673,6 +684,10 @@ async fn command(
     *record = done.record;
     result.warnings.extend(done.warning);
     let run = done.result;
+    result.started_process |= !matches!(
+        run.termination,
+        Termination::CancelledBeforeStart | Termination::SpawnFailed { .. }
+    );
     match &run.termination {
         Termination::SpawnFailed { message, .. } => {
             return ActionEnd::Failed(
@@ -848,4 +863,66 @@ fn event_entry(item: &Value) -> Result<EventSpec, String> {
         data,
         delivery,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::journal::RunState;
+    use crate::pipeline::ObjectArguments;
+    use crate::run::{Cancel, Runner};
+    use crate::session::Session;
+
+    /// Dispatches a turn start with a hook that records each run, cancelled
+    /// (or not) before it starts, and returns the journal it leaves.
+    async fn turn_start(cancelled: bool) -> (tempfile::TempDir, Vec<crate::journal::Entry>) {
+        let root = tempfile::tempdir().unwrap();
+        let ws = root.path().join("ws");
+        std::fs::create_dir_all(ws.join(".agents")).unwrap();
+        std::fs::write(
+            ws.join(".agents/hooks.yaml"),
+            "version: 1\nturnStart:\n  - actions: [{type: command, command: sh, args: [\"-c\", \"echo x >> runs\"]}]\n",
+        )
+        .unwrap();
+        let peen = Peen::load(super::super::Options {
+            workspace: Some(ws.clone()),
+            ..Default::default()
+        });
+        let session = Session::open(&root.path().join("state"), "s1").unwrap();
+        let (handle, cancel) = Cancel::pair();
+        if cancelled {
+            handle.cancel();
+        }
+        let cx = DispatchContext {
+            runner: &Runner::default(),
+            session: &session,
+            validator: &ObjectArguments,
+            event_id: "e1",
+            cancel: &cancel,
+            background: None,
+            harness: None,
+            trust: None,
+            lend: None,
+        };
+        let event: Event = serde_json::from_value(serde_json::json!(
+            {"event": "turn_start", "session_id": "s1", "turn_id": "t1", "cwd": ws, "model": "m"}
+        ))
+        .unwrap();
+        dispatch(&peen, &event, &cx).await;
+        let journal = Journal::new(&session).read().await.unwrap();
+        (root, journal)
+    }
+
+    /// A dispatch cancelled before its command started ran nothing: it
+    /// leaves no uncertain checkpoint behind, only no checkpoint at all.
+    #[tokio::test]
+    async fn a_checkpoint_whose_commands_never_started_is_forgotten() {
+        let (root, journal) = turn_start(true).await;
+        assert!(!root.path().join("ws/runs").exists(), "the hook never ran");
+        assert_eq!(journal, []);
+        let (root, journal) = turn_start(false).await;
+        assert!(root.path().join("ws/runs").exists());
+        assert_eq!(journal.len(), 1);
+        assert_eq!(journal[0].state, RunState::Completed);
+    }
 }
