@@ -1414,6 +1414,15 @@ impl Fold<'_> {
             .specific_str("additionalContext")
             .map(|c| self.kept(cx, c, Field::AdditionalContext(self.place(index))));
         let reason = j.reason.clone();
+        // What a `decision: "block"` says: Claude Code's answer reader puts
+        // `reason || "Blocked by hook"` in its blocking error, so an empty
+        // reason reads the same as none.
+        let blocked = || {
+            reason
+                .clone()
+                .filter(|r| !r.is_empty())
+                .unwrap_or_else(|| text::BLOCKED_BY_HOOK.to_owned())
+        };
         match ce {
             ClaudeEvent::PreToolUse => {
                 let decision = match (j.specific_str("permissionDecision"), j.decision.as_deref()) {
@@ -1462,11 +1471,10 @@ impl Fold<'_> {
             ClaudeEvent::PostToolUse | ClaudeEvent::PostToolUseFailure => {
                 if j.decision.as_deref() == Some("block") {
                     record.status = RunStatus::Blocked;
-                    let tail = reason.unwrap_or_default();
                     self.context(
                         &hook,
                         Placement::AfterToolResult,
-                        t.blocking_error(label, cmd, &tail),
+                        t.blocking_error(label, cmd, &blocked()),
                     );
                 }
                 if let Some(ctx) = context {
@@ -1488,7 +1496,7 @@ impl Fold<'_> {
                     self.decide(
                         &hook,
                         Decision::Deny,
-                        t.prompt_blocked(ce.as_str(), &reason.unwrap_or_default(), &prompt),
+                        t.prompt_blocked(ce.as_str(), &blocked(), &prompt),
                     );
                 }
                 if let Some(ctx) = context {
@@ -1521,7 +1529,7 @@ impl Fold<'_> {
                 {
                     record.status = RunStatus::Blocked;
                     record.error = Some(ErrorCategory::HookBlocked);
-                    let reason = reason.unwrap_or_default();
+                    let reason = blocked();
                     let text = if ce == ClaudeEvent::TaskCreated {
                         task_feedback(ce, &reason)
                     } else {
@@ -1602,8 +1610,7 @@ impl Fold<'_> {
             ClaudeEvent::Stop | ClaudeEvent::SubagentStop => {
                 if j.decision.as_deref() == Some("block") {
                     record.status = RunStatus::Continued;
-                    self.feedback
-                        .push(stop_feedback(&reason.unwrap_or_default()));
+                    self.feedback.push(stop_feedback(&blocked()));
                     self.feedback_hooks.push(hook.clone());
                 } else if let Some(ctx) = context {
                     // Recorded (`r2_stop_additional_context`): the agent
@@ -1617,7 +1624,7 @@ impl Fold<'_> {
                 if j.decision.as_deref() == Some("block") {
                     record.status = RunStatus::Blocked;
                     record.error = Some(ErrorCategory::HookBlocked);
-                    self.decide(&hook, Decision::Deny, reason.unwrap_or_default());
+                    self.decide(&hook, Decision::Deny, blocked());
                 }
             }
             ClaudeEvent::Notification

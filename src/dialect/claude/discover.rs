@@ -140,7 +140,12 @@ fn read_and_load(
     if !required && !present {
         return None;
     }
-    match read_bounded_text(path, MAX_FILE) {
+    let read = if scope == Scope::Plugin {
+        read_bounded_text(path, MAX_FILE)
+    } else {
+        read_settings_text(path, diags)
+    };
+    match read {
         Ok(text) => {
             let (f, d) = load_text(&text, path, scope, plugin);
             diags.extend(d);
@@ -155,6 +160,35 @@ fn read_and_load(
             None
         }
     }
+}
+
+/// A settings file's text as Claude Code reads one (its `safeParseJSON`):
+/// bytes that are not UTF-8 become U+FFFD (a warning says where), one
+/// leading byte order mark is dropped, and a blank file is empty settings.
+/// A plugin's hooks file is read strictly, as Claude Code's plain
+/// `JSON.parse` of it is.
+fn read_settings_text(path: &Path, diags: &mut Vec<Diagnostic>) -> std::io::Result<String> {
+    let bytes = crate::config::read_bounded(path, MAX_FILE)?;
+    let text = match String::from_utf8(bytes) {
+        Ok(text) => text,
+        Err(e) => {
+            diags.push(
+                Diagnostic::warning(format!(
+                    "the file is not valid UTF-8 at {}; Claude Code reads each bad byte as U+FFFD, and so does latch",
+                    crate::config::utf8_place(&e)
+                ))
+                .in_file(path)
+                .for_dialect(DIALECT),
+            );
+            String::from_utf8_lossy(e.as_bytes()).into_owned()
+        }
+    };
+    let text = text.strip_prefix('\u{FEFF}').map(str::to_owned).unwrap_or(text);
+    Ok(if crate::text::js_trim(&text).is_empty() {
+        "{}".to_owned()
+    } else {
+        text
+    })
 }
 
 /// A plugin: its manifest's name (else the directory's), its

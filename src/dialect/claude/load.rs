@@ -506,14 +506,27 @@ impl Loader<'_> {
             (Scope::Plugin, Some(inner)) if hooks.get("PreToolUse").is_none() => inner,
             _ => hooks,
         };
+        // A settings file's `hooks` is cleaned before Claude Code checks the
+        // file: a `hooks` that is not an object, an event that is not an
+        // array and an unknown event are dropped with a warning, and the
+        // rest of the file loads (r13_hooks_*). A plugin's hooks file is
+        // checked as it is.
+        let settings = self.scope != Scope::Plugin;
         let Some(events) = hooks.as_map() else {
-            self.problem(
-                hooks.position,
-                format!(
-                    "`hooks` must be an object of events, not {}",
-                    hooks.json_kind()
-                ),
+            let message = format!(
+                "`hooks` must be an object of events, not {}",
+                hooks.json_kind()
             );
+            if settings {
+                self.note(
+                    Diagnostic::warning(format!(
+                        "{message}; Claude Code ignores it and loads the rest of the file"
+                    ))
+                    .at(Some(hooks.position)),
+                );
+            } else {
+                self.problem(hooks.position, message);
+            }
             return;
         };
         for (name, groups) in events {
@@ -530,15 +543,26 @@ impl Loader<'_> {
                     None => d,
                 };
                 self.note(d.at(Some(name.position)).for_event(name_text.clone()));
+                if settings {
+                    continue;
+                }
             }
             let Value::Seq(items) = &groups.value else {
-                self.problem(
-                    groups.position,
-                    format!(
-                        "`{name_text}` must be an array of matcher groups, not {}",
-                        groups.json_kind()
-                    ),
+                let message = format!(
+                    "`{name_text}` must be an array of matcher groups, not {}",
+                    groups.json_kind()
                 );
+                if settings {
+                    self.note(
+                        Diagnostic::warning(format!(
+                            "{message}; Claude Code ignores this event's hooks and loads the rest"
+                        ))
+                        .at(Some(groups.position))
+                        .for_event(name_text.clone()),
+                    );
+                } else {
+                    self.problem(groups.position, message);
+                }
                 continue;
             };
             for g in items {
@@ -549,9 +573,9 @@ impl Loader<'_> {
         }
     }
 
-    /// The `env` object: each string value is kept; anything else is a
-    /// warning and left out (no recording says what Claude Code does
-    /// with it).
+    /// The `env` object. Claude Code's schema turns each value into a
+    /// string (`z.coerce.string()`, JavaScript's `String(value)`), so `8000`
+    /// is `"8000"`, `true` is `"true"` and `null` is `"null"`.
     fn env(&mut self, env: &Node, file: &mut LoadedFile) {
         let Some(vars) = env.as_map() else {
             self.note(
@@ -565,17 +589,25 @@ impl Loader<'_> {
         };
         for (name, value) in vars {
             let name = name.scalar_text();
-            match value.as_str() {
-                Some(v) if !name.is_empty() && !name.contains(['=', '\0']) && !v.contains('\0') => {
-                    file.env.push((name, v.to_owned()));
+            let v = js_string(value);
+            if !name.is_empty() && !name.contains(['=', '\0']) && !v.contains('\0') {
+                if matches!(value.value, Value::Map(_) | Value::Seq(_)) {
+                    self.note(
+                        Diagnostic::warning(format!(
+                            "`env.{name}` is {}, which Claude Code sets as the text {v:?}",
+                            value.json_kind()
+                        ))
+                        .at(Some(value.position)),
+                    );
                 }
-                _ => self.note(
+                file.env.push((name, v));
+            } else {
+                self.note(
                     Diagnostic::warning(format!(
-                        "`env.{name}` must be a string (and a variable's name), not {}; latch leaves it out",
-                        value.json_kind()
+                        "`env.{name}` cannot be an environment variable (an empty name, `=` or a NUL byte); latch leaves it out"
                     ))
                     .at(Some(value.position)),
-                ),
+                );
             }
         }
     }
@@ -987,6 +1019,29 @@ pub const HANDLER_KEYS: [&str; 18] = [
     "input",
 ];
 
+/// JavaScript's `String(value)` of a JSON value: numbers as JavaScript
+/// writes them, an array's items joined with `,` (`null` as nothing), an
+/// object `[object Object]`.
+fn js_string(node: &Node) -> String {
+    match &node.value {
+        Value::Null => "null".to_owned(),
+        Value::Bool(b) => b.to_string(),
+        Value::Int(i) if i.unsigned_abs() <= 1 << 53 => i.to_string(),
+        Value::Int(i) => crate::dialect::js_json::js_number(*i as f64),
+        Value::Float(f) => crate::dialect::js_json::js_number(*f),
+        Value::Str(s) => s.clone(),
+        Value::Seq(items) => items
+            .iter()
+            .map(|i| match i.value {
+                Value::Null => String::new(),
+                _ => js_string(i),
+            })
+            .collect::<Vec<_>>()
+            .join(","),
+        Value::Map(_) => "[object Object]".to_owned(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1044,8 +1099,40 @@ mod tests {
             r#"{"hooks": {"PreToolUze": [{"hooks": [{"type": "command", "command": "a"}]}], "Stop": [{"hooks": [{"type": "command", "command": "b"}]}]}}"#,
         );
         assert!(!file.dropped);
-        assert_eq!(file.groups.len(), 2);
+        // Claude Code drops the unknown event before it checks the file.
+        assert_eq!(file.groups.len(), 1);
+        assert_eq!(file.groups[0].event_name, "Stop");
         assert!(diags[0].message.contains("unknown event `PreToolUze`"));
         assert_eq!(diags[0].hint.as_deref(), Some("did you mean `PreToolUse`?"));
+    }
+
+    /// A settings file's broken `hooks` parts are dropped, and the rest
+    /// loads (r13_hooks_*); a plugin's hooks file is dropped whole.
+    #[test]
+    fn settings_drop_broken_hooks_parts_and_plugins_the_whole_file() {
+        let stop = r#"[{"hooks": [{"type": "command", "command": "b"}]}]"#;
+        for (hooks, kept, warning) in [
+            ("[]".to_owned(), 0, "`hooks` must be an object of events, not an array; Claude Code ignores it and loads the rest of the file"),
+            ("null".to_owned(), 0, "`hooks` must be an object of events, not null; Claude Code ignores it"),
+            (format!(r#"{{"PreToolUse": {{}}, "Stop": {stop}}}"#), 1, "`PreToolUse` must be an array of matcher groups, not an object; Claude Code ignores this event's hooks and loads the rest"),
+            (format!(r#"{{"PreToolUse": null, "Stop": {stop}}}"#), 1, "`PreToolUse` must be an array of matcher groups, not null"),
+            (format!(r#"{{"NoSuchEvent": 5, "Stop": {stop}}}"#), 1, "unknown event `NoSuchEvent`"),
+            (format!(r#"{{"NoSuchEvent": [{{"hooks": [{{"type": "bogus"}}]}}], "Stop": {stop}}}"#), 1, "unknown event `NoSuchEvent`"),
+        ] {
+            let text = format!(r#"{{"env": {{"N": "x"}}, "hooks": {hooks}}}"#);
+            let (file, diags) = load(&text);
+            assert!(!file.dropped, "{text}: {diags:?}");
+            assert_eq!(file.groups.len(), kept, "{text}");
+            assert_eq!(file.env, [("N".to_owned(), "x".to_owned())], "{text}");
+            assert!(diags.iter().all(|d| d.severity == crate::diag::Severity::Warning), "{text}: {diags:?}");
+            assert!(diags[0].message.contains(warning), "{text}: {diags:?}");
+            let (plugin, diags) = load_text(
+                &text,
+                Path::new("/p/hooks/hooks.json"),
+                Scope::Plugin,
+                None,
+            );
+            assert!(plugin.dropped, "a plugin's {text}: {diags:?}");
+        }
     }
 }

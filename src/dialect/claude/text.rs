@@ -105,6 +105,10 @@ impl Texts {
     }
 }
 
+/// The reason of a `decision: "block"` that gives none (or an empty one),
+/// from Claude Code's answer reader (`e.reason||"Blocked by hook"`).
+pub const BLOCKED_BY_HOOK: &str = "Blocked by hook";
+
 /// What the model reads when a `PermissionDenied` hook answers `retry:
 /// true` (recorded: `r3_permission_denied_retry`).
 pub const RETRY: &str = "The PermissionDenied hook indicated you may retry this tool call.";
