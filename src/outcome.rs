@@ -157,6 +157,12 @@ pub struct Halt {
     /// What to tell the user (never the model), if a hook said.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
+    /// On a prompt (claude: `user_prompt`, `prompt_expansion`): the text
+    /// the user reads, which the harness also keeps in the conversation as
+    /// a user message after the prompt (the model reads both with the next
+    /// prompt), as Claude Code does with `Operation stopped by hook: …`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub message: Option<String>,
 }
 
 /// A session event a hook published.

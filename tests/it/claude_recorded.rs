@@ -760,7 +760,7 @@ fn r5_settings_env_reaches_hooks() {
     c.fire(&event("session_start", json!({"source": "startup"})));
     for hook in ["pre", "start"] {
         let seen = std::fs::read_to_string(c.hook_dir().join(format!("env-{hook}.txt"))).unwrap();
-        // A number is set as its text (`z.coerce.string()`; r13_env_not_strings).
+        // A number is set as its text (`z.coerce.string()`; r13_settings_env_nonstring).
         assert_eq!(seen.trim(), "from_settings|u|3", "{hook}");
     }
     assert!(!f.stderr.contains("env.BAD"), "{}", f.stderr);

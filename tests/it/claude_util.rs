@@ -34,7 +34,9 @@ while [ $# -gt 0 ]; do
   esac
 done
 input=$(cat)
-printf '%s\n' "$input" > "$HOOK_DIR/in.$label.json"
+# Whole or not at all: a test polling for the file never reads half of it.
+printf '%s\n' "$input" > "$HOOK_DIR/in.$label.json.$$"
+mv "$HOOK_DIR/in.$label.json.$$" "$HOOK_DIR/in.$label.json"
 printf '%s\n' "$input" >> "$HOOK_DIR/runs.$label.jsonl"
 if [ "$once" = 1 ]; then
   if [ -e "$HOOK_DIR/once.$label" ]; then exit 0; fi

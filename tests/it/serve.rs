@@ -508,7 +508,10 @@ fn configuration_edits_are_reloaded_and_a_broken_edit_keeps_that_files_last_good
         json!([project_file, local_file]),
         "{n}"
     );
-    let user_file = c.write("home/.claude/settings.json", "{\"hooks\": 1}");
+    let user_file = c.write(
+        "home/.claude/settings.json",
+        "{\"hooks\": {\"Stop\": [{\"hooks\": [{\"type\": \"command\"}]}]}}",
+    );
     let n = s.notification("latch/diagnostics");
     assert_eq!(
         n["params"]["kept"],

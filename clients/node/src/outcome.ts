@@ -78,6 +78,8 @@ export interface Halt {
   hooks: string[];
   /** For the user only, never the model. */
   reason?: string;
+  /** On a prompt: what the user reads, kept in the conversation after the prompt. */
+  message?: string;
   [key: string]: unknown;
 }
 

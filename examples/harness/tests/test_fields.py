@@ -424,3 +424,19 @@ def test_async_hook_result(run: Runner, tmp_path: Path) -> None:
         "wrote 6 bytes to a.py",
         "next\n\n<system-reminder>\nlint: 0 problems\n</system-reminder>",
     ]
+
+
+def test_a_prompt_stopped_by_a_hook_stays_in_the_conversation(run: Runner, tmp_path: Path) -> None:
+    """claude `continue: false` on UserPromptSubmit: no model call, and the
+    prompt and `Operation stopped by hook: …` stay in the conversation, as
+    Claude Code keeps them (recorded: r13_ups_continue_false_then_prompt)."""
+    project = tmp_path / "project"
+    project.mkdir()
+    stop = "echo '" + json.dumps({"continue": False, "stopReason": "quiet hours"}) + "'"
+    s = run(["claude"], project, ["Deploy now."], [Reply("never sent")], claude_settings=hooks(UserPromptSubmit=stop))
+    assert s.turns == ["halted"]
+    assert s.model.seen == []
+    assert s.agent.halted == "quiet hours"
+    assert "Operation stopped by hook: quiet hours" in s.out
+    users = [texts(m) for m in s.agent.messages if m["role"] == "user"]
+    assert users[-2:] == [["Deploy now."], ["Operation stopped by hook: quiet hours"]]

@@ -343,6 +343,7 @@ pub async fn dispatch(cfg: &Claude, event: &Event, cx: &DispatchContext<'_>) -> 
         feedback: Vec::new(),
         feedback_hooks: Vec::new(),
         later: Vec::new(),
+        prompt_ended: false,
     };
     // Texts in the order the handlers finished.
     let mut order: Vec<usize> = (0..finished.len()).collect();
@@ -1115,6 +1116,10 @@ struct Fold<'a> {
     /// Answers of hooks that went to the background with a first line
     /// `{"async":true}`, kept for the next tool result: (hook, texts).
     later: Vec<(String, Vec<String>)>,
+    /// A prompt's hook blocked it or stopped the loop: Claude Code reads
+    /// no answer that finished after (recorded: `r13_ups_two_exit2`,
+    /// `r13_ups_continue_false_sibling_exit2`).
+    prompt_ended: bool,
 }
 
 impl Fold<'_> {
@@ -1163,7 +1168,30 @@ impl Fold<'_> {
         });
     }
 
+    /// Applies one hook's verdict, in the order the hooks finished.
     fn apply(
+        &mut self,
+        index: usize,
+        cmd: &str,
+        verdict: Verdict,
+        record: &mut HookRun,
+        cx: &DispatchContext<'_>,
+    ) {
+        let prompt = matches!(
+            self.ce,
+            ClaudeEvent::UserPromptSubmit | ClaudeEvent::UserPromptExpansion
+        );
+        if prompt && self.prompt_ended {
+            record.message = Some(text::AFTER_PROMPT_ENDED.to_owned());
+            return;
+        }
+        self.apply_verdict(index, cmd, verdict, record, cx);
+        if prompt && (self.strongest == Some(Decision::Deny) || self.out.halt.is_some()) {
+            self.prompt_ended = true;
+        }
+    }
+
+    fn apply_verdict(
         &mut self,
         index: usize,
         cmd: &str,
@@ -1404,6 +1432,17 @@ impl Fold<'_> {
             // Recorded (`r3_task_completed_json`): nothing stops.
             if j.continue_ == Some(false) && ce != ClaudeEvent::TaskCompleted {
                 self.halt(&hook, j.stop_reason.clone());
+                // A prompt's stop is said to the user and kept in the
+                // conversation after the prompt (recorded:
+                // `r13_ups_continue_false_*`).
+                if let (
+                    ClaudeEvent::UserPromptSubmit | ClaudeEvent::UserPromptExpansion,
+                    Some(halt),
+                ) = (ce, self.out.halt.as_mut())
+                    && halt.message.is_none()
+                {
+                    halt.message = Some(text::operation_stopped(j.stop_reason.as_deref()));
+                }
             }
             if let Some(m) = &j.system_message {
                 let m = self.kept(cx, m, Field::SystemMessage(self.place(index)));
@@ -1489,7 +1528,8 @@ impl Fold<'_> {
                 }
             }
             ClaudeEvent::UserPromptSubmit | ClaudeEvent::UserPromptExpansion => {
-                if j.decision.as_deref() == Some("block") {
+                // A stop in the same answer wins (`r13_ups_continue_false_block`).
+                if j.decision.as_deref() == Some("block") && j.continue_ != Some(false) {
                     record.status = RunStatus::Blocked;
                     record.error = Some(ErrorCategory::HookBlocked);
                     let prompt = self.event.prompt.clone().unwrap_or_default();
@@ -1644,6 +1684,7 @@ impl Fold<'_> {
         let halt = self.out.halt.get_or_insert_with(|| Halt {
             hooks: Vec::new(),
             reason: None,
+            message: None,
         });
         halt.hooks.push(hook.to_owned());
         if halt.reason.is_none() {
@@ -1730,22 +1771,16 @@ impl Fold<'_> {
                     self.halt(&hook, None);
                 }
             }
-            other => record
-                .ignored_fields
-                .push(format!("decision.behavior {other:?} (allow or deny)")),
+            // The answer passed Claude Code's schema: allow or deny.
+            _ => {}
         }
-        match decision.get("updatedPermissions") {
-            None => {}
-            Some(Value::Array(updates)) if !updates.is_empty() => {
-                self.out.permission_updates.push(PermissionUpdates {
-                    hook,
-                    updates: updates.clone(),
-                });
-            }
-            Some(Value::Array(_)) => {}
-            Some(_) => record
-                .ignored_fields
-                .push("decision.updatedPermissions (a list of permission updates)".to_owned()),
+        if let Some(Value::Array(updates)) = decision.get("updatedPermissions")
+            && !updates.is_empty()
+        {
+            self.out.permission_updates.push(PermissionUpdates {
+                hook,
+                updates: updates.clone(),
+            });
         }
     }
 

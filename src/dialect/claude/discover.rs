@@ -183,7 +183,10 @@ fn read_settings_text(path: &Path, diags: &mut Vec<Diagnostic>) -> std::io::Resu
             String::from_utf8_lossy(e.as_bytes()).into_owned()
         }
     };
-    let text = text.strip_prefix('\u{FEFF}').map(str::to_owned).unwrap_or(text);
+    let text = text
+        .strip_prefix('\u{FEFF}')
+        .map(str::to_owned)
+        .unwrap_or(text);
     Ok(if crate::text::js_trim(&text).is_empty() {
         "{}".to_owned()
     } else {

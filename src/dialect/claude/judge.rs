@@ -342,140 +342,62 @@ fn json_answer(obj: Map<String, Value>, ignored: Vec<String>) -> Verdict {
             too_deep: ignored,
             ..j
         })),
-        Err(Invalid::Field(why)) => {
-            Verdict::NonBlocking(format!("Hook JSON output validation failed: {why}"))
-        }
-        Err(Invalid::Root) => Verdict::NonBlocking(
-            "Hook JSON output validation failed — (root): Invalid input".to_owned(),
-        ),
+        Err(message) => Verdict::NonBlocking(message),
     }
 }
 
 /// A verdict as Claude Code takes it from a hook of `event`: a
-/// `hookSpecificOutput` must name the event it answers in
-/// `hookEventName` (recorded: `r4_event_name_post`: without it the answer
-/// fails validation, naming another event fails to run), and
-/// `TaskCreated` and `TaskCompleted` take no `hookSpecificOutput` at all
-/// (recorded: `r3_task_completed_json`). Each is a non-blocking error: the
-/// whole answer is dropped. The messages are the first lines of Claude
-/// Code's (which go on with the hook's output and the expected schema).
+/// `hookSpecificOutput` that passed the schema must name the event it
+/// answers in `hookEventName` (recorded: `r4_event_name_post`: naming
+/// another event fails to run). Without it, or for an event that takes no
+/// `hookSpecificOutput` (`TaskCreated`, `TaskCompleted`, …; recorded:
+/// `r3_task_completed_json`), the answer already failed the schema.
 pub fn for_event(verdict: Verdict, event: &str) -> Verdict {
     let Verdict::Json(j) = &verdict else {
         return verdict;
     };
-    if j.specific.is_empty() {
-        return verdict;
-    }
-    if matches!(event, "TaskCreated" | "TaskCompleted") {
-        return Verdict::NonBlocking(
-            "Hook JSON output validation failed — (root): Invalid input".to_owned(),
-        );
-    }
     match j.specific_str("hookEventName") {
-        None => Verdict::NonBlocking(
-            "Hook JSON output validation failed — hookSpecificOutput is missing required field \"hookEventName\"".to_owned(),
-        ),
         Some(name) if name != event => Verdict::NonBlocking(format!(
             "Failed to run: Hook returned incorrect event name: expected '{event}' but got '{name}'"
         )),
-        Some(_) => verdict,
+        _ => verdict,
     }
 }
 
-/// Why a JSON answer fails validation.
-enum Invalid {
-    /// A field of the wrong type or value, in latch's words.
-    Field(String),
-    /// A value Claude Code's schema rejects as a whole, in its words
-    /// (recorded: `r4_decision_invalid`, a top-level `decision` other
-    /// than `approve` or `block`).
-    Root,
-}
+/// The first line of Claude Code's message for an answer that fails its
+/// schema: the same whatever the field (its schema is a union, so zod
+/// names none).
+pub const INVALID_ANSWER: &str =
+    "Hook JSON output validation failed \u{2014} (root): Invalid input";
 
-fn read_json(mut obj: Map<String, Value>) -> Result<HookJson, Invalid> {
-    let mut j = HookJson::default();
-    let take_str = |obj: &mut Map<String, Value>, key: &str| -> Result<Option<String>, Invalid> {
-        match obj.remove(key) {
-            None | Some(Value::Null) => Ok(None),
-            Some(Value::String(s)) => Ok(Some(s)),
-            Some(other) => Err(Invalid::Field(format!(
-                "`{key}` must be a string, not {}",
-                kind(&other)
-            ))),
+/// Reads a JSON answer that passed Claude Code's schema
+/// ([`answer_schema::check`](super::answer_schema::check)); the message of
+/// one that did not: Claude Code's first line, then latch's reason.
+fn read_json(mut obj: Map<String, Value>) -> Result<HookJson, String> {
+    use super::answer_schema::{Refusal, check};
+    match check(&obj) {
+        Ok(()) => {}
+        Err(Refusal::NoEventName) => {
+            return Err(
+                "Hook JSON output validation failed \u{2014} hookSpecificOutput is missing required field \"hookEventName\"".to_owned(),
+            );
         }
-    };
-    j.stop_reason = take_str(&mut obj, "stopReason")?;
-    j.system_message = take_str(&mut obj, "systemMessage")?;
-    j.decision = take_str(&mut obj, "decision")?;
-    if j.decision
-        .as_deref()
-        .is_some_and(|d| d != "approve" && d != "block")
-    {
-        return Err(Invalid::Root);
+        Err(Refusal::Invalid(why)) => return Err(format!("{INVALID_ANSWER}\n\nlatch: {why}")),
     }
-    j.reason = take_str(&mut obj, "reason")?;
-    j.continue_ = match obj.remove("continue") {
-        None | Some(Value::Null) => None,
-        Some(Value::Bool(b)) => Some(b),
-        Some(other) => {
-            return Err(Invalid::Field(format!(
-                "`continue` must be a boolean, not {}",
-                kind(&other)
-            )));
-        }
+    let mut take_str = |key: &str| match obj.remove(key) {
+        Some(Value::String(s)) => Some(s),
+        _ => None,
     };
-    match obj.remove("suppressOutput") {
-        None | Some(Value::Null) | Some(Value::Bool(_)) => {}
-        Some(other) => {
-            return Err(Invalid::Field(format!(
-                "`suppressOutput` must be a boolean, not {}",
-                kind(&other)
-            )));
-        }
-    }
-    j.specific = match obj.remove("hookSpecificOutput") {
-        None | Some(Value::Null) => Map::new(),
-        Some(Value::Object(m)) => m,
-        Some(other) => {
-            return Err(Invalid::Field(format!(
-                "`hookSpecificOutput` must be an object, not {}",
-                kind(&other)
-            )));
-        }
+    let mut j = HookJson {
+        stop_reason: take_str("stopReason"),
+        system_message: take_str("systemMessage"),
+        decision: take_str("decision"),
+        reason: take_str("reason"),
+        ..HookJson::default()
     };
-    for key in [
-        "permissionDecision",
-        "permissionDecisionReason",
-        "additionalContext",
-        "hookEventName",
-    ] {
-        match j.specific.get(key) {
-            None | Some(Value::Null) | Some(Value::String(_)) => {}
-            Some(other) => {
-                return Err(Invalid::Field(format!(
-                    "`hookSpecificOutput.{key}` must be a string, not {}",
-                    kind(other)
-                )));
-            }
-        }
-    }
-    if let Some(d) = j.specific_str("permissionDecision")
-        && !["allow", "deny", "ask", "defer"].contains(&d)
-    {
-        return Err(Invalid::Field(format!(
-            "`permissionDecision` must be allow, deny, ask or defer, not {d:?}"
-        )));
+    j.continue_ = obj.get("continue").and_then(Value::as_bool);
+    if let Some(Value::Object(m)) = obj.remove("hookSpecificOutput") {
+        j.specific = m;
     }
     Ok(j)
-}
-
-fn kind(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
-    }
 }

@@ -456,6 +456,9 @@ impl Loader<'_> {
                 file.unapplied.push((key, node.position));
             }
         }
+        if self.scope != Scope::Plugin {
+            self.settings_types(root);
+        }
         if let Some(env) = root.get("env") {
             self.env(env, file);
         }
@@ -509,7 +512,7 @@ impl Loader<'_> {
         // A settings file's `hooks` is cleaned before Claude Code checks the
         // file: a `hooks` that is not an object, an event that is not an
         // array and an unknown event are dropped with a warning, and the
-        // rest of the file loads (r13_hooks_*). A plugin's hooks file is
+        // rest of the file loads (r13_settings_event_*, r13_settings_hooks_*, r13_settings_unknown_event_*). A plugin's hooks file is
         // checked as it is.
         let settings = self.scope != Scope::Plugin;
         let Some(events) = hooks.as_map() else {
@@ -573,18 +576,39 @@ impl Loader<'_> {
         }
     }
 
+    /// Every setting's type, as Claude Code checks a settings file before
+    /// it reads anything of it (see [`super::settings_schema`]): a wrong
+    /// one drops the whole file; in managed settings, whose check drops
+    /// each bad setting alone, it is a warning.
+    fn settings_types(&mut self, root: &Node) {
+        use super::settings_schema::{check, clean};
+        let (cleaned, removed) = clean(root);
+        for r in removed {
+            self.note(Diagnostic::warning(r.message).at(Some(r.at)));
+        }
+        // Checked here with their own words.
+        let Some(r) = check(&cleaned, &["disableAllHooks", "allowManagedHooksOnly"]) else {
+            return;
+        };
+        if self.scope == Scope::Managed {
+            self.note(
+                Diagnostic::warning(format!(
+                    "{}; Claude Code ignores this setting of managed settings",
+                    r.message
+                ))
+                .at(Some(r.at)),
+            );
+        } else {
+            self.problem(r.at, r.message);
+        }
+    }
+
     /// The `env` object. Claude Code's schema turns each value into a
     /// string (`z.coerce.string()`, JavaScript's `String(value)`), so `8000`
     /// is `"8000"`, `true` is `"true"` and `null` is `"null"`.
     fn env(&mut self, env: &Node, file: &mut LoadedFile) {
+        // Not an object: the settings check drops the file.
         let Some(vars) = env.as_map() else {
-            self.note(
-                Diagnostic::warning(format!(
-                    "`env` must be an object of variables, not {}; latch sets none of it",
-                    env.json_kind()
-                ))
-                .at(Some(env.position)),
-            );
             return;
         };
         for (name, value) in vars {
@@ -1107,31 +1131,58 @@ mod tests {
     }
 
     /// A settings file's broken `hooks` parts are dropped, and the rest
-    /// loads (r13_hooks_*); a plugin's hooks file is dropped whole.
+    /// loads (r13_settings_event_*, r13_settings_hooks_*, r13_settings_unknown_event_*); a plugin's hooks file is dropped whole.
     #[test]
     fn settings_drop_broken_hooks_parts_and_plugins_the_whole_file() {
         let stop = r#"[{"hooks": [{"type": "command", "command": "b"}]}]"#;
         for (hooks, kept, warning) in [
-            ("[]".to_owned(), 0, "`hooks` must be an object of events, not an array; Claude Code ignores it and loads the rest of the file"),
-            ("null".to_owned(), 0, "`hooks` must be an object of events, not null; Claude Code ignores it"),
-            (format!(r#"{{"PreToolUse": {{}}, "Stop": {stop}}}"#), 1, "`PreToolUse` must be an array of matcher groups, not an object; Claude Code ignores this event's hooks and loads the rest"),
-            (format!(r#"{{"PreToolUse": null, "Stop": {stop}}}"#), 1, "`PreToolUse` must be an array of matcher groups, not null"),
-            (format!(r#"{{"NoSuchEvent": 5, "Stop": {stop}}}"#), 1, "unknown event `NoSuchEvent`"),
-            (format!(r#"{{"NoSuchEvent": [{{"hooks": [{{"type": "bogus"}}]}}], "Stop": {stop}}}"#), 1, "unknown event `NoSuchEvent`"),
+            (
+                "[]".to_owned(),
+                0,
+                "`hooks` must be an object of events, not an array; Claude Code ignores it and loads the rest of the file",
+            ),
+            (
+                "null".to_owned(),
+                0,
+                "`hooks` must be an object of events, not null; Claude Code ignores it",
+            ),
+            (
+                format!(r#"{{"PreToolUse": {{}}, "Stop": {stop}}}"#),
+                1,
+                "`PreToolUse` must be an array of matcher groups, not an object; Claude Code ignores this event's hooks and loads the rest",
+            ),
+            (
+                format!(r#"{{"PreToolUse": null, "Stop": {stop}}}"#),
+                1,
+                "`PreToolUse` must be an array of matcher groups, not null",
+            ),
+            (
+                format!(r#"{{"NoSuchEvent": 5, "Stop": {stop}}}"#),
+                1,
+                "unknown event `NoSuchEvent`",
+            ),
+            (
+                format!(
+                    r#"{{"NoSuchEvent": [{{"hooks": [{{"type": "bogus"}}]}}], "Stop": {stop}}}"#
+                ),
+                1,
+                "unknown event `NoSuchEvent`",
+            ),
         ] {
             let text = format!(r#"{{"env": {{"N": "x"}}, "hooks": {hooks}}}"#);
             let (file, diags) = load(&text);
             assert!(!file.dropped, "{text}: {diags:?}");
             assert_eq!(file.groups.len(), kept, "{text}");
             assert_eq!(file.env, [("N".to_owned(), "x".to_owned())], "{text}");
-            assert!(diags.iter().all(|d| d.severity == crate::diag::Severity::Warning), "{text}: {diags:?}");
-            assert!(diags[0].message.contains(warning), "{text}: {diags:?}");
-            let (plugin, diags) = load_text(
-                &text,
-                Path::new("/p/hooks/hooks.json"),
-                Scope::Plugin,
-                None,
+            assert!(
+                diags
+                    .iter()
+                    .all(|d| d.severity == crate::diag::Severity::Warning),
+                "{text}: {diags:?}"
             );
+            assert!(diags[0].message.contains(warning), "{text}: {diags:?}");
+            let (plugin, diags) =
+                load_text(&text, Path::new("/p/hooks/hooks.json"), Scope::Plugin, None);
             assert!(plugin.dropped, "a plugin's {text}: {diags:?}");
         }
     }

@@ -57,8 +57,26 @@
 //! ```
 
 internal_mods!(
-    accepted, background, combine, discover, env_file, events, explain, harness, http, judge, lint,
-    load, mcp_output, persist, prompt, schema, text, trust
+    accepted,
+    answer_schema,
+    background,
+    combine,
+    discover,
+    env_file,
+    events,
+    explain,
+    harness,
+    http,
+    judge,
+    lint,
+    load,
+    mcp_output,
+    persist,
+    prompt,
+    schema,
+    settings_schema,
+    text,
+    trust
 );
 
 pub mod message;

@@ -105,6 +105,20 @@ impl Texts {
     }
 }
 
+/// The run record's note for a prompt hook that finished after another
+/// blocked the prompt or stopped the loop: Claude Code reads no answer
+/// after the first (recorded: `r13_ups_two_exit2`).
+pub const AFTER_PROMPT_ENDED: &str = "not applied: it finished after another hook had blocked the prompt or stopped the loop, and Claude Code reads no later answer";
+
+/// What the user reads, and the conversation keeps, when a prompt's hook
+/// answers `continue: false` (recorded: `r13_ups_continue_false_*`).
+pub fn operation_stopped(stop_reason: Option<&str>) -> String {
+    match stop_reason {
+        Some(r) if !r.is_empty() => format!("Operation stopped by hook: {r}"),
+        _ => "Operation stopped by hook".to_owned(),
+    }
+}
+
 /// The reason of a `decision: "block"` that gives none (or an empty one),
 /// from Claude Code's answer reader (`e.reason||"Blocked by hook"`).
 pub const BLOCKED_BY_HOOK: &str = "Blocked by hook";

@@ -359,6 +359,8 @@ class Halt(TypedDict, total=False):
 
     hooks: Required[List[str]]
     reason: str
+    #: On a prompt: what the user reads, kept in the conversation after it.
+    message: str
 
 
 class ElicitationAnswer(TypedDict, total=False):

@@ -1,0 +1,385 @@
+//! Claude Code's schema of a hook's JSON answer (2.1.197), checked as its
+//! zod schema checks it: every field is optional but none may be `null`,
+//! unknown keys are dropped, and `hookSpecificOutput` must be one of the
+//! per-event shapes below, `hookEventName` included. An answer that fails
+//! anywhere is a non-blocking error as a whole, with one message that never
+//! names the field (recorded: `r13_null_*`, `r13_pre_deny_updated_input_str`;
+//! the schema is read from Claude Code's code).
+//!
+//! Written as a table rather than with a JSON Schema crate: the schema is
+//! small and fixed, and what matters is zod's exact reading of it (a union
+//! of plain objects, `optional()` refusing `null`), which a table states
+//! directly.
+
+use serde_json::{Map, Value};
+
+/// A field's type, as far as Claude Code's schema checks it.
+#[derive(Clone, Copy)]
+enum Ty {
+    Str,
+    Bool,
+    /// Anything, `null` included (`z.unknown()`).
+    Any,
+    /// One of these strings.
+    OneOf(&'static [&'static str]),
+    /// A JSON object of anything (`z.record(z.string(), z.unknown())`).
+    Record,
+    /// A list of strings.
+    Strings,
+    /// `PermissionRequest`'s `decision`.
+    PermissionDecision,
+}
+
+/// A field of a shape: its name, type and whether it must be there.
+type Field = (&'static str, Ty, bool);
+
+const CONTEXT: Field = ("additionalContext", Ty::Str, false);
+
+/// The top level (besides `hookSpecificOutput`).
+const TOP: &[Field] = &[
+    ("continue", Ty::Bool, false),
+    ("suppressOutput", Ty::Bool, false),
+    ("stopReason", Ty::Str, false),
+    ("decision", Ty::OneOf(&["approve", "block"]), false),
+    ("reason", Ty::Str, false),
+    ("systemMessage", Ty::Str, false),
+    ("terminalSequence", Ty::Str, false),
+];
+
+/// `hookSpecificOutput`'s shape for each event that has one. An event not
+/// listed (`SessionEnd`, `PreCompact`, `TaskCreated`, …) takes none.
+const SPECIFIC: &[(&str, &[Field])] = &[
+    (
+        "PreToolUse",
+        &[
+            (
+                "permissionDecision",
+                Ty::OneOf(&["allow", "deny", "ask", "defer"]),
+                false,
+            ),
+            ("permissionDecisionReason", Ty::Str, false),
+            ("updatedInput", Ty::Record, false),
+            CONTEXT,
+        ],
+    ),
+    (
+        "UserPromptSubmit",
+        &[
+            CONTEXT,
+            ("sessionTitle", Ty::Str, false),
+            ("suppressOriginalPrompt", Ty::Bool, false),
+        ],
+    ),
+    ("UserPromptExpansion", &[CONTEXT]),
+    (
+        "SessionStart",
+        &[
+            CONTEXT,
+            ("initialUserMessage", Ty::Str, false),
+            ("sessionTitle", Ty::Str, false),
+            ("watchPaths", Ty::Strings, false),
+            ("reloadSkills", Ty::Bool, false),
+        ],
+    ),
+    ("Setup", &[CONTEXT]),
+    ("SubagentStart", &[CONTEXT]),
+    (
+        "PostToolUse",
+        &[
+            CONTEXT,
+            ("updatedToolOutput", Ty::Any, false),
+            ("updatedMCPToolOutput", Ty::Any, false),
+        ],
+    ),
+    ("PostToolUseFailure", &[CONTEXT]),
+    ("PostToolBatch", &[CONTEXT]),
+    ("Stop", &[CONTEXT]),
+    ("SubagentStop", &[CONTEXT]),
+    ("PermissionDenied", &[("retry", Ty::Bool, false)]),
+    ("Notification", &[CONTEXT]),
+    (
+        "PermissionRequest",
+        &[("decision", Ty::PermissionDecision, true)],
+    ),
+    ("Elicitation", ELICITATION),
+    ("ElicitationResult", ELICITATION),
+    ("CwdChanged", &[("watchPaths", Ty::Strings, false)]),
+    ("FileChanged", &[("watchPaths", Ty::Strings, false)]),
+    ("WorktreeCreate", &[("worktreePath", Ty::Str, true)]),
+    ("MessageDisplay", &[("displayContent", Ty::Str, false)]),
+];
+
+const ELICITATION: &[Field] = &[
+    ("action", Ty::OneOf(&["accept", "decline", "cancel"]), false),
+    ("content", Ty::Record, false),
+];
+
+/// Why an answer fails Claude Code's schema.
+pub enum Refusal {
+    /// `hookSpecificOutput` is an object without `hookEventName`: Claude
+    /// Code's message says so.
+    NoEventName,
+    /// Anything else: Claude Code says only `(root): Invalid input`; the
+    /// text is latch's, naming the field.
+    Invalid(String),
+}
+
+/// Checks a hook's answer against Claude Code's schema.
+pub fn check(answer: &Map<String, Value>) -> Result<(), Refusal> {
+    fields(answer, TOP, "").map_err(Refusal::Invalid)?;
+    let Some(specific) = answer.get("hookSpecificOutput") else {
+        return Ok(());
+    };
+    let Value::Object(specific) = specific else {
+        return Err(Refusal::Invalid(format!(
+            "`hookSpecificOutput` must be an object, not {}",
+            kind(specific)
+        )));
+    };
+    let name = match specific.get("hookEventName") {
+        None => return Err(Refusal::NoEventName),
+        Some(Value::String(name)) => name,
+        Some(other) => {
+            return Err(Refusal::Invalid(format!(
+                "`hookSpecificOutput.hookEventName` must be a string, not {}",
+                kind(other)
+            )));
+        }
+    };
+    let Some((_, shape)) = SPECIFIC.iter().find(|(event, _)| event == name) else {
+        return Err(Refusal::Invalid(format!(
+            "{name} takes no `hookSpecificOutput`"
+        )));
+    };
+    fields(specific, shape, "hookSpecificOutput.").map_err(Refusal::Invalid)
+}
+
+/// Checks the fields of `shape` in `obj`; other keys are ignored.
+fn fields(obj: &Map<String, Value>, shape: &[Field], prefix: &str) -> Result<(), String> {
+    for &(name, ty, required) in shape {
+        match obj.get(name) {
+            None if required => return Err(format!("`{prefix}{name}` is required")),
+            Some(v) if !fits(v, ty) => {
+                return Err(format!(
+                    "`{prefix}{name}` must be {}, not {}",
+                    ty.wanted(),
+                    kind(v)
+                ));
+            }
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+fn fits(v: &Value, ty: Ty) -> bool {
+    match ty {
+        Ty::Str => v.is_string(),
+        Ty::Bool => v.is_boolean(),
+        Ty::Any => true,
+        Ty::OneOf(allowed) => v.as_str().is_some_and(|s| allowed.contains(&s)),
+        Ty::Record => v.is_object(),
+        Ty::Strings => v
+            .as_array()
+            .is_some_and(|items| items.iter().all(Value::is_string)),
+        Ty::PermissionDecision => permission_decision(v),
+    }
+}
+
+impl Ty {
+    fn wanted(self) -> String {
+        match self {
+            Ty::Str => "a string".to_owned(),
+            Ty::Bool => "a boolean".to_owned(),
+            Ty::Any => "anything".to_owned(),
+            Ty::OneOf(allowed) => format!("one of {}", allowed.join(", ")),
+            Ty::Record => "an object".to_owned(),
+            Ty::Strings => "a list of strings".to_owned(),
+            Ty::PermissionDecision => {
+                "`{behavior: \"allow\", updatedInput?, updatedPermissions?}` or `{behavior: \"deny\", message?, interrupt?}`".to_owned()
+            }
+        }
+    }
+}
+
+/// `{behavior: "allow", updatedInput?, updatedPermissions?}` or
+/// `{behavior: "deny", message?, interrupt?}`.
+fn permission_decision(v: &Value) -> bool {
+    let Some(d) = v.as_object() else { return false };
+    match d.get("behavior").and_then(Value::as_str) {
+        Some("allow") => {
+            fields(d, &[("updatedInput", Ty::Record, false)], "").is_ok()
+                && d.get("updatedPermissions").is_none_or(|u| {
+                    u.as_array()
+                        .is_some_and(|list| list.iter().all(permission_update))
+                })
+        }
+        Some("deny") => fields(
+            d,
+            &[("message", Ty::Str, false), ("interrupt", Ty::Bool, false)],
+            "",
+        )
+        .is_ok(),
+        _ => false,
+    }
+}
+
+const DESTINATIONS: Ty = Ty::OneOf(&[
+    "userSettings",
+    "projectSettings",
+    "localSettings",
+    "session",
+    "cliArg",
+]);
+
+/// One entry of `updatedPermissions`, by its `type`.
+fn permission_update(v: &Value) -> bool {
+    let Some(u) = v.as_object() else { return false };
+    let destination = ("destination", DESTINATIONS, true);
+    match u.get("type").and_then(Value::as_str) {
+        Some("addRules" | "replaceRules" | "removeRules") => {
+            fields(
+                u,
+                &[
+                    ("behavior", Ty::OneOf(&["allow", "deny", "ask"]), true),
+                    destination,
+                ],
+                "",
+            )
+            .is_ok()
+                && u.get("rules")
+                    .and_then(Value::as_array)
+                    .is_some_and(|rules| {
+                        rules.iter().all(|r| {
+                            r.as_object().is_some_and(|r| {
+                                fields(
+                                    r,
+                                    &[("toolName", Ty::Str, true), ("ruleContent", Ty::Str, false)],
+                                    "",
+                                )
+                                .is_ok()
+                            })
+                        })
+                    })
+        }
+        Some("setMode") => fields(
+            u,
+            &[
+                (
+                    "mode",
+                    Ty::OneOf(&[
+                        "acceptEdits",
+                        "auto",
+                        "bypassPermissions",
+                        "default",
+                        "dontAsk",
+                        "plan",
+                    ]),
+                    true,
+                ),
+                destination,
+            ],
+            "",
+        )
+        .is_ok(),
+        Some("addDirectories" | "removeDirectories") => {
+            fields(u, &[("directories", Ty::Strings, true), destination], "").is_ok()
+        }
+        _ => false,
+    }
+}
+
+/// `a string`, `null`, … for a message.
+pub fn kind(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn answer(v: Value) -> Result<(), Refusal> {
+        check(v.as_object().expect("an object"))
+    }
+
+    fn invalid(v: Value) -> String {
+        match answer(v) {
+            Err(Refusal::Invalid(why)) => why,
+            Err(Refusal::NoEventName) => "no event name".to_owned(),
+            Ok(()) => "valid".to_owned(),
+        }
+    }
+
+    #[test]
+    fn null_is_never_a_value() {
+        assert_eq!(
+            invalid(serde_json::json!({"decision": "block", "reason": "R", "systemMessage": null})),
+            "`systemMessage` must be a string, not null"
+        );
+        assert_eq!(
+            invalid(
+                serde_json::json!({"hookSpecificOutput": {"hookEventName": "PostToolUse", "additionalContext": null}})
+            ),
+            "`hookSpecificOutput.additionalContext` must be a string, not null"
+        );
+        // `z.unknown()` takes null.
+        assert!(answer(serde_json::json!({"hookSpecificOutput": {"hookEventName": "PostToolUse", "updatedToolOutput": null}})).is_ok());
+    }
+
+    #[test]
+    fn each_event_has_its_shape() {
+        assert_eq!(
+            invalid(
+                serde_json::json!({"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny", "updatedInput": "str"}})
+            ),
+            "`hookSpecificOutput.updatedInput` must be an object, not a string"
+        );
+        assert_eq!(
+            invalid(serde_json::json!({"hookSpecificOutput": {"hookEventName": "TaskCreated"}})),
+            "TaskCreated takes no `hookSpecificOutput`"
+        );
+        assert_eq!(
+            invalid(serde_json::json!({"hookSpecificOutput": {"hookEventName": "WorktreeCreate"}})),
+            "`hookSpecificOutput.worktreePath` is required"
+        );
+        assert!(matches!(
+            answer(serde_json::json!({"hookSpecificOutput": {"additionalContext": "x"}})),
+            Err(Refusal::NoEventName)
+        ));
+        // Unknown keys are dropped, at both levels.
+        assert!(answer(serde_json::json!({"extra": null, "hookSpecificOutput": {"hookEventName": "Stop", "extra": 1}})).is_ok());
+    }
+
+    #[test]
+    fn permission_request_decisions() {
+        let ok = |d: Value| {
+            answer(serde_json::json!({"hookSpecificOutput": {"hookEventName": "PermissionRequest", "decision": d}})).is_ok()
+        };
+        assert!(ok(
+            serde_json::json!({"behavior": "deny", "message": "m", "interrupt": true})
+        ));
+        assert!(ok(
+            serde_json::json!({"behavior": "allow", "updatedPermissions": [
+            {"type": "addRules", "rules": [{"toolName": "Bash", "ruleContent": "ls"}], "behavior": "allow", "destination": "session"},
+            {"type": "setMode", "mode": "plan", "destination": "session"},
+            {"type": "addDirectories", "directories": ["/x"], "destination": "localSettings"}]})
+        ));
+        assert!(!ok(serde_json::json!({"behavior": "maybe"})));
+        assert!(!ok(
+            serde_json::json!({"behavior": "deny", "message": null})
+        ));
+        assert!(!ok(
+            serde_json::json!({"behavior": "allow", "updatedPermissions": [{"type": "setMode", "mode": "yolo", "destination": "session"}]})
+        ));
+        assert!(!ok(
+            serde_json::json!({"behavior": "allow", "updatedPermissions": [{"type": "addRules", "rules": [{}], "behavior": "allow", "destination": "session"}]})
+        ));
+    }
+}
