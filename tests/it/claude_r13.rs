@@ -529,3 +529,20 @@ fn a_settings_file_is_read_as_claude_code_reads_it() {
         "{context}"
     );
 }
+
+/// `suppressOriginalPrompt` (FINDINGS §42, a probe of the CLI): the block
+/// text leaves the prompt out.
+#[test]
+fn a_block_may_leave_the_prompt_out() {
+    let c = Claude::new();
+    let cmd = answering(
+        r#"{"decision":"block","reason":"R","hookSpecificOutput":{"hookEventName":"UserPromptSubmit","suppressOriginalPrompt":true}}"#,
+        "",
+        0,
+    );
+    let c = c.project_settings(&settings("UserPromptSubmit", None, &[&cmd]));
+    assert_eq!(
+        c.fire(&prompt()).outcome["reasons"][0]["text"],
+        "UserPromptSubmit operation blocked by hook:\nR"
+    );
+}

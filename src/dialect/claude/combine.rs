@@ -1533,11 +1533,16 @@ impl Fold<'_> {
                     record.status = RunStatus::Blocked;
                     record.error = Some(ErrorCategory::HookBlocked);
                     let prompt = self.event.prompt.clone().unwrap_or_default();
-                    self.decide(
-                        &hook,
-                        Decision::Deny,
-                        t.prompt_blocked(ce.as_str(), &blocked(), &prompt),
-                    );
+                    let mut text = t.prompt_blocked(ce.as_str(), &blocked(), &prompt);
+                    // `suppressOriginalPrompt` leaves the prompt out of
+                    // the text (UserPromptSubmit only; Claude Code 2.1.197,
+                    // FINDINGS §42, "suppressOriginalPrompt").
+                    if ce == ClaudeEvent::UserPromptSubmit
+                        && j.specific.get("suppressOriginalPrompt") == Some(&Value::Bool(true))
+                    {
+                        text = t.prompt_blocked_alone(ce.as_str(), &blocked());
+                    }
+                    self.decide(&hook, Decision::Deny, text);
                 }
                 if let Some(ctx) = context {
                     self.context(

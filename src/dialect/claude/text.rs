@@ -101,7 +101,15 @@ impl Texts {
     /// A prompt refused by `UserPromptSubmit` (or `UserPromptExpansion`),
     /// as the user reads it.
     pub(crate) fn prompt_blocked(&self, event: &str, message: &str, prompt: &str) -> String {
-        format!("{event} operation blocked by hook:\n{message}\n\nOriginal prompt: {prompt}")
+        format!(
+            "{}\n\nOriginal prompt: {prompt}",
+            self.prompt_blocked_alone(event, message)
+        )
+    }
+
+    /// [`Texts::prompt_blocked`] without the prompt (`suppressOriginalPrompt`).
+    pub(crate) fn prompt_blocked_alone(&self, event: &str, message: &str) -> String {
+        format!("{event} operation blocked by hook:\n{message}")
     }
 }
 
