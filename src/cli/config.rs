@@ -103,12 +103,14 @@ pub struct ConfigArgs {
     /// (repeatable; a later value wins). Default: off, as every dialect's
     /// own product runs such hooks without asking. See docs/trust.md.
     #[arg(long = "trust", value_name = "POLICY", value_parser = trust_spec)]
+    #[schemars(extend("items" = {"type": "string", "pattern": "^([^=]+=)?(off|warn|require)$"}))]
     trust: Vec<String>,
     /// What the session's audit log records of each hook run: `off`,
     /// `runs` (the facts, never what a hook printed) or `full` (also each
     /// hook's message and the texts it contributed). Default: runs. See
     /// docs/audit.md.
     #[arg(long, value_name = "MODE", value_parser = audit_mode)]
+    #[schemars(extend("enum" = ["off", "runs", "full", null]))]
     audit: Option<String>,
     /// Where per-session state lives (`latch serve`'s `initialize`; `latch
     /// fire` has its own `--state-dir`). Default: $LATCH_STATE_DIR, else
@@ -118,6 +120,25 @@ pub struct ConfigArgs {
 }
 
 impl ConfigArgs {
+    /// Whether any dialect's hooks are held to a trust policy (a bad value
+    /// counts: it is read as `require`).
+    pub fn uses_trust(&self) -> bool {
+        Policies::parse(&self.trust).map_or(true, |p| !p.all_off())
+    }
+
+    /// Checks the values the command line checks as it parses them
+    /// (`--audit`, `--trust`), for a configuration read from JSON (`latch
+    /// serve`'s `initialize`): the key and why, if one is wrong.
+    pub fn check_values(&self) -> Result<(), String> {
+        if let Some(mode) = &self.audit {
+            audit_mode(mode).map_err(|e| format!("`audit`: {e}"))?;
+        }
+        for spec in &self.trust {
+            trust_spec(spec).map_err(|e| format!("`trust`: {e}"))?;
+        }
+        Ok(())
+    }
+
     /// The flags given that change only how hooks run or what is recorded
     /// of their runs, for a command that runs no hook (`explain`, `trust`)
     /// to say they have no effect; `trust_counts`: whether the command

@@ -111,9 +111,16 @@ impl Server {
         }
     }
 
+    /// Sends a request and returns the next answer (notifications
+    /// before it are passed over).
     pub(crate) fn request(&mut self, id: i64, method: &str, params: Value) -> Value {
         self.send(json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
-        self.recv()
+        loop {
+            let m = self.recv();
+            if m.get("id").is_some() {
+                return m;
+            }
+        }
     }
 
     /// Sends a request and returns its answer, skipping notifications.
@@ -434,6 +441,61 @@ fn explain_answers_what_latch_explain_prints() {
         let printed: Value = serde_json::from_slice(&out.stdout).expect("JSON");
         assert_eq!(served["result"], printed, "{event}");
     }
+    assert_eq!(s.close(), 0);
+}
+
+/// `initialize` refuses an `audit` or `trust` value `latch fire` refuses
+/// on its command line, naming the key; the server then takes a good one.
+#[test]
+fn initialize_refuses_bad_audit_and_trust_values() {
+    let mut s = Server::start(&[]);
+    let r = s.request(1, "initialize", json!({"audit": "ful"}));
+    assert_eq!(r["error"]["code"], -32602, "{r}");
+    assert_eq!(
+        r["error"]["message"],
+        "invalid params: `audit`: `ful` is not an audit mode (off, runs, full)"
+    );
+    let r = s.request(2, "initialize", json!({"trust": ["claude=maybe"]}));
+    assert_eq!(r["error"]["code"], -32602, "{r}");
+    assert!(
+        r["error"]["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("invalid params: `trust`: "),
+        "{r}"
+    );
+    let r = s.request(
+        3,
+        "initialize",
+        json!({"trust": ["claude=warn"], "audit": "off"}),
+    );
+    assert!(r["result"].is_object(), "{r}");
+    assert_eq!(s.close(), 0);
+}
+
+/// A settings file that is a link (as dotfile managers make them): an
+/// edit of its target is reloaded.
+#[test]
+fn an_edit_of_a_linked_settings_files_target_is_reloaded() {
+    let c = Claude::new();
+    let target = c.write(
+        "dotfiles/settings.json",
+        &settings("PreToolUse", Some("Bash"), &["true"]).to_string(),
+    );
+    let link = c.home().join(".claude/settings.json");
+    std::fs::create_dir_all(link.parent().unwrap()).unwrap();
+    std::os::unix::fs::symlink(&target, &link).unwrap();
+    let mut s = Server::claude(&c);
+    let r = s.request(1, "fire", bash_before("ls"));
+    assert_eq!(r["result"]["decision"], "proceed", "{r}");
+    c.write(
+        "dotfiles/settings.json",
+        &settings("PreToolUse", Some("Bash"), &["echo no >&2; exit 2"]).to_string(),
+    );
+    let n = s.notification("latch/diagnostics");
+    assert_eq!(n["params"]["reloaded"], true, "{n}");
+    let r = s.request(2, "fire", bash_before("ls"));
+    assert_eq!(r["result"]["decision"], "deny", "{r}");
     assert_eq!(s.close(), 0);
 }
 
@@ -1125,18 +1187,20 @@ fn trust_methods_list_approve_and_revoke_the_projects_hooks() {
     let r = s.request(5, "trust/approve", json!({"all": true}));
     assert_eq!(r["result"]["approved"][0]["event"], "PreToolUse", "{r}");
     assert_eq!(r["result"]["approved"].as_array().unwrap().len(), 1, "{r}");
-    let n = s.notification("latch/diagnostics");
-    assert_eq!(n["params"]["reloaded"], true, "{n}");
-    s.fire(6, bash_before("ls"));
-    assert_eq!(s.recv()["result"]["decision"], "deny");
+    let r = s.request(6, "fire", bash_before("ls"));
+    assert_eq!(r["result"]["decision"], "deny", "{r}");
 
     let hook = project["hook"].as_str().unwrap();
     let r = s.request(7, "trust/revoke", json!({"hooks": [hook]}));
     assert_eq!(r["result"]["revoked"][0]["hook"], hook, "{r}");
-    s.notification("latch/diagnostics");
-    s.fire(8, bash_before("ls"));
-    let r = s.recv();
+    // The very next event, with no wait for the watcher, as `latch fire`
+    // would read the store.
+    let r = s.request(8, "fire", bash_before("ls"));
     assert_eq!(r["result"]["runs"][0]["status"], "untrusted", "{r}");
+    let r = s.request(9, "trust/approve", json!({"all": true}));
+    assert_eq!(r["result"]["approved"].as_array().unwrap().len(), 1, "{r}");
+    let r = s.request(10, "fire", bash_before("ls"));
+    assert_eq!(r["result"]["decision"], "deny", "{r}");
     assert_eq!(s.close(), 0);
 }
 

@@ -87,6 +87,18 @@ export interface RequestOptions {
   signal?: AbortSignal | undefined;
 }
 
+/** Options of {@link LatchClient.fire}. */
+export interface FireOptions extends RequestOptions {
+  /**
+   * What an abort of `signal` does to the promise: `"outcome"` (the
+   * default) resolves it with the outcome of what ran, as above;
+   * `"reject"` rejects it at once with `signal.reason`, as `fetch` and
+   * `timers/promises` do, and drops the outcome latch sends later. Either
+   * way latch is sent `$/cancelRequest`.
+   */
+  onAbort?: "outcome" | "reject" | undefined;
+}
+
 /** Options of {@link LatchClient.close}. */
 export interface CloseOptions {
   /**
@@ -287,14 +299,18 @@ export class LatchClient implements AsyncDisposable {
    * @throws {LatchDiedError} the process ended before answering.
    * @throws {LatchClosedError} the client was closed.
    */
-  fire(event: LatchEvent, options: RequestOptions = {}): Promise<Outcome> {
-    const { signal } = options;
+  fire(event: LatchEvent, options: FireOptions = {}): Promise<Outcome> {
+    const { signal, onAbort = "outcome" } = options;
     if (signal?.aborted === true) return Promise.reject(signal.reason);
     const { id, result } = this.#request<Outcome>("fire", event);
     if (signal !== undefined) {
       let grace: NodeJS.Timeout | undefined;
       const cancel = (): void => {
         this.#connection.notify("$/cancelRequest", { id });
+        if (onAbort === "reject") {
+          this.#connection.abandon(id, signal.reason as Error);
+          return;
+        }
         if (this.#cancelGraceMs > MAX_TIMER_MS) return;
         grace = setTimeout(() => {
           const ms = this.#cancelGraceMs;

@@ -21,7 +21,7 @@ export type {
   ToolResultPiece,
 } from "./claude.js";
 export { LatchClient } from "./client.js";
-export type { CloseOptions, ExitInfo, LatchClientEvents, RequestOptions, StartOptions } from "./client.js";
+export type { CloseOptions, ExitInfo, FireOptions, LatchClientEvents, RequestOptions, StartOptions } from "./client.js";
 export { toWireConfig } from "./config.js";
 export type { AnyConfig, Dialect, LatchConfig, WireConfig } from "./config.js";
 export {

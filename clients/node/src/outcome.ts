@@ -175,12 +175,15 @@ export interface Explanation {
   event: string;
   hook: string;
   summary?: string;
-  source: SourceLocation;
+  /** Where it was declared (`null` when nothing declares it in a file). */
+  source?: SourceLocation | null;
   /** Whether it would run. */
   runs: boolean;
   /** Why, or why not. */
   reason: string;
   ignored?: Array<{ key: string; why: string; [key: string]: unknown }>;
+  /** The time limit it would run under, in milliseconds. */
+  timeout_ms?: number | null;
   [key: string]: unknown;
 }
 
@@ -250,6 +253,8 @@ export interface TrustedHook {
   matcher?: string;
   runs: { kind: "command" | "exec" | "http" | "text"; [key: string]: unknown };
   scripts?: string[];
+  /** Other settings that change what runs, by name. */
+  settings?: Record<string, string>;
   trust:
     | { state: "not_required" | "approved" | "new" }
     | { state: "changed"; changes: { what: string; path?: string; before?: string; after?: string }[] };

@@ -225,3 +225,56 @@ def test_the_schema_checks_each_methods_params(schema: Dict[str, Any]) -> None:
     ]
     for name, message in invalid:
         assert errors_of(schema, name, message) != [], message
+
+
+# Each typed dict and the schema definition it types.
+TYPED = {
+    "Config": "InitializeParams",
+    "ToolCall": "ToolCall",
+    "Compaction": "Compaction",
+    "Expansion": "Expansion",
+    "Instructions": "Instructions",
+    "Worktree": "Worktree",
+    "Task": "Task",
+    "Team": "Team",
+    "ElicitationRequest": "Elicitation",
+    "Event": "Event",
+    "Source": "SourceRef",
+    "Reason": "Reason",
+    "Context": "Injection",
+    "Notice": "Notice",
+    "PublishedEvent": "PublishedEvent",
+    "Continuation": "Continuation",
+    "Halt": "Halt",
+    "ElicitationAnswer": "ElicitationAnswer",
+    "PermissionUpdates": "PermissionUpdates",
+    "Run": "HookRun",
+    "Outcome": "Outcome",
+    "ExplainIgnored": "IgnoredKey",
+    "TrustedHook": "Listed",
+    "ExplainEntry": "Explanation",
+    "Diagnostic": "Diagnostic",
+    "InitializeResult": "InitializeResult",
+    "AsyncResult": "AsyncResultParams",
+}
+
+
+@pytest.mark.no_latch
+@pytest.mark.parametrize("typed, definition", sorted(TYPED.items()))
+def test_each_typed_dict_has_its_definitions_fields(schema: Dict[str, Any], typed: str, definition: str) -> None:
+    """A typed dict has every field the server may send (so a harness reads
+    it under mypy), and requires just those the server always sends; its
+    hints evaluate at run time (pydantic, typeguard)."""
+    import typing
+
+    from latch_client import types
+
+    cls = getattr(types, typed)
+    hints = typing.get_type_hints(cls)
+    shape = schema["$defs"][definition]
+    while "$ref" in shape:
+        shape = schema["$defs"][shape["$ref"].rsplit("/", 1)[-1]]
+    properties = set(shape.get("properties", {}))
+    assert properties <= set(hints), f"{typed} lacks {sorted(properties - set(hints))}"
+    required = set(shape.get("required", []))
+    assert set(cls.__required_keys__) <= required | {"jsonrpc"}, f"{typed} requires {sorted(set(cls.__required_keys__) - required)}"

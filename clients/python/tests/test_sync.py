@@ -140,6 +140,21 @@ def test_timeout_cancels_and_returns_what_ran(project: Project) -> None:
         assert time.monotonic() - started < 5
 
 
+def test_another_thread_cancels_a_fire(project: Project) -> None:
+    """``cancel=``: a harness's other thread (the user pressed Stop) ends
+    one fire; the outcome of what ran comes back, and the others go on."""
+    with Client(**project.config()) as latch:
+        stop = threading.Event()
+        threading.Timer(0.3, stop.set).start()
+        started = time.monotonic()
+        outcome = latch.fire(bash("hang"), cancel=stop)
+        assert time.monotonic() - started < 5
+        assert is_cancelled(outcome)
+        assert outcome["runs"][0]["status"] == "failed"
+        # An event never set changes nothing.
+        assert not is_cancelled(latch.fire(bash("ls"), cancel=threading.Event()))
+
+
 def test_threads_share_a_client(project: Project) -> None:
     results: dict[str, str] = {}
 

@@ -350,19 +350,20 @@ struct Loaded {
 type FileTexts = std::collections::BTreeMap<PathBuf, Vec<u8>>;
 
 /// The answer to a `trust/…` request about `definitions` (every hook for
-/// `list`, the chosen ones otherwise); blocking: reads, hashes, locks and
-/// writes the store.
+/// `list`, the chosen ones otherwise), and whether the store changed;
+/// blocking: reads, hashes, locks and writes the store.
 fn trust_answer(
     id: &RequestId,
     root: &std::path::Path,
     definitions: &[crate::trust::Definition],
     action: TrustAction,
-) -> String {
+) -> (String, bool) {
     if action == TrustAction::List {
-        return match crate::trust::Store::load(root) {
+        let answer = match crate::trust::Store::load(root) {
             Ok(store) => rpc::result(id, &crate::trust::list(definitions, &store)),
             Err(e) => rpc::error(id, code::INTERNAL_ERROR, &e.to_string()),
         };
+        return (answer, false);
     }
     let (key, changed) = if action == TrustAction::Approve {
         ("approved", crate::trust::approve(root, definitions))
@@ -372,9 +373,12 @@ fn trust_answer(
     match changed {
         Ok(changed) => {
             let listed: Vec<crate::trust::Brief> = changed.iter().map(|d| (*d).into()).collect();
-            rpc::result(id, &json!({ key: listed }))
+            (
+                rpc::result(id, &json!({ key: listed })),
+                !changed.is_empty(),
+            )
         }
-        Err(e) => rpc::error(id, code::INTERNAL_ERROR, &e.to_string()),
+        Err(e) => (rpc::error(id, code::INTERNAL_ERROR, &e.to_string()), false),
     }
 }
 
@@ -486,6 +490,10 @@ impl Server {
             _ if params.get() == "null" => ConfigArgs::default(),
             _ => return rpc::error(id, code::INVALID_PARAMS, "params must be an object"),
         };
+        // As `latch fire` refuses them on its command line.
+        if let Err(why) = config.check_values() {
+            return rpc::error(id, code::INVALID_PARAMS, &format!("invalid params: {why}"));
+        }
         let state_root = config
             .state_dir
             .clone()
@@ -702,11 +710,20 @@ impl Server {
                     }
                 }
             };
-            let asked = id.clone();
-            let answer =
-                watch::off_thread_caught(move || trust_answer(&asked, &root, &definitions, action))
-                    .await
-                    .unwrap_or_else(|why| rpc::error(&id, code::INTERNAL_ERROR, &why));
+            let (asked, reloading, notices) = (id.clone(), setup.clone(), out.clone());
+            let answer = watch::off_thread_caught(move || {
+                let (answer, changed) = trust_answer(&asked, &root, &definitions, action);
+                // Under a trust policy, every configuration is loaded again
+                // with the new approvals before the answer, so the next
+                // `fire` sees them, as the next `latch fire` would (the
+                // watcher's reload would come too late).
+                if changed && reloading.config.uses_trust() {
+                    watch::reload(&reloading, &notices);
+                }
+                answer
+            })
+            .await
+            .unwrap_or_else(|why| rpc::error(&id, code::INTERNAL_ERROR, &why));
             let _ = out.send(answer);
         });
         None

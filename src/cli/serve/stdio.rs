@@ -1,9 +1,11 @@
-//! The server's stdin and stdout. When they are pipes (as a harness
-//! connects them) they are read and written through tokio's reactor;
-//! otherwise through tokio's standard streams, which hand every read and
-//! write to a blocking thread. The difference is the round trip: the
-//! thread handoffs cost about as much as the rest of a `fire` that runs
-//! no hook (measured with `cargo bench --bench serve`).
+//! The server's stdin and stdout. When they are pipes (as Python's
+//! `subprocess` connects them) or Unix stream sockets (as Node's
+//! `child_process` does: libuv's "pipes" are socket pairs) they are read
+//! and written through tokio's reactor; otherwise through tokio's standard
+//! streams, which hand every read and write to a blocking thread. The
+//! difference is the round trip: the thread handoffs cost about as much as
+//! the rest of a `fire` that runs no hook (measured with `cargo bench
+//! --bench serve`).
 
 use std::fs::File;
 use std::os::fd::{AsFd, BorrowedFd};
@@ -27,10 +29,26 @@ pub fn input() -> (Pin<Box<dyn AsyncRead + Send>>, Option<BorrowedFd<'static>>) 
         .try_clone_to_owned()
         .ok()
         .and_then(|fd| pipe::Receiver::from_file(File::from(fd)).ok());
-    match fifo {
+    if let Some(r) = fifo {
+        return (Box::pin(r), Some(stdin.as_fd()));
+    }
+    match unix_stream(stdin.as_fd()) {
         Some(r) => (Box::pin(r), Some(stdin.as_fd())),
         None => (Box::pin(tokio::io::stdin()), None),
     }
+}
+
+/// A copy of `fd` as a reactor-driven Unix stream socket, if it is one.
+fn unix_stream(fd: BorrowedFd<'_>) -> Option<tokio::net::UnixStream> {
+    use rustix::net::{AddressFamily, SocketType, sockopt};
+    if sockopt::socket_type(fd).ok()? != SocketType::STREAM
+        || sockopt::socket_domain(fd).ok()? != AddressFamily::UNIX
+    {
+        return None;
+    }
+    let stream = std::os::unix::net::UnixStream::from(fd.try_clone_to_owned().ok()?);
+    stream.set_nonblocking(true).ok()?;
+    tokio::net::UnixStream::from_std(stream).ok()
 }
 
 /// stdout, as a reactor-driven pipe when it is one.
@@ -40,7 +58,10 @@ pub fn output() -> Pin<Box<dyn AsyncWrite + Send>> {
         .try_clone_to_owned()
         .ok()
         .and_then(|fd| pipe::Sender::from_file(File::from(fd)).ok());
-    match fifo {
+    if let Some(w) = fifo {
+        return Box::pin(w);
+    }
+    match unix_stream(std::io::stdout().as_fd()) {
         Some(w) => Box::pin(w),
         None => Box::pin(tokio::io::stdout()),
     }

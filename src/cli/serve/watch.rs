@@ -70,6 +70,19 @@ fn walk(root: &Path, entries: &mut Vec<Entry>) {
             continue;
         };
         entries.push((path.clone(), meta.len(), meta.modified().ok(), meta.ino()));
+        // A linked file (a dotfile manager's `settings.json`) changes at
+        // its target: that is watched too, without following a linked
+        // directory down.
+        if meta.file_type().is_symlink()
+            && let Ok(target) = std::fs::metadata(&path)
+        {
+            entries.push((
+                path.clone(),
+                target.len(),
+                target.modified().ok(),
+                target.ino(),
+            ));
+        }
         if meta.is_dir()
             && depth < MAX_DEPTH
             && let Ok(dir) = std::fs::read_dir(&path)
@@ -204,7 +217,7 @@ fn roots(setup: &Arc<Setup>) -> Vec<PathBuf> {
 /// text it had at the last load (or stays missing, if it was), and the
 /// other files' changes apply; if that still leaves new errors (or an
 /// error names no file), the configuration loaded before stays, whole.
-fn reload(setup: &Setup, out: &Out) {
+pub fn reload(setup: &Setup, out: &Out) {
     let _whole = lock(&setup.loading);
     // Loaded from files that may have changed too: loaded anew when next
     // needed.

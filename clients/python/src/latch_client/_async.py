@@ -327,11 +327,6 @@ class AsyncClient(InitializeInfo):
         result = await self._call("trust/revoke", {"hooks": list(hooks), "all": all}, wait)
         return cast(List[Dict[str, str]], result["revoked"])
 
-    def cancel(self, request_id: int) -> None:
-        """Send ``$/cancelRequest`` for a request id (unknown ids are ignored)."""
-        if self._channel is not None:
-            self._channel.cancel(request_id)
-
     def notifications(self) -> NotificationStream:
         """An async iterator over the notifications that arrive from now on::
 

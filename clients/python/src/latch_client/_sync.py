@@ -7,6 +7,7 @@ import queue
 import select
 import subprocess
 import threading
+import time
 import warnings
 import weakref
 from concurrent.futures import Future
@@ -198,13 +199,20 @@ class Client(InitializeInfo):
     # Requests
     # ------------------------------------------------------------------
 
-    def fire(self, event: Union[Event, Mapping[str, Any]], *, timeout: Union[float, None, Unset] = UNSET) -> Outcome:
+    def fire(
+        self,
+        event: Union[Event, Mapping[str, Any]],
+        *,
+        timeout: Union[float, None, Unset] = UNSET,
+        cancel: Optional[threading.Event] = None,
+    ) -> Outcome:
         """Run the hooks of one event and return the outcome.
 
-        When ``timeout`` (default: the client's ``timeout``) passes, the
-        dispatch is cancelled (``$/cancelRequest``: the running hook is
-        killed and no further hook starts) and the outcome of what ran is
-        returned: it carries the warning ``dispatch cancelled: …`` (see
+        When ``timeout`` (default: the client's ``timeout``) passes, or
+        another thread sets ``cancel``, the dispatch is cancelled
+        (``$/cancelRequest``: the running hook is killed and no further
+        hook starts) and the outcome of what ran is returned: it carries the
+        warning ``dispatch cancelled: …`` (see
         :func:`~latch_client.is_cancelled`), and a deny decided before the
         cancel stays. An interrupt (``KeyboardInterrupt``) while waiting
         also cancels the dispatch, then propagates; the client stays
@@ -218,7 +226,7 @@ class Client(InitializeInfo):
         request_id, future = channel.send("fire", self._opts.event(event))
         wait = self._opts.timeout if isinstance(timeout, Unset) else timeout
         try:
-            return cast(Outcome, future.result(wait))
+            return cast(Outcome, _wait(future, wait, cancel))
         except FutureTimeout:
             channel.cancel(request_id)
             try:
@@ -286,11 +294,6 @@ class Client(InitializeInfo):
         result = self._call("trust/revoke", {"hooks": list(hooks), "all": all}, wait)
         return cast(List[Dict[str, str]], result["revoked"])
 
-    def cancel(self, request_id: int) -> None:
-        """Send ``$/cancelRequest`` for a request id (unknown ids are ignored)."""
-        if self._channel is not None:
-            self._channel.cancel(request_id)
-
     # ------------------------------------------------------------------
     # What initialize said, and the process
     # ------------------------------------------------------------------
@@ -335,6 +338,28 @@ def _collected(channel: _Channel) -> None:
         stacklevel=2,
     )
     channel.abandon()
+
+
+#: How often a wait looks at a ``cancel`` event (a ``threading.Event``
+#: cannot wake a wait on a future, so the wait is cut in slices).
+_CANCEL_POLL = 0.01
+
+
+def _wait(future: Future[Any], wait: Optional[float], cancel: Optional[threading.Event]) -> Any:
+    """``future.result(wait)``, ending early with ``FutureTimeout`` when
+    ``cancel`` is set."""
+    if cancel is None:
+        return future.result(wait)
+    deadline = None if wait is None else time.monotonic() + wait
+    while True:
+        if cancel.is_set():
+            raise FutureTimeout()
+        step = _CANCEL_POLL if deadline is None else min(_CANCEL_POLL, max(0.0, deadline - time.monotonic()))
+        try:
+            return future.result(step)
+        except FutureTimeout:
+            if deadline is not None and time.monotonic() >= deadline:
+                raise
 
 
 class _Channel:

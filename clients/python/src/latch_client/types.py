@@ -14,15 +14,7 @@ protocol) and ``docs/lint.md`` (diagnostics).
 from __future__ import annotations
 
 import os
-import sys
-from typing import TYPE_CHECKING, Any, Dict, List, Literal, TypedDict, Union
-
-if sys.version_info >= (3, 11):
-    from typing import Required
-elif TYPE_CHECKING:  # pragma: no cover
-    # Only type checkers read ``Required`` on Pythons before 3.11: the
-    # annotations below are never evaluated (``from __future__``).
-    from typing_extensions import Required
+from typing import Any, Dict, List, Literal, Optional, Required, TypedDict, Union
 
 __all__ = [
     "AsyncResult",
@@ -464,6 +456,8 @@ class TrustedHook(TypedDict, total=False):
     matcher: str
     runs: Required[Dict[str, Any]]
     scripts: List[str]
+    #: Other settings that change what runs, by name.
+    settings: Dict[str, str]
     trust: Required[Dict[str, Any]]
 
 
@@ -473,11 +467,14 @@ class ExplainEntry(TypedDict, total=False):
     dialect: Required[str]
     event: Required[str]
     hook: Required[str]
-    source: Required[Source]
+    #: Where it was declared (``None`` when nothing declares it in a file).
+    source: Optional[Source]
     runs: Required[bool]
     reason: Required[str]
     summary: str
     ignored: List[ExplainIgnored]
+    #: The time limit it would run under, in milliseconds.
+    timeout_ms: Optional[int]
 
 
 class Diagnostic(TypedDict, total=False):
