@@ -61,6 +61,25 @@ pub struct DispatchContext<'a> {
     pub(crate) lend: Option<crate::run::Lend<'a>>,
 }
 
+#[cfg(test)]
+impl<'a> DispatchContext<'a> {
+    /// A dispatch with `runner`, `session` and `cancel`, and nothing of a
+    /// harness's: arguments checked as objects, no background, no trust.
+    pub(crate) fn bare(runner: &'a Runner, session: &'a Session, cancel: &'a Cancel) -> Self {
+        DispatchContext {
+            runner,
+            session,
+            validator: &ObjectArguments,
+            event_id: "e1",
+            cancel,
+            background: None,
+            harness: None,
+            trust: None,
+            lend: None,
+        }
+    }
+}
+
 impl DispatchContext<'_> {
     /// How the hooks that run alone may wait: on the thread as this
     /// dispatch or its runner allows, else on the reactor.

@@ -126,7 +126,6 @@ mod tests {
     use std::time::Duration;
 
     use super::*;
-    use crate::pipeline::ObjectArguments;
     use crate::run::{Cancel, EnvPolicy, OutputLimits, OutputWait, Program, Runner};
     use crate::session::Session;
 
@@ -171,17 +170,7 @@ mod tests {
             ..Runner::default()
         };
         let (session, cancel) = (Session::in_memory(None), Cancel::never());
-        let cx = DispatchContext {
-            runner: &runner,
-            session: &session,
-            validator: &ObjectArguments,
-            event_id: "e1",
-            cancel: &cancel,
-            background: None,
-            harness: None,
-            trust: None,
-            lend: None,
-        };
+        let cx = DispatchContext::bare(&runner, &session, &cancel);
         // The first job waits for a file the third creates: run one after
         // another, the first would time out; run together, all succeed.
         let jobs = vec![

@@ -399,6 +399,9 @@ pub fn load_text(
         budget: PatternBudget::per_file(),
     };
     l.root(&root, &mut file);
+    if scope != Scope::Plugin {
+        l.settings_types(&root);
+    }
     let mut diags = l.notes;
     if !l.problems.is_empty() {
         file.dropped = true;
@@ -456,9 +459,7 @@ impl Loader<'_> {
                 file.unapplied.push((key, node.position));
             }
         }
-        if self.scope != Scope::Plugin {
-            self.settings_types(root);
-        }
+
         if let Some(env) = root.get("env") {
             self.env(env, file);
         }
@@ -586,8 +587,14 @@ impl Loader<'_> {
         for r in removed {
             self.note(Diagnostic::warning(r.message).at(Some(r.at)));
         }
-        // Checked here with their own words.
-        let Some(r) = check(&cleaned, &["disableAllHooks", "allowManagedHooksOnly"]) else {
+        // Checked by this loader with its own words; `hooks` too, unless
+        // the loader found nothing wrong there (the schema then checks
+        // what the loader does not read, such as `rewakeMessage`).
+        let mut skip = vec!["disableAllHooks", "allowManagedHooksOnly"];
+        if !self.problems.is_empty() {
+            skip.push("hooks");
+        }
+        let Some(r) = check(&cleaned, &skip) else {
             return;
         };
         if self.scope == Scope::Managed {
@@ -1185,5 +1192,57 @@ mod tests {
                 load_text(&text, Path::new("/p/hooks/hooks.json"), Scope::Plugin, None);
             assert!(plugin.dropped, "a plugin's {text}: {diags:?}");
         }
+    }
+}
+
+#[cfg(test)]
+mod claude_code_agreement {
+    use super::*;
+
+    /// Every settings file of `recordings/claude/settings-cases.jsonl`
+    /// (3,226, generated with `export_settings_cases.js` from Claude Code's
+    /// own cleaning and schema): latch keeps the file exactly when Claude
+    /// Code does, except the few that only Claude Code's refinements
+    /// reject (documented).
+    #[test]
+    fn files_are_kept_or_dropped_as_claude_code_does() {
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/recordings/claude/settings-cases.jsonl"
+        );
+        let text = std::fs::read_to_string(path).expect("the cases");
+        let mut disagree = Vec::new();
+        let mut count = 0;
+        for line in text.lines() {
+            let case: serde_json::Value = serde_json::from_str(line).expect("a case");
+            let input = case["input"].to_string();
+            let accepted = case["accepted"] == true || case["refine_only"] == true;
+            let (file, _) = load_text(
+                &input,
+                Path::new("/p/.claude/settings.json"),
+                Scope::Project,
+                None,
+            );
+            count += 1;
+            if file.dropped == accepted {
+                disagree.push(format!(
+                    "{input}: Claude Code {}: {}",
+                    if accepted { "keeps it" } else { "drops it" },
+                    case["issues"]
+                ));
+            }
+        }
+        assert_eq!(count, 3226);
+        assert!(
+            disagree.is_empty(),
+            "{} of {count} disagree:\n{}",
+            disagree.len(),
+            disagree
+                .iter()
+                .take(40)
+                .cloned()
+                .collect::<Vec<_>>()
+                .join("\n")
+        );
     }
 }

@@ -47,15 +47,14 @@ pub struct Rejected {
     pub message: String,
 }
 
-/// Checks every top-level setting of `root` but `hooks` (and the keys
-/// `skip` names, dropped by the cleaning before) against Claude Code's
-/// schema. The first problem, if any.
+/// Checks every top-level setting of `root` but those `skip` names
+/// against Claude Code's schema. The first problem, if any.
 pub fn check(root: &Node, skip: &[&str]) -> Option<Rejected> {
     let fields = schema().get("fields")?.as_object()?;
     let entries = root.as_map()?;
     for (i, (key, value)) in entries.iter().enumerate() {
         let name = key.scalar_text();
-        if name == "hooks" || skip.contains(&name.as_str()) || repeated_later(entries, i) {
+        if skip.contains(&name.as_str()) || repeated_later(entries, i) {
             continue;
         }
         if let Some(ty) = fields.get(&name)
@@ -200,6 +199,13 @@ fn object(node: &Node, ty: &Json, path: &str) -> Result<(), Rejected> {
 }
 
 fn string(s: &str, ty: &Json) -> bool {
+    // A value replaced before the check (a marketplace plugin's `.` is `./`).
+    let s = match ty.get("preprocessOp") {
+        Some(op) if op["op"] == "replaceValue" && op["from"].as_str() == Some(s) => {
+            op["to"].as_str().unwrap_or(s)
+        }
+        _ => s,
+    };
     let units = s.encode_utf16().count();
     let num = |k: &str| ty.get(k).and_then(Json::as_u64);
     if num("length").is_some_and(|n| units as u64 != n)
@@ -319,12 +325,13 @@ fn wrong(node: &Node, path: &str, wanted: &str) -> Rejected {
     }
 }
 
-/// What Claude Code removes from a settings file before it checks it,
-/// besides `hooks` (see `load.rs`): a permission rule that is not text,
-/// and an `allowedMcpServers` or `deniedMcpServers` that is not a list,
-/// or an entry of one that does not fit. Each removal is a warning, and
-/// the file still loads. (Claude Code also drops permission rules whose
-/// syntax it refuses; latch leaves them, which changes nothing here.)
+/// What Claude Code removes from a settings file before it checks it: a
+/// permission rule that is not text, an `allowedMcpServers` or
+/// `deniedMcpServers` that is not a list, or an entry of one that does
+/// not fit, and the broken parts of `hooks` (`load.rs` warns of those).
+/// Each other removal is a warning here, and the file still loads.
+/// (Claude Code also drops permission rules whose syntax it refuses; latch
+/// leaves them, which changes nothing here.)
 pub fn clean(root: &Node) -> (Node, Vec<Rejected>) {
     let mut root = root.clone();
     let mut removed = Vec::new();
@@ -386,6 +393,19 @@ pub fn clean(root: &Node) -> (Node, Vec<Rejected>) {
                         // Checked no further: `check` skips a null.
                         value.value = Value::Seq(Vec::new());
                     }
+                }
+            }
+            "hooks" => {
+                let events = schema()
+                    .pointer("/fields/hooks/keys/values")
+                    .and_then(Json::as_array);
+                match &mut value.value {
+                    Value::Map(entries) => entries.retain(|(k, v)| {
+                        matches!(v.value, Value::Seq(_))
+                            && events.is_some_and(|e| e.contains(&Json::from(k.scalar_text())))
+                    }),
+                    // Left for `check` to pass over (an empty object).
+                    _ => value.value = Value::Map(Vec::new()),
                 }
             }
             _ => {}

@@ -869,7 +869,6 @@ fn event_entry(item: &Value) -> Result<EventSpec, String> {
 mod tests {
     use super::*;
     use crate::journal::RunState;
-    use crate::pipeline::ObjectArguments;
     use crate::run::{Cancel, Runner};
     use crate::session::Session;
 
@@ -893,17 +892,8 @@ mod tests {
         if cancelled {
             handle.cancel();
         }
-        let cx = DispatchContext {
-            runner: &Runner::default(),
-            session: &session,
-            validator: &ObjectArguments,
-            event_id: "e1",
-            cancel: &cancel,
-            background: None,
-            harness: None,
-            trust: None,
-            lend: None,
-        };
+        let runner = Runner::default();
+        let cx = DispatchContext::bare(&runner, &session, &cancel);
         let event: Event = serde_json::from_value(serde_json::json!(
             {"event": "turn_start", "session_id": "s1", "turn_id": "t1", "cwd": ws, "model": "m"}
         ))

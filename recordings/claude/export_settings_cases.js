@@ -1,0 +1,117 @@
+#!/usr/bin/env node
+// export_cases.js — dump every settings-file case used by `node check_types.js --compare` as JSONL.
+//
+//   node export_cases.js
+//
+// Writes settings-cases.jsonl, one object per line:
+//   {"input": <raw settings value, before uye cleaning>,
+//    "accepted": <cleaned value passes NM().safeParse, i.e. Claude Code keeps the file>,
+//    "refine_only": <zod rejected and every issue has code "custom">,
+//    "issues": [<first issue path joined with ".">, <first issue message>]   ([] when accepted)}
+// If the file exceeds 3 MB it also writes settings-cases-sample.jsonl (<= 1500 lines, deterministic).
+//
+// The case list is not copied: the case-building part of check_types.js's --compare block (everything between
+// its opening line and "// run both") is sliced out of check_types.js at run time and compiled together with
+// the rest of that file, so this export always matches what --compare uses.
+// Skipped: texts that are not JSON ('' empty file, '{bad json'), values whose top level is not an object, and values
+// that JSON cannot represent faithfully (NaN/±Infinity, e.g. 1e400; undefined/functions cannot arise from JSON.parse).
+// Every input is normalised to JSON.stringify(JSON.parse(text)) (so -0 becomes 0) and accepted/issues are computed on
+// that normalised value, so each line is self-consistent. Duplicates (same normalised text) are dropped; first wins.
+'use strict';
+const fs = require('fs');
+const path = require('path');
+const Module = require('module');
+
+const DIR = __dirname;
+const OUT = path.join(DIR, 'settings-cases.jsonl');
+const SAMPLE_OUT = path.join(DIR, 'settings-cases-sample.jsonl');
+const SAMPLE_MAX = 1500;
+const SAMPLE_THRESHOLD = 3 * 1024 * 1024;
+
+// ---- 1. get the case list from check_types.js --------------------------------------------------------------------
+function loadCases() {
+  const file = path.join(DIR, 'check_types.js');
+  const src = fs.readFileSync(file, 'utf8');
+  const head = "if (require.main === module && process.argv[2] === '--compare') {";
+  const i = src.indexOf(head);
+  const j = src.indexOf('// run both', i);
+  if (i < 0 || j < 0) throw new Error('check_types.js layout changed: cannot find the --compare case-building block');
+  const patched = src.slice(0, i) + '{' + src.slice(i + head.length, j) +
+    '\nmodule.exports.__exported = { cases, nReport, nFixed };\n}\n';
+  const m = new Module(file, module);
+  m.filename = file;
+  m.paths = Module._nodeModulePaths(DIR);
+  m._compile(patched, file); // also loads cc_settings_schema_extracted.js (defines globalThis.uye / NM)
+  return m.exports.__exported;
+}
+
+// ---- 2. helpers ---------------------------------------------------------------------------------------------------
+const isObj = (v) => typeof v === 'object' && v !== null && !Array.isArray(v);
+function jsonFaithful(v) { // only values JSON can represent exactly
+  if (v === null || typeof v === 'string' || typeof v === 'boolean') return true;
+  if (typeof v === 'number') return Number.isFinite(v);
+  if (Array.isArray(v)) return v.every(jsonFaithful);
+  if (typeof v === 'object') return Object.values(v).every(jsonFaithful);
+  return false; // undefined, function, symbol, bigint
+}
+function hasLoneSurrogate(s) { return /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/.test(s); }
+
+// ---- 3. build the records -----------------------------------------------------------------------------------------
+const { cases, nReport, nFixed } = loadCases();
+const seen = new Set();
+const records = [];
+const skipped = { notJson: 0, notObject: 0, notFaithful: 0, duplicate: 0 };
+const bySource = {};
+cases.forEach(([label, text], idx) => {
+  const source = idx < nReport ? 'report+run_settings' : idx < nFixed ? 'edge' : 'generated';
+  let value;
+  try { value = JSON.parse(text.startsWith('\uFEFF') ? text.slice(1) : text); } catch { skipped.notJson++; return; } // '' and '{bad json' land here
+  if (!isObj(value)) { skipped.notObject++; return; }
+  if (!jsonFaithful(value)) { skipped.notFaithful++; return; }
+  const key = JSON.stringify(value);
+  if (seen.has(key)) { skipped.duplicate++; return; }
+  seen.add(key);
+  const input = JSON.parse(key); // normalised (e.g. -0 -> 0)
+  const cleaned = structuredClone(input);
+  uye(cleaned, 'settings.json'); // eslint-disable-line no-undef -- global from cc_settings_schema_extracted.js
+  const z = NM().safeParse(cleaned); // eslint-disable-line no-undef
+  const accepted = z.success;
+  const refine_only = !accepted && z.error.issues.every((x) => x.code === 'custom');
+  const first = accepted ? null : z.error.issues[0];
+  const issues = first ? [first.path.map(String).join('.'), first.message] : [];
+  records.push({ rec: { input, accepted, refine_only, issues }, line: JSON.stringify({ input, accepted, refine_only, issues }), source, keys: Object.keys(input) });
+  bySource[source] = (bySource[source] || 0) + 1;
+});
+
+fs.writeFileSync(OUT, records.map((r) => r.line).join('\n') + '\n');
+const size = fs.statSync(OUT).size;
+const nAcc = records.filter((r) => r.rec.accepted).length;
+const nRefine = records.filter((r) => r.rec.refine_only).length;
+const lone = records.filter((r) => hasLoneSurrogate(r.line)).length;
+console.log(`cases in check_types.js --compare: ${cases.length}`);
+console.log(`skipped: not JSON ${skipped.notJson}, top level not an object ${skipped.notObject}, NaN/Infinity ${skipped.notFaithful}, duplicates ${skipped.duplicate}`);
+console.log(`written: ${records.length} (by source: ${Object.entries(bySource).map(([k, v]) => `${k} ${v}`).join(', ')})`);
+console.log(`accepted: ${nAcc}, rejected: ${records.length - nAcc} (refine_only: ${nRefine})`);
+if (lone) console.log(`note: ${lone} lines contain a lone UTF-16 surrogate escape`);
+console.log(`${OUT}: ${size} bytes (${(size / 1048576).toFixed(2)} MiB)`);
+
+// ---- 4. sample when the file is large ------------------------------------------------------------------------------
+// Keep every rejected case that is not a hooks-only case (top-level keys exactly ["hooks"]), then fill the remaining
+// slots with an even spread (evenly spaced indices, file order) of the rest. Output keeps file order.
+if (size > SAMPLE_THRESHOLD) {
+  const isHooksOnly = (r) => r.keys.length === 1 && r.keys[0] === 'hooks';
+  const must = [], rest = [];
+  records.forEach((r, i) => ((!r.rec.accepted && !isHooksOnly(r)) ? must : rest).push(i));
+  if (must.length > SAMPLE_MAX) throw new Error(`${must.length} must-keep cases exceed the sample limit ${SAMPLE_MAX}`);
+  const slots = Math.min(SAMPLE_MAX - must.length, rest.length);
+  const picked = new Set(must);
+  for (let k = 0; k < slots; k++) picked.add(rest[Math.floor((k * rest.length) / slots)]);
+  const idx = [...picked].sort((a, b) => a - b);
+  fs.writeFileSync(SAMPLE_OUT, idx.map((i) => records[i].line).join('\n') + '\n');
+  const s = fs.statSync(SAMPLE_OUT).size;
+  const sAcc = idx.filter((i) => records[i].rec.accepted).length;
+  console.log(`sample: ${idx.length} lines (${must.length} rejected non-hooks kept + ${idx.length - must.length} of ${rest.length} others evenly spread), accepted ${sAcc}`);
+  console.log(`${SAMPLE_OUT}: ${s} bytes (${(s / 1048576).toFixed(2)} MiB)`);
+} else if (fs.existsSync(SAMPLE_OUT)) {
+  console.log(`(file is under 3 MB; no sample needed — stale ${SAMPLE_OUT} left untouched)`);
+}
