@@ -269,7 +269,9 @@ fn message_display_hooks_run_to_their_end_whatever_their_first_line() {
     // Claude Code runs MessageDisplay hooks with forced synchronous
     // execution (its code; the same path as `--init-only`, recorded in
     // r6_async_first_line_sessionstart_init_only), and reads the whole
-    // stdout as usual.
+    // stdout as usual: here one JSON object that starts with
+    // `"async": true`, which Claude Code's schema reads as its async form,
+    // keeping nothing else (`answer-cases.jsonl`).
     let c = Claude::new();
     let (done, touch) = marker(&c, "done");
     let answer = json!({"async": true, "hookSpecificOutput": {"hookEventName": "MessageDisplay", "displayContent": "SHOWN"}});
@@ -280,8 +282,18 @@ fn message_display_hooks_run_to_their_end_whatever_their_first_line() {
         json!({"turn_id": "t1", "display": {"message_id": "m1", "index": 0, "final": true, "delta": "hi"}}),
     ));
     assert!(done.exists(), "latch fire did not wait for the hook");
-    assert_eq!(f.outcome["display"], "SHOWN", "{}", f.outcome);
+    assert!(f.outcome.get("display").is_none(), "{}", f.outcome);
     assert!(!went_to_the_background(&f.outcome), "{}", f.outcome);
+    // Without `async`, the same answer shows its text.
+    let c = Claude::new();
+    let answer = json!({"hookSpecificOutput": {"hookEventName": "MessageDisplay", "displayContent": "SHOWN"}});
+    let hook = format!(r#"printf '%s\n' '{answer}'"#);
+    let c = c.project_settings(&settings("MessageDisplay", None, &[&hook]));
+    let f = c.fire(&event(
+        "message_display",
+        json!({"turn_id": "t1", "display": {"message_id": "m1", "index": 0, "final": true, "delta": "hi"}}),
+    ));
+    assert_eq!(f.outcome["display"], "SHOWN", "{}", f.outcome);
 }
 
 #[test]

@@ -124,8 +124,18 @@ pub enum Refusal {
     Invalid(String),
 }
 
+/// Whether an answer reads as Claude Code's other form, `{"async": true,
+/// "asyncTimeout"?: number}`, which keeps nothing else of the answer.
+pub fn is_async(answer: &Map<String, Value>) -> bool {
+    answer.get("async") == Some(&Value::Bool(true))
+        && answer.get("asyncTimeout").is_none_or(Value::is_number)
+}
+
 /// Checks a hook's answer against Claude Code's schema.
 pub fn check(answer: &Map<String, Value>) -> Result<(), Refusal> {
+    if is_async(answer) {
+        return Ok(());
+    }
     fields(answer, TOP, "").map_err(Refusal::Invalid)?;
     let Some(specific) = answer.get("hookSpecificOutput") else {
         return Ok(());
@@ -355,6 +365,56 @@ mod tests {
         ));
         // Unknown keys are dropped, at both levels.
         assert!(answer(serde_json::json!({"extra": null, "hookSpecificOutput": {"hookEventName": "Stop", "extra": 1}})).is_ok());
+    }
+
+    /// Every answer of `recordings/claude/answer-cases.jsonl` (4,179, made
+    /// by `export_answer_cases.js` with Claude Code's own schema and
+    /// message code): valid exactly when Claude Code's schema says so, with
+    /// its kind of message.
+    #[test]
+    fn answers_are_valid_exactly_when_claude_code_says_so() {
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/recordings/claude/answer-cases.jsonl"
+        );
+        let text = std::fs::read_to_string(path).expect("the cases");
+        let mut disagree = Vec::new();
+        let mut count = 0;
+        for line in text.lines() {
+            let case: Value = serde_json::from_str(line).expect("a case");
+            let Some(obj) = case["answer"].as_object() else {
+                continue;
+            };
+            count += 1;
+            let ours = match check(obj) {
+                Ok(()) => "valid",
+                Err(Refusal::NoEventName) => "no event name",
+                Err(Refusal::Invalid(_)) => "invalid",
+            };
+            let theirs = match case["message"].as_str() {
+                None => "valid",
+                Some(m) if m.contains("missing required field") => "no event name",
+                Some(_) => "invalid",
+            };
+            if ours != theirs {
+                disagree.push(format!(
+                    "{}: Claude Code {theirs}, latch {ours}",
+                    case["answer"]
+                ));
+            }
+        }
+        assert_eq!(count, 4179);
+        assert!(
+            disagree.is_empty(),
+            "{} disagree:\n{}",
+            disagree.len(),
+            disagree
+                .iter()
+                .take(30)
+                .cloned()
+                .collect::<Vec<_>>()
+                .join("\n")
+        );
     }
 
     #[test]

@@ -374,7 +374,11 @@ pub const INVALID_ANSWER: &str =
 /// ([`answer_schema::check`](super::answer_schema::check)); the message of
 /// one that did not: Claude Code's first line, then latch's reason.
 fn read_json(mut obj: Map<String, Value>) -> Result<HookJson, String> {
-    use super::answer_schema::{Refusal, check};
+    use super::answer_schema::{Refusal, check, is_async};
+    // Claude Code's other form, `{"async": true}`, keeps nothing else.
+    if is_async(&obj) {
+        return Ok(HookJson::default());
+    }
     match check(&obj) {
         Ok(()) => {}
         Err(Refusal::NoEventName) => {
