@@ -103,7 +103,7 @@ pub struct ConfigArgs {
     /// (repeatable; a later value wins). Default: off, as every dialect's
     /// own product runs such hooks without asking. See docs/trust.md.
     #[arg(long = "trust", value_name = "POLICY", value_parser = trust_spec)]
-    #[schemars(extend("items" = {"type": "string", "pattern": "^([^=]+=)?(off|warn|require)$"}))]
+    #[schemars(extend("items" = {"type": "string", "pattern": "^([^=]*=)?(off|warn|require)$"}))]
     trust: Vec<String>,
     /// What the session's audit log records of each hook run: `off`,
     /// `runs` (the facts, never what a hook printed) or `full` (also each
@@ -120,10 +120,9 @@ pub struct ConfigArgs {
 }
 
 impl ConfigArgs {
-    /// Whether any dialect's hooks are held to a trust policy (a bad value
-    /// counts: it is read as `require`).
+    /// Whether any dialect's hooks are held to a trust policy.
     pub fn uses_trust(&self) -> bool {
-        Policies::parse(&self.trust).map_or(true, |p| !p.all_off())
+        Policies::parse(&self.trust).is_ok_and(|p| !p.all_off())
     }
 
     /// Checks the values the command line checks as it parses them

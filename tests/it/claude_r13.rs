@@ -363,7 +363,8 @@ fn a_prompt_stopped_or_blocked_by_its_first_hook_to_finish() {
     }
     let c = Claude::new();
     let fast = "printf FAST >&2; exit 2".to_owned();
-    let slow = "sleep 0.3; printf SLOW >&2; exit 2".to_owned();
+    // The slower hook also blocks, and would add context: none of it counts.
+    let slow = r#"sleep 0.3; echo '{"decision":"block","reason":"SLOW","hookSpecificOutput":{"hookEventName":"UserPromptSubmit","additionalContext":"LATE"}}'"#.to_owned();
     let c = c.project_settings(&settings("UserPromptSubmit", None, &[&slow, &fast]));
     let out = c.fire(&prompt()).outcome;
     assert_eq!(out["decision"], "deny");
@@ -377,6 +378,54 @@ fn a_prompt_stopped_or_blocked_by_its_first_hook_to_finish() {
         reasons,
         [&Value::from(prompt_blocked(&format!("[{fast}]: FAST")))]
     );
+    assert!(!out.to_string().contains("LATE"), "{out}");
+    let late = out["runs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| {
+            r["hook"]
+                .as_str()
+                .is_some_and(|h| h.starts_with("sleep 0.3"))
+        })
+        .unwrap();
+    assert!(
+        late["message"].as_str().unwrap().starts_with("not applied"),
+        "{out}"
+    );
+}
+
+/// An exit 2 beside a valid `continue: false` (FINDINGS §42, a probe of
+/// the CLI): the stop wins, as over a block in the answer.
+#[test]
+fn a_prompt_s_stop_wins_over_its_exit_2() {
+    let c = Claude::new();
+    let cmd = answering(r#"{"continue":false,"stopReason":"S"}"#, "ERR", 2);
+    let c = c.project_settings(&settings("UserPromptSubmit", None, &[&cmd]));
+    let out = c.fire(&prompt()).outcome;
+    assert_eq!(out["decision"], "proceed", "{out}");
+    assert!(out.get("reasons").is_none(), "{out}");
+    assert_eq!(
+        out["halt"]["message"], "Operation stopped by hook: S",
+        "{out}"
+    );
+}
+
+/// `updatedToolOutput: null` replaces nothing, whatever the tool
+/// (r13b_hso_post_updated_output_null, for Bash).
+#[test]
+fn a_null_replacement_replaces_nothing() {
+    let c = Claude::new();
+    let cmd = answering(
+        r#"{"hookSpecificOutput":{"hookEventName":"PostToolUse","updatedToolOutput":null}}"#,
+        "",
+        0,
+    );
+    let c = c.project_settings(&settings("PostToolUse", None, &[&cmd]));
+    let event = json!({"event": "tool_after", "session_id": "s1",
+        "tool": {"name": "Read", "input": {"file_path": "/x"}}});
+    let out = c.fire(&event).outcome;
+    assert!(out.get("tool_output").is_none(), "{out}");
 }
 
 /// The user-settings hook of the settings cases: what reached it.

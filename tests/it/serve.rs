@@ -111,20 +111,9 @@ impl Server {
         }
     }
 
-    /// Sends a request and returns the next answer (notifications
-    /// before it are passed over).
+    /// Sends a request and returns its answer, skipping notifications
+    /// (and any other message).
     pub(crate) fn request(&mut self, id: i64, method: &str, params: Value) -> Value {
-        self.send(json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
-        loop {
-            let m = self.recv();
-            if m.get("id").is_some() {
-                return m;
-            }
-        }
-    }
-
-    /// Sends a request and returns its answer, skipping notifications.
-    fn call(&mut self, id: i64, method: &str, params: Value) -> Value {
         self.send(json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
         loop {
             let m = self.recv();
@@ -442,6 +431,49 @@ fn explain_answers_what_latch_explain_prints() {
         assert_eq!(served["result"], printed, "{event}");
     }
     assert_eq!(s.close(), 0);
+}
+
+/// A harness that connects stdin and stdout as Unix stream sockets (as
+/// Node's `child_process` does) is served the same; the end of input ends
+/// the server.
+#[test]
+fn stdin_and_stdout_may_be_unix_sockets() {
+    use std::os::unix::net::UnixStream;
+    let c = Claude::new().project_settings(&settings(
+        "PreToolUse",
+        Some("Bash"),
+        &["echo no >&2; exit 2"],
+    ));
+    let (mut to_latch, latch_in) = UnixStream::pair().unwrap();
+    let (from_latch, latch_out) = UnixStream::pair().unwrap();
+    let mut child = Command::new(assert_cmd::cargo::cargo_bin("latch"))
+        .arg("serve")
+        .stdin(std::os::fd::OwnedFd::from(latch_in))
+        .stdout(std::os::fd::OwnedFd::from(latch_out))
+        .stderr(Stdio::null())
+        .env_remove("LATCH_STATE_DIR")
+        .spawn()
+        .unwrap();
+    let pid = child.id();
+    let fd0 = std::fs::read_link(format!("/proc/{pid}/fd/0")).unwrap();
+    assert!(fd0.to_string_lossy().starts_with("socket:"), "{fd0:?}");
+    let mut lines = BufReader::new(from_latch).lines();
+    let mut call = |request: Value| {
+        let mut line = request.to_string().into_bytes();
+        line.push(b'\n');
+        to_latch.write_all(&line).unwrap();
+        let answer = lines.next().expect("an answer").expect("a line");
+        serde_json::from_str::<Value>(&answer).unwrap()
+    };
+    let r = call(json!({"jsonrpc": "2.0", "id": 1, "method": "initialize",
+        "params": {"dialects": ["claude"], "project": c.project(), "home": c.home(),
+            "claude_managed_dir": c.root.path().join("managed"),
+            "state_dir": c.root.path().join("state")}}));
+    assert!(r["result"].is_object(), "{r}");
+    let r = call(json!({"jsonrpc": "2.0", "id": 2, "method": "fire", "params": bash_before("ls")}));
+    assert_eq!(r["result"]["decision"], "deny", "{r}");
+    to_latch.shutdown(std::net::Shutdown::Write).unwrap();
+    assert_eq!(child.wait().unwrap().code(), Some(0));
 }
 
 /// `initialize` refuses an `audit` or `trust` value `latch fire` refuses
@@ -1191,7 +1223,13 @@ fn trust_methods_list_approve_and_revoke_the_projects_hooks() {
     assert_eq!(r["result"]["decision"], "deny", "{r}");
 
     let hook = project["hook"].as_str().unwrap();
-    let r = s.request(7, "trust/revoke", json!({"hooks": [hook]}));
+    s.send(
+        json!({"jsonrpc": "2.0", "id": 7, "method": "trust/revoke", "params": {"hooks": [hook]}}),
+    );
+    // The reload it made is announced before the answer.
+    let n = s.recv();
+    assert_eq!(n["method"], "latch/diagnostics", "{n}");
+    let r = s.recv();
     assert_eq!(r["result"]["revoked"][0]["hook"], hook, "{r}");
     // The very next event, with no wait for the watcher, as `latch fire`
     // would read the store.
@@ -1394,7 +1432,7 @@ fn a_broken_edit_is_kept_for_configurations_loaded_later_too() {
     assert_eq!(n["params"]["kept"], json!([]), "{n}");
     let mut other = bash_before("ls");
     other["cwd"] = json!(c.root.path());
-    let r = s.call(3, "fire", other);
+    let r = s.request(3, "fire", other);
     assert_eq!(r["result"]["decision"], "proceed", "{r}");
 }
 
@@ -1414,10 +1452,10 @@ fn an_edit_seen_with_a_new_directory_is_still_reloaded() {
     let mut moved = stop.clone();
     moved["cwd"] = json!(new_dir);
     moved["session_id"] = json!("s2");
-    let _ = s.call(2, "fire", moved);
+    let _ = s.request(2, "fire", moved);
     let n = s.notification("latch/diagnostics");
     assert_eq!(n["params"]["reloaded"], true, "{n}");
-    let r = s.call(3, "fire", json!({"event": "stop", "session_id": "s3"}));
+    let r = s.request(3, "fire", json!({"event": "stop", "session_id": "s3"}));
     assert!(r.to_string().contains("v2"), "{r}");
 }
 
@@ -1445,7 +1483,7 @@ fn a_large_plugin_directory_does_not_hide_an_edit_of_the_settings() {
     );
     let n = s.notification("latch/diagnostics");
     assert_eq!(n["params"]["reloaded"], true, "{n}");
-    let r = s.call(2, "fire", json!({"event": "stop", "session_id": "s1"}));
+    let r = s.request(2, "fire", json!({"event": "stop", "session_id": "s1"}));
     assert!(r.to_string().contains("v2"), "{r}");
 }
 
@@ -1467,7 +1505,7 @@ fn the_audit_log_kept_open_follows_a_log_removed_or_rotated_meanwhile() {
     let mut id = 10;
     let mut fire = |s: &mut Server| {
         id += 1;
-        let r = s.call(id, "fire", bash_before("ls"));
+        let r = s.request(id, "fire", bash_before("ls"));
         assert_eq!(r["result"]["runs"][0]["status"], "ok", "{r}");
         assert!(r["result"].get("warnings").is_none(), "{r}");
     };
@@ -1539,7 +1577,7 @@ fn a_hook_that_outlasts_the_lent_thread_keeps_all_it_printed() {
         &["echo first >&2; sleep 0.3; echo second >&2; exit 2"],
     ));
     let mut s = Server::claude(&c);
-    let r = s.call(5, "fire", bash_before("ls"));
+    let r = s.request(5, "fire", bash_before("ls"));
     assert_eq!(r["result"]["decision"], "deny", "{r}");
     let text = r["result"].to_string();
     assert!(text.contains(r"first\nsecond"), "{r}");
@@ -1716,7 +1754,7 @@ fn a_config_change_takes_the_file_on_arrival(through_link: bool) {
     };
     let c = c.project_settings(&with(None));
     let mut s = Server::claude(&c);
-    let r = s.call(
+    let r = s.request(
         2,
         "fire",
         json!({"event": "session_start", "session_id": "s1"}),
@@ -1734,7 +1772,7 @@ fn a_config_change_takes_the_file_on_arrival(through_link: bool) {
     );
     // The server reads its input in order, also while the prompt's hook
     // waits for `go`: once `explain` is answered, the change has arrived.
-    let r = s.call(5, "explain", json!({"event": "stop", "session_id": "s2"}));
+    let r = s.request(5, "explain", json!({"event": "stop", "session_id": "s2"}));
     assert!(r["result"].is_array(), "{r}");
     let c = c.project_settings(&with(Some(&second)));
     std::fs::write(&go, "").unwrap();
@@ -1746,7 +1784,7 @@ fn a_config_change_takes_the_file_on_arrival(through_link: bool) {
             answered += 1;
         }
     }
-    let r = s.call(6, "fire", crate::claude_util::bash_after("ls", json!("x")));
+    let r = s.request(6, "fire", crate::claude_util::bash_after("ls", json!("x")));
     assert!(r["result"].is_object(), "{r}");
     assert_eq!(c.runs_of("first"), 1, "the edit let through was not kept");
     assert_eq!(c.runs_of("second"), 0, "the later edit came with it");
@@ -1771,7 +1809,7 @@ fn hooks_starved_of_open_files_start_once_the_others_end() {
     let c = Claude::new().project_settings(&crate::claude_util::starving_settings());
     let mut s = Server::start_with_open_files(40, &[]).for_claude(&c);
     for id in 2..4 {
-        let r = s.call(id, "fire", bash_before("rm -rf /"));
+        let r = s.request(id, "fire", bash_before("rm -rf /"));
         let outcome = &r["result"];
         assert_eq!(outcome["decision"], "deny", "{r}");
         let ok = outcome["runs"]
@@ -1800,7 +1838,7 @@ fn a_session_fired_through_serve_and_latch_fire_in_turn_keeps_one_state() {
     let mut through = |served: bool, event: &Value| -> Value {
         id += 1;
         if served {
-            s.call(id, "fire", event.clone())["result"].clone()
+            s.request(id, "fire", event.clone())["result"].clone()
         } else {
             c.fire(event).outcome
         }

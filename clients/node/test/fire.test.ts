@@ -153,14 +153,12 @@ describe("a running latch", () => {
 
   test("with onAbort: reject, an abort rejects at once with the signal's reason and still cancels the hook", async () => {
     const controller = new AbortController();
-    const started = Date.now();
     const fired = latch.fire(
       { event: "tool_before", session_id: "slow-reject", tool: { name: "Slow", input: {} } },
       { signal: controller.signal, onAbort: "reject" },
     );
     setTimeout(() => controller.abort(new Error("the user pressed Stop")), 300);
     await assert.rejects(within(fired, 5000, "rejected fire"), { message: "the user pressed Stop" });
-    assert.ok(Date.now() - started < 5000);
     // The hook was cancelled: the session's next fire does not wait 30 s
     // behind it.
     const next = await within(

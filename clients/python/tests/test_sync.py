@@ -146,9 +146,8 @@ def test_another_thread_cancels_a_fire(project: Project) -> None:
     with Client(**project.config()) as latch:
         stop = threading.Event()
         threading.Timer(0.3, stop.set).start()
-        started = time.monotonic()
+        # `hang` sleeps 30 s and there is no timeout: only the cancel ends it.
         outcome = latch.fire(bash("hang"), cancel=stop)
-        assert time.monotonic() - started < 5
         assert is_cancelled(outcome)
         assert outcome["runs"][0]["status"] == "failed"
         # An event never set changes nothing.

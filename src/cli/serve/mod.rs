@@ -434,8 +434,8 @@ struct Server {
 /// arrives, or [`Lending::AT_MOST`] passes.
 #[derive(Clone)]
 struct Lending {
-    /// stdin, when the reactor reads it (a pipe): what takes the thread
-    /// back. `None`: never lend.
+    /// stdin, when the reactor reads it (a pipe or a Unix stream socket):
+    /// what takes the thread back. `None`: never lend.
     input: Option<BorrowedFd<'static>>,
     /// Messages read and not yet taken by the main loop.
     queued: Arc<AtomicUsize>,
@@ -717,8 +717,15 @@ impl Server {
                 // with the new approvals before the answer, so the next
                 // `fire` sees them, as the next `latch fire` would (the
                 // watcher's reload would come too late).
-                if changed && reloading.config.uses_trust() {
-                    watch::reload(&reloading, &notices);
+                if changed
+                    && reloading.config.uses_trust()
+                    && let Err(why) = crate::panic::catch(|| watch::reload(&reloading, &notices))
+                {
+                    // The store is written: the answer stands, and the
+                    // watcher's reload follows.
+                    eprintln!(
+                        "latch: error: reloading the configuration after a trust change failed ({why}); the configuration loaded before stays until the next reload"
+                    );
                 }
                 answer
             })

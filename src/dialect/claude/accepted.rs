@@ -383,11 +383,12 @@ fn resolved(path: &Path) -> Option<PathBuf> {
     }
 }
 
-/// A settings file's text on disk: `None` when it does not exist; an
-/// error when it cannot be read (or is not UTF-8).
+/// A settings file's text on disk, read as the loader reads it
+/// ([`super::discover::settings_text`]): `None` when it does not exist; an
+/// error when it cannot be read.
 fn on_disk(path: &Path) -> std::io::Result<Option<String>> {
-    match crate::config::read_bounded_text(path, crate::config::MAX_CONFIG_FILE) {
-        Ok(text) => Ok(Some(text)),
+    match crate::config::read_bounded(path, crate::config::MAX_CONFIG_FILE) {
+        Ok(bytes) => Ok(Some(super::discover::settings_text(bytes).0)),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
         Err(e) => Err(e),
     }

@@ -1368,9 +1368,20 @@ impl Fold<'_> {
                 // `r8_exit2_json_post_ctx_sys`, the blocking error before
                 // the context; `r8_exit2_json_pre_hso_allow`, the block
                 // wins), and the run stays blocked.
-                let exit2 = j.exit2.clone().filter(|_| !j.blocks(ce.as_str()));
+                // On a prompt, the answer's stop wins over the exit's block
+                // (Claude Code 2.1.197, FINDINGS §42, "exit 2 beside
+                // `continue: false`").
+                let stops_prompt = j.continue_ == Some(false)
+                    && matches!(
+                        ce,
+                        ClaudeEvent::UserPromptSubmit | ClaudeEvent::UserPromptExpansion
+                    );
+                let exit2 = j
+                    .exit2
+                    .clone()
+                    .filter(|_| !j.blocks(ce.as_str()) && !stops_prompt);
                 let blocked = exit2.map(|text| {
-                    self.apply(index, cmd, Verdict::Blocking(text), record, cx);
+                    self.apply_verdict(index, cmd, Verdict::Blocking(text), record, cx);
                     (record.status, record.error, record.message.clone())
                 });
                 self.apply_json(index, &label, cmd, &j, record, cx);
@@ -1832,6 +1843,9 @@ impl Fold<'_> {
                         && m.get("interrupted").is_some_and(Value::is_boolean)
                 }
                 _ if bash => false,
+                // No tool's output is `null` (recorded for Bash:
+                // `r13b_hso_post_updated_output_null`).
+                Value::Null => false,
                 _ => matches!(
                     (&original, value),
                     (Some(Value::Object(_)), Value::Object(_))

@@ -162,36 +162,42 @@ fn read_and_load(
     }
 }
 
-/// A settings file's text as Claude Code reads one (its `safeParseJSON`):
-/// bytes that are not UTF-8 become U+FFFD (a warning says where), one
-/// leading byte order mark is dropped, and a blank file is empty settings.
-/// A plugin's hooks file is read strictly, as Claude Code's plain
-/// `JSON.parse` of it is.
+/// Reads a settings file as Claude Code reads one (see [`settings_text`]);
+/// bytes that are not UTF-8 get a warning that says where. A plugin's
+/// hooks file is read strictly, as Claude Code's plain `JSON.parse` of it
+/// is.
 fn read_settings_text(path: &Path, diags: &mut Vec<Diagnostic>) -> std::io::Result<String> {
-    let bytes = crate::config::read_bounded(path, MAX_FILE)?;
-    let text = match String::from_utf8(bytes) {
-        Ok(text) => text,
-        Err(e) => {
-            diags.push(
-                Diagnostic::warning(format!(
-                    "the file is not valid UTF-8 at {}; Claude Code reads each bad byte as U+FFFD, and so does latch",
-                    crate::config::utf8_place(&e)
-                ))
-                .in_file(path)
-                .for_dialect(DIALECT),
-            );
-            String::from_utf8_lossy(e.as_bytes()).into_owned()
-        }
+    let (text, bad) = settings_text(crate::config::read_bounded(path, MAX_FILE)?);
+    if let Some(place) = bad {
+        diags.push(
+            Diagnostic::warning(format!(
+                "the file is not valid UTF-8 at {place}; Claude Code reads each bad byte as U+FFFD, and so does latch"
+            ))
+            .in_file(path)
+            .for_dialect(DIALECT),
+        );
+    }
+    Ok(text)
+}
+
+/// A settings file's text as Claude Code reads it (its `safeParseJSON`):
+/// bytes that are not UTF-8 become U+FFFD (the place of the first is
+/// returned too), one leading byte order mark is dropped, and a blank file
+/// is empty settings.
+pub(crate) fn settings_text(bytes: Vec<u8>) -> (String, Option<String>) {
+    let (text, bad) = match String::from_utf8(bytes) {
+        Ok(text) => (text, None),
+        Err(e) => (
+            String::from_utf8_lossy(e.as_bytes()).into_owned(),
+            Some(crate::config::utf8_place(&e)),
+        ),
     };
-    let text = text
-        .strip_prefix('\u{FEFF}')
-        .map(str::to_owned)
-        .unwrap_or(text);
-    Ok(if crate::text::js_trim(&text).is_empty() {
-        "{}".to_owned()
+    let text = text.strip_prefix('\u{FEFF}').map(str::to_owned).unwrap_or(text);
+    if crate::text::js_trim(&text).is_empty() {
+        ("{}".to_owned(), bad)
     } else {
-        text
-    })
+        (text, bad)
+    }
 }
 
 /// A plugin: its manifest's name (else the directory's), its

@@ -397,10 +397,11 @@ pub fn load_text(
         problems: Vec::new(),
         notes: Vec::new(),
         budget: PatternBudget::per_file(),
+        hooks_dropped: false,
     };
     l.root(&root, &mut file);
     if scope != Scope::Plugin {
-        l.settings_types(&root);
+        l.settings_types(&root, &mut file);
     }
     let mut diags = l.notes;
     if !l.problems.is_empty() {
@@ -430,7 +431,12 @@ struct Loader<'a> {
     /// Warnings and notes; the file still loads.
     notes: Vec<Diagnostic>,
     budget: PatternBudget,
+    /// Managed settings whose `hooks` Claude Code ignores.
+    hooks_dropped: bool,
 }
+
+/// How a warning about a managed setting ends.
+const MANAGED_IGNORES: &str = "Claude Code ignores this setting of managed settings";
 
 impl Loader<'_> {
     fn problem(&mut self, at: Position, message: String) {
@@ -478,6 +484,15 @@ impl Loader<'_> {
                         );
                     }
                 }
+                // Managed settings drop a bad setting alone (see
+                // `settings_types`).
+                _ if self.scope == Scope::Managed => self.note(
+                    Diagnostic::warning(format!(
+                        "`{key}` must be a boolean, not {}; {MANAGED_IGNORES}",
+                        node.json_kind()
+                    ))
+                    .at(Some(node.position)),
+                ),
                 _ => self.problem(
                     node.position,
                     format!("`{key}` must be a boolean, not {}", node.json_kind()),
@@ -513,8 +528,9 @@ impl Loader<'_> {
         // A settings file's `hooks` is cleaned before Claude Code checks the
         // file: a `hooks` that is not an object, an event that is not an
         // array and an unknown event are dropped with a warning, and the
-        // rest of the file loads (r13_settings_event_*, r13_settings_hooks_*, r13_settings_unknown_event_*). A plugin's hooks file is
-        // checked as it is.
+        // rest of the file loads (recorded: `r13_settings_event_*`,
+        // `r13_settings_hooks_*`, `r13_settings_unknown_event_*`). A
+        // plugin's hooks file is checked as it is.
         let settings = self.scope != Scope::Plugin;
         let Some(events) = hooks.as_map() else {
             let message = format!(
@@ -569,44 +585,82 @@ impl Loader<'_> {
                 }
                 continue;
             };
+            let (problems, groups) = (self.problems.len(), file.groups.len());
             for g in items {
                 if let Some(group) = self.group(g, event, &name_text) {
                     file.groups.push(group);
                 }
+            }
+            // Claude Code documents `DirectoryAdded`, but 2.1.197 does not
+            // know it and skips it as an unknown event: its broken entries
+            // never drop the file (its good ones run in latch).
+            if settings
+                && event == Some(ClaudeEvent::DirectoryAdded)
+                && self.problems.len() > problems
+            {
+                for d in self.problems.split_off(problems) {
+                    self.notes.push(Diagnostic {
+                        severity: crate::diag::Severity::Warning,
+                        message: format!(
+                            "{}; Claude Code 2.1.197 skips `DirectoryAdded` as an unknown event, and latch skips its hooks",
+                            d.message
+                        ),
+                        ..d
+                    });
+                }
+                file.groups.truncate(groups);
             }
         }
     }
 
     /// Every setting's type, as Claude Code checks a settings file before
     /// it reads anything of it (see [`super::settings_schema`]): a wrong
-    /// one drops the whole file; in managed settings, whose check drops
-    /// each bad setting alone, it is a warning.
-    fn settings_types(&mut self, root: &Node) {
+    /// one drops the whole file. Managed settings are checked with each
+    /// setting on its own (Claude Code's code; not recorded): a wrong one
+    /// is a warning and only that setting is dropped, `hooks` whole when
+    /// any of its entries is wrong.
+    fn settings_types(&mut self, root: &Node, file: &mut LoadedFile) {
         use super::settings_schema::{check, clean};
         let (cleaned, removed) = clean(root);
         for r in removed {
             self.note(Diagnostic::warning(r.message).at(Some(r.at)));
         }
+        let managed = self.scope == Scope::Managed && root.as_map().is_some();
+        if managed && !self.problems.is_empty() {
+            // Every problem the loader found is in `hooks` here.
+            for d in std::mem::take(&mut self.problems) {
+                self.notes.push(Diagnostic {
+                    severity: crate::diag::Severity::Warning,
+                    message: format!("{}; {MANAGED_IGNORES}: `hooks`", d.message),
+                    ..d
+                });
+            }
+            file.groups.clear();
+            self.hooks_dropped = true;
+        }
         // Checked by this loader with its own words; `hooks` too, unless
         // the loader found nothing wrong there (the schema then checks
         // what the loader does not read, such as `rewakeMessage`).
         let mut skip = vec!["disableAllHooks", "allowManagedHooksOnly"];
-        if !self.problems.is_empty() {
+        if !self.problems.is_empty() || self.hooks_dropped {
             skip.push("hooks");
         }
-        let Some(r) = check(&cleaned, &skip) else {
-            return;
-        };
-        if self.scope == Scope::Managed {
+        for r in check(&cleaned, &skip) {
+            if !managed {
+                self.problem(r.at, r.message);
+                continue;
+            }
             self.note(
-                Diagnostic::warning(format!(
-                    "{}; Claude Code ignores this setting of managed settings",
-                    r.message
-                ))
-                .at(Some(r.at)),
+                Diagnostic::warning(format!("{}; {MANAGED_IGNORES}", r.message)).at(Some(r.at)),
             );
-        } else {
-            self.problem(r.at, r.message);
+            match r.setting.as_str() {
+                "hooks" => {
+                    file.groups.clear();
+                    self.hooks_dropped = true;
+                }
+                "env" => file.env.clear(),
+                _ => {}
+            }
         }
     }
 
@@ -1137,8 +1191,51 @@ mod tests {
         assert_eq!(diags[0].hint.as_deref(), Some("did you mean `PreToolUse`?"));
     }
 
+    /// Managed settings drop a wrong setting alone (Claude Code's check of
+    /// them, read from its code): `hooks` whole for a wrong entry, `env`,
+    /// or a flag; the rest applies.
+    #[test]
+    fn managed_settings_drop_each_wrong_setting_alone() {
+        let managed = |text: &str| {
+            load_text(
+                text,
+                Path::new("/etc/claude-code/managed-settings.json"),
+                Scope::Managed,
+                None,
+            )
+        };
+        let stop = r#"{"Stop":[{"hooks":[{"type":"command","command":"c"}]}]}"#;
+        // A wrong setting beside the hooks: they run.
+        let (file, diags) = managed(&format!(r#"{{"env":{{"M":"1"}},"model":5,"hooks":{stop}}}"#));
+        assert!(!file.dropped && file.groups.len() == 1, "{diags:?}");
+        assert_eq!(file.env, [("M".to_owned(), "1".to_owned())]);
+        assert!(diags[0].message.starts_with("`model` must be a string, not a number; Claude Code ignores"), "{diags:?}");
+        // A wrong hook entry, for the loader or for the schema: no hooks,
+        // the rest applies.
+        for entry in [r#""timeout":"5""#, r#""rewakeMessage":5"#] {
+            let text = format!(r#"{{"env":{{"M":"1"}},"hooks":{{"Stop":[{{"hooks":[{{"type":"command","command":"c",{entry}}}]}}]}}}}"#);
+            let (file, diags) = managed(&text);
+            assert!(!file.dropped, "{text}: {diags:?}");
+            assert!(file.groups.is_empty(), "{text}");
+            assert_eq!(file.env.len(), 1, "{text}");
+            assert!(diags.iter().all(|d| d.severity == crate::diag::Severity::Warning), "{diags:?}");
+        }
+        // A wrong flag is ignored alone; a wrong `env` drops the variables.
+        let (file, diags) = managed(&format!(r#"{{"disableAllHooks":"no","env":[],"hooks":{stop}}}"#));
+        assert!(!file.dropped && file.groups.len() == 1, "{diags:?}");
+        assert_eq!(file.disable_all_hooks, None);
+        assert!(file.env.is_empty());
+        assert_eq!(diags.len(), 2, "{diags:?}");
+        // Elsewhere the same file is dropped whole, with every problem named.
+        let (file, diags) = load(r#"{"model":5,"env":[]}"#);
+        assert!(file.dropped);
+        assert_eq!(diags.iter().filter(|d| d.severity == crate::diag::Severity::Error).count(), 3, "{diags:?}");
+    }
+
     /// A settings file's broken `hooks` parts are dropped, and the rest
-    /// loads (r13_settings_event_*, r13_settings_hooks_*, r13_settings_unknown_event_*); a plugin's hooks file is dropped whole.
+    /// loads (`r13_settings_event_*`, `r13_settings_hooks_*`,
+    /// `r13_settings_unknown_event_*`); a plugin's hooks file is dropped
+    /// whole.
     #[test]
     fn settings_drop_broken_hooks_parts_and_plugins_the_whole_file() {
         let stop = r#"[{"hooks": [{"type": "command", "command": "b"}]}]"#;

@@ -15,8 +15,9 @@
 //! What the description cannot say is not checked: a few refinements of
 //! marketplace entries and sandbox lookups (`refined`), and a URL is
 //! checked for a scheme and, for web schemes, a host, not parsed whole.
-//! `hooks` is left to latch's own loader, which reports each problem
-//! where it is.
+//! `hooks` is checked here only where latch's own loader, which reports
+//! each problem where it is, found nothing (the loader does not read
+//! every key Claude Code checks, such as `rewakeMessage`).
 //!
 //! Written by hand: no crate reads zod schemas, and a JSON Schema
 //! validator would read `null`, unions and `catch` differently.
@@ -38,9 +39,11 @@ fn schema() -> &'static Json {
     })
 }
 
-/// A setting Claude Code rejects: where, and why in latch's words.
+/// A setting Claude Code rejects: which, where, and why in latch's words.
 #[derive(Debug, PartialEq)]
 pub struct Rejected {
+    /// The top-level setting.
+    pub setting: String,
     /// The value (or the object missing a field).
     pub at: crate::diag::Position,
     /// `` `model` must be a string, not a number ``.
@@ -48,10 +51,15 @@ pub struct Rejected {
 }
 
 /// Checks every top-level setting of `root` but those `skip` names
-/// against Claude Code's schema. The first problem, if any.
-pub fn check(root: &Node, skip: &[&str]) -> Option<Rejected> {
-    let fields = schema().get("fields")?.as_object()?;
-    let entries = root.as_map()?;
+/// against Claude Code's schema: the first problem of each wrong setting.
+pub fn check(root: &Node, skip: &[&str]) -> Vec<Rejected> {
+    let (Some(fields), Some(entries)) = (
+        schema().get("fields").and_then(Json::as_object),
+        root.as_map(),
+    ) else {
+        return Vec::new();
+    };
+    let mut rejected = Vec::new();
     for (i, (key, value)) in entries.iter().enumerate() {
         let name = key.scalar_text();
         if skip.contains(&name.as_str()) || repeated_later(entries, i) {
@@ -60,10 +68,10 @@ pub fn check(root: &Node, skip: &[&str]) -> Option<Rejected> {
         if let Some(ty) = fields.get(&name)
             && let Err(e) = fits(value, ty, &name)
         {
-            return Some(e);
+            rejected.push(Rejected { setting: name, ..e });
         }
     }
-    None
+    rejected
 }
 
 /// Whether the key of `entries[i]` comes again later (JSON keeps the last).
@@ -78,12 +86,11 @@ fn fits(node: &Node, ty: &Json, path: &str) -> Result<(), Rejected> {
         return Ok(());
     }
     if ty.get("coerce").and_then(Json::as_str) == Some("string") {
-        // `String(value)` fails only for an object whose own `toString` or
-        // `valueOf` is not a function, which JSON cannot make one.
+        // `String(value)` fails only for an object whose own `toString` is
+        // not a function (then `valueOf` gives the object back), and JSON
+        // cannot make one a function.
         return match &node.value {
-            Value::Map(_) if node.get("toString").is_some() || node.get("valueOf").is_some() => {
-                Err(wrong(node, path, "text"))
-            }
+            Value::Map(_) if node.get("toString").is_some() => Err(wrong(node, path, "text")),
             _ => Ok(()),
         };
     }
@@ -177,6 +184,7 @@ fn object(node: &Node, ty: &Json, path: &str) -> Result<(), Rejected> {
                 || field.get("default").is_some() => {}
             None => {
                 return Err(Rejected {
+                    setting: String::new(),
                     at: node.position,
                     message: format!("`{}` is required", join(name)),
                 });
@@ -191,6 +199,7 @@ fn object(node: &Node, ty: &Json, path: &str) -> Result<(), Rejected> {
             .find(|(k, _)| !fields.is_some_and(|f| f.contains_key(&k.scalar_text())))
     {
         return Err(Rejected {
+            setting: String::new(),
             at: k.position,
             message: format!("`{}` is not a setting here", join(&k.scalar_text())),
         });
@@ -320,6 +329,7 @@ fn wrong(node: &Node, path: &str, wanted: &str) -> Rejected {
         node.json_kind().to_owned()
     };
     Rejected {
+        setting: String::new(),
         at: node.position,
         message: format!("`{path}` must be {wanted}, not {found}"),
     }
@@ -354,6 +364,7 @@ pub fn clean(root: &Node) -> (Node, Vec<Rejected>) {
                             let text = rule.as_str().is_some();
                             if !text {
                                 removed.push(Rejected {
+                                    setting: "permissions".to_owned(),
                                     at: rule.position,
                                     message: format!(
                                         "`permissions.{kind}` holds {}, not a rule; Claude Code removes it",
@@ -376,6 +387,7 @@ pub fn clean(root: &Node) -> (Node, Vec<Rejected>) {
                         Ok(()) => true,
                         Err(e) => {
                             removed.push(Rejected {
+                                setting: name.to_owned(),
                                 at: e.at,
                                 message: format!("{}; Claude Code removes this entry", e.message),
                             });
@@ -384,6 +396,7 @@ pub fn clean(root: &Node) -> (Node, Vec<Rejected>) {
                     }),
                     _ => {
                         removed.push(Rejected {
+                            setting: name.to_owned(),
                             at: value.position,
                             message: format!(
                                 "`{name}` must be an array, not {}; Claude Code ignores it",
@@ -421,7 +434,7 @@ mod tests {
     fn rejected(text: &str) -> Option<String> {
         let root = crate::config::json::parse(text).expect("JSON");
         let (cleaned, _) = clean(&root);
-        check(&cleaned, &[]).map(|r| r.message)
+        check(&cleaned, &[]).into_iter().next().map(|r| r.message)
     }
 
     #[test]
@@ -489,7 +502,7 @@ mod tests {
         for text in [
             r#"{"permissions":{"allow":[1,"Bash"],"deny":[null]}}"#.to_owned(),
             r#"{"allowedMcpServers":"x","deniedMcpServers":[{"serverName":"bad name"},{"serverName":"ok"}]}"#.to_owned(),
-            r#"{"env":{"N":1,"Z":null,"O":{"a":1},"A":[1,2]}}"#.to_owned(),
+            r#"{"env":{"N":1,"Z":null,"O":{"a":1},"A":[1,2],"V":{"valueOf":1}}}"#.to_owned(),
             r#"{"unknownKey":5}"#.to_owned(),
             r#"{"theme":"nope","effortLevel":5}"#.to_owned(),
             r#"{"sandbox":{"bogus":1}}"#.to_owned(),

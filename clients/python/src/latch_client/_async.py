@@ -53,7 +53,7 @@ from .types import (
 )
 
 if TYPE_CHECKING:
-    from typing_extensions import Unpack
+    from typing import Unpack
 
 __all__ = ["AsyncClient", "NotificationStream"]
 
@@ -266,7 +266,7 @@ class AsyncClient(InitializeInfo):
                     return cast(Outcome, await asyncio.wait_for(future, self._opts.cancel_grace))
                 except asyncio.TimeoutError:
                     raise LatchTimeout(
-                        f"fire did not answer within {wait}s, nor within {self._opts.cancel_grace}s of its cancel"
+                        f"fire did not answer within {wait}s, and latch did not answer within {self._opts.cancel_grace}s of its cancel"
                     ) from None
         except asyncio.CancelledError:
             if not future.done():

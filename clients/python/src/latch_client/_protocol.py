@@ -8,7 +8,6 @@ import json
 import logging
 import os
 import shutil
-import sys
 import threading
 from dataclasses import dataclass, field
 from typing import Any, Dict, List, Mapping, Optional, Sequence, Union
@@ -157,9 +156,7 @@ def own_process_group() -> Dict[str, Any]:
     group of its own it gets only the ``$/cancelRequest`` the client sends,
     and it still exits when the harness does, at the end of its input.
     """
-    if sys.version_info >= (3, 11):
-        return {"process_group": 0}
-    return {"start_new_session": True}
+    return {"process_group": 0}
 
 
 def _bundled_binary() -> Optional[str]:

@@ -42,7 +42,7 @@ from .types import (
 )
 
 if TYPE_CHECKING:
-    from typing_extensions import Unpack
+    from typing import Unpack
 
 __all__ = ["Client"]
 
@@ -233,8 +233,9 @@ class Client(InitializeInfo):
                 return cast(Outcome, future.result(self._opts.cancel_grace))
             except FutureTimeout:
                 channel.forget(request_id)
+                why = "was cancelled" if cancel is not None and cancel.is_set() else f"did not answer within {wait}s"
                 raise LatchTimeout(
-                    f"fire did not answer within {wait}s, nor within {self._opts.cancel_grace}s of its cancel"
+                    f"fire {why}, and latch did not answer within {self._opts.cancel_grace}s of its cancel"
                 ) from None
         except BaseException:
             if not future.done():
