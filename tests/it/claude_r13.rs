@@ -595,3 +595,28 @@ fn a_block_may_leave_the_prompt_out() {
         "UserPromptSubmit operation blocked by hook:\nR"
     );
 }
+
+/// A session keeps the settings it started with while a `ConfigChange`
+/// hook is configured (`r3_config_change_*`); a settings file with a byte
+/// that is not UTF-8 is kept as it is read, U+FFFD and all.
+#[test]
+fn a_session_keeps_settings_read_with_a_bad_byte() {
+    let c = Claude::new();
+    let path = c.project().join(".claude/settings.json");
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    let file = |word: &str| {
+        [
+            br#"{"hooks":{"ConfigChange":[{"hooks":[{"type":"command","command":"true"}]}],"UserPromptSubmit":[{"hooks":[{"type":"command","command":"echo "#.as_slice(),
+            word.as_bytes(),
+            b" caf",
+            &[0xe9],
+            br#""}]}]}}"#,
+        ]
+        .concat()
+    };
+    std::fs::write(&path, file("A")).unwrap();
+    c.fire(&json!({"event": "session_start", "session_id": "s1", "source": "startup"}));
+    std::fs::write(&path, file("B")).unwrap();
+    let context = c.fire(&prompt()).outcome["context"].to_string();
+    assert!(context.contains("A caf\u{fffd}"), "{context}");
+}

@@ -1191,6 +1191,27 @@ mod tests {
         assert_eq!(diags[0].hint.as_deref(), Some("did you mean `PreToolUse`?"));
     }
 
+    /// `DirectoryAdded`, unknown to Claude Code 2.1.197's settings check:
+    /// a broken entry under it skips that event, never the file.
+    #[test]
+    fn a_broken_directory_added_entry_skips_that_event_only() {
+        let (file, diags) = load(
+            r#"{"hooks":{"DirectoryAdded":[{"hooks":[{"type":"bogus"}]}],"Stop":[{"hooks":[{"type":"command","command":"b"}]}]}}"#,
+        );
+        assert!(!file.dropped, "{diags:?}");
+        assert_eq!(file.groups.len(), 1);
+        assert_eq!(file.groups[0].event_name, "Stop");
+        assert!(
+            diags
+                .iter()
+                .any(|d| d.message.contains("skips `DirectoryAdded`")),
+            "{diags:?}"
+        );
+        let (file, _) =
+            load(r#"{"hooks":{"DirectoryAdded":[{"hooks":[{"type":"command","command":"d"}]}]}}"#);
+        assert_eq!(file.groups.len(), 1, "a good one still loads");
+    }
+
     /// Managed settings drop a wrong setting alone (Claude Code's check of
     /// them, read from its code): `hooks` whole for a wrong entry, `env`,
     /// or a flag; the rest applies.
@@ -1206,22 +1227,38 @@ mod tests {
         };
         let stop = r#"{"Stop":[{"hooks":[{"type":"command","command":"c"}]}]}"#;
         // A wrong setting beside the hooks: they run.
-        let (file, diags) = managed(&format!(r#"{{"env":{{"M":"1"}},"model":5,"hooks":{stop}}}"#));
+        let (file, diags) = managed(&format!(
+            r#"{{"env":{{"M":"1"}},"model":5,"hooks":{stop}}}"#
+        ));
         assert!(!file.dropped && file.groups.len() == 1, "{diags:?}");
         assert_eq!(file.env, [("M".to_owned(), "1".to_owned())]);
-        assert!(diags[0].message.starts_with("`model` must be a string, not a number; Claude Code ignores"), "{diags:?}");
+        assert!(
+            diags[0]
+                .message
+                .starts_with("`model` must be a string, not a number; Claude Code ignores"),
+            "{diags:?}"
+        );
         // A wrong hook entry, for the loader or for the schema: no hooks,
         // the rest applies.
         for entry in [r#""timeout":"5""#, r#""rewakeMessage":5"#] {
-            let text = format!(r#"{{"env":{{"M":"1"}},"hooks":{{"Stop":[{{"hooks":[{{"type":"command","command":"c",{entry}}}]}}]}}}}"#);
+            let text = format!(
+                r#"{{"env":{{"M":"1"}},"hooks":{{"Stop":[{{"hooks":[{{"type":"command","command":"c",{entry}}}]}}]}}}}"#
+            );
             let (file, diags) = managed(&text);
             assert!(!file.dropped, "{text}: {diags:?}");
             assert!(file.groups.is_empty(), "{text}");
             assert_eq!(file.env.len(), 1, "{text}");
-            assert!(diags.iter().all(|d| d.severity == crate::diag::Severity::Warning), "{diags:?}");
+            assert!(
+                diags
+                    .iter()
+                    .all(|d| d.severity == crate::diag::Severity::Warning),
+                "{diags:?}"
+            );
         }
         // A wrong flag is ignored alone; a wrong `env` drops the variables.
-        let (file, diags) = managed(&format!(r#"{{"disableAllHooks":"no","env":[],"hooks":{stop}}}"#));
+        let (file, diags) = managed(&format!(
+            r#"{{"disableAllHooks":"no","env":[],"hooks":{stop}}}"#
+        ));
         assert!(!file.dropped && file.groups.len() == 1, "{diags:?}");
         assert_eq!(file.disable_all_hooks, None);
         assert!(file.env.is_empty());
@@ -1229,7 +1266,14 @@ mod tests {
         // Elsewhere the same file is dropped whole, with every problem named.
         let (file, diags) = load(r#"{"model":5,"env":[]}"#);
         assert!(file.dropped);
-        assert_eq!(diags.iter().filter(|d| d.severity == crate::diag::Severity::Error).count(), 3, "{diags:?}");
+        assert_eq!(
+            diags
+                .iter()
+                .filter(|d| d.severity == crate::diag::Severity::Error)
+                .count(),
+            3,
+            "{diags:?}"
+        );
     }
 
     /// A settings file's broken `hooks` parts are dropped, and the rest
