@@ -192,7 +192,10 @@ pub(crate) fn settings_text(bytes: Vec<u8>) -> (String, Option<String>) {
             Some(crate::config::utf8_place(&e)),
         ),
     };
-    let text = text.strip_prefix('\u{FEFF}').map(str::to_owned).unwrap_or(text);
+    let text = text
+        .strip_prefix('\u{FEFF}')
+        .map(str::to_owned)
+        .unwrap_or(text);
     if crate::text::js_trim(&text).is_empty() {
         ("{}".to_owned(), bad)
     } else {
