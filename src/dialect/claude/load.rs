@@ -436,7 +436,8 @@ struct Loader<'a> {
 }
 
 /// How a warning about a managed setting ends.
-const MANAGED_IGNORES: &str = "Claude Code ignores this setting of managed settings";
+const MANAGED_IGNORES: &str =
+    "in managed settings Claude Code ignores this setting and keeps the others";
 
 impl Loader<'_> {
     fn problem(&mut self, at: Position, message: String) {
@@ -631,7 +632,10 @@ impl Loader<'_> {
             for d in std::mem::take(&mut self.problems) {
                 self.notes.push(Diagnostic {
                     severity: crate::diag::Severity::Warning,
-                    message: format!("{}; {MANAGED_IGNORES}: `hooks`", d.message),
+                    message: format!(
+                        "{}; in managed settings Claude Code ignores the file's `hooks` and keeps its other settings",
+                        d.message
+                    ),
                     ..d
                 });
             }
@@ -1235,7 +1239,7 @@ mod tests {
         assert!(
             diags[0]
                 .message
-                .starts_with("`model` must be a string, not a number; Claude Code ignores"),
+                .starts_with("`model` must be a string, not a number; in managed settings"),
             "{diags:?}"
         );
         // A wrong hook entry, for the loader or for the schema: no hooks,
