@@ -300,7 +300,7 @@ fn permission_update(v: &Value) -> bool {
 }
 
 /// `a string`, `null`, … for a message.
-pub fn kind(v: &Value) -> &'static str {
+fn kind(v: &Value) -> &'static str {
     match v {
         Value::Null => "null",
         Value::Bool(_) => "a boolean",

@@ -60,9 +60,8 @@ pub fn check(root: &Node, skip: &[&str]) -> Vec<Rejected> {
         return Vec::new();
     };
     let mut rejected = Vec::new();
-    for (i, (key, value)) in entries.iter().enumerate() {
-        let name = key.scalar_text();
-        if skip.contains(&name.as_str()) || repeated_later(entries, i) {
+    for (name, _, value) in last_of_each(entries) {
+        if skip.contains(&name.as_str()) {
             continue;
         }
         if let Some(ty) = fields.get(&name)
@@ -74,10 +73,22 @@ pub fn check(root: &Node, skip: &[&str]) -> Vec<Rejected> {
     rejected
 }
 
-/// Whether the key of `entries[i]` comes again later (JSON keeps the last).
-fn repeated_later(entries: &[(Node, Node)], i: usize) -> bool {
-    let key = entries[i].0.scalar_text();
-    entries[i + 1..].iter().any(|(k, _)| k.scalar_text() == key)
+/// A mapping's entries as JavaScript keeps them: of a repeated key, only
+/// the last, in file order; each with its key's text. (Linear: a file
+/// may repeat a key many times.)
+fn last_of_each(entries: &[(Node, Node)]) -> Vec<(String, &Node, &Node)> {
+    let names: Vec<String> = entries.iter().map(|(k, _)| k.scalar_text()).collect();
+    let last: std::collections::HashMap<&str, usize> = names
+        .iter()
+        .enumerate()
+        .map(|(i, n)| (n.as_str(), i))
+        .collect();
+    names
+        .iter()
+        .enumerate()
+        .filter(|(i, n)| last.get(n.as_str()) == Some(i))
+        .map(|(i, n)| (n.clone(), &entries[i].0, &entries[i].1))
+        .collect()
 }
 
 /// Whether `node` passes `ty` (its path for the message).
@@ -120,9 +131,8 @@ fn fits(node: &Node, ty: &Json, path: &str) -> Result<(), Rejected> {
                 ty.get("keys").unwrap_or(&Json::Null),
                 ty.get("values").unwrap_or(&Json::Null),
             );
-            for (i, (k, v)) in entries.iter().enumerate() {
-                let name = k.scalar_text();
-                if name == "__proto__" || repeated_later(entries, i) {
+            for (name, k, v) in last_of_each(entries) {
+                if name == "__proto__" {
                     continue;
                 }
                 fits(k, keys, &format!("{path} key {name:?}"))?;
@@ -435,6 +445,21 @@ mod tests {
         let root = crate::config::json::parse(text).expect("JSON");
         let (cleaned, _) = clean(&root);
         check(&cleaned, &[]).into_iter().next().map(|r| r.message)
+    }
+
+    /// JSON keeps a repeated key's last value, and a file repeating one
+    /// 200,000 times is checked in linear time.
+    #[test]
+    fn a_repeated_key_counts_once_its_last_value() {
+        let many = format!(
+            r#"{{"env":{{{}"N":"x"}},"model":5,"model":"opus"}}"#,
+            r#""N":[],"#.repeat(200_000)
+        );
+        assert_eq!(rejected(&many), None);
+        assert_eq!(
+            rejected(r#"{"env":{"N":"x","N":{"toString":1}}}"#).as_deref(),
+            Some("`env.N` must be text, not an object")
+        );
     }
 
     #[test]
