@@ -648,6 +648,11 @@ pub struct Event {
     /// The notification title, on `notification`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub title: Option<String>,
+    /// The session's title, when it has one (claude: `session_title` on
+    /// `UserPromptSubmit` and `SessionStart`; without it, the last title a
+    /// hook gave the session through latch).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub session_title: Option<String>,
     /// The harness's estimate of the current context size, in tokens.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub context_tokens: Option<u64>,
@@ -752,6 +757,7 @@ impl Event {
             message: None,
             notification_type: None,
             title: None,
+            session_title: None,
             context_tokens: None,
             compaction: None,
             pending_questions: false,

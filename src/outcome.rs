@@ -398,6 +398,28 @@ pub struct Outcome {
     /// configuration order.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub permission_updates: Vec<PermissionUpdates>,
+    /// The session's new title, when a hook gave one that differs from its
+    /// title (claude: `sessionTitle`, on a `user_prompt` that goes on and
+    /// on a `session_start` from `startup` or `resume`), without control
+    /// characters and at most 200 characters long.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub session_title: Option<String>,
+    /// On `session_start`: a user message the harness sends, as a prompt
+    /// of its own, before the user's first (claude: `initialUserMessage`,
+    /// on `startup` and `resume`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub initial_user_message: Option<String>,
+    /// On `session_start`: a hook added skills or commands, and the
+    /// harness looks for them again before the session goes on (claude:
+    /// `reloadSkills`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub reload_skills: bool,
+    /// Terminal escape sequences (titles, desktop notifications, progress,
+    /// the bell) hooks ask the harness to write to the user's terminal
+    /// (claude: `terminalSequence`, as Claude Code's allowlist lets it
+    /// through), in configuration order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub terminal_sequences: Vec<String>,
     /// One record per hook that matched the event, in run order.
     #[serde(default)]
     pub runs: Vec<HookRun>,
@@ -449,6 +471,10 @@ impl Outcome {
             elicitation: None,
             display: None,
             permission_updates: Vec::new(),
+            session_title: None,
+            initial_user_message: None,
+            reload_skills: false,
+            terminal_sequences: Vec::new(),
             runs: Vec::new(),
         }
     }
@@ -512,6 +538,14 @@ impl Outcome {
             self.display = later.display;
         }
         self.permission_updates.extend(later.permission_updates);
+        if later.session_title.is_some() {
+            self.session_title = later.session_title;
+        }
+        if later.initial_user_message.is_some() {
+            self.initial_user_message = later.initial_user_message;
+        }
+        self.reload_skills |= later.reload_skills;
+        self.terminal_sequences.extend(later.terminal_sequences);
         self.runs.extend(later.runs);
     }
 }

@@ -25,6 +25,10 @@ pub const KEYS: &[&str] = &[
     "worktree_path",
     "elicitation",
     "display",
+    "session_title",
+    "initial_user_message",
+    "reload_skills",
+    "terminal_sequences",
 ];
 
 /// Every expectation of `expect` that `outcome` does not meet, in words.
@@ -35,9 +39,10 @@ pub const KEYS: &[&str] = &[
 /// `context` and `notices` (the list of texts, exactly), `events` and
 /// `runs` (lists of objects, each compared as a subset of the actual one,
 /// in order), `warnings` (exactly), `halt` (`true`/`false` for whether the
-/// agent loop ends, or the halt's reason), and `shell_env`, `retry`,
-/// `watch_paths`, `worktree_path`, `elicitation` and `display` (the
-/// outcome's field, exactly).
+/// agent loop ends, or the halt's reason), `retry` and `reload_skills`
+/// (`true`/`false`), and `shell_env`, `watch_paths`, `worktree_path`,
+/// `elicitation`, `display`, `session_title`, `initial_user_message` and
+/// `terminal_sequences` (the outcome's field, exactly).
 pub fn check(expect: &Value, outcome: &Value) -> Vec<String> {
     let mut out = Vec::new();
     let Some(expect) = expect.as_object() else {
@@ -70,10 +75,15 @@ pub fn check(expect: &Value, outcome: &Value) -> Vec<String> {
             "continuation" => outcome["continuation"]["prompt"].clone(),
             "halt" if want.is_boolean() => Value::Bool(!outcome["halt"].is_null()),
             "halt" => outcome["halt"]["reason"].clone(),
-            "retry" => Value::Bool(outcome["retry"] == Value::Bool(true)),
-            "shell_env" | "watch_paths" | "worktree_path" | "elicitation" | "display" => {
-                outcome[key.as_str()].clone()
-            }
+            "retry" | "reload_skills" => Value::Bool(outcome[key.as_str()] == Value::Bool(true)),
+            "shell_env"
+            | "watch_paths"
+            | "worktree_path"
+            | "elicitation"
+            | "display"
+            | "session_title"
+            | "initial_user_message"
+            | "terminal_sequences" => outcome[key.as_str()].clone(),
             "context" => texts("context", "text"),
             "notices" => texts("notices", "text"),
             "warnings" => outcome["warnings"].clone(),

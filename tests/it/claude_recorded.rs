@@ -971,6 +971,30 @@ fn every_recording_is_named_by_a_test_or_said_not_to_apply() {
             "the harness fires prompt_expansion only for commands",
         ),
         ("r3_setup_init_only", "the CLI's flow after Setup"),
+        (
+            "r14i_control",
+            "Claude Code's own window titles, not a hook's",
+        ),
+        (
+            "r14i_ups_ts_osc9_st_kitty",
+            "the terminal's form: latch gives the plain one, the harness adds kitty's (docs/outcome.md)",
+        ),
+        (
+            "r14i_ups_ts_osc9_st_screen",
+            "the terminal's form: latch gives the plain one, the harness adds screen's (docs/outcome.md)",
+        ),
+        (
+            "r14i_ups_ts_osc9_st_tmux",
+            "the terminal's form: latch gives the plain one, the harness adds tmux's (docs/outcome.md)",
+        ),
+        (
+            "r14_ss_ium_block",
+            "the harness sends the first user message as a prompt; its UserPromptSubmit is any prompt's",
+        ),
+        (
+            "r14_ss_ium_stream",
+            "where the harness puts the first user message among its prompts",
+        ),
         ("r3_setup_none", "the harness decides when Setup fires"),
         (
             "r3_stop_failure_400",

@@ -15,6 +15,7 @@ mod claude_lint;
 mod claude_long_texts;
 mod claude_message;
 mod claude_r13;
+mod claude_r14;
 mod claude_recorded;
 mod claude_sources;
 mod claude_util;

@@ -120,6 +120,8 @@ export interface LatchEvent {
   message?: string | undefined;
   notification_type?: string | undefined;
   title?: string | undefined;
+  /** The session's title, when it has one (claude: `session_title`). */
+  session_title?: string | undefined;
   /** The harness's estimate of the current context size, in tokens. */
   context_tokens?: number | undefined;
   compaction?: Compaction | undefined;

@@ -164,6 +164,14 @@ export interface Outcome {
   display?: string;
   /** `permission_request`: permission rules hooks ask the harness to change, in configuration order. */
   permission_updates?: PermissionUpdates[];
+  /** The session's new title, when a hook gave one. */
+  session_title?: string;
+  /** `session_start`: a user message to send, as a prompt of its own, before the user's first. */
+  initial_user_message?: string;
+  /** `session_start`: look for skills and commands again (a hook added some). */
+  reload_skills?: boolean;
+  /** Terminal escape sequences to write to the user's terminal, in order. */
+  terminal_sequences?: string[];
   runs: Run[];
   [key: string]: unknown;
 }

@@ -110,6 +110,10 @@ class Agent(Session, OwnTools, Compacting):
             self.place(outcome)
             if event["event"] == "session_start":
                 self.load_instructions()
+                # claude `initialUserMessage`: a user message of its own
+                # before the user's first prompt.
+                if first := outcome.get("initial_user_message"):
+                    self.add_user(first)
         self.add_user(prompt)
         try:
             return self.loop()

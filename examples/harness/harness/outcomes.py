@@ -1,6 +1,7 @@
 """Firing an event and applying its outcome: `Outcomes.fire` (every event
 goes through it) applies what any outcome may carry (`warnings`, `runs`,
-`events`, `shell_env`, `watch_paths`, `halt`); `place` routes `context`
+`events`, `shell_env`, `watch_paths`, `halt`, `session_title`,
+`terminal_sequences`, `reload_skills`); `place` routes `context`
 and `notices`; the rest renders what the user and the model are shown.
 
 Fires ``message_display`` (the model's text, before the user sees it) and
@@ -42,6 +43,8 @@ class Outcomes(AgentState):
         }
         if self.turn_id:
             event.setdefault("turn_id", self.turn_id)
+        if self.top.title and event["event"] in ("user_prompt", "session_start"):
+            event.setdefault("session_title", self.top.title)
         if self.agent_id:  # every event inside a sub-agent says so
             event.setdefault("agent_id", self.agent_id)
             event.setdefault("agent_type", self.agent_type)
@@ -57,6 +60,14 @@ class Outcomes(AgentState):
             self.top.watched.setdefault(path, mtime(path))
         if "halt" in outcome:  # claude `continue: false`: finish this event, then stop
             self.top.halted = outcome["halt"].get("reason") or "a hook halted the session"
+        if "session_title" in outcome:
+            self.top.title = outcome["session_title"]
+            self.say("latch", f"session titled {self.top.title!r}")
+        terminal = self.err or sys.stderr
+        if terminal.isatty():  # titles, notifications, the bell: only to a terminal
+            terminal.write("".join(outcome.get("terminal_sequences", [])))
+        if outcome.get("reload_skills"):  # this harness has no skills to look for
+            log.info("%s: a hook asked to look for skills again", event["event"])
         return outcome
 
     def place(self, outcome: Outcome, notices: bool = True) -> list[str]:

@@ -83,6 +83,7 @@ class AgentState:
     warnings: list[str] = field(default_factory=list, init=False)
     watched: dict[str, float | None] = field(default_factory=dict, init=False)  # path -> mtime
     halted: str | None = field(default=None, init=False)
+    title: str | None = field(default=None, init=False)  # the session's title, from hooks
     compactions: int = field(default=0, init=False)
     tasks: dict[str, Task] = field(default_factory=dict, init=False)  # the task list, by id
     done: set[str] = field(default_factory=set, init=False)  # completed task ids

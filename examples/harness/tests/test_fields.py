@@ -440,3 +440,43 @@ def test_a_prompt_stopped_by_a_hook_stays_in_the_conversation(run: Runner, tmp_p
     assert "Operation stopped by hook: quiet hours" in s.out
     users = [texts(m) for m in s.agent.messages if m["role"] == "user"]
     assert users[-2:] == [["Deploy now."], ["Operation stopped by hook: quiet hours"]]
+
+
+def test_session_title_first_message_and_terminal_sequences(run: Runner, tmp_path: Path) -> None:
+    """claude `sessionTitle`, `initialUserMessage`, `reloadSkills` and
+    `terminalSequence` on SessionStart: the harness keeps the title and
+    sends it back with the next prompt, puts the first message before the
+    prompt, and writes no sequence to a transcript that is not a terminal."""
+    project = tmp_path / "project"
+    project.mkdir()
+    seen = tmp_path / "ups.jsonl"
+    start = (
+        "echo '"
+        + json.dumps(
+            {
+                "terminalSequence": "\u001b]0;working\u0007",
+                "hookSpecificOutput": {
+                    "hookEventName": "SessionStart",
+                    "sessionTitle": "Fix the build",
+                    "initialUserMessage": "Read NOTES.md first.",
+                    "reloadSkills": True,
+                },
+            }
+        )
+        + "'"
+    )
+    s = run(
+        ["claude"],
+        project,
+        ["one", "two"],
+        [Reply("first"), Reply("second")],
+        claude_settings=hooks(SessionStart=start, UserPromptSubmit=f"cat >> {seen}"),
+    )
+    assert s.turns == ["done", "done"]
+    assert s.agent.title == "Fix the build"
+    assert "session titled 'Fix the build'" in s.out
+    # The first prompt came before session_start; the second reads the title.
+    assert [r.get("session_title") for r in records(seen)] == [None, "Fix the build"]
+    users = [texts(m) for m in s.seen(0) if m["role"] == "user"]
+    assert users == [["Read NOTES.md first."], ["one"]]
+    assert "\u001b]" not in s.out

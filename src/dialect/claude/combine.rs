@@ -175,6 +175,8 @@ pub async fn dispatch(cfg: &Claude, event: &Event, cx: &DispatchContext<'_>) -> 
         o.is_string().then(|| m.output_to_claude(o))
     });
     let project = options.project.clone().unwrap_or_else(|| workdir.clone());
+    // The title hooks read on UserPromptSubmit and SessionStart.
+    let mut session_title = event.session_title.clone();
     let stop_hook_active = match ce {
         ClaudeEvent::Stop | ClaudeEvent::SubagentStop => {
             match cx
@@ -192,19 +194,37 @@ pub async fn dispatch(cfg: &Claude, event: &Event, cx: &DispatchContext<'_>) -> 
             }
         }
         ClaudeEvent::UserPromptSubmit => {
-            // A real prompt ends any run of Stop blocks.
+            // A real prompt ends any run of Stop blocks; the same look at
+            // the state finds the title a hook gave the session.
             let reset = cx
                 .session
                 .update(cx.cancel, |s| {
                     s.set_counter(STOP_BLOCKS_KEY, 0);
                     s.set_counter(STOP_RUN_KEY, 0);
+                    super::title::current(event, s)
                 })
                 .await
-                .and_then(|()| cx.session.set_flag(STOP_RUN_KEY, false));
-            if let Err(e) = reset {
-                out.warnings
-                    .push(format!("latch could not reset the Stop block counter: {e}"));
+                .and_then(|title| cx.session.set_flag(STOP_RUN_KEY, false).map(|()| title));
+            match reset {
+                Ok(title) => session_title = title,
+                Err(e) => out
+                    .warnings
+                    .push(format!("latch could not reset the Stop block counter: {e}")),
             }
+            false
+        }
+        ClaudeEvent::SessionStart => {
+            session_title = match &event.session_title {
+                Some(t) => Some(t.clone()),
+                None => match cx.session.snapshot(cx.cancel).await {
+                    Ok(s) => super::title::kept(&s),
+                    Err(e) => {
+                        out.warnings
+                            .push(format!("latch could not read the session's title: {e}"));
+                        None
+                    }
+                },
+            };
             false
         }
         _ => false,
@@ -264,6 +284,7 @@ pub async fn dispatch(cfg: &Claude, event: &Event, cx: &DispatchContext<'_>) -> 
         input: claude_input.as_ref(),
         output: claude_output.as_ref(),
         batch: &batch,
+        session_title: session_title.as_deref(),
     };
     let mut stdin = crate::dialect::payload::to_bytes(&payload(ce, event, &facts));
     stdin.push(b'\n');
@@ -344,6 +365,10 @@ pub async fn dispatch(cfg: &Claude, event: &Event, cx: &DispatchContext<'_>) -> 
         feedback_hooks: Vec::new(),
         later: Vec::new(),
         prompt_ended: false,
+        title_before: session_title,
+        title: None,
+        first_message: None,
+        terminal: Vec::new(),
     };
     // Texts in the order the handlers finished.
     let mut order: Vec<usize> = (0..finished.len()).collect();
@@ -1120,6 +1145,15 @@ struct Fold<'a> {
     /// no answer that finished after (recorded: `r13_ups_two_exit2`,
     /// `r13_ups_continue_false_sibling_exit2`).
     prompt_ended: bool,
+    /// The session's title as the hooks read it.
+    title_before: Option<String>,
+    /// `sessionTitle` and `initialUserMessage`: the latest in
+    /// configuration order, with its handler's index.
+    title: Option<(usize, String)>,
+    first_message: Option<(usize, String)>,
+    /// `terminalSequence`s that passed the allowlist, with their
+    /// handlers' indexes.
+    terminal: Vec<(usize, String)>,
 }
 
 impl Fold<'_> {
@@ -1433,6 +1467,13 @@ impl Fold<'_> {
                 | ClaudeEvent::ConfigChange
                 | ClaudeEvent::StopFailure
         );
+        // Claude Code stops reading a prompt hook's answer at its block or
+        // stop: its `systemMessage` and `terminalSequence` never come
+        // (recorded: `r14i_ups_block`, `r14i_ups_stop`).
+        let ends_prompt = ce == ClaudeEvent::UserPromptSubmit
+            && (j.continue_ == Some(false)
+                || j.decision.as_deref() == Some("block")
+                || j.exit2.is_some());
         crate::dialect::output_json::note_ignored(
             &j.too_deep,
             || format!("{label} hook {hook}"),
@@ -1456,9 +1497,22 @@ impl Fold<'_> {
                 }
             }
             if let Some(m) = &j.system_message {
-                let m = self.kept(cx, m, Field::SystemMessage(self.place(index)));
-                self.out.warnings.push(m);
+                if ends_prompt {
+                    record
+                        .ignored_fields
+                        .push(format!("systemMessage ({ENDS_PROMPT})"));
+                } else {
+                    let m = self.kept(cx, m, Field::SystemMessage(self.place(index)));
+                    self.out.warnings.push(m);
+                }
             }
+        }
+        if ends_prompt && j.terminal_sequence.is_some() {
+            record
+                .ignored_fields
+                .push(format!("terminalSequence ({ENDS_PROMPT})"));
+        } else {
+            self.terminal_sequence(index, j, record);
         }
         let context = j
             .specific_str("additionalContext")
@@ -1562,6 +1616,11 @@ impl Fold<'_> {
                         additional_context(ce.as_str(), &ctx),
                     );
                 }
+                if ce == ClaudeEvent::UserPromptSubmit
+                    && let Some(title) = j.specific_str("sessionTitle")
+                {
+                    latest(&mut self.title, index, title);
+                }
             }
             // Recorded (`r3_post_tool_batch_*`): a block ends the loop at
             // once without telling the model; context is appended to the
@@ -1662,6 +1721,7 @@ impl Fold<'_> {
                     );
                 }
                 self.watch(j);
+                self.session_start(index, j, record, cx);
             }
             ClaudeEvent::Stop | ClaudeEvent::SubagentStop => {
                 if j.decision.as_deref() == Some("block") {
@@ -1692,6 +1752,62 @@ impl Fold<'_> {
             | ClaudeEvent::TeammateIdle
             | ClaudeEvent::DirectoryAdded
             | ClaudeEvent::WorktreeRemove => {}
+        }
+    }
+
+    /// `terminalSequence`, on any event: kept when Claude Code's
+    /// allowlist lets it through, else named in the run's ignored fields
+    /// (Claude Code writes it in its debug log only).
+    fn terminal_sequence(&mut self, index: usize, j: &HookJson, record: &mut HookRun) {
+        let Some(text) = &j.terminal_sequence else {
+            return;
+        };
+        match super::terminal::normalize(text) {
+            Ok(sequence) if sequence.is_empty() => {}
+            Ok(sequence) => self.terminal.push((index, sequence)),
+            Err(why) => record.ignored_fields.push(format!(
+                "terminalSequence (refused: {why}; only OSC 0, 1, 2, 9, 99, 777 and BEL pass)"
+            )),
+        }
+    }
+
+    /// SessionStart's `sessionTitle` and `initialUserMessage`, which
+    /// Claude Code takes on `startup` and `resume` only (recorded:
+    /// `r14_ss_title_resume`, `r14_ss_title_compact_stream`,
+    /// `r14_ss_ium_compact_stream`), and `reloadSkills`, on any.
+    fn session_start(
+        &mut self,
+        index: usize,
+        j: &HookJson,
+        record: &mut HookRun,
+        cx: &DispatchContext<'_>,
+    ) {
+        let source = self.event.source.as_deref().unwrap_or("startup");
+        let starts = matches!(source, "startup" | "resume");
+        if let Some(title) = j.specific_str("sessionTitle").filter(|t| !t.is_empty()) {
+            if starts {
+                latest(&mut self.title, index, title);
+            } else {
+                record.ignored_fields.push(format!(
+                    "sessionTitle (Claude Code keeps a SessionStart title on startup and resume, not {source})"
+                ));
+            }
+        }
+        if let Some(message) = j
+            .specific_str("initialUserMessage")
+            .filter(|m| !m.is_empty())
+        {
+            if starts {
+                let message = self.kept(cx, message, Field::InitialUserMessage(self.place(index)));
+                latest(&mut self.first_message, index, &message);
+            } else {
+                record.ignored_fields.push(format!(
+                    "initialUserMessage (Claude Code sends it on startup and resume, not {source})"
+                ));
+            }
+        }
+        if j.specific.get("reloadSkills") == Some(&Value::Bool(true)) {
+            self.out.reload_skills = true;
         }
     }
 
@@ -1938,6 +2054,7 @@ impl Fold<'_> {
                 ));
             }
         }
+        self.interface(cx).await;
         // A teammate told to go on keeps working; no cap applies.
         if ce == ClaudeEvent::TeammateIdle && !self.feedback.is_empty() && self.out.halt.is_none() {
             self.out.continuation = Some(Continuation {
@@ -1946,6 +2063,38 @@ impl Fold<'_> {
             });
         }
         self.out
+    }
+
+    /// What hooks asked of the harness's own interface: the session's
+    /// title (not after a prompt's block or stop, where Claude Code never
+    /// gets to it), kept in the session's state for later payloads; the
+    /// first user message; the terminal sequences, in configuration order.
+    async fn interface(&mut self, cx: &DispatchContext<'_>) {
+        let prompt_goes_on = self.out.decision != Decision::Deny && self.out.halt.is_none();
+        if let Some((_, given)) = self.title.take()
+            && (self.ce != ClaudeEvent::UserPromptSubmit || prompt_goes_on)
+            && let Some(title) = super::title::change(&given, self.title_before.as_deref())
+        {
+            let kept = cx
+                .session
+                .update(cx.cancel, |s| {
+                    s.values.insert(
+                        super::title::STATE_KEY.to_owned(),
+                        Value::from(title.as_str()),
+                    );
+                })
+                .await;
+            if let Err(e) = kept {
+                self.out
+                    .warnings
+                    .push(format!("latch could not keep the session's title: {e}"));
+            }
+            self.out.session_title = Some(title);
+        }
+        self.out.initial_user_message = self.first_message.take().map(|(_, m)| m);
+        let mut sequences = std::mem::take(&mut self.terminal);
+        sequences.sort_by_key(|(i, _)| *i);
+        self.out.terminal_sequences = sequences.into_iter().map(|(_, s)| s).collect();
     }
 
     /// Whether the agent goes on after Stop: a block makes it, up to the
@@ -2039,6 +2188,19 @@ impl Fold<'_> {
 
 /// What the model reads when a task hook refuses: `<Event> hook
 /// feedback:\n<message>`, as the task tool's result.
+/// Why a prompt hook's `systemMessage` or `terminalSequence` did nothing.
+const ENDS_PROMPT: &str = "Claude Code stops reading an answer that blocks or stops the prompt";
+
+/// Keeps `value` in `slot` when it comes from a handler later in the
+/// configuration than the one there. Claude Code keeps the last to
+/// finish; latch, as with rewrites, the last in configuration order.
+fn latest(slot: &mut Option<(usize, String)>, index: usize, value: &str) {
+    if value.is_empty() || slot.as_ref().is_some_and(|(i, _)| *i > index) {
+        return;
+    }
+    *slot = Some((index, value.to_owned()));
+}
+
 fn task_feedback(ce: ClaudeEvent, message: &str) -> String {
     format!("{ce} hook feedback:\n{message}")
 }

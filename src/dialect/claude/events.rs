@@ -367,6 +367,9 @@ pub struct PayloadFacts<'a> {
     /// arguments in Claude Code's shape when the vocabulary reshapes them,
     /// in the order of the event's `tool_calls`.
     pub batch: &'a [(String, Option<Value>)],
+    /// The session's title (`session_title` on `UserPromptSubmit` and
+    /// `SessionStart`): the event's, else the one latch kept.
+    pub session_title: Option<&'a str>,
 }
 
 /// The JSON a hook reads on stdin. The tool input and output are borrowed
@@ -522,7 +525,16 @@ pub fn payload<'a>(ce: ClaudeEvent, event: &'a Event, facts: &PayloadFacts<'a>) 
             put(&mut m, "tool_calls", Value::Array(calls));
         }
         ClaudeEvent::SubagentStart => {}
-        ClaudeEvent::UserPromptSubmit => put(&mut m, "prompt", text(&event.prompt)),
+        // The title is the last key, left out when the session has none
+        // (recorded: `r14_ss_title_basic`, `r14_control_no_title`).
+        ClaudeEvent::UserPromptSubmit => {
+            put(&mut m, "prompt", text(&event.prompt));
+            maybe(
+                &mut m,
+                "session_title",
+                facts.session_title.map(Value::from),
+            );
+        }
         ClaudeEvent::UserPromptExpansion => {
             let x = event.expansion.clone().unwrap_or_default();
             put(
@@ -544,6 +556,12 @@ pub fn payload<'a>(ce: ClaudeEvent, event: &'a Event, facts: &PayloadFacts<'a>) 
             if let Some(model) = &event.model {
                 put(&mut m, "model", Value::from(model.as_str()));
             }
+            // Recorded: `r14_ss_title_resume`, `r14_ss_title_compact_stream`.
+            maybe(
+                &mut m,
+                "session_title",
+                facts.session_title.map(Value::from),
+            );
         }
         ClaudeEvent::Setup => put(
             &mut m,

@@ -82,6 +82,9 @@ pub struct HookJson {
     pub stop_reason: Option<String>,
     /// `systemMessage`, shown to the user.
     pub system_message: Option<String>,
+    /// `terminalSequence`, for the user's terminal (see
+    /// [`terminal`](super::terminal)).
+    pub terminal_sequence: Option<String>,
     /// Top-level `decision`: `block` (or, on PreToolUse, the legacy
     /// `approve`/`block`).
     pub decision: Option<String>,
@@ -395,6 +398,7 @@ fn read_json(mut obj: Map<String, Value>) -> Result<HookJson, String> {
     let mut j = HookJson {
         stop_reason: take_str("stopReason"),
         system_message: take_str("systemMessage"),
+        terminal_sequence: take_str("terminalSequence"),
         decision: take_str("decision"),
         reason: take_str("reason"),
         ..HookJson::default()

@@ -75,7 +75,9 @@ internal_mods!(
     prompt,
     schema,
     settings_schema,
+    terminal,
     text,
+    title,
     trust
 );
 

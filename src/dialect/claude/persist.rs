@@ -3,8 +3,8 @@
 //! to a file, and the model reads a preview of its first 2,000 characters
 //! with the file's path.
 //!
-//! This holds for plain stdout on exit 0, `additionalContext` and
-//! `systemMessage`. Lengths are JavaScript's (UTF-16 code units), so a
+//! This holds for plain stdout on exit 0, `additionalContext`,
+//! `systemMessage` and SessionStart's `initialUserMessage`. Lengths are JavaScript's (UTF-16 code units), so a
 //! text of 6,000 two-byte characters stays inline. Claude Code writes the
 //! file beside its transcript (`<session>/tool-results/`); latch writes
 //! it in the session's state directory, `tool-results/`, private (0700).
@@ -30,6 +30,8 @@ pub enum Field {
     AdditionalContext(usize),
     /// `systemMessage`, likewise.
     SystemMessage(usize),
+    /// SessionStart's `initialUserMessage`, likewise.
+    InitialUserMessage(usize),
 }
 
 impl Field {
@@ -38,13 +40,16 @@ impl Field {
             Field::Stdout => "stdout",
             Field::AdditionalContext(_) => "additionalContext",
             Field::SystemMessage(_) => "systemMessage",
+            Field::InitialUserMessage(_) => "initialUserMessage",
         }
     }
 
     fn file_name(self, id: &str) -> String {
         match self {
             Field::Stdout => format!("hook-{id}-stdout.txt"),
-            Field::AdditionalContext(n) | Field::SystemMessage(n) => {
+            Field::AdditionalContext(n)
+            | Field::SystemMessage(n)
+            | Field::InitialUserMessage(n) => {
                 format!("hook-{id}-{n}-{}.txt", self.name())
             }
         }

@@ -249,6 +249,7 @@ class Event(TypedDict, total=False):
     agent_transcript_path: str
     last_assistant_message: str
     title: str
+    session_title: str
     tool: ToolCall
     prompt: str
     reason: str
@@ -418,6 +419,10 @@ class Outcome(TypedDict, total=False):
     elicitation: ElicitationAnswer
     display: str
     permission_updates: List[PermissionUpdates]
+    session_title: str
+    initial_user_message: str
+    reload_skills: bool
+    terminal_sequences: List[str]
 
 
 def is_cancelled(outcome: Outcome) -> bool:

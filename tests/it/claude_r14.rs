@@ -1,0 +1,591 @@
+//! Round 14 of the recordings (`recordings/claude/r14_*`, FINDINGS.md
+//! §43): what hooks ask of the harness's own interface. A session's title
+//! (`sessionTitle`) and where hooks read it again (`session_title`), a
+//! first user message (`initialUserMessage`), a new look for skills
+//! (`reloadSkills`) and terminal sequences (`terminalSequence`). Each
+//! expectation is the recorded one, except the order in which several
+//! hooks' titles and messages count (configuration order, as documented).
+
+use serde_json::{Value, json};
+
+use crate::claude_util::{Claude, keys};
+
+fn start(source: &str) -> Value {
+    json!({"event": "session_start", "session_id": "s1", "source": source})
+}
+
+fn prompt(text: &str) -> Value {
+    json!({"event": "user_prompt", "session_id": "s1", "prompt": text})
+}
+
+/// A shell word holding `text`.
+fn quoted(text: &str) -> String {
+    format!("'{}'", text.replace('\'', r"'\''"))
+}
+
+/// A SessionStart answer with these `hookSpecificOutput` fields.
+fn start_answer(fields: Value) -> String {
+    let mut specific = json!({"hookEventName": "SessionStart"});
+    if let (Some(o), Some(extra)) = (specific.as_object_mut(), fields.as_object()) {
+        o.extend(extra.clone());
+    }
+    json!({"hookSpecificOutput": specific}).to_string()
+}
+
+/// Settings with these (event, commands) entries, each in one group.
+fn hooks(entries: &[(&str, Vec<String>)]) -> Value {
+    let mut all = serde_json::Map::new();
+    for (event, commands) in entries {
+        let handlers: Vec<Value> = commands
+            .iter()
+            .map(|c| json!({"type": "command", "command": c}))
+            .collect();
+        all.insert((*event).to_owned(), json!([{"hooks": handlers}]));
+    }
+    json!({ "hooks": all })
+}
+
+/// A fixture hook answering `stdout`.
+fn answering(c: &Claude, label: &str, stdout: &str) -> String {
+    c.hook(label, &format!("--stdout {}", quoted(stdout)))
+}
+
+/// r14_ss_title_basic, r14_control_no_title: the title reaches the next
+/// UserPromptSubmit as its last key; the startup payload has none, and a
+/// session without a title sends none.
+#[test]
+fn a_session_start_title_reaches_the_next_prompt_as_its_last_key() {
+    let c = Claude::new();
+    let ss = answering(&c, "ss", &start_answer(json!({"sessionTitle": "T1"})));
+    let ups = c.hook("ups", "");
+    let c = c.project_settings(&hooks(&[
+        ("SessionStart", vec![ss]),
+        ("UserPromptSubmit", vec![ups]),
+    ]));
+    let f = c.fire(&start("startup"));
+    assert_eq!(f.outcome["session_title"], "T1", "{}", f.outcome);
+    let got = c.received("ss").expect("SessionStart ran");
+    assert_eq!(keys(&got).last(), Some(&"source"), "{got}");
+    let f = c.fire(&prompt("the prompt"));
+    assert!(f.outcome.get("session_title").is_none(), "{}", f.outcome);
+    let got = c.received("ups").expect("UserPromptSubmit ran");
+    assert_eq!(
+        keys(&got)[keys(&got).len() - 2..],
+        ["prompt", "session_title"],
+        "{got}"
+    );
+    assert_eq!(got["session_title"], "T1");
+    let raw = c.received_raw("ups").unwrap_or_default();
+    assert!(
+        raw.trim_end()
+            .ends_with(r#""prompt":"the prompt","session_title":"T1"}"#),
+        "{raw}"
+    );
+
+    // r14_control_no_title.
+    let c = Claude::new();
+    let ups = c.hook("ups", "");
+    let c = c.project_settings(&hooks(&[("UserPromptSubmit", vec![ups])]));
+    c.fire(&prompt("the prompt"));
+    let got = c.received("ups").expect("UserPromptSubmit ran");
+    assert!(got.get("session_title").is_none(), "{got}");
+}
+
+/// r14_ss_title_ctrl, r14_ss_title_250, r14_ss_title_250_emoji,
+/// r14_ss_title_empty, r14_ss_title_ctrl_only: control characters are
+/// dropped, the title is cut at 200 characters (code points), and a title
+/// with nothing left is no title.
+#[test]
+fn titles_are_cleaned_and_cut_as_claude_code_keeps_them() {
+    let long: String = (0..50).map(|i| format!("{:03}|", i * 4)).collect();
+    let emoji = format!("{}{}", "x".repeat(150), "\u{1f600}".repeat(100));
+    for (given, kept) in [
+        ("a\u{7}b\nc\u{9b}d".to_owned(), Some("abcd".to_owned())),
+        (long.clone(), Some(long.chars().take(200).collect())),
+        (
+            emoji,
+            Some(format!("{}{}", "x".repeat(150), "\u{1f600}".repeat(50))),
+        ),
+        (String::new(), None),
+        ("\u{7}\n\u{9b}".to_owned(), None),
+    ] {
+        let c = Claude::new();
+        let ss = answering(&c, "ss", &start_answer(json!({"sessionTitle": given})));
+        let ups = c.hook("ups", "");
+        let c = c.project_settings(&hooks(&[
+            ("SessionStart", vec![ss]),
+            ("UserPromptSubmit", vec![ups]),
+        ]));
+        let f = c.fire(&start("startup"));
+        assert_eq!(
+            f.outcome.get("session_title").and_then(Value::as_str),
+            kept.as_deref(),
+            "{given:?}: {}",
+            f.outcome
+        );
+        c.fire(&prompt("the prompt"));
+        let got = c.received("ups").expect("UserPromptSubmit ran");
+        assert_eq!(
+            got.get("session_title").and_then(Value::as_str),
+            kept.as_deref(),
+            "{given:?}"
+        );
+    }
+}
+
+/// r14_ups_title_stream, r14_ups_title_print, r14_ss_ups_title_stream,
+/// r14_ss_title_stream, r14_ups_title_same_stream,
+/// r14_ups_title_ctrl_stream, r14_ss_title_and_ium: a prompt's title holds
+/// from the next prompt on (whatever prompt that is, a first user message
+/// included) and replaces a SessionStart one; it is cleaned like any
+/// title; the same title again changes nothing.
+#[test]
+fn a_prompt_title_holds_from_the_next_prompt() {
+    let c = Claude::new();
+    let ss = answering(&c, "ss", &start_answer(json!({"sessionTitle": "T1"})));
+    let ups = c.hook(
+        "ups",
+        &format!(
+            "--once --stdout {}",
+            quoted(
+                r#"{"hookSpecificOutput":{"hookEventName":"UserPromptSubmit","sessionTitle":"U1"}}"#
+            )
+        ),
+    );
+    let c = c.project_settings(&hooks(&[
+        ("SessionStart", vec![ss]),
+        ("UserPromptSubmit", vec![ups]),
+    ]));
+    c.fire(&start("startup"));
+    let f = c.fire(&prompt("P1"));
+    assert_eq!(f.outcome["session_title"], "U1", "{}", f.outcome);
+    assert_eq!(c.received("ups").expect("P1")["session_title"], "T1");
+    let f = c.fire(&prompt("P2"));
+    assert!(f.outcome.get("session_title").is_none(), "{}", f.outcome);
+    assert_eq!(c.received("ups").expect("P2")["session_title"], "U1");
+
+    // r14_ups_title_same_stream: T1 from SessionStart, then T1 again.
+    let c = Claude::new();
+    let ss = answering(&c, "ss", &start_answer(json!({"sessionTitle": "T1"})));
+    let ups = answering(
+        &c,
+        "ups",
+        r#"{"hookSpecificOutput":{"hookEventName":"UserPromptSubmit","sessionTitle":"T1"}}"#,
+    );
+    let c = c.project_settings(&hooks(&[
+        ("SessionStart", vec![ss]),
+        ("UserPromptSubmit", vec![ups]),
+    ]));
+    c.fire(&start("startup"));
+    let f = c.fire(&prompt("P1"));
+    assert!(f.outcome.get("session_title").is_none(), "{}", f.outcome);
+
+    // r14_ups_title_ctrl_stream.
+    let c = Claude::new();
+    let ups = answering(
+        &c,
+        "ups",
+        r#"{"hookSpecificOutput":{"hookEventName":"UserPromptSubmit","sessionTitle":"a\u0007b\nc\u009bd"}}"#,
+    );
+    let c = c.project_settings(&hooks(&[("UserPromptSubmit", vec![ups])]));
+    let f = c.fire(&prompt("P1"));
+    assert_eq!(f.outcome["session_title"], "abcd", "{}", f.outcome);
+    c.fire(&prompt("P2"));
+    assert_eq!(c.received("ups").expect("P2")["session_title"], "abcd");
+}
+
+/// A prompt that is blocked or stopped keeps its title (Claude Code
+/// returns before it applies one; read from its code), and a title the
+/// harness gives on the event is the one hooks read and compare with.
+#[test]
+fn a_blocked_prompt_sets_no_title_and_the_events_title_wins() {
+    let c = Claude::new();
+    let ups = answering(
+        &c,
+        "ups",
+        r#"{"decision":"block","reason":"R","hookSpecificOutput":{"hookEventName":"UserPromptSubmit","sessionTitle":"U1"}}"#,
+    );
+    let c = c.project_settings(&hooks(&[("UserPromptSubmit", vec![ups])]));
+    let f = c.fire(&prompt("P1"));
+    assert_eq!(f.outcome["decision"], "deny");
+    assert!(f.outcome.get("session_title").is_none(), "{}", f.outcome);
+    c.fire(&prompt("P2"));
+    assert!(
+        c.received("ups")
+            .expect("P2")
+            .get("session_title")
+            .is_none()
+    );
+
+    let c = Claude::new();
+    let ups = answering(
+        &c,
+        "ups",
+        r#"{"hookSpecificOutput":{"hookEventName":"UserPromptSubmit","sessionTitle":"Mine"}}"#,
+    );
+    let c = c.project_settings(&hooks(&[("UserPromptSubmit", vec![ups])]));
+    let mut event = prompt("P1");
+    event["session_title"] = json!("Mine");
+    let f = c.fire(&event);
+    assert!(f.outcome.get("session_title").is_none(), "{}", f.outcome);
+    assert_eq!(c.received("ups").expect("P1")["session_title"], "Mine");
+    event["session_title"] = json!("Renamed");
+    let f = c.fire(&event);
+    assert_eq!(f.outcome["session_title"], "Mine");
+    assert_eq!(c.received("ups").expect("P2")["session_title"], "Renamed");
+}
+
+/// r14_ss_title_two, r14_ss_title_two_rev, r14_ss_ium_two,
+/// r14_ups_title_two_stream: Claude Code
+/// keeps the title and message of the hook that finished last; latch, of
+/// the hook last in configuration order, however long each took.
+#[test]
+fn of_several_titles_the_last_in_configuration_order_counts() {
+    for (slow_first, expected) in [(true, "B"), (false, "B")] {
+        let c = Claude::new();
+        let (sa, sb) = if slow_first {
+            ("0.5", "0")
+        } else {
+            ("0", "0.5")
+        };
+        let a = c.hook(
+            "a",
+            &format!(
+                "--sleep {sa} --stdout {}",
+                quoted(&start_answer(
+                    json!({"sessionTitle": "A", "initialUserMessage": "IUM_A"})
+                ))
+            ),
+        );
+        let b = c.hook(
+            "b",
+            &format!(
+                "--sleep {sb} --stdout {}",
+                quoted(&start_answer(
+                    json!({"sessionTitle": "B", "initialUserMessage": "IUM_B"})
+                ))
+            ),
+        );
+        let c = c.project_settings(&hooks(&[("SessionStart", vec![a, b])]));
+        let f = c.fire(&start("startup"));
+        assert_eq!(f.outcome["session_title"], expected, "{}", f.outcome);
+        assert_eq!(f.outcome["initial_user_message"], format!("IUM_{expected}"));
+    }
+    let c = Claude::new();
+    let title = |t: &str| {
+        quoted(
+            &json!({"hookSpecificOutput": {"hookEventName": "UserPromptSubmit", "sessionTitle": t}})
+                .to_string(),
+        )
+    };
+    let a = c.hook("a", &format!("--sleep 0.5 --stdout {}", title("U_A")));
+    let b = c.hook("b", &format!("--stdout {}", title("U_B")));
+    let c = c.project_settings(&hooks(&[("UserPromptSubmit", vec![a, b])]));
+    assert_eq!(c.fire(&prompt("P1")).outcome["session_title"], "U_B");
+}
+
+/// r14_ss_title_resume, r14_ss_title_resume_only,
+/// r14_ss_title_compact_stream, r14_ss_ium_compact_stream: a resumed
+/// session's SessionStart reads the title and may set one; after
+/// compaction it reads it, and a new title or first message is not taken
+/// (the run says so).
+#[test]
+fn titles_on_resume_and_after_compaction() {
+    let c = Claude::new();
+    let ss = c.hook(
+        "ss",
+        &format!(
+            "--stdout {}",
+            quoted(&start_answer(json!({"sessionTitle": "S_any"})))
+        ),
+    );
+    let c = c.project_settings(&hooks(&[("SessionStart", vec![ss])]));
+    let f = c.fire(&start("startup"));
+    assert_eq!(f.outcome["session_title"], "S_any");
+    // Resumed: the same title changes nothing; the payload has it last.
+    let f = c.fire(&start("resume"));
+    assert!(f.outcome.get("session_title").is_none(), "{}", f.outcome);
+    let raw = c.received_raw("ss").expect("resume ran");
+    assert!(
+        raw.trim_end().ends_with(
+            r#""hook_event_name":"SessionStart","source":"resume","session_title":"S_any"}"#
+        ),
+        "{raw}"
+    );
+    let mut compact = start("compact");
+    compact["model"] = json!("claude-sonnet-4-5-20250929");
+    let f = c.fire(&compact);
+    let raw = c.received_raw("ss").expect("compact ran");
+    assert!(
+        raw.trim_end().ends_with(
+            r#""source":"compact","model":"claude-sonnet-4-5-20250929","session_title":"S_any"}"#
+        ),
+        "{raw}"
+    );
+    assert!(f.outcome.get("session_title").is_none(), "{}", f.outcome);
+
+    // A new title on compaction is not taken, and the run says why.
+    let c = Claude::new();
+    let ss = answering(
+        &c,
+        "ss",
+        &start_answer(json!({"sessionTitle": "S_compact", "initialUserMessage": "IUM"})),
+    );
+    let c = c.project_settings(&hooks(&[("SessionStart", vec![ss])]));
+    let f = c.fire(&start("compact"));
+    assert!(f.outcome.get("session_title").is_none(), "{}", f.outcome);
+    assert!(
+        f.outcome.get("initial_user_message").is_none(),
+        "{}",
+        f.outcome
+    );
+    let ignored = f.outcome["runs"][0]["ignored_fields"].to_string();
+    assert!(ignored.contains("sessionTitle (Claude Code keeps a SessionStart title on startup and resume, not compact)"), "{ignored}");
+    assert!(
+        ignored.contains(
+            "initialUserMessage (Claude Code sends it on startup and resume, not compact)"
+        ),
+        "{ignored}"
+    );
+    // Resumed, both count (r14_ss_title_resume_only, r14_ss_ium_resume_only).
+    let f = c.fire(&start("resume"));
+    assert_eq!(f.outcome["session_title"], "S_compact");
+    assert_eq!(f.outcome["initial_user_message"], "IUM");
+}
+
+/// r14_ss_ium, r14_ss_ium_empty, r14_ss_reload_skills,
+/// r14_ss_reload_skills_new, r14_ss_noreload_skills_new,
+/// r14_ss_watch_paths: the first user message goes to the harness as
+/// written; an empty one is none; `reloadSkills: true` asks for a new look
+/// for skills (without it, skills a hook installs wait for the next
+/// session); `watchPaths` beside them still counts.
+#[test]
+fn a_first_user_message_and_a_new_look_for_skills() {
+    let c = Claude::new();
+    let ss = answering(
+        &c,
+        "ss",
+        &start_answer(
+            json!({"initialUserMessage": "IUM", "reloadSkills": true, "watchPaths": ["/w/.envrc"]}),
+        ),
+    );
+    let empty = answering(
+        &c,
+        "empty",
+        &start_answer(json!({"initialUserMessage": "", "reloadSkills": false})),
+    );
+    let c = c.project_settings(&hooks(&[("SessionStart", vec![ss, empty])]));
+    let f = c.fire(&start("startup"));
+    assert_eq!(f.outcome["initial_user_message"], "IUM", "{}", f.outcome);
+    assert_eq!(f.outcome["reload_skills"], true);
+    assert_eq!(f.outcome["watch_paths"], json!(["/w/.envrc"]));
+
+    let c = Claude::new();
+    let ss = answering(&c, "ss", &start_answer(json!({"reloadSkills": false})));
+    let c = c.project_settings(&hooks(&[("SessionStart", vec![ss])]));
+    let f = c.fire(&start("startup"));
+    assert!(f.outcome.get("reload_skills").is_none(), "{}", f.outcome);
+}
+
+/// A first user message over 10,000 characters is kept in a file and
+/// previewed, as Claude Code keeps it (its code sends it through the same
+/// step as `additionalContext`).
+#[test]
+fn a_long_first_user_message_is_saved_to_a_file() {
+    let c = Claude::new();
+    let long = "m".repeat(10_001);
+    let ss = answering(&c, "ss", &start_answer(json!({"initialUserMessage": long})));
+    let c = c.project_settings(&hooks(&[("SessionStart", vec![ss])]));
+    let f = c.fire(&start("startup"));
+    let message = f.outcome["initial_user_message"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(
+        message.starts_with("<persisted-output>\nOutput too large"),
+        "{}",
+        &message[..message.len().min(200)]
+    );
+    assert!(
+        message.contains("-1-initialUserMessage.txt"),
+        "{}",
+        &message[..message.len().min(300)]
+    );
+}
+
+/// r14_ts_ups_osc9, r14_ts_ups_bel, r14_ts_ups_osc9_progress,
+/// r14_ts_ss_osc9, r14_ts_ups_rejected_sgr, r14_ts_ups_osc9_digit, and in
+/// the interactive interface r14i_ups_ts_osc9_st, r14i_ups_ts_osc9_bel,
+/// r14i_ups_ts_bel, r14i_ups_ts_osc2_tab, r14i_ups_ts_osc0099,
+/// r14i_ups_ts_osc52, r14i_ss_ts_osc0: allowed
+/// sequences reach the harness in Claude Code's form; refused ones are
+/// named in the run, and the rest of the answer still counts. (Claude Code
+/// writes none in `-p` mode, whatever the output format:
+/// r14_ts_ups_osc9_jsonout, r14_ts_ups_osc9_text, r14_ts_ups_bel_text.)
+#[test]
+fn terminal_sequences_pass_claude_codes_allowlist() {
+    let c = Claude::new();
+    let cmds: Vec<String> = [
+        ("osc9", "\u{1b}]9;hello\u{1b}\\"),
+        ("bel", "\u{7}"),
+        ("tab", "\u{1b}]2;a\tb\u{7}"),
+        ("zeros", "\u{1b}]0099;x\u{7}"),
+        ("clipboard", "\u{1b}]52;c;e30=\u{7}"),
+        ("progress", "\u{1b}]9;4;1;50\u{7}"),
+        ("sgr", "\u{1b}[31m"),
+        ("digit", "\u{1b}]9;5x\u{7}"),
+    ]
+    .iter()
+    .map(|(label, seq)| {
+        answering(
+            &c,
+            label,
+            &json!({"terminalSequence": seq, "hookSpecificOutput": {"hookEventName": "UserPromptSubmit", "additionalContext": "CTX"}}).to_string(),
+        )
+    })
+    .collect();
+    let c = c.project_settings(&hooks(&[("UserPromptSubmit", cmds)]));
+    let f = c.fire(&prompt("the prompt"));
+    assert_eq!(
+        f.outcome["terminal_sequences"],
+        json!([
+            "\u{1b}]9;hello\u{7}",
+            "\u{7}",
+            "\u{1b}]2;ab\u{7}",
+            "\u{1b}]99;x\u{7}",
+            "\u{1b}]9;4;1;50\u{7}"
+        ]),
+        "{}",
+        f.outcome
+    );
+    assert_eq!(f.outcome["context"].as_array().map(Vec::len), Some(8));
+    let runs = f.outcome["runs"].as_array().expect("runs");
+    assert_eq!(
+        runs[4]["ignored_fields"][0],
+        "terminalSequence (refused: OSC `52` is not one of 0, 1, 2, 9, 99, 777; only OSC 0, 1, 2, 9, 99, 777 and BEL pass)"
+    );
+    assert_eq!(
+        runs[6]["ignored_fields"][0],
+        "terminalSequence (refused: byte 0 starts neither a BEL nor an `ESC ]`; only OSC 0, 1, 2, 9, 99, 777 and BEL pass)"
+    );
+    assert_eq!(
+        runs[7]["ignored_fields"][0],
+        "terminalSequence (refused: an OSC 9 text may only start with a number in the `9;4` progress form; only OSC 0, 1, 2, 9, 99, 777 and BEL pass)"
+    );
+
+    let c = Claude::new();
+    let ss = answering(
+        &c,
+        "ss",
+        &json!({"terminalSequence": "\u{1b}]0;title\u{7}"}).to_string(),
+    );
+    let c = c.project_settings(&hooks(&[("SessionStart", vec![ss])]));
+    let f = c.fire(&start("startup"));
+    assert_eq!(
+        f.outcome["terminal_sequences"],
+        json!(["\u{1b}]0;title\u{7}"])
+    );
+}
+
+/// r14i_ups_block, r14i_ups_stop, r14i_ups_noblock, r14i_ups_nostop,
+/// r14i_pre_deny: a prompt's hook that blocks or stops it has its
+/// `systemMessage` and `terminalSequence` dropped (Claude Code stops
+/// reading its answer there); without the block or stop both count, and so
+/// they do beside a PreToolUse deny. A hook that did not block keeps its
+/// sequence.
+#[test]
+fn a_prompt_hook_that_blocks_or_stops_shows_and_writes_nothing_more() {
+    for (ending, blocks) in [
+        (json!({"decision": "block", "reason": "R"}), true),
+        (json!({"continue": false, "stopReason": "S"}), true),
+        (json!({}), false),
+    ] {
+        let c = Claude::new();
+        let mut answer =
+            json!({"systemMessage": "SYSMSG", "terminalSequence": "\u{1b}]9;blocked\u{7}"});
+        if let (Some(a), Some(e)) = (answer.as_object_mut(), ending.as_object()) {
+            a.extend(e.clone());
+        }
+        let hook = answering(&c, "ups", &answer.to_string());
+        let other = c.hook(
+            "other",
+            &format!(
+                "--stdout {}",
+                quoted(&json!({"terminalSequence": "\u{1b}]2;t\u{7}"}).to_string())
+            ),
+        );
+        // `other` first in the configuration, and first to finish.
+        let hook = hook.replace("--label ups", "--label ups --sleep 0.3");
+        let c = c.project_settings(&hooks(&[("UserPromptSubmit", vec![other, hook])]));
+        let f = c.fire(&prompt("the prompt"));
+        let warnings = f.outcome["warnings"].to_string();
+        if blocks {
+            assert!(!warnings.contains("SYSMSG"), "{ending}: {}", f.outcome);
+            assert_eq!(
+                f.outcome["terminal_sequences"],
+                json!(["\u{1b}]2;t\u{7}"]),
+                "{ending}"
+            );
+            assert_eq!(
+                f.outcome["runs"][1]["ignored_fields"],
+                json!([
+                    "systemMessage (Claude Code stops reading an answer that blocks or stops the prompt)",
+                    "terminalSequence (Claude Code stops reading an answer that blocks or stops the prompt)"
+                ]),
+                "{ending}"
+            );
+        } else {
+            assert!(warnings.contains("SYSMSG"), "{}", f.outcome);
+            assert_eq!(
+                f.outcome["terminal_sequences"],
+                json!(["\u{1b}]2;t\u{7}", "\u{1b}]9;blocked\u{7}"])
+            );
+        }
+    }
+    // Exit 2 beside the answer blocks the same way.
+    let c = Claude::new();
+    let hook = c.hook(
+        "ups",
+        &format!(
+            "--exit 2 --stderr no --stdout {}",
+            quoted(&json!({"systemMessage": "SYSMSG", "terminalSequence": "\u{7}"}).to_string())
+        ),
+    );
+    let c = c.project_settings(&hooks(&[("UserPromptSubmit", vec![hook])]));
+    let f = c.fire(&prompt("the prompt"));
+    assert_eq!(f.outcome["decision"], "deny");
+    assert!(
+        !f.outcome["warnings"].to_string().contains("SYSMSG"),
+        "{}",
+        f.outcome
+    );
+    assert!(
+        f.outcome.get("terminal_sequences").is_none(),
+        "{}",
+        f.outcome
+    );
+
+    // r14i_pre_deny.
+    let c = Claude::new();
+    let hook = answering(
+        &c,
+        "pre",
+        &json!({
+            "hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny", "permissionDecisionReason": "no"},
+            "systemMessage": "SYSMSG",
+            "terminalSequence": "\u{1b}]9;denied\u{7}"
+        })
+        .to_string(),
+    );
+    let c = c.project_settings(&hooks(&[("PreToolUse", vec![hook])]));
+    let f = c.fire(&crate::claude_util::bash_before("echo ran"));
+    assert_eq!(f.outcome["decision"], "deny");
+    assert!(
+        f.outcome["warnings"].to_string().contains("SYSMSG"),
+        "{}",
+        f.outcome
+    );
+    assert_eq!(
+        f.outcome["terminal_sequences"],
+        json!(["\u{1b}]9;denied\u{7}"])
+    );
+}
