@@ -176,7 +176,7 @@ pub async fn dispatch(cfg: &Claude, event: &Event, cx: &DispatchContext<'_>) -> 
     });
     let project = options.project.clone().unwrap_or_else(|| workdir.clone());
     // The title hooks read on UserPromptSubmit and SessionStart.
-    let mut session_title = event.session_title.clone();
+    let mut session_title = event.session_title.clone().filter(|t| !t.is_empty());
     let stop_hook_active = match ce {
         ClaudeEvent::Stop | ClaudeEvent::SubagentStop => {
             match cx
@@ -214,7 +214,7 @@ pub async fn dispatch(cfg: &Claude, event: &Event, cx: &DispatchContext<'_>) -> 
             false
         }
         ClaudeEvent::SessionStart => {
-            session_title = match &event.session_title {
+            session_title = match event.session_title.as_ref().filter(|t| !t.is_empty()) {
                 Some(t) => Some(t.clone()),
                 None => match cx.session.snapshot(cx.cancel).await {
                     Ok(s) => super::title::kept(&s),
@@ -1150,6 +1150,8 @@ struct Fold<'a> {
     /// `sessionTitle` and `initialUserMessage`: the latest in
     /// configuration order, with its handler's index.
     title: Option<(usize, String)>,
+    /// `initialUserMessage`, likewise (as the model reads it: a long one
+    /// is saved to a file).
     first_message: Option<(usize, String)>,
     /// `terminalSequence`s that passed the allowlist, with their
     /// handlers' indexes.
@@ -2186,8 +2188,6 @@ impl Fold<'_> {
     }
 }
 
-/// What the model reads when a task hook refuses: `<Event> hook
-/// feedback:\n<message>`, as the task tool's result.
 /// Why a prompt hook's `systemMessage` or `terminalSequence` did nothing.
 const ENDS_PROMPT: &str = "Claude Code stops reading an answer that blocks or stops the prompt";
 
@@ -2201,6 +2201,8 @@ fn latest(slot: &mut Option<(usize, String)>, index: usize, value: &str) {
     *slot = Some((index, value.to_owned()));
 }
 
+/// What the model reads when a task hook refuses: `<Event> hook
+/// feedback:\n<message>`, as the task tool's result.
 fn task_feedback(ce: ClaudeEvent, message: &str) -> String {
     format!("{ce} hook feedback:\n{message}")
 }

@@ -53,7 +53,12 @@ impl fmt::Display for Refusal {
                 f,
                 "the OSC at byte {at} has no BEL or `ESC \\` to end it before another ESC or the end"
             ),
-            Refusal::Number(n) => write!(f, "OSC `{n}` is not one of 0, 1, 2, 9, 99, 777"),
+            // The text is the hook's: escaped, and cut.
+            Refusal::Number(n) => write!(
+                f,
+                "OSC {:?} is not one of 0, 1, 2, 9, 99, 777",
+                n.chars().take(16).collect::<String>()
+            ),
             Refusal::Osc9Number => {
                 f.write_str("an OSC 9 text may only start with a number in the `9;4` progress form")
             }

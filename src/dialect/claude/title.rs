@@ -28,7 +28,11 @@ pub fn clean(title: &str) -> Option<String> {
 /// The title a session's hooks read: the event's, when the harness gives
 /// one, else the last one a hook gave the session through latch.
 pub fn current(event: &Event, state: &SessionState) -> Option<String> {
-    event.session_title.clone().or_else(|| kept(state))
+    event
+        .session_title
+        .clone()
+        .filter(|t| !t.is_empty())
+        .or_else(|| kept(state))
 }
 
 /// The title kept in a session's state.
