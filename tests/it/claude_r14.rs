@@ -435,8 +435,13 @@ fn a_first_user_message_and_a_new_look_for_skills() {
 fn a_long_first_user_message_is_saved_to_a_file() {
     let c = Claude::new();
     let long = "m".repeat(10_001);
+    let first = answering(
+        &c,
+        "first",
+        &start_answer(json!({"initialUserMessage": "f".repeat(10_001)})),
+    );
     let ss = answering(&c, "ss", &start_answer(json!({"initialUserMessage": long})));
-    let c = c.project_settings(&hooks(&[("SessionStart", vec![ss])]));
+    let c = c.project_settings(&hooks(&[("SessionStart", vec![first, ss])]));
     let f = c.fire(&start("startup"));
     let message = f.outcome["initial_user_message"]
         .as_str()
@@ -447,10 +452,31 @@ fn a_long_first_user_message_is_saved_to_a_file() {
         &message[..message.len().min(200)]
     );
     assert!(
-        message.contains("-1-initialUserMessage.txt"),
+        message.contains("-2-initialUserMessage.txt"),
         "{}",
         &message[..message.len().min(300)]
     );
+    // Only the message that counts is saved.
+    let saved: Vec<_> = walk(&c.root.path().join("state"))
+        .into_iter()
+        .filter(|p| p.to_string_lossy().contains("initialUserMessage"))
+        .collect();
+    assert_eq!(saved.len(), 1, "{saved:?}");
+    assert_eq!(std::fs::read_to_string(&saved[0]).ok(), Some(long));
+}
+
+/// Every file under `dir`.
+fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+    let mut files = Vec::new();
+    for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            files.extend(walk(&path));
+        } else {
+            files.push(path);
+        }
+    }
+    files
 }
 
 /// r14_ts_ups_osc9, r14_ts_ups_bel, r14_ts_ups_osc9_progress,
@@ -633,4 +659,91 @@ fn a_prompt_hook_that_blocks_or_stops_shows_and_writes_nothing_more() {
         f.outcome["terminal_sequences"],
         json!(["\u{1b}]9;denied\u{7}"])
     );
+}
+
+/// r14j_upe_block, r14j_upe_block_typed, r14j_upe_stop, r14j_upe_stop_ts,
+/// r14j_upe_noblock, r14j_upe_nostop, r14j_upe_control: a prompt
+/// expansion's answer that blocks or stops it shows no `systemMessage` and
+/// writes no sequence; without the block or stop both count.
+#[test]
+fn a_prompt_expansion_hook_that_blocks_or_stops_shows_and_writes_nothing_more() {
+    let expansion = json!({
+        "event": "prompt_expansion",
+        "session_id": "s1",
+        "prompt": "/deploy now",
+        "expansion": {"kind": "slash_command", "command_name": "deploy", "command_args": "now", "command_source": "project"}
+    });
+    for (ending, ends) in [
+        (json!({"decision": "block", "reason": "R"}), true),
+        (json!({"continue": false, "stopReason": "S"}), true),
+        (json!({}), false),
+    ] {
+        let c = Claude::new();
+        let mut answer =
+            json!({"systemMessage": "SYSMSG", "terminalSequence": "\u{1b}]9;upeblocked\u{7}"});
+        if let (Some(a), Some(e)) = (answer.as_object_mut(), ending.as_object()) {
+            a.extend(e.clone());
+        }
+        let hook = answering(&c, "upe", &answer.to_string());
+        let c = c.project_settings(&hooks(&[("UserPromptExpansion", vec![hook])]));
+        let f = c.fire(&expansion);
+        let warnings = f.outcome["warnings"].to_string();
+        assert_eq!(
+            warnings.contains("SYSMSG"),
+            !ends,
+            "{ending}: {}",
+            f.outcome
+        );
+        assert_eq!(
+            f.outcome.get("terminal_sequences").is_some(),
+            !ends,
+            "{ending}: {}",
+            f.outcome
+        );
+    }
+}
+
+/// r14j_ss_clear, r14j_ss_clear_only, r14j_ss_clear_rec,
+/// r14j_p_ss_clear_stream: after a clear, SessionStart carries the prompt's
+/// id and the title the session had, and a new title or first message
+/// does not count.
+#[test]
+fn a_clear_session_start_carries_the_prompt_id_and_the_title() {
+    let c = Claude::new();
+    let ss = c.hook(
+        "ss",
+        &format!(
+            "--stdout {}",
+            quoted(&start_answer(
+                json!({"sessionTitle": "S_any", "initialUserMessage": "IUM"})
+            ))
+        ),
+    );
+    let c = c.project_settings(&hooks(&[("SessionStart", vec![ss])]));
+    assert_eq!(c.fire(&start("startup")).outcome["session_title"], "S_any");
+    let mut clear = start("clear");
+    clear["prompt_id"] = json!("p-clear");
+    let f = c.fire(&clear);
+    assert!(f.outcome.get("session_title").is_none(), "{}", f.outcome);
+    assert!(
+        f.outcome.get("initial_user_message").is_none(),
+        "{}",
+        f.outcome
+    );
+    let got = c.received("ss").expect("clear ran");
+    assert_eq!(
+        keys(&got),
+        [
+            "session_id",
+            "transcript_path",
+            "cwd",
+            "prompt_id",
+            "hook_event_name",
+            "source",
+            "session_title"
+        ],
+        "{got}"
+    );
+    assert_eq!(got["prompt_id"], "p-clear");
+    assert_eq!(got["session_title"], "S_any");
 }

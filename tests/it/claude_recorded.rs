@@ -988,6 +988,10 @@ fn every_recording_is_named_by_a_test_or_said_not_to_apply() {
             "the terminal's form: latch gives the plain one, the harness adds tmux's (docs/outcome.md)",
         ),
         (
+            "r14j_ss_clear_named",
+            "`/clear NAME` titles the old session: the harness's own command",
+        ),
+        (
             "r14_ss_ium_block",
             "the harness sends the first user message as a prompt; its UserPromptSubmit is any prompt's",
         ),

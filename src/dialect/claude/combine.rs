@@ -217,7 +217,7 @@ pub async fn dispatch(cfg: &Claude, event: &Event, cx: &DispatchContext<'_>) -> 
             session_title = match event.session_title.as_ref().filter(|t| !t.is_empty()) {
                 Some(t) => Some(t.clone()),
                 None => match cx.session.snapshot(cx.cancel).await {
-                    Ok(s) => super::title::kept(&s),
+                    Ok(s) => super::title::stored(&s),
                     Err(e) => {
                         out.warnings
                             .push(format!("latch could not read the session's title: {e}"));
@@ -367,8 +367,8 @@ pub async fn dispatch(cfg: &Claude, event: &Event, cx: &DispatchContext<'_>) -> 
         prompt_ended: false,
         title_before: session_title,
         title: None,
-        first_message: None,
-        terminal: Vec::new(),
+        initial_user_message: None,
+        terminal_sequences: Vec::new(),
     };
     // Texts in the order the handlers finished.
     let mut order: Vec<usize> = (0..finished.len()).collect();
@@ -1150,12 +1150,12 @@ struct Fold<'a> {
     /// `sessionTitle` and `initialUserMessage`: the latest in
     /// configuration order, with its handler's index.
     title: Option<(usize, String)>,
-    /// `initialUserMessage`, likewise (as the model reads it: a long one
-    /// is saved to a file).
-    first_message: Option<(usize, String)>,
+    /// `initialUserMessage`, likewise (as the hook wrote it; the one
+    /// kept is saved to a file if long).
+    initial_user_message: Option<(usize, String)>,
     /// `terminalSequence`s that passed the allowlist, with their
     /// handlers' indexes.
-    terminal: Vec<(usize, String)>,
+    terminal_sequences: Vec<(usize, String)>,
 }
 
 impl Fold<'_> {
@@ -1471,11 +1471,14 @@ impl Fold<'_> {
         );
         // Claude Code stops reading a prompt hook's answer at its block or
         // stop: its `systemMessage` and `terminalSequence` never come
-        // (recorded: `r14i_ups_block`, `r14i_ups_stop`).
-        let ends_prompt = ce == ClaudeEvent::UserPromptSubmit
-            && (j.continue_ == Some(false)
-                || j.decision.as_deref() == Some("block")
-                || j.exit2.is_some());
+        // (recorded: `r14i_ups_block`, `r14i_ups_stop`, `r14j_upe_block`,
+        // `r14j_upe_stop`).
+        let ends_prompt = matches!(
+            ce,
+            ClaudeEvent::UserPromptSubmit | ClaudeEvent::UserPromptExpansion
+        ) && (j.continue_ == Some(false)
+            || j.decision.as_deref() == Some("block")
+            || j.exit2.is_some());
         crate::dialect::output_json::note_ignored(
             &j.too_deep,
             || format!("{label} hook {hook}"),
@@ -1723,7 +1726,7 @@ impl Fold<'_> {
                     );
                 }
                 self.watch(j);
-                self.session_start(index, j, record, cx);
+                self.session_start(index, j, record);
             }
             ClaudeEvent::Stop | ClaudeEvent::SubagentStop => {
                 if j.decision.as_deref() == Some("block") {
@@ -1766,7 +1769,7 @@ impl Fold<'_> {
         };
         match super::terminal::normalize(text) {
             Ok(sequence) if sequence.is_empty() => {}
-            Ok(sequence) => self.terminal.push((index, sequence)),
+            Ok(sequence) => self.terminal_sequences.push((index, sequence)),
             Err(why) => record.ignored_fields.push(format!(
                 "terminalSequence (refused: {why}; only OSC 0, 1, 2, 9, 99, 777 and BEL pass)"
             )),
@@ -1777,13 +1780,7 @@ impl Fold<'_> {
     /// Claude Code takes on `startup` and `resume` only (recorded:
     /// `r14_ss_title_resume`, `r14_ss_title_compact_stream`,
     /// `r14_ss_ium_compact_stream`), and `reloadSkills`, on any.
-    fn session_start(
-        &mut self,
-        index: usize,
-        j: &HookJson,
-        record: &mut HookRun,
-        cx: &DispatchContext<'_>,
-    ) {
+    fn session_start(&mut self, index: usize, j: &HookJson, record: &mut HookRun) {
         let source = self.event.source.as_deref().unwrap_or("startup");
         let starts = matches!(source, "startup" | "resume");
         if let Some(title) = j.specific_str("sessionTitle").filter(|t| !t.is_empty()) {
@@ -1800,8 +1797,7 @@ impl Fold<'_> {
             .filter(|m| !m.is_empty())
         {
             if starts {
-                let message = self.kept(cx, message, Field::InitialUserMessage(self.place(index)));
-                latest(&mut self.first_message, index, &message);
+                latest(&mut self.initial_user_message, index, message);
             } else {
                 record.ignored_fields.push(format!(
                     "initialUserMessage (Claude Code sends it on startup and resume, not {source})"
@@ -2056,7 +2052,7 @@ impl Fold<'_> {
                 ));
             }
         }
-        self.interface(cx).await;
+        self.interface_requests(cx).await;
         // A teammate told to go on keeps working; no cap applies.
         if ce == ClaudeEvent::TeammateIdle && !self.feedback.is_empty() && self.out.halt.is_none() {
             self.out.continuation = Some(Continuation {
@@ -2071,7 +2067,7 @@ impl Fold<'_> {
     /// title (not after a prompt's block or stop, where Claude Code never
     /// gets to it), kept in the session's state for later payloads; the
     /// first user message; the terminal sequences, in configuration order.
-    async fn interface(&mut self, cx: &DispatchContext<'_>) {
+    async fn interface_requests(&mut self, cx: &DispatchContext<'_>) {
         let prompt_goes_on = self.out.decision != Decision::Deny && self.out.halt.is_none();
         if let Some((_, given)) = self.title.take()
             && (self.ce != ClaudeEvent::UserPromptSubmit || prompt_goes_on)
@@ -2093,8 +2089,11 @@ impl Fold<'_> {
             }
             self.out.session_title = Some(title);
         }
-        self.out.initial_user_message = self.first_message.take().map(|(_, m)| m);
-        let mut sequences = std::mem::take(&mut self.terminal);
+        if let Some((index, message)) = self.initial_user_message.take() {
+            let field = Field::InitialUserMessage(self.place(index));
+            self.out.initial_user_message = Some(self.kept(cx, &message, field));
+        }
+        let mut sequences = std::mem::take(&mut self.terminal_sequences);
         sequences.sort_by_key(|(i, _)| *i);
         self.out.terminal_sequences = sequences.into_iter().map(|(_, s)| s).collect();
     }

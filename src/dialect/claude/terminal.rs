@@ -137,11 +137,15 @@ fn osc_number(digits: &str) -> Option<u32> {
     ALLOWED.contains(&n).then_some(n)
 }
 
+/// Whether `c` is a C0 control, DEL or a C1 control (what Claude Code
+/// drops from titles and OSC texts: `[\x00-\x1f\x7f-\x9f]`).
+pub fn is_control(c: char) -> bool {
+    c < ' ' || ('\u{7f}'..='\u{9f}').contains(&c)
+}
+
 /// The text without C0 controls, DEL and C1 controls.
-pub fn without_controls(text: &str) -> String {
-    text.chars()
-        .filter(|&c| !(c < ' ' || ('\u{7f}'..='\u{9f}').contains(&c)))
-        .collect()
+fn without_controls(text: &str) -> String {
+    text.chars().filter(|&c| !is_control(c)).collect()
 }
 
 /// An OSC 9 text Claude Code lets through: the progress form

@@ -18,8 +18,9 @@ const MAX_CHARS: usize = 200;
 /// dropped, then cut at [`MAX_CHARS`] characters; `None` when nothing is
 /// left (Claude Code then keeps the title it had).
 pub fn clean(title: &str) -> Option<String> {
-    let kept: String = super::terminal::without_controls(title)
+    let kept: String = title
         .chars()
+        .filter(|&c| !super::terminal::is_control(c))
         .take(MAX_CHARS)
         .collect();
     (!kept.is_empty()).then_some(kept)
@@ -32,11 +33,11 @@ pub fn current(event: &Event, state: &SessionState) -> Option<String> {
         .session_title
         .clone()
         .filter(|t| !t.is_empty())
-        .or_else(|| kept(state))
+        .or_else(|| stored(state))
 }
 
 /// The title kept in a session's state.
-pub fn kept(state: &SessionState) -> Option<String> {
+pub fn stored(state: &SessionState) -> Option<String> {
     state
         .values
         .get(STATE_KEY)
