@@ -213,18 +213,14 @@ pub async fn dispatch(cfg: &Claude, event: &Event, cx: &DispatchContext<'_>) -> 
             }
             false
         }
-        ClaudeEvent::SessionStart => {
-            session_title = match event.session_title.as_ref().filter(|t| !t.is_empty()) {
-                Some(t) => Some(t.clone()),
-                None => match cx.session.snapshot(cx.cancel).await {
-                    Ok(s) => super::title::stored(&s),
-                    Err(e) => {
-                        out.warnings
-                            .push(format!("latch could not read the session's title: {e}"));
-                        None
-                    }
-                },
-            };
+        // Without the event's title, the one a hook gave the session.
+        ClaudeEvent::SessionStart if session_title.is_none() => {
+            match cx.session.snapshot(cx.cancel).await {
+                Ok(s) => session_title = super::title::stored(&s),
+                Err(e) => out
+                    .warnings
+                    .push(format!("latch could not read the session's title: {e}")),
+            }
             false
         }
         _ => false,
@@ -2073,7 +2069,7 @@ impl Fold<'_> {
             && (self.ce != ClaudeEvent::UserPromptSubmit || prompt_goes_on)
             && let Some(title) = super::title::change(&given, self.title_before.as_deref())
         {
-            let kept = cx
+            let stored = cx
                 .session
                 .update(cx.cancel, |s| {
                     s.values.insert(
@@ -2082,7 +2078,7 @@ impl Fold<'_> {
                     );
                 })
                 .await;
-            if let Err(e) = kept {
+            if let Err(e) = stored {
                 self.out
                     .warnings
                     .push(format!("latch could not keep the session's title: {e}"));

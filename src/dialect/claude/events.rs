@@ -390,14 +390,13 @@ pub fn payload<'a>(ce: ClaudeEvent, event: &'a Event, facts: &PayloadFacts<'a>) 
     put(&mut m, "session_id", text(&event.session_id));
     put(&mut m, "transcript_path", path(&event.transcript_path));
     put(&mut m, "cwd", Value::from(facts.cwd.to_string_lossy()));
-    // SessionStart carries the prompt id only after compaction or a clear (recorded:
-    // `r3_compact_auto`, `r3_session_resume_*`), Setup never (`r3_setup_init`),
-    // InstructionsLoaded only for the files loaded once a prompt came
-    // (`r3_instructions_loaded`: none on `session_start` and `include`; the
-    // recorded includes were all of files loaded at the start, so an
-    // include of a file loaded later is taken to be alike).
-    // After `/clear` too: the new session's SessionStart carries the
-    // `/clear` prompt's id (recorded: `r14j_ss_clear`).
+    // SessionStart carries the prompt id only after compaction or a clear,
+    // the id of the prompt that compacted or cleared (recorded:
+    // `r3_compact_auto`, `r3_session_resume_*`, `r14j_ss_clear`), Setup
+    // never (`r3_setup_init`), InstructionsLoaded only for the files loaded
+    // once a prompt came (`r3_instructions_loaded`: none on `session_start`
+    // and `include`; the recorded includes were all of files loaded at the
+    // start, so an include of a file loaded later is taken to be alike).
     let after_prompt = matches!(event.source.as_deref(), Some("compact" | "clear"));
     let loaded_at_start = ce == ClaudeEvent::InstructionsLoaded
         && matches!(

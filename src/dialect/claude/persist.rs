@@ -4,8 +4,9 @@
 //! with the file's path.
 //!
 //! This holds for plain stdout on exit 0, `additionalContext`,
-//! `systemMessage` and SessionStart's `initialUserMessage`. Lengths are JavaScript's (UTF-16 code units), so a
-//! text of 6,000 two-byte characters stays inline. Claude Code writes the
+//! `systemMessage` and SessionStart's `initialUserMessage`. Lengths are
+//! JavaScript's (UTF-16 code units), so a text of 6,000 two-byte
+//! characters stays inline. Claude Code writes the
 //! file beside its transcript (`<session>/tool-results/`); latch writes
 //! it in the session's state directory, `tool-results/`, private (0700).
 
