@@ -747,3 +747,186 @@ fn a_clear_session_start_carries_the_prompt_id_and_the_title() {
     assert_eq!(got["prompt_id"], "p-clear");
     assert_eq!(got["session_title"], "S_any");
 }
+
+/// Settings with `env` `MN`, a UserPromptSubmit hook that says `MN`, and
+/// `extra` merged in (a wrong setting, a wrong hook entry).
+fn reporting_settings(extra: Value) -> Value {
+    let mut settings = json!({
+        "env": {"MN": "mx"},
+        "hooks": {"UserPromptSubmit": [{"hooks": [
+            {"type": "command", "command": "echo \"CTX MN=${MN:-unset}\""}
+        ]}]}
+    });
+    if let (Some(s), Some(extra)) = (settings.as_object_mut(), extra.as_object()) {
+        for (k, v) in extra {
+            if k == "hooks" {
+                if let (Some(h), Some(more)) = (s["hooks"].as_object_mut(), v.as_object()) {
+                    for (event, groups) in more {
+                        match (
+                            h.get_mut(event).and_then(Value::as_array_mut),
+                            groups.as_array(),
+                        ) {
+                            (Some(mine), Some(theirs)) => mine.extend(theirs.iter().cloned()),
+                            _ => {
+                                h.insert(event.clone(), groups.clone());
+                            }
+                        }
+                    }
+                }
+            } else {
+                s.insert(k.clone(), v.clone());
+            }
+        }
+    }
+    settings
+}
+
+/// What the prompt's hooks said, and the warnings.
+fn said(c: &Claude) -> (Vec<String>, String) {
+    let f = c.fire(&prompt("P1"));
+    let texts = f.outcome["context"]
+        .as_array()
+        .map(|a| {
+            a.iter()
+                .filter_map(|c| c["text"].as_str())
+                .map(|t| t.replace("<system-reminder>\nUserPromptSubmit hook success: ", ""))
+                .map(|t| t.replace("\n</system-reminder>", ""))
+                .collect()
+        })
+        .unwrap_or_default();
+    (texts, f.stderr)
+}
+
+/// r14k_m_control, r14k_m_model_num, r14k_m_cleanup_str,
+/// r14k_md_model_num, r14k_m_badhook_same_group, r14k_m_badhook_sep_group,
+/// r14k_m_badhook_other_event, r14k_md_badhook_same_group,
+/// r14k_m_event_object, r14k_m_badjson: in managed settings a wrong setting
+/// is dropped alone, a wrong hook entry drops the file's `hooks` (its
+/// `env` stays), an event that is not a list drops that event, and a file
+/// that is not JSON drops everything. Each says so.
+#[test]
+fn managed_settings_drop_only_the_wrong_key() {
+    let wrong_hook = json!({"hooks": {"UserPromptSubmit": [{"hooks": [{"type": "command"}]}]}});
+    let other_event = json!({"hooks": {"PreToolUse": [{"hooks": [{"type": "command"}]}]}});
+    for (name, extra, in_dir, expected) in [
+        ("control", json!({}), false, vec!["CTX MN=mx"]),
+        ("model_num", json!({"model": 5}), false, vec!["CTX MN=mx"]),
+        (
+            "cleanup_str",
+            json!({"cleanupPeriodDays": "x"}),
+            false,
+            vec!["CTX MN=mx"],
+        ),
+        ("md_model_num", json!({"model": 5}), true, vec!["CTX MN=mx"]),
+        ("badhook", wrong_hook.clone(), false, vec![]),
+        ("badhook_other_event", other_event, false, vec![]),
+        ("md_badhook", wrong_hook, true, vec![]),
+        (
+            "event_object",
+            json!({"hooks": {"PreToolUse": {}}}),
+            false,
+            vec!["CTX MN=mx"],
+        ),
+    ] {
+        let c = Claude::new();
+        let path = if in_dir {
+            "managed/managed-settings.d/10-policy.json"
+        } else {
+            "managed/managed-settings.json"
+        };
+        c.write(path, &reporting_settings(extra).to_string());
+        // A project hook shows the managed `env` still applies.
+        let c = c.project_settings(&json!({"hooks": {"UserPromptSubmit": [{"hooks": [
+            {"type": "command", "command": "echo \"PROJ MN=${MN:-unset}\""}
+        ]}]}}));
+        let (mut texts, stderr) = said(&c);
+        // The hooks run at once: their texts come as they finish.
+        texts.sort();
+        let mut want: Vec<String> = expected.iter().map(|s| (*s).to_owned()).collect();
+        want.push("PROJ MN=mx".to_owned());
+        want.sort();
+        assert_eq!(texts, want, "{name}: {stderr}");
+        if name != "control" {
+            assert!(stderr.contains("warning"), "{name}: {stderr}");
+        }
+    }
+    // Not JSON: nothing of it applies.
+    let c = Claude::new();
+    c.write(
+        "managed/managed-settings.json",
+        "{\"env\": {\"MN\": \"mx\"},",
+    );
+    let c = c.project_settings(&json!({"hooks": {"UserPromptSubmit": [{"hooks": [
+        {"type": "command", "command": "echo \"PROJ MN=${MN:-unset}\""}
+    ]}]}}));
+    let (texts, stderr) = said(&c);
+    assert_eq!(texts, ["PROJ MN=unset"], "{stderr}");
+    assert!(stderr.contains("managed-settings.json"), "{stderr}");
+}
+
+/// r14k_p_control, r14k_p_model_num, r14k_p_cleanup_str,
+/// r14k_p_badhook_same_group, r14k_p_badhook_sep_group,
+/// r14k_p_badhook_other_event, r14k_p_event_object: the same content as a
+/// project's settings drops the whole file, `env` included, but for an
+/// event that is not a list, which drops that event alone.
+#[test]
+fn project_settings_with_the_same_faults_are_dropped_whole() {
+    let wrong_hook = json!({"hooks": {"UserPromptSubmit": [{"hooks": [{"type": "command"}]}]}});
+    let other_event = json!({"hooks": {"PreToolUse": [{"hooks": [{"type": "command"}]}]}});
+    for (name, extra, expected) in [
+        ("control", json!({}), vec!["CTX MN=mx"]),
+        ("model_num", json!({"model": 5}), vec![]),
+        ("cleanup_str", json!({"cleanupPeriodDays": "x"}), vec![]),
+        ("badhook", wrong_hook, vec![]),
+        ("badhook_other_event", other_event, vec![]),
+        (
+            "event_object",
+            json!({"hooks": {"PreToolUse": {}}}),
+            vec!["CTX MN=mx"],
+        ),
+    ] {
+        let c = Claude::new().project_settings(&reporting_settings(extra));
+        let (texts, stderr) = said(&c);
+        assert_eq!(texts, expected, "{name}: {stderr}");
+    }
+}
+
+/// r14k_upe_two_a_slow_block, r14k_upe_two_b_slow_exit2,
+/// r14k_upe_two_a_slow_block_text, r14k_upe_two_b_slow_exit2_text (the same
+/// result as text), r14k_upe_control: of a prompt
+/// expansion's two blocking hooks, the first to finish decides, whatever
+/// the configuration order.
+#[test]
+fn a_prompt_expansion_is_blocked_by_its_first_hook_to_finish() {
+    let expansion = json!({
+        "event": "prompt_expansion",
+        "session_id": "s1",
+        "prompt": "/deploy now",
+        "expansion": {"kind": "slash_command", "command_name": "deploy", "command_args": "now", "command_source": "project"}
+    });
+    for (a_sleeps, winner) in [(true, "B"), (false, "A")] {
+        let (sa, sb) = if a_sleeps { ("0.5", "0") } else { ("0", "0.5") };
+        let a = format!("sleep {sa}; echo '{{\"decision\":\"block\",\"reason\":\"A\"}}'");
+        let b = format!("sleep {sb}; printf B >&2; exit 2");
+        let c = Claude::new().project_settings(&hooks(&[(
+            "UserPromptExpansion",
+            vec![a.clone(), b.clone()],
+        )]));
+        let f = c.fire(&expansion);
+        assert_eq!(f.outcome["decision"], "deny");
+        let text = if winner == "A" {
+            "A".to_owned()
+        } else {
+            format!("[{b}]: B")
+        };
+        assert_eq!(
+            f.outcome["reasons"][0]["text"],
+            format!(
+                "UserPromptExpansion operation blocked by hook:\n{text}\n\nOriginal prompt: /deploy now"
+            ),
+            "{}",
+            f.outcome
+        );
+        assert_eq!(f.outcome["reasons"].as_array().map(Vec::len), Some(1));
+    }
+}
