@@ -45,6 +45,37 @@ fn hooks(entries: &[(&str, Vec<String>)]) -> Value {
     json!({ "hooks": all })
 }
 
+/// The answers that end a prompt (a block, a stop) and one that does not,
+/// each with whether it ends it.
+fn prompt_endings() -> [(Value, bool); 3] {
+    [
+        (json!({"decision": "block", "reason": "R"}), true),
+        (json!({"continue": false, "stopReason": "S"}), true),
+        (json!({}), false),
+    ]
+}
+
+/// An answer with a `systemMessage` and the terminal sequence `OSC 9;
+/// text`, and `ending`'s fields.
+fn noisy_answer(text: &str, ending: &Value) -> String {
+    let mut answer =
+        json!({"systemMessage": "SYSMSG", "terminalSequence": format!("\u{1b}]9;{text}\u{7}")});
+    if let (Some(a), Some(e)) = (answer.as_object_mut(), ending.as_object()) {
+        a.extend(e.clone());
+    }
+    answer.to_string()
+}
+
+/// A `prompt_expansion` event: `/deploy now`, a project command.
+fn expansion() -> Value {
+    json!({
+        "event": "prompt_expansion",
+        "session_id": "s1",
+        "prompt": "/deploy now",
+        "expansion": {"kind": "slash_command", "command_name": "deploy", "command_args": "now", "command_source": "project"}
+    })
+}
+
 /// A fixture hook answering `stdout`.
 fn answering(c: &Claude, label: &str, stdout: &str) -> String {
     c.hook(label, &format!("--stdout {}", quoted(stdout)))
@@ -561,18 +592,9 @@ fn terminal_sequences_pass_claude_codes_allowlist() {
 /// sequence.
 #[test]
 fn a_prompt_hook_that_blocks_or_stops_shows_and_writes_nothing_more() {
-    for (ending, blocks) in [
-        (json!({"decision": "block", "reason": "R"}), true),
-        (json!({"continue": false, "stopReason": "S"}), true),
-        (json!({}), false),
-    ] {
+    for (ending, blocks) in prompt_endings() {
         let c = Claude::new();
-        let mut answer =
-            json!({"systemMessage": "SYSMSG", "terminalSequence": "\u{1b}]9;blocked\u{7}"});
-        if let (Some(a), Some(e)) = (answer.as_object_mut(), ending.as_object()) {
-            a.extend(e.clone());
-        }
-        let hook = answering(&c, "ups", &answer.to_string());
+        let hook = answering(&c, "ups", &noisy_answer("blocked", &ending));
         let other = c.hook(
             "other",
             &format!(
@@ -667,26 +689,11 @@ fn a_prompt_hook_that_blocks_or_stops_shows_and_writes_nothing_more() {
 /// writes no sequence; without the block or stop both count.
 #[test]
 fn a_prompt_expansion_hook_that_blocks_or_stops_shows_and_writes_nothing_more() {
-    let expansion = json!({
-        "event": "prompt_expansion",
-        "session_id": "s1",
-        "prompt": "/deploy now",
-        "expansion": {"kind": "slash_command", "command_name": "deploy", "command_args": "now", "command_source": "project"}
-    });
-    for (ending, ends) in [
-        (json!({"decision": "block", "reason": "R"}), true),
-        (json!({"continue": false, "stopReason": "S"}), true),
-        (json!({}), false),
-    ] {
+    for (ending, ends) in prompt_endings() {
         let c = Claude::new();
-        let mut answer =
-            json!({"systemMessage": "SYSMSG", "terminalSequence": "\u{1b}]9;upeblocked\u{7}"});
-        if let (Some(a), Some(e)) = (answer.as_object_mut(), ending.as_object()) {
-            a.extend(e.clone());
-        }
-        let hook = answering(&c, "upe", &answer.to_string());
+        let hook = answering(&c, "upe", &noisy_answer("upeblocked", &ending));
         let c = c.project_settings(&hooks(&[("UserPromptExpansion", vec![hook])]));
-        let f = c.fire(&expansion);
+        let f = c.fire(&expansion());
         let warnings = f.outcome["warnings"].to_string();
         assert_eq!(
             warnings.contains("SYSMSG"),
@@ -898,12 +905,6 @@ fn project_settings_with_the_same_faults_are_dropped_whole() {
 /// the configuration order.
 #[test]
 fn a_prompt_expansion_is_blocked_by_its_first_hook_to_finish() {
-    let expansion = json!({
-        "event": "prompt_expansion",
-        "session_id": "s1",
-        "prompt": "/deploy now",
-        "expansion": {"kind": "slash_command", "command_name": "deploy", "command_args": "now", "command_source": "project"}
-    });
     for (a_sleeps, winner) in [(true, "B"), (false, "A")] {
         let (sa, sb) = if a_sleeps { ("0.5", "0") } else { ("0", "0.5") };
         let a = format!("sleep {sa}; echo '{{\"decision\":\"block\",\"reason\":\"A\"}}'");
@@ -912,7 +913,7 @@ fn a_prompt_expansion_is_blocked_by_its_first_hook_to_finish() {
             "UserPromptExpansion",
             vec![a.clone(), b.clone()],
         )]));
-        let f = c.fire(&expansion);
+        let f = c.fire(&expansion());
         assert_eq!(f.outcome["decision"], "deny");
         let text = if winner == "A" {
             "A".to_owned()
