@@ -373,15 +373,9 @@ mod tests {
     /// its kind of message.
     #[test]
     fn answers_are_valid_exactly_when_claude_code_says_so() {
-        let path = concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/recordings/claude/answer-cases.jsonl"
-        );
-        let text = std::fs::read_to_string(path).expect("the cases");
         let mut disagree = Vec::new();
         let mut count = 0;
-        for line in text.lines() {
-            let case: Value = serde_json::from_str(line).expect("a case");
+        for case in crate::dialect::claude::recorded_cases("answer-cases.jsonl") {
             let Some(obj) = case["answer"].as_object() else {
                 continue;
             };

@@ -453,6 +453,28 @@ impl Loader<'_> {
         self.notes.push(d.in_file(self.path).for_dialect(DIALECT));
     }
 
+    /// A part of `hooks` with the wrong shape: in a settings file Claude
+    /// Code skips it (`skips` says what it does) and the rest loads, a
+    /// warning; in a plugin's hooks file it is a problem.
+    fn wrong_shape(
+        &mut self,
+        settings: bool,
+        at: Position,
+        message: String,
+        skips: &str,
+        event: Option<String>,
+    ) {
+        if !settings {
+            self.problem(at, message);
+            return;
+        }
+        let d = Diagnostic::warning(format!("{message}; {skips}")).at(Some(at));
+        self.note(match event {
+            Some(e) => d.for_event(e),
+            None => d,
+        });
+    }
+
     fn root(&mut self, root: &Node, file: &mut LoadedFile) {
         if root.as_map().is_none() {
             self.problem(
@@ -538,16 +560,13 @@ impl Loader<'_> {
                 "`hooks` must be an object of events, not {}",
                 hooks.json_kind()
             );
-            if settings {
-                self.note(
-                    Diagnostic::warning(format!(
-                        "{message}; Claude Code ignores it and loads the rest of the file"
-                    ))
-                    .at(Some(hooks.position)),
-                );
-            } else {
-                self.problem(hooks.position, message);
-            }
+            self.wrong_shape(
+                settings,
+                hooks.position,
+                message,
+                "Claude Code ignores it and loads the rest of the file",
+                None,
+            );
             return;
         };
         for (name, groups) in events {
@@ -573,17 +592,13 @@ impl Loader<'_> {
                     "`{name_text}` must be an array of matcher groups, not {}",
                     groups.json_kind()
                 );
-                if settings {
-                    self.note(
-                        Diagnostic::warning(format!(
-                            "{message}; Claude Code ignores this event's hooks and loads the rest"
-                        ))
-                        .at(Some(groups.position))
-                        .for_event(name_text.clone()),
-                    );
-                } else {
-                    self.problem(groups.position, message);
-                }
+                self.wrong_shape(
+                    settings,
+                    groups.position,
+                    message,
+                    "Claude Code ignores this event's hooks and loads the rest",
+                    Some(name_text.clone()),
+                );
                 continue;
             };
             let (problems, groups) = (self.problems.len(), file.groups.len());
@@ -1351,15 +1366,9 @@ mod claude_code_agreement {
     /// reject (documented).
     #[test]
     fn files_are_kept_or_dropped_as_claude_code_does() {
-        let path = concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/recordings/claude/settings-cases.jsonl"
-        );
-        let text = std::fs::read_to_string(path).expect("the cases");
         let mut disagree = Vec::new();
         let mut count = 0;
-        for line in text.lines() {
-            let case: serde_json::Value = serde_json::from_str(line).expect("a case");
+        for case in crate::dialect::claude::recorded_cases("settings-cases.jsonl") {
             let input = case["input"].to_string();
             let accepted = case["accepted"] == true || case["refine_only"] == true;
             let (file, _) = load_text(

@@ -412,6 +412,19 @@ fn settings_env(files: &[LoadedFile]) -> Vec<(std::ffi::OsString, std::ffi::OsSt
         .collect()
 }
 
+/// The cases of `recordings/claude/<file>`, one JSON value a line: what
+/// Claude Code's own code made of each input, for the agreement tests.
+#[cfg(test)]
+pub(crate) fn recorded_cases(file: &str) -> Vec<serde_json::Value> {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("recordings/claude")
+        .join(file);
+    let text = std::fs::read_to_string(&path).expect("the recorded cases");
+    text.lines()
+        .map(|line| serde_json::from_str(line).expect("a case"))
+        .collect()
+}
+
 #[cfg(test)]
 mod parse_int_tests {
     use super::js_parse_int;

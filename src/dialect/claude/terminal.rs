@@ -292,15 +292,9 @@ mod tests {
     /// writes it.
     #[test]
     fn agrees_with_claude_code() {
-        let path = concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/recordings/claude/terminal-cases.jsonl"
-        );
-        let text = std::fs::read_to_string(path).expect("the cases");
         let mut disagree = Vec::new();
         let mut count = 0;
-        for line in text.lines() {
-            let case: serde_json::Value = serde_json::from_str(line).expect("a case");
+        for case in crate::dialect::claude::recorded_cases("terminal-cases.jsonl") {
             let input = case["text"].as_str().expect("a text");
             let theirs = case["out"].as_str();
             let ours = normalize(input).ok().filter(|s| !s.is_empty());
