@@ -141,9 +141,7 @@ pub fn run(args: ConvertArgs) -> u8 {
     // says it is dropped): the report entry stays.
     // A load error, or a file the source dialect skipped whole with only a
     // warning (peen's rule): either way, hooks were not converted.
-    let failed = |d: &crate::Diagnostic| {
-        d.severity == crate::Severity::Error || crate::dialect::peen::skipped_a_file(d)
-    };
+    let failed = crate::dialect::lost_hooks;
     let mut all: Vec<crate::Diagnostic> = load
         .into_iter()
         .filter(|d| {

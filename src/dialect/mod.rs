@@ -145,6 +145,13 @@ pub(crate) fn fail_open(dialect: &str, event: &Event, what: &str) -> Outcome {
     out
 }
 
+/// Whether `d` says hooks were lost at load: an error, or a file a
+/// dialect skipped whole with only a warning (peen's rule). A reload that
+/// keeps a file's last good text, and `latch convert`, count both.
+pub(crate) fn lost_hooks(d: &crate::Diagnostic) -> bool {
+    d.severity == crate::Severity::Error || peen::skipped_a_file(d)
+}
+
 /// One loaded hook configuration format: [`claude::Claude`],
 /// [`evener::Evener`], [`peen::Peen`] or [`poolside::Poolside`], added to an
 /// [`Engine`](crate::Engine) with [`with_dialect`](crate::Engine::with_dialect).

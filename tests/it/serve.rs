@@ -1133,6 +1133,60 @@ fn a_broken_poolside_file_keeps_its_last_good_version_while_the_other_reloads() 
     assert_eq!(s.close(), 0);
 }
 
+/// Peen skips a broken hooks file with only a warning; a reload still
+/// keeps its last good text, or the guard would be gone.
+#[test]
+fn a_broken_peen_file_keeps_its_last_good_version() {
+    let root = tempfile::tempdir().unwrap();
+    let project = root.path().join("project");
+    let guard = "version: 1\npreToolUse:\n  - name: no-rm\n    match: {tool: runCommand}\n    actions: [{name: block, type: deny, reason: no}]\n";
+    let file = write_file(&project, ".agents/hooks.yaml", guard);
+    let mut s = Server::start(&[]);
+    let r = s.request(
+        1,
+        "initialize",
+        json!({"dialects": ["peen"], "project": project, "home": root.path().join("home"),
+            "peen_config_dir": root.path().join("peen"), "state_dir": root.path().join("state")}),
+    );
+    assert_eq!(r["result"]["diagnostics"], json!([]), "{r}");
+    let rm = json!({"event": "tool_before", "session_id": "s",
+        "tool": {"name": "runCommand", "input": {"command": "rm -rf /"}}});
+    s.fire(2, rm.clone());
+    assert_eq!(s.recv()["result"]["decision"], "deny");
+    write_file(
+        &project,
+        ".agents/hooks.yaml",
+        "version: 1\npreToolUse:\n  - name: a\n    actions: [\n",
+    );
+    let n = s.notification("latch/diagnostics");
+    assert_eq!(n["params"]["reloaded"], true, "{n}");
+    assert_eq!(n["params"]["kept"], json!([file]), "{n}");
+    assert!(
+        n["params"]["diagnostics"][0]["message"]
+            .as_str()
+            .is_some_and(|m| m.starts_with("harness.warning: hooks file skipped")),
+        "{n}"
+    );
+    s.fire(3, rm.clone());
+    let r = s.recv();
+    assert_eq!(
+        r["result"]["decision"], "deny",
+        "the guard was dropped: {r}"
+    );
+    // Fixed: the file on disk is used again.
+    write_file(
+        &project,
+        ".agents/hooks.yaml",
+        &guard.replace("reason: no", "reason: fixed"),
+    );
+    let n = s.notification("latch/diagnostics");
+    assert_eq!(n["params"]["kept"], json!([]), "{n}");
+    s.fire(4, rm);
+    let r = s.recv();
+    assert_eq!(r["result"]["reasons"][0]["text"], "fixed", "{r}");
+    assert_eq!(s.close(), 0);
+}
+
 #[test]
 fn a_trust_policy_in_initialize_holds_back_unapproved_hooks_until_approved() {
     let c = Claude::new().project_settings(&settings(

@@ -15,7 +15,7 @@ use std::time::{Duration, SystemTime};
 
 use crate::Diagnostic;
 use crate::config::files::Files;
-use crate::diag::Severity;
+use crate::dialect::lost_hooks;
 use serde_json::json;
 
 use super::{Out, Setup, lock, rpc};
@@ -234,16 +234,18 @@ pub fn reload(setup: &Setup, out: &Out) {
         let Some(old) = lock(&setup.engines).get(&cwd).cloned() else {
             continue;
         };
+        // What cost hooks (an error, or a file peen skipped with only a
+        // warning: its guards would be gone all the same).
         let before: Vec<Diagnostic> = old
             .engine
             .diagnostics()
-            .filter(|d| is_error(d))
+            .filter(|d| lost_hooks(d))
             .cloned()
             .collect();
         let new_errors = |diagnostics: &[Diagnostic]| -> Vec<Diagnostic> {
             diagnostics
                 .iter()
-                .filter(|d| is_error(d) && !before.contains(d))
+                .filter(|d| lost_hooks(d) && !before.contains(d))
                 .cloned()
                 .collect()
         };
@@ -323,10 +325,6 @@ fn joined<P: AsRef<Path>>(paths: impl IntoIterator<Item = P>) -> String {
         .map(|p| p.as_ref().display().to_string())
         .collect::<Vec<_>>()
         .join(", ")
-}
-
-fn is_error(d: &Diagnostic) -> bool {
-    d.severity == Severity::Error
 }
 
 #[cfg(test)]
