@@ -89,10 +89,17 @@ impl Engine {
     }
 
     /// Checks each hook against the trust policies and approvals of `gate`
-    /// before it runs (see [`crate::trust`]). A gate whose policies are
-    /// all `off` is dropped: nothing is checked.
+    /// before it runs (see [`crate::trust`]), and the settings of files
+    /// that need approval which shape every hook (claude's `env` and
+    /// `disableAllHooks`), for the dialects added before and after. A gate
+    /// whose policies are all `off` is dropped: nothing is checked.
     pub fn with_trust(mut self, gate: crate::trust::Gate) -> Self {
         self.trust = gate.active().then_some(gate);
+        if let Some(gate) = &self.trust {
+            for d in &mut self.dialects {
+                d.gate_settings(gate);
+            }
+        }
         self
     }
 
@@ -113,7 +120,11 @@ impl Engine {
 
     /// Adds a loaded dialect.
     pub fn with_dialect(mut self, dialect: impl Dialect + 'static) -> Self {
-        self.dialects.push(Box::new(dialect));
+        let mut dialect: Box<dyn Dialect> = Box::new(dialect);
+        if let Some(gate) = &self.trust {
+            dialect.gate_settings(gate);
+        }
+        self.dialects.push(dialect);
         self
     }
 

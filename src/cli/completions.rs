@@ -1,7 +1,7 @@
 //! `latch completions SHELL`: a completion script for the shell, from the
 //! same clap definitions the commands parse with.
 
-use std::io;
+use std::io::{self, Write};
 
 use clap::{Args, CommandFactory};
 use clap_complete::Shell;
@@ -23,6 +23,11 @@ pub struct CompletionsArgs {
 /// Prints the script and returns the exit code.
 pub fn run(args: CompletionsArgs) -> u8 {
     let mut command = super::Cli::command();
-    clap_complete::generate(args.shell, &mut command, "latch", &mut io::stdout());
-    exit::OK
+    // Written whole here: clap_complete panics when its writer fails.
+    let mut script = Vec::new();
+    clap_complete::generate(args.shell, &mut command, "latch", &mut script);
+    match io::stdout().lock().write_all(&script) {
+        Ok(()) => exit::OK,
+        Err(e) => super::stdout::failed(&e),
+    }
 }

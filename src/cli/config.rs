@@ -361,6 +361,16 @@ impl ConfigArgs {
             }
         }
         let project = self.project_dir();
+        // Said, not silent: every event would run no project hook, as if
+        // none were configured.
+        if let Some(p) = self.project.as_ref().and(project.as_ref())
+            && !p.is_dir()
+        {
+            diags.push(Diagnostic::warning(format!(
+                "the project directory {} does not exist or is not a directory: no project hooks are loaded",
+                p.display()
+            )));
+        }
         let home = self.home.or_else(|| env_path("HOME"));
         let sources = Sources {
             home,

@@ -165,8 +165,8 @@ pub fn run(args: ConvertArgs) -> u8 {
             "latch: note: commands keep their text; each dialect sends its own payload and reads its own output format, so check each script"
         );
     }
-    if io::stdout().lock().write_all(text.as_bytes()).is_err() {
-        return exit::INTERNAL;
+    if let Err(e) = io::stdout().lock().write_all(text.as_bytes()) {
+        return super::stdout::failed(&e);
     }
     // A source with load errors converted only in part: say so in the code.
     if all.iter().any(failed) {

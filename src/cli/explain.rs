@@ -62,8 +62,8 @@ pub fn run(args: ExplainArgs) -> u8 {
             .and_then(|j| writeln!(stdout, "{j}")),
         Format::Text => text(&mut stdout, &event, &all),
     };
-    if written.is_err() {
-        return exit::INTERNAL;
+    if let Err(e) = written {
+        return super::stdout::failed(&e);
     }
     exit::OK
 }

@@ -113,8 +113,8 @@ pub fn run(args: LintArgs) -> u8 {
             )
         }),
     };
-    if written.is_err() {
-        return exit::INTERNAL;
+    if let Err(e) = written {
+        return super::stdout::failed(&e);
     }
     if errors > 0 {
         exit::LINT_ERRORS

@@ -1,7 +1,7 @@
 //! `latch log`: a session's audit log, readable or as JSON lines,
 //! filtered by hook, event and status.
 
-use std::io::{self, Write};
+use std::io::Write;
 use std::path::PathBuf;
 
 use clap::{Args, ValueEnum};
@@ -11,6 +11,7 @@ use crate::audit::AuditRecord;
 use crate::text::serde_word as word;
 
 use super::exit;
+use super::stdout::Stdout;
 
 /// Print a session's audit log: one line per hook run (see
 /// docs/audit.md).
@@ -53,18 +54,24 @@ pub fn run(args: LogArgs) -> u8 {
         );
         return exit::INTERNAL;
     };
-    let mut out = io::stdout().lock();
+    let mut out = Stdout::lock();
     let Some(session) = &args.session else {
         return match Session::audited(&root) {
-            Ok(sessions) if sessions.is_empty() => {
-                let _ = writeln!(out, "no session under {} has an audit log", root.display());
-                exit::OK
-            }
             Ok(sessions) => {
-                for (id, when) in sessions {
-                    let _ = writeln!(out, "{}  {id}", humantime::format_rfc3339_seconds(when));
+                if sessions.is_empty() {
+                    let _ = writeln!(out, "no session under {} has an audit log", root.display());
                 }
-                exit::OK
+                for (id, when) in &sessions {
+                    let _ = writeln!(out, "{}  {id}", humantime::format_rfc3339_seconds(*when));
+                }
+                let unlisted = logs_present(&root).saturating_sub(sessions.len());
+                if unlisted > 0 {
+                    eprintln!(
+                        "latch: warning: {unlisted} session(s) under {} have an audit log latch cannot read (not a regular file, or not audit records); `latch log SESSION` says why",
+                        root.display()
+                    );
+                }
+                out.finish(exit::OK)
             }
             Err(e) => {
                 eprintln!("latch: error: {e}");
@@ -105,7 +112,19 @@ pub fn run(args: LogArgs) -> u8 {
             "latch: warning: {unreadable} line(s) of the log are not audit records and were skipped"
         );
     }
-    exit::OK
+    out.finish(exit::OK)
+}
+
+/// How many session directories under `root` have an entry named like an
+/// audit log, readable or not.
+fn logs_present(root: &std::path::Path) -> usize {
+    let Ok(listing) = std::fs::read_dir(root.join("sessions")) else {
+        return 0;
+    };
+    listing
+        .flatten()
+        .filter(|e| std::fs::symlink_metadata(e.path().join(crate::audit::LOG_FILE)).is_ok())
+        .count()
 }
 
 fn wanted(r: &AuditRecord, args: &LogArgs) -> bool {

@@ -31,6 +31,7 @@ mod man;
 mod schema;
 mod serve;
 mod signals;
+mod stdout;
 mod test;
 mod trust;
 

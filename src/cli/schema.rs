@@ -1,6 +1,7 @@
 //! `latch schema DIALECT`: print a configuration format's JSON Schema.
 
 use clap::{Args, ValueEnum};
+use std::io::Write;
 
 use crate::dialect::{claude, evener, peen, poolside};
 
@@ -47,6 +48,7 @@ pub fn text(dialect: DialectName) -> String {
 
 /// Runs `latch schema`.
 pub fn run(args: SchemaArgs) -> u8 {
-    print!("{}", text(args.dialect));
-    exit::OK
+    let mut out = super::stdout::Stdout::lock();
+    let _ = out.write_all(text(args.dialect).as_bytes());
+    out.finish(exit::OK)
 }

@@ -1,6 +1,6 @@
 //! `latch test`: run hook test scenarios.
 
-use std::io::{self, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use clap::Args;
@@ -9,6 +9,7 @@ use crate::scenario::Scenario;
 
 use super::exit;
 use super::signals::FireSignals;
+use super::stdout::Stdout;
 
 /// Run hook test scenarios: events through real hooks, checked against
 /// expected outcomes.
@@ -31,7 +32,7 @@ pub async fn run(args: TestArgs) -> u8 {
     for f in &args.files {
         collect(f, &mut files);
     }
-    let mut out = io::stdout().lock();
+    let mut out = Stdout::lock();
     // A directory with no scenario in it is a mistake (a wrong path in CI
     // would otherwise pass with nothing tested).
     if files.is_empty() {
@@ -45,7 +46,7 @@ pub async fn run(args: TestArgs) -> u8 {
                 .join(", ")
         );
         let _ = writeln!(out, "0 passed, 0 failed");
-        return exit::BAD_EVENT;
+        return out.finish(exit::BAD_EVENT);
     }
     let (mut passed, mut failed, mut broken) = (0usize, 0usize, 0usize);
     for file in files {
@@ -73,7 +74,7 @@ pub async fn run(args: TestArgs) -> u8 {
                 let name = signals.received().unwrap_or_else(|| "a signal".to_owned());
                 let _ = writeln!(out, "  interrupted by {name}; no further case runs");
                 let _ = writeln!(out, "{passed} passed, {failed} failed");
-                return exit::CANCELLED;
+                return out.finish(exit::CANCELLED);
             }
         };
         for result in results {
@@ -90,13 +91,13 @@ pub async fn run(args: TestArgs) -> u8 {
         }
     }
     let _ = writeln!(out, "{passed} passed, {failed} failed");
-    if broken > 0 {
+    out.finish(if broken > 0 {
         exit::BAD_EVENT
     } else if failed > 0 {
         exit::TEST_FAILED
     } else {
         exit::OK
-    }
+    })
 }
 
 fn collect(path: &Path, out: &mut Vec<PathBuf>) {

@@ -12,6 +12,7 @@ use crate::{Event, EventKind, Session};
 
 use super::config::ConfigArgs;
 use super::exit;
+use super::stdout::Stdout;
 
 /// List the hooks a project would run with their trust state; approve
 /// them or revoke approvals (see docs/trust.md).
@@ -121,7 +122,7 @@ fn list(definitions: &[Definition], state_root: &std::path::Path, format: Format
             return exit::INTERNAL;
         }
     };
-    let mut out = io::stdout().lock();
+    let mut out = Stdout::lock();
     match format {
         Format::Json => {
             let listed = crate::trust::list(definitions, &store);
@@ -158,7 +159,7 @@ fn list(definitions: &[Definition], state_root: &std::path::Path, format: Format
             }
         }
     }
-    exit::OK
+    out.finish(exit::OK)
 }
 
 fn state_word(state: &TrustState) -> &'static str {
@@ -197,7 +198,7 @@ fn change(
         }
     };
     let verb = if approve { "approved" } else { "revoked" };
-    let mut out = io::stdout().lock();
+    let mut out = Stdout::lock();
     match format {
         Format::Json => {
             let listed: Vec<crate::trust::Brief> = changed.iter().map(|d| (*d).into()).collect();
@@ -216,5 +217,5 @@ fn change(
             }
         }
     }
-    exit::OK
+    out.finish(exit::OK)
 }

@@ -306,6 +306,15 @@ pub fn from_peen(peen: &Peen) -> (Vec<Rule>, Vec<Diagnostic>) {
                     continue;
                 }
                 let handler = match &action.kind {
+                    ActionKind::Deny(reason) if reason.contains('\0') => {
+                        // No command line can hold a NUL: the deny would
+                        // fail to start, and fail open, in a script dialect.
+                        notes.push(report(
+                            &action.source,
+                            format!("{}/{}: the reason's NUL characters are left out: no command can hold them", group.name, action.name),
+                        ));
+                        Handler::Deny(reason.replace('\0', ""))
+                    }
                     ActionKind::Deny(reason) => Handler::Deny(reason.clone()),
                     ActionKind::Command(spec) => {
                         let fails_closed = action.on_failure.map_or_else(

@@ -34,8 +34,9 @@
 /// Implements [`Dialect`] (and its sealed engine side) for a dialect from
 /// the parts every dialect module has: its `DIALECT` name, a `diagnostics`
 /// field, and its `explain::explain`, `trust::definitions` and
-/// `combine::dispatch` functions. An item after the type replaces the
-/// default `internal_failure` (fail open).
+/// `combine::dispatch` functions. Items after the type replace the default
+/// `internal_failure` (fail open), and may add other methods of the
+/// sealed side (`gate_settings`).
 macro_rules! impl_dialect {
     ($ty:ty $(,)?) => {
         $crate::dialect::impl_dialect!(
@@ -49,7 +50,7 @@ macro_rules! impl_dialect {
             }
         );
     };
-    ($ty:ty, $failure:item $(,)?) => {
+    ($ty:ty, $($item:item),+ $(,)?) => {
         impl $crate::dialect::sealed::Sealed for $ty {
             fn dispatch<'a>(
                 &'a self,
@@ -59,7 +60,7 @@ macro_rules! impl_dialect {
                 Box::pin(combine::dispatch(self, event, cx))
             }
 
-            $failure
+            $($item)+
         }
 
         impl $crate::dialect::Dialect for $ty {
@@ -133,6 +134,13 @@ pub(crate) mod sealed {
         /// failed. Most dialects fail open ([`super::fail_open`]); a
         /// dialect whose failures deny says so.
         fn internal_failure(&self, event: &Event, what: &str) -> Outcome;
+
+        /// Applies the trust `gate` to the settings of files that need
+        /// approval and shape the other hooks (claude's `env` and
+        /// `disableAllHooks`): an unapproved one is not applied under
+        /// `require`. The engine calls it when it gets a gate and a
+        /// dialect in either order. Most dialects have no such settings.
+        fn gate_settings(&mut self, _gate: &crate::trust::Gate) {}
     }
 }
 

@@ -332,6 +332,15 @@ pub fn unset_variables(
 /// (or anything but a regular file) is not read.
 pub const MAX_SCRIPT_FILE: u64 = 1024 * 1024;
 
+/// The warning for a command whose text (or an argument) has a NUL
+/// character, which no program's arguments or command line can hold: the
+/// hook fails every time it runs, and a deny it would give never comes.
+pub fn nul_in_command<'a>(mut texts: impl Iterator<Item = &'a str>) -> Option<String> {
+    texts.any(|t| t.contains('\0')).then(|| {
+        "the command contains a NUL character, which no program's arguments can hold: the hook fails every time it runs, and a deny it would give never comes".to_owned()
+    })
+}
+
 /// A timeout under a millisecond, which every dialect accepts as positive
 /// but which no hook outlives: it is killed every time, and a deny it
 /// would give never comes.

@@ -547,6 +547,38 @@ impl Gate {
         self.judge_in(def, Tense::Would).1
     }
 
+    /// What the policy does with a setting that shapes every hook of its
+    /// dialect (claude's `env` and `disableAllHooks` in a project's
+    /// settings), described by `def`: `None` when it applies with nothing
+    /// to say, else whether it is held back (`require`) and a sentence for
+    /// the load's diagnostics.
+    pub(crate) fn setting(&self, def: &Definition) -> Option<(bool, String)> {
+        if !def.needs_approval || self.policies.of(&def.dialect) == Policy::Off {
+            return None;
+        }
+        let why = match &self.store {
+            Err(e) => format!("cannot be checked: latch cannot read its trust store ({e})"),
+            Ok(store) => match def.state(store) {
+                TrustState::NotRequired | TrustState::Approved => return None,
+                TrustState::New => "is not approved".to_owned(),
+                TrustState::Changed(changes) => changed_since(&changes),
+            },
+        };
+        let refused = self.policies.of(&def.dialect) == Policy::Require;
+        let then = if refused {
+            "latch does not apply it"
+        } else {
+            "latch applies it anyway"
+        };
+        Some((
+            refused,
+            format!(
+                "setting `{}` ({} {}, {}) {why}; {then} (review it with `latch trust`, approve it with `latch trust approve`)",
+                def.hook, def.dialect, def.event, def.source
+            ),
+        ))
+    }
+
     /// The hook's trust state, and what to do with it.
     fn judge(&self, def: &Definition) -> (TrustWord, Admission) {
         self.judge_in(def, Tense::Did)
@@ -591,14 +623,7 @@ impl Gate {
         let why = match state {
             TrustState::NotRequired | TrustState::Approved => return Admission::Run,
             TrustState::New => "is not approved".to_owned(),
-            TrustState::Changed(changes) => format!(
-                "changed since it was approved ({})",
-                changes
-                    .iter()
-                    .map(ToString::to_string)
-                    .collect::<Vec<_>>()
-                    .join("; ")
-            ),
+            TrustState::Changed(changes) => changed_since(changes),
         };
         let how = "review it with `latch trust`, approve it with `latch trust approve`";
         let refused = policy == Policy::Require;
@@ -609,6 +634,12 @@ impl Gate {
             Admission::Warn(text)
         }
     }
+}
+
+/// `changed since it was approved (script … changed; runs: A → B)`.
+fn changed_since(changes: &[Change]) -> String {
+    let changes: Vec<String> = changes.iter().map(ToString::to_string).collect();
+    format!("changed since it was approved ({})", changes.join("; "))
 }
 
 /// Whether a message tells what happened to a hook or what would.

@@ -380,3 +380,22 @@ fn r7_async_teardown_ignores_term_and_r7_async_first_line_teardown_ignores_term_
     ends_beside_a_background_hook("other", false);
     ends_beside_a_background_hook("other", true);
 }
+
+/// An `async` hook fired without a session cannot deliver its answer:
+/// it is not started, and the outcome says so in `warnings` too.
+#[test]
+fn an_async_hook_without_a_session_is_a_warning() {
+    let c = crate::claude_util::Claude::new()
+        .project_settings(&serde_json::json!({"hooks": {"PostToolUse": [
+        {"hooks": [{"type": "command", "command": "true", "async": true}]}]}}));
+    let mut event = crate::claude_util::bash_after("ls", serde_json::json!("x"));
+    event.as_object_mut().unwrap().remove("session_id");
+    let f = c.fire(&event);
+    assert_eq!(f.runs()[0]["status"], "failed", "{}", f.outcome);
+    let warnings = f.outcome["warnings"].to_string();
+    assert!(
+        warnings.contains("could not start in the background: the event has no session_id"),
+        "{}",
+        f.outcome
+    );
+}

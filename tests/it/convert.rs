@@ -154,6 +154,32 @@ fn poolside_to_evener_keeps_exit_2_denies() {
     }
 }
 
+/// A peen deny whose reason holds a NUL still denies once converted (no
+/// command line can hold a NUL, so it is left out, and the report says so).
+#[test]
+fn a_peen_deny_with_a_nul_in_its_reason_still_denies_converted() {
+    let ws = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(ws.path().join(".agents")).unwrap();
+    std::fs::write(
+        ws.path().join(".agents/hooks.yaml"),
+        "version: 1\npreToolUse:\n  - name: g\n    match: {tool: runCommand}\n    actions: [{name: d, type: deny, reason: \"bad\\0reason\"}]\n",
+    )
+    .unwrap();
+    let (yaml, report) = convert("peen", "poolside", ws.path());
+    assert!(
+        report.contains("g/d: the reason's NUL characters are left out"),
+        "{report}"
+    );
+    assert!(!yaml.contains("\\u0000"), "{yaml}");
+    let project = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(project.path().join(".poolside")).unwrap();
+    std::fs::write(project.path().join(".poolside/settings.yaml"), &yaml).unwrap();
+    let event = json!({"event": "tool_before", "tool": {"name": "shell", "input": {"cmd": "ls"}}});
+    let pool = fire(project.path(), None, &event);
+    assert_eq!(pool["decision"], "deny", "{yaml}");
+    assert_eq!(pool["reasons"][0]["text"], "badreason");
+}
+
 #[test]
 fn peen_to_poolside_and_evener_keeps_tool_denies_and_reports_the_rest() {
     let ws = tempfile::tempdir().unwrap();

@@ -24,6 +24,31 @@ fn no_configuration_proceeds_with_no_runs() {
     assert_eq!(f.stderr, "");
 }
 
+/// A `--project` that is not there is said: every event would run no
+/// project hook, as if none were configured.
+#[test]
+fn a_missing_project_directory_is_a_warning() {
+    let state = tempfile::tempdir().unwrap();
+    let missing = state.path().join("no-such-project");
+    let out = latch()
+        .args(["fire", "--project"])
+        .arg(&missing)
+        .arg("--state-dir")
+        .arg(state.path())
+        .write_stdin(r#"{"event": "stop"}"#)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains(&format!(
+            "warning: the project directory {} does not exist",
+            missing.display()
+        )),
+        "{err}"
+    );
+}
+
 #[test]
 fn malformed_event_json_exits_3() {
     let p = Project::new();

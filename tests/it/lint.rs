@@ -872,3 +872,35 @@ fn a_timeout_under_a_millisecond_is_named() {
         );
     }
 }
+
+/// A NUL in a command: no program can get it, so the hook fails every
+/// time and its deny never comes; every dialect says so, at the command.
+#[test]
+fn a_nul_in_a_command_is_a_warning_in_every_dialect() {
+    let d = tempfile::tempdir().unwrap();
+    write(
+        d.path(),
+        "pool/.poolside/settings.yaml",
+        "hooks:\n  PreToolUse:\n    - {name: g, command: \"echo a\\0b; exit 2\"}\n",
+    );
+    write(
+        d.path(),
+        "pl/hooks/hooks.json",
+        r#"{"hooks":{"PreToolUse":[{"hooks":[{"type":"command","command":"exit 2\u0000"}]}]}}"#,
+    );
+    write(
+        d.path(),
+        "ws/.agents/hooks.yaml",
+        "version: 1\npreToolUse:\n  - name: g\n    actions: [{name: c, type: command, command: /bin/echo, args: [\"a\\0b\"]}]\n",
+    );
+    let nul = "the command contains a NUL character";
+    for (dir, line) in [("pool", 3), ("pl", 1), ("ws", 4)] {
+        let (_, diags) = lint_json(&[d.path().join(dir).to_str().unwrap()]);
+        let found = diags
+            .iter()
+            .find(|d| d["message"].as_str().unwrap().contains(nul))
+            .unwrap_or_else(|| panic!("{dir}: {:#?}", messages(&diags)));
+        assert_eq!(found["severity"], "warning", "{found}");
+        assert_eq!(found["line"], line, "{dir}: {found}");
+    }
+}

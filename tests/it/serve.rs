@@ -2002,3 +2002,86 @@ fn a_slow_load_for_a_new_directory_holds_up_only_its_own_event() {
     assert_eq!(slow["result"]["decision"], "proceed", "{slow}");
     assert_eq!(s.close(), 0);
 }
+
+/// Notifications get no answer; one latch cannot use (unknown, or a
+/// `$/cancelRequest` without a usable id) is said on stderr, and the
+/// server goes on.
+#[test]
+fn a_notification_latch_cannot_use_is_said_on_stderr() {
+    let state = tempfile::tempdir().unwrap();
+    let input = [
+        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"state_dir": state.path()}}),
+        json!({"jsonrpc": "2.0", "method": "$/cancelRequest"}),
+        json!({"jsonrpc": "2.0", "method": "$/cancelRequest", "params": {"id": {"a": 1}}}),
+        json!({"jsonrpc": "2.0", "method": "$/cancelRequest", "params": {"id": 99}}),
+        json!({"jsonrpc": "2.0", "method": "latch/unknown"}),
+        json!({"jsonrpc": "2.0", "id": 2, "method": "shutdown"}),
+    ]
+    .map(|m| format!("{m}\n"))
+    .concat();
+    let out = assert_cmd::Command::cargo_bin("latch")
+        .unwrap()
+        .arg("serve")
+        .env_remove("LATCH_STATE_DIR")
+        .write_stdin(input)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let answers = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        answers.lines().count(),
+        2,
+        "only the requests are answered: {answers}"
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    let ignored: Vec<&str> = err.lines().filter(|l| l.contains("ignored")).collect();
+    assert_eq!(ignored.len(), 3, "an unknown id is no mistake: {err}");
+    assert!(
+        ignored[0].contains("`$/cancelRequest` ignored") && ignored[0].ends_with("not null"),
+        "{err}"
+    );
+    assert!(ignored[1].ends_with(r#"not {"id":{"a":1}}"#), "{err}");
+    assert!(
+        ignored[2].contains("unknown notification `latch/unknown`"),
+        "{err}"
+    );
+}
+
+/// A configuration that would load nothing, silently, is refused or said:
+/// an empty `dialects` list is invalid params, a missing project a
+/// warning among `initialize`'s diagnostics.
+#[test]
+fn initialize_refuses_no_dialects_and_warns_of_a_missing_project() {
+    let state = tempfile::tempdir().unwrap();
+    let mut s = Server::start(&[]);
+    let r = s.request(
+        1,
+        "initialize",
+        json!({"dialects": [], "state_dir": state.path()}),
+    );
+    assert_eq!(r["error"]["code"], -32602, "{r}");
+    assert!(
+        r["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("`dialects` is empty"),
+        "{r}"
+    );
+    let missing = state.path().join("no-such-project");
+    let r = s.request(
+        2,
+        "initialize",
+        json!({"project": missing, "state_dir": state.path()}),
+    );
+    let diags = r["result"]["diagnostics"].as_array().unwrap();
+    assert_eq!(diags.len(), 1, "{r}");
+    assert_eq!(diags[0]["severity"], "warning", "{r}");
+    assert!(
+        diags[0]["message"]
+            .as_str()
+            .unwrap()
+            .contains("does not exist"),
+        "{r}"
+    );
+    assert_eq!(s.close(), 0);
+}

@@ -812,3 +812,146 @@ fn control_characters_in_a_command_are_shown_not_obeyed() {
     assert!(!text.contains('\u{1b}') && !text.contains('\r'), "{text:?}");
     assert!(text.contains(r"touch pwned # \u{1b}[K"), "{text}");
 }
+
+/// `latch trust ARGS` on a claude tree: its exit code and stderr.
+fn claude_trust(c: &Claude, args: &[&str]) -> (i32, String) {
+    let out = latch()
+        .arg("trust")
+        .args(args)
+        .args(c.config_args())
+        .env_remove("LATCH_STATE_DIR")
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// A user guard that denies unless `$LATCH_TEST_MARK` is set, beside a
+/// project whose settings set it through `env`: under `require` the
+/// project's `env` reaches no hook until approved (a project could set
+/// `PATH` or `LD_PRELOAD` for the user's own hooks).
+#[test]
+fn claude_a_projects_env_reaches_hooks_only_once_approved_under_require() {
+    let guard = r#"[ -n "$LATCH_TEST_MARK" ] && exit 0; echo guarded >&2; exit 2"#;
+    let c = Claude::new()
+        .user_settings(&settings("PreToolUse", Some("Bash"), &[guard]))
+        .project_settings(&json!({"env": {"LATCH_TEST_MARK": "set by the project"}}));
+    let bash = crate::claude_util::bash_before("ls");
+    // No policy: Claude Code's behaviour, the project's env applies.
+    assert_eq!(c.fire(&bash).outcome["decision"], "proceed");
+    let f = c.fire_with(&bash, &["--trust", "require"]);
+    assert_eq!(f.outcome["decision"], "deny", "{}", f.outcome);
+    assert!(
+        f.stderr.contains("setting `env` (claude settings, ")
+            && f.stderr
+                .contains("is not approved; latch does not apply it"),
+        "{}",
+        f.stderr
+    );
+    let f = c.fire_with(&bash, &["--trust", "warn"]);
+    assert_eq!(f.outcome["decision"], "proceed", "{}", f.outcome);
+    assert!(f.stderr.contains("latch applies it anyway"), "{}", f.stderr);
+    let (code, err) = claude_trust(&c, &["list"]);
+    assert_eq!(code, 0, "{err}");
+    let (code, err) = claude_trust(&c, &["approve", "env"]);
+    assert_eq!(code, 0, "{err}");
+    let f = c.fire_with(&bash, &["--trust", "require"]);
+    assert_eq!(f.outcome["decision"], "proceed", "{}", f.outcome);
+    assert!(!f.stderr.contains("setting `env`"), "{}", f.stderr);
+    // A changed value needs approval again.
+    let c = c.project_settings(&json!({"env": {"LATCH_TEST_MARK": "changed"}}));
+    let f = c.fire_with(&bash, &["--trust", "require"]);
+    assert_eq!(f.outcome["decision"], "deny", "{}", f.outcome);
+    assert!(
+        f.stderr.contains("changed since it was approved"),
+        "{}",
+        f.stderr
+    );
+}
+
+/// A project's `disableAllHooks` cannot turn the user's guard off under
+/// `require` until approved.
+#[test]
+fn claude_a_projects_disable_all_hooks_counts_only_once_approved_under_require() {
+    let c = Claude::new()
+        .user_settings(&settings(
+            "PreToolUse",
+            Some("Bash"),
+            &["echo no >&2; exit 2"],
+        ))
+        .project_settings(&json!({"disableAllHooks": true}));
+    let bash = crate::claude_util::bash_before("ls");
+    assert_eq!(c.fire(&bash).outcome["decision"], "proceed");
+    let f = c.fire_with(&bash, &["--trust", "require"]);
+    assert_eq!(f.outcome["decision"], "deny", "{}", f.outcome);
+    assert!(
+        f.stderr.contains("setting `disableAllHooks`"),
+        "{}",
+        f.stderr
+    );
+    let (code, err) = claude_trust(&c, &["approve", "disableAllHooks"]);
+    assert_eq!(code, 0, "{err}");
+    let f = c.fire_with(&bash, &["--trust", "require"]);
+    assert_eq!(f.outcome["decision"], "proceed", "{}", f.outcome);
+}
+
+/// Claude Code runs copies of a command once, the last; an unapproved
+/// project copy held back under `require` does not displace the user's.
+#[test]
+fn claude_an_unapproved_copy_does_not_displace_the_users_hook() {
+    let guard = "echo no >&2; exit 2";
+    let c = Claude::new()
+        .user_settings(&settings("PreToolUse", Some("Bash"), &[guard]))
+        .project_settings(&json!({"hooks": {"PreToolUse": [{"matcher": "Bash",
+            "hooks": [{"type": "command", "command": guard, "async": true}]}]}}));
+    let bash = crate::claude_util::bash_before("ls");
+    // Claude Code's rule: the project's (async) copy runs, and decides nothing.
+    assert_eq!(c.fire(&bash).outcome["decision"], "proceed");
+    let f = c.fire_with(&bash, &["--trust", "require"]);
+    assert_eq!(f.outcome["decision"], "deny", "{}", f.outcome);
+    let statuses: Vec<&str> = f
+        .runs()
+        .iter()
+        .map(|r| r["status"].as_str().unwrap())
+        .collect();
+    assert_eq!(statuses, ["untrusted", "blocked"], "{}", f.outcome);
+}
+
+/// A poolside project hook named like the user's replaces it; held back
+/// under `require`, it gives way to the user's again.
+#[test]
+fn poolside_an_unapproved_redeclaration_gives_way_to_the_users_hook() {
+    let p = Project::new()
+        .settings("hooks:\n  PreToolUse:\n    - {name: guard, matcher: shell, command: 'true'}\n");
+    write_file(
+        &p.home(),
+        ".config/poolside/settings.yaml",
+        "hooks:\n  PreToolUse:\n    - {name: guard, matcher: shell, command: 'echo nope >&2; exit 2'}\n    - {name: other, matcher: nothing-matches, command: 'exit 2'}\n",
+    );
+    assert_eq!(p.fire(&shell_event()).outcome["decision"], "proceed");
+    let f = require(&p);
+    assert_eq!(f.outcome["decision"], "deny", "{}", f.outcome);
+    assert_eq!(f.status(0), "untrusted");
+    assert_eq!(f.runs()[1]["trust"], "not_required", "{}", f.outcome);
+    let (code, _, err) = trust(&p, &["approve", "guard"]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(require(&p).outcome["decision"], "proceed");
+}
+
+/// A user's hook replaced by an unapproved project hook whose matcher the
+/// user's does not share is not run for a tool it does not match.
+#[test]
+fn poolside_the_replaced_hook_runs_only_where_its_own_matcher_selects() {
+    let p = Project::new()
+        .settings("hooks:\n  PreToolUse:\n    - {name: guard, matcher: '.*', command: 'true'}\n");
+    write_file(
+        &p.home(),
+        ".config/poolside/settings.yaml",
+        "hooks:\n  PreToolUse:\n    - {name: guard, matcher: edit, command: 'exit 2'}\n",
+    );
+    let f = require(&p);
+    assert_eq!(f.outcome["decision"], "proceed", "{}", f.outcome);
+    assert_eq!(f.runs().len(), 1, "{}", f.outcome);
+}

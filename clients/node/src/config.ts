@@ -79,12 +79,16 @@ export type AnyConfig = LatchConfig | WireConfig | (LatchConfig & WireConfig);
  */
 export function toWireConfig(config: AnyConfig): Record<string, unknown> {
   const out: Record<string, unknown> = {};
+  // The key each wire key was given as, to name both spellings.
+  const given = new Map<string, string>();
   for (const [key, value] of Object.entries(config)) {
     if (value === undefined) continue;
     const wire = key.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
-    if (Object.hasOwn(out, wire)) {
-      throw new TypeError(`latch config: \`${wire}\` is given twice (as \`${key}\` too)`);
+    const first = given.get(wire);
+    if (first !== undefined) {
+      throw new TypeError(`latch config: \`${wire}\` is given twice (as \`${first}\` and as \`${key}\`)`);
     }
+    given.set(wire, key);
     out[wire] = value;
   }
   return out;

@@ -119,7 +119,8 @@ export interface Run {
   exit_code?: number;
   /** The signal that killed the hook process, when one did. */
   signal?: number;
-  duration_ms?: number;
+  /** Wall-clock time from spawn to the end of the output, in milliseconds. */
+  duration_ms: number;
   /** The category of what went wrong (`timeout`, `cancelled`, `hook_blocked`, …). */
   error?: string;
   message?: string;
@@ -239,13 +240,15 @@ export interface AsyncResult {
  */
 export interface DiagnosticsNotification {
   /** The working directory the configuration is for (null: the project's). */
-  cwd?: string | null;
+  cwd: string | null;
   /** true: loaded for the first time (an event from a new working directory); false: reloaded after an edit. */
-  first_load?: boolean;
-  reloaded?: boolean;
+  first_load: boolean;
+  /** true: the configuration on disk is in use (except the files in `kept`); false: the one loaded before stays, whole. */
+  reloaded: boolean;
   /** Why files, or the whole configuration, are kept; null when nothing is. */
-  reason?: string | null;
-  kept?: string[];
+  reason: string | null;
+  /** Files whose new text has errors: each keeps its last good version. */
+  kept: string[];
   diagnostics: Diagnostic[];
   [key: string]: unknown;
 }

@@ -17,5 +17,8 @@ test("camelCase keys become snake_case, snake_case keys stay", () => {
 });
 
 test("one key in both spellings is refused", () => {
-  assert.throws(() => toWireConfig({ stateDir: "/a", state_dir: "/b" }), TypeError);
+  assert.throws(() => toWireConfig({ stateDir: "/a", state_dir: "/b" }), {
+    name: "TypeError",
+    message: "latch config: `state_dir` is given twice (as `stateDir` and as `state_dir`)",
+  });
 });

@@ -50,6 +50,18 @@ def test_config_object_and_keywords(project: Project) -> None:
         assert latch.dialects == ["claude"]
 
 
+def test_paths_and_tuples_are_accepted_in_the_config_and_in_events(project: Project) -> None:
+    # ``Config``'s lists are sequences (a tuple of paths will do), and a
+    # path in an event is sent as its text.
+    config = project.config(dialects=("claude",), plugin_dirs=(project.root / "no-plugins-here",))
+    with Client(**config) as latch:
+        assert latch.dialects == ["claude"]
+        event = bash("rm -rf /")
+        event["cwd"] = project.root
+        outcome = latch.fire(event)
+    assert outcome["decision"] == "deny"
+
+
 def test_initialize_diagnostics(tmp_path: Path) -> None:
     broken = {"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "bogus", "command": "x"}]}]}}
     project = make_project(tmp_path, broken)

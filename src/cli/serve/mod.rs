@@ -151,8 +151,21 @@ pub async fn run(_args: ServeArgs) -> u8 {
                     struct Params {
                         id: Box<RawValue>,
                     }
-                    if let Ok(p) = serde_json::from_str::<Params>(params.get()) {
-                        server.cancel(&rpc::key_of(p.id.get()));
+                    // A notification gets no answer: a malformed one is
+                    // said on stderr, as an unknown one is.
+                    match serde_json::from_str::<Params>(params.get()) {
+                        Ok(p)
+                            if matches!(
+                                p.id.get().trim_start().as_bytes().first(),
+                                Some(b'"' | b'-' | b'0'..=b'9')
+                            ) =>
+                        {
+                            server.cancel(&rpc::key_of(p.id.get()));
+                        }
+                        _ => eprintln!(
+                            "latch: warning: `$/cancelRequest` ignored: its params must be {{\"id\": <the request's id, a number or a string>}}, not {}",
+                            crate::text::cap(params.get(), 200)
+                        ),
                     }
                 }
                 other => eprintln!("latch: warning: unknown notification `{other}` ignored"),
@@ -490,6 +503,18 @@ impl Server {
             _ if params.get() == "null" => ConfigArgs::default(),
             _ => return rpc::error(id, code::INVALID_PARAMS, "params must be an object"),
         };
+        // `latch fire` has no way to name no dialect; here an empty list
+        // would silently load the default ones.
+        if serde_json::from_str::<serde_json::Value>(params.get()).is_ok_and(|p| {
+            p.get("dialects")
+                .is_some_and(|d| d.as_array().is_some_and(Vec::is_empty))
+        }) {
+            return rpc::error(
+                id,
+                code::INVALID_PARAMS,
+                "invalid params: `dialects` is empty; name at least one, or leave it out for the default (poolside and peen, plus evener with plugin_dirs)",
+            );
+        }
         // As `latch fire` refuses them on its command line.
         if let Err(why) = config.check_values() {
             return rpc::error(id, code::INVALID_PARAMS, &format!("invalid params: {why}"));
@@ -825,18 +850,14 @@ fn event_of(params: &RawValue, max: u64) -> Result<Event, String> {
 
 impl Setup {
     /// The key of the configuration for events in `cwd`: the project's
-    /// directory, spelled as the project is, loads what no working
-    /// directory loads (only a peen workspace depends on it, and it falls
-    /// back to the project), so the two share one configuration, one
-    /// reload and one notice. (Spelled otherwise, `/p/.` say, it loads
-    /// apart: paths in its diagnostics keep that spelling, as with
-    /// `latch fire`.)
+    /// directory loads what no working directory loads (only a peen
+    /// workspace depends on it, and it falls back to the project), so the
+    /// two share one configuration, one reload and one notice. Paths are
+    /// compared by their components (`/p/`, `/p/.` and `/p` are one key,
+    /// as they are one directory); a path through a symbolic link is
+    /// another key (resolving links would cost every event a lookup).
     fn key(&self, cwd: Option<PathBuf>) -> Option<PathBuf> {
-        cwd.filter(|d| {
-            self.project
-                .as_ref()
-                .is_none_or(|p| p.as_os_str() != d.as_os_str())
-        })
+        cwd.filter(|d| self.project.as_ref().is_none_or(|p| p != d))
     }
 }
 

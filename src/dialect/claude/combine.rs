@@ -569,8 +569,7 @@ enum Prepared<'a> {
     Refused(HookRun, String),
     /// Started in the background, recorded at once.
     Background(HookRun),
-    /// Not run, with why (the harness cannot run it, or it could not be
-    /// started in the background), recorded at once.
+    /// Not run, with why (the harness cannot run it), recorded at once.
     Recorded(HookRun),
 }
 
@@ -738,11 +737,10 @@ fn work<'a>(
                         deliver,
                     };
                     if let Err(why) = background.start(job) {
-                        record.fail(
-                            ErrorCategory::CommandError,
-                            format!("could not start in the background: {why}"),
-                        );
-                        return Prepared::Recorded(record);
+                        // A failure as any other (a warning too), so the
+                        // harness hears of it.
+                        let why = format!("could not start in the background: {why}");
+                        return Prepared::Refused(record, why);
                     }
                     record.message = Some(if deliver {
                         "started in the background; its answer comes with the next tool result"
@@ -859,15 +857,28 @@ fn select<'a>(
             candidates.push((file, group, handler, record));
         }
     }
+    // A copy the trust policy holds back does not stand in for one it
+    // lets run: copies are told apart among the handlers that may run, so
+    // a project's unapproved copy of the user's guard cannot displace it.
+    let held: Vec<bool> = candidates
+        .iter()
+        .map(|(file, group, handler, _)| {
+            trust.filter(|g| g.checks(DIALECT)).is_some_and(|g| {
+                let d = super::trust::definition(cfg, file, group, handler, Some(workdir));
+                matches!(g.admit(&d), crate::trust::Admission::Refuse(_))
+            })
+        })
+        .collect();
     // Claude Code runs copies of a handler once per event: the last one.
-    let superseded = super::load::superseded(
-        &candidates
-            .iter()
-            .map(|(file, _, handler, _)| (file.plugin.as_ref().map(|p| p.root.as_path()), *handler))
-            .collect::<Vec<_>>(),
-    );
+    let may_run: Vec<(Option<&Path>, &Handler)> = candidates
+        .iter()
+        .zip(&held)
+        .filter(|(_, held)| !**held)
+        .map(|((file, _, handler, _), _)| (file.plugin.as_ref().map(|p| p.root.as_path()), *handler))
+        .collect();
+    let mut superseded = super::load::superseded(&may_run).into_iter();
     for (i, (file, group, handler, mut record)) in candidates.into_iter().enumerate() {
-        if superseded[i] {
+        if !held[i] && superseded.next().unwrap_or(false) {
             record.status = RunStatus::Skipped;
             record.message = Some(super::load::COPY_SKIPPED.to_owned());
             out.runs.push(record);

@@ -60,11 +60,8 @@ impl Claude {
                                 "the command uses ${CLAUDE_PLUGIN_ROOT} or ${CLAUDE_PLUGIN_DATA} in a settings file; Claude Code refuses to run it (only plugin hooks have these)".to_owned(),
                             ));
                         }
-                        if text.clone().any(|t| t.contains('\0')) {
-                            out.push(d(
-                                Severity::Warning,
-                                "the command contains a NUL character, which no program's arguments can hold: the handler fails every time it runs, and a deny it would give never comes".to_owned(),
-                            ));
+                        if let Some(msg) = crate::lint::nul_in_command(text.clone().map(String::as_str)) {
+                            out.push(d(Severity::Warning, msg));
                         }
                         if shell.as_deref() == Some("bash") {
                             out.push(d(

@@ -337,8 +337,10 @@ pub struct LoadedFile {
     pub plugin: Option<PluginInfo>,
     /// Its matcher groups, in file order (none when the file was dropped).
     pub groups: Vec<Group>,
-    /// Its `disableAllHooks`, if set.
+    /// Its `disableAllHooks`, if set, and where.
     pub disable_all_hooks: Option<bool>,
+    /// Where `disableAllHooks` is written.
+    pub disable_all_hooks_at: Option<Position>,
     /// Its `allowManagedHooksOnly`, if set (honoured in managed settings).
     pub allow_managed_hooks_only: Option<bool>,
     /// Claude Code would ignore the whole file (see the module docs).
@@ -349,6 +351,12 @@ pub struct LoadedFile {
     /// Its `env`: variables Claude Code sets for the session, so its hooks
     /// have them (recorded: `r5_settings_env_in_hooks`).
     pub env: Vec<(String, String)>,
+    /// Where `env` is written.
+    pub env_at: Option<Position>,
+    /// The groups a `disableAllHooks` or `allowManagedHooksOnly` turned
+    /// off (`groups` is then empty), kept for a trust gate that does not
+    /// let an unapproved project file turn them off.
+    pub switched_off: Vec<Group>,
 }
 
 /// Settings keys that change what Claude Code's hooks do or see, which
@@ -374,10 +382,13 @@ pub fn load_text(
         plugin,
         groups: Vec::new(),
         disable_all_hooks: None,
+        disable_all_hooks_at: None,
         allow_managed_hooks_only: None,
         dropped: false,
         unapplied: Vec::new(),
         env: Vec::new(),
+        env_at: None,
+        switched_off: Vec::new(),
     };
     let root = match crate::config::json::parse(text) {
         Ok(root) => root,
@@ -490,12 +501,16 @@ impl Loader<'_> {
         }
 
         if let Some(env) = root.get("env") {
+            file.env_at = Some(env.position);
             self.env(env, file);
         }
         for key in ["disableAllHooks", "allowManagedHooksOnly"] {
             let Some(node) = root.get(key) else { continue };
             match node.value {
-                Value::Bool(b) if key == "disableAllHooks" => file.disable_all_hooks = Some(b),
+                Value::Bool(b) if key == "disableAllHooks" => {
+                    file.disable_all_hooks = Some(b);
+                    file.disable_all_hooks_at = Some(node.position);
+                }
                 Value::Bool(b) => {
                     file.allow_managed_hooks_only = Some(b);
                     if self.scope != Scope::Managed {

@@ -211,6 +211,9 @@ pub struct Claude {
     /// See [`Dialect::config_paths`](crate::dialect::Dialect::config_paths).
     watched: Vec<PathBuf>,
     diagnostics: Vec<Diagnostic>,
+    /// The diagnostics of reading the files, before the settings that
+    /// shape every hook were applied ([`Claude::settle`]).
+    loaded: Vec<Diagnostic>,
     /// The settings files' `env`, user first and managed last, so that
     /// the most specific source's assignment is the one a hook keeps.
     settings_env: Vec<(std::ffi::OsString, std::ffi::OsString)>,
@@ -220,7 +223,7 @@ impl Claude {
     /// Loads every source. Never fails: problems are diagnostics.
     pub fn load(options: Options) -> Claude {
         let mut diagnostics = Vec::new();
-        let (mut files, looked) =
+        let (files, looked) =
             crate::config::files::looking(|| options.sources.load(&mut diagnostics));
         // What the load read or looked for (manifest-named hooks files
         // included), and the directories it lists.
@@ -228,7 +231,55 @@ impl Claude {
         watched.extend(options.sources.watched_dirs());
         watched.sort();
         watched.dedup();
-        apply_switches(&mut files, &mut diagnostics);
+        let mut claude = Claude {
+            files,
+            events: HashMap::new(),
+            options,
+            watched,
+            diagnostics: Vec::new(),
+            loaded: diagnostics,
+            settings_env: Vec::new(),
+        };
+        claude.settle(None);
+        claude
+    }
+
+    /// Applies the settings that shape every hook (`disableAllHooks`,
+    /// `allowManagedHooksOnly`, `env`) and indexes the groups that stay
+    /// on. With a trust `gate`, a project file's `env` or
+    /// `disableAllHooks` that is not approved is left out under `require`
+    /// (and named in a warning under `warn` too): otherwise a cloned
+    /// repository could turn the user's guards off, or reach every hook's
+    /// environment, without approval.
+    fn settle(&mut self, gate: Option<&crate::trust::Gate>) {
+        for f in &mut self.files {
+            if !f.switched_off.is_empty() {
+                f.groups = std::mem::take(&mut f.switched_off);
+            }
+        }
+        let mut diagnostics = self.loaded.clone();
+        let mut refused: Vec<(usize, trust::Shaping)> = Vec::new();
+        if let Some(gate) = gate {
+            let project = self.options.project.as_deref();
+            for (i, f) in self.files.iter().enumerate() {
+                for (what, def) in trust::shaping_settings(project, f) {
+                    let Some((held, why)) = gate.setting(&def) else {
+                        continue;
+                    };
+                    if held {
+                        refused.push((i, what));
+                    }
+                    diagnostics.push(
+                        Diagnostic::warning(why)
+                            .in_file(&f.path)
+                            .at(def.source.position)
+                            .for_dialect(DIALECT),
+                    );
+                }
+            }
+        }
+        let files = &mut self.files;
+        apply_switches(files, &refused, &mut diagnostics);
         let mut refs: HashMap<ClaudeEvent, Vec<(usize, usize)>> = HashMap::new();
         for (fi, f) in files.iter().enumerate() {
             for (gi, g) in f.groups.iter().enumerate() {
@@ -253,15 +304,9 @@ impl Claude {
                 (e, EventGroups { refs, index })
             })
             .collect();
-        let settings_env = settings_env(&files);
-        Claude {
-            files,
-            events,
-            options,
-            watched,
-            diagnostics,
-            settings_env,
-        }
+        self.settings_env = settings_env(files, &refused);
+        self.events = events;
+        self.diagnostics = diagnostics;
     }
 
     /// The variables the settings files' `env` sets for every hook.
@@ -353,10 +398,18 @@ impl Claude {
 /// sets `disableAllHooks` decides; `true` outside managed settings turns off
 /// every hook but the managed ones, `true` in managed settings turns off
 /// all. `allowManagedHooksOnly: true` in managed settings keeps only
-/// managed hooks. Each file turned off gets a note.
-fn apply_switches(files: &mut [LoadedFile], diags: &mut Vec<Diagnostic>) {
+/// managed hooks. Each file turned off gets a note. A `disableAllHooks`
+/// in `refused` (held back by the trust policy) does not count.
+fn apply_switches(
+    files: &mut [LoadedFile],
+    refused: &[(usize, trust::Shaping)],
+    diags: &mut Vec<Diagnostic>,
+) {
     let disable = files
         .iter()
+        .enumerate()
+        .filter(|(i, _)| !refused.contains(&(*i, trust::Shaping::DisableAllHooks)))
+        .map(|(_, f)| f)
         .filter(|f| f.scope != Scope::Plugin && !f.dropped)
         .filter_map(|f| f.disable_all_hooks.map(|d| (f.scope, d, f.path.clone())))
         .max_by_key(|(scope, _, _)| *scope);
@@ -387,20 +440,37 @@ fn apply_switches(files: &mut [LoadedFile], diags: &mut Vec<Diagnostic>) {
                 .in_file(&f.path)
                 .for_dialect(DIALECT),
             );
-            f.groups.clear();
+            f.switched_off = std::mem::take(&mut f.groups);
         }
     }
 }
 
-crate::dialect::impl_dialect!(Claude);
+crate::dialect::impl_dialect!(
+    Claude,
+    fn internal_failure(&self, event: &Event, what: &str) -> crate::outcome::Outcome {
+        crate::dialect::fail_open(DIALECT, event, what)
+    },
+    fn gate_settings(&mut self, gate: &crate::trust::Gate) {
+        if gate.checks(DIALECT) {
+            self.settle(Some(gate));
+        }
+    }
+);
 
 /// The settings files' `env`, from the least specific source to the most
-/// (a dropped file sets nothing; plugins have no `env`). A hook's
+/// (a dropped file sets nothing, nor one whose `env` is in `refused`;
+/// plugins have no `env`). A hook's
 /// environment keeps the last assignment of a name, so the most specific
 /// source wins, as Claude Code merges scalar keys.
-fn settings_env(files: &[LoadedFile]) -> Vec<(std::ffi::OsString, std::ffi::OsString)> {
+fn settings_env(
+    files: &[LoadedFile],
+    refused: &[(usize, trust::Shaping)],
+) -> Vec<(std::ffi::OsString, std::ffi::OsString)> {
     let mut by_scope: Vec<&LoadedFile> = files
         .iter()
+        .enumerate()
+        .filter(|(i, _)| !refused.contains(&(*i, trust::Shaping::Env)))
+        .map(|(_, f)| f)
         .filter(|f| !f.dropped && f.scope != load::Scope::Plugin)
         .collect();
     // `Scope` is declared from the least specific to the most.

@@ -21,17 +21,87 @@ use super::{Claude, DIALECT, text};
 pub fn definitions(cfg: &Claude, event: Option<&Event>) -> Vec<Definition> {
     let run_dir = event.map(|e| cfg.run_dir(e));
     let run_dir = run_dir.as_deref();
-    cfg.files()
+    let project = cfg.options().project.as_deref();
+    let settings = cfg
+        .files()
         .iter()
-        .flat_map(|file| {
+        .flat_map(|file| shaping_settings(project, file).into_iter().map(|(_, d)| d));
+    let hooks = cfg.files().iter().flat_map(|file| {
             file.groups.iter().flat_map(move |group| {
                 group
                     .handlers
                     .iter()
                     .map(move |handler| definition(cfg, file, group, handler, run_dir))
             })
-        })
-        .collect()
+        });
+    settings.chain(hooks).collect()
+}
+
+/// A setting that shapes every hook, not one: a project file's `env`
+/// reaches every hook's environment (`PATH`, `LD_PRELOAD`), its
+/// `disableAllHooks` turns the user's hooks off. Under a trust policy
+/// each needs approval like a hook.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Shaping {
+    /// `env`.
+    Env,
+    /// `disableAllHooks`.
+    DisableAllHooks,
+}
+
+/// The settings of `file` that shape every hook, as trust sees them, when
+/// the file needs approval (a project's `.claude/settings.json` and
+/// `settings.local.json`; plugins have neither setting).
+pub fn shaping_settings(
+    project: Option<&std::path::Path>,
+    file: &LoadedFile,
+) -> Vec<(Shaping, Definition)> {
+    if file.dropped || !needs_approval(project, file) {
+        return Vec::new();
+    }
+    let setting = |name: &str, of: &str, text: String, at| Definition {
+        dialect: DIALECT.to_owned(),
+        event: "settings".to_owned(),
+        hook: name.to_owned(),
+        source: crate::diag::SourceRef {
+            file: file.path.clone(),
+            position: at,
+        },
+        needs_approval: true,
+        matcher: None,
+        runs: Runs::Text {
+            of: of.to_owned(),
+            text,
+        },
+        scripts: Vec::new(),
+        settings: std::collections::BTreeMap::new(),
+    };
+    let mut out = Vec::new();
+    if !file.env.is_empty() {
+        let vars: Vec<String> = file.env.iter().map(|(k, v)| format!("{k}={v}")).collect();
+        out.push((Shaping::Env, setting("env", "env", vars.join("\n"), file.env_at)));
+    }
+    if let Some(on) = file.disable_all_hooks {
+        let text = format!("disableAllHooks: {on}");
+        out.push((
+            Shaping::DisableAllHooks,
+            setting("disableAllHooks", "setting", text, file.disable_all_hooks_at),
+        ));
+    }
+    out
+}
+
+/// Whether `file`'s hooks and settings need approval: the project's
+/// settings files, and plugins inside the project.
+fn needs_approval(project: Option<&std::path::Path>, file: &LoadedFile) -> bool {
+    match file.scope {
+        Scope::Project | Scope::Local => true,
+        Scope::Plugin => match (&file.plugin, project) {
+            (Some(plugin), Some(project)) => plugin.root.starts_with(project),
+            _ => false,
+        },
+        Scope::User | Scope::Flag | Scope::Managed => false,
+    }
 }
 
 /// One handler as trust sees it; relative paths in its command resolve
@@ -45,14 +115,7 @@ pub fn definition(
     run_dir: Option<&std::path::Path>,
 ) -> Definition {
     let project = cfg.options().project.clone();
-    let needs_approval = match file.scope {
-        Scope::Project | Scope::Local => true,
-        Scope::Plugin => match (&file.plugin, &project) {
-            (Some(plugin), Some(project)) => plugin.root.starts_with(project),
-            _ => false,
-        },
-        Scope::User | Scope::Flag | Scope::Managed => false,
-    };
+    let needs_approval = needs_approval(project.as_deref(), file);
     let mut vars = Vec::new();
     if let Some(p) = &project {
         vars.push(("CLAUDE_PROJECT_DIR".to_owned(), p.clone()));

@@ -132,6 +132,17 @@ impl Evener {
                     .with_hint("make the hook block at most once (a marker file, or `stop_hook_active` in its input)"),
             );
         }
+        if let HandlerKind::Command(Ok(program)) = &h.kind {
+            let texts: Vec<std::borrow::Cow<'_, str>> = match program {
+                Program::Shell { script, .. } => vec![script.into()],
+                Program::Exec { program, args } => std::iter::once(program.to_string_lossy())
+                    .chain(args.iter().map(Into::into))
+                    .collect(),
+            };
+            if let Some(msg) = crate::lint::nul_in_command(texts.iter().map(|t| t.as_ref())) {
+                out.push(here(Severity::Warning, msg).at(command_at));
+            }
+        }
         let project = self.options().project.as_deref();
         let mut vars = vec![
             ("CLAUDE_PLUGIN_ROOT", plugin.root.as_path()),

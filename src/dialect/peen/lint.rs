@@ -133,6 +133,21 @@ impl Peen {
                         );
                     }
                     if let ActionKind::Command(spec) = &action.kind {
+                        let texts = std::iter::once(&spec.command).chain(&spec.args);
+                        if let Some(msg) = crate::lint::nul_in_command(texts.map(String::as_str)) {
+                            out.push(
+                                finding(
+                                    Severity::Warning,
+                                    msg,
+                                    DIALECT,
+                                    &action.source.file,
+                                    spec.command_at.or(action.source.position),
+                                    None,
+                                )
+                                .for_hook(format!("{}/{}", group.name, action.name))
+                                .for_event(group.event.name()),
+                            );
+                        }
                         // The command runs in the workspace, or `workingDir` in it.
                         let base = self.options().workspace.as_ref().map(|w| {
                             spec.working_dir

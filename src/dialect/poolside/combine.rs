@@ -80,24 +80,34 @@ pub async fn dispatch(cfg: &Poolside, event: &Event, cx: &DispatchContext<'_>) -
     let original = fold.now.clone();
     // Hooks run in the agent's working directory, else in the project.
     let cwd = event.workdir(cfg.workdir());
-    for hook in cfg.select(event) {
+    let target = event.tool_name().filter(|_| pe.uses_matcher());
+    for selected in cfg.select(event) {
         if cx.cancel.is_cancelled() {
             break;
         }
-        let mut record = HookRun::new(&hook.label, DIALECT, pe.as_str(), Some(hook.source.clone()));
-        let definition = || super::trust::definition(cfg, pe, hook, cwd.as_deref());
-        if crate::trust::check(
-            cx.trust,
-            DIALECT,
-            definition,
-            &mut fold.out.warnings,
-            &mut record,
-        ) {
+        // Held back by the trust policy, a declaration that replaced a
+        // less specific level's hook of the same name gives way to it (if
+        // it matches too): an unapproved project file cannot turn the
+        // user's guard off by naming its own hook alike.
+        let mut next = Some(selected);
+        while let Some(hook) = next.take() {
+            let mut record =
+                HookRun::new(&hook.label, DIALECT, pe.as_str(), Some(hook.source.clone()));
+            let definition = || super::trust::definition(cfg, pe, hook, cwd.as_deref());
+            if crate::trust::check(
+                cx.trust,
+                DIALECT,
+                definition,
+                &mut fold.out.warnings,
+                &mut record,
+            ) {
+                fold.out.runs.push(record);
+                next = hook.replaced.as_deref().filter(|h| h.selects(target));
+                continue;
+            }
+            let record = run_one(&mut fold, hook, record, event, cx, cwd.clone()).await;
             fold.out.runs.push(record);
-            continue;
         }
-        let record = run_one(&mut fold, hook, record, event, cx, cwd.clone()).await;
-        fold.out.runs.push(record);
     }
     fold.finish(&original, cfg.max_continuations(), cx).await
 }

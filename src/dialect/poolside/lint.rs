@@ -141,6 +141,13 @@ fn lint_hook(cfg: &Poolside, pe: PoolEvent, hook: &Hook, out: &mut Vec<Diagnosti
                 .at(hook.timeout_at.or(hook.source.position)),
         );
     }
+    if let Some(msg) = crate::lint::nul_in_command(std::iter::once(hook.command.as_str())) {
+        out.push(
+            at(hook, Severity::Warning, msg)
+                .for_event(ev)
+                .at(hook.command_at.or(hook.source.position)),
+        );
+    }
     // Poolside adds no variables to a hook's environment.
     for (sev, msg) in unset_variables(&hook.command, "poolside", &[], &[]) {
         out.push(

@@ -72,9 +72,23 @@ pub struct Hook {
     pub source: SourceRef,
     /// Which settings level declared it.
     pub level: Level,
+    /// The declaration of a less specific level this one replaced (same
+    /// name): under a trust policy that holds this one back, that one
+    /// runs in its place.
+    pub replaced: Option<Box<Hook>>,
 }
 
 impl Hook {
+    /// Whether its matcher selects the tool `target` (every hook selects
+    /// an event without one); an invalid matcher selects, to be reported
+    /// as disabled where it runs.
+    pub fn selects(&self, target: Option<&str>) -> bool {
+        match (&self.matcher, target) {
+            (Matcher::Valid(m), Some(t)) => m.matches(t),
+            _ => true,
+        }
+    }
+
     /// Why the hook will not run, if it will not.
     pub fn disabled(&self) -> Option<String> {
         match &self.matcher {
@@ -399,6 +413,7 @@ impl Loader<'_> {
                 position: Some(item.position),
             },
             level: self.level,
+            replaced: None,
         })
     }
 }

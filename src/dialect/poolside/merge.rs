@@ -48,7 +48,16 @@ pub fn merge(levels: Vec<FileConfig>, diags: &mut Vec<Diagnostic>) -> Merged {
                             .for_event(event.to_string()),
                         );
                     }
-                    list[i] = hook;
+                    let same_file = list[i].level == hook.level;
+                    let mut earlier = std::mem::replace(&mut list[i], hook);
+                    // A less specific level's declaration stands in for
+                    // this one (trust); a repeat in the same file passes
+                    // on what that one replaced.
+                    list[i].replaced = if same_file {
+                        earlier.replaced.take()
+                    } else {
+                        Some(Box::new(earlier))
+                    };
                 }
                 None => {
                     if let Some(k) = key {

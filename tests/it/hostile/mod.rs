@@ -4,6 +4,7 @@
 
 mod events;
 mod files;
+mod output;
 mod output_json;
 mod patterns;
 mod processes;

@@ -186,7 +186,7 @@ def initialize_params(config: Union[Config, Mapping[str, Any], None], overrides:
             continue
         if key in _PATH_KEYS and isinstance(value, os.PathLike):
             value = os.fspath(value)
-        elif key in ("plugin_dirs", "dialects") and not isinstance(value, (str, bytes)):
+        elif key in ("plugin_dirs", "dialects", "trust") and not isinstance(value, (str, bytes)):
             value = [os.fspath(v) if isinstance(v, os.PathLike) else v for v in value]
         params[key] = value
     return params
@@ -293,8 +293,17 @@ class WarningBudget:
 # --------------------------------------------------------------------------
 
 
+def _json_value(value: Any) -> Any:
+    """A path (``pathlib.Path``, any ``os.PathLike``) is sent as its text;
+    anything else JSON cannot hold stays an error."""
+    if isinstance(value, os.PathLike):
+        return os.fspath(value)
+    raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
+
+
 def _encode(message: Dict[str, Any]) -> bytes:
-    return json.dumps(message, ensure_ascii=False, allow_nan=False, separators=(",", ":")).encode("utf-8") + b"\n"
+    text = json.dumps(message, ensure_ascii=False, allow_nan=False, separators=(",", ":"), default=_json_value)
+    return text.encode("utf-8") + b"\n"
 
 
 def encode_request(request_id: int, method: str, params: Any, limit: int) -> bytes:

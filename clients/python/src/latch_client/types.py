@@ -14,7 +14,7 @@ protocol) and ``docs/lint.md`` (diagnostics).
 from __future__ import annotations
 
 import os
-from typing import Any, Dict, List, Literal, Optional, Required, TypedDict, Union
+from typing import Any, Dict, List, Literal, Optional, Required, Sequence, TypedDict, Union
 
 __all__ = [
     "AsyncResult",
@@ -71,12 +71,12 @@ class Config(TypedDict, total=False):
     refused by the server with :class:`~latch_client.InvalidParams`.
     """
 
-    dialects: List[str]
+    dialects: Sequence[str]
     """Dialects to load: ``poolside``, ``peen``, ``evener``, ``claude``."""
     project: StrPath
     home: StrPath
     settings: StrPath
-    plugin_dirs: List[StrPath]
+    plugin_dirs: Sequence[StrPath]
     peen_config_dir: StrPath
     prompt_base_url: str
     prompt_model: str
@@ -87,7 +87,7 @@ class Config(TypedDict, total=False):
     tool_vocabulary: StrPath
     audit: Literal["off", "runs", "full"]
     """What the session's audit log records (``latch fire --audit``; docs/audit.md)."""
-    trust: List[str]
+    trust: Sequence[str]
     """Trust policies: ``off``, ``warn`` or ``require`` for every dialect, or
     ``DIALECT=POLICY`` for one (``latch fire --trust``; see docs/trust.md)."""
     state_dir: StrPath
