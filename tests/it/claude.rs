@@ -488,7 +488,7 @@ fn o6_stop_blocks_are_capped_at_8_in_a_row() {
     assert!(
         f.outcome["warnings"]
             .to_string()
-            .contains("A hook blocked the turn from ending 9 consecutive times \u{2014} overriding and ending turn. For Stop/SubagentStop hooks, check stop_hook_active in the input and return success while it's true. Set CLAUDE_CODE_STOP_HOOK_BLOCK_CAP to raise this limit."),
+            .contains("A hook blocked the turn from ending 9 consecutive times\u{2014}overriding and ending turn. For Stop/SubagentStop hooks, check stop_hook_active in the input and return success while it's true. Set CLAUDE_CODE_STOP_HOOK_BLOCK_CAP to raise this limit."),
         "{}",
         f.outcome
     );

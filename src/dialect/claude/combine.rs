@@ -874,7 +874,9 @@ fn select<'a>(
         .iter()
         .zip(&held)
         .filter(|(_, held)| !**held)
-        .map(|((file, _, handler, _), _)| (file.plugin.as_ref().map(|p| p.root.as_path()), *handler))
+        .map(|((file, _, handler, _), _)| {
+            (file.plugin.as_ref().map(|p| p.root.as_path()), *handler)
+        })
         .collect();
     let mut superseded = super::load::superseded(&may_run).into_iter();
     for (i, (file, group, handler, mut record)) in candidates.into_iter().enumerate() {
@@ -2157,10 +2159,10 @@ impl Fold<'_> {
                     hooks: std::mem::take(&mut self.feedback_hooks),
                 });
             }
-            // Claude Code's words (read from its 2.1.197 code), with the
-            // number of this block.
+            // Claude Code's words (read from its 2.1.332 code, `ral`), with
+            // the number of this block.
             Ok(Some(blocks)) => self.refuse_continuation(format!(
-                "A hook blocked the turn from ending {blocks} consecutive times \u{2014} overriding and ending turn. For Stop/SubagentStop hooks, check stop_hook_active in the input and return success while it's true. Set CLAUDE_CODE_STOP_HOOK_BLOCK_CAP to raise this limit."
+                "A hook blocked the turn from ending {blocks} consecutive times\u{2014}overriding and ending turn. For Stop/SubagentStop hooks, check stop_hook_active in the input and return success while it's true. Set CLAUDE_CODE_STOP_HOOK_BLOCK_CAP to raise this limit."
             )),
             // Without the counter the cap cannot hold: ending the turn is
             // the choice that cannot loop forever.

@@ -60,7 +60,9 @@ impl Claude {
                                 "the command uses ${CLAUDE_PLUGIN_ROOT} or ${CLAUDE_PLUGIN_DATA} in a settings file; Claude Code refuses to run it (only plugin hooks have these)".to_owned(),
                             ));
                         }
-                        if let Some(msg) = crate::lint::nul_in_command(text.clone().map(String::as_str)) {
+                        if let Some(msg) =
+                            crate::lint::nul_in_command(text.clone().map(String::as_str))
+                        {
                             out.push(d(Severity::Warning, msg));
                         }
                         if shell.as_deref() == Some("bash") {

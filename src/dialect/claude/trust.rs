@@ -27,13 +27,13 @@ pub fn definitions(cfg: &Claude, event: Option<&Event>) -> Vec<Definition> {
         .iter()
         .flat_map(|file| shaping_settings(project, file).into_iter().map(|(_, d)| d));
     let hooks = cfg.files().iter().flat_map(|file| {
-            file.groups.iter().flat_map(move |group| {
-                group
-                    .handlers
-                    .iter()
-                    .map(move |handler| definition(cfg, file, group, handler, run_dir))
-            })
-        });
+        file.groups.iter().flat_map(move |group| {
+            group
+                .handlers
+                .iter()
+                .map(move |handler| definition(cfg, file, group, handler, run_dir))
+        })
+    });
     settings.chain(hooks).collect()
 }
 
@@ -79,13 +79,21 @@ pub fn shaping_settings(
     let mut out = Vec::new();
     if !file.env.is_empty() {
         let vars: Vec<String> = file.env.iter().map(|(k, v)| format!("{k}={v}")).collect();
-        out.push((Shaping::Env, setting("env", "env", vars.join("\n"), file.env_at)));
+        out.push((
+            Shaping::Env,
+            setting("env", "env", vars.join("\n"), file.env_at),
+        ));
     }
     if let Some(on) = file.disable_all_hooks {
         let text = format!("disableAllHooks: {on}");
         out.push((
             Shaping::DisableAllHooks,
-            setting("disableAllHooks", "setting", text, file.disable_all_hooks_at),
+            setting(
+                "disableAllHooks",
+                "setting",
+                text,
+                file.disable_all_hooks_at,
+            ),
         ));
     }
     out
