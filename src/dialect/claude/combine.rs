@@ -1550,20 +1550,35 @@ impl Fold<'_> {
                     (Some("defer"), _) => Some(Decision::Defer),
                     _ => None,
                 };
-                // Without a reason Claude Code says what the hook decided
-                // (recorded: `r3_deny_json_no_reason`).
-                let why = j
+                // The reason as JavaScript's `a || b || c` picks it: an
+                // empty one counts as none.
+                let given = j
                     .specific_str("permissionDecisionReason")
                     .map(str::to_owned)
-                    .or(reason)
-                    .or_else(|| decision.map(|d| t.decided(self.tool, d)))
-                    .unwrap_or_default();
+                    .filter(|r| !r.is_empty())
+                    .or(reason.filter(|r| !r.is_empty()));
+                // A deny is a hook error the model reads, `Blocked by hook`
+                // without a reason; an ask without one says what the hook
+                // decided (2.1.332, recorded: `c_pretooluse_deny_json`,
+                // `r3_deny_json_no_reason`).
+                let said = match decision {
+                    Some(Decision::Deny) => {
+                        given.unwrap_or_else(|| text::BLOCKED_BY_HOOK.to_owned())
+                    }
+                    Some(d) => given.unwrap_or_else(|| t.decided(self.tool, d)),
+                    None => given.unwrap_or_default(),
+                };
                 if let Some(d) = decision {
-                    if d == Decision::Deny {
+                    // The run record keeps what the hook said; the model
+                    // reads a deny as a hook error.
+                    record.message = Some(said.clone()).filter(|w| !w.is_empty());
+                    let why = if d == Decision::Deny {
                         record.status = RunStatus::Blocked;
                         record.error = Some(ErrorCategory::HookBlocked);
-                    }
-                    record.message = Some(why.clone()).filter(|w| !w.is_empty());
+                        t.pre_tool_denied(self.tool, &said)
+                    } else {
+                        said
+                    };
                     self.decide(&hook, d, why);
                 }
                 if let Some(input) = j.specific.get("updatedInput") {

@@ -2,6 +2,8 @@
 //!
 //! - Exit 2 is a blocking error whatever stdout holds (recorded: `o3`); its
 //!   message is stderr, or `No stderr output` (`r2_pre_exit2_empty_stderr`).
+//!   A valid JSON answer counts beside it; an invalid one is ignored
+//!   (Claude Code 2.1.332).
 //! - Exit 0: stdout whose first non-blank character is `{` is read as JSON
 //!   (as `JSON.parse` reads it: deep nesting and lone surrogates are
 //!   JSON, see [`output_json`]); if it does not parse, it is plain text,
@@ -181,17 +183,17 @@ fn judge_run(result: &RunResult, timeout_secs: f64, program: &str, may_go: bool)
         } else {
             stderr.into_owned()
         };
-        // A JSON answer is read first (recorded: `r8_exit2_json_*`): an
-        // invalid one is a non-blocking error whatever the exit code, and
-        // a valid one counts, the exit adding its block where the answer
-        // gives none.
+        // A JSON answer is read first (recorded: `r8_exit2_json_*`): a
+        // valid one counts, the exit adding its block where the answer
+        // gives none. One that fails Claude Code's checks is ignored, and
+        // the exit blocks (2.1.332, recorded: `r13b_pre_exit2_*`,
+        // `r13b_ups_exit2_reason_null`; 2.1.197 let the action go on).
         return match read_object(&stdout) {
             Some(Verdict::Json(mut j)) => {
                 j.exit2 = Some(text);
                 Verdict::Json(j)
             }
-            Some(other) => other,
-            None => Verdict::Blocking(text),
+            _ => Verdict::Blocking(text),
         };
     }
     if result.stdout.truncated && js_trim_start(&stdout).starts_with('{') {

@@ -1,5 +1,6 @@
 //! The texts Claude Code gives the model and the user, byte for byte as
-//! recorded with Claude Code 2.1.197 (`research/claude-observed.md`).
+//! recorded with Claude Code 2.1.197 (`research/claude-observed.md`) and
+//! 2.1.332 where it changed (`recordings/claude-2.1.332/`).
 //!
 //! Claude Code quotes the hook's whole command line in several of them
 //! (`[<cmd>]`). [`Texts::hide_commands`] leaves it out: `[<cmd>]: ` is
@@ -33,10 +34,7 @@ impl Texts {
 
     /// A denied tool's result after exit 2: `PreToolUse:<Tool> hook error: [<cmd>]: <stderr>`.
     pub(crate) fn pre_tool_error(&self, tool: &str, cmd: &str, stderr: &str) -> String {
-        format!(
-            "PreToolUse:{tool} hook error: {}",
-            self.bracketed(cmd, stderr)
-        )
+        self.pre_tool_denied(tool, &self.bracketed(cmd, stderr))
     }
 
     /// A blocking answer on `PostToolUse`/`PostToolUseFailure`, as a
@@ -86,8 +84,16 @@ impl Texts {
         }
     }
 
+    /// A tool denied by a JSON answer (`permissionDecision: "deny"`, or
+    /// the legacy `decision: "block"`): `PreToolUse:<Tool> hook error:
+    /// <reason>` (2.1.332: `p7`; recorded: `c_pretooluse_deny_json`).
+    pub(crate) fn pre_tool_denied(&self, tool: &str, reason: &str) -> String {
+        format!("PreToolUse:{tool} hook error: {reason}")
+    }
+
     /// A `permissionDecision` without a reason: `Hook PreToolUse:<Tool>
-    /// denied this tool` (recorded: `r3_deny_json_no_reason`).
+    /// asked for confirmation for this tool` (`San`; a deny without one
+    /// is [`Texts::pre_tool_denied`] with `Blocked by hook`).
     pub(crate) fn decided(&self, tool: &str, decision: crate::outcome::Decision) -> String {
         use crate::outcome::Decision;
         let what = match decision {
