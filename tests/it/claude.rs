@@ -4,7 +4,9 @@
 
 use serde_json::{Value, json};
 
-use crate::claude_util::{Claude, bash_after, bash_before, keys, settings, texts};
+use crate::claude_util::{
+    Claude, bash_after, bash_before, keys, settings, stop_block_feedback, stop_feedback, texts,
+};
 use crate::util::latch;
 
 #[test]
@@ -173,17 +175,17 @@ fn r8_exit_2_reads_the_json_answer_first() {
     let stop_cases = [
         (
             r#"{"decision": "block", "reason": "JSONREASON"}"#,
-            Some("Stop hook feedback:\nJSONREASON".to_owned()),
+            Some(stop_block_feedback("Stop", "CMD", "JSONREASON")),
         ),
         // 2.1.332: an answer that fails the schema is ignored, and the exit
         // 2 keeps the agent going (2.1.197 ended the turn).
         (
             r#"{"decision": "deny"}"#,
-            Some("Stop hook feedback:\n[CMD]: STDERR".to_owned()),
+            Some(stop_feedback("[CMD]: STDERR")),
         ),
         (
             r#"{"systemMessage": "SYS9"}"#,
-            Some("Stop hook feedback:\n[CMD]: STDERR".to_owned()),
+            Some(stop_feedback("[CMD]: STDERR")),
         ),
     ];
     for (stdout, feedback) in stop_cases {
@@ -379,7 +381,7 @@ fn g_g2_stop_blocks_continue_and_the_second_firing_is_active() {
     let f = c.fire(&stop);
     assert_eq!(
         f.outcome["continuation"]["prompt"],
-        "Stop hook feedback:\nkeep going"
+        stop_block_feedback("Stop", &js, "keep going")
     );
     let first = c.received("stop").unwrap();
     assert_eq!(
@@ -409,7 +411,7 @@ fn g_g2_stop_blocks_continue_and_the_second_firing_is_active() {
     let f = c.fire(&stop);
     assert_eq!(
         f.outcome["continuation"]["prompt"],
-        format!("Stop hook feedback:\n[{cmd}]: more")
+        stop_feedback(&format!("[{cmd}]: more"))
     );
 }
 
@@ -1327,7 +1329,7 @@ fn r2_post_and_stop_exit_2_with_empty_stderr_say_no_stderr_output() {
     let f = c.fire(&json!({"event": "stop", "session_id": "s1"}));
     assert_eq!(
         f.outcome["continuation"]["prompt"],
-        format!("Stop hook feedback:\n[{stop}]: No stderr output"),
+        stop_feedback(&format!("[{stop}]: No stderr output")),
         "{}",
         f.outcome
     );
@@ -1702,7 +1704,7 @@ mod http {
         let f = c.fire(&json!({"event": "stop", "session_id": "s1"}));
         assert_eq!(
             f.outcome["continuation"]["prompt"],
-            "Stop hook feedback:\nHTTP stop"
+            crate::claude_util::stop_block_feedback("Stop", &stub.url("/stop"), "HTTP stop")
         );
         let before = stub.requests().len();
         let f = c.fire(&json!({"event": "session_start", "session_id": "s1", "source": "startup"}));
@@ -2515,7 +2517,7 @@ fn r2_prompt_handlers_ask_a_model_and_ok_false_acts_like_exit_2() {
     let f = c.fire_with(&json!({"event": "stop", "session_id": "s1"}), &flags);
     assert_eq!(
         f.outcome["continuation"]["prompt"],
-        "Stop hook feedback:\n[Is the work done?]: PROMPT_REASON"
+        stop_feedback("[Is the work done?]: PROMPT_REASON")
     );
     let f = c.fire_with(
         &json!({"event": "session_start", "session_id": "s1", "source": "startup"}),
@@ -3018,7 +3020,8 @@ fn r2_subagent_stop_block_continues_the_sub_agent() {
         "agent_id": "a1", "agent_type": "general-purpose"});
     let f = c.fire(&event);
     assert_eq!(
-        f.outcome["continuation"]["prompt"], "Stop hook feedback:\nkeep going",
+        f.outcome["continuation"]["prompt"],
+        stop_block_feedback("SubagentStop", &stop, "keep going"),
         "{}",
         f.outcome
     );

@@ -194,7 +194,7 @@ fn hidden_commands_are_out_of_post_tool_use_stop_and_prompt_texts() {
         let f = c.fire_with(&json!({"event": "stop", "session_id": "s1"}), flags);
         assert_eq!(
             f.outcome["continuation"]["prompt"],
-            format!("Stop hook feedback:\n{}STOP_SENTINEL", quoted(&stop)),
+            crate::claude_util::stop_feedback(&format!("{}STOP_SENTINEL", quoted(&stop))),
             "hide {hide}: {}",
             f.outcome
         );

@@ -88,7 +88,10 @@ fn r3_several_denies_show_the_model_only_the_last_to_finish() {
     ));
     let f = c.fire(&bash_before("ls"));
     assert_eq!(f.outcome["decision"], "deny");
-    assert_eq!(f.notice_texts(), ["PreToolUse:Bash hook error: reason of B"]);
+    assert_eq!(
+        f.notice_texts(),
+        ["PreToolUse:Bash hook error: reason of B"]
+    );
 }
 
 #[test]

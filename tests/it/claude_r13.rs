@@ -76,7 +76,11 @@ fn a_prompt_answer_that_fails_the_schema_blocks_nothing_but_its_exit_2_does() {
     }
     // A valid answer keeps the exit 2's block, as does one that is not
     // JSON at all, and (2.1.332) one that fails the schema: it is ignored.
-    for stdout in [r#"{"decision":"approve"}"#, "{not json", r#"{"reason":null}"#] {
+    for stdout in [
+        r#"{"decision":"approve"}"#,
+        "{not json",
+        r#"{"reason":null}"#,
+    ] {
         let c = Claude::new();
         let cmd = answering(stdout, "BLOCKED", 2);
         let c = c.project_settings(&settings("UserPromptSubmit", None, &[&cmd]));
@@ -293,7 +297,7 @@ fn a_block_without_a_reason_says_blocked_by_hook() {
             .outcome;
         assert_eq!(
             stop["continuation"]["prompt"],
-            "Stop hook feedback:\nBlocked by hook"
+            crate::claude_util::stop_block_feedback("Stop", &cmd, "Blocked by hook")
         );
         assert_eq!(
             post_context(&c)["context"][0]["text"],
@@ -318,7 +322,7 @@ fn a_stop_answer_that_fails_the_schema_is_ignored_and_its_exit_2_keeps_the_agent
             .outcome;
         assert_eq!(
             out["continuation"]["prompt"],
-            format!("Stop hook feedback:\n[{cmd}]: KEEP_GOING"),
+            crate::claude_util::stop_feedback(&format!("[{cmd}]: KEEP_GOING")),
             "{answer}"
         );
     }

@@ -745,7 +745,8 @@ fn r5_a_stop_reason_is_not_trimmed() {
     let c = c.project_settings(&settings("Stop", None, &[&block]));
     let f = c.fire(&event("stop", json!({"prompt_id": "p1"})));
     assert_eq!(
-        f.outcome["continuation"]["prompt"], "Stop hook feedback:\n\n\nREASON_SENTINEL line\n\n",
+        f.outcome["continuation"]["prompt"],
+        crate::claude_util::stop_block_feedback("Stop", &block, "\n\nREASON_SENTINEL line\n\n"),
         "{}",
         f.outcome
     );

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from conftest import EXAMPLES, Example, Runner, Session, call, texts
+from conftest import EXAMPLES, Example, Runner, Session, call, stop_block_feedback, texts
 from harness import Reply
 
 GUARD = '"$CLAUDE_PROJECT_DIR"/.claude/hooks/guard-bash.sh'
@@ -63,7 +63,11 @@ def test_guard_stop_and_session_context(run: Runner, example: Example) -> None:
     # The Stop hook's continuation is the next input; it never went through
     # UserPromptSubmit (which would have added its context block).
     assert texts(s.seen(2)[-1]) == [
-        "Stop hook feedback:\nRun make test and report the result before you finish."
+        stop_block_feedback(
+            "Stop",
+            '"$CLAUDE_PROJECT_DIR"/.claude/hooks/tests-first.sh',
+            "Run make test and report the result before you finish.",
+        )
     ]
     assert len(s.model.seen) == 3
 

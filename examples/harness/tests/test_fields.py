@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import Runner, call, records, texts
+from conftest import Runner, call, records, stop_feedback, texts
 from harness import Agent, Policy, Reply, ScriptedModel, ToolSpec
 from harness.models import Message
 
@@ -285,7 +285,7 @@ def test_subagent_tasks_and_team(run: Runner, tmp_path: Path) -> None:
     assert "delegate" in s.model.tools[0] and "delegate" not in s.model.tools[1]
     # SubagentStop's continuation: the sub-agent's next input; its last
     # answer is the delegate tool's result.
-    assert texts(s.seen(2)[-1]) == [f"Stop hook feedback:\n[{sub_stop}]: Also check the tests.\n"]
+    assert texts(s.seen(2)[-1]) == [stop_feedback(f"[{sub_stop}]: Also check the tests.\n")]
     assert s.seen(3)[-1] == {"role": "tool", "tool_call_id": "call_1_0", "content": "The tests are fine too."}
     # TaskCreated deny: no task, the hook's text is the (failed) result;
     # TaskCompleted deny: the task stays open.

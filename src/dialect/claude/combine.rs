@@ -1755,6 +1755,11 @@ impl Fold<'_> {
             ClaudeEvent::Stop | ClaudeEvent::SubagentStop => {
                 if j.decision.as_deref() == Some("block") {
                     record.status = RunStatus::Continued;
+                    // A block an answer gives (not an exit 2's) comes with
+                    // a blocking error first (2.1.332, recorded:
+                    // `g_stop_block_once`, `r8_exit2_json_stop_block`).
+                    self.feedback
+                        .push(t.blocking_error(ce.as_str(), cmd, &blocked()));
                     self.feedback.push(stop_feedback(&blocked()));
                     self.feedback_hooks.push(hook.clone());
                 } else if let Some(ctx) = context {
@@ -2170,7 +2175,7 @@ impl Fold<'_> {
         match allowed {
             Ok(None) => {
                 self.out.continuation = Some(Continuation {
-                    prompt: self.feedback.join("\n\n"),
+                    prompt: self.feedback.join("\n"),
                     hooks: std::mem::take(&mut self.feedback_hooks),
                 });
             }
