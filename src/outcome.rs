@@ -158,11 +158,15 @@ pub struct Halt {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
     /// On a prompt (claude: `user_prompt`, `prompt_expansion`): the text
-    /// the user reads, which the harness also keeps in the conversation as
-    /// a user message after the prompt (the model reads both with the next
-    /// prompt), as Claude Code does with `Operation stopped by hook: …`.
+    /// the user reads, `Operation stopped by hook: …`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub message: Option<String>,
+    /// With `message`: what the harness keeps in the conversation after
+    /// the prompt, as a user message the model reads with the next prompt
+    /// (claude: `message` in a reminder that says it came from a hook, as
+    /// Claude Code 2.1.332 keeps it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kept: Option<String>,
 }
 
 /// A session event a hook published.
@@ -521,6 +525,9 @@ impl Outcome {
                 mine.hooks.extend(theirs.hooks);
                 if mine.reason.is_none() {
                     mine.reason = theirs.reason;
+                }
+                if mine.message.is_none() {
+                    (mine.message, mine.kept) = (theirs.message, theirs.kept);
                 }
             }
             (slot @ None, Some(theirs)) => *slot = Some(theirs),

@@ -354,6 +354,15 @@ fn a_prompt_stopped_or_blocked_by_its_first_hook_to_finish() {
         assert_eq!(out["decision"], "proceed", "{answer}: {out}");
         assert!(out.get("reasons").is_none(), "{out}");
         assert_eq!(out["halt"]["message"], message, "{out}");
+        // What the conversation keeps: the same words in a reminder that
+        // says they are a hook's (2.1.332).
+        assert_eq!(
+            out["halt"]["kept"],
+            format!(
+                "<system-reminder>\nThe text below is the output of a hook, not a message from the user.\n{message}\n</system-reminder>"
+            ),
+            "{out}"
+        );
         let late = out["runs"]
             .as_array()
             .unwrap()

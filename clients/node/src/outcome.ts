@@ -78,8 +78,10 @@ export interface Halt {
   hooks: string[];
   /** For the user only, never the model. */
   reason?: string;
-  /** On a prompt: what the user reads, kept in the conversation after the prompt. */
+  /** On a prompt: what the user reads. */
   message?: string;
+  /** With `message`: what the conversation keeps after the prompt (a user message the model reads). */
+  kept?: string;
   [key: string]: unknown;
 }
 

@@ -89,12 +89,14 @@ class Agent(Session, OwnTools, Compacting):
             return self.refuse_turn("denied", submitted)
         prompt = submitted.get("prompt", prompt)  # a hook may rewrite it
         self.place(submitted)
-        if stopped := submitted.get("halt", {}).get("message"):
-            # claude `continue: false` on a prompt: no model call now, but the
-            # prompt and this text stay in the conversation for the next one.
+        halt = submitted.get("halt", {})
+        if stopped := halt.get("message"):
+            # claude `continue: false` on a prompt: no model call now; the
+            # user reads `message`, and the prompt and `kept` stay in the
+            # conversation for the next one.
             self.say("latch", stopped)
             self.add_user(prompt)
-            self.add_user(stopped)
+            self.add_user(halt.get("kept", stopped))
             return self.halt() or Turn("halted", stopped)
         opening: list[Event] = [
             {"event": "user_prompt_ready", "prompt": prompt},

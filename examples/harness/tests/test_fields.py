@@ -429,7 +429,8 @@ def test_async_hook_result(run: Runner, tmp_path: Path) -> None:
 def test_a_prompt_stopped_by_a_hook_stays_in_the_conversation(run: Runner, tmp_path: Path) -> None:
     """claude `continue: false` on UserPromptSubmit: no model call, and the
     prompt and `Operation stopped by hook: …` stay in the conversation, as
-    Claude Code keeps them (recorded: r13_ups_continue_false_then_prompt)."""
+    Claude Code keeps them (recorded: r13_ups_continue_false_then_prompt;
+    2.1.332 keeps the text in a reminder that says it is a hook's)."""
     project = tmp_path / "project"
     project.mkdir()
     stop = "echo '" + json.dumps({"continue": False, "stopReason": "quiet hours"}) + "'"
@@ -439,7 +440,11 @@ def test_a_prompt_stopped_by_a_hook_stays_in_the_conversation(run: Runner, tmp_p
     assert s.agent.halted == "quiet hours"
     assert "Operation stopped by hook: quiet hours" in s.out
     users = [texts(m) for m in s.agent.messages if m["role"] == "user"]
-    assert users[-2:] == [["Deploy now."], ["Operation stopped by hook: quiet hours"]]
+    kept = (
+        "<system-reminder>\nThe text below is the output of a hook, not a message from the user.\n"
+        "Operation stopped by hook: quiet hours\n</system-reminder>"
+    )
+    assert users[-2:] == [["Deploy now."], [kept]]
 
 
 def test_session_title_first_message_and_terminal_sequences(run: Runner, tmp_path: Path) -> None:

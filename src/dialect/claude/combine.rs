@@ -1499,15 +1499,18 @@ impl Fold<'_> {
             if j.continue_ == Some(false) && ce != ClaudeEvent::TaskCompleted {
                 self.halt(&hook, j.stop_reason.clone());
                 // A prompt's stop is said to the user and kept in the
-                // conversation after the prompt (recorded:
-                // `r13_ups_continue_false_*`).
+                // conversation after the prompt, there in a reminder
+                // (recorded: `r13_ups_continue_false_*`; 2.1.332:
+                // `r13_ups_continue_false_then_prompt`).
                 if let (
                     ClaudeEvent::UserPromptSubmit | ClaudeEvent::UserPromptExpansion,
                     Some(halt),
                 ) = (ce, self.out.halt.as_mut())
                     && halt.message.is_none()
                 {
-                    halt.message = Some(text::operation_stopped(j.stop_reason.as_deref()));
+                    let said = text::operation_stopped(j.stop_reason.as_deref());
+                    halt.kept = Some(text::stopped_kept(&said));
+                    halt.message = Some(said);
                 }
             }
             if let Some(m) = &j.system_message {
@@ -1844,6 +1847,7 @@ impl Fold<'_> {
             hooks: Vec::new(),
             reason: None,
             message: None,
+            kept: None,
         });
         halt.hooks.push(hook.to_owned());
         if halt.reason.is_none() {

@@ -133,6 +133,15 @@ pub fn operation_stopped(stop_reason: Option<&str>) -> String {
     }
 }
 
+/// What the conversation keeps of a prompt's `continue: false`: the
+/// user's text in a reminder that says it is a hook's (Claude Code
+/// 2.1.332, `JZo`; recorded: `r13_ups_continue_false_then_prompt`).
+pub fn stopped_kept(said: &str) -> String {
+    reminder(&format!(
+        "The text below is the output of a hook, not a message from the user.\n{said}"
+    ))
+}
+
 /// The reason of a `decision: "block"` that gives none (or an empty one),
 /// from Claude Code's answer reader (`e.reason||"Blocked by hook"`).
 pub const BLOCKED_BY_HOOK: &str = "Blocked by hook";

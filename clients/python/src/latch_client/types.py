@@ -352,8 +352,10 @@ class Halt(TypedDict, total=False):
 
     hooks: Required[List[str]]
     reason: str
-    #: On a prompt: what the user reads, kept in the conversation after it.
+    #: On a prompt: what the user reads.
     message: str
+    #: With ``message``: what the conversation keeps after the prompt.
+    kept: str
 
 
 class ElicitationAnswer(TypedDict, total=False):
