@@ -123,15 +123,16 @@ fn a_session_start_title_reaches_the_next_prompt_as_its_last_key() {
 }
 
 /// r14_ss_title_ctrl, r14_ss_title_250, r14_ss_title_250_emoji,
-/// r14_ss_title_empty, r14_ss_title_ctrl_only: control characters are
-/// dropped, the title is cut at 200 characters (code points), and a title
-/// with nothing left is no title.
+/// r14_ss_title_empty, r14_ss_title_ctrl_only: each run of control
+/// characters is a space (2.1.332), the title is cut at 200 characters
+/// (code points) and trimmed, and a title with nothing left is no title.
 #[test]
 fn titles_are_cleaned_and_cut_as_claude_code_keeps_them() {
     let long: String = (0..50).map(|i| format!("{:03}|", i * 4)).collect();
     let emoji = format!("{}{}", "x".repeat(150), "\u{1f600}".repeat(100));
     for (given, kept) in [
-        ("a\u{7}b\nc\u{9b}d".to_owned(), Some("abcd".to_owned())),
+        // 2.1.332: each run of control characters is a space.
+        ("a\u{7}b\nc\u{9b}d".to_owned(), Some("a b c d".to_owned())),
         (long.clone(), Some(long.chars().take(200).collect())),
         (
             emoji,
@@ -220,9 +221,9 @@ fn a_prompt_title_holds_from_the_next_prompt() {
     );
     let c = c.project_settings(&hooks(&[("UserPromptSubmit", vec![ups])]));
     let f = c.fire(&prompt("P1"));
-    assert_eq!(f.outcome["session_title"], "abcd", "{}", f.outcome);
+    assert_eq!(f.outcome["session_title"], "a b c d", "{}", f.outcome);
     c.fire(&prompt("P2"));
-    assert_eq!(c.received("ups").expect("P2")["session_title"], "abcd");
+    assert_eq!(c.received("ups").expect("P2")["session_title"], "a b c d");
 }
 
 /// A prompt that is blocked or stopped keeps its title (Claude Code
@@ -711,11 +712,12 @@ fn a_prompt_expansion_hook_that_blocks_or_stops_shows_and_writes_nothing_more() 
 }
 
 /// r14j_ss_clear, r14j_ss_clear_only, r14j_ss_clear_rec,
-/// r14j_p_ss_clear_stream: after a clear, SessionStart carries the prompt's
-/// id and the title the session had, and a new title or first message
-/// does not count.
+/// r14j_p_ss_clear_stream: after a clear, SessionStart carries the title
+/// the session had, and a new title or first message does not count; the
+/// prompt's id it carried with 2.1.197 it no longer does with 2.1.332
+/// (`r14j_p_ss_clear_stream`).
 #[test]
-fn a_clear_session_start_carries_the_prompt_id_and_the_title() {
+fn a_clear_session_start_carries_the_title_and_no_prompt_id() {
     let c = Claude::new();
     let ss = c.hook(
         "ss",
@@ -744,14 +746,12 @@ fn a_clear_session_start_carries_the_prompt_id_and_the_title() {
             "session_id",
             "transcript_path",
             "cwd",
-            "prompt_id",
             "hook_event_name",
             "source",
             "session_title"
         ],
         "{got}"
     );
-    assert_eq!(got["prompt_id"], "p-clear");
     assert_eq!(got["session_title"], "S_any");
 }
 

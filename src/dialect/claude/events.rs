@@ -390,14 +390,15 @@ pub fn payload<'a>(ce: ClaudeEvent, event: &'a Event, facts: &PayloadFacts<'a>) 
     put(&mut m, "session_id", text(&event.session_id));
     put(&mut m, "transcript_path", path(&event.transcript_path));
     put(&mut m, "cwd", Value::from(facts.cwd.to_string_lossy()));
-    // SessionStart carries the prompt id only after compaction or a clear,
-    // the id of the prompt that compacted or cleared (recorded:
-    // `r3_compact_auto`, `r3_session_resume_*`, `r14j_ss_clear`), Setup
+    // SessionStart carries the prompt id only after compaction, the id of
+    // the prompt that compacted (recorded: `r3_compact_auto`,
+    // `r3_session_resume_*`; after a clear 2.1.197 sent it too,
+    // `r14j_ss_clear`, and 2.1.332 does not, `r14j_p_ss_clear_stream`), Setup
     // never (`r3_setup_init`), InstructionsLoaded only for the files loaded
     // once a prompt came (`r3_instructions_loaded`: none on `session_start`
     // and `include`; the recorded includes were all of files loaded at the
     // start, so an include of a file loaded later is taken to be alike).
-    let after_prompt = matches!(event.source.as_deref(), Some("compact" | "clear"));
+    let after_prompt = event.source.as_deref() == Some("compact");
     let loaded_at_start = ce == ClaudeEvent::InstructionsLoaded
         && matches!(
             event

@@ -5,6 +5,7 @@
 
 use serde_json::Value;
 
+use super::text::js_trim;
 use crate::event::Event;
 use crate::session::SessionState;
 
@@ -14,16 +15,61 @@ pub const STATE_KEY: &str = "claude.session_title";
 /// Claude Code keeps the first 200 characters (code points) of a title.
 const MAX_CHARS: usize = 200;
 
-/// A title as Claude Code keeps it: C0 and C1 control characters and DEL
-/// dropped, then cut at [`MAX_CHARS`] characters; `None` when nothing is
-/// left (Claude Code then keeps the title it had).
+/// A title as Claude Code 2.1.332 keeps it (`al`): trimmed as JavaScript
+/// trims, each run of control and format characters (`\p{Cc}`,
+/// `\p{Cf}`, U+2028, U+2029) made one space, cut at [`MAX_CHARS`]
+/// characters, trimmed again; `None` when nothing is left (Claude Code
+/// then keeps the title it had). 2.1.197 dropped control characters
+/// instead.
 pub fn clean(title: &str) -> Option<String> {
-    let kept: String = title
-        .chars()
-        .filter(|&c| !super::terminal::is_control(c))
-        .take(MAX_CHARS)
-        .collect();
-    (!kept.is_empty()).then_some(kept)
+    let mut spaced = String::with_capacity(title.len());
+    let mut in_run = false;
+    for c in js_trim(title).chars() {
+        if is_control_or_format(c) {
+            if !in_run {
+                spaced.push(' ');
+            }
+            in_run = true;
+        } else {
+            spaced.push(c);
+            in_run = false;
+        }
+    }
+    let cut: String = spaced.chars().take(MAX_CHARS).collect();
+    let kept = js_trim(&cut);
+    (!kept.is_empty()).then(|| kept.to_owned())
+}
+
+/// Whether `c` is in Unicode's general categories Cc (control) or Cf
+/// (format), or is U+2028 or U+2029. Written out: the Cf list is short and
+/// stable (Unicode 16), and no crate latch uses exposes categories.
+fn is_control_or_format(c: char) -> bool {
+    matches!(
+        c,
+        '\u{0}'..='\u{1f}'
+            | '\u{7f}'..='\u{9f}'
+            | '\u{ad}'
+            | '\u{600}'..='\u{605}'
+            | '\u{61c}'
+            | '\u{6dd}'
+            | '\u{70f}'
+            | '\u{890}'..='\u{891}'
+            | '\u{8e2}'
+            | '\u{180e}'
+            | '\u{200b}'..='\u{200f}'
+            | '\u{2028}'..='\u{202e}'
+            | '\u{2060}'..='\u{2064}'
+            | '\u{2066}'..='\u{206f}'
+            | '\u{feff}'
+            | '\u{fff9}'..='\u{fffb}'
+            | '\u{110bd}'
+            | '\u{110cd}'
+            | '\u{13430}'..='\u{1343f}'
+            | '\u{1bca0}'..='\u{1bca3}'
+            | '\u{1d173}'..='\u{1d17a}'
+            | '\u{e0001}'
+            | '\u{e0020}'..='\u{e007f}'
+    )
 }
 
 /// The title a session's hooks read: the event's, when the harness gives
@@ -58,10 +104,13 @@ mod tests {
     use super::*;
 
     #[test]
-    fn controls_are_dropped_and_the_title_is_cut_at_200_characters() {
+    fn controls_are_spaces_and_the_title_is_cut_at_200_characters() {
         // Recorded: `r14_ss_title_ctrl`, `r14_ss_title_250`,
         // `r14_ss_title_250_emoji`.
-        assert_eq!(clean("a\u{7}b\nc\u{9b}d").as_deref(), Some("abcd"));
+        // 2.1.332: each run is one space (2.1.197 dropped them: `abcd`).
+        assert_eq!(clean("a\u{7}b\nc\u{9b}d").as_deref(), Some("a b c d"));
+        assert_eq!(clean("a\u{200b}\u{7}\nb").as_deref(), Some("a b"));
+        assert_eq!(clean("  \u{feff}x\u{2028}  ").as_deref(), Some("x"));
         let long: String = (0..250)
             .map(|i| char::from(b'a' + (i % 26) as u8))
             .collect();
