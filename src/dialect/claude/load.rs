@@ -249,11 +249,11 @@ struct Identity<'a> {
 }
 
 /// A handler's `timeout` as Claude Code runs it: any positive number of
-/// seconds loads, and Node's timer, which holds 1 to 2,147,483,647 ms,
-/// fires after 1 ms for a delay outside that (recorded:
-/// `r4_timeout_huge`, `timeout: 1e18` timed out at once). The flag says
-/// the timeout is one of those.
-fn node_timeout(t: &Node) -> Result<(Duration, bool), String> {
+/// seconds loads; Node's timer fires after 1 ms for a delay under that,
+/// and Claude Code 2.1.332 caps a longer one at 2,147,483,647 ms (recorded:
+/// `r4_timeout_huge`, `timeout: 1e18` runs the hook to its end; 2.1.197
+/// timed it out at once). The flag says the timeout was changed so.
+fn node_timeout(t: &Node) -> Result<(Duration, Option<Adjusted>), String> {
     let secs = match t.value {
         Value::Int(i) => i as f64,
         Value::Float(f) => f,
@@ -263,11 +263,26 @@ fn node_timeout(t: &Node) -> Result<(Duration, bool), String> {
         return Err(t.scalar_text());
     }
     let ms = secs * 1000.0;
-    if (1.0..=2_147_483_647.0).contains(&ms) {
-        Ok((Duration::from_secs_f64(secs), false))
+    Ok(if ms < 1.0 {
+        (Duration::from_millis(1), Some(Adjusted::Raised))
+    } else if ms > MAX_TIMER_MS as f64 {
+        (Duration::from_millis(MAX_TIMER_MS), Some(Adjusted::Capped))
     } else {
-        Ok((Duration::from_millis(1), true))
-    }
+        (Duration::from_secs_f64(secs), None)
+    })
+}
+
+/// The longest timeout Claude Code sets, in milliseconds (Node's timer's
+/// limit; 2.1.332's `Lu`).
+const MAX_TIMER_MS: u64 = 2_147_483_647;
+
+/// How [`node_timeout`] changed a timeout.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Adjusted {
+    /// Under a millisecond: 1 ms.
+    Raised,
+    /// Over Node's timer: capped.
+    Capped,
 }
 
 /// One handler of a group.
@@ -941,11 +956,15 @@ impl Loader<'_> {
         let timeout = match h.get("timeout") {
             None => None,
             Some(t) => match node_timeout(t) {
-                Ok((d, false)) => Some(d),
-                Ok((d, true)) => {
+                Ok((d, None)) => Some(d),
+                Ok((d, Some(how))) => {
+                    let what = match how {
+                        Adjusted::Raised => "under a millisecond: Claude Code's timer fires after 1 ms, so the hook times out at once, in latch too",
+                        Adjusted::Capped => "over what Claude Code's timer holds: it is capped at 2147483.647 s (about 24.8 days), in latch too",
+                    };
                     self.note(
                         Diagnostic::warning(format!(
-                            "a `timeout` of {} seconds is outside what Claude Code's timer holds (0.001 to 2147483.647): Claude Code times the hook out at once, and so does latch",
+                            "a `timeout` of {} seconds is {what}",
                             t.scalar_text()
                         ))
                         .at(Some(t.position)),
