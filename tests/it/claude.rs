@@ -3132,10 +3132,11 @@ fn r2_exec_args_shells_and_variables_in_shell_form() {
 }
 
 /// Recorded (`r2_plugin`): a plugin hook's exit-2 text quotes its command
-/// as written, `${CLAUDE_PLUGIN_ROOT}` unexpanded, and a plugin's
-/// SessionStart output reads like any other, with no plugin label.
+/// with `${CLAUDE_PLUGIN_ROOT}` expanded and ends naming the plugin
+/// (2.1.332; 2.1.197 quoted it as written, with no plugin line), and a
+/// plugin's SessionStart output reads like any other, with no plugin label.
 #[test]
-fn r2_plugin_texts_quote_the_command_as_written() {
+fn r2_plugin_texts_quote_the_expanded_command_and_name_the_plugin() {
     let deny = "${CLAUDE_PLUGIN_ROOT}/deny.sh";
     let c = Claude::new().plugin(
         "guard",
@@ -3153,7 +3154,16 @@ fn r2_plugin_texts_quote_the_command_as_written() {
     assert_eq!(
         texts(&f.outcome["notices"]),
         // stderr as written, newline and all (r8_pre_missing_script_py).
-        ["PreToolUse:Bash hook error: [${CLAUDE_PLUGIN_ROOT}/deny.sh]: nope\n"]
+        [format!(
+            "PreToolUse:Bash hook error: [{}/deny.sh]: nope\n\nThis hook comes from the guard@inline plugin.",
+            c.root.path().join("plugins/guard").display()
+        )]
+    );
+    // With the command hidden, the plugin's line stays.
+    let f = c.fire_with(&bash_before("ls"), &["--claude-hide-commands"]);
+    assert_eq!(
+        texts(&f.outcome["notices"]),
+        ["PreToolUse:Bash hook error: nope\n\nThis hook comes from the guard@inline plugin."]
     );
     let f = c.fire(&json!({"event": "session_start", "session_id": "s1", "source": "startup"}));
     assert_eq!(

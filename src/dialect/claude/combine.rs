@@ -307,6 +307,7 @@ pub async fn dispatch(cfg: &Claude, event: &Event, cx: &DispatchContext<'_>) -> 
     let mut runs: Vec<Run<'_>> = Vec::new();
     let mut in_background = false;
     let mut shown = Vec::new();
+    let mut from_plugin = Vec::new();
     let mut places = Vec::new();
     for (i, s) in selected.into_iter().enumerate() {
         let in_group = s.place;
@@ -321,6 +322,7 @@ pub async fn dispatch(cfg: &Claude, event: &Event, cx: &DispatchContext<'_>) -> 
         match work(s, event, &place, env_file, cx) {
             Prepared::Run(run) => {
                 shown.push(run.shown);
+                from_plugin.push(run.from_plugin);
                 places.push(in_group);
                 runs.push(run.run);
             }
@@ -377,7 +379,11 @@ pub async fn dispatch(cfg: &Claude, event: &Event, cx: &DispatchContext<'_>) -> 
         };
         let mut record = ran.record;
         fold.out.warnings.extend(ran.warnings);
-        fold.apply(i, &shown[i], ran.verdict, &mut record, cx);
+        let verdict = match from_plugin[i].as_deref() {
+            Some(line) => text::with_plugin_line(ran.verdict, line),
+            None => ran.verdict,
+        };
+        fold.apply(i, &shown[i], verdict, &mut record, cx);
         records[i] = Some(record);
     }
     fold.out.runs.extend(records.into_iter().flatten());
@@ -404,6 +410,9 @@ struct Ran {
 /// A handler ready to run: its text for messages and its run.
 struct Work<'a> {
     shown: String,
+    /// For a plugin's command: the line its exit 2's blocking error ends
+    /// with (Claude Code 2.1.332).
+    from_plugin: Option<String>,
     run: Run<'a>,
 }
 
@@ -601,6 +610,7 @@ fn work<'a>(
             let mut record = s.record;
             Prepared::Run(Work {
                 shown,
+                from_plugin: None,
                 run: Run::Other(Box::pin(async move {
                     let called = http::call(url, headers, body, timeout, cx.cancel).await;
                     record.took(called.took);
@@ -625,6 +635,7 @@ fn work<'a>(
             let mut record = s.record;
             Prepared::Run(Work {
                 shown,
+                from_plugin: None,
                 run: Run::Other(Box::pin(async move {
                     let started = std::time::Instant::now();
                     let verdict = tokio::select! {
@@ -694,6 +705,7 @@ fn work<'a>(
             let mut record = s.record;
             Prepared::Run(Work {
                 shown,
+                from_plugin: None,
                 run: Run::Other(Box::pin(async move {
                     let started = std::time::Instant::now();
                     let verdict = tokio::select! {
@@ -777,8 +789,23 @@ fn work<'a>(
                     Program::Exec { program, .. } => program.display().to_string(),
                     Program::Shell { shell, .. } => shell.display().to_string(),
                 };
+                // A plugin's command is named with its root expanded, and
+                // its exit 2 says which plugin it comes from (2.1.332,
+                // recorded: `r2_plugin`).
+                let (shown, from_plugin) = match &s.file.plugin {
+                    Some(plugin) => (
+                        text::plugin_command(
+                            &shown,
+                            &plugin.root,
+                            matches!(s.handler.kind, HandlerKind::Command { args: None, .. }),
+                        ),
+                        Some(text::from_plugin(&plugin.name)),
+                    ),
+                    None => (shown, None),
+                };
                 Prepared::Run(Work {
                     shown,
+                    from_plugin,
                     run: Run::Process {
                         job: Box::new(Job {
                             command: cmd,

@@ -119,6 +119,62 @@ impl Texts {
     }
 }
 
+/// A plugin command as Claude Code 2.1.332 names it in texts (`la`):
+/// `${CLAUDE_PLUGIN_ROOT}` replaced by the plugin's directory, and in
+/// shell form a bare `$CLAUDE_PLUGIN_ROOT` (ending at a non-word
+/// character) too.
+pub fn plugin_command(command: &str, root: &std::path::Path, shell_form: bool) -> String {
+    let root = root.to_string_lossy();
+    let braced = command.replace("${CLAUDE_PLUGIN_ROOT}", &root);
+    if !shell_form {
+        return braced;
+    }
+    const BARE: &str = "$CLAUDE_PLUGIN_ROOT";
+    let mut out = String::with_capacity(braced.len());
+    let mut rest = braced.as_str();
+    while let Some(at) = rest.find(BARE) {
+        let after = &rest[at + BARE.len()..];
+        out.push_str(&rest[..at]);
+        if after
+            .chars()
+            .next()
+            .is_some_and(|c| c.is_ascii_alphanumeric() || c == '_')
+        {
+            out.push_str(BARE);
+        } else {
+            out.push_str(&root);
+        }
+        rest = after;
+    }
+    out.push_str(rest);
+    out
+}
+
+/// The line a plugin command's exit-2 blocking error ends with: `This hook
+/// comes from the <plugin>@<marketplace> plugin.` A plugin latch loads is
+/// a directory given to it, as `--plugin-dir` gives one to Claude Code,
+/// whose marketplace is then `inline` (2.1.332, recorded: `r2_plugin`).
+pub fn from_plugin(name: &str) -> String {
+    format!("\nThis hook comes from the {name}@inline plugin.")
+}
+
+/// `verdict` with a plugin's line after its exit 2's message: a block, or
+/// the block an exit 2 adds beside a JSON answer. Other verdicts (a JSON
+/// answer's own reason, a non-blocking error) do not get it.
+pub fn with_plugin_line(verdict: super::judge::Verdict, line: &str) -> super::judge::Verdict {
+    use super::judge::Verdict;
+    match verdict {
+        Verdict::Blocking(message) => Verdict::Blocking(message + line),
+        Verdict::Json(mut j) => {
+            if let Some(exit2) = j.exit2.as_mut() {
+                exit2.push_str(line);
+            }
+            Verdict::Json(j)
+        }
+        other => other,
+    }
+}
+
 /// The run record's note for a prompt hook that finished after another
 /// blocked the prompt or stopped the loop: Claude Code reads no answer
 /// after the first (recorded: `r13_ups_two_exit2`).
@@ -238,6 +294,23 @@ pub fn label_of(shown: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A plugin's command in texts: the root expanded, braced always and
+    /// bare in shell form only, `$CLAUDE_PLUGIN_ROOTX` left alone.
+    #[test]
+    fn a_plugin_command_is_named_with_its_root_expanded() {
+        let root = std::path::Path::new("/p/plug");
+        for (command, shell, named) in [
+            ("${CLAUDE_PLUGIN_ROOT}/a.sh", true, "/p/plug/a.sh"),
+            ("$CLAUDE_PLUGIN_ROOT/a.sh x", true, "/p/plug/a.sh x"),
+            ("$CLAUDE_PLUGIN_ROOT", true, "/p/plug"),
+            ("$CLAUDE_PLUGIN_ROOTX/a", true, "$CLAUDE_PLUGIN_ROOTX/a"),
+            ("$CLAUDE_PLUGIN_ROOT/a.sh", false, "$CLAUDE_PLUGIN_ROOT/a.sh"),
+            ("${CLAUDE_PLUGIN_ROOT}/b ${CLAUDE_PLUGIN_ROOT}", false, "/p/plug/b /p/plug"),
+        ] {
+            assert_eq!(plugin_command(command, root, shell), named, "{command}");
+        }
+    }
 
     /// Claude Code 2.1.332's escape of a reminder's body (`Die`): tags of
     /// `system-reminder` in any spelling, and a `<` cut short at the end.
