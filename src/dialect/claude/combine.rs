@@ -432,6 +432,8 @@ struct Judged {
     timeout: f64,
     program: String,
     forced_sync: bool,
+    /// `onFailure: "block"`, where the event honours it.
+    on_failure_blocks: bool,
     /// Where an exit 2 that looks like a missing script is a non-blocking
     /// error (see [`missing_script`]).
     missing: Option<MissingScript>,
@@ -565,6 +567,12 @@ fn ran(
         judge(&f.result, judged.timeout, &judged.program)
     };
     let verdict = missing_script(verdict, judged.missing.as_ref(), &f.result);
+    let verdict = if judged.on_failure_blocks {
+        let stderr = String::from_utf8_lossy(&f.result.stderr.bytes);
+        super::judge::failure_blocks(verdict, &stderr)
+    } else {
+        verdict
+    };
     Ran {
         verdict,
         record: f.record,
@@ -607,6 +615,8 @@ fn work<'a>(
                 .unwrap_or(place.stdin)
                 .to_vec();
             let url = url.clone();
+            let on_failure_blocks =
+                s.handler.on_failure_blocks && place.ce.honours_on_failure(&s.handler.kind);
             let mut record = s.record;
             Prepared::Run(Work {
                 shown,
@@ -617,9 +627,14 @@ fn work<'a>(
                     if let Some(status) = called.status {
                         record.message = Some(format!("HTTP {status}"));
                     }
+                    let verdict = if on_failure_blocks {
+                        super::judge::failure_blocks(called.verdict, "")
+                    } else {
+                        called.verdict
+                    };
                     Ran {
                         record,
-                        verdict: called.verdict,
+                        verdict,
                         warnings,
                     }
                 })),
@@ -815,6 +830,8 @@ fn work<'a>(
                             timeout,
                             program,
                             forced_sync,
+                            on_failure_blocks: s.handler.on_failure_blocks
+                                && place.ce.honours_on_failure(&s.handler.kind),
                             missing,
                         },
                     },

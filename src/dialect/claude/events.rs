@@ -301,6 +301,21 @@ impl ClaudeEvent {
         )
     }
 
+    /// Whether a handler's `onFailure: "block"` counts on this event
+    /// (Claude Code 2.1.332's `Bkn`): not on `Stop`, `SubagentStop`,
+    /// `TaskCompleted` and `TeammateIdle`, nor, for an `mcp_tool`
+    /// handler, on `SessionStart` and `Setup`.
+    pub fn honours_on_failure(self, kind: &super::load::HandlerKind) -> bool {
+        use ClaudeEvent as E;
+        let never = matches!(
+            self,
+            E::Stop | E::SubagentStop | E::TaskCompleted | E::TeammateIdle
+        );
+        let mcp_never = matches!(kind, super::load::HandlerKind::McpTool { .. })
+            && matches!(self, E::SessionStart | E::Setup);
+        !(never || mcp_never)
+    }
+
     /// Whether Claude Code starts the event's hooks without waiting for
     /// them, ignoring what they say (recorded: `r3_instructions_loaded_slow_ctx`,
     /// `r3_stop_failure_outputs`). Claude Code does not wait for

@@ -223,6 +223,33 @@ fn judge_run(result: &RunResult, timeout_secs: f64, program: &str, may_go: bool)
     }
 }
 
+/// A verdict under `onFailure: "block"` (Claude Code 2.1.332): a failure
+/// blocks as an exit 2 does, saying so. A non-blocking error (an exit
+/// other than 0 and 2, an answer that fails the schema, a failed start, a
+/// killed hook) or a script that seems missing reads `failed; blocking
+/// because onFailure is "block"` and the hook's stderr (trimmed; `No
+/// stderr output` without one); its own timeout reads `timed out; …`. A
+/// cancelled dispatch is no failure of the hook's (recorded:
+/// `drift_onfailure_block`).
+pub fn failure_blocks(verdict: Verdict, stderr: &str) -> Verdict {
+    const WHY: &str = "blocking because onFailure is \"block\"";
+    let stderr = js_trim(stderr);
+    let stderr = if stderr.is_empty() {
+        "No stderr output"
+    } else {
+        stderr
+    };
+    match verdict {
+        Verdict::NonBlocking(_) | Verdict::MissingScript { .. } => {
+            Verdict::Blocking(format!("failed; {WHY}\n{stderr}"))
+        }
+        Verdict::Stopped(ErrorCategory::Timeout, _) => {
+            Verdict::Blocking(format!("timed out; {WHY}"))
+        }
+        other => other,
+    }
+}
+
 /// A text read as a command hook's stdout on exit 0 (an `mcp_tool`
 /// handler's result; recorded: `r2_mcp_tool_hook`): a JSON object decides,
 /// anything else is plain text.

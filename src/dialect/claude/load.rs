@@ -292,6 +292,10 @@ pub struct Handler {
     pub kind: HandlerKind,
     /// Its `timeout`, if set.
     pub timeout: Option<Duration>,
+    /// `onFailure: "block"`: a failure (an exit other than 0 and 2, a
+    /// timeout, a failed start, an answer that fails the schema) blocks
+    /// as an exit 2 does, where Claude Code honours it (2.1.332).
+    pub on_failure_blocks: bool,
     /// `async: true`: runs in the background; its decision is ignored.
     pub run_async: bool,
     /// `asyncRewake: true` (synchronous under a non-interactive harness).
@@ -1005,6 +1009,7 @@ impl Loader<'_> {
                 Condition { text, rule }
             });
         self.string(h, "statusMessage", false);
+        let on_failure_blocks = self.on_failure(h, kind.as_ref());
         let kind = kind.filter(|_| self.problems.len() == before)?;
         if matches!(
             kind,
@@ -1033,6 +1038,7 @@ impl Loader<'_> {
             timeout,
             run_async,
             async_rewake,
+            on_failure_blocks,
             condition,
             source: SourceRef {
                 file: self.path.to_path_buf(),
@@ -1040,6 +1046,33 @@ impl Loader<'_> {
             },
             key_at,
         })
+    }
+
+    /// `onFailure` (Claude Code 2.1.332): `"block"` makes the handler's
+    /// failure block like an exit 2; `"continue"` (the default) does not.
+    /// Another value makes the entry invalid, except on an `mcp_tool`
+    /// handler, where anything but `"continue"` blocks.
+    fn on_failure(&mut self, h: &Node, kind: Option<&HandlerKind>) -> bool {
+        let Some(n) = h.get("onFailure") else {
+            return false;
+        };
+        if matches!(kind, Some(HandlerKind::McpTool { .. })) {
+            return n.as_str() != Some("continue");
+        }
+        match n.as_str() {
+            Some("block") => true,
+            Some("continue") => false,
+            _ => {
+                self.problem(
+                    n.position,
+                    format!(
+                        "`onFailure` must be \"continue\" or \"block\", not {}",
+                        n.json_kind()
+                    ),
+                );
+                false
+            }
+        }
     }
 
     /// The string under `key`; a problem if it is missing (when required)
@@ -1135,8 +1168,9 @@ impl Loader<'_> {
     }
 }
 
-/// The keys of a handler Claude Code knows (the schema lists them).
-pub const HANDLER_KEYS: [&str; 18] = [
+/// The keys of a handler Claude Code knows (the schema lists them;
+/// `onFailure`, `holdsTools` and `cloud` since 2.1.332).
+pub const HANDLER_KEYS: [&str; 21] = [
     "type",
     "command",
     "args",
@@ -1155,6 +1189,9 @@ pub const HANDLER_KEYS: [&str; 18] = [
     "server",
     "tool",
     "input",
+    "onFailure",
+    "holdsTools",
+    "cloud",
 ];
 
 /// JavaScript's `String(value)` of a JSON value: numbers as JavaScript

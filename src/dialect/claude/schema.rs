@@ -38,6 +38,11 @@ pub fn schema() -> Value {
             "input" => {
                 json!({"type": "object", "description": "mcp_tool: the tool's arguments; ${tool_input.file_path}-style placeholders are filled from the payload."})
             }
+            "onFailure" => {
+                json!({"enum": ["continue", "block"], "description": "block: a failure (an exit other than 0 and 2, a timeout, a failed start, an answer that fails the schema) blocks as an exit 2 does; not on Stop, SubagentStop, TaskCompleted, TeammateIdle. Claude Code 2.1.332."})
+            }
+            "holdsTools" => json!({"description": "Claude Code internal; accepted and ignored."}),
+            "cloud" => json!({"description": "Claude Code internal; accepted and ignored."}),
             _ => json!({"type": "string"}),
         }
     };

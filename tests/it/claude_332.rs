@@ -1,0 +1,108 @@
+//! What Claude Code 2.1.332 does that 2.1.197 did not, from the
+//! re-recorded cases and the probes of `recordings/claude-2.1.332/`
+//! (README.md there lists every difference; `spec/` says how each was
+//! read). Each test names its cases.
+
+use serde_json::{Value, json};
+
+use crate::claude_util::{Claude, HttpStub, bash_before, settings, texts};
+
+/// One PreToolUse handler for Bash, with `extra` keys.
+fn pre_handler(command: &str, extra: Value) -> Value {
+    let mut handler = json!({"type": "command", "command": command});
+    if let (Some(h), Some(extra)) = (handler.as_object_mut(), extra.as_object()) {
+        h.extend(extra.clone());
+    }
+    json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [handler]}]}})
+}
+
+/// drift_onfailure_block: `onFailure: "block"` makes an exit 1 deny, in
+/// Claude Code's words, stderr after them; without it the exit 1 is a
+/// non-blocking error and the tool runs.
+#[test]
+fn on_failure_block_turns_a_failed_hook_into_a_deny() {
+    let c = Claude::new();
+    let failing = c.hook("pre", "--exit 1 --stderr 'ONFAIL_SENTINEL'");
+    let c = c.project_settings(&pre_handler(&failing, json!({"onFailure": "block"})));
+    let f = c.fire(&bash_before("ls"));
+    assert_eq!(f.outcome["decision"], "deny", "{}", f.outcome);
+    assert_eq!(
+        texts(&f.outcome["notices"]),
+        [format!(
+            "PreToolUse:Bash hook error: [{failing}]: failed; blocking because onFailure is \"block\"\nONFAIL_SENTINEL"
+        )]
+    );
+    // "continue", the default, keeps the tool going.
+    let c = c.project_settings(&pre_handler(&failing, json!({"onFailure": "continue"})));
+    assert_eq!(c.fire(&bash_before("ls")).outcome["decision"], "proceed");
+
+    // Without stderr, and for a timeout (nothing after the words).
+    let c = Claude::new();
+    let quiet = c.hook("pre", "--exit 3");
+    let c = c.project_settings(&pre_handler(&quiet, json!({"onFailure": "block"})));
+    assert_eq!(
+        texts(&c.fire(&bash_before("ls")).outcome["notices"]),
+        [format!(
+            "PreToolUse:Bash hook error: [{quiet}]: failed; blocking because onFailure is \"block\"\nNo stderr output"
+        )]
+    );
+    let c = Claude::new();
+    let slow = c.hook("pre", "--sleep 5");
+    let c = c.project_settings(&pre_handler(
+        &slow,
+        json!({"onFailure": "block", "timeout": 0.2}),
+    ));
+    assert_eq!(
+        texts(&c.fire(&bash_before("ls")).outcome["notices"]),
+        [format!(
+            "PreToolUse:Bash hook error: [{slow}]: timed out; blocking because onFailure is \"block\""
+        )]
+    );
+}
+
+/// `onFailure` is ignored on Stop (Claude Code's `Bkn`); a value that is
+/// neither `continue` nor `block` makes the entry invalid, so Claude Code
+/// drops the file.
+#[test]
+fn on_failure_is_ignored_on_stop_and_a_bad_value_drops_the_file() {
+    let c = Claude::new();
+    let failing = c.hook("stop", "--exit 1 --stderr NO");
+    let c = c.project_settings(&json!({"hooks": {"Stop": [{"hooks": [
+        {"type": "command", "command": failing, "onFailure": "block"}]}]}}));
+    let f = c.fire(&json!({"event": "stop", "session_id": "s1"}));
+    assert!(f.outcome.get("continuation").is_none(), "{}", f.outcome);
+
+    let c = Claude::new();
+    let guard = c.hook("pre", "--exit 2 --stderr G");
+    let c = c.project_settings(&pre_handler(&guard, json!({"onFailure": "always"})));
+    let f = c.fire(&bash_before("ls"));
+    assert_eq!(f.outcome["decision"], "proceed", "{}", f.outcome);
+    assert!(
+        f.stderr
+            .contains("`onFailure` must be \"continue\" or \"block\", not a string"),
+        "{}",
+        f.stderr
+    );
+}
+
+/// An http handler under `onFailure: "block"`: a status that is not 2xx
+/// blocks too.
+#[test]
+fn on_failure_block_blocks_on_an_http_error() {
+    let stub = HttpStub::start(vec![("/down", 500, "oops")]);
+    let c = Claude::new().project_settings(&json!({"hooks": {"PreToolUse": [{"matcher": "Bash",
+        "hooks": [{"type": "http", "url": stub.url("/down"), "onFailure": "block"}]}]}}));
+    let f = c.fire(&bash_before("ls"));
+    assert_eq!(f.outcome["decision"], "deny", "{}", f.outcome);
+    let text = texts(&f.outcome["notices"]).concat();
+    assert!(
+        text.starts_with(&format!(
+            "PreToolUse:Bash hook error: [{}]: failed; blocking because onFailure is \"block\"",
+            stub.url("/down")
+        )),
+        "{text}"
+    );
+    // The same handler without it fails open.
+    let c = Claude::new().project_settings(&settings("PreToolUse", Some("Bash"), &["exit 1"]));
+    assert_eq!(c.fire(&bash_before("ls")).outcome["decision"], "proceed");
+}
