@@ -1830,10 +1830,11 @@ fn lint_finds_claude_projects_and_their_mistakes() {
     ] {
         assert!(text.contains(needle), "{needle}: {text}");
     }
-    // A dropped file is an error, and lint says so.
+    // A dropped file is an error, and lint says so: a wrong entry under a
+    // guard event drops the file (Claude Code 2.1.332).
     c.write(
         "project/.claude/settings.json",
-        r#"{"hooks": {"Stop": [{"hooks": [{"type": "command"}]}]}}"#,
+        r#"{"hooks": {"PreToolUse": [{"hooks": [{"type": "command"}]}]}}"#,
     );
     let (code, text) = c.lint();
     assert!(

@@ -179,10 +179,11 @@ fn a_settings_file_given_by_path_is_linted_as_claude_settings() {
     let (code, text) = lint([&other]);
     assert_eq!(code, Some(5));
     assert!(text.contains("error: no hook configuration here"), "{text}");
-    // A file Claude Code would drop whole is an error.
+    // A file Claude Code would drop whole is an error (a wrong entry under
+    // a guard event, 2.1.332).
     let broken = c.write(
         "broken.json",
-        r#"{"hooks": {"Stop": [{"hooks": [{"type": "command", "command": "true", "timeout": "5"}]}]}}"#,
+        r#"{"hooks": {"PreToolUse": [{"hooks": [{"type": "command", "command": "true", "timeout": "5"}]}]}}"#,
     );
     let (code, text) = lint([&broken]);
     assert_eq!(code, Some(5), "{text}");

@@ -461,7 +461,8 @@ const PROJECT_HOOK: &str = r#"[{"hooks":[{"type":"command","command":"echo PROJE
 /// r13_settings_control, r13_settings_event_object, r13_settings_hooks_array,
 /// r13_settings_hooks_null, r13_settings_event_null,
 /// r13_settings_unknown_event_num, r13_settings_unknown_event_bogus: the
-/// broken part of `hooks` is dropped, the rest of the file loads.
+/// broken part of `hooks` is dropped, the rest of the file loads; but a
+/// guard event's list that is not an array drops the file (2.1.332).
 #[test]
 fn a_settings_file_loses_only_its_broken_hooks_parts() {
     for (file, project_ran, n) in [
@@ -470,9 +471,11 @@ fn a_settings_file_loses_only_its_broken_hooks_parts() {
             true,
             "x",
         ),
+        // 2.1.332: a guard event's list that is not an array drops the
+        // whole file (2.1.197 dropped the event alone).
         (
             format!(r#"{{"hooks":{{"PreToolUse":{{}},"UserPromptSubmit":{PROJECT_HOOK}}}}}"#),
-            true,
+            false,
             "unset",
         ),
         (r#"{"hooks":[],"env":{"N":"x"}}"#.to_owned(), false, "x"),
@@ -507,7 +510,9 @@ fn a_settings_file_loses_only_its_broken_hooks_parts() {
             context.contains(&format!("USER_HOOK N=[{n}]")),
             "{file}: {context}"
         );
-        assert!(!stderr.contains("error:"), "{file}: {stderr}");
+        // Only a dropped file is an error.
+        let dropped = file.contains(r#""PreToolUse":{}"#);
+        assert_eq!(stderr.contains("error:"), dropped, "{file}: {stderr}");
     }
 }
 

@@ -874,23 +874,22 @@ fn managed_settings_drop_only_the_wrong_key() {
 /// r14k_p_control, r14k_p_model_num, r14k_p_cleanup_str,
 /// r14k_p_badhook_same_group, r14k_p_badhook_sep_group,
 /// r14k_p_badhook_other_event, r14k_p_event_object: the same content as a
-/// project's settings drops the whole file, `env` included, but for an
-/// event that is not a list, which drops that event alone.
+/// project's settings drops the whole file, `env` included, for a wrong
+/// setting and for a wrong entry or list under a guard event
+/// (`PreToolUse`); a wrong entry under another event drops that entry
+/// alone (Claude Code 2.1.332, re-recorded; 2.1.197 dropped the file for
+/// any wrong entry and kept it for a wrong list).
 #[test]
-fn project_settings_with_the_same_faults_are_dropped_whole() {
+fn project_settings_with_the_same_faults_are_dropped_whole_or_in_part() {
     let wrong_hook = json!({"hooks": {"UserPromptSubmit": [{"hooks": [{"type": "command"}]}]}});
     let other_event = json!({"hooks": {"PreToolUse": [{"hooks": [{"type": "command"}]}]}});
     for (name, extra, expected) in [
         ("control", json!({}), vec!["CTX MN=mx"]),
         ("model_num", json!({"model": 5}), vec![]),
         ("cleanup_str", json!({"cleanupPeriodDays": "x"}), vec![]),
-        ("badhook", wrong_hook, vec![]),
+        ("badhook", wrong_hook, vec!["CTX MN=mx"]),
         ("badhook_other_event", other_event, vec![]),
-        (
-            "event_object",
-            json!({"hooks": {"PreToolUse": {}}}),
-            vec!["CTX MN=mx"],
-        ),
+        ("event_object", json!({"hooks": {"PreToolUse": {}}}), vec![]),
     ] {
         let c = Claude::new().project_settings(&reporting_settings(extra));
         let (texts, stderr) = said(&c);

@@ -604,7 +604,7 @@ fn configuration_edits_are_reloaded_and_a_broken_edit_keeps_that_files_last_good
     );
     let user_file = c.write(
         "home/.claude/settings.json",
-        "{\"hooks\": {\"Stop\": [{\"hooks\": [{\"type\": \"command\"}]}]}}",
+        "{\"hooks\": {\"PreToolUse\": [{\"hooks\": [{\"type\": \"command\"}]}]}}",
     );
     let n = s.notification("latch/diagnostics");
     assert_eq!(
