@@ -106,3 +106,46 @@ fn on_failure_block_blocks_on_an_http_error() {
     let c = Claude::new().project_settings(&settings("PreToolUse", Some("Bash"), &["exit 1"]));
     assert_eq!(c.fire(&bash_before("ls")).outcome["decision"], "proceed");
 }
+
+/// drift_json_like_invalid_ups: stdout that looks like one JSON object but
+/// does not parse is a non-blocking error, not plain text for the model;
+/// stdout that does not end with `}`, or lines of JSON that are no
+/// answers, stay plain text.
+#[test]
+fn stdout_that_looks_like_json_but_is_not_is_an_error() {
+    let prompt = json!({"event": "user_prompt", "session_id": "s1", "prompt": "hi"});
+    let run = |stdout: &str, code: i32| {
+        let c = Claude::new();
+        let cmd = format!("printf '%s' '{stdout}'; printf 'ERR' >&2; exit {code}");
+        let c = c.project_settings(&settings("UserPromptSubmit", None, &[&cmd]));
+        c.fire(&prompt).outcome
+    };
+    let out = run("{bad: 1}", 0);
+    assert!(out.get("context").is_none(), "{out}");
+    let warnings = out["warnings"].to_string();
+    assert!(
+        warnings.contains("Hook output looks like a JSON object but is not valid JSON")
+            && warnings.contains("Emit the payload with a JSON encoder"),
+        "{out}"
+    );
+    assert!(!warnings.contains("Hook exited"), "{out}");
+    // Another exit code adds its stderr.
+    let out = run("{bad: 1}", 1);
+    assert!(
+        out["warnings"]
+            .to_string()
+            .contains("Hook exited 1 with stderr:\\nERR"),
+        "{out}"
+    );
+    // Plain text still: no closing brace, or JSON lines that answer nothing.
+    for plain in ["{not json", "{}\n{\"decision\": 5}"] {
+        let out = run(plain, 0);
+        assert_eq!(
+            out["context"][0]["text"],
+            format!(
+                "<system-reminder>\nUserPromptSubmit hook success: {plain}\n</system-reminder>"
+            ),
+            "{plain}: {out}"
+        );
+    }
+}

@@ -6,7 +6,8 @@
 //!   (Claude Code 2.1.332).
 //! - Exit 0: stdout whose first non-blank character is `{` is read as JSON
 //!   (as `JSON.parse` reads it: deep nesting and lone surrogates are
-//!   JSON, see [`output_json`]); if it does not parse, it is plain text,
+//!   JSON, see [`output_json`]); if it does not parse, it is plain text
+//!   (but for a `{…}` that does not parse: [`broken_json`], 2.1.332),
 //!   without an error (`m`).
 //! - Any other exit is a non-blocking error, unless stdout holds a valid
 //!   JSON object, which then decides alone.
@@ -204,6 +205,9 @@ fn judge_run(result: &RunResult, timeout_secs: f64, program: &str, may_go: bool)
             MAX_STDOUT >> 20
         ));
     }
+    if let Some(why) = broken_json(&stdout) {
+        return Verdict::NonBlocking(with_stderr(&why, code, &stderr));
+    }
     match (code, read_object(&stdout)) {
         (_, Some(verdict)) => verdict,
         (0, _) => Verdict::Plain(js_trim(&stdout).to_owned()),
@@ -247,6 +251,50 @@ pub fn failure_blocks(verdict: Verdict, stderr: &str) -> Verdict {
             Verdict::Blocking(format!("timed out; {WHY}"))
         }
         other => other,
+    }
+}
+
+/// Claude Code 2.1.332's error for stdout that looks like one JSON object
+/// but does not parse (`k8`): trimmed, it starts with `{` and ends with
+/// `}`, and it is not several lines that are each JSON which is `{}` or
+/// not an answer (a hook that prints JSON lines of its own). Such stdout
+/// is neither an answer nor plain text (recorded:
+/// `drift_json_like_invalid_ups`; 2.1.197 read it as plain text). The
+/// parser's message is latch's, where Claude Code's is Bun's.
+fn broken_json(stdout: &str) -> Option<String> {
+    let text = js_trim(stdout);
+    if !(text.starts_with('{') && text.ends_with('}')) {
+        return None;
+    }
+    let error = output_json::parse(text).err()?;
+    let lines: Vec<&str> = text
+        .split('\n')
+        .map(js_trim)
+        .filter(|l| !l.is_empty())
+        .collect();
+    let json_lines = lines.len() >= 2
+        && lines.iter().all(|line| match output_json::parse(line) {
+            Ok(Parsed {
+                value: Value::Object(obj),
+                ignored,
+            }) => obj.is_empty() || matches!(json_answer(obj, ignored), Verdict::NonBlocking(_)),
+            _ => false,
+        });
+    (!json_lines).then(|| {
+        format!(
+            "Hook output looks like a JSON object but is not valid JSON \u{2014} JSON Parse error: {error}. Emit the payload with a JSON encoder (jq, ConvertTo-Json, json.dumps) rather than string concatenation so backslashes and quotes inside strings are escaped."
+        )
+    })
+}
+
+/// Claude Code 2.1.332's tail for an error of a hook that did not exit 0:
+/// its code and stderr, trimmed (`Tan`).
+fn with_stderr(message: &str, code: i32, stderr: &str) -> String {
+    let stderr = js_trim(stderr);
+    if code == 0 || stderr.is_empty() {
+        message.to_owned()
+    } else {
+        format!("{message}\n\nHook exited {code} with stderr:\n{stderr}")
     }
 }
 
