@@ -7,7 +7,7 @@
 //! - Exit 0: stdout whose first non-blank character is `{` is read as JSON
 //!   (as `JSON.parse` reads it: deep nesting and lone surrogates are
 //!   JSON, see [`output_json`]); if it does not parse, it is plain text
-//!   (but for a `{…}` that does not parse: [`broken_json`], 2.1.332),
+//!   (but for a `{…}` that does not parse: `broken_json`, 2.1.332),
 //!   without an error (`m`).
 //! - Any other exit is a non-blocking error, unless stdout holds a valid
 //!   JSON object, which then decides alone.
