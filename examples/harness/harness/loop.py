@@ -77,13 +77,12 @@ class Agent(Session, OwnTools, Compacting):
         self.turn_id, self.turn_context = f"turn-{uuid.uuid4().hex[:8]}", []
         self.say("user", prompt)
         self.check_settings()  # edited between turns
-        if prompt.startswith("/"):
-            command = self.command(prompt)
-            if isinstance(command, Turn):
-                return command
-            prompt = command
-        # Every real prompt goes through user_prompt: that also resets the
-        # count of Stop continuations.
+        if prompt.startswith("/") and (done := self.builtin(prompt)) is not None:
+            return done
+        # Every real prompt goes through user_prompt, a `/command` as typed
+        # (Claude Code fires UserPromptSubmit before it expands one, and
+        # whether the expansion is then refused or not); that also resets
+        # the count of Stop continuations.
         submitted = self.fire({"event": "user_prompt", "prompt": prompt})
         if submitted["decision"] == "deny":  # the user's error; the model never sees it
             return self.refuse_turn("denied", submitted)
@@ -98,6 +97,11 @@ class Agent(Session, OwnTools, Compacting):
             self.add_user(prompt)
             self.add_user(halt.get("kept", stopped))
             return self.halt() or Turn("halted", stopped)
+        if prompt.startswith("/"):
+            command = self.command(prompt)
+            if isinstance(command, Turn):
+                return command
+            prompt = command
         opening: list[Event] = [
             {"event": "user_prompt_ready", "prompt": prompt},
             {"event": "turn_start", "model": self.model.name},
@@ -123,17 +127,24 @@ class Agent(Session, OwnTools, Compacting):
             self.fire({"event": "turn_cancelled", "reason": "user"})
             return Turn("cancelled", "cancelled by the user")
 
-    def command(self, typed: str) -> str | Turn:
-        """A ``/command``: the built-in ``/compact [instructions]`` and
-        ``/add-dir PATH`` run here and end the turn; ``/NAME ARGS`` expands
-        ``.harness/commands/NAME.md`` into the prompt (``$ARGUMENTS`` is
-        ARGS), through ``prompt_expansion``."""
+    def builtin(self, typed: str) -> Turn | None:
+        """The built-in ``/compact [instructions]`` and ``/add-dir PATH``:
+        they run here and end the turn, without ``user_prompt``; ``None``
+        for any other ``/command``."""
         name, _, args = typed[1:].partition(" ")
         args = args.strip()
         if name == "compact":
             return self.compact("manual", args) or Turn("done", "compacted")
         if name == "add-dir":
             return self.add_directory(args)
+        return None
+
+    def command(self, typed: str) -> str | Turn:
+        """``/NAME ARGS``: expands ``.harness/commands/NAME.md`` into the
+        prompt (``$ARGUMENTS`` is ARGS), through ``prompt_expansion``,
+        after ``user_prompt`` saw it as typed."""
+        name, _, args = typed[1:].partition(" ")
+        args = args.strip()
         path = self.workspace.root / COMMANDS / f"{name}.md"
         if not re.fullmatch(r"[\w-]+", name) or not path.is_file():
             self.say("latch", f"unknown command /{name}")

@@ -135,7 +135,8 @@ def test_every_event_kind(run: Runner, tmp_path: Path) -> None:
     assert got["DirectoryAdded"]["directory"] == str(shared.resolve())
     assert got["UserPromptExpansion"]["command_name"] == "review"
     assert got["UserPromptExpansion"]["command_args"] == "main.py"
-    assert got["UserPromptSubmit"]["prompt"] == "Review main.py for bugs."
+    # UserPromptSubmit sees the command as typed (Claude Code 2.1.332).
+    assert got["UserPromptSubmit"]["prompt"] == "/review main.py"
     assert got["InstructionsLoaded"]["file_path"] == f"{wt}/AGENTS.md"
     assert got["CwdChanged"]["new_cwd"] == f"{wt}/sub"
     assert got["FileChanged"]["file_path"] == f"{wt}/notes.txt"
@@ -161,8 +162,8 @@ def test_every_event_kind(run: Runner, tmp_path: Path) -> None:
         "Setup",  # agent.setup("init"), before the session
         "WorktreeCreate",  # agent.create_worktree("feature")
         "DirectoryAdded",  # /add-dir
-        "UserPromptExpansion",  # /review main.py
-        "UserPromptSubmit",  # its expansion
+        "UserPromptSubmit",  # /review main.py, as typed (Claude Code 2.1.332's order)
+        "UserPromptExpansion",  # its expansion
         "SessionStart",  # the first turn (then InstructionsLoaded: AGENTS.md)
         "MessageDisplay",  # "Looking."
         *["PreToolUse", "PostToolUse", "CwdChanged"],  # cd sub
