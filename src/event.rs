@@ -240,6 +240,22 @@ pub struct ToolCall {
     /// On `tool_failure`: the user interrupted the tool.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub interrupted: bool,
+    /// The tool server (MCP) the tool belongs to, when it belongs to one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub server: Option<ToolServer>,
+}
+
+/// The tool server (an MCP server) a tool belongs to.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ToolServer {
+    /// The server's name, as configured.
+    pub name: String,
+    /// Where it is configured: Claude Code's scopes are `user`,
+    /// `project`, `local`, `dynamic` (given on the command line),
+    /// `managed`, `enterprise`, `claudeai`, `agent`, and `plugin` or `sdk`
+    /// for a plugin's or an SDK's server. Passed on as given.
+    pub source: String,
 }
 
 impl ToolCall {
@@ -790,6 +806,7 @@ impl Event {
             error: None,
             duration_ms: None,
             interrupted: false,
+            server: None,
         });
         e
     }

@@ -149,3 +149,42 @@ fn stdout_that_looks_like_json_but_is_not_is_an_error() {
         );
     }
 }
+
+/// r2_mcp_matchers, r11_mcp_*: an MCP tool's events end with
+/// `mcp_server: {name, source}`, when the harness names the server; other
+/// tools never have it.
+#[test]
+fn an_mcp_tool_s_events_name_its_server_last() {
+    let c = Claude::new();
+    let pre = c.hook("pre", "");
+    let post = c.hook("post", "");
+    let c = c.project_settings(&json!({"hooks": {
+        "PreToolUse": [{"hooks": [{"type": "command", "command": pre}]}],
+        "PostToolUse": [{"hooks": [{"type": "command", "command": post}]}]}}));
+    let server = json!({"name": "srv", "source": "dynamic"});
+    let tool = json!({"name": "mcp__srv__echo_tool", "input": {"text": "hi"}, "call_id": "t1", "server": server});
+    c.fire(&json!({"event": "tool_before", "session_id": "s1", "tool": tool}));
+    let got = c.received("pre").expect("PreToolUse ran");
+    assert_eq!(
+        crate::claude_util::keys(&got).last(),
+        Some(&"mcp_server"),
+        "{got}"
+    );
+    assert_eq!(got["mcp_server"], server);
+    let mut after = tool.clone();
+    after["output"] = json!([{"type": "text", "text": "hi"}]);
+    after["duration_ms"] = json!(3);
+    c.fire(&json!({"event": "tool_after", "session_id": "s1", "tool": after}));
+    let got = c.received("post").expect("PostToolUse ran");
+    let keys = crate::claude_util::keys(&got);
+    assert_eq!(
+        keys[keys.len() - 2..],
+        ["duration_ms", "mcp_server"],
+        "{got}"
+    );
+    // Not an MCP tool: no server, whatever the event says.
+    let mut bash = bash_before("ls");
+    bash["tool"]["server"] = server;
+    c.fire(&bash);
+    assert!(c.received("pre").expect("ran").get("mcp_server").is_none());
+}

@@ -65,6 +65,8 @@ export interface ToolCall {
   duration_ms?: number | undefined;
   /** On `tool_failure`: the user interrupted the tool. */
   interrupted?: boolean | undefined;
+  /** The tool server (MCP) the tool belongs to: its name and where it is configured. */
+  server?: { name: string; source: string } | undefined;
   [key: string]: unknown;
 }
 

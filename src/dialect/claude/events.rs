@@ -472,6 +472,18 @@ pub fn payload<'a>(ce: ClaudeEvent, event: &'a Event, facts: &PayloadFacts<'a>) 
         }
     };
     let opt_path = |p: Option<&std::path::PathBuf>| p.map(|p| Value::from(p.to_string_lossy()));
+    // An MCP tool's server, the last key of the tool events (Claude Code
+    // 2.1.332, recorded: `r2_mcp_matchers`, `r11_mcp_*`), when the harness
+    // names it.
+    let server = tool
+        .and_then(|t| t.server.as_ref())
+        .filter(|_| facts.tool.starts_with("mcp__"))
+        .map(|s| serde_json::json!({"name": s.name, "source": s.source}));
+    let put_server = |m: &mut JsonObject<'a>| {
+        if let Some(s) = &server {
+            m.insert("mcp_server", Cow::Owned(s.clone()));
+        }
+    };
     match ce {
         ClaudeEvent::PreToolUse | ClaudeEvent::PostToolUse | ClaudeEvent::PostToolUseFailure => {
             put(&mut m, "tool_name", Value::from(facts.tool));
@@ -501,6 +513,7 @@ pub fn payload<'a>(ce: ClaudeEvent, event: &'a Event, facts: &PayloadFacts<'a>) 
             {
                 put(&mut m, "duration_ms", Value::from(ms));
             }
+            put_server(&mut m);
         }
         ClaudeEvent::PermissionRequest => {
             put(&mut m, "tool_name", Value::from(facts.tool));
@@ -508,12 +521,14 @@ pub fn payload<'a>(ce: ClaudeEvent, event: &'a Event, facts: &PayloadFacts<'a>) 
             if let Some(s) = &event.permission_suggestions {
                 put(&mut m, "permission_suggestions", s.to_value());
             }
+            put_server(&mut m);
         }
         ClaudeEvent::PermissionDenied => {
             put(&mut m, "tool_name", Value::from(facts.tool));
             tool_input(&mut m);
             put(&mut m, "tool_use_id", call_id());
             put(&mut m, "reason", text(&event.reason));
+            put_server(&mut m);
         }
         ClaudeEvent::PostToolBatch => {
             // Each response is serialized to a string, as Claude Code sends it.

@@ -63,6 +63,7 @@ from .types import (
     Reason,
     Run,
     ToolCall,
+    ToolServer,
     TrustedHook,
     is_cancelled,
 )
@@ -107,6 +108,7 @@ __all__ = [
     "Run",
     "ShuttingDown",
     "ToolCall",
+    "ToolServer",
     "TrustedHook",
     "__version__",
     "claude",

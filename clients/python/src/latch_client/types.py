@@ -136,6 +136,13 @@ EventKind = Literal[
 """The 34 event kinds latch knows (``docs/events.md``)."""
 
 
+class ToolServer(TypedDict):
+    """The tool server (MCP) a tool belongs to."""
+
+    name: str
+    source: str
+
+
 class ToolCall(TypedDict, total=False):
     """A tool call: required on the tool events."""
 
@@ -146,6 +153,7 @@ class ToolCall(TypedDict, total=False):
     error: str
     duration_ms: int
     interrupted: bool
+    server: ToolServer
 
 
 class Compaction(TypedDict, total=False):
