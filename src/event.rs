@@ -672,6 +672,18 @@ pub struct Event {
     /// The harness's estimate of the current context size, in tokens.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub context_tokens: Option<u64>,
+    /// On `session_start` when a session resumes: seconds since the
+    /// model's last answer in it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seconds_since_last_response: Option<u64>,
+    /// On `session_start` when a session resumes: whether the model's
+    /// prompt cache has likely expired since its last answer.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prompt_cache_likely_expired: Option<bool>,
+    /// On `session_start` when a session resumes: what writing the
+    /// context to the prompt cache again would cost, in US dollars.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub estimated_cache_write_usd: Option<f64>,
     /// Compaction figures, on `compact_before` and `compact_after`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub compaction: Option<Compaction>,
@@ -775,6 +787,9 @@ impl Event {
             title: None,
             session_title: None,
             context_tokens: None,
+            seconds_since_last_response: None,
+            prompt_cache_likely_expired: None,
+            estimated_cache_write_usd: None,
             compaction: None,
             pending_questions: false,
             tool_calls: Vec::new(),

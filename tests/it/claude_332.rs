@@ -188,3 +188,47 @@ fn an_mcp_tool_s_events_name_its_server_last() {
     c.fire(&bash);
     assert!(c.received("pre").expect("ran").get("mcp_server").is_none());
 }
+
+/// r3_session_resume_id, r14_ss_title_resume: a resumed session's
+/// SessionStart ends with its figures, as the harness gives them, after
+/// the title; a new session's has none.
+#[test]
+fn a_resumed_session_start_ends_with_its_figures() {
+    let c = Claude::new();
+    let ss = c.hook("ss", "");
+    let c = c.project_settings(
+        &json!({"hooks": {"SessionStart": [{"hooks": [{"type": "command", "command": ss}]}]}}),
+    );
+    let figures = json!({"seconds_since_last_response": 120, "context_tokens": 4096,
+        "prompt_cache_likely_expired": false, "estimated_cache_write_usd": 0.0005});
+    let mut resume = json!({"event": "session_start", "session_id": "s1", "source": "resume",
+        "session_title": "T"});
+    resume
+        .as_object_mut()
+        .unwrap()
+        .extend(figures.as_object().unwrap().clone());
+    c.fire(&resume);
+    let got = c.received("ss").expect("SessionStart ran");
+    assert_eq!(
+        crate::claude_util::keys(&got),
+        [
+            "session_id",
+            "transcript_path",
+            "cwd",
+            "hook_event_name",
+            "source",
+            "session_title",
+            "seconds_since_last_response",
+            "context_tokens",
+            "prompt_cache_likely_expired",
+            "estimated_cache_write_usd"
+        ],
+        "{got}"
+    );
+    assert_eq!(got["estimated_cache_write_usd"], 0.0005);
+    let mut startup = resume.clone();
+    startup["source"] = json!("startup");
+    c.fire(&startup);
+    let got = c.received("ss").expect("SessionStart ran");
+    assert!(got.get("seconds_since_last_response").is_none(), "{got}");
+}

@@ -126,6 +126,12 @@ export interface LatchEvent {
   session_title?: string | undefined;
   /** The harness's estimate of the current context size, in tokens. */
   context_tokens?: number | undefined;
+  /** On `session_start` of a resumed session: seconds since the model's last answer. */
+  seconds_since_last_response?: number | undefined;
+  /** On `session_start` of a resumed session: whether the prompt cache has likely expired. */
+  prompt_cache_likely_expired?: boolean | undefined;
+  /** On `session_start` of a resumed session: the cost of writing the context to the cache again, in US dollars. */
+  estimated_cache_write_usd?: number | undefined;
   compaction?: Compaction | undefined;
   /** On `stop`: questions to the user are still unanswered. */
   pending_questions?: boolean | undefined;

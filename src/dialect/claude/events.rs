@@ -594,6 +594,25 @@ pub fn payload<'a>(ce: ClaudeEvent, event: &'a Event, facts: &PayloadFacts<'a>) 
                 "session_title",
                 facts.session_title.map(Value::from),
             );
+            // A resumed session's figures, each when the harness gives it
+            // (2.1.332 sends the four on `resume` and `fork` after an
+            // answer; recorded: `r3_session_resume_id`, `r14_ss_title_resume`).
+            if matches!(event.source.as_deref(), Some("resume" | "fork"))
+                && let Some(seconds) = event.seconds_since_last_response
+            {
+                put(&mut m, "seconds_since_last_response", Value::from(seconds));
+                maybe(&mut m, "context_tokens", event.context_tokens.map(Value::from));
+                maybe(
+                    &mut m,
+                    "prompt_cache_likely_expired",
+                    event.prompt_cache_likely_expired.map(Value::from),
+                );
+                maybe(
+                    &mut m,
+                    "estimated_cache_write_usd",
+                    event.estimated_cache_write_usd.map(Value::from),
+                );
+            }
         }
         ClaudeEvent::Setup => put(
             &mut m,

@@ -267,6 +267,9 @@ class Event(TypedDict, total=False):
     message: str
     notification_type: str
     context_tokens: int
+    seconds_since_last_response: int
+    prompt_cache_likely_expired: bool
+    estimated_cache_write_usd: float
     compaction: Compaction
     pending_questions: bool
     tool_calls: List[ToolCall]
