@@ -232,3 +232,24 @@ fn a_resumed_session_start_ends_with_its_figures() {
     let got = c.received("ss").expect("SessionStart ran");
     assert!(got.get("seconds_since_last_response").is_none(), "{got}");
 }
+
+/// `suppressOriginalPrompt` leaves the prompt out of a blocked prompt
+/// expansion's text too (2.1.332's output schema; 2.1.197 had it on
+/// UserPromptSubmit only).
+#[test]
+fn a_blocked_expansion_may_leave_out_the_original_prompt() {
+    let answer = r#"{"decision":"block","reason":"R","hookSpecificOutput":{"hookEventName":"UserPromptExpansion","suppressOriginalPrompt":true}}"#;
+    let c = Claude::new();
+    let cmd = format!("printf '%s' '{answer}'");
+    let c = c.project_settings(&settings("UserPromptExpansion", None, &[&cmd]));
+    let f = c.fire(&json!({
+        "event": "prompt_expansion", "session_id": "s1", "prompt": "/deploy now",
+        "expansion": {"kind": "slash_command", "command_name": "deploy", "command_args": "now"}
+    }));
+    assert_eq!(f.outcome["decision"], "deny", "{}", f.outcome);
+    assert_eq!(
+        f.outcome["reasons"][0]["text"], "UserPromptExpansion operation blocked by hook:\nR",
+        "{}",
+        f.outcome
+    );
+}

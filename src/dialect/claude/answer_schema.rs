@@ -70,7 +70,11 @@ const SPECIFIC: &[(&str, &[Field])] = &[
             ("suppressOriginalPrompt", Ty::Bool, false),
         ],
     ),
-    ("UserPromptExpansion", &[CONTEXT]),
+    // `suppressOriginalPrompt` since 2.1.332 (its output schema, `NM`).
+    (
+        "UserPromptExpansion",
+        &[CONTEXT, ("suppressOriginalPrompt", Ty::Bool, false)],
+    ),
     (
         "SessionStart",
         &[

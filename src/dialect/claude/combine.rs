@@ -1676,11 +1676,9 @@ impl Fold<'_> {
                     let prompt = self.event.prompt.clone().unwrap_or_default();
                     let mut text = t.prompt_blocked(ce.as_str(), &blocked(), &prompt);
                     // `suppressOriginalPrompt` leaves the prompt out of
-                    // the text (UserPromptSubmit only; Claude Code 2.1.197,
-                    // FINDINGS §42, "suppressOriginalPrompt").
-                    if ce == ClaudeEvent::UserPromptSubmit
-                        && j.specific.get("suppressOriginalPrompt") == Some(&Value::Bool(true))
-                    {
+                    // the text (FINDINGS §42, "suppressOriginalPrompt";
+                    // on UserPromptExpansion too since 2.1.332).
+                    if j.specific.get("suppressOriginalPrompt") == Some(&Value::Bool(true)) {
                         text = t.prompt_blocked_alone(ce.as_str(), &blocked());
                     }
                     self.decide(&hook, Decision::Deny, text);
