@@ -9,11 +9,14 @@
 //!   blocks that are all blank) reads `(<tool> completed with no output)`.
 //! - A string is the result; a list is the result's content blocks, as
 //!   they are, less the `_meta` of text blocks.
-//! - Anything else (an object, a number, `true`, a list holding `null` or
-//!   a text block without `text`) makes Claude Code's own checks throw,
-//!   and the call fails with that JavaScript error; latch keeps the output
-//!   as it stands instead and says so in the run's `ignored_fields`
-//!   (`docs/dialects/claude.md`, "Where latch differs").
+//! - An object, a number or `true` is the result as `JSON.stringify`
+//!   writes it (Claude Code 2.1.332, recorded: `r11_mcp_updated_object`,
+//!   `_number`, `_bool`, `_legacy_mcp_object`; 2.1.197 failed the call).
+//! - A list holding `null` or a text block without `text` makes Claude
+//!   Code's own checks throw, and the call fails with that JavaScript
+//!   error; latch keeps the output as it stands instead and says so in the
+//!   run's `ignored_fields` (`docs/dialects/claude.md`, "Where latch
+//!   differs").
 
 use serde_json::{Map, Value};
 
@@ -49,9 +52,10 @@ pub(crate) fn replacement(tool: &str, specific: &Map<String, Value>) -> Replacem
         Value::Array(blocks) if !throws(blocks) => {
             Replacement::Output(Value::Array(blocks.iter().map(without_meta).collect()).to_string())
         }
-        _ => Replacement::Ignored(format!(
-            "{key} (neither text nor a list of content blocks: Claude Code fails the call with an error; the original output is used)"
+        Value::Array(_) => Replacement::Ignored(format!(
+            "{key} (a list Claude Code's checks fail on: the call fails with an error there; the original output is used)"
         )),
+        other => Replacement::Output(crate::dialect::js_json::stringify(other)),
     }
 }
 
@@ -163,16 +167,23 @@ mod tests {
                 output("(mcp__srv__echo_tool completed with no output)")
             );
         }
-        // _object, _number, _bool: Claude Code's call fails.
-        for value in [json!({"content": []}), json!(42), json!(true)] {
-            assert!(
-                matches!(
-                    of(json!({"updatedToolOutput": value})),
-                    Replacement::Ignored(_)
-                ),
-                "{value}"
-            );
+        // _object, _number, _bool, _legacy_mcp_object: the value as
+        // `JSON.stringify` writes it (2.1.332; 2.1.197 failed the call).
+        for (value, text) in [
+            (
+                json!({"content": [{"type": "text", "text": "R"}]}),
+                r#"{"content":[{"type":"text","text":"R"}]}"#,
+            ),
+            (json!(42), "42"),
+            (json!(true), "true"),
+            (json!(2.0), "2"),
+        ] {
+            assert_eq!(of(json!({"updatedToolOutput": value})), output(text));
         }
+        assert_eq!(
+            of(json!({"updatedMCPToolOutput": {"content": []}})),
+            output(r#"{"content":[]}"#)
+        );
         // _legacy_mcp_string, _both_fields.
         assert_eq!(
             of(json!({"updatedMCPToolOutput": "LEGACY"})),
@@ -215,7 +226,7 @@ mod tests {
         );
     }
 
-    /// Lists Claude Code's checks throw on: Ignored, like an object.
+    /// Lists Claude Code's checks throw on: Ignored.
     #[test]
     fn lists_that_make_claude_code_throw_are_ignored() {
         for list in [
