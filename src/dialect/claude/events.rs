@@ -601,7 +601,11 @@ pub fn payload<'a>(ce: ClaudeEvent, event: &'a Event, facts: &PayloadFacts<'a>) 
                 && let Some(seconds) = event.seconds_since_last_response
             {
                 put(&mut m, "seconds_since_last_response", Value::from(seconds));
-                maybe(&mut m, "context_tokens", event.context_tokens.map(Value::from));
+                maybe(
+                    &mut m,
+                    "context_tokens",
+                    event.context_tokens.map(Value::from),
+                );
                 maybe(
                     &mut m,
                     "prompt_cache_likely_expired",

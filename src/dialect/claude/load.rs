@@ -811,8 +811,7 @@ impl Loader<'_> {
                     .iter()
                     .enumerate()
                     .filter(|(_, g)| {
-                        g.event_name == event_name
-                            && g.source.position.is_some_and(|p| p <= r.at)
+                        g.event_name == event_name && g.source.position.is_some_and(|p| p <= r.at)
                     })
                     .map(|(i, _)| i)
                     .next_back();
@@ -1088,8 +1087,12 @@ impl Loader<'_> {
                 Ok((d, None)) => Some(d),
                 Ok((d, Some(how))) => {
                     let what = match how {
-                        Adjusted::Raised => "under a millisecond: Claude Code's timer fires after 1 ms, so the hook times out at once, in latch too",
-                        Adjusted::Capped => "over what Claude Code's timer holds: it is capped at 2147483.647 s (about 24.8 days), in latch too",
+                        Adjusted::Raised => {
+                            "under a millisecond: Claude Code's timer fires after 1 ms, so the hook times out at once, in latch too"
+                        }
+                        Adjusted::Capped => {
+                            "over what Claude Code's timer holds: it is capped at 2147483.647 s (about 24.8 days), in latch too"
+                        }
                     };
                     self.note(
                         Diagnostic::warning(format!(
@@ -1416,9 +1419,9 @@ mod tests {
         assert!(!file.dropped);
         assert_eq!(file.groups.len(), 1);
         assert!(
-            diags[0]
-                .message
-                .starts_with("`PreModelSwitch` is an event of Claude Code 2.1.332 that latch does not fire yet"),
+            diags[0].message.starts_with(
+                "`PreModelSwitch` is an event of Claude Code 2.1.332 that latch does not fire yet"
+            ),
             "{diags:?}"
         );
     }
@@ -1435,9 +1438,18 @@ mod tests {
             ("/p/hooks/hooks.json", Scope::Plugin),
         ] {
             for (event, groups) in [
-                ("Stop", format!(r#"[{{"hooks":[{{"type":"bogus"}},{good}]}}]"#)),
-                ("DirectoryAdded", format!(r#"[{{"hooks":[{{"type":"command"}},{good}]}}]"#)),
-                ("Stop", format!(r#"[{{"matcher":5,"hooks":[{good}]}},{{"hooks":[{good}]}}]"#)),
+                (
+                    "Stop",
+                    format!(r#"[{{"hooks":[{{"type":"bogus"}},{good}]}}]"#),
+                ),
+                (
+                    "DirectoryAdded",
+                    format!(r#"[{{"hooks":[{{"type":"command"}},{good}]}}]"#),
+                ),
+                (
+                    "Stop",
+                    format!(r#"[{{"matcher":5,"hooks":[{good}]}},{{"hooks":[{good}]}}]"#),
+                ),
                 ("Stop", format!(r#"[7,{{"hooks":[{good}]}}]"#)),
             ] {
                 let text = format!(r#"{{"env":{{"N":"x"}},"hooks":{{"{event}":{groups}}}}}"#);
@@ -1446,13 +1458,17 @@ mod tests {
                 let handlers: usize = file.groups.iter().map(|g| g.handlers.len()).sum();
                 assert_eq!(handlers, 1, "{path} {text}");
                 assert!(
-                    diags.iter().any(|d| d.severity == crate::diag::Severity::Warning
-                        && d.message.contains("Claude Code ignores this")),
+                    diags
+                        .iter()
+                        .any(|d| d.severity == crate::diag::Severity::Warning
+                            && d.message.contains("Claude Code ignores this")),
                     "{path} {text}: {diags:?}"
                 );
             }
             for event in ["PreToolUse", "PermissionRequest"] {
-                let text = format!(r#"{{"hooks":{{"{event}":[{{"hooks":[{{"type":"bogus"}},{good}]}}]}}}}"#);
+                let text = format!(
+                    r#"{{"hooks":{{"{event}":[{{"hooks":[{{"type":"bogus"}},{good}]}}]}}}}"#
+                );
                 let (file, diags) = load_text(&text, Path::new(path), scope, None);
                 assert!(file.dropped, "{path} {text}: {diags:?}");
             }
@@ -1625,7 +1641,9 @@ mod claude_code_agreement {
             // And keeps a file whose only issue is an entry under an event
             // that guards nothing: that entry alone is dropped.
             let issue = case["issues"][0].as_str().unwrap_or_default();
-            if let Some(event) = issue.strip_prefix("hooks.").and_then(|p| p.split('.').next())
+            if let Some(event) = issue
+                .strip_prefix("hooks.")
+                .and_then(|p| p.split('.').next())
                 && ClaudeEvent::from_name(event).is_some()
                 && !guards(ClaudeEvent::from_name(event))
                 && issue.split('.').count() > 2

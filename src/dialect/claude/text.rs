@@ -210,7 +210,10 @@ pub const RETRY: &str = "The PermissionDenied hook indicated you may retry this 
 /// Claude Code 2.1.332 escapes it (`Die`): a hook's text cannot close the
 /// reminder early or open another one.
 pub fn reminder(body: &str) -> String {
-    format!("<system-reminder>\n{}\n</system-reminder>", escape_reminders(body))
+    format!(
+        "<system-reminder>\n{}\n</system-reminder>",
+        escape_reminders(body)
+    )
 }
 
 /// Claude Code 2.1.332's escape of a reminder's body: each `<` that opens
@@ -305,8 +308,16 @@ mod tests {
             ("$CLAUDE_PLUGIN_ROOT/a.sh x", true, "/p/plug/a.sh x"),
             ("$CLAUDE_PLUGIN_ROOT", true, "/p/plug"),
             ("$CLAUDE_PLUGIN_ROOTX/a", true, "$CLAUDE_PLUGIN_ROOTX/a"),
-            ("$CLAUDE_PLUGIN_ROOT/a.sh", false, "$CLAUDE_PLUGIN_ROOT/a.sh"),
-            ("${CLAUDE_PLUGIN_ROOT}/b ${CLAUDE_PLUGIN_ROOT}", false, "/p/plug/b /p/plug"),
+            (
+                "$CLAUDE_PLUGIN_ROOT/a.sh",
+                false,
+                "$CLAUDE_PLUGIN_ROOT/a.sh",
+            ),
+            (
+                "${CLAUDE_PLUGIN_ROOT}/b ${CLAUDE_PLUGIN_ROOT}",
+                false,
+                "/p/plug/b /p/plug",
+            ),
         ] {
             assert_eq!(plugin_command(command, root, shell), named, "{command}");
         }

@@ -133,20 +133,22 @@ impl Peen {
                         );
                     }
                     if let ActionKind::Command(spec) = &action.kind {
+                        // A finding at the command, naming the action.
+                        let at_command = |sev: Severity, msg: String, hint: Option<String>| {
+                            finding(
+                                sev,
+                                msg,
+                                DIALECT,
+                                &action.source.file,
+                                spec.command_at.or(action.source.position),
+                                hint,
+                            )
+                            .for_hook(format!("{}/{}", group.name, action.name))
+                            .for_event(group.event.name())
+                        };
                         let texts = std::iter::once(&spec.command).chain(&spec.args);
                         if let Some(msg) = crate::lint::nul_in_command(texts.map(String::as_str)) {
-                            out.push(
-                                finding(
-                                    Severity::Warning,
-                                    msg,
-                                    DIALECT,
-                                    &action.source.file,
-                                    spec.command_at.or(action.source.position),
-                                    None,
-                                )
-                                .for_hook(format!("{}/{}", group.name, action.name))
-                                .for_event(group.event.name()),
-                            );
+                            out.push(at_command(Severity::Warning, msg, None));
                         }
                         // The command runs in the workspace, or `workingDir` in it.
                         let base = self.options().workspace.as_ref().map(|w| {
@@ -162,34 +164,18 @@ impl Peen {
                             .collect::<Vec<_>>()
                             .join(" ");
                         for (written, path, problem) in missing_scripts(&line, &[], base) {
-                            out.push(
-                                finding(
-                                    Severity::Warning,
-                                    format!("the script `{written}` {problem} ({})", path.display()),
-                                    DIALECT,
-                                    &action.source.file,
-                                    spec.command_at.or(action.source.position),
-                                    Some("peen runs commands in the agent's current directory, or `workingDir`: use an absolute path".to_owned()),
-                                )
-                                .for_hook(format!("{}/{}", group.name, action.name))
-                                .for_event(group.event.name()),
-                            );
+                            out.push(at_command(
+                                Severity::Warning,
+                                format!("the script `{written}` {problem} ({})", path.display()),
+                                Some("peen runs commands in the agent's current directory, or `workingDir`: use an absolute path".to_owned()),
+                            ));
                         }
                         for (sev, msg, hint) in check_program(
                             &spec.command,
                             base,
                             "peen runs commands in the agent's current directory",
                         ) {
-                            let mut d = finding(
-                                sev,
-                                msg,
-                                DIALECT,
-                                &action.source.file,
-                                spec.command_at.or(action.source.position),
-                                hint,
-                            )
-                            .for_hook(format!("{}/{}", group.name, action.name))
-                            .for_event(group.event.name());
+                            let mut d = at_command(sev, msg, hint);
                             if d.hint.is_none()
                                 && !spec.command.starts_with('/')
                                 && spec.command.contains('/')
