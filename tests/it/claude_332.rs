@@ -36,6 +36,27 @@ fn on_failure_block_turns_a_failed_hook_into_a_deny() {
     let c = c.project_settings(&pre_handler(&failing, json!({"onFailure": "continue"})));
     assert_eq!(c.fire(&bash_before("ls")).outcome["decision"], "proceed");
 
+    // An exit 1 beside a valid answer fails too, unless the answer denies.
+    let c = Claude::new();
+    let answered = c.hook("pre", "--stdout '{}' --exit 1 --stderr E1");
+    let c = c.project_settings(&pre_handler(&answered, json!({"onFailure": "block"})));
+    assert_eq!(
+        texts(&c.fire(&bash_before("ls")).outcome["notices"]),
+        [format!(
+            "PreToolUse:Bash hook error: [{answered}]: failed; blocking because onFailure is \"block\"\nE1"
+        )]
+    );
+    let c = Claude::new();
+    let denying = c.hook(
+        "pre",
+        r#"--stdout '{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"OWN"}}' --exit 1"#,
+    );
+    let c = c.project_settings(&pre_handler(&denying, json!({"onFailure": "block"})));
+    assert_eq!(
+        texts(&c.fire(&bash_before("ls")).outcome["notices"]),
+        ["PreToolUse:Bash hook error: OWN"]
+    );
+
     // Without stderr, and for a timeout (nothing after the words).
     let c = Claude::new();
     let quiet = c.hook("pre", "--exit 3");
@@ -72,6 +93,17 @@ fn on_failure_is_ignored_on_stop_and_a_bad_value_drops_the_file() {
     let f = c.fire(&json!({"event": "stop", "session_id": "s1"}));
     assert!(f.outcome.get("continuation").is_none(), "{}", f.outcome);
 
+    // A prompt handler has no `onFailure`: Claude Code strips the key.
+    let c = Claude::new();
+    let guard = c.hook("pre", "--exit 2 --stderr G");
+    let c = c.project_settings(
+        &json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [
+        {"type": "command", "command": guard},
+        {"type": "prompt", "prompt": "ok?", "onFailure": "deny"}]}]}}),
+    );
+    let f = c.fire(&bash_before("ls"));
+    assert_eq!(f.outcome["decision"], "deny", "{}", f.outcome);
+
     let c = Claude::new();
     let guard = c.hook("pre", "--exit 2 --stderr G");
     let c = c.project_settings(&pre_handler(&guard, json!({"onFailure": "always"})));
@@ -103,7 +135,8 @@ fn on_failure_block_blocks_on_an_http_error() {
         "{text}"
     );
     // The same handler without it fails open.
-    let c = Claude::new().project_settings(&settings("PreToolUse", Some("Bash"), &["exit 1"]));
+    let c = Claude::new().project_settings(&json!({"hooks": {"PreToolUse": [{"matcher": "Bash",
+        "hooks": [{"type": "http", "url": stub.url("/down")}]}]}}));
     assert_eq!(c.fire(&bash_before("ls")).outcome["decision"], "proceed");
 }
 

@@ -897,6 +897,24 @@ fn claude_a_projects_disable_all_hooks_counts_only_once_approved_under_require()
     assert_eq!(f.outcome["decision"], "proceed", "{}", f.outcome);
 }
 
+/// Hooks a project's own `disableAllHooks` turns off are listed all the
+/// same: under `require`, before that setting is approved, they would run
+/// (held back until approved themselves).
+#[test]
+fn claude_hooks_turned_off_by_the_project_are_still_listed_for_approval() {
+    let c = Claude::new().project_settings(&json!({"disableAllHooks": true, "hooks": {
+        "PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "echo own"}]}]}}));
+    let out = latch()
+        .args(["trust", "--format", "json"])
+        .args(c.config_args())
+        .env_remove("LATCH_STATE_DIR")
+        .output()
+        .unwrap();
+    let listed: Vec<Value> = serde_json::from_slice(&out.stdout).unwrap();
+    let hooks: Vec<&str> = listed.iter().map(|h| h["hook"].as_str().unwrap()).collect();
+    assert_eq!(hooks, ["disableAllHooks", "echo own"], "{listed:?}");
+}
+
 /// Claude Code runs copies of a command once, the last; an unapproved
 /// project copy held back under `require` does not displace the user's.
 #[test]
@@ -938,6 +956,24 @@ fn poolside_an_unapproved_redeclaration_gives_way_to_the_users_hook() {
     let (code, _, err) = trust(&p, &["approve", "guard"]);
     assert_eq!(code, 0, "{err}");
     assert_eq!(require(&p).outcome["decision"], "proceed");
+}
+
+/// An unapproved redeclaration whose own matcher never selects the tool
+/// still gives way: the user's guard runs where its matcher selects.
+#[test]
+fn poolside_an_unapproved_redeclaration_that_matches_nothing_still_gives_way() {
+    let p = Project::new().settings(
+        "hooks:\n  PreToolUse:\n    - {name: guard, matcher: nothing-matches, command: 'true'}\n",
+    );
+    write_file(
+        &p.home(),
+        ".config/poolside/settings.yaml",
+        "hooks:\n  PreToolUse:\n    - {name: guard, matcher: shell, command: 'echo nope >&2; exit 2'}\n",
+    );
+    assert_eq!(p.fire(&shell_event()).outcome["decision"], "proceed");
+    let f = require(&p);
+    assert_eq!(f.outcome["decision"], "deny", "{}", f.outcome);
+    assert_eq!(f.runs().len(), 1, "{}", f.outcome);
 }
 
 /// A user's hook replaced by an unapproved project hook whose matcher the

@@ -569,7 +569,11 @@ fn ran(
     let verdict = missing_script(verdict, judged.missing.as_ref(), &f.result);
     let verdict = if judged.on_failure_blocks {
         let stderr = String::from_utf8_lossy(&f.result.stderr.bytes);
-        super::judge::failure_blocks(verdict, &stderr)
+        let code = match &f.result.termination {
+            crate::run::Termination::Exited(crate::run::Exit::Code(c)) => Some(*c),
+            _ => None,
+        };
+        super::judge::failure_blocks(verdict, &stderr, code, f.record.event.as_str())
     } else {
         verdict
     };
@@ -628,7 +632,7 @@ fn work<'a>(
                         record.message = Some(format!("HTTP {status}"));
                     }
                     let verdict = if on_failure_blocks {
-                        super::judge::failure_blocks(called.verdict, "")
+                        super::judge::failure_blocks(called.verdict, "", None, "")
                     } else {
                         called.verdict
                     };

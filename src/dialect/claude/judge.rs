@@ -227,15 +227,16 @@ fn judge_run(result: &RunResult, timeout_secs: f64, program: &str, may_go: bool)
     }
 }
 
-/// A verdict under `onFailure: "block"` (Claude Code 2.1.332): a failure
-/// blocks as an exit 2 does, saying so. A non-blocking error (an exit
-/// other than 0 and 2, an answer that fails the schema, a failed start, a
-/// killed hook) or a script that seems missing reads `failed; blocking
-/// because onFailure is "block"` and the hook's stderr (trimmed; `No
-/// stderr output` without one); its own timeout reads `timed out; …`. A
-/// cancelled dispatch is no failure of the hook's (recorded:
-/// `drift_onfailure_block`).
-pub fn failure_blocks(verdict: Verdict, stderr: &str) -> Verdict {
+/// A verdict under `onFailure: "block"` (Claude Code 2.1.332) of a hook
+/// that exited with `code` on `event`: a failure blocks as an exit 2 does,
+/// saying so. A non-blocking error (an exit other than 0 and 2, an answer
+/// that fails the schema, a failed start, a killed hook), a script that
+/// seems missing, or an exit other than 0 and 2 beside a valid answer that
+/// neither denies nor stops, reads `failed; blocking because onFailure is
+/// "block"` and the hook's stderr (trimmed; `No stderr output` without
+/// one); its own timeout reads `timed out; …`. A cancelled dispatch is no
+/// failure of the hook's (recorded: `drift_onfailure_block`).
+pub fn failure_blocks(verdict: Verdict, stderr: &str, code: Option<i32>, event: &str) -> Verdict {
     const WHY: &str = "blocking because onFailure is \"block\"";
     let stderr = js_trim(stderr);
     let stderr = if stderr.is_empty() {
@@ -243,7 +244,13 @@ pub fn failure_blocks(verdict: Verdict, stderr: &str) -> Verdict {
     } else {
         stderr
     };
+    // An exit other than 0 and 2 fails even with a JSON answer: only the
+    // answer's own deny or stop still counts (2.1.332's `dfe`).
+    let failed_exit = code.is_some_and(|c| c != 0 && c != 2);
     match verdict {
+        Verdict::Json(j) if failed_exit && !j.blocks(event) && j.continue_ != Some(false) => {
+            Verdict::Blocking(format!("failed; {WHY}\n{stderr}"))
+        }
         Verdict::NonBlocking(_) | Verdict::MissingScript { .. } => {
             Verdict::Blocking(format!("failed; {WHY}\n{stderr}"))
         }

@@ -479,7 +479,8 @@ const NOT_YET: [&str; 3] = ["PreModelSwitch", "PostModelSwitch", "PreSkillShellC
 
 /// Whether a wrong entry under `event` drops the whole file (Claude Code
 /// 2.1.332, `Tr`/`N4s`): under the events whose hooks guard what runs
-/// (`PreToolUse`, `PermissionRequest`) it does, `env` and all, so a typo
+/// (`PreToolUse`, `PermissionRequest`; Claude Code's third,
+/// `PreSkillShellCommand`, latch does not fire yet) it does, `env` and all, so a typo
 /// never leaves a guard out unnoticed; under any other event only that
 /// entry (or matcher group, or the event's list) is dropped (recorded:
 /// `r2_invalid_hook_entry`, `r13_settings_event_object`,
@@ -775,7 +776,9 @@ impl Loader<'_> {
     /// as `rewakeMessage`), one event at a time: a rejection under a guard
     /// event is a problem, which drops the file; under another event the
     /// matcher group it is in is dropped with a warning (Claude Code drops
-    /// the entry; latch's smallest unit after loading is the group).
+    /// the entry; latch's smallest unit after loading is the group). The
+    /// schema check gives the first rejection of each event only, so a
+    /// second such entry under one event stays (Claude Code drops each).
     fn hooks_by_event(&mut self, cleaned: &Node, file: &mut LoadedFile) {
         let Some(events) = cleaned.get("hooks").and_then(Node::as_map) else {
             return;
@@ -1179,13 +1182,17 @@ impl Loader<'_> {
     /// `onFailure` (Claude Code 2.1.332): `"block"` makes the handler's
     /// failure block like an exit 2; `"continue"` (the default) does not.
     /// Another value makes the entry invalid, except on an `mcp_tool`
-    /// handler, where anything but `"continue"` blocks.
+    /// handler, where anything but `"continue"` blocks; `prompt` and
+    /// `agent` handlers have no such key (Claude Code strips it).
     fn on_failure(&mut self, h: &Node, kind: Option<&HandlerKind>) -> bool {
         let Some(n) = h.get("onFailure") else {
             return false;
         };
-        if matches!(kind, Some(HandlerKind::McpTool { .. })) {
-            return n.as_str() != Some("continue");
+        match kind {
+            Some(HandlerKind::McpTool { .. }) => return n.as_str() != Some("continue"),
+            // Not a key of these handlers: their schema strips it.
+            Some(HandlerKind::Prompt { .. } | HandlerKind::Agent { .. }) | None => return false,
+            _ => {}
         }
         match n.as_str() {
             Some("block") => true,

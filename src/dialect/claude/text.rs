@@ -280,8 +280,7 @@ pub fn success(label: &str, stdout: &str) -> String {
 /// [`HOOK_TEXT_LEAD`] (2.1.332, recorded: `g2_stop_exit2_once`; 2.1.197
 /// sent the feedback bare).
 pub fn stop_feedback(message: &str) -> String {
-    let body = format!("Stop hook feedback:\n{}", escape_reminders(message));
-    reminder(&format!("{HOOK_TEXT_LEAD}\n{body}"))
+    reminder(&format!("{HOOK_TEXT_LEAD}\nStop hook feedback:\n{message}"))
 }
 
 /// A handler's label in run records: its command (or prompt, URL, tool),

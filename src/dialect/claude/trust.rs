@@ -26,13 +26,19 @@ pub fn definitions(cfg: &Claude, event: Option<&Event>) -> Vec<Definition> {
         .files()
         .iter()
         .flat_map(|file| shaping_settings(project, file).into_iter().map(|(_, d)| d));
+    // The groups a `disableAllHooks` turned off too: under a trust policy
+    // that does not apply an unapproved one, they run, so they must be
+    // listed to be approved.
     let hooks = cfg.files().iter().flat_map(|file| {
-        file.groups.iter().flat_map(move |group| {
-            group
-                .handlers
-                .iter()
-                .map(move |handler| definition(cfg, file, group, handler, run_dir))
-        })
+        file.groups
+            .iter()
+            .chain(&file.switched_off)
+            .flat_map(move |group| {
+                group
+                    .handlers
+                    .iter()
+                    .map(move |handler| definition(cfg, file, group, handler, run_dir))
+            })
     });
     settings.chain(hooks).collect()
 }
@@ -78,11 +84,15 @@ pub fn shaping_settings(
     };
     let mut out = Vec::new();
     if !file.env.is_empty() {
-        let vars: Vec<String> = file.env.iter().map(|(k, v)| format!("{k}={v}")).collect();
-        out.push((
-            Shaping::Env,
-            setting("env", "env", vars.join("\n"), file.env_at),
-        ));
+        // As JSON text: names and values are unambiguous however they are
+        // written (a `=` or a newline in one cannot pass for another).
+        let vars: serde_json::Map<String, serde_json::Value> = file
+            .env
+            .iter()
+            .map(|(k, v)| (k.clone(), serde_json::Value::from(v.as_str())))
+            .collect();
+        let text = serde_json::Value::Object(vars).to_string();
+        out.push((Shaping::Env, setting("env", "env", text, file.env_at)));
     }
     if let Some(on) = file.disable_all_hooks {
         let text = format!("disableAllHooks: {on}");

@@ -81,19 +81,53 @@ pub async fn dispatch(cfg: &Poolside, event: &Event, cx: &DispatchContext<'_>) -
     // Hooks run in the agent's working directory, else in the project.
     let cwd = event.workdir(cfg.workdir());
     let target = event.tool_name().filter(|_| pe.uses_matcher());
-    for selected in cfg.select(event) {
+    // Under a trust policy, a declaration held back gives way to the less
+    // specific level's hook of the same name it replaced, where that one's
+    // own matcher selects the tool: an unapproved project file cannot turn
+    // the user's guard off by naming its own hook alike (whatever its own
+    // matcher). So every declaration is walked, not only the selected.
+    let gated = cx.trust.is_some_and(|g| g.checks(DIALECT));
+    let declared: Vec<&Hook> = if gated {
+        cfg.hooks(pe).iter().collect()
+    } else {
+        cfg.select(event)
+    };
+    for declared in declared {
         if cx.cancel.is_cancelled() {
             break;
         }
-        // Held back by the trust policy, a declaration that replaced a
-        // less specific level's hook of the same name gives way to it (if
-        // it matches too): an unapproved project file cannot turn the
-        // user's guard off by naming its own hook alike.
-        let mut next = Some(selected);
+        let mut next = Some(declared);
         while let Some(hook) = next.take() {
+            let selects = hook.selects(target);
+            let definition = || super::trust::definition(cfg, pe, hook, cwd.as_deref());
+            let refused = gated
+                && matches!(
+                    cx.trust.map(|g| g.admit(&definition())),
+                    Some(crate::trust::Admission::Refuse(_))
+                );
+            if refused {
+                // Recorded where it would have run; either way the hook it
+                // replaced is next.
+                if selects {
+                    let mut record =
+                        HookRun::new(&hook.label, DIALECT, pe.as_str(), Some(hook.source.clone()));
+                    crate::trust::check(
+                        cx.trust,
+                        DIALECT,
+                        definition,
+                        &mut fold.out.warnings,
+                        &mut record,
+                    );
+                    fold.out.runs.push(record);
+                }
+                next = hook.replaced.as_deref();
+                continue;
+            }
+            if !selects {
+                break;
+            }
             let mut record =
                 HookRun::new(&hook.label, DIALECT, pe.as_str(), Some(hook.source.clone()));
-            let definition = || super::trust::definition(cfg, pe, hook, cwd.as_deref());
             if crate::trust::check(
                 cx.trust,
                 DIALECT,
@@ -102,8 +136,7 @@ pub async fn dispatch(cfg: &Poolside, event: &Event, cx: &DispatchContext<'_>) -
                 &mut record,
             ) {
                 fold.out.runs.push(record);
-                next = hook.replaced.as_deref().filter(|h| h.selects(target));
-                continue;
+                break;
             }
             let record = run_one(&mut fold, hook, record, event, cx, cwd.clone()).await;
             fold.out.runs.push(record);
