@@ -1094,7 +1094,11 @@ fn r3_worktree_permission_denied_and_notification_texts() {
     let f = c.fire(&denied);
     assert_eq!(
         texts(&f.outcome["context"]),
-        ["The PermissionDenied hook indicated you may retry this tool call."]
+        // Claude Code 2.1.332's words (2.1.197: `The PermissionDenied hook
+        // indicated you may retry this tool call.`).
+        [
+            "<system-reminder>\nThe refusal above is not final for this call: the PermissionDenied hook set up for this session allows one more try, which goes through the same permission check. If the user asked for what this call does, make it again now. If they did not, leave it, and in your next words to them say that you made this call without being asked and that it was refused before it ran; then go on with what they did ask for.\n</system-reminder>"
+        ]
     );
     // r3_notification_outputs: exit 2 reaches no one.
     let c = Claude::new();

@@ -214,7 +214,13 @@ def test_defer_retry_setup_settings_and_compaction(run: Runner, tmp_path: Path) 
     ]
     # PermissionDenied's retry: the hint follows the results, and the retried
     # `make build` went through the check again; `rm -r build` did not.
-    assert texts(s.seen(1)[-1]) == ["The PermissionDenied hook indicated you may retry this tool call."]
+    assert texts(s.seen(1)[-1]) == [
+        "<system-reminder>\nThe refusal above is not final for this call: the PermissionDenied hook set up for "
+        "this session allows one more try, which goes through the same permission check. If the user asked for "
+        "what this call does, make it again now. If they did not, leave it, and in your next words to them say "
+        "that you made this call without being asked and that it was refused before it ran; then go on with what "
+        "they did ask for.\n</system-reminder>"
+    ]
     retried = [m["content"] for m in s.seen(2) if m["role"] == "tool"][-2:]
     assert retried == [
         "shell needs the user's approval, and no one can give it in this run.",

@@ -1736,7 +1736,11 @@ impl Fold<'_> {
                 if j.specific.get("retry").and_then(Value::as_bool) == Some(true) && !self.out.retry
                 {
                     self.out.retry = true;
-                    self.context(&hook, Placement::AfterToolResult, text::RETRY.to_owned());
+                    self.context(
+                        &hook,
+                        Placement::AfterToolResult,
+                        text::reminder(text::RETRY),
+                    );
                 }
             }
             ClaudeEvent::WorktreeCreate => {

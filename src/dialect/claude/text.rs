@@ -202,9 +202,11 @@ pub fn stopped_kept(said: &str) -> String {
 /// from Claude Code's answer reader (`e.reason||"Blocked by hook"`).
 pub const BLOCKED_BY_HOOK: &str = "Blocked by hook";
 
-/// What the model reads when a `PermissionDenied` hook answers `retry:
-/// true` (recorded: `r3_permission_denied_retry`).
-pub const RETRY: &str = "The PermissionDenied hook indicated you may retry this tool call.";
+/// What the model reads, in a reminder, when a `PermissionDenied` hook
+/// answers `retry: true` (Claude Code 2.1.332's `spa`, recorded:
+/// `r3_permission_denied_retry`; 2.1.197 said `The PermissionDenied hook
+/// indicated you may retry this tool call.`).
+pub const RETRY: &str = "The refusal above is not final for this call: the PermissionDenied hook set up for this session allows one more try, which goes through the same permission check. If the user asked for what this call does, make it again now. If they did not, leave it, and in your next words to them say that you made this call without being asked and that it was refused before it ran; then go on with what they did ask for.";
 
 /// `<system-reminder>\n<body>\n</system-reminder>`, the body escaped as
 /// Claude Code 2.1.332 escapes it (`Die`): a hook's text cannot close the
