@@ -270,3 +270,28 @@ mod closest_tests {
         assert_eq!(closest("Whatever", names), None);
     }
 }
+
+/// `text` with each bare `var` (such as `$CLAUDE_PLUGIN_ROOT`) that no
+/// name character follows replaced by `value`: `$VARX` stays as written.
+/// A shell would expand it so; latch writes it out where a hook's command
+/// is shown or converted.
+pub fn expand_bare(text: &str, var: &str, value: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find(var) {
+        let after = &rest[at + var.len()..];
+        out.push_str(&rest[..at]);
+        if after
+            .chars()
+            .next()
+            .is_some_and(|c| c.is_ascii_alphanumeric() || c == '_')
+        {
+            out.push_str(var);
+        } else {
+            out.push_str(value);
+        }
+        rest = after;
+    }
+    out.push_str(rest);
+    out
+}

@@ -167,28 +167,11 @@ fn mention(text: &str, name: &str) -> Option<usize> {
 /// character) replaced by the plugin directory, as the braced forms are.
 pub fn expand_bare_root(script: &str, root: &Path) -> String {
     let root = root.to_string_lossy();
-    let mut out = script.to_owned();
-    for var in ["$CLAUDE_PLUGIN_ROOT", "$PLUGIN_ROOT"] {
-        let mut done = String::new();
-        let mut rest = out.as_str();
-        while let Some(at) = rest.find(var) {
-            let after = &rest[at + var.len()..];
-            done.push_str(&rest[..at]);
-            if after
-                .chars()
-                .next()
-                .is_some_and(|c| c.is_ascii_alphanumeric() || c == '_')
-            {
-                done.push_str(var);
-            } else {
-                done.push_str(&root);
-            }
-            rest = after;
-        }
-        done.push_str(rest);
-        out = done;
-    }
-    out
+    ["$CLAUDE_PLUGIN_ROOT", "$PLUGIN_ROOT"]
+        .iter()
+        .fold(script.to_owned(), |text, var| {
+            crate::text::expand_bare(&text, var, &root)
+        })
 }
 
 #[cfg(test)]

@@ -619,8 +619,7 @@ fn work<'a>(
                 .unwrap_or(place.stdin)
                 .to_vec();
             let url = url.clone();
-            let on_failure_blocks =
-                s.handler.on_failure_blocks && place.ce.honours_on_failure(&s.handler.kind);
+            let on_failure_blocks = place.ce.on_failure_blocks(s.handler);
             let mut record = s.record;
             Prepared::Run(Work {
                 shown,
@@ -834,8 +833,7 @@ fn work<'a>(
                             timeout,
                             program,
                             forced_sync,
-                            on_failure_blocks: s.handler.on_failure_blocks
-                                && place.ce.honours_on_failure(&s.handler.kind),
+                            on_failure_blocks: place.ce.on_failure_blocks(s.handler),
                             missing,
                         },
                     },

@@ -301,12 +301,16 @@ impl ClaudeEvent {
         )
     }
 
-    /// Whether a handler's `onFailure: "block"` counts on this event
-    /// (Claude Code 2.1.332's `Bkn`): not on `Stop`, `SubagentStop`,
+    /// Whether `handler` has `onFailure: "block"` and it counts on this
+    /// event (Claude Code 2.1.332's `Bkn`): not on `Stop`, `SubagentStop`,
     /// `TaskCompleted` and `TeammateIdle`, nor, for an `mcp_tool`
     /// handler, on `SessionStart` and `Setup`.
-    pub fn honours_on_failure(self, kind: &super::load::HandlerKind) -> bool {
+    pub fn on_failure_blocks(self, handler: &super::load::Handler) -> bool {
         use ClaudeEvent as E;
+        if !handler.on_failure_blocks {
+            return false;
+        }
+        let kind = &handler.kind;
         let never = matches!(
             self,
             E::Stop | E::SubagentStop | E::TaskCompleted | E::TeammateIdle

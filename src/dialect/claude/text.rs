@@ -126,28 +126,11 @@ impl Texts {
 pub fn plugin_command(command: &str, root: &std::path::Path, shell_form: bool) -> String {
     let root = root.to_string_lossy();
     let braced = command.replace("${CLAUDE_PLUGIN_ROOT}", &root);
-    if !shell_form {
-        return braced;
+    if shell_form {
+        crate::text::expand_bare(&braced, "$CLAUDE_PLUGIN_ROOT", &root)
+    } else {
+        braced
     }
-    const BARE: &str = "$CLAUDE_PLUGIN_ROOT";
-    let mut out = String::with_capacity(braced.len());
-    let mut rest = braced.as_str();
-    while let Some(at) = rest.find(BARE) {
-        let after = &rest[at + BARE.len()..];
-        out.push_str(&rest[..at]);
-        if after
-            .chars()
-            .next()
-            .is_some_and(|c| c.is_ascii_alphanumeric() || c == '_')
-        {
-            out.push_str(BARE);
-        } else {
-            out.push_str(&root);
-        }
-        rest = after;
-    }
-    out.push_str(rest);
-    out
 }
 
 /// The line a plugin command's exit-2 blocking error ends with: `This hook

@@ -98,33 +98,16 @@ pub async fn dispatch(cfg: &Poolside, event: &Event, cx: &DispatchContext<'_>) -
         }
         let mut next = Some(declared);
         while let Some(hook) = next.take() {
-            let selects = hook.selects(target);
             let definition = || super::trust::definition(cfg, pe, hook, cwd.as_deref());
-            let refused = gated
-                && matches!(
-                    cx.trust.map(|g| g.admit(&definition())),
-                    Some(crate::trust::Admission::Refuse(_))
-                );
-            if refused {
-                // Recorded where it would have run; either way the hook it
-                // replaced is next.
-                if selects {
-                    let mut record =
-                        HookRun::new(&hook.label, DIALECT, pe.as_str(), Some(hook.source.clone()));
-                    crate::trust::check(
-                        cx.trust,
-                        DIALECT,
-                        definition,
-                        &mut fold.out.warnings,
-                        &mut record,
-                    );
-                    fold.out.runs.push(record);
-                }
-                next = hook.replaced.as_deref();
+            if !hook.selects(target) {
+                // It runs nothing here; held back, it still gives way to
+                // the hook it replaced, which may select the tool.
+                let held = gated
+                    && cx.trust.is_some_and(|g| {
+                        matches!(g.admit(&definition()), crate::trust::Admission::Refuse(_))
+                    });
+                next = hook.replaced.as_deref().filter(|_| held);
                 continue;
-            }
-            if !selects {
-                break;
             }
             let mut record =
                 HookRun::new(&hook.label, DIALECT, pe.as_str(), Some(hook.source.clone()));
@@ -135,8 +118,10 @@ pub async fn dispatch(cfg: &Poolside, event: &Event, cx: &DispatchContext<'_>) -
                 &mut fold.out.warnings,
                 &mut record,
             ) {
+                // Held back: recorded so, and the hook it replaced is next.
                 fold.out.runs.push(record);
-                break;
+                next = hook.replaced.as_deref();
+                continue;
             }
             let record = run_one(&mut fold, hook, record, event, cx, cwd.clone()).await;
             fold.out.runs.push(record);
