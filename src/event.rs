@@ -113,16 +113,28 @@ pub enum EventKind {
     ElicitationResult,
     /// Assistant text is about to be shown to the user (`display`).
     MessageDisplay,
+    /// The session is about to switch to another model (`model_switch`,
+    /// `source`); hooks may refuse or ask.
+    ModelSwitchBefore,
+    /// The session switched to another model (`model_switch`, `source`).
+    ModelSwitchAfter,
+    /// A shell command written in a typed command or skill (Claude Code's
+    /// `` !`cmd` ``) is about to run while the command expands (`tool`,
+    /// `expansion`); hooks may refuse it.
+    SkillShellBefore,
 }
 
 impl EventKind {
     /// Every kind, in the order of a typical session.
-    pub const ALL: [EventKind; 34] = [
+    pub const ALL: [EventKind; 37] = [
         EventKind::SessionStart,
         EventKind::Setup,
         EventKind::InstructionsLoaded,
+        EventKind::ModelSwitchBefore,
+        EventKind::ModelSwitchAfter,
         EventKind::UserPrompt,
         EventKind::PromptExpansion,
+        EventKind::SkillShellBefore,
         EventKind::UserPromptReady,
         EventKind::TurnStart,
         EventKind::MessageDisplay,
@@ -191,6 +203,9 @@ impl EventKind {
             EventKind::Elicitation => "elicitation",
             EventKind::ElicitationResult => "elicitation_result",
             EventKind::MessageDisplay => "message_display",
+            EventKind::ModelSwitchBefore => "model_switch_before",
+            EventKind::ModelSwitchAfter => "model_switch_after",
+            EventKind::SkillShellBefore => "skill_shell_before",
         }
     }
 
@@ -203,6 +218,7 @@ impl EventKind {
                 | EventKind::ToolFailure
                 | EventKind::PermissionRequest
                 | EventKind::PermissionDenied
+                | EventKind::SkillShellBefore
         )
     }
 }
@@ -464,6 +480,42 @@ pub struct Expansion {
     /// a plugin's name, …).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub command_source: Option<String>,
+    /// Who ran the command, on `skill_shell_before`: `user` (typed it),
+    /// `claude` (the model's skill tool) or `other`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub invoked_by: Option<String>,
+}
+
+/// A change of the session's model, on `model_switch_before` and
+/// `model_switch_after` (the change's `source` is the event's).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ModelSwitch {
+    /// The model the session runs now (before) or ran (after).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub from: Option<String>,
+    /// The model the session switches to, as the harness resolved it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub to: Option<String>,
+    /// What the user or client asked for (an alias or a full name); absent
+    /// for the default model.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub requested: Option<String>,
+    /// Whether the harness knows `to` (claude: a model of Claude Code's
+    /// catalogue). `false` makes every matcher group run, whatever its
+    /// matcher, as Claude Code does for a model it does not know.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub known: Option<bool>,
+    /// Whether the prompt cache is warm for the conversation so far.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prompt_cache_warm: Option<bool>,
+    /// How long the new model's prompt cache lives: `5m` or `1h`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cache_ttl: Option<String>,
+    /// Where the cost estimate's prices come from: `configured`, `catalog`
+    /// or `default`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pricing: Option<String>,
 }
 
 /// An instructions file loaded into context, on `instructions_loaded`.
@@ -649,7 +701,11 @@ pub struct Event {
     /// Why the model's last response ended (`stop`, `length`, …).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub finish_reason: Option<String>,
-    /// How the session started: `startup`, `resume`, `clear` or `compact`.
+    /// How the session started: `startup`, `resume`, `fork`, `clear` or
+    /// `compact`. Other events give their own sources: `config_change` and
+    /// `directory_added` what changed or added, the model-switch events
+    /// what switched (`command`, `picker`, `sdk`; after also `auto`,
+    /// `resume`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub source: Option<String>,
     /// What triggered compaction: `auto`, `forced` or `manual`.
@@ -680,8 +736,9 @@ pub struct Event {
     /// prompt cache has likely expired since its last answer.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub prompt_cache_likely_expired: Option<bool>,
-    /// On `session_start` when a session resumes: what writing the
-    /// context to the prompt cache again would cost, in US dollars.
+    /// On `session_start` when a session resumes, and on the model-switch
+    /// events: what writing the context to the prompt cache again would
+    /// cost, in US dollars.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub estimated_cache_write_usd: Option<f64>,
     /// Compaction figures, on `compact_before` and `compact_after`.
@@ -700,9 +757,13 @@ pub struct Event {
     /// The error's details, on `stop_failure`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error_details: Option<String>,
-    /// The command that expanded, on `prompt_expansion`.
+    /// The command that expanded, on `prompt_expansion` and
+    /// `skill_shell_before`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub expansion: Option<Expansion>,
+    /// The model change, on `model_switch_before` and `model_switch_after`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model_switch: Option<ModelSwitch>,
     /// The file loaded, on `instructions_loaded`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub instructions: Option<Instructions>,
@@ -796,6 +857,7 @@ impl Event {
             error: None,
             error_details: None,
             expansion: None,
+            model_switch: None,
             instructions: None,
             file_path: None,
             change: None,

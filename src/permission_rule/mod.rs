@@ -62,14 +62,15 @@ use path::PathRule;
 pub use shell::{Commands, FailOpen};
 
 /// The events on which Claude Code evaluates `if` (from its 2.1.197
-/// code; its docs say "the tool events"). On any other event a hook with
-/// `if` never runs.
-pub const IF_EVENTS: [&str; 5] = [
+/// code, and `PreSkillShellCommand` from 2.1.332's `qXo`; its docs say
+/// "the tool events"). On any other event a hook with `if` never runs.
+pub const IF_EVENTS: [&str; 6] = [
     "PreToolUse",
     "PostToolUse",
     "PostToolUseFailure",
     "PermissionRequest",
     "PermissionDenied",
+    "PreSkillShellCommand",
 ];
 
 /// Whether Claude Code evaluates `if` on `event` (otherwise a hook with

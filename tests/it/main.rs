@@ -7,6 +7,7 @@
 mod audit;
 mod claude;
 mod claude_332;
+mod claude_332_events;
 mod claude_accepted;
 mod claude_async_line;
 mod claude_convert;

@@ -158,6 +158,9 @@ fn every_event_project(dir: &Path) -> PathBuf {
         "UserPromptSubmit",
         "UserPromptExpansion",
         "MessageDisplay",
+        "PreModelSwitch",
+        "PostModelSwitch",
+        "PreSkillShellCommand",
         "PreToolUse",
         "PermissionRequest",
         "PermissionDenied",
@@ -717,6 +720,52 @@ fn own_fields(kind: &str, hot: &[Value]) -> Vec<Field> {
                         "command_source",
                         maybe(one_of(&["projectSettings", "userSettings", "plugin"])),
                     ),
+                ])),
+            ),
+        ],
+        "model_switch_before" | "model_switch_after" => vec![
+            (
+                "source",
+                maybe(one_of(&["command", "picker", "sdk", "auto", "resume"])),
+            ),
+            ("context_tokens", maybe(count())),
+            (
+                "model_switch",
+                maybe(object_value(vec![
+                    ("from", maybe(one_of(&["claude-opus-4-6", ""]))),
+                    (
+                        "to",
+                        maybe(one_of(&[
+                            "claude-sonnet-4-6",
+                            "claude-opus-4-6[1m]",
+                            "mödel ✓",
+                        ])),
+                    ),
+                    ("requested", maybe(one_of(&["sonnet", "opus[1m]"]))),
+                    ("known", seldom(any::<bool>().prop_map(Value::from))),
+                    (
+                        "prompt_cache_warm",
+                        maybe(any::<bool>().prop_map(Value::from)),
+                    ),
+                    ("cache_ttl", maybe(one_of(&["5m", "1h"]))),
+                    (
+                        "pricing",
+                        maybe(one_of(&["configured", "catalog", "default"])),
+                    ),
+                ])),
+            ),
+        ],
+        "skill_shell_before" => vec![
+            ("tool", always(tool(hot, vec![]))),
+            (
+                "expansion",
+                maybe(object_value(vec![
+                    ("command_name", maybe(one_of(&["deploy", "déploy ✓", ""]))),
+                    (
+                        "command_source",
+                        maybe(one_of(&["projectSettings", "plugin"])),
+                    ),
+                    ("invoked_by", maybe(one_of(&["user", "claude", "other"]))),
                 ])),
             ),
         ],

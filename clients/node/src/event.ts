@@ -34,6 +34,9 @@ export type EventKind =
   | "instructions_loaded"
   | "prompt_expansion"
   | "message_display"
+  | "model_switch_before"
+  | "model_switch_after"
+  | "skill_shell_before"
   | "permission_denied"
   | "tool_batch"
   | "task_created"
@@ -130,7 +133,7 @@ export interface LatchEvent {
   seconds_since_last_response?: number | undefined;
   /** On `session_start` of a resumed session: whether the prompt cache has likely expired. */
   prompt_cache_likely_expired?: boolean | undefined;
-  /** On `session_start` of a resumed session: the cost of writing the context to the cache again, in US dollars. */
+  /** On `session_start` of a resumed session and the model-switch events: the cost of writing the context to the cache again, in US dollars. */
   estimated_cache_write_usd?: number | undefined;
   compaction?: Compaction | undefined;
   /** On `stop`: questions to the user are still unanswered. */
@@ -144,6 +147,21 @@ export interface LatchEvent {
     command_name?: string;
     command_args?: string;
     command_source?: string;
+    /** On `skill_shell_before`: `user`, `claude` or `other`. */
+    invoked_by?: "user" | "claude" | "other" | (string & {});
+    [key: string]: unknown;
+  } | undefined;
+  /** On `model_switch_before` and `model_switch_after`: the change of model. */
+  model_switch?: {
+    from?: string;
+    to?: string;
+    /** What was asked for; absent for the default model. */
+    requested?: string;
+    /** `false` runs every claude matcher group (a model the harness does not know). */
+    known?: boolean;
+    prompt_cache_warm?: boolean;
+    cache_ttl?: "5m" | "1h" | (string & {});
+    pricing?: "configured" | "catalog" | "default" | (string & {});
     [key: string]: unknown;
   } | undefined;
   instructions?: {

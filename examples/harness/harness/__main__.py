@@ -3,8 +3,9 @@
     python -m harness --dialect claude --project ../claude/project "Run the tests"
     python -m harness --dialect poolside --project ../poolside --script turns.json "Install it"
 
-Each prompt is a turn; ``/compact [instructions]``, ``/add-dir PATH`` and
-``/NAME ARGS`` (``.harness/commands/NAME.md``) are commands. Without
+Each prompt is a turn; ``/compact [instructions]``, ``/add-dir PATH``,
+``/model NAME`` and ``/NAME ARGS`` (``.harness/commands/NAME.md``, whose
+``!`cmd` `` run as it expands) are commands. Without
 ``--script`` the model is an OpenAI-compatible endpoint
 (``OPENAI_BASE_URL``, ``OPENAI_API_KEY``, ``OPENAI_MODEL``).
 """

@@ -4,7 +4,9 @@ The events of a session, in order (peen's opening order, which the other
 dialects accept as well)::
 
     [setup (--init, --maintenance)] [worktree_create (--worktree)]
-    each prompt: [/name: prompt_expansion | /compact | /add-dir: directory_added]
+    each prompt: [/name: prompt_expansion, then skill_shell_before per !`cmd`
+                  | /compact | /add-dir: directory_added
+                  | /model: model_switch_before -> model_switch_after]
       user_prompt -> session_start, instructions_loaded per file (first turn)
       -> user_prompt_ready -> turn_start
       each step: [compact_before -> compact_after] -> the model (stop_failure
@@ -24,7 +26,8 @@ dialects accept as well)::
 
 This module holds the turn and its tool calls, and fires ``user_prompt``,
 ``session_start``, ``user_prompt_ready``, ``turn_start``,
-``prompt_expansion``, ``directory_added``, ``stop_failure``, ``stop``,
+``prompt_expansion``, ``skill_shell_before``, ``directory_added``,
+``model_switch_before``, ``model_switch_after``, ``stop_failure``, ``stop``,
 ``subagent_stop``, ``teammate_idle``, ``turn_cancelled``, ``tool_before``,
 ``permission_request``, ``permission_denied``, ``tool_after``,
 ``tool_failure``, ``cwd_changed`` and ``tool_batch``. `Agent` is composed
@@ -52,6 +55,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from latch_client import Event, Outcome, ToolCall
+from latch_client.types import ModelSwitch
 
 from .compaction import Compacting
 from .models import Message, ModelError, Reply, ToolSpec, ToolUse
@@ -60,6 +64,10 @@ from .own_tools import OwnTools
 from .session import COMMANDS, Session
 from .state import Turn
 from .tools import CLAUDE_NAMES, ToolResult, tool_specs, validate
+
+
+PREAMBLE = re.compile(r"(?<!\S)!`([^`]+)`")
+"""A command's ``!`cmd` ``: a shell command run as the command expands."""
 
 
 class Agent(Session, OwnTools, Compacting):
@@ -128,16 +136,44 @@ class Agent(Session, OwnTools, Compacting):
             return Turn("cancelled", "cancelled by the user")
 
     def builtin(self, typed: str) -> Turn | None:
-        """The built-in ``/compact [instructions]`` and ``/add-dir PATH``:
-        they run here and end the turn, without ``user_prompt``; ``None``
-        for any other ``/command``."""
+        """The built-in ``/compact [instructions]``, ``/add-dir PATH`` and
+        ``/model NAME``: they run here and end the turn, without
+        ``user_prompt``; ``None`` for any other ``/command``."""
         name, _, args = typed[1:].partition(" ")
         args = args.strip()
         if name == "compact":
             return self.compact("manual", args) or Turn("done", "compacted")
         if name == "add-dir":
             return self.add_directory(args)
+        if name == "model":
+            return self.switch_model(args)
         return None
+
+    def switch_model(self, requested: str) -> Turn:
+        """``/model NAME``: the next requests go to NAME, unless a hook
+        refuses the switch or asks and the user does not confirm it; hooks
+        then hear that it happened (their context comes with the next
+        prompt)."""
+        if not requested:
+            self.say("latch", f"the model is {self.model.name}")
+            return Turn("done", self.model.name)
+        switch: ModelSwitch = {"from": self.model.name, "to": requested, "requested": requested}
+        before = self.fire({"event": "model_switch_before", "source": "command", "model_switch": switch})
+        reason = "\n".join(r["text"] for r in before.get("reasons", []))
+        refused = before["decision"] in ("deny", "defer")
+        if before["decision"] == "ask":
+            approve = self.policy.approver
+            if approve is None or not approve("/model", {"model": requested, "reason": reason}):
+                # Claude Code's words where no one can confirm.
+                refused, reason = True, f"{reason or 'confirmation required'} (run /model interactively to confirm)"
+        if refused:
+            text = f"Model switch to {requested} was blocked by a PreModelSwitch hook: {reason}"
+            self.say("latch", text)
+            return Turn("denied", text)
+        self.model.name = requested
+        self.place(self.fire({"event": "model_switch_after", "source": "command", "model_switch": switch}))
+        self.say("latch", f"the model is now {requested}")
+        return Turn("done", requested)
 
     def command(self, typed: str) -> str | Turn:
         """``/NAME ARGS``: expands ``.harness/commands/NAME.md`` into the
@@ -166,7 +202,39 @@ class Agent(Session, OwnTools, Compacting):
         if expanded["decision"] == "deny":  # like a denied prompt
             return self.refuse_turn("denied", expanded)
         self.place(expanded)  # with_prompt: beside the expanded prompt
-        return text
+        return self.run_preamble(name, text)
+
+    def run_preamble(self, name: str, text: str) -> str | Turn:
+        """The ``!`cmd` `` of a command's text run before the model reads
+        it, each checked by ``skill_shell_before``; the output takes its
+        place, or, when a hook refused it, the outcome's reason."""
+        parts: list[str] = []
+        last = 0
+        for i, found in enumerate(PREAMBLE.finditer(text)):
+            parts.append(text[last : found.start()])
+            last = found.end()
+            cmd = found.group(1)
+            checked = self.fire(
+                {
+                    "event": "skill_shell_before",
+                    "tool": {
+                        "name": self.workspace.names.shell,
+                        "input": {self.workspace.names.shell_arg: cmd},
+                        "call_id": f"{self.turn_id}:preamble-{i}",
+                    },
+                    "expansion": {"command_name": name, "command_source": "project", "invoked_by": "user"},
+                }
+            )
+            if halt := checked.get("halt"):  # the command stops here
+                stopped = halt.get("message", "Operation stopped by hook")
+                self.say("latch", stopped)
+                return Turn("halted", stopped)
+            if checked["decision"] == "deny":
+                parts.append("\n".join(r["text"] for r in checked.get("reasons", [])))
+            else:
+                parts.append(self.workspace.run(self.workspace.names.shell, {self.workspace.names.shell_arg: cmd}).text.strip())
+        parts.append(text[last:])
+        return "".join(parts)
 
     def add_directory(self, path: str) -> Turn:
         """``/add-dir PATH``: the tools may work there too."""

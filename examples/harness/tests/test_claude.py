@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -114,3 +115,34 @@ def test_ask_outside_project_and_envrc(run: Runner, example: Example) -> None:
     assert s.agent.workspace.env == {"APP_ENV": "staging"}
     # The shell got the variable, and `cd` carried over to the next call.
     assert s.tool_results()[2:] == ["staging\n", f"{project.resolve()}/sub\n"]
+
+
+def test_skill_commands_and_model_switches(run: Runner, example: Example) -> None:
+    """Claude Code 2.1.332's new events: the Bash guard also checks the
+    shell commands of a /command (PreSkillShellCommand), and the model
+    reads why one did not run in its place; a PreModelSwitch hook refuses
+    one model, and PostModelSwitch's context comes with the next prompt."""
+    refuse_opus = "echo 'Opus costs too much here.' >&2; exit 2"
+    settings = {
+        "hooks": {
+            "PreSkillShellCommand": [{"matcher": "Bash", "hooks": [{"type": "command", "command": GUARD}]}],
+            "PreModelSwitch": [{"matcher": "opus", "hooks": [{"type": "command", "command": refuse_opus}]}],
+            "PostModelSwitch": [{"hooks": [{"type": "command", "command": "echo 'Keep answers short.'"}]}],
+        }
+    }
+    _, s = claude(
+        run,
+        example,
+        ["/model opus", "/model sonnet", "/status"],
+        [Reply("All clear."), Reply("make test: ok.")],
+        commands={"status": "Status: !`echo ok` and !`rm -rf /`\n"},
+        claude_settings=json.dumps(settings),
+    )
+    assert s.turns == ["denied", "done", "done"]
+    assert f"Model switch to opus was blocked by a PreModelSwitch hook: [{refuse_opus}]: Opus costs too much here." in s.out
+    assert s.model.name == "sonnet"
+    blocks = texts(s.seen(0)[1])
+    assert "<system-reminder>\nPostModelSwitch hook additional context: Keep answers short.\n</system-reminder>" in blocks
+    refusal = "Refusing to delete the whole tree; name the files instead."
+    assert blocks[-1] == f"Status: ok and [not run: blocked by hook: {refusal}]"
+    assert f"Not run in /status: rm -rf / (blocked by hook: {refusal})" in s.agent.warnings

@@ -18,8 +18,11 @@ CLAUDE_EVENTS = [
     "Setup",
     "WorktreeCreate",
     "DirectoryAdded",
+    "PreModelSwitch",
+    "PostModelSwitch",
     "UserPromptExpansion",
     "UserPromptSubmit",
+    "PreSkillShellCommand",
     "SessionStart",
     "InstructionsLoaded",
     "MessageDisplay",
@@ -73,7 +76,7 @@ def test_every_event_kind(run: Runner, tmp_path: Path) -> None:
     shared.mkdir()
     (project / ".gitignore").write_text(".harness/\nnotes.txt\n")
     (project / "AGENTS.md").write_text("Keep answers short.\n")
-    (project / ".harness" / "commands" / "review.md").write_text("Review $ARGUMENTS for bugs.\n")
+    (project / ".harness" / "commands" / "review.md").write_text("Review $ARGUMENTS for bugs. Last change: !`git log --format=%s -1`\n")
     (project / "main.py").write_text("print('hi')\n")
     git(project, "init", "-q")
     git(project, "add", "-f", ".")
@@ -93,7 +96,7 @@ def test_every_event_kind(run: Runner, tmp_path: Path) -> None:
     s = run(
         ["claude"],
         project,
-        [f"/add-dir {shared}", "/review main.py", "/compact keep the task list", "Go on."],
+        [f"/add-dir {shared}", "/model claude-sonnet-4-6", "/review main.py", "/compact keep the task list", "Go on."],
         [
             Reply(
                 "Looking.",
@@ -118,7 +121,7 @@ def test_every_event_kind(run: Runner, tmp_path: Path) -> None:
         policy=Policy(answerer=answer),  # no one approves tools; questions are answered
         team={"team_name": "core", "teammate_name": "ada"},
     )
-    assert s.turns == ["done", "done", "done", "failed"]
+    assert s.turns == ["done", "done", "done", "done", "failed"]
     # InstructionsLoaded and StopFailure hooks run in the background.
     deadline = time.monotonic() + 10
     while not {"InstructionsLoaded", "StopFailure"} <= {r["hook_event_name"] for r in records(log)}:
@@ -133,6 +136,11 @@ def test_every_event_kind(run: Runner, tmp_path: Path) -> None:
     assert got["Setup"]["trigger"] == "init"
     assert got["WorktreeCreate"]["name"] == "feature"
     assert got["DirectoryAdded"]["directory"] == str(shared.resolve())
+    assert got["PreModelSwitch"]["to_model"] == got["PostModelSwitch"]["to_model"] == "claude-sonnet-4-6"
+    assert got["PreModelSwitch"]["from_model"] == "scripted"
+    assert got["PreSkillShellCommand"]["tool_name"] == "Bash"
+    assert got["PreSkillShellCommand"]["tool_input"] == {"command": "git log --format=%s -1"}
+    assert got["PreSkillShellCommand"]["command_name"] == "review"
     assert got["UserPromptExpansion"]["command_name"] == "review"
     assert got["UserPromptExpansion"]["command_args"] == "main.py"
     # UserPromptSubmit sees the command as typed (Claude Code 2.1.332).
@@ -162,8 +170,10 @@ def test_every_event_kind(run: Runner, tmp_path: Path) -> None:
         "Setup",  # agent.setup("init"), before the session
         "WorktreeCreate",  # agent.create_worktree("feature")
         "DirectoryAdded",  # /add-dir
+        *["PreModelSwitch", "PostModelSwitch"],  # /model
         "UserPromptSubmit",  # /review main.py, as typed (Claude Code 2.1.332's order)
         "UserPromptExpansion",  # its expansion
+        "PreSkillShellCommand",  # its !`git log …`
         "SessionStart",  # the first turn (then InstructionsLoaded: AGENTS.md)
         "MessageDisplay",  # "Looking."
         *["PreToolUse", "PostToolUse", "CwdChanged"],  # cd sub

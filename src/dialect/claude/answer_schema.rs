@@ -62,6 +62,31 @@ const SPECIFIC: &[(&str, &[Field])] = &[
             CONTEXT,
         ],
     ),
+    // Claude Code 2.1.332's three new shapes (its output schema).
+    (
+        "PreModelSwitch",
+        &[
+            (
+                "permissionDecision",
+                Ty::OneOf(&["allow", "deny", "ask"]),
+                false,
+            ),
+            ("permissionDecisionReason", Ty::Str, false),
+        ],
+    ),
+    (
+        "PreSkillShellCommand",
+        &[
+            (
+                "permissionDecision",
+                Ty::OneOf(&["allow", "deny", "ask", "defer"]),
+                false,
+            ),
+            ("permissionDecisionReason", Ty::Str, false),
+            ("updatedInput", Ty::Record, false),
+        ],
+    ),
+    ("PostModelSwitch", &[CONTEXT]),
     (
         "UserPromptSubmit",
         &[

@@ -57,6 +57,10 @@ pub const PROMPT_EVENT_TIMEOUT: std::time::Duration = std::time::Duration::from_
 /// Default time limit of a handler on `MessageDisplay` (Claude Code's docs).
 pub const DISPLAY_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(10);
 
+/// Default time limit of a handler on `PreModelSwitch` and
+/// `PostModelSwitch` (Claude Code 2.1.332's `lHi`).
+pub const MODEL_SWITCH_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(30);
+
 /// Stderr kept (stdout: [`super::judge::MAX_STDOUT`]).
 const MAX_STDERR: usize = 1 << 20;
 
@@ -98,6 +102,7 @@ pub(super) fn handler_timeout(ce: ClaudeEvent, handler: &Handler) -> std::time::
     let event = match ce {
         ClaudeEvent::UserPromptSubmit => PROMPT_EVENT_TIMEOUT,
         ClaudeEvent::MessageDisplay => DISPLAY_TIMEOUT,
+        ClaudeEvent::PreModelSwitch | ClaudeEvent::PostModelSwitch => MODEL_SWITCH_TIMEOUT,
         _ => COMMAND_TIMEOUT,
     };
     match handler.kind {
@@ -367,6 +372,13 @@ pub async fn dispatch(cfg: &Claude, event: &Event, cx: &DispatchContext<'_>) -> 
         title: None,
         initial_user_message: None,
         terminal_sequences: Vec::new(),
+        model_contexts: Vec::new(),
+        skill_failure: None,
+        shell_command: if ce == ClaudeEvent::PreSkillShellCommand {
+            shell_command(claude_input.as_ref(), event)
+        } else {
+            String::new()
+        },
     };
     // Texts in the order the handlers finished.
     let mut order: Vec<usize> = (0..finished.len()).collect();
@@ -603,6 +615,27 @@ fn work<'a>(
     cx: &'a DispatchContext<'a>,
 ) -> Prepared<'a> {
     let shown = s.handler.kind.shown();
+    // Claude Code 2.1.332 refuses the command for such a handler without
+    // running it (`zgl`).
+    if place.ce == ClaudeEvent::PreSkillShellCommand
+        && matches!(
+            s.handler.kind,
+            HandlerKind::Prompt { .. } | HandlerKind::Agent { .. }
+        )
+    {
+        let record = s.record;
+        return Prepared::Run(Work {
+            shown,
+            from_plugin: None,
+            run: Run::Other(Box::pin(async move {
+                Ran {
+                    record,
+                    verdict: Verdict::Blocking(super::skill_shell::NO_PROMPT_HOOKS.to_owned()),
+                    warnings: Vec::new(),
+                }
+            })),
+        });
+    }
     match &s.handler.kind {
         HandlerKind::Http {
             url,
@@ -1018,6 +1051,12 @@ fn skip_reason(
         HandlerKind::Prompt { .. } | HandlerKind::Agent { .. } if super::prompt::runs_on(ce) => {
             None
         }
+        // They refuse the command (see `work`).
+        HandlerKind::Prompt { .. } | HandlerKind::Agent { .. }
+            if ce == ClaudeEvent::PreSkillShellCommand =>
+        {
+            None
+        }
         HandlerKind::Prompt { .. } | HandlerKind::Agent { .. } => Some((
             Some(ErrorCategory::UnsupportedHandler),
             format!(
@@ -1211,6 +1250,14 @@ struct Fold<'a> {
     /// `terminalSequence`s that passed the allowlist, with their
     /// handlers' indexes.
     terminal_sequences: Vec<(usize, String)>,
+    /// `PostModelSwitch` contexts and plain stdout, in the order the
+    /// hooks finished: Claude Code joins them in one reminder.
+    model_contexts: Vec<(String, String)>,
+    /// Why the first `PreSkillShellCommand` hook to fail did not check
+    /// the command (`hook failed: …`, `hook timed out`).
+    skill_failure: Option<String>,
+    /// On `PreSkillShellCommand`: the command, as hooks read it.
+    shell_command: String,
 }
 
 impl Fold<'_> {
@@ -1308,6 +1355,15 @@ impl Fold<'_> {
                     .push(format!("{label} hook error: {text}"));
                 record.fail(ErrorCategory::CommandError, text);
             }
+            Verdict::NonBlocking(message) | Verdict::Stopped(_, message)
+                if matches!(
+                    ce,
+                    ClaudeEvent::PreModelSwitch | ClaudeEvent::PreSkillShellCommand
+                ) =>
+            {
+                self.failed_check(&hook, category, &message);
+                record.fail(category, message);
+            }
             Verdict::NonBlocking(message) | Verdict::Stopped(_, message) => {
                 self.out.warnings.push(format!(
                     "{label} hook error: {}",
@@ -1362,6 +1418,13 @@ impl Fold<'_> {
                     ClaudeEvent::PreCompact => {
                         self.decide(&hook, Decision::Deny, message);
                     }
+                    ClaudeEvent::PreModelSwitch => {
+                        self.decide(&hook, Decision::Deny, t.bracketed(cmd, &message));
+                    }
+                    ClaudeEvent::PreSkillShellCommand => {
+                        let reason = super::skill_shell::exit2_reason(&message);
+                        self.decide(&hook, Decision::Deny, reason);
+                    }
                     ClaudeEvent::WorktreeCreate => {
                         let text = t.worktree_failed(cmd, &message);
                         self.decide(&hook, Decision::Deny, text);
@@ -1404,6 +1467,7 @@ impl Fold<'_> {
                     | ClaudeEvent::SessionStart
                     | ClaudeEvent::SessionEnd
                     | ClaudeEvent::PostCompact
+                    | ClaudeEvent::PostModelSwitch
                     | ClaudeEvent::ConfigChange => {
                         record.status = RunStatus::Ok;
                         record.error = None;
@@ -1442,6 +1506,10 @@ impl Fold<'_> {
                                 &self.kept(cx, &stdout, Field::Stdout),
                             ),
                         );
+                    }
+                    ClaudeEvent::PostModelSwitch => {
+                        let text = self.kept(cx, &stdout, Field::Stdout);
+                        self.model_contexts.push((hook.clone(), text));
                     }
                     // Recorded (`r3_compact_outputs`): more instructions for
                     // the summary.
@@ -1523,6 +1591,9 @@ impl Fold<'_> {
                 | ClaudeEvent::MessageDisplay
                 | ClaudeEvent::ConfigChange
                 | ClaudeEvent::StopFailure
+                | ClaudeEvent::PreModelSwitch
+                | ClaudeEvent::PostModelSwitch
+                | ClaudeEvent::PreSkillShellCommand
         );
         // Claude Code stops reading a prompt hook's answer at its block or
         // stop: its `systemMessage` and `terminalSequence` never come
@@ -1773,6 +1844,13 @@ impl Fold<'_> {
                 }
             }
             ClaudeEvent::CwdChanged | ClaudeEvent::FileChanged => self.watch(j),
+            ClaudeEvent::PreModelSwitch | ClaudeEvent::PostModelSwitch => {
+                self.model_switch_answer(&hook, index, j, record, cx);
+                if let Some(ctx) = context.filter(|_| ce == ClaudeEvent::PostModelSwitch) {
+                    self.model_contexts.push((hook.clone(), ctx));
+                }
+            }
+            ClaudeEvent::PreSkillShellCommand => self.skill_shell_answer(&hook, j, record),
             // Recorded (`r3_setup_init`): Claude Code drops a Setup hook's
             // `additionalContext`, whatever its docs say.
             ClaudeEvent::Setup => {
@@ -1837,6 +1915,189 @@ impl Fold<'_> {
             | ClaudeEvent::TeammateIdle
             | ClaudeEvent::DirectoryAdded
             | ClaudeEvent::WorktreeRemove => {}
+        }
+    }
+
+    /// A `PreModelSwitch` or `PostModelSwitch` answer (Claude Code
+    /// 2.1.332's `Uxi`, `Bxi`): its `systemMessage` is shown, `continue` is
+    /// not read, and before the switch a deny or block refuses it (the
+    /// reason `permissionDecisionReason`, else `reason`, else `Blocked by
+    /// hook`), an ask asks, an allow skips the harness's confirmation.
+    fn model_switch_answer(
+        &mut self,
+        hook: &str,
+        index: usize,
+        j: &HookJson,
+        record: &mut HookRun,
+        cx: &DispatchContext<'_>,
+    ) {
+        if let Some(m) = &j.system_message {
+            let m = self.kept(cx, m, Field::SystemMessage(self.place(index)));
+            self.out.warnings.push(m);
+        }
+        if j.continue_ == Some(false) {
+            record.ignored_fields.push(format!(
+                "continue (Claude Code does not stop for it on {})",
+                self.ce
+            ));
+        }
+        if self.ce != ClaudeEvent::PreModelSwitch {
+            return;
+        }
+        let specific = j
+            .specific_str("permissionDecisionReason")
+            .filter(|r| !r.is_empty());
+        let given = specific.or(j.reason.as_deref().filter(|r| !r.is_empty()));
+        let decision = j.specific_str("permissionDecision");
+        if decision == Some("deny") || j.decision.as_deref() == Some("block") {
+            record.status = RunStatus::Blocked;
+            record.error = Some(ErrorCategory::HookBlocked);
+            let reason = given.unwrap_or(text::BLOCKED_BY_HOOK).to_owned();
+            record.message = Some(reason.clone());
+            self.decide(hook, Decision::Deny, reason);
+        } else if decision == Some("ask") {
+            self.decide(hook, Decision::Ask, specific.unwrap_or_default().to_owned());
+        } else if decision == Some("allow") || j.decision.as_deref() == Some("approve") {
+            self.decide(hook, Decision::Allow, String::new());
+        }
+    }
+
+    /// A `PreSkillShellCommand` answer, which may come in the shape of a
+    /// `PreToolUse` or `PermissionRequest` answer (Claude Code 2.1.332's
+    /// `TWn`, `p5i`): anything but an allow refuses the command; so do an
+    /// `updatedInput` and new permissions, which a skill cannot take.
+    fn skill_shell_answer(&mut self, hook: &str, j: &HookJson, record: &mut HookRun) {
+        use super::skill_shell::{CANNOT_WAIT, CHANGED, PERMISSIONS, says, stopped};
+        let non_empty = |s: Option<&str>| s.filter(|r| !r.is_empty()).map(str::to_owned);
+        let top = non_empty(j.reason.as_deref());
+        let blocks = j.decision.as_deref() == Some("block");
+        let mut interrupt = None;
+        let refusal: Option<String> = match j.specific_str("hookEventName") {
+            Some("PermissionRequest") => {
+                let d = j.specific.get("decision");
+                let field = |k: &str| d.and_then(|d| d.get(k));
+                let behavior = field("behavior").and_then(Value::as_str);
+                if behavior == Some("deny") {
+                    let said = non_empty(field("message").and_then(Value::as_str)).or(top.clone());
+                    if field("interrupt") == Some(&Value::Bool(true)) {
+                        interrupt = Some(said.clone());
+                    }
+                    Some(said.unwrap_or_default())
+                } else if blocks {
+                    Some(top.clone().unwrap_or_default())
+                } else if field("updatedInput").is_some() {
+                    Some(CHANGED.to_owned())
+                } else if field("updatedPermissions")
+                    .and_then(Value::as_array)
+                    .is_some_and(|u| !u.is_empty())
+                {
+                    Some(PERMISSIONS.to_owned())
+                } else {
+                    None
+                }
+            }
+            _ => {
+                let said = non_empty(j.specific_str("permissionDecisionReason")).or(top.clone());
+                match j.specific_str("permissionDecision") {
+                    Some("deny") => Some(said.unwrap_or_default()),
+                    Some("ask" | "defer") => Some(match said {
+                        Some(r) => format!("{r}; {CANNOT_WAIT}"),
+                        None => CANNOT_WAIT.to_owned(),
+                    }),
+                    _ if blocks => Some(top.clone().unwrap_or_default()),
+                    _ if j.specific.contains_key("updatedInput") => Some(CHANGED.to_owned()),
+                    _ => None,
+                }
+            }
+        };
+        if let Some(reason) = refusal {
+            record.status = RunStatus::Blocked;
+            record.error = Some(ErrorCategory::HookBlocked);
+            // `Blocked by hook` says nothing more than the refusal does.
+            let reason = if reason == text::BLOCKED_BY_HOOK {
+                String::new()
+            } else {
+                reason
+            };
+            self.decide(hook, Decision::Deny, reason);
+        }
+        if let Some(m) = j.system_message.as_deref().and_then(|m| says(self.tool, m)) {
+            self.out.warnings.push(m);
+        }
+        if j.continue_ == Some(false) || interrupt.is_some() {
+            let why = j.stop_reason.clone().or(interrupt.flatten());
+            let said = stopped(why.as_deref());
+            self.halt(hook, why);
+            // A later stop with a reason says it (Claude Code's `m9o`).
+            if let Some(halt) = self.out.halt.as_mut()
+                && (halt.message.is_none() || said != text::operation_stopped(None))
+            {
+                halt.message = Some(said);
+            }
+        }
+    }
+
+    /// A `PreModelSwitch` or `PreSkillShellCommand` hook that failed or ran
+    /// out of time (Claude Code 2.1.332). Before a model switch a timeout
+    /// refuses it (`<hook name> did not respond before its timeout`) and
+    /// another failure is said to the user; a skill's command runs anyway,
+    /// and the user is told why it was not checked.
+    fn failed_check(&mut self, hook: &str, category: ErrorCategory, message: &str) {
+        if category == ErrorCategory::Cancelled {
+            return;
+        }
+        let timed_out = category == ErrorCategory::Timeout;
+        if self.ce == ClaudeEvent::PreSkillShellCommand {
+            let why = if timed_out {
+                super::skill_shell::TIMED_OUT.to_owned()
+            } else {
+                super::skill_shell::failed(message)
+            };
+            self.skill_failure.get_or_insert(why);
+            return;
+        }
+        let name = match self.ce.target(self.event, self.tool) {
+            Some(target) => format!("{}:{target}", self.ce),
+            None => self.ce.as_str().to_owned(),
+        };
+        if timed_out {
+            let text = format!("PreModelSwitch hook {name} did not respond before its timeout");
+            self.decide(hook, Decision::Deny, text);
+        } else {
+            let said = text::js_trim(message);
+            self.out.warnings.push(if said.is_empty() {
+                format!("PreModelSwitch hook {name} failed")
+            } else {
+                format!("PreModelSwitch hook {name} failed: {said}")
+            });
+        }
+    }
+
+    /// What a `PreSkillShellCommand` dispatch tells the model and the
+    /// user (see [`super::skill_shell`]): the first refusal to finish
+    /// replaces the command's output; else a failed hook's reason, when the
+    /// command runs unchecked.
+    fn skill_shell_texts(&mut self) {
+        use super::skill_shell::{ran_anyway, refused};
+        let skill = self
+            .event
+            .expansion
+            .as_ref()
+            .and_then(|x| x.command_name.clone())
+            .unwrap_or_default();
+        let command = std::mem::take(&mut self.shell_command);
+        if self.strongest == Some(Decision::Deny) {
+            if let Some((hook, _, reason)) = self.denials.first().cloned() {
+                let (model, user) = refused(&skill, &command, &reason);
+                self.denials = vec![(hook, Decision::Deny, model)];
+                self.out.warnings.push(user);
+            }
+        } else if let Some(why) = self.skill_failure.take() {
+            self.out.warnings.push(if self.out.halt.is_some() {
+                super::skill_shell::unchecked(&skill, &command)
+            } else {
+                ran_anyway(&skill, &command, &why)
+            });
         }
     }
 
@@ -2084,6 +2345,25 @@ impl Fold<'_> {
         if let Some(d) = self.strongest {
             self.out.decision = d;
         }
+        if ce == ClaudeEvent::PreSkillShellCommand {
+            self.skill_shell_texts();
+        }
+        if ce == ClaudeEvent::PostModelSwitch
+            && let Some((hook, _)) = self.model_contexts.first()
+        {
+            let hook = hook.clone();
+            let texts: Vec<&str> = self
+                .model_contexts
+                .iter()
+                .map(|(_, t)| t.as_str())
+                .collect();
+            let joined = texts.join("\n");
+            self.context(
+                &hook,
+                Placement::WithPrompt,
+                additional_context(ce.as_str(), &joined),
+            );
+        }
         // The texts of the decision that won.
         let winning: Vec<(String, String)> = self
             .denials
@@ -2320,6 +2600,21 @@ pub(super) fn claude_tool_input(
     }
     let tool = event.tool.as_ref()?;
     Some(map.to_claude(tool.input.to_value(), workdir))
+}
+
+/// The command of a `PreSkillShellCommand`, from the call in Claude
+/// Code's shape.
+fn shell_command(claude_input: Option<&Value>, event: &Event) -> String {
+    let input = match (claude_input, &event.tool) {
+        (Some(v), _) => v.clone(),
+        (None, Some(t)) => t.input.to_value(),
+        (None, None) => Value::Null,
+    };
+    input
+        .get("command")
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .to_owned()
 }
 
 /// What an `if` rule reads: the tool call in Claude Code's shape.

@@ -66,10 +66,17 @@ claude_events! {
     Setup = "Setup" <- Setup,
     /// `InstructionsLoaded`: a `CLAUDE.md` or rules file was loaded.
     InstructionsLoaded = "InstructionsLoaded" <- InstructionsLoaded,
+    /// `PreModelSwitch` (Claude Code 2.1.332): the model is about to change.
+    PreModelSwitch = "PreModelSwitch" <- ModelSwitchBefore,
+    /// `PostModelSwitch` (Claude Code 2.1.332): the model changed.
+    PostModelSwitch = "PostModelSwitch" <- ModelSwitchAfter,
     /// `UserPromptSubmit`.
     UserPromptSubmit = "UserPromptSubmit" <- UserPrompt,
     /// `UserPromptExpansion`: a typed `/command` expands into a prompt.
     UserPromptExpansion = "UserPromptExpansion" <- PromptExpansion,
+    /// `PreSkillShellCommand` (Claude Code 2.1.332): a skill's or typed
+    /// command's `` !`cmd` `` is about to run.
+    PreSkillShellCommand = "PreSkillShellCommand" <- SkillShellBefore,
     /// `MessageDisplay`: assistant text is about to be shown.
     MessageDisplay = "MessageDisplay" <- MessageDisplay,
     /// `PreToolUse`.
@@ -142,6 +149,15 @@ impl ClaudeEvent {
                 | ClaudeEvent::PermissionDenied
                 | ClaudeEvent::PostToolUse
                 | ClaudeEvent::PostToolUseFailure
+                | ClaudeEvent::PreSkillShellCommand
+        )
+    }
+
+    /// Whether the event is one of the model switch's.
+    pub fn is_model_switch(self) -> bool {
+        matches!(
+            self,
+            ClaudeEvent::PreModelSwitch | ClaudeEvent::PostModelSwitch
         )
     }
 
@@ -155,7 +171,9 @@ impl ClaudeEvent {
             | E::PermissionRequest
             | E::PermissionDenied
             | E::PostToolUse
-            | E::PostToolUseFailure => TargetField::Tool,
+            | E::PostToolUseFailure
+            | E::PreSkillShellCommand => TargetField::Tool,
+            E::PreModelSwitch | E::PostModelSwitch => TargetField::Model,
             E::SessionStart | E::ConfigChange | E::DirectoryAdded => TargetField::Source,
             E::SessionEnd => TargetField::Reason,
             E::Notification => TargetField::NotificationType,
@@ -223,6 +241,16 @@ impl ClaudeEvent {
                 .as_ref()
                 .and_then(|x| x.server.as_deref())
                 .unwrap_or(""),
+            // A model the harness does not know makes every group run
+            // (Claude Code 2.1.332's `Jkn`); a `[1m]` suffix is not part of
+            // the name matched (`ZMt`).
+            TargetField::Model => {
+                let switch = event.model_switch.as_ref()?;
+                if switch.known == Some(false) {
+                    return None;
+                }
+                strip_context_suffix(switch.to.as_deref().unwrap_or(""))
+            }
         })
     }
 
@@ -241,6 +269,7 @@ impl ClaudeEvent {
             TargetField::Error => "error",
             TargetField::FileName => "the file's name",
             TargetField::Server => "mcp_server_name",
+            TargetField::Model => "to_model",
         })
     }
 
@@ -282,6 +311,7 @@ impl ClaudeEvent {
                 | E::PostToolBatch
                 | E::Stop
                 | E::SubagentStop
+                | E::PreSkillShellCommand
         )
     }
 
@@ -298,6 +328,7 @@ impl ClaudeEvent {
                 | E::PostToolBatch
                 | E::Stop
                 | E::SubagentStop
+                | E::PreSkillShellCommand
         )
     }
 
@@ -359,6 +390,18 @@ enum TargetField {
     Error,
     FileName,
     Server,
+    Model,
+}
+
+/// A model name without the `[1m]` suffix (any case) that asks for the
+/// long context window (Claude Code 2.1.332's `/\[1m\]$/i`).
+fn strip_context_suffix(model: &str) -> &str {
+    let n = model.len();
+    if n >= 4 && model.is_char_boundary(n - 4) && model[n - 4..].eq_ignore_ascii_case("[1m]") {
+        &model[..n - 4]
+    } else {
+        model
+    }
 }
 
 impl fmt::Display for ClaudeEvent {
@@ -444,7 +487,9 @@ pub fn payload<'a>(ce: ClaudeEvent, event: &'a Event, facts: &PayloadFacts<'a>) 
     // from its 2.1.197 code; the recordings have the agent fields without
     // an effort and an effort outside sub-agents). `agent_type` comes
     // alone on the main thread of a session run as an agent (`--agent`).
-    if let Some(id) = &event.agent_id {
+    // The model switch has no sub-agent context: `agent_type` only
+    // (Claude Code 2.1.332's `Sh(e, mS())`).
+    if let Some(id) = event.agent_id.as_ref().filter(|_| !ce.is_model_switch()) {
         put(&mut m, "agent_id", Value::from(id.as_str()));
     }
     if let Some(ty) = &event.agent_type {
@@ -526,6 +571,66 @@ pub fn payload<'a>(ce: ClaudeEvent, event: &'a Event, facts: &PayloadFacts<'a>) 
                 put(&mut m, "permission_suggestions", s.to_value());
             }
             put_server(&mut m);
+        }
+        // Claude Code 2.1.332 (`lXo`): the command as `tool_input`, then
+        // the skill that holds it.
+        ClaudeEvent::PreSkillShellCommand => {
+            put(&mut m, "tool_name", Value::from(facts.tool));
+            tool_input(&mut m);
+            put(&mut m, "tool_use_id", call_id());
+            let x = event.expansion.clone().unwrap_or_default();
+            put(&mut m, "command_name", text(&x.command_name));
+            maybe(&mut m, "command_source", x.command_source.map(Value::from));
+            put(
+                &mut m,
+                "invoked_by",
+                Value::from(x.invoked_by.unwrap_or_else(|| "other".to_owned())),
+            );
+        }
+        // Claude Code 2.1.332 (`Uxi`, `Bxi`, `hbt`): the figures are the
+        // harness's; what it leaves out is sent as Claude Code sends it
+        // with no history (0 tokens, a cold cache, 5 minutes, default
+        // prices).
+        ClaudeEvent::PreModelSwitch | ClaudeEvent::PostModelSwitch => {
+            let x = event.model_switch.clone().unwrap_or_default();
+            put(&mut m, "from_model", text(&x.from));
+            put(&mut m, "to_model", text(&x.to));
+            put(&mut m, "requested_model", Value::from(x.requested));
+            let source = if ce == ClaudeEvent::PreModelSwitch {
+                "command"
+            } else {
+                "auto"
+            };
+            put(
+                &mut m,
+                "source",
+                Value::from(event.source.as_deref().unwrap_or(source)),
+            );
+            put(
+                &mut m,
+                "context_tokens",
+                Value::from(event.context_tokens.unwrap_or(0)),
+            );
+            put(
+                &mut m,
+                "prompt_cache_warm",
+                Value::from(x.prompt_cache_warm.unwrap_or(false)),
+            );
+            put(
+                &mut m,
+                "cache_ttl",
+                Value::from(x.cache_ttl.unwrap_or_else(|| "5m".to_owned())),
+            );
+            put(
+                &mut m,
+                "estimated_cache_write_usd",
+                Value::from(event.estimated_cache_write_usd.unwrap_or(0.0)),
+            );
+            put(
+                &mut m,
+                "pricing",
+                Value::from(x.pricing.unwrap_or_else(|| "default".to_owned())),
+            );
         }
         ClaudeEvent::PermissionDenied => {
             put(&mut m, "tool_name", Value::from(facts.tool));
@@ -834,7 +939,7 @@ mod tests {
             assert_eq!(ClaudeEvent::from_name(e.as_str()), Some(e));
             assert_eq!(ClaudeEvent::from_kind(e.kind()), Some(e));
         }
-        assert_eq!(ClaudeEvent::ALL.len(), 31);
+        assert_eq!(ClaudeEvent::ALL.len(), 34);
         for k in EventKind::ALL {
             if let Some(e) = ClaudeEvent::from_kind(k) {
                 assert_eq!(e.is_tool(), k.is_tool_event(), "{k}");

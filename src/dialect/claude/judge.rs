@@ -443,8 +443,16 @@ pub fn for_event(verdict: Verdict, event: &str) -> Verdict {
     let Verdict::Json(j) = &verdict else {
         return verdict;
     };
+    // A `PreSkillShellCommand` hook may answer as a `PreToolUse` or a
+    // `PermissionRequest` hook (Claude Code 2.1.332's `TWn`), so that one
+    // guard script serves both.
+    let skill_shell_alias = event == "PreSkillShellCommand"
+        && matches!(
+            j.specific_str("hookEventName"),
+            Some("PreToolUse" | "PermissionRequest")
+        );
     match j.specific_str("hookEventName") {
-        Some(name) if name != event => Verdict::NonBlocking(format!(
+        Some(name) if name != event && !skill_shell_alias => Verdict::NonBlocking(format!(
             "Failed to run: Hook returned incorrect event name: expected '{event}' but got '{name}'"
         )),
         _ => verdict,

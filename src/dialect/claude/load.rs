@@ -473,14 +473,28 @@ struct Loader<'a> {
     forgiven: Vec<String>,
 }
 
-/// Claude Code 2.1.332's events latch has no neutral event for yet
-/// (`recordings/claude-2.1.332/README.md`, item 1).
-const NOT_YET: [&str; 3] = ["PreModelSwitch", "PostModelSwitch", "PreSkillShellCommand"];
+/// A `PreModelSwitch`/`PostModelSwitch` matcher as Claude Code 2.1.332
+/// tests it (`gIr`): each `[1m]` or `[2m]` (any case) before a `|`, a `,`
+/// or the end, spaces allowed between, removed, unless nothing but spaces
+/// would be left. Its target, the model's name, loses `[1m]` too.
+pub fn model_matcher(matcher: &str) -> String {
+    static SUFFIX: std::sync::LazyLock<Option<regex::Regex>> =
+        std::sync::LazyLock::new(|| regex::Regex::new(r"(?i)\[[12]m\](\s*(?:[|,]|$))").ok());
+    let Some(re) = SUFFIX.as_ref() else {
+        return matcher.to_owned();
+    };
+    let stripped = re.replace_all(matcher, "$1");
+    if stripped.trim().is_empty() {
+        matcher.to_owned()
+    } else {
+        stripped.into_owned()
+    }
+}
 
 /// Whether a wrong entry under `event` drops the whole file (Claude Code
 /// 2.1.332, `Tr`/`N4s`): under the events whose hooks guard what runs
-/// (`PreToolUse`, `PermissionRequest`; Claude Code's third,
-/// `PreSkillShellCommand`, latch does not fire yet) it does, `env` and all, so a typo
+/// (`PreToolUse`, `PermissionRequest`, `PreSkillShellCommand`) it does,
+/// `env` and all, so a typo
 /// never leaves a guard out unnoticed; under any other event only that
 /// entry (or matcher group, or the event's list) is dropped (recorded:
 /// `r2_invalid_hook_entry`, `r13_settings_event_object`,
@@ -489,7 +503,11 @@ const NOT_YET: [&str; 3] = ["PreModelSwitch", "PostModelSwitch", "PreSkillShellC
 pub fn guards(event: Option<ClaudeEvent>) -> bool {
     matches!(
         event,
-        Some(ClaudeEvent::PreToolUse | ClaudeEvent::PermissionRequest)
+        Some(
+            ClaudeEvent::PreToolUse
+                | ClaudeEvent::PermissionRequest
+                | ClaudeEvent::PreSkillShellCommand
+        )
     )
 }
 
@@ -658,13 +676,9 @@ impl Loader<'_> {
             if event.is_none() {
                 let hint = closest(&name_text, ClaudeEvent::ALL.iter().map(|e| e.as_str()))
                     .map(|c| format!("did you mean `{c}`?"));
-                let d = Diagnostic::warning(if NOT_YET.contains(&name_text.as_str()) {
-                    format!(
-                        "`{name_text}` is an event of Claude Code 2.1.332 that latch does not fire yet; its hooks never run, and the rest loads"
-                    )
-                } else {
-                    format!("unknown event `{name_text}`; Claude Code skips it and loads the rest")
-                });
+                let d = Diagnostic::warning(format!(
+                    "unknown event `{name_text}`; Claude Code skips it and loads the rest"
+                ));
                 let d = match hint {
                     Some(h) => d.with_hint(h),
                     None => d,
@@ -926,8 +940,14 @@ impl Loader<'_> {
             event,
             Some(ClaudeEvent::StopFailure | ClaudeEvent::FileChanged)
         );
+        // A model-switch matcher loses the `[1m]`/`[2m]` suffix of each
+        // name first (Claude Code 2.1.332's `gIr`).
+        let tested = match event {
+            Some(e) if e.is_model_switch() => matcher_text.as_deref().map(model_matcher),
+            _ => matcher_text.clone(),
+        };
         let parsed = ClaudeMatcher::parse_with(
-            matcher_text.as_deref(),
+            tested.as_deref(),
             if narrow {
                 WordSet::Narrow
             } else {
@@ -1416,21 +1436,35 @@ mod tests {
         assert_eq!(diags[0].hint.as_deref(), Some("did you mean `PreToolUse`?"));
     }
 
-    /// The events Claude Code 2.1.332 added that latch does not fire yet
-    /// are said to be so, not to be unknown.
+    /// The events Claude Code 2.1.332 added load like the others.
     #[test]
-    fn an_event_latch_does_not_fire_yet_is_named_so() {
+    fn the_events_of_2_1_332_load() {
         let (file, diags) = load(
-            r#"{"hooks":{"PreModelSwitch":[{"hooks":[{"type":"command","command":"a"}]}],"Stop":[{"hooks":[{"type":"command","command":"b"}]}]}}"#,
+            r#"{"hooks":{"PreModelSwitch":[{"matcher":"claude-opus-4-6[1m]","hooks":[{"type":"command","command":"a"}]}],"PostModelSwitch":[{"hooks":[{"type":"command","command":"b"}]}],"PreSkillShellCommand":[{"matcher":"Bash","hooks":[{"type":"command","command":"c"}]}]}}"#,
         );
         assert!(!file.dropped);
-        assert_eq!(file.groups.len(), 1);
-        assert!(
-            diags[0].message.starts_with(
-                "`PreModelSwitch` is an event of Claude Code 2.1.332 that latch does not fire yet"
-            ),
-            "{diags:?}"
+        assert!(diags.is_empty(), "{diags:?}");
+        assert_eq!(file.groups.len(), 3);
+        // The matcher as written is kept for display.
+        assert_eq!(
+            file.groups[0].matcher_text.as_deref(),
+            Some("claude-opus-4-6[1m]")
         );
+    }
+
+    /// A model-switch matcher loses its `[1m]`/`[2m]` suffixes before a
+    /// separator or the end (Claude Code 2.1.332's `gIr`), unless that
+    /// leaves it blank.
+    #[test]
+    fn model_matchers_lose_their_context_suffix() {
+        assert_eq!(model_matcher("claude-opus-4-6[1m]"), "claude-opus-4-6");
+        assert_eq!(
+            model_matcher("opus[1M] | sonnet[2m],haiku"),
+            "opus | sonnet,haiku"
+        );
+        assert_eq!(model_matcher("a[1m]b"), "a[1m]b");
+        assert_eq!(model_matcher("[1m]"), "[1m]");
+        assert_eq!(model_matcher("x[3m]"), "x[3m]");
     }
 
     /// A wrong entry under an event that guards nothing drops that entry
@@ -1472,7 +1506,7 @@ mod tests {
                     "{path} {text}: {diags:?}"
                 );
             }
-            for event in ["PreToolUse", "PermissionRequest"] {
+            for event in ["PreToolUse", "PermissionRequest", "PreSkillShellCommand"] {
                 let text = format!(
                     r#"{{"hooks":{{"{event}":[{{"hooks":[{{"type":"bogus"}},{good}]}}]}}}}"#
                 );

@@ -75,6 +75,7 @@ internal_mods!(
     prompt,
     schema,
     settings_schema,
+    skill_shell,
     terminal,
     text,
     title,

@@ -43,7 +43,7 @@ pub fn clean(title: &str) -> Option<String> {
 /// Whether `c` is in Unicode's general categories Cc (control) or Cf
 /// (format), or is U+2028 or U+2029. Written out: the Cf list is short and
 /// stable (Unicode 16), and no crate latch uses exposes categories.
-fn is_control_or_format(c: char) -> bool {
+pub(super) fn is_control_or_format(c: char) -> bool {
     matches!(
         c,
         '\u{0}'..='\u{1f}'

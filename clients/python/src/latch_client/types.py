@@ -33,6 +33,7 @@ __all__ = [
     "TrustedHook",
     "ExplainIgnored",
     "Expansion",
+    "ModelSwitch",
     "Halt",
     "InitializeResult",
     "Instructions",
@@ -118,6 +119,9 @@ EventKind = Literal[
     "instructions_loaded",
     "prompt_expansion",
     "message_display",
+    "model_switch_before",
+    "model_switch_after",
+    "skill_shell_before",
     "permission_denied",
     "tool_batch",
     "task_created",
@@ -170,12 +174,34 @@ class Compaction(TypedDict, total=False):
 
 
 class Expansion(TypedDict, total=False):
-    """The command a ``prompt_expansion`` expanded."""
+    """The command a ``prompt_expansion`` expanded, or the skill whose shell
+    command a ``skill_shell_before`` is about to run."""
 
     kind: str
     command_name: str
     command_args: str
     command_source: str
+    invoked_by: str
+    """On ``skill_shell_before``: ``user``, ``claude`` or ``other``."""
+
+
+# Functional syntax: ``from`` is a Python keyword.
+ModelSwitch = TypedDict(
+    "ModelSwitch",
+    {
+        "from": str,
+        "to": str,
+        "requested": str,
+        # ``False`` runs every claude matcher group (a model the harness
+        # does not know).
+        "known": bool,
+        "prompt_cache_warm": bool,
+        "cache_ttl": str,
+        "pricing": str,
+    },
+    total=False,
+)
+"""The change of model on ``model_switch_before`` / ``model_switch_after``."""
 
 
 class Instructions(TypedDict, total=False):
@@ -276,6 +302,7 @@ class Event(TypedDict, total=False):
     error: str
     error_details: str
     expansion: Expansion
+    model_switch: ModelSwitch
     instructions: Instructions
     file_path: str
     change: str
