@@ -56,6 +56,37 @@ fn post(call_id: &str) -> Value {
     e
 }
 
+/// The one saved file named `<prefix><32 hex digits><suffix>` (Claude
+/// Code 2.1.332's names: `hook-<id>-<Event>-<tag>-<field>.txt`, and
+/// `hook-<run>-<tag>-stdout.txt`).
+fn saved(c: &Claude, prefix: &str, suffix: &str) -> std::path::PathBuf {
+    let dir = c.root.path().join("state/sessions/s1/tool-results");
+    let found: Vec<_> = std::fs::read_dir(&dir)
+        .map(|d| d.flatten().map(|e| e.path()).collect())
+        .unwrap_or_default();
+    let named: Vec<_> = found
+        .into_iter()
+        .filter(|p| {
+            let name = p.file_name().and_then(|n| n.to_str()).unwrap_or("");
+            name.strip_prefix(prefix)
+                .and_then(|rest| rest.strip_suffix(suffix))
+                .is_some_and(|tag| {
+                    tag.len() == 32
+                        && tag
+                            .bytes()
+                            .all(|b| b.is_ascii_hexdigit() && !b.is_ascii_uppercase())
+                })
+        })
+        .collect();
+    assert_eq!(
+        named.len(),
+        1,
+        "{prefix}…{suffix} in {}: {named:?}",
+        dir.display()
+    );
+    named[0].clone()
+}
+
 /// Recorded: `r8_big_post_ctx`.
 #[test]
 fn r8_big_post_ctx_a_long_context_is_saved_and_previewed() {
@@ -63,10 +94,7 @@ fn r8_big_post_ctx_a_long_context_is_saved_and_previewed() {
     let text = long_text(12_000);
     let c = context_of(c, &text);
     let f = c.fire(&post("toolu_1"));
-    let file = c
-        .root
-        .path()
-        .join("state/sessions/s1/tool-results/hook-toolu_1-1-additionalContext.txt");
+    let file = saved(&c, "hook-toolu_1-PostToolUse-", "-additionalContext.txt");
     assert_eq!(std::fs::read_to_string(&file).expect("saved"), text);
     let shown = texts(&f.outcome["context"]);
     assert_eq!(shown.len(), 1, "{}", f.outcome);
@@ -129,9 +157,10 @@ fn r8_big_post_ctx_lines_the_preview_ends_at_a_line() {
     }
 }
 
-/// Recorded: `r8_big_post_ctx_two_hooks`.
+/// Recorded: `r8_big_post_ctx_two_hooks` (2.1.197 named the files by the
+/// handler's place in its group, 2.1.332 by a tag of 32 hex digits).
 #[test]
-fn r8_big_post_ctx_two_hooks_files_are_named_by_place_in_the_group() {
+fn r8_big_post_ctx_two_hooks_files_are_named_by_event_and_text() {
     let c = Claude::new();
     let json = POST_CONTEXT;
     let one = hook_printing(&c, "one", json, &long_text(12_000));
@@ -144,12 +173,18 @@ fn r8_big_post_ctx_two_hooks_files_are_named_by_place_in_the_group() {
     ));
     let f = c.fire(&post("toolu_5"));
     let dir = c.root.path().join("state/sessions/s1/tool-results");
-    for name in [
-        "hook-toolu_5-1-additionalContext.txt",
-        "hook-toolu_5-3-additionalContext.txt",
-    ] {
-        assert!(dir.join(name).is_file(), "{name}: {}", f.outcome);
-    }
+    let mut held: Vec<usize> = std::fs::read_dir(&dir)
+        .expect("files saved")
+        .flatten()
+        .filter(|e| {
+            let name = e.file_name().to_string_lossy().into_owned();
+            name.starts_with("hook-toolu_5-PostToolUse-")
+                && name.ends_with("-additionalContext.txt")
+        })
+        .map(|e| std::fs::read_to_string(e.path()).map_or(0, |t| t.len()))
+        .collect();
+    held.sort_unstable();
+    assert_eq!(held, [11_000, 12_000], "{}", f.outcome);
     assert!(texts(&f.outcome["context"]).concat().contains("SHORT_CTX"));
 }
 
@@ -171,18 +206,14 @@ fn r8_big_system_message_is_saved_and_never_reaches_the_model() {
         "{}",
         f.outcome
     );
-    assert!(
-        c.root
-            .path()
-            .join("state/sessions/s1/tool-results/hook-toolu_6-1-systemMessage.txt")
-            .is_file()
-    );
+    saved(&c, "hook-toolu_6-PostToolUse-", "-systemMessage.txt");
 }
 
 #[test]
 fn r8_big_ups_stdout_and_context_are_saved_too() {
-    // r8_big_ups_stdout: plain stdout, `hook-<run>-stdout.txt`;
-    // r8_big_ups_json_ctx: a JSON context, `hook-<id>-1-additionalContext.txt`.
+    // r8_big_ups_stdout: plain stdout, `hook-<run>-<tag>-stdout.txt`;
+    // r8_big_ups_json_ctx: a JSON context,
+    // `hook-<id>-UserPromptSubmit-<tag>-additionalContext.txt`.
     let c = Claude::new();
     let plain = hook_printing(&c, "plain", "{TEXT}", &long_text(12_000));
     let c = c.project_settings(&settings("UserPromptSubmit", None, &[&plain]));
@@ -225,9 +256,9 @@ fn r8_big_ups_stdout_and_context_are_saved_too() {
         f.outcome
     );
     assert!(
-        names(&c)
-            .iter()
-            .any(|n| n.ends_with("-1-additionalContext.txt")),
+        names(&c).iter().any(|n| n.starts_with("hook-")
+            && n.contains("-UserPromptSubmit-")
+            && n.ends_with("-additionalContext.txt")),
         "{:?}",
         names(&c)
     );

@@ -117,8 +117,6 @@ struct Selected<'a> {
     file: &'a LoadedFile,
     handler: &'a Handler,
     record: HookRun,
-    /// The handler's 1-based place in its group's `hooks`.
-    place: usize,
 }
 
 /// Runs the claude hooks for one event.
@@ -313,9 +311,7 @@ pub async fn dispatch(cfg: &Claude, event: &Event, cx: &DispatchContext<'_>) -> 
     let mut in_background = false;
     let mut shown = Vec::new();
     let mut from_plugin = Vec::new();
-    let mut places = Vec::new();
     for (i, s) in selected.into_iter().enumerate() {
-        let in_group = s.place;
         let env_file = env_dir
             .as_ref()
             .map(|d| super::env_file::file(d, ce.as_str(), i));
@@ -328,7 +324,6 @@ pub async fn dispatch(cfg: &Claude, event: &Event, cx: &DispatchContext<'_>) -> 
             Prepared::Run(run) => {
                 shown.push(run.shown);
                 from_plugin.push(run.from_plugin);
-                places.push(in_group);
                 runs.push(run.run);
             }
             Prepared::Background(record) => {
@@ -352,7 +347,6 @@ pub async fn dispatch(cfg: &Claude, event: &Event, cx: &DispatchContext<'_>) -> 
         ce,
         tool: &tool,
         map,
-        places,
         texts_id: event
             .tool
             .as_ref()
@@ -970,17 +964,10 @@ fn select<'a>(
             out.runs.push(record);
             continue;
         }
-        // Its 1-based place in its group, which names its saved texts.
-        let place = group
-            .handlers
-            .iter()
-            .position(|h| std::ptr::eq(h, handler))
-            .map_or(1, |p| p + 1);
         chosen.push(Selected {
             file,
             handler,
             record,
-            place,
         });
     }
     chosen
@@ -1215,8 +1202,6 @@ struct Fold<'a> {
     tool: &'a str,
     /// The vocabulary's entry for the harness's tool.
     map: Option<&'a crate::vocabulary::ToolMap>,
-    /// Each run handler's 1-based place in its group, by run index.
-    places: Vec<usize>,
     /// What names the files of long texts: the tool call's id (else one
     /// of each hook run's; see [`super::persist`]).
     texts_id: Option<String>,
@@ -1270,12 +1255,7 @@ impl Fold<'_> {
             (super::persist::Field::Stdout, _) | (_, None) => super::persist::run_id(),
             (_, Some(call)) => call.clone(),
         };
-        super::persist::inline_or_saved(text, cx.session, &id, field)
-    }
-
-    /// The 1-based place in its group of the handler run `index`.
-    fn place(&self, index: usize) -> usize {
-        self.places.get(index).copied().unwrap_or(1)
+        super::persist::inline_or_saved(text, cx.session, &id, self.ce.as_str(), field)
     }
 
     /// The harness's check of rewritten arguments, in its own shape and
@@ -1636,7 +1616,7 @@ impl Fold<'_> {
                         .ignored_fields
                         .push(format!("systemMessage ({ENDS_PROMPT})"));
                 } else {
-                    let m = self.kept(cx, m, Field::SystemMessage(self.place(index)));
+                    let m = self.kept(cx, m, Field::SystemMessage);
                     self.out.warnings.push(m);
                 }
             }
@@ -1650,7 +1630,7 @@ impl Fold<'_> {
         }
         let context = j
             .specific_str("additionalContext")
-            .map(|c| self.kept(cx, c, Field::AdditionalContext(self.place(index))));
+            .map(|c| self.kept(cx, c, Field::AdditionalContext));
         let reason = j.reason.clone();
         // What a `decision: "block"` says: Claude Code's answer reader puts
         // `reason || "Blocked by hook"` in its blocking error, so an empty
@@ -1845,7 +1825,7 @@ impl Fold<'_> {
             }
             ClaudeEvent::CwdChanged | ClaudeEvent::FileChanged => self.watch(j),
             ClaudeEvent::PreModelSwitch | ClaudeEvent::PostModelSwitch => {
-                self.model_switch_answer(&hook, index, j, record, cx);
+                self.model_switch_answer(&hook, j, record, cx);
                 if let Some(ctx) = context.filter(|_| ce == ClaudeEvent::PostModelSwitch) {
                     self.model_contexts.push((hook.clone(), ctx));
                 }
@@ -1926,13 +1906,12 @@ impl Fold<'_> {
     fn model_switch_answer(
         &mut self,
         hook: &str,
-        index: usize,
         j: &HookJson,
         record: &mut HookRun,
         cx: &DispatchContext<'_>,
     ) {
         if let Some(m) = &j.system_message {
-            let m = self.kept(cx, m, Field::SystemMessage(self.place(index)));
+            let m = self.kept(cx, m, Field::SystemMessage);
             self.out.warnings.push(m);
         }
         if j.continue_ == Some(false) {
@@ -2450,8 +2429,8 @@ impl Fold<'_> {
             }
             self.out.session_title = Some(title);
         }
-        if let Some((index, message)) = self.initial_user_message.take() {
-            let field = Field::InitialUserMessage(self.place(index));
+        if let Some((_, message)) = self.initial_user_message.take() {
+            let field = Field::InitialUserMessage;
             self.out.initial_user_message = Some(self.kept(cx, &message, field));
         }
         let mut sequences = std::mem::take(&mut self.terminal_sequences);

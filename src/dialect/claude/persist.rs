@@ -21,55 +21,66 @@ pub const MAX_INLINE: usize = 10_000;
 /// The preview's length, in UTF-16 code units (Claude Code's `2000`).
 const PREVIEW: usize = 2_000;
 
-/// What a hook's text is: it names the file.
+/// What a hook's text is: it names the file (Claude Code 2.1.332's
+/// `jEe`): `hook-<run>-<tag>-stdout.txt` for plain stdout, and
+/// `hook-<id>-<Event>-<tag>-<field>.txt` for the others, where `<id>` is
+/// the tool call's id (else the run's) and `<tag>` 32 hex digits. Claude
+/// Code makes the tag with a key of its process, so no two runs agree;
+/// latch makes it from the text (its SHA-256), so the same text keeps its
+/// name. 2.1.197 named the file by the handler's place in its group.
 #[derive(Debug, Clone, Copy)]
 pub enum Field {
-    /// Plain stdout on exit 0: `hook-<id>-stdout.txt`.
+    /// Plain stdout on exit 0.
     Stdout,
-    /// `additionalContext` of the handler at this 1-based place in its
-    /// group: `hook-<id>-<n>-additionalContext.txt`.
-    AdditionalContext(usize),
-    /// `systemMessage`, likewise.
-    SystemMessage(usize),
-    /// SessionStart's `initialUserMessage`, likewise.
-    InitialUserMessage(usize),
+    /// `additionalContext`.
+    AdditionalContext,
+    /// `systemMessage`.
+    SystemMessage,
+    /// SessionStart's `initialUserMessage`.
+    InitialUserMessage,
 }
 
 impl Field {
     fn name(self) -> &'static str {
         match self {
             Field::Stdout => "stdout",
-            Field::AdditionalContext(_) => "additionalContext",
-            Field::SystemMessage(_) => "systemMessage",
-            Field::InitialUserMessage(_) => "initialUserMessage",
+            Field::AdditionalContext => "additionalContext",
+            Field::SystemMessage => "systemMessage",
+            Field::InitialUserMessage => "initialUserMessage",
         }
     }
 
-    fn file_name(self, id: &str) -> String {
+    fn file_name(self, id: &str, event: &str, text: &str) -> String {
+        use sha2::Digest;
+        let digest = sha2::Sha256::digest(text.as_bytes());
+        let tag: String = digest[..16].iter().map(|b| format!("{b:02x}")).collect();
         match self {
-            Field::Stdout => format!("hook-{id}-stdout.txt"),
-            Field::AdditionalContext(n)
-            | Field::SystemMessage(n)
-            | Field::InitialUserMessage(n) => {
-                format!("hook-{id}-{n}-{}.txt", self.name())
-            }
+            Field::Stdout => format!("hook-{id}-{tag}-stdout.txt"),
+            _ => format!("hook-{id}-{event}-{tag}-{}.txt", self.name()),
         }
     }
 }
 
 /// `text` as the model reads it: itself up to [`MAX_INLINE`] characters;
 /// past that, saved to a file in `session`'s state named after `id` (the
-/// tool call's id, or one of the hook run's) and `field`, and replaced by
+/// tool call's id, or one of the hook run's), the `event` and `field`
+/// (see [`Field`]), and replaced by
 /// Claude Code's `<persisted-output>` preview; when the file cannot be
 /// written, cut with Claude Code's note saying so.
-pub fn inline_or_saved(text: &str, session: &Session, id: &str, field: Field) -> String {
+pub fn inline_or_saved(
+    text: &str,
+    session: &Session,
+    id: &str,
+    event: &str,
+    field: Field,
+) -> String {
     let units = utf16_len(text);
     if units <= MAX_INLINE {
         return text.to_owned();
     }
     // The id comes from the harness: one safe file name whatever it holds.
     let id = crate::session::encode_id(id);
-    match save(text, session, &field.file_name(&id)) {
+    match save(text, session, &field.file_name(&id, event, text)) {
         Ok(path) => {
             let (preview, more) = preview(text);
             format!(
@@ -90,9 +101,8 @@ pub fn inline_or_saved(text: &str, session: &Session, id: &str, field: Field) ->
 
 /// Writes `text` to `name` in the session's `tool-results` directory.
 /// A file of that name that holds the same text is kept; one that holds
-/// another (two groups' handlers at the same place, a `PreToolUse` and a
-/// `PostToolUse` of one call) makes the name `<name>.2`, `.3`, …, so the
-/// path the model reads always holds its text. A failed write leaves no
+/// another (a file left there by someone else) makes the name `<name>.2`,
+/// `.3`, …, so the path the model reads always holds its text. A failed write leaves no
 /// file behind.
 fn save(text: &str, session: &Session, name: &str) -> Result<std::path::PathBuf, String> {
     let dir = session
@@ -225,11 +235,15 @@ mod tests {
         // A break early in the head is no cut.
         let early = format!("ab\n{}", "A".repeat(12_000));
         assert_eq!(preview(&early).0.len(), 2_000);
+        // SHA-256("abc") begins ba7816bf8f01cfea414140de5dae2223.
         assert_eq!(
-            Field::AdditionalContext(3).file_name("toolu_1"),
-            "hook-toolu_1-3-additionalContext.txt"
+            Field::AdditionalContext.file_name("toolu_1", "PostToolUse", "abc"),
+            "hook-toolu_1-PostToolUse-ba7816bf8f01cfea414140de5dae2223-additionalContext.txt"
         );
-        assert_eq!(Field::Stdout.file_name("u"), "hook-u-stdout.txt");
+        assert_eq!(
+            Field::Stdout.file_name("u", "Stop", "abc"),
+            "hook-u-ba7816bf8f01cfea414140de5dae2223-stdout.txt"
+        );
     }
 
     #[test]
@@ -238,9 +252,12 @@ mod tests {
         assert_eq!(byte_at_unit("a😀b", 2), 1, "a pair is not split");
         let wide = "é".repeat(6_000);
         let session = Session::in_memory(None);
-        assert_eq!(inline_or_saved(&wide, &session, "x", Field::Stdout), wide);
+        assert_eq!(
+            inline_or_saved(&wide, &session, "x", "Stop", Field::Stdout),
+            wide
+        );
         let long = "x".repeat(10_001);
-        let cut = inline_or_saved(&long, &session, "x", Field::AdditionalContext(1));
+        let cut = inline_or_saved(&long, &session, "x", "Stop", Field::AdditionalContext);
         assert!(cut.starts_with(&"x".repeat(10_000)));
         assert!(cut.ends_with(
             "\n\n[Hook additionalContext truncated at 10000 chars \u{2014} persist-to-disk failed: the session has no state directory]"
