@@ -1,9 +1,12 @@
 //! The user message Claude Code sends after a batch of tool calls, rebuilt
 //! from latch's outcomes with `latch::dialect::claude::message`: each case
 //! runs the recording's own settings through `latch fire` and must give
-//! the recorded message byte for byte (`recordings/claude/FINDINGS.md`
-//! §38: the newline between text blocks, the folding of a `PostToolBatch`
-//! text into a tool result).
+//! the message Claude Code 2.1.332 sent byte for byte
+//! (`recordings/claude-2.1.332/messages.json`, taken from its recordings
+//! by `messages.py` there; README item 15: hook texts folded into the tool
+//! result, no newline between text blocks). The settings and the model's
+//! script are the cases' (`recordings/claude/<case>/`, the same in both
+//! recordings).
 
 use std::path::PathBuf;
 
@@ -26,9 +29,12 @@ fn read_json(path: PathBuf) -> Value {
 }
 
 /// The recording's settings, its harness hook (`@HOOK@ --label L --out
-/// @OUT@ …`) swapped for the fixture hook, which takes the same flags.
-fn recorded_settings(c: &Claude, case: &str) -> Value {
+/// @OUT@ …`) swapped for the fixture hook, which takes the same flags; and
+/// each command as Claude Code 2.1.332's recording quotes it, with the
+/// fixture's command in its place.
+fn recorded_settings(c: &Claude, case: &str) -> (Value, Vec<(String, String)>) {
     let mut settings = read_json(recording(case).join("settings.json"));
+    let mut commands = Vec::new();
     let groups = settings["hooks"].as_object_mut().expect("hooks");
     for handler in groups
         .values_mut()
@@ -40,9 +46,29 @@ fn recorded_settings(c: &Claude, case: &str) -> Value {
             .strip_prefix("@HOOK@ --label ")
             .expect("a recorded hook");
         let (label, args) = rest.split_once(" --out @OUT@").expect("--out");
-        handler["command"] = json!(c.hook(label, args.trim_start()));
+        let quoted = command
+            .replace("@HOOK@", "<PY> <HARNESS>/bin/hook.py")
+            .replace("@OUT@", "<RUN>");
+        let fixture = c.hook(label, args.trim_start());
+        handler["command"] = json!(fixture);
+        commands.push((quoted, fixture));
     }
-    settings
+    (settings, commands)
+}
+
+/// `value` with each recorded command in its strings replaced by the
+/// fixture's.
+fn with_commands(value: &mut Value, commands: &[(String, String)]) {
+    match value {
+        Value::String(s) => {
+            for (quoted, fixture) in commands {
+                *s = s.replace(quoted.as_str(), fixture);
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(|v| with_commands(v, commands)),
+        Value::Object(map) => map.values_mut().for_each(|v| with_commands(v, commands)),
+        _ => {}
+    }
 }
 
 /// The tool calls of the recorded model's first turn: (name, input).
@@ -61,19 +87,57 @@ fn recorded_calls(case: &str) -> Vec<(String, Value)> {
         .collect()
 }
 
-/// The last user message of the recording's last request.
+/// The last user message of the case's last request as Claude Code 2.1.332
+/// sent it, without its own `<total_tokens>` reminder.
 fn recorded_message(case: &str) -> Value {
-    let observed = read_json(recording(case).join("observed.json"));
-    let last = observed["api_main_requests"]
-        .as_array()
-        .and_then(|r| r.last())
-        .expect("a request")
-        .clone();
-    last["new_messages"]
-        .as_array()
-        .and_then(|m| m.iter().rev().find(|m| m["role"] == "user"))
-        .expect("a user message")["content"]
-        .clone()
+    let messages = read_json(
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("recordings/claude-2.1.332/messages.json"),
+    );
+    let mut message = messages[case].clone();
+    assert!(message.is_array(), "{case}: not in messages.json");
+    without_total_tokens(&mut message);
+    message
+}
+
+/// Whether `text` is the reminder of the tokens left that Claude Code adds
+/// to every request.
+fn is_total_tokens(text: &str) -> bool {
+    text.starts_with("<system-reminder>\n<total_tokens>")
+        && text.ends_with("</total_tokens>\n</system-reminder>")
+}
+
+/// Takes off the `<total_tokens>` reminder, an attachment latch has no
+/// part in, which Claude Code folds in last: from a text result with the
+/// blank line before it, from a list with the newline its folding gave
+/// the list's last text, or as a text block.
+fn without_total_tokens(message: &mut Value) {
+    let blocks = message.as_array_mut().expect("a list of blocks");
+    blocks.retain(|b| !b["text"].as_str().is_some_and(is_total_tokens));
+    for block in blocks.iter_mut() {
+        match block.get_mut("content") {
+            Some(Value::String(content)) => {
+                if let Some((kept, last)) = content.rsplit_once("\n\n")
+                    && is_total_tokens(last)
+                {
+                    *content = kept.to_owned();
+                }
+            }
+            Some(Value::Array(list))
+                if list
+                    .last()
+                    .and_then(|b| b["text"].as_str())
+                    .is_some_and(is_total_tokens) =>
+            {
+                list.pop();
+                if let Some(Value::String(text)) = list.last_mut().and_then(|b| b.get_mut("text"))
+                    && text.ends_with('\n')
+                {
+                    text.pop();
+                }
+            }
+            _ => {}
+        }
+    }
 }
 
 /// The outcome's `context` entries (absent when there is none).
@@ -89,8 +153,13 @@ fn pieces_of(outcome: &Value) -> Vec<Piece> {
 /// call `tool_before`, the tool, `tool_after`; then `tool_batch`), and
 /// builds the message from the tool results and the outcomes' texts.
 fn rebuilt_message(case: &str, outputs: &[Value]) -> Value {
+    rebuilt_message_and_commands(case, outputs).0
+}
+
+/// [`rebuilt_message`], and the commands [`recorded_settings`] swapped.
+fn rebuilt_message_and_commands(case: &str, outputs: &[Value]) -> (Value, Vec<(String, String)>) {
     let c = Claude::new();
-    let settings = recorded_settings(&c, case);
+    let (settings, commands) = recorded_settings(&c, case);
     let c = c.project_settings(&settings);
     let calls = recorded_calls(case);
     assert_eq!(calls.len(), outputs.len(), "{case}: one output per call");
@@ -130,7 +199,8 @@ fn rebuilt_message(case: &str, outputs: &[Value]) -> Value {
         ));
         pieces.extend(pieces_of(&f.outcome));
     }
-    serde_json::to_value(user_message(pieces)).expect("serializes")
+    let message = serde_json::to_value(user_message(pieces)).expect("serializes");
+    (message, commands)
 }
 
 fn agrees_with_recording(case: &str, outputs: &[&str]) {
@@ -146,26 +216,46 @@ fn agrees_with_recording_of(case: &str, outputs: &[Value]) {
     );
 }
 
-/// Two `PreToolUse` contexts on a denied call: the first ends with `\n`
-/// (2.1.197's layout). The deny's text is 2.1.332's, a hook error; 2.1.332
-/// also joins the two contexts into one reminder, which latch does not do
-/// yet (recordings/claude-2.1.332/README.md, item 15).
+/// Two `PreToolUse` contexts on a denied call follow its result, with no
+/// newline. 2.1.332 joined the two into one reminder there (read from its
+/// code, it can run a call's hooks as one pass, which gives one answer);
+/// latch keeps a reminder per hook, as 2.1.332 gives them otherwise
+/// (recordings/claude-2.1.332/README.md, "Not yet").
 #[test]
 fn r3_deny_slow_plus_context_fast_message() {
     let case = "r3_deny_slow_plus_context_fast";
-    let mut recorded = recorded_message(case);
-    recorded[0]["content"] = json!("PreToolUse:Bash hook error: DENY_A_SENTINEL reason");
-    assert_eq!(rebuilt_message(case, &[json!("hi")]), recorded, "{case}");
+    let recorded = recorded_message(case);
+    let context = |t: &str| {
+        format!(
+            "<system-reminder>\nPreToolUse:Bash hook additional context: {t}\n</system-reminder>"
+        )
+    };
+    assert_eq!(
+        recorded[1]["text"],
+        context("CTX_B_SENTINEL ctx of B\nCTX_A_SENTINEL ctx of A"),
+        "{case}: the joined reminder"
+    );
+    assert_eq!(recorded.as_array().map(Vec::len), Some(2), "{case}");
+    assert_eq!(
+        rebuilt_message(case, &[json!("hi")]),
+        json!([
+            recorded[0],
+            {"type": "text", "text": context("CTX_B_SENTINEL ctx of B")},
+            {"type": "text", "text": context("CTX_A_SENTINEL ctx of A")},
+        ]),
+        "{case}"
+    );
 }
 
 /// `PostToolUse` contexts on two calls and two `PostToolBatch` contexts:
-/// the batch texts move before the second call's text, and only the last
-/// of them ends with `\n`.
+/// each call's text is folded into its result, then the batch texts into
+/// the last one.
 #[test]
 fn r3_post_tool_batch_two_contexts_message() {
     agrees_with_recording("r3_post_tool_batch_two_contexts", &["one", "two"]);
 }
 
+/// Each call's `PostToolUse` text is folded into its own result.
 #[test]
 fn r3_post_tool_batch_posttooluse_ctx_only_message() {
     agrees_with_recording("r3_post_tool_batch_posttooluse_ctx_only", &["one", "two"]);
@@ -178,16 +268,20 @@ fn r3_post_tool_batch_context_message() {
     agrees_with_recording("r3_post_tool_batch_context", &["one", "two"]);
 }
 
+/// The `PostToolUse` text, then the batch text, folded into the result.
 #[test]
 fn r10_seam_single_post_ctx_batch_message() {
     agrees_with_recording("r10_seam_single_post_ctx_batch", &["hi"]);
 }
 
+/// A `PreToolUse` text follows the result, so the batch text is a block.
 #[test]
 fn r10_seam_single_pre_ctx_batch_message() {
     agrees_with_recording("r10_seam_single_pre_ctx_batch", &["hi"]);
 }
 
+/// `[TR1, TR2, PRE1, POST1, PRE2, POST2, BATCH]`: after a `PreToolUse`
+/// text nothing is folded, and no text ends with a newline.
 #[test]
 fn r10_seam_two_pre_post_batch_message() {
     agrees_with_recording("r10_seam_two_pre_post_batch", &["one", "two"]);
@@ -203,14 +297,14 @@ fn mcp_answer() -> Value {
     json!([{"type": "text", "text": "MCP_RESULT echo_tool ORIGINAL_MCP_SENTINEL"}])
 }
 
-/// After an MCP tool's list of blocks, the batch text is a block of its
-/// own, not folded into the result.
+/// After an MCP tool's list of blocks, the batch text joins the list, the
+/// list's last text ending with a newline.
 #[test]
 fn r12_mcp_list_batch_ctx_message() {
     agrees_with_recording_of("r12_mcp_list_batch_ctx", &[mcp_answer()]);
 }
 
-/// The batch text moves before the `PostToolUse` text, and gets `\n`.
+/// The `PostToolUse` text, then the batch text, join the list.
 #[test]
 fn r12_mcp_list_post_and_batch_message() {
     agrees_with_recording_of("r12_mcp_list_post_and_batch", &[mcp_answer()]);
@@ -220,4 +314,15 @@ fn r12_mcp_list_post_and_batch_message() {
 #[test]
 fn r12_bash_string_batch_ctx_message() {
     agrees_with_recording("r12_bash_string_batch_ctx", &["hi"]);
+}
+
+/// A `PostToolUse` blocking error (`decision: block` without a reason) is
+/// folded into the result too; its text quotes the hook's command.
+#[test]
+fn r13_block_noreason_post_message() {
+    let case = "r13_block_noreason_post";
+    let (rebuilt, commands) = rebuilt_message_and_commands(case, &[json!("hi")]);
+    let mut recorded = recorded_message(case);
+    with_commands(&mut recorded, &commands);
+    assert_eq!(rebuilt, recorded, "{case}");
 }

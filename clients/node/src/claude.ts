@@ -3,17 +3,17 @@
  * turn made: tool results, the texts of tool events' hooks, and the texts
  * Claude Code keeps as attachments.
  *
- * latch's claude `context` texts are Claude Code's, byte for byte, but a
- * text block of the message Claude Code sends may end with one more `"\n"`,
- * and a `PostToolBatch` text may sit inside a tool result instead of in a
- * block of its own. Both depend on the rest of the message, which only the
- * harness knows. A harness that builds Claude Code's request itself gets the
- * same blocks from {@link userMessage}: give it the pieces in the order they
- * were made (for each call its `PreToolUse` texts, its result, its
- * `PostToolUse` texts; then the batch's `PostToolBatch` texts), and it
- * merges them as Claude Code 2.1.197 does before each request. The rule is
- * in latch's `docs/dialects/claude.md`, "One user message"; this is the
- * TypeScript twin of `latch::dialect::claude::message`.
+ * latch's claude `context` texts are Claude Code's, byte for byte, but
+ * Claude Code folds most of them into a tool result instead of sending them
+ * as blocks of their own, and a text block may end with one more `"\n"`.
+ * Both depend on the rest of the message, which only the harness knows. A
+ * harness that builds Claude Code's request itself gets the same blocks from
+ * {@link userMessage}: give it the pieces in the order they were made (for
+ * each call its `PreToolUse` texts, its result, its `PostToolUse` texts;
+ * then the batch's `PostToolBatch` texts), and it merges them as Claude Code
+ * 2.1.332 does before each request. The rule is in latch's
+ * `docs/dialects/claude.md`, "One user message"; this is the TypeScript twin
+ * of `latch::dialect::claude::message`.
  *
  * ```ts
  * const texts = (outcome: Outcome): Piece[] => (outcome.context ?? []).flatMap((c) => pieceFromContext(c) ?? []);
@@ -48,8 +48,8 @@ export interface ToolResultPiece {
 }
 
 /**
- * A text that is a message of its own: the user's prompt, and what a tool
- * event's hooks give the model (`context` placed `after_tool_result`).
+ * A text that is a message of its own: the user's prompt, and the reminder
+ * after a result a `PermissionDenied` hook lets the model retry.
  */
 export interface MessagePiece {
   kind: "message";
@@ -57,10 +57,11 @@ export interface MessagePiece {
 }
 
 /**
- * A text Claude Code keeps as an attachment until the request:
- * `PostToolBatch`, `UserPromptSubmit`, `UserPromptExpansion`, `SessionStart`
- * and `SubagentStart` context, and the answers of `async` hooks (`context`
- * placed anywhere else).
+ * A text Claude Code keeps as an attachment until the request: what a tool
+ * event's hooks give the model (`PreToolUse`, `PostToolUse` and
+ * `PostToolUseFailure` context and blocking errors, `PostToolBatch`
+ * context), the answers of `async` hooks, and `UserPromptSubmit`,
+ * `UserPromptExpansion`, `SessionStart` and `SubagentStart` context.
  */
 export interface AttachmentPiece {
   kind: "attachment";
@@ -92,13 +93,28 @@ export type Block = ToolResultBlock | TextBlock;
 const NOT_IN_A_MESSAGE: readonly string[] = ["compaction_prompt", "system_prompt", "after_compaction"];
 
 /**
- * The piece a claude outcome's `context` entry is: a message when it is
- * placed `after_tool_result`, `undefined` for a text that is no part of a
- * user message (`compaction_prompt`), else an attachment.
+ * The reminder latch places `after_tool_result` when a `PermissionDenied`
+ * hook lets the model retry: the one text Claude Code sends as a message.
+ */
+const RETRY_REMINDER =
+  "<system-reminder>\n" +
+  "The refusal above is not final for this call: the PermissionDenied hook set up for this session" +
+  " allows one more try, which goes through the same permission check. If the user asked for what" +
+  " this call does, make it again now. If they did not, leave it, and in your next words to them say" +
+  " that you made this call without being asked and that it was refused before it ran; then go on" +
+  " with what they did ask for.\n" +
+  "</system-reminder>";
+
+/**
+ * The piece a claude outcome's `context` entry is: `undefined` for a text
+ * that is no part of a user message (`compaction_prompt`), a message for
+ * the `PermissionDenied` retry reminder, else an attachment.
  */
 export function pieceFromContext(entry: ContextEntry): MessagePiece | AttachmentPiece | undefined {
-  if (entry.placement === "after_tool_result") return { kind: "message", text: entry.text };
   if (NOT_IN_A_MESSAGE.includes(entry.placement)) return undefined;
+  if (entry.placement === "after_tool_result" && entry.text === RETRY_REMINDER) {
+    return { kind: "message", text: entry.text };
+  }
   return { kind: "attachment", text: entry.text };
 }
 
@@ -119,8 +135,9 @@ function toolResultBlock(piece: ToolResultPiece): ToolResultBlock {
  * - A piece that is a message of its own, when it starts with a text and the
  *   blocks so far end with a text, adds `"\n"` to that earlier text.
  * - An attachment never adds one: it is folded into a tool result that ends
- *   the blocks so far (the result trimmed, a blank line, the text trimmed),
- *   or else becomes a text block.
+ *   the blocks so far (a text: the result trimmed, a blank line, the text
+ *   trimmed; an MCP tool's list: its last text block gets `"\n"` and the
+ *   text joins the list as a block), or else becomes a text block.
  * - Tool results always come first.
  */
 export function userMessage(pieces: Iterable<Piece>): Block[] {
@@ -175,16 +192,49 @@ function pushMessage(blocks: Block[], block: Block): void {
 
 /**
  * Merges an attachment: into a tool result that ends the blocks so far (as
- * Claude Code does, with JavaScript's `trim`), or as a text block; no
- * newline either way.
+ * Claude Code does, with JavaScript's `trim`), or as a text block of its own.
  */
 function pushAttachment(blocks: Block[], text: string): void {
   const last = blocks.at(-1);
-  // Only a text result takes it in; after a list it is a block of its own
-  // (recorded: r12_mcp_list_*).
-  if (last?.type === "tool_result" && typeof last.content === "string") {
-    last.content = [last.content.trim(), text.trim()].filter((part) => part !== "").join("\n\n");
-  } else {
-    blocks.push({ type: "text", text });
+  if (last?.type === "tool_result") {
+    if (typeof last.content === "string") {
+      last.content = [last.content.trim(), text.trim()].filter((part) => part !== "").join("\n\n");
+      return;
+    }
+    // A list takes the text in as a block of its own, after a newline on its
+    // last text (recorded: r12_mcp_list_*), unless it holds a block Claude
+    // Code keeps apart. A new list: the piece's stays as it was.
+    if (!last.content.some(keptApart)) {
+      const list = [...last.content];
+      const end = list.at(-1);
+      if (isText(end)) list[list.length - 1] = { ...end, text: `${end.text}\n` };
+      last.content = [...list, { type: "text", text }];
+      return;
+    }
   }
+  blocks.push({ type: "text", text });
+}
+
+/** A content block that is a text, with its `text`. */
+function isText(block: Json | undefined): block is { type: "text"; text: string } & { [key: string]: Json } {
+  return (
+    typeof block === "object" &&
+    block !== null &&
+    !Array.isArray(block) &&
+    block["type"] === "text" &&
+    typeof block["text"] === "string"
+  );
+}
+
+/**
+ * A block that keeps Claude Code from folding anything into the list holding
+ * it: a `tool_reference` or a `search_result`.
+ */
+function keptApart(block: Json): boolean {
+  return (
+    typeof block === "object" &&
+    block !== null &&
+    !Array.isArray(block) &&
+    (block["type"] === "tool_reference" || block["type"] === "search_result")
+  );
 }

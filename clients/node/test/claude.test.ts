@@ -1,9 +1,11 @@
 /**
  * `userMessage`: the rule on its own, then the recorded batches run through
  * a real `latch serve` (as latch's `tests/it/claude_message.rs` runs them
- * through `latch fire`), each of which must give the recorded user message
- * byte for byte. The recordings are read from the repository
- * (`recordings/claude/<case>/`).
+ * through `latch fire`), each of which must give the user message Claude
+ * Code 2.1.332 sent byte for byte. The recordings are read from the
+ * repository: the messages from `recordings/claude-2.1.332/messages.json`,
+ * the settings and the model's script from `recordings/claude/<case>/` (the
+ * same in both recordings).
  */
 
 import assert from "node:assert/strict";
@@ -47,45 +49,37 @@ const msg = (t: string): Piece => ({ kind: "message", text: t });
 const att = (t: string): Piece => ({ kind: "attachment", text: t });
 
 describe("userMessage", () => {
-  test("texts that are messages end with a newline before another", () => {
-    // r3_deny_slow_plus_context_fast: a denied call, then two PreToolUse contexts.
-    assert.deepEqual(userMessage([msg("B"), msg("A"), tr("t", "DENY reason", true)]), [
+  test("texts made before the result follow it as they are", () => {
+    // r3_deny_slow_plus_context_fast: a denied call's two PreToolUse
+    // contexts, made before its result, follow it with no newline.
+    assert.deepEqual(userMessage([att("B"), att("A"), tr("t", "DENY reason", true)]), [
       result("t", "DENY reason", true),
-      text("B\n"),
+      text("B"),
       text("A"),
     ]);
   });
 
-  test("an attachment right after a result is folded into it", () => {
-    // r10_seam_single_post_ctx_batch: the batch text moves before the
-    // PostToolUse text and is folded into the result, both trimmed.
-    assert.deepEqual(userMessage([tr("t", "hi\n"), msg("POST"), att("  BATCH\n")]), [
-      result("t", "hi\n\nBATCH"),
-      text("POST"),
-    ]);
+  test("attachments right after a result are folded into it", () => {
+    // r10_seam_single_post_ctx_batch: the PostToolUse text, then the batch
+    // text, folded into the result, each trimmed.
+    assert.deepEqual(userMessage([tr("t", "hi\n"), att("POST"), att("  BATCH\n")]), [result("t", "hi\n\nPOST\n\nBATCH")]);
   });
 
-  test("an attachment after a text is a block without a newline", () => {
-    // r10_seam_single_pre_ctx_batch
-    assert.deepEqual(userMessage([msg("PRE"), tr("t", "hi"), att("BATCH")]), [
-      result("t", "hi"),
-      text("PRE"),
-      text("BATCH"),
+  test("after a text attachments are blocks without a newline", () => {
+    // r10_seam_two_pre_post_batch: [TR1, TR2, PRE1, POST1, PRE2, POST2, BATCH].
+    const pieces = [att("PRE1"), tr("t1", "one"), att("POST1"), att("PRE2"), tr("t2", "two"), att("POST2"), att("BATCH")];
+    assert.deepEqual(userMessage(pieces), [
+      result("t1", "one"),
+      result("t2", "two"),
+      ...["PRE1", "POST1", "PRE2", "POST2", "BATCH"].map(text),
     ]);
   });
 
   test("attachments move back to the last result before them", () => {
-    // r3_post_tool_batch_two_contexts: the batch texts move before the second
-    // call's PostToolUse text; the last of them gets "\n" from it.
-    const pieces = [tr("t1", "one"), msg("POST"), tr("t2", "two"), msg("POST"), att("B"), att("A")];
-    assert.deepEqual(userMessage(pieces), [
-      result("t1", "one"),
-      result("t2", "two"),
-      text("POST"),
-      text("B"),
-      text("A\n"),
-      text("POST"),
-    ]);
+    // r3_post_tool_batch_two_contexts: each call's PostToolUse text is folded
+    // into its result, then the batch texts into the last one.
+    const pieces = [tr("t1", "one"), att("POST"), tr("t2", "two"), att("POST"), att("B"), att("A")];
+    assert.deepEqual(userMessage(pieces), [result("t1", "one\n\nPOST"), result("t2", "two\n\nPOST\n\nB\n\nA")]);
   });
 
   test("attachments without a result go first", () => {
@@ -97,6 +91,17 @@ describe("userMessage", () => {
     ]);
   });
 
+  test("a message after a result is a block of its own", () => {
+    // r3_permission_denied_retry: the retry reminder is a message, a block of
+    // its own after the denied result; after a text it ends that text with
+    // "\n", as any message does (read from Claude Code's code).
+    assert.deepEqual(userMessage([tr("t", "denied", true), msg("RETRY")]), [result("t", "denied", true), text("RETRY")]);
+    assert.deepEqual(userMessage([att("PRE"), tr("t", "denied", true), msg("RETRY")]).slice(1), [
+      text("PRE\n"),
+      text("RETRY"),
+    ]);
+  });
+
   test("folding trims as JavaScript does, and an empty result leaves the text alone", () => {
     assert.deepEqual(userMessage([tr("t", "\ufeff\u3000out\u0085\x1f \n"), att("\u2028X\ufeff")]), [
       result("t", "out\u0085\x1f\n\nX"),
@@ -105,29 +110,99 @@ describe("userMessage", () => {
   });
 
   test("a result without is_error is not an error, and the pieces are not changed", () => {
-    const pieces: Piece[] = [{ kind: "tool_result", tool_use_id: "t", content: "out" }, att("X")];
+    const list: Json[] = [{ type: "text", text: "R" }];
+    const pieces: Piece[] = [
+      { kind: "tool_result", tool_use_id: "t", content: "out" },
+      att("X"),
+      { kind: "tool_result", tool_use_id: "m", content: list },
+      att("Y"),
+    ];
     const copy = structuredClone(pieces);
-    assert.deepEqual(userMessage(pieces), [result("t", "out\n\nX")]);
+    const expected = [
+      result("t", "out\n\nX"),
+      { type: "tool_result", tool_use_id: "m", content: [{ type: "text", text: "R\n" }, text("Y")] },
+    ];
+    assert.deepEqual(userMessage(pieces), expected);
     assert.deepEqual(pieces, copy);
-    assert.deepEqual(userMessage(new Set(pieces)), [result("t", "out\n\nX")]);
+    assert.deepEqual(userMessage(new Set(pieces)), expected);
   });
 
-  test("an attachment after an MCP result (a list) is a block of its own", () => {
+  test("attachments after an MCP result join its list", () => {
+    // r12_mcp_list_post_and_batch: each text joins the list as a block, after
+    // a newline on the list's last text.
     const blocks: Json[] = [{ type: "text", text: "MCP_RESULT" }];
-    assert.deepEqual(
-      userMessage([{ kind: "tool_result", tool_use_id: "t", content: blocks }, msg("POST"), att("BATCH")]),
-      [{ type: "tool_result", tool_use_id: "t", content: blocks }, text("BATCH\n"), text("POST")],
-    );
+    const pieces: Piece[] = [{ kind: "tool_result", tool_use_id: "t", content: blocks }, att("POST"), att("BATCH")];
+    assert.deepEqual(userMessage(pieces), [
+      { type: "tool_result", tool_use_id: "t", content: [text("MCP_RESULT\n"), text("POST\n"), text("BATCH")] },
+    ]);
   });
 
-  test("context entries are messages after a tool result and attachments elsewhere", () => {
+  test("a list takes texts in unless it holds a block kept apart", () => {
+    // Read from Claude Code's code: after an image the text joins the list
+    // with no newline; a list holding a tool_reference or a search_result
+    // takes nothing in.
+    const image: Json = { type: "image", source: { type: "base64", media_type: "image/png", data: "" } };
+    assert.deepEqual(userMessage([{ kind: "tool_result", tool_use_id: "t", content: [image] }, att("X")]), [
+      { type: "tool_result", tool_use_id: "t", content: [image, text("X")] },
+    ]);
+    for (const kind of ["tool_reference", "search_result"]) {
+      const held: Json[] = [{ type: kind }, { type: "text", text: "R" }];
+      assert.deepEqual(
+        userMessage([{ kind: "tool_result", tool_use_id: "t", content: held }, att("X")]),
+        [{ type: "tool_result", tool_use_id: "t", content: held }, text("X")],
+        kind,
+      );
+    }
+  });
+
+  test("context entries are attachments, and compaction texts none", () => {
     const entry = (placement: string): ContextEntry => ({ hook: "h", placement, text: "T" });
-    assert.deepEqual(pieceFromContext(entry("after_tool_result")), msg("T"));
-    for (const placement of ["append_to_tool_result", "with_prompt", "first_user_message"]) {
+    for (const placement of ["after_tool_result", "append_to_tool_result", "with_prompt", "first_user_message"]) {
       assert.deepEqual(pieceFromContext(entry(placement)), att("T"));
     }
-    assert.equal(pieceFromContext(entry("compaction_prompt")), undefined);
+    for (const placement of ["compaction_prompt", "system_prompt", "after_compaction"]) {
+      assert.equal(pieceFromContext(entry(placement)), undefined);
+    }
   });
+});
+
+test("the retry reminder latch gives after a PermissionDenied hook's retry is a message", async () => {
+  const root = await mkdtemp(join(tmpdir(), "latch-client-claude-"));
+  try {
+    const project = join(root, "project");
+    await mkdir(join(project, ".claude"), { recursive: true });
+    await mkdir(join(root, "home"));
+    await mkdir(join(root, "managed"));
+    const answer = JSON.stringify({ hookSpecificOutput: { hookEventName: "PermissionDenied", retry: true } });
+    const handler = { type: "command", command: `printf '%s' '${answer}'` };
+    const settings = { hooks: { PermissionDenied: [{ hooks: [handler] }] } };
+    await writeFile(join(project, ".claude", "settings.json"), JSON.stringify(settings));
+    const latch = await LatchClient.start({
+      bin: latchBin(),
+      config: {
+        dialects: ["claude"],
+        project,
+        home: join(root, "home"),
+        claudeManagedDir: join(root, "managed"),
+        stateDir: join(root, "state"),
+      },
+    });
+    let outcome: Outcome;
+    try {
+      const tool = { name: "Bash", input: { command: "rm -rf x" }, call_id: "toolu_1" };
+      outcome = await latch.fire({ event: "permission_denied", session_id: "s1", tool, reason: "no" });
+    } finally {
+      await latch.close();
+    }
+    const [retry, ...rest] = outcome.context ?? [];
+    assert.ok(retry !== undefined, JSON.stringify(outcome));
+    assert.deepEqual(rest, []);
+    assert.equal(retry.placement, "after_tool_result");
+    assert.ok(retry.text.startsWith("<system-reminder>\nThe refusal above is not final for this call:"));
+    assert.deepEqual(pieceFromContext(retry), msg(retry.text));
+  } finally {
+    await rm(root, { recursive: true, force: true });
+  }
 });
 
 /**
@@ -164,9 +239,7 @@ interface ToolUse {
 interface Script {
   turns: { tool_uses?: ToolUse[]; tool_use?: ToolUse }[];
 }
-interface Observed {
-  api_main_requests: { new_messages: { role: string; content: unknown }[] }[];
-}
+type Recorded = Record<string, unknown>;
 
 async function readJson<T>(case_: string, file: string): Promise<T> {
   return JSON.parse(await readFile(join(REPO, "recordings", "claude", case_, file), "utf8")) as T;
@@ -197,13 +270,49 @@ async function recordedCalls(case_: string): Promise<ToolUse[]> {
   return uses;
 }
 
-/** The last user message of the recording's last request. */
-async function recordedMessage(case_: string): Promise<unknown> {
-  const last = (await readJson<Observed>(case_, "observed.json")).api_main_requests.at(-1);
-  const user = last?.new_messages.filter((m) => m.role === "user").at(-1);
-  assert.ok(user !== undefined, `${case_}: a user message`);
-  return user.content;
+/**
+ * The last user message of the case's last request as Claude Code 2.1.332
+ * sent it, without its own `<total_tokens>` reminder.
+ */
+async function recordedMessage(case_: string): Promise<Recorded[]> {
+  const file = join(REPO, "recordings", "claude-2.1.332", "messages.json");
+  const message = (JSON.parse(await readFile(file, "utf8")) as Record<string, Recorded[]>)[case_];
+  assert.ok(message !== undefined, `${case_}: not in messages.json`);
+  return withoutTotalTokens(message);
 }
+
+/** Whether `text` is the reminder of the tokens left that Claude Code adds to every request. */
+const isTotalTokens = (text: unknown): boolean =>
+  typeof text === "string" &&
+  text.startsWith("<system-reminder>\n<total_tokens>") &&
+  text.endsWith("</total_tokens>\n</system-reminder>");
+
+/**
+ * Takes off the `<total_tokens>` reminder, an attachment latch has no part
+ * in, which Claude Code folds in last: from a text result with the blank
+ * line before it, from a list with the newline its folding gave the list's
+ * last text, or as a text block.
+ */
+function withoutTotalTokens(message: Recorded[]): Recorded[] {
+  const kept = message.filter((b) => !isTotalTokens(b["text"]));
+  for (const block of kept) {
+    const content = block["content"];
+    if (typeof content === "string") {
+      const cut = content.lastIndexOf("\n\n");
+      if (cut > 0 && isTotalTokens(content.slice(cut + 2))) block["content"] = content.slice(0, cut);
+    } else if (Array.isArray(content) && isTotalTokens((content.at(-1) as Recorded | undefined)?.["text"])) {
+      content.pop();
+      const last = content.at(-1) as Recorded | undefined;
+      const text = last?.["text"];
+      if (last !== undefined && typeof text === "string" && text.endsWith("\n")) last["text"] = text.slice(0, -1);
+    }
+  }
+  return kept;
+}
+
+/** A `PreToolUse` context as latch and Claude Code write it. */
+const preToolUseContext = (t: string): Block =>
+  text(`<system-reminder>\nPreToolUse:Bash hook additional context: ${t}\n</system-reminder>`);
 
 const piecesOf = (outcome: Outcome): Piece[] => (outcome.context ?? []).flatMap((c) => pieceFromContext(c) ?? []);
 
@@ -274,19 +383,20 @@ async function rebuiltMessage(case_: string, outputs: Json[]): Promise<unknown> 
 const MCP_ANSWER: Json[] = [{ type: "text", text: "MCP_RESULT echo_tool ORIGINAL_MCP_SENTINEL" }];
 
 const CASES: [string, Json[]][] = [
-  // Two PreToolUse contexts on a denied call: the first ends with "\n".
+  // Two PreToolUse contexts on a denied call follow its result, no newline.
   ["r3_deny_slow_plus_context_fast", ["hi"]],
-  // PostToolUse contexts on two calls and two PostToolBatch contexts: the
-  // batch texts move before the second call's text.
+  // PostToolUse contexts on two calls and two PostToolBatch contexts: each
+  // call's text folded into its result, then the batch texts into the last.
   ["r3_post_tool_batch_two_contexts", ["one", "two"]],
   ["r3_post_tool_batch_posttooluse_ctx_only", ["one", "two"]],
   // Nothing but tool results before it: the batch text is folded into the last result.
   ["r3_post_tool_batch_context", ["one", "two"]],
+  // After a PreToolUse text nothing is folded: [TR1, TR2, PRE1, POST1, PRE2, POST2, BATCH].
   ["r10_seam_two_pre_post_batch", ["one", "two"]],
   ["r10_seam_two_post_first_only_batch", ["one", "two"]],
   ["r10_seam_single_post_ctx_batch", ["hi"]],
   ["r10_seam_single_pre_ctx_batch", ["hi"]],
-  // After an MCP tool's list of blocks the batch text is a block of its own.
+  // After an MCP tool's list of blocks the texts join the list.
   ["r12_mcp_list_batch_ctx", [MCP_ANSWER]],
   ["r12_mcp_list_post_and_batch", [MCP_ANSWER]],
   ["r12_bash_string_batch_ctx", ["hi"]],
@@ -295,11 +405,14 @@ const CASES: [string, Json[]][] = [
 describe("the recorded user messages, rebuilt through latch serve", () => {
   for (const [case_, outputs] of CASES) {
     test(case_, async () => {
-      const recorded = await recordedMessage(case_);
-      if (case_ === "r3_deny_slow_plus_context_fast" && Array.isArray(recorded)) {
-        // The deny's text is Claude Code 2.1.332's, a hook error; the layout
-        // is still 2.1.197's (recordings/claude-2.1.332/README.md, item 15).
-        (recorded[0] as Record<string, unknown>)["content"] = "PreToolUse:Bash hook error: DENY_A_SENTINEL reason";
+      const recorded: unknown[] = await recordedMessage(case_);
+      if (case_ === "r3_deny_slow_plus_context_fast") {
+        // Claude Code 2.1.332 joined the two contexts into one reminder there
+        // (read from its code, it can run a call's hooks as one pass);
+        // latch keeps a reminder per hook (recordings/claude-2.1.332/README.md,
+        // "Not yet").
+        assert.deepEqual(recorded.slice(1), [preToolUseContext("CTX_B_SENTINEL ctx of B\nCTX_A_SENTINEL ctx of A")]);
+        recorded.splice(1, 1, preToolUseContext("CTX_B_SENTINEL ctx of B"), preToolUseContext("CTX_A_SENTINEL ctx of A"));
       }
       assert.deepEqual(await rebuiltMessage(case_, outputs), recorded);
     });
@@ -333,5 +446,5 @@ test("the README's userMessage snippet runs as written", async () => {
     outcome([{ hook: "h", placement: "append_to_tool_result", text: batch }]),
     messages,
   );
-  assert.deepEqual(messages, [{ role: "user", content: [result("toolu_1", `hi\n\n${batch}`), text(post)] }]);
+  assert.deepEqual(messages, [{ role: "user", content: [result("toolu_1", `hi\n\n${post}\n\n${batch}`)] }]);
 });

@@ -77,8 +77,7 @@ def test_readme_claude_message() -> None:
         {
             "role": "user",
             "content": [
-                {"type": "tool_result", "tool_use_id": "toolu_1", "content": "hi\n\n" + batch, "is_error": False},
-                {"type": "text", "text": post},
+                {"type": "tool_result", "tool_use_id": "toolu_1", "content": f"hi\n\n{post}\n\n{batch}", "is_error": False},
             ],
         }
     ]

@@ -2,17 +2,17 @@
 turn made: tool results, the texts of tool events' hooks, and the texts
 Claude Code keeps as attachments.
 
-latch's claude ``context`` texts are Claude Code's, byte for byte, but a
-text block of the message Claude Code sends may end with one more
-``"\\n"``, and a ``PostToolBatch`` text may sit inside a tool result
-instead of in a block of its own. Both depend on the rest of the message,
-which only the harness knows. A harness that builds Claude Code's request
-itself gets the same blocks from :func:`user_message`: give it the pieces
-in the order they were made (for each call its ``PreToolUse`` texts, its
-result, its ``PostToolUse`` texts; then the batch's ``PostToolBatch``
-texts), and it merges them as Claude Code 2.1.197 does before each
-request. The rule is in latch's ``docs/dialects/claude.md``, "One user
-message"; this is the Python twin of ``latch::dialect::claude::message``.
+latch's claude ``context`` texts are Claude Code's, byte for byte, but
+Claude Code folds most of them into a tool result instead of sending them
+as blocks of their own, and a text block may end with one more ``"\\n"``.
+Both depend on the rest of the message, which only the harness knows. A
+harness that builds Claude Code's request itself gets the same blocks from
+:func:`user_message`: give it the pieces in the order they were made (for
+each call its ``PreToolUse`` texts, its result, its ``PostToolUse``
+texts; then the batch's ``PostToolBatch`` texts), and it merges them as
+Claude Code 2.1.332 does before each request. The rule is in latch's
+``docs/dialects/claude.md``, "One user message"; this is the Python twin
+of ``latch::dialect::claude::message``.
 
 ::
 
@@ -62,19 +62,21 @@ class ToolResult:
 
 @dataclass(frozen=True)
 class Message:
-    """A text that is a message of its own: the user's prompt, and what a
-    tool event's hooks give the model (``context`` placed
-    ``after_tool_result``)."""
+    """A text that is a message of its own: the user's prompt, and the
+    reminder after a result a ``PermissionDenied`` hook lets the model
+    retry."""
 
     text: str
 
 
 @dataclass(frozen=True)
 class Attachment:
-    """A text Claude Code keeps as an attachment until the request:
-    ``PostToolBatch``, ``UserPromptSubmit``, ``UserPromptExpansion``,
-    ``SessionStart`` and ``SubagentStart`` context, and the answers of
-    ``async`` hooks (``context`` placed anywhere else)."""
+    """A text Claude Code keeps as an attachment until the request: what a
+    tool event's hooks give the model (``PreToolUse``, ``PostToolUse`` and
+    ``PostToolUseFailure`` context and blocking errors, ``PostToolBatch``
+    context), the answers of ``async`` hooks, and ``UserPromptSubmit``,
+    ``UserPromptExpansion``, ``SessionStart`` and ``SubagentStart``
+    context."""
 
     text: str
 
@@ -111,16 +113,28 @@ Block = Union[ToolResultBlock, TextBlock]
 #: belongs to the compaction request).
 _NOT_IN_A_MESSAGE = ("compaction_prompt", "system_prompt", "after_compaction")
 
+#: The reminder latch places ``after_tool_result`` when a ``PermissionDenied``
+#: hook lets the model retry: the one text Claude Code sends as a message.
+_RETRY_REMINDER = (
+    "<system-reminder>\n"
+    "The refusal above is not final for this call: the PermissionDenied hook set up for this session"
+    " allows one more try, which goes through the same permission check. If the user asked for what"
+    " this call does, make it again now. If they did not, leave it, and in your next words to them say"
+    " that you made this call without being asked and that it was refused before it ran; then go on"
+    " with what they did ask for.\n"
+    "</system-reminder>"
+)
+
 
 def piece_from_context(entry: Context) -> Optional[Union[Message, Attachment]]:
-    """The piece a claude outcome's ``context`` entry is: a :class:`Message`
-    when it is placed ``after_tool_result``, ``None`` for a text that is no
-    part of a user message (``compaction_prompt``), else an
-    :class:`Attachment`."""
-    if entry["placement"] == "after_tool_result":
-        return Message(entry["text"])
+    """The piece a claude outcome's ``context`` entry is: ``None`` for a text
+    that is no part of a user message (``compaction_prompt``), a
+    :class:`Message` for the ``PermissionDenied`` retry reminder
+    (``_RETRY_REMINDER``), else an :class:`Attachment`."""
     if entry["placement"] in _NOT_IN_A_MESSAGE:
         return None
+    if entry["placement"] == "after_tool_result" and entry["text"] == _RETRY_REMINDER:
+        return Message(entry["text"])
     return Attachment(entry["text"])
 
 
@@ -134,8 +148,9 @@ def user_message(pieces: Iterable[Piece]) -> List[Block]:
       the blocks so far end with a text, adds ``"\\n"`` to that earlier
       text.
     - An attachment never adds one: it is folded into a tool result that
-      ends the blocks so far (the result trimmed, a blank line, the text
-      trimmed), or else becomes a text block.
+      ends the blocks so far (a text: the result trimmed, a blank line, the
+      text trimmed; an MCP tool's list: its last text block gets ``"\\n"``
+      and the text joins the list as a block), or else becomes a text block.
     - Tool results always come first.
     """
     blocks: List[Block] = []
@@ -192,16 +207,36 @@ def _push_message(blocks: List[Block], block: Block) -> None:
 
 def _push_attachment(blocks: List[Block], text: str) -> None:
     """Merges an attachment: into a tool result that ends the blocks so
-    far, or as a text block; no newline either way."""
+    far, or as a text block of its own."""
     if blocks:
         last = blocks[-1]
-        # Only a text result takes it in; after a list it is a block of its
-        # own (recorded: r12_mcp_list_*).
-        if last["type"] == "tool_result" and isinstance(last["content"], str):
-            parts = (_js_trim(last["content"]), _js_trim(text))
-            last["content"] = "\n\n".join(p for p in parts if p)
-            return
+        if last["type"] == "tool_result":
+            content = last["content"]
+            if isinstance(content, str):
+                parts = (_js_trim(content), _js_trim(text))
+                last["content"] = "\n\n".join(p for p in parts if p)
+                return
+            # A list takes the text in as a block of its own, after a
+            # newline on its last text (recorded: r12_mcp_list_*), unless
+            # it holds a block Claude Code keeps apart. A new list: the
+            # piece's stays as it was.
+            if not any(_kept_apart(b) for b in content):
+                folded = list(content)
+                if folded and _is_text(folded[-1]):
+                    folded[-1] = {**folded[-1], "text": folded[-1]["text"] + "\n"}
+                last["content"] = [*folded, {"type": "text", "text": text}]
+                return
     blocks.append({"type": "text", "text": text})
+
+
+def _is_text(block: Any) -> bool:
+    return isinstance(block, dict) and block.get("type") == "text" and isinstance(block.get("text"), str)
+
+
+def _kept_apart(block: Any) -> bool:
+    """A block that keeps Claude Code from folding anything into the list
+    holding it: a ``tool_reference`` or a ``search_result``."""
+    return isinstance(block, dict) and block.get("type") in ("tool_reference", "search_result")
 
 
 # JavaScript's `String.prototype.trim`: Unicode White_Space but U+0085,
