@@ -655,6 +655,10 @@ pub struct Event {
     /// Where the harness records the session's transcript or trajectory.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub transcript_path: Option<PathBuf>,
+    /// A directory the session may use for scratch files, when the
+    /// harness gives it one (claude: `scratchpad_dir`, after `cwd`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scratchpad_dir: Option<PathBuf>,
     /// The id of the client request that started the turn.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub request_id: Option<String>,
@@ -826,6 +830,7 @@ impl Event {
             session_id: None,
             cwd: None,
             transcript_path: None,
+            scratchpad_dir: None,
             request_id: None,
             turn_id: None,
             agent_run_id: None,

@@ -283,12 +283,16 @@ fn e_post_tool_use_context_and_blocks_follow_the_tool_result() {
     ];
     want.sort_unstable();
     assert_eq!(got, want);
+    // Claude Code 2.1.332 folds each into the tool's result (recorded:
+    // `e_posttooluse_additional_context`, `e2_…`, `e3_…`).
     assert!(
         f.outcome["context"]
             .as_array()
             .unwrap()
             .iter()
-            .all(|c| c["placement"] == "after_tool_result")
+            .all(|c| c["placement"] == "append_to_tool_result"),
+        "{}",
+        f.outcome
     );
 }
 

@@ -462,3 +462,33 @@ fn if_conditions_test_a_skill_command() {
     c.fire(&skill_command("cd app && git push --force"));
     assert_eq!(c.runs_of("push"), 1);
 }
+
+/// `Sh`: `scratchpad_dir` comes after `cwd` on every event, when the
+/// harness gives one (Claude Code 2.1.332, behind its scratchpad feature).
+#[test]
+fn a_scratchpad_directory_comes_after_cwd() {
+    let c = Claude::new();
+    let stop = c.hook("stop", "");
+    let c = c.project_settings(&group("Stop", None, &stop));
+    let mut e = event(
+        "stop",
+        json!({"scratchpad_dir": "/tmp/scratch", "prompt_id": "p1"}),
+    );
+    c.fire(&e);
+    let got = c.received("stop").expect("Stop ran");
+    assert_eq!(
+        keys(&got)[..5],
+        [
+            "session_id",
+            "transcript_path",
+            "cwd",
+            "scratchpad_dir",
+            "prompt_id"
+        ]
+    );
+    assert_eq!(got["scratchpad_dir"], "/tmp/scratch");
+    e.as_object_mut().map(|o| o.remove("scratchpad_dir"));
+    c.fire(&e);
+    let got = c.received("stop").expect("Stop ran");
+    assert!(got.get("scratchpad_dir").is_none(), "{got}");
+}

@@ -483,8 +483,9 @@ fn a_long_first_user_message_is_saved_to_a_file() {
         "{}",
         &message[..message.len().min(200)]
     );
+    // Named by the event and the text (Claude Code 2.1.332's names).
     assert!(
-        message.contains("-2-initialUserMessage.txt"),
+        message.contains("-SessionStart-") && message.contains("-initialUserMessage.txt"),
         "{}",
         &message[..message.len().min(300)]
     );

@@ -537,6 +537,7 @@ fn common_fields() -> BoxedStrategy<Map<String, Value>> {
         ("turn_id", seldom(one_of(&["t1", "t2"]))),
         ("request_id", seldom(one_of(&["r1", "r2"]))),
         ("agent_run_id", seldom(one_of(&["run1"]))),
+        ("scratchpad_dir", seldom(one_of(&["/nonexistent/scratch"]))),
         (
             "transcript_path",
             seldom(one_of(&[

@@ -103,6 +103,8 @@ export interface LatchEvent {
   /** The agent's working directory. */
   cwd?: string | undefined;
   transcript_path?: string | undefined;
+  /** A directory the session may use for scratch files (claude: `scratchpad_dir`). */
+  scratchpad_dir?: string | undefined;
   request_id?: string | undefined;
   turn_id?: string | undefined;
   agent_run_id?: string | undefined;

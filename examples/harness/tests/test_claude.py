@@ -106,12 +106,14 @@ def test_ask_outside_project_and_envrc(run: Runner, example: Example) -> None:
             Reply("make test: fine."),
         ],
     )
-    assert s.tool_results()[:2] == ["This writes outside the project.", "wrote 23 bytes to .envrc"]
-    # PostToolUse(Write) context: a user message right after the tool result.
-    assert s.seen(2)[-2]["role"] == "tool"
-    assert texts(s.seen(2)[-1]) == [
-        "<system-reminder>\nPostToolUse:Write hook additional context: Run the formatter before committing.\n</system-reminder>"
+    # PostToolUse(Write) context: folded into the tool result after a blank
+    # line (Claude Code 2.1.332; outcome placement `append_to_tool_result`).
+    assert s.tool_results()[:2] == [
+        "This writes outside the project.",
+        "wrote 23 bytes to .envrc\n\n<system-reminder>\nPostToolUse:Write hook additional context: "
+        "Run the formatter before committing.\n</system-reminder>",
     ]
+    assert s.seen(2)[-1]["role"] == "tool"
     assert s.agent.workspace.env == {"APP_ENV": "staging"}
     # The shell got the variable, and `cd` carried over to the next call.
     assert s.tool_results()[2:] == ["staging\n", f"{project.resolve()}/sub\n"]

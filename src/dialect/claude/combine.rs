@@ -1367,11 +1367,13 @@ impl Fold<'_> {
                             t.pre_tool_error(self.tool, cmd, &message),
                         );
                     }
+                    // Folded into the tool's result (Claude Code 2.1.332,
+                    // recorded: `e3_posttooluse_exit2_and_failure`).
                     ClaudeEvent::PostToolUse | ClaudeEvent::PostToolUseFailure => {
                         let tail = t.bracketed(cmd, &message);
                         self.context(
                             &hook,
-                            Placement::AfterToolResult,
+                            Placement::AppendToToolResult,
                             t.blocking_error(&label, cmd, &tail),
                         );
                     }
@@ -1702,18 +1704,21 @@ impl Fold<'_> {
                 }
             }
             ClaudeEvent::PostToolUse | ClaudeEvent::PostToolUseFailure => {
+                // Both folded into the tool's result (Claude Code 2.1.332,
+                // recorded: `e_posttooluse_additional_context`,
+                // `e2_posttooluse_decision_block`).
                 if j.decision.as_deref() == Some("block") {
                     record.status = RunStatus::Blocked;
                     self.context(
                         &hook,
-                        Placement::AfterToolResult,
+                        Placement::AppendToToolResult,
                         t.blocking_error(label, cmd, &blocked()),
                     );
                 }
                 if let Some(ctx) = context {
                     self.context(
                         &hook,
-                        Placement::AfterToolResult,
+                        Placement::AppendToToolResult,
                         additional_context(label, &ctx),
                     );
                 }

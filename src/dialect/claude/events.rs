@@ -452,6 +452,11 @@ pub fn payload<'a>(ce: ClaudeEvent, event: &'a Event, facts: &PayloadFacts<'a>) 
     put(&mut m, "session_id", text(&event.session_id));
     put(&mut m, "transcript_path", path(&event.transcript_path));
     put(&mut m, "cwd", Value::from(facts.cwd.to_string_lossy()));
+    // Claude Code 2.1.332 sends it on every event, when its scratchpad
+    // feature is on (read from its code, `Sh`; never recorded).
+    if let Some(dir) = &event.scratchpad_dir {
+        put(&mut m, "scratchpad_dir", Value::from(dir.to_string_lossy()));
+    }
     // SessionStart carries the prompt id only after compaction, the id of
     // the prompt that compacted (recorded: `r3_compact_auto`,
     // `r3_session_resume_*`; after a clear 2.1.197 sent it too,

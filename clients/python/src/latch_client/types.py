@@ -271,6 +271,7 @@ class Event(TypedDict, total=False):
     session_id: str
     cwd: str
     transcript_path: str
+    scratchpad_dir: str
     request_id: str
     turn_id: str
     agent_run_id: str
