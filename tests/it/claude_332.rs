@@ -286,3 +286,22 @@ fn a_blocked_expansion_may_leave_out_the_original_prompt() {
         f.outcome
     );
 }
+
+/// `Fkn`: under `onFailure: "block"`, the words are followed by the
+/// failure's own message, not the hook's stderr: for an answer that fails
+/// the schema, the validation message (2.1.332's spec, item 26).
+#[test]
+fn on_failure_block_says_why_an_answer_failed() {
+    let c = Claude::new();
+    let bad = c.hook("bad", r#"--stdout '{"continue": "yes"}' --stderr IGNORED"#);
+    let c = c.project_settings(&pre_handler(&bad, json!({"onFailure": "block"})));
+    let f = c.fire(&bash_before("ls"));
+    assert_eq!(f.outcome["decision"], "deny", "{}", f.outcome);
+    let said = texts(&f.outcome["notices"]).concat();
+    let lead = format!(
+        "PreToolUse:Bash hook error: [{bad}]: failed; blocking because onFailure is \"block\"\nHook JSON output validation failed"
+    );
+    assert!(said.starts_with(&lead), "{said}");
+    // The stderr is not the detail (the command line above names it).
+    assert!(!said[lead.len()..].contains("IGNORED"), "{said}");
+}

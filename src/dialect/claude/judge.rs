@@ -233,8 +233,10 @@ fn judge_run(result: &RunResult, timeout_secs: f64, program: &str, may_go: bool)
 /// that fails the schema, a failed start, a killed hook), a script that
 /// seems missing, or an exit other than 0 and 2 beside a valid answer that
 /// neither denies nor stops, reads `failed; blocking because onFailure is
-/// "block"` and the hook's stderr (trimmed; `No stderr output` without
-/// one); its own timeout reads `timed out; …`. A cancelled dispatch is no
+/// "block"`, then, on a line of its own, the error's message without its
+/// `Failed with non-blocking status code: ` lead (for a failed exit, the
+/// hook's trimmed stderr, `No stderr output` without one); its own timeout
+/// reads `timed out; …`. A cancelled dispatch is no
 /// failure of the hook's (recorded: `drift_onfailure_block`).
 pub fn failure_blocks(verdict: Verdict, stderr: &str, code: Option<i32>, event: &str) -> Verdict {
     const WHY: &str = "blocking because onFailure is \"block\"";
@@ -251,9 +253,23 @@ pub fn failure_blocks(verdict: Verdict, stderr: &str, code: Option<i32>, event: 
         Verdict::Json(j) if failed_exit && !j.blocks(event) && j.continue_ != Some(false) => {
             Verdict::Blocking(format!("failed; {WHY}\n{stderr}"))
         }
-        Verdict::NonBlocking(_) | Verdict::MissingScript { .. } => {
-            Verdict::Blocking(format!("failed; {WHY}\n{stderr}"))
+        // The detail is the non-blocking error's message, without its
+        // lead (`Fkn`): the stderr for a failed exit, the schema's or the
+        // start's message otherwise.
+        Verdict::NonBlocking(message) => {
+            let detail = js_trim(&message);
+            let detail = detail
+                .strip_prefix("Failed with non-blocking status code: ")
+                .unwrap_or(detail)
+                .replace("Treating as non-blocking. ", "");
+            let detail = js_trim(&detail);
+            if detail.is_empty() {
+                Verdict::Blocking(format!("failed; {WHY}"))
+            } else {
+                Verdict::Blocking(format!("failed; {WHY}\n{detail}"))
+            }
         }
+        Verdict::MissingScript { .. } => Verdict::Blocking(format!("failed; {WHY}\n{stderr}")),
         Verdict::Stopped(ErrorCategory::Timeout, _) => {
             Verdict::Blocking(format!("timed out; {WHY}"))
         }
