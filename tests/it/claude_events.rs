@@ -795,6 +795,7 @@ impl latch::pipeline::HarnessHandlers for Harness {
         Box::pin(async move {
             match (server, tool) {
                 ("srv", "echo") => Ok(input["text"].as_str().unwrap_or("").to_owned()),
+                ("down", _) => Err("MCP server 'down' not connected".to_owned()),
                 _ => Err(format!("no tool {tool} on {server}")),
             }
         })
@@ -869,6 +870,66 @@ fn r2_mcp_tool_and_agent_handlers_run_through_the_harness() {
     assert_eq!(
         outcome.notices[0].text,
         "PreToolUse:Bash hook error: [Is this safe? $ARGUMENTS]: touches /etc"
+    );
+}
+
+/// Claude Code 2.1.332's `onFailure` on `mcp_tool` handlers (`mfe`,
+/// `slt`, `Kkn`; read from its code): any value but `"continue"` blocks,
+/// and the failure is said in a fixed text, the server's own words left
+/// out; a server that is not connected says so.
+#[test]
+fn mcp_tool_handlers_block_on_failure_in_fixed_words() {
+    let fire = |handler: Value| {
+        let c = Claude::new().project_settings(&json!({"hooks": {"PreToolUse": [
+            {"matcher": "Bash", "hooks": [handler]}]}}));
+        let harness = Harness {
+            agent_answer: String::new(),
+            calls: Default::default(),
+        };
+        dispatch_with(&c, harness, bash_before("ls"))
+    };
+    let left_out = " Details are left out of this message, since the MCP server may have written them. To see them, start Claude Code with --debug and try again: they go to its debug log.";
+    let cases = [
+        (
+            json!({"type": "mcp_tool", "server": "gone", "tool": "x", "onFailure": "block"}),
+            format!("[gone:x]: failed; blocking because onFailure is \"block\"\nThe call to the MCP server failed.{left_out}"),
+        ),
+        (
+            json!({"type": "mcp_tool", "server": "down", "tool": "x", "onFailure": "yes"}),
+            "[down:x]: failed; blocking because onFailure is \"block\"\nMCP server 'down' not connected".to_owned(),
+        ),
+        (
+            json!({"type": "mcp_tool", "server": "srv", "tool": "echo", "input": {"text": "all good"}, "onFailure": "block"}),
+            format!("[srv:echo]: failed; blocking because onFailure is \"block\"\nThe MCP tool's answer is not a hook's JSON output, {{}} or empty.{left_out}"),
+        ),
+        (
+            json!({"type": "mcp_tool", "server": "srv", "tool": "echo", "input": {"text": "{\"continue\": 1}"}, "onFailure": "block"}),
+            format!("[srv:echo]: failed; blocking because onFailure is \"block\"\nThe MCP tool's answer looks like JSON, but is not a valid hook output.{left_out}"),
+        ),
+    ];
+    for (handler, said) in cases {
+        let outcome = fire(handler.clone());
+        assert!(outcome.is_denied(), "{handler}: {outcome:?}");
+        assert_eq!(
+            outcome.notices[0].text,
+            format!("PreToolUse:Bash hook error: {said}"),
+            "{handler}"
+        );
+    }
+    // `"continue"` (the default) keeps a failure a warning; `{}` is an
+    // answer.
+    let outcome =
+        fire(json!({"type": "mcp_tool", "server": "gone", "tool": "x", "onFailure": "continue"}));
+    assert!(
+        !outcome.is_denied() && outcome.warnings.len() == 1,
+        "{outcome:?}"
+    );
+    let outcome = fire(
+        json!({"type": "mcp_tool", "server": "srv", "tool": "echo", "input": {"text": "{}"}, "onFailure": "block"}),
+    );
+    assert!(
+        !outcome.is_denied() && outcome.warnings.is_empty(),
+        "{outcome:?}"
     );
 }
 

@@ -718,8 +718,14 @@ fn work<'a>(
                 } => {
                     let payload = serde_json::from_slice::<Value>(place.stdin).unwrap_or_default();
                     let input = super::harness::interpolate(input, &payload);
+                    let blocks = ce.on_failure_blocks(s.handler);
                     let call: BoxFuture<'a, Verdict> = Box::pin(async move {
-                        match harness.call_tool(server, tool, input).await {
+                        let answer = harness.call_tool(server, tool, input).await;
+                        if blocks {
+                            let answer = answer.as_deref().map_err(String::as_str);
+                            return super::judge::mcp_failure_blocks(answer, server, ce.as_str());
+                        }
+                        match answer {
                             Ok(text) => super::judge::read_stdout(&text),
                             Err(e) => Verdict::NonBlocking(format!(
                                 "Failed with non-blocking status code: MCP tool {server}:{tool} failed: {e}"
@@ -747,6 +753,9 @@ fn work<'a>(
                 }
             };
             let timeout = place.timeout(s.handler);
+            // An `mcp_tool` handler's own timeout blocks under `onFailure`.
+            let timeout_blocks = matches!(s.handler.kind, HandlerKind::McpTool { .. })
+                && ce.on_failure_blocks(s.handler);
             let mut record = s.record;
             Prepared::Run(Work {
                 shown,
@@ -755,7 +764,12 @@ fn work<'a>(
                     let started = std::time::Instant::now();
                     let verdict = tokio::select! {
                         v = tokio::time::timeout(timeout, call) => v.unwrap_or_else(|_| {
-                            Verdict::timed_out(timeout.as_secs_f64())
+                            let v = Verdict::timed_out(timeout.as_secs_f64());
+                            if timeout_blocks {
+                                super::judge::failure_blocks(v, "", None, ce.as_str())
+                            } else {
+                                v
+                            }
                         }),
                         _ = cx.cancel.cancelled() => Verdict::cancelled(),
                     };
