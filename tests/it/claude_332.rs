@@ -305,3 +305,42 @@ fn on_failure_block_says_why_an_answer_failed() {
     // The stderr is not the detail (the command line above names it).
     assert!(!said[lead.len()..].contains("IGNORED"), "{said}");
 }
+
+/// `qwo`: an answer's block names the hook by its `statusMessage`, else
+/// by its command as written, a plugin's `${CLAUDE_PLUGIN_ROOT}` not
+/// expanded (an exit 2's text expands it); 2.1.332's spec, item 13.
+#[test]
+fn an_answer_s_block_names_the_hook_by_its_status_message() {
+    let c = Claude::new();
+    let block = c.hook(
+        "block",
+        r#"--stdout '{"decision": "block", "reason": "more"}'"#,
+    );
+    let c = c.project_settings(&json!({"hooks": {"Stop": [{"hooks": [
+        {"type": "command", "command": block, "statusMessage": "Checking the tests"}]}]}}));
+    let f = c.fire(&json!({"event": "stop", "session_id": "s1"}));
+    assert_eq!(
+        f.outcome["continuation"]["prompt"],
+        crate::claude_util::stop_block_feedback("Stop", "Checking the tests", "more"),
+        "{}",
+        f.outcome
+    );
+
+    let c = Claude::new();
+    let script = r#"echo '{"decision": "block", "reason": "more"}' # ${CLAUDE_PLUGIN_ROOT}"#;
+    let c = c.plugin(
+        "tidy",
+        &json!({"hooks": {"PostToolUse": [{"hooks": [{"type": "command", "command": script}]}]}}),
+    );
+    let f = c.fire(&crate::claude_util::bash_after(
+        "ls",
+        json!({"stdout": "x"}),
+    ));
+    let said = texts(&f.outcome["context"]).concat();
+    assert!(
+        said.contains(&format!(
+            "PostToolUse:Bash hook blocking error from command: \"{script}\": more"
+        )),
+        "{said}"
+    );
+}

@@ -311,6 +311,7 @@ pub async fn dispatch(cfg: &Claude, event: &Event, cx: &DispatchContext<'_>) -> 
     let mut in_background = false;
     let mut shown = Vec::new();
     let mut from_plugin = Vec::new();
+    let mut names = Vec::new();
     for (i, s) in selected.into_iter().enumerate() {
         let env_file = env_dir
             .as_ref()
@@ -320,9 +321,18 @@ pub async fn dispatch(cfg: &Claude, event: &Event, cx: &DispatchContext<'_>) -> 
             let _ = std::fs::remove_file(f);
             env_files.push(f.clone());
         }
+        // How an answer's block names the hook (Claude Code 2.1.332's
+        // `qwo`): its `statusMessage`, else its command as written.
+        let name = s
+            .handler
+            .status_message
+            .clone()
+            .filter(|m| !m.is_empty())
+            .unwrap_or_else(|| s.handler.kind.shown());
         match work(s, event, &place, env_file, cx) {
             Prepared::Run(run) => {
                 shown.push(run.shown);
+                names.push(name);
                 from_plugin.push(run.from_plugin);
                 runs.push(run.run);
             }
@@ -368,6 +378,7 @@ pub async fn dispatch(cfg: &Claude, event: &Event, cx: &DispatchContext<'_>) -> 
         terminal_sequences: Vec::new(),
         model_contexts: Vec::new(),
         skill_failure: None,
+        names,
         shell_command: if ce == ClaudeEvent::PreSkillShellCommand {
             shell_command(claude_input.as_ref(), event)
         } else {
@@ -1257,6 +1268,10 @@ struct Fold<'a> {
     skill_failure: Option<String>,
     /// On `PreSkillShellCommand`: the command, as hooks read it.
     shell_command: String,
+    /// How an answer's block names each run hook, by run index: its
+    /// `statusMessage`, else its command as written (a plugin's root not
+    /// expanded, unlike an exit 2's text).
+    names: Vec<String>,
 }
 
 impl Fold<'_> {
@@ -1723,10 +1738,11 @@ impl Fold<'_> {
                 // `e2_posttooluse_decision_block`).
                 if j.decision.as_deref() == Some("block") {
                     record.status = RunStatus::Blocked;
+                    let name = self.names.get(index).map_or(cmd, String::as_str);
                     self.context(
                         &hook,
                         Placement::AppendToToolResult,
-                        t.blocking_error(label, cmd, &blocked()),
+                        t.blocking_error(label, name, &blocked()),
                     );
                 }
                 if let Some(ctx) = context {
@@ -1886,8 +1902,9 @@ impl Fold<'_> {
                     // A block an answer gives (not an exit 2's) comes with
                     // a blocking error first (2.1.332, recorded:
                     // `g_stop_block_once`, `r8_exit2_json_stop_block`).
+                    let name = self.names.get(index).map_or(cmd, String::as_str);
                     self.feedback
-                        .push(t.blocking_error(ce.as_str(), cmd, &blocked()));
+                        .push(t.blocking_error(ce.as_str(), name, &blocked()));
                     self.feedback.push(stop_feedback(&blocked()));
                     self.feedback_hooks.push(hook.clone());
                 } else if let Some(ctx) = context {

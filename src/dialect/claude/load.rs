@@ -296,6 +296,9 @@ pub struct Handler {
     /// timeout, a failed start, an answer that fails the schema) blocks
     /// as an exit 2 does, where Claude Code honours it (2.1.332).
     pub on_failure_blocks: bool,
+    /// `statusMessage`: what the user sees while it runs, and how an
+    /// answer's block names it (Claude Code 2.1.332's `qwo`).
+    pub status_message: Option<String>,
     /// `async: true`: runs in the background; its decision is ignored.
     pub run_async: bool,
     /// `asyncRewake: true` (synchronous under a non-interactive harness).
@@ -1159,7 +1162,7 @@ impl Loader<'_> {
                 };
                 Condition { text, rule }
             });
-        self.string(h, "statusMessage", false);
+        let status_message = self.string(h, "statusMessage", false);
         let on_failure_blocks = self.on_failure(h, kind.as_ref());
         let kind = kind.filter(|_| self.problems.len() == before)?;
         if matches!(
@@ -1190,6 +1193,7 @@ impl Loader<'_> {
             run_async,
             async_rewake,
             on_failure_blocks,
+            status_message,
             condition,
             source: SourceRef {
                 file: self.path.to_path_buf(),
