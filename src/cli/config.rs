@@ -449,6 +449,7 @@ impl ConfigArgs {
                     hide_commands: self.claude_hide_commands,
                 },
                 stop_block_cap: claude::Options::stop_block_cap_from_env(diags),
+                safe_mode: claude::Options::safe_mode_from_env(),
             };
             engine = with_loaded(
                 engine,

@@ -344,3 +344,42 @@ fn an_answer_s_block_names_the_hook_by_its_status_message() {
         "{said}"
     );
 }
+
+/// Safe mode (`CLAUDE_CODE_SAFE_MODE`, read as Claude Code reads a flag:
+/// `1`, `true`, `yes`, `on`): only managed settings' hooks run, and the
+/// plugins the harness gives; the others are named in a note (Claude Code
+/// 2.1.332, `spec/execution.md` §30, read from its code).
+#[test]
+fn safe_mode_runs_only_managed_hooks_and_the_given_plugins() {
+    let c = Claude::new();
+    let (user, project, managed, plugin) = (
+        c.hook("user", ""),
+        c.hook("project", ""),
+        c.hook("managed", ""),
+        c.hook("plugin", ""),
+    );
+    let c = c
+        .user_settings(&settings("Stop", None, &[&user]))
+        .project_settings(&settings("Stop", None, &[&project]))
+        .plugin("kept", &settings("Stop", None, &[&plugin]));
+    c.write(
+        "managed/managed-settings.json",
+        &settings("Stop", None, &[&managed]).to_string(),
+    );
+    let stop = json!({"event": "stop", "session_id": "s1"});
+    let f = c.fire_env(&stop, &[("CLAUDE_CODE_SAFE_MODE", " Yes ")]);
+    let ran = |label: &str| c.runs_of(label);
+    assert_eq!(
+        (ran("user"), ran("project"), ran("managed"), ran("plugin")),
+        (0, 0, 1, 1),
+        "{}",
+        f.stderr
+    );
+    assert!(f.stderr.contains("safe mode is on"), "{}", f.stderr);
+    // Off (`0`, or unset): every source runs.
+    c.fire_env(&stop, &[("CLAUDE_CODE_SAFE_MODE", "0")]);
+    assert_eq!(
+        (ran("user"), ran("project"), ran("managed"), ran("plugin")),
+        (1, 1, 2, 2)
+    );
+}

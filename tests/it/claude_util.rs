@@ -298,6 +298,7 @@ impl Claude {
         cmd.args(extra)
             .env("HOOK_DIR", self.hook_dir())
             .env_remove("CLAUDE_CODE_STOP_HOOK_BLOCK_CAP")
+            .env_remove("CLAUDE_CODE_SAFE_MODE")
             .env_remove("LATCH_STATE_DIR");
         for (k, v) in env {
             cmd.env(k, v);

@@ -121,6 +121,12 @@ pub struct Options {
     /// Claude Code; [`Options::stop_block_cap_from_env`] reads Claude
     /// Code's variable.
     pub stop_block_cap: Option<u32>,
+    /// Claude Code's safe mode (`--safe-mode`, `CLAUDE_CODE_SAFE_MODE`;
+    /// [`Options::safe_mode_from_env`] reads the variable): only managed
+    /// settings' hooks run, and the plugins the harness gives (which, in
+    /// safe mode, should be those its managed settings enable). Default:
+    /// off.
+    pub safe_mode: bool,
 }
 
 impl Default for Options {
@@ -132,11 +138,24 @@ impl Default for Options {
             texts: Texts::default(),
             prompt: PromptConfig::default(),
             stop_block_cap: Some(combine::STOP_BLOCK_CAP),
+            safe_mode: false,
         }
     }
 }
 
 impl Options {
+    /// Whether `CLAUDE_CODE_SAFE_MODE` turns safe mode on, as Claude Code
+    /// reads it (`De`): `1`, `true`, `yes` or `on`, in any case, spaces
+    /// around allowed.
+    pub fn safe_mode_from_env() -> bool {
+        std::env::var("CLAUDE_CODE_SAFE_MODE").is_ok_and(|v| {
+            matches!(
+                v.trim().to_ascii_lowercase().as_str(),
+                "1" | "true" | "yes" | "on"
+            )
+        })
+    }
+
     /// The Stop block cap from `CLAUDE_CODE_STOP_HOOK_BLOCK_CAP`, read as
     /// Claude Code reads it (its 2.1.197 code): JavaScript's `parseInt(v,
     /// 10)`, so `2x` is 2; a value that is not a number (or unset, or
@@ -279,8 +298,9 @@ impl Claude {
                 }
             }
         }
+        let safe_mode = self.options.safe_mode;
         let files = &mut self.files;
-        apply_switches(files, &refused, &mut diagnostics);
+        apply_switches(files, &refused, safe_mode, &mut diagnostics);
         let mut refs: HashMap<ClaudeEvent, Vec<(usize, usize)>> = HashMap::new();
         for (fi, f) in files.iter().enumerate() {
             for (gi, g) in f.groups.iter().enumerate() {
@@ -399,11 +419,15 @@ impl Claude {
 /// sets `disableAllHooks` decides; `true` outside managed settings turns off
 /// every hook but the managed ones, `true` in managed settings turns off
 /// all. `allowManagedHooksOnly: true` in managed settings keeps only
-/// managed hooks. Each file turned off gets a note. A `disableAllHooks`
-/// in `refused` (held back by the trust policy) does not count.
+/// managed hooks, and so does safe mode, but for the plugins the harness
+/// gives (Claude Code 2.1.332 keeps its built-in plugins and those managed
+/// settings enable, read from its code). Each file turned off gets a note.
+/// A `disableAllHooks` in `refused` (held back by the trust policy) does
+/// not count.
 fn apply_switches(
     files: &mut [LoadedFile],
     refused: &[(usize, trust::Shaping)],
+    safe_mode: bool,
     diags: &mut Vec<Diagnostic>,
 ) {
     let disable = files
@@ -428,6 +452,10 @@ fn apply_switches(
             _ if managed_only && f.scope != Scope::Managed => {
                 Some("allowManagedHooksOnly is true in managed settings".to_owned())
             }
+            _ if safe_mode && !matches!(f.scope, Scope::Managed | Scope::Plugin) => Some(
+                "Claude Code's safe mode is on (CLAUDE_CODE_SAFE_MODE), where only managed settings' hooks run"
+                    .to_owned(),
+            ),
             _ => None,
         };
         if let Some(why) = why
