@@ -1,14 +1,19 @@
 #!/usr/bin/env node
-// check_types.js — a small interpreter for claude-settings-types.json (reference model for latch's Rust checker).
+// check_settings_types.js — a small interpreter for claude-settings-types.json (reference model for latch's Rust checker).
 //
-//   node check_types.js '<settings json>'     check one (already-cleaned) settings value, print ACCEPT/REJECT + output
-//   node check_types.js --compare [-v]        compare against the real zod schema NM().safeParse (after the bundle's uye cleaning)
+//   node check_settings_types.js '<settings json>'     check one (already-cleaned) settings value, print ACCEPT/REJECT + output
+//   node check_settings_types.js --compare [-v]        compare against the real schema NM().safeParse (after the cleaning,
+//                                                      uye; 2.1.332: ../claude-2.1.332/extract_settings_schema.js's shim)
+//   CC_WORK=<dir>: where cc_settings_schema_extracted.js and claude-settings-types.json are (default: this directory).
 //
-// Semantics mirror zod v4 (core 4.0.0) for every feature present in the description; "refine" is ignored;
-// "preprocess"/"transform" function bodies cannot be run from data, so the TYPE is checked on the raw value (see types-notes.md).
+// Semantics mirror zod v4 (core 4.0.0) for every feature present in the description (2.1.332's own library: the same,
+// but "lengthIn":"codePoints" counts a string's length in code points); "refine" is ignored;
+// "preprocess"/"transform" function bodies cannot be run from data: a known one is run from its "op", an unknown one
+// makes the result unsure (accepted).
 'use strict';
 const fs = require('fs');
-const DOC = JSON.parse(fs.readFileSync(__dirname + '/claude-settings-types.json', 'utf8'));
+const WORK = process.env.CC_WORK || __dirname;
+const DOC = JSON.parse(fs.readFileSync(WORK + '/claude-settings-types.json', 'utf8'));
 
 const FAIL = { ok: false };
 const OPAQUE = Symbol('opaque'); // output value produced by a transform we cannot run
@@ -21,6 +26,16 @@ function applyOp(op, v) {
     case 'replaceValue': return v === op.from ? op.to : v;
     case 'absolutePathElseUndefined': return typeof v === 'string' && path.posix.isAbsolute(v) ? v : undefined;
     case 'dropCatchSentinels': return v.filter((x) => x !== SENTINEL);
+    case 'replaceUnlessEqual': return v === op.keep ? v : op.to;
+    case 'objectElseUndefined': return isObj(v) ? v : undefined;
+    case 'nullToUndefined': return v === null ? undefined : v;
+    case 'booleanToObject': return typeof v === 'boolean' ? structuredClone(v ? op.true : op.false) : v;
+    case 'dropKeysNotFitting': {
+      if (!isObj(v) || v[op.when.key] !== op.when.equals) return v;
+      const o = { ...v };
+      for (const [k, t] of Object.entries(op.keys)) if (has(o, k) && !check(t, o[k]).ok) delete o[k];
+      return o;
+    }
   }
   return OPAQUE;
 }
@@ -34,9 +49,10 @@ function jsString(v) {
 
 function checkString(t, v) {
   if (typeof v !== 'string') return false;
-  if (t.min !== undefined && v.length < t.min) return false;          // .length = UTF-16 code units
-  if (t.max !== undefined && v.length > t.max) return false;
-  if (t.length !== undefined && v.length !== t.length) return false;
+  const len = t.lengthIn === 'codePoints' ? [...v].length : v.length; // zod: UTF-16 code units; 2.1.332: code points
+  if (t.min !== undefined && len < t.min) return false;
+  if (t.max !== undefined && len > t.max) return false;
+  if (t.length !== undefined && len !== t.length) return false;
   if (t.regex) for (let i = 0; i < t.regex.length; i++) if (!new RegExp(t.regex[i], (t.regexFlags && t.regexFlags[i]) || '').test(v)) return false;
   if (t.startsWith !== undefined && !v.startsWith(t.startsWith)) return false;
   if (t.endsWith !== undefined && !v.endsWith(t.endsWith)) return false;
@@ -50,6 +66,7 @@ function checkString(t, v) {
 }
 function urlNormalise(t, v) { // zod's url check rewrites the value to URL.href (without an added trailing slash)
   if (!t.url) return v;
+  if (DOC.zod && !DOC.zod.startsWith('zod')) return v.trim().replace(/[\t\n\r]/g, ''); // 2.1.332: the trimmed text
   const href = new URL(v).href;
   return !v.endsWith('/') && href.endsWith('/') ? href.slice(0, -1) : href;
 }
@@ -185,22 +202,37 @@ if (require.main === module && process.argv[2] !== '--compare') {
 }
 
 if (require.main === module && process.argv[2] === '--compare') {
-  require('./cc_settings_schema_extracted.js');
+  require(WORK + '/cc_settings_schema_extracted.js');
   const verbose = process.argv.includes('-v');
   const cases = []; // [label, text]
-  // (a) every input in REPORT.md section 2
-  const rep = fs.readFileSync(__dirname + '/REPORT.md', 'utf8');
-  const sec = rep.slice(rep.indexOf('## 2. Empirical'), rep.indexOf('## 3. '));
-  for (const line of sec.split('\n')) {
-    const m = /^\| (`+)(.*?)\1 \|/.exec(line) || /^\| (\(empty file\)) \|/.exec(line);
-    if (!m) continue;
-    const text = m[0].includes('(empty file)') ? '' : m[2].replace(/^ | $/g, '');
-    cases.push(['report', text]);
-  }
-  // extra inputs from run_settings.js (the predecessor's case list, which feeds section 2)
-  const rs = fs.readFileSync(__dirname + '/run_settings.js', 'utf8');
-  const arr = rs.slice(rs.indexOf('const cases='), rs.indexOf('];', rs.indexOf('const cases=')) + 1);
-  for (const c of eval(arr.replace(/^const cases=process\.argv\.length>2\?process\.argv\.slice\(2\):/, ''))) cases.push(['run_settings', c]);
+  // (a) the inputs of the research's REPORT.md section 2 and of its run_settings.js (files not kept; these are their
+  // JSON inputs, as the 2.1.197 settings-cases.jsonl recorded them, plus the two texts that are not JSON)
+  const REPORTED = [
+    '{"model":5}', '{"model":null}', '{"permissions":{"allow":"Bash"}}', '{"permissions":{"allow":[1,"Bash"]}}', '{"env":[]}', '{"env":{"N":1}}',
+    '{"env":{"N":null}}', '{"env":{"O":{"a":1}}}', '{"statusLine":"x"}', '{"cleanupPeriodDays":"5"}', '{"includeCoAuthoredBy":"yes"}',
+    '{"enabledPlugins":[]}', '{"unknownKey":5}', '{"apiKeyHelper":5}', '{"hooks":{}}', '{"hooks":[]}', '{"hooks":null}', '{"hooks":{"Bogus":[]}}',
+    '{"hooks":{"Bogus":[],"Stop":[]}}', '{"hooks":{"PreToolUse":{}}}', '{"hooks":{"PreToolUse":[null]}}',
+    '{"hooks":{"PreToolUse":[{"matcher":"Bash"}]}}', '{"hooks":{"PreToolUse":[{"hooks":[]}]}}', '{"hooks":{"PreToolUse":[{"matcher":5,"hooks":[]}]}}',
+    '{"hooks":{"PreToolUse":[{"hooks":[{"type":"command"}]}]}}', '{"hooks":{"PreToolUse":[{"hooks":[{"type":"command","command":"x","timeout":"5"}]}]}}',
+    '{"hooks":{"Stop":[{"hooks":[{"type":"command","command":"c","timeout":0}]}]}}',
+    '{"hooks":{"PreToolUse":[{"hooks":[{"type":"command","command":"x","extra":1}]}]}}',
+    '{"hooks":{"PreToolUse":[{"hooks":[{"type":"bogus","command":"x"}]}]}}',
+    '{"hooks":{"PreToolUse":[{"hooks":[{"type":"command","command":"c","shell":"zsh"}]}]}}',
+    '{"hooks":{"PreToolUse":[{"hooks":[{"type":"http","url":"not a url"}]}]}}', '{"disableAllHooks":"true"}', '{"permissions":{"allow":["Bash("]}}',
+    '{"permissions":{"allow":["mcp__*"]}}', '{"permissions":{"allow":["Bash(npm *)"],"deny":[null,"Read(.env)"],"ask":[{}]}}',
+    '{"permissions":{"allow":null}}', '{"permissions":null}', '{"permissions":{"defaultMode":"yolo"}}', '{"permissions":{"extra":1}}',
+    '{"env":{"N":true}}', '{"env":{"N":[1,2]}}', '{"env":null}', '{"statusLine":{"type":"command","command":"x"}}', '{"statusLine":{"type":"command"}}',
+    '{"statusLine":{"type":"command","command":"x","extra":1}}', '{"statusLine":{"type":"command","command":"x","refreshInterval":0}}',
+    '{"cleanupPeriodDays":0}', '{"cleanupPeriodDays":1.5}', '{"enabledPlugins":{"a@b":true}}', '{"enabledPlugins":{"a@b":"yes"}}', '{"theme":"nope"}',
+    '{"effortLevel":5}', '{"sandbox":{"bogus":1}}', '{"sandbox":{"enabled":"true"}}', '{"allowedMcpServers":"x"}',
+    '{"allowedMcpServers":[{"serverName":"bad name"},{"serverName":"ok"}]}', '{"fallbackModel":"x"}', '{"apiKeyHelper":"x","model":5,"env":[]}',
+    '{"hooks":{"Stop":[{"matcher":"x","hooks":[{"type":"prompt","prompt":"p"}]}]}}', '{"disableAllHooks":1}',
+    '{"permissions":{"allow":["Bash"],"defaultMode":"yolo"}}', '{"permissions":[]}', '{"permissions":{"deny":"x"}}',
+    '{"permissions":{"additionalDirectories":"x"}}', '{"statusLine":{"type":"command","command":"x","padding":"1"}}', '{"model":""}', '{}',
+    '{"outputStyle":5}', '{"__proto__":{"model":5}}',
+    '', '{bad json',
+  ];
+  for (const text of REPORTED) cases.push(['report', text]);
   const nReport = cases.length;
   // (a2) hand-written edge cases (refinements, coercion, key handling, numbers, urls)
   const EDGE = [
@@ -233,6 +265,30 @@ if (require.main === module && process.argv[2] === '--compare') {
     '{"extraKnownMarketplaces":{"m":{"source":{"source":"settings","name":"m","plugins":[{"name":"p","source":"."}]}}}}',
     '{"strictKnownMarketplaces":[{"source":"settings","name":"m","plugins":[{"name":"p","source":{"source":"git-subdir","url":"u","path":"p"}}]}]}',
     '{"strictKnownMarketplaces":[{"source":"hostPattern","hostPattern":"^x$"}]}', '{"strictKnownMarketplaces":[{"source":"pathPattern","pathPattern":5}]}',
+    // 2.1.332: its cleaning before the check (aliases, managed-only keys, repairs), the hooks a file may not lose, lengths
+    '{"additionalMarketplaces":{"m":{"source":{"source":"github","repo":"a/b"}}}}', '{"additionalMarketplaces":5}', '{"additionalMarketplaces":null}',
+    '{"allowedMarketplaces":[5]}', '{"allowedMarketplaces":5,"strictKnownMarketplaces":[]}', '{"allowedMarketplaces":[],"strictKnownMarketplaces":5}',
+    '{"managedMcpServers":5}', '{"isolation":"x"}', '{"deniedModels":5}', '{"availableModelsMatch":5}', '{"attributionProjectPolicy":5}',
+    '{"strictKnownMarketplaces":null}', '{"blockedMarketplaces":null}', '{"strictPluginOnlyCustomization":null}', '{"allowManagedHooksOnly":null}',
+    '{"enabledMcpjsonServers":"abc"}', '{"enabledMcpjsonServers":"a b"}', '{"disabledMcpjsonServers":"x"}', '{"disabledMcpjsonServers":5}',
+    '{"modelPicker":5}', '{"modelPicker":{"options":[5]}}', '{"modelPicker":{"options":[],"replaceBuiltInOptions":"x"}}', '{"modelPicker":{}}',
+    '{"modelPricing":5}', '{"modelPricing":{"multiplier":50}}', '{"modelPricing":{"overrides":5}}', '{"modelPricing":{"overrides":{"m":5}}}',
+    '{"crossSessionInbound":5}', '{"crossSessionInbound":"bogus"}', '{"remoteControl":5}', '{"remoteControl":{"shareHostProfile":"bogus"}}',
+    '{"remoteControl":{"x":1}}', '{"teammateMode":5}', '{"teammateMode":"bogus"}', '{"permissions":{"defaultMode":"manual"}}',
+    '{"extraKnownMarketplaces":5}', '{"extraKnownMarketplaces":{"m":{"source":{"source":"bogus"}}}}', '{"extraKnownMarketplaces":{"m":5}}',
+    '{"extraKnownMarketplaces":{"m":{"source":{"source":"settings","name":"other","plugins":[]}},"n":{"source":{"source":"github","repo":"a/b"}}}}',
+    '{"attribution":true}', '{"attribution":false}', '{"attribution":{"commit":5}}', '{"attribution":"x"}',
+    '{"hooks":{"PreToolUse":"x"}}', '{"hooks":{"Stop":{}}}', '{"hooks":{"Stop":null}}', '{"hooks":{"PreToolUse":null}}', '{"hooks":{"PermissionRequest":5}}',
+    '{"hooks":{"Bogus":[{"matcher":"Bash","hooks":[{"type":"command","command":"x"}]}]}}', '{"hooks":[{"matcher":"Bash","hooks":[]}]}', '{"hooks":"x"}',
+    '{"hooks":{"Stop":[{"hooks":[{"type":"bogus"}]}]}}', '{"hooks":{"PreToolUse":[{"hooks":[{"type":"bogus"}]}]}}',
+    '{"hooks":{"Stop":[{"hooks":[{"type":"mcp_tool","server":"s","tool":"t","onFailure":5}]}]}}',
+    '{"hooks":{"Stop":[{"hooks":[{"type":"command","command":"c","onFailure":"x"}]}]}}',
+    '{"hooks":{"Stop":[{"hooks":[{"type":"http","url":"https://x","onFailure":"block"}]}]}}',
+    '{"hooks":{"PreModelSwitch":[{"hooks":[{"type":"command","command":"c"}]}]}}', '{"hooks":{"PreSkillShellCommand":[{"hooks":[{"type":"bogus"}]}]}}',
+    '{"hooks":{"DirectoryAdded":[{"matcher":5,"hooks":[]}]}}', '{"PreToolUse":[{"hooks":[{"type":"command","command":"c"}]}]}',
+    '{"hooks":{"Stop":[{"hooks":[{"type":"command","command":"c","rewakeMessage":"\ud83d\ude00"}]}]}}',
+    '{"hooks":{"Stop":[{"hooks":[{"type":"command","command":"c","timeout":2147483648}]}]}}',
+    '{"deniedMcpServers":[{"serverName":"\ud83d\ude00"}]}',
   ];
   for (const e of EDGE) cases.push(['edge', e]);
   const nFixed = cases.length;
@@ -349,14 +405,15 @@ if (require.main === module && process.argv[2] === '--compare') {
       }
     } else {
       const top = isObj(parsed) ? Object.keys(parsed) : [];
-      const zodIssuesAllCustom = !z.success && z.error.issues.every((i) => i.code === 'custom');
+      const allCustom = (is) => is.every((i) => i.code === 'custom' || (i.code === 'invalid_union' && i.errors.some((o) => o.length > 0 && allCustom(o))));
+      const zodIssuesAllCustom = !z.success && allCustom(z.error.issues);
       mism.push({ label, text, zod: z.success, model: m.ok, refine: top.some((k) => refineKeys.has(k)), custom: zodIssuesAllCustom, issue: z.success ? '' : JSON.stringify(z.error.issues.map((i) => [i.path.join('.'), i.message]).slice(0, 2)) });
     }
   }
-  console.log(`cases: ${total} (REPORT.md §2 + run_settings.js: ${nReport}, hand edge cases: ${nFixed - nReport}, generated: ${total - nFixed})`);
+  console.log(`cases: ${total} (reported: ${nReport}, hand edge cases: ${nFixed - nReport}, generated: ${total - nFixed})`);
   // sanity: the generated "example" for each top-level key must be accepted by zod
   const badEx = cases.filter(([l]) => / example$/.test(l) && l.startsWith('gen ') && l.split(' ').length === 3).filter(([, t]) => !NM().safeParse(JSON.parse(t)).success);
-  console.log(`top-level examples rejected by zod: ${badEx.length}`, badEx.map((x) => x[1]).join(' '));
+  console.log(`top-level examples rejected by the schema: ${badEx.length}`, badEx.map((x) => x[1]).join(' '));
   console.log(`accept/reject agreement: ${agree}/${total} = ${(100 * agree / total).toFixed(2)}%`);
   console.log(`parsed-output agreement (where both accept and no transform involved): ${dataAgree}/${dataTotal}`);
   const nonRefine = mism.filter((x) => !x.custom);

@@ -1,7 +1,12 @@
 #!/usr/bin/env node
-// export_answers.js — systematic hook-answer cases for Claude Code 2.1.197's hook JSON answer schema, as JSONL.
+// export_answer_cases.js — systematic hook-answer cases for Claude Code's hook JSON answer schema, as JSONL.
 //
-//   node export_answers.js
+//   node export_answer_cases.js                                   2.1.197 (run_hookout.js + cc_hookout_schema_extracted.js)
+//   CC_WORK=<dir> CC_OUT=../claude-2.1.332 node export_answer_cases.js
+//       2.1.332: <dir>/cc_settings_schema_extracted.js (../claude-2.1.332/extract_settings_schema.js) carries the
+//       answer schema as `evt` ($Pe) and the function reading a hook's stdout as `hdc` (k8); the cases add its new
+//       shapes (PreModelSwitch, PostModelSwitch, PreSkillShellCommand) and fields (UserPromptExpansion's
+//       suppressOriginalPrompt, PostToolUse's classifierContext, PreToolUse's permissionDisplay)
 //
 // Writes answer-cases.jsonl, one object per line:
 //   {"answer": <hook JSON answer object>,
@@ -15,10 +20,17 @@
 'use strict';
 const fs = require('fs');
 const path = require('path');
-const { hdc, LOG } = require('./run_hookout.js'); // also loads cc_hookout_schema_extracted.js (globalThis.evt)
+const WORK = process.env.CC_WORK;
+let hdc, LOG = [], V332 = false;
+if (WORK) { // 2.1.332
+  V332 = require(path.join(WORK, 'cc_settings_schema_extracted.js')).version === '2.1.332';
+  hdc = globalThis.hdc; // eslint-disable-line prefer-destructuring
+} else {
+  ({ hdc, LOG } = require('./run_hookout.js')); // also loads cc_hookout_schema_extracted.js (globalThis.evt)
+}
 
 const DIR = __dirname;
-const OUT = path.join(DIR, 'answer-cases.jsonl');
+const OUT = path.join(process.env.CC_OUT || DIR, 'answer-cases.jsonl');
 
 // ---- case collection ---------------------------------------------------------------------------------------------
 const seen = new Set();
@@ -125,6 +137,14 @@ const VARIANTS = {
   WorktreeCreate: { fields: { worktreePath: S }, required: ['worktreePath'] },
   MessageDisplay: { fields: { displayContent: S } },
 };
+if (V332) {
+  VARIANTS.PreToolUse.fields.permissionDisplay = U; // .optional().catch(void 0)
+  VARIANTS.UserPromptExpansion.fields.suppressOriginalPrompt = B;
+  VARIANTS.PostToolUse.fields.classifierContext = S;
+  VARIANTS.PreModelSwitch = { fields: { permissionDecision: ['enum', ['allow', 'deny', 'ask'], ['defer', 'approve', 'block', 'Allow', '']], permissionDecisionReason: S } };
+  VARIANTS.PreSkillShellCommand = { fields: { permissionDecision: PDEC, permissionDecisionReason: S, updatedInput: R } };
+  VARIANTS.PostModelSwitch = { fields: { additionalContext: S } };
+}
 const PR_DECISION_PALETTE = {
   valid: [{ behavior: 'allow' }, { behavior: 'deny' }, { behavior: 'allow', updatedInput: { command: 'ls' } },
     { behavior: 'deny', message: 'no', interrupt: true }],
@@ -143,7 +163,7 @@ function palette(t) {
 const hso = (h) => ({ hookSpecificOutput: h });
 const EVENT_NAMES = Object.keys(VARIANTS);
 const NO_VARIANT = ['SessionEnd', 'PreCompact', 'TaskCreated', 'TaskCompleted', 'StopFailure', 'ConfigChange',
-  'InstructionsLoaded', 'WorktreeRemove', 'TeammateIdle', 'PostCompact'];
+  'InstructionsLoaded', 'WorktreeRemove', 'TeammateIdle', 'PostCompact', ...(V332 ? ['DirectoryAdded'] : [])];
 const UNKNOWN_NAMES = ['Bogus', '', 'pretooluse', 'PRETOOLUSE', 'PreToolUse ', ' Stop', 'Pre-Tool-Use', 'PermissionRequested',
   'SessionStartup', 'Elicitations', 'UserPromptSubmitted', 'all', '*'];
 

@@ -271,7 +271,7 @@ fn message_display_hooks_run_to_their_end_whatever_their_first_line() {
     // r6_async_first_line_sessionstart_init_only), and reads the whole
     // stdout as usual: here one JSON object that starts with
     // `"async": true`, which Claude Code's schema reads as its async form,
-    // keeping nothing else (`answer-cases.jsonl`).
+    // keeping nothing else (`recordings/claude-2.1.332/answer-cases.jsonl`).
     let c = Claude::new();
     let (done, touch) = marker(&c, "done");
     let answer = json!({"async": true, "hookSpecificOutput": {"hookEventName": "MessageDisplay", "displayContent": "SHOWN"}});

@@ -1,15 +1,18 @@
-//! Claude Code's schema of a hook's JSON answer (2.1.197), checked as its
-//! zod schema checks it: every field is optional but none may be `null`,
+//! Claude Code's schema of a hook's JSON answer (2.1.332), checked as its
+//! schema checks it: every field is optional but none may be `null`,
 //! unknown keys are dropped, and `hookSpecificOutput` must be one of the
 //! per-event shapes below, `hookEventName` included. An answer that fails
-//! anywhere is a non-blocking error as a whole, with one message that never
-//! names the field (recorded: `r13_null_*`, `r13_pre_deny_updated_input_str`;
-//! the schema is read from Claude Code's code).
+//! anywhere is a non-blocking error as a whole (recorded: `r13_null_*`,
+//! `r13_pre_deny_updated_input_str`; the schema is read from Claude Code's
+//! code, and `recordings/claude-2.1.332/answer-cases.jsonl` holds 4,704
+//! answers its own schema and stdout reader judged). 2.1.197's message
+//! never named the field; 2.1.332's names the first wrong one in its own
+//! words, which latch does not copy yet (latch's names it too, in latch's).
 //!
 //! Written as a table rather than with a JSON Schema crate: the schema is
-//! small and fixed, and what matters is zod's exact reading of it (a union
-//! of plain objects, `optional()` refusing `null`), which a table states
-//! directly.
+//! small and fixed, and what matters is its exact reading (a union of plain
+//! objects, `optional()` refusing `null`, as zod's and the zod-like library
+//! 2.1.332 carries read it), which a table states directly.
 
 use serde_json::{Map, Value};
 
@@ -112,10 +115,14 @@ const SPECIFIC: &[(&str, &[Field])] = &[
     ),
     ("Setup", &[CONTEXT]),
     ("SubagentStart", &[CONTEXT]),
+    // `classifierContext` since 2.1.332 (its output schema, `NM`; recorded:
+    // `claude-2.1.332/answer-cases.jsonl`). Its PreToolUse `permissionDisplay`
+    // is caught (`.catch(void 0)`): any value passes, as an unknown key does.
     (
         "PostToolUse",
         &[
             CONTEXT,
+            ("classifierContext", Ty::Str, false),
             ("updatedToolOutput", Ty::Any, false),
             ("updatedMCPToolOutput", Ty::Any, false),
         ],
@@ -148,8 +155,9 @@ pub enum Refusal {
     /// `hookSpecificOutput` is an object without `hookEventName`: Claude
     /// Code's message says so.
     NoEventName,
-    /// Anything else: Claude Code says only `(root): Invalid input`; the
-    /// text is latch's, naming the field.
+    /// Anything else: Claude Code 2.1.197 said only `(root): Invalid
+    /// input`, 2.1.332 names the field in its words; the text is latch's,
+    /// naming the field.
     Invalid(String),
 }
 
@@ -396,15 +404,15 @@ mod tests {
         assert!(answer(serde_json::json!({"extra": null, "hookSpecificOutput": {"hookEventName": "Stop", "extra": 1}})).is_ok());
     }
 
-    /// Every answer of `recordings/claude/answer-cases.jsonl` (4,179, made
-    /// by `export_answer_cases.js` with Claude Code's own schema and
-    /// message code): valid exactly when Claude Code's schema says so, with
-    /// its kind of message.
+    /// Every answer of `recordings/claude-2.1.332/answer-cases.jsonl`
+    /// (4,704, made by `export_answer_cases.js` with Claude Code 2.1.332's
+    /// own schema and stdout reader): valid exactly when Claude Code's
+    /// schema says so, with its kind of message.
     #[test]
     fn answers_are_valid_exactly_when_claude_code_says_so() {
         let mut disagree = Vec::new();
         let mut count = 0;
-        for case in crate::dialect::claude::recorded_cases("answer-cases.jsonl") {
+        for case in crate::dialect::claude::recorded_cases("claude-2.1.332/answer-cases.jsonl") {
             let Some(obj) = case["answer"].as_object() else {
                 continue;
             };
@@ -426,7 +434,7 @@ mod tests {
                 ));
             }
         }
-        assert_eq!(count, 4179);
+        assert_eq!(count, 4704);
         assert!(
             disagree.is_empty(),
             "{} disagree:\n{}",

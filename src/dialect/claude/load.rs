@@ -595,6 +595,11 @@ impl Loader<'_> {
         }
         for key in ["disableAllHooks", "allowManagedHooksOnly"] {
             let Some(node) = root.get(key) else { continue };
+            // 2.1.332 removes the `null` of a setting that restricts before
+            // its check (`Fr`): `allowManagedHooksOnly`, not `disableAllHooks`.
+            if node.value == Value::Null && super::settings_schema::null_is_removed(key) {
+                continue;
+            }
             match node.value {
                 Value::Bool(b) if key == "disableAllHooks" => {
                     file.disable_all_hooks = Some(b);
@@ -659,13 +664,26 @@ impl Loader<'_> {
         // `r13_settings_hooks_*`, `r13_settings_unknown_event_*`). A
         // plugin's hooks file is checked as it is.
         let settings = self.scope != Scope::Plugin;
+        // What 2.1.332's search for guard hooks drops (`Tr`, `N4s`; not in
+        // managed settings, whose cases were not re-recorded).
+        let searched = settings && self.scope != Scope::Managed;
         let Some(events) = hooks.as_map() else {
+            use super::settings_schema::guard_search;
             let message = format!(
                 "`hooks` must be an object of events, not {}",
                 hooks.json_kind()
             );
+            // A list that may hold hooks (an object, a matcher group or a
+            // guard anywhere in it) is kept, and fails the file (2.1.332,
+            // `Tr`).
+            let holds = |items: &[Node]| {
+                items.iter().any(|i| i.as_map().is_some())
+                    || guard_search::in_list(hooks)
+                    || guard_search::deep_null(hooks)
+            };
+            let kept = searched && hooks.as_seq().is_some_and(holds);
             self.wrong_shape(
-                settings,
+                settings && !kept,
                 hooks.position,
                 message,
                 "Claude Code ignores it and loads the rest of the file",
@@ -687,6 +705,22 @@ impl Loader<'_> {
                     None => d,
                 };
                 self.note(d.at(Some(name.position)).for_event(name_text.clone()));
+                // 2.1.332 keeps an unknown event that seems to hold guard
+                // hooks, and it fails the file (`Tr`).
+                if searched
+                    && super::settings_schema::guard_search::holds_guards(
+                        groups,
+                        3,
+                        groups.as_seq().is_none(),
+                        false,
+                        false,
+                    )
+                {
+                    self.problem(
+                        name.position,
+                        format!("unknown event `{name_text}` seems to hold PreToolUse or PermissionRequest hooks"),
+                    );
+                }
                 if settings {
                     continue;
                 }
@@ -705,7 +739,14 @@ impl Loader<'_> {
                 let event_alone = match self.scope {
                     Scope::Managed => true,
                     _ if guard => settings && groups.value == Value::Null,
-                    _ => true,
+                    // One that seems to hold guard hooks drops the file
+                    // (2.1.332, `Tr`).
+                    _ => {
+                        !(searched
+                            && super::settings_schema::guard_search::holds_guards(
+                                groups, 3, false, false, false,
+                            ))
+                    }
                 };
                 self.wrong_shape(
                     event_alone,
@@ -718,6 +759,17 @@ impl Loader<'_> {
             };
             self.lenient = !guard && self.scope != Scope::Managed;
             for g in items {
+                // A group that seems to hold guard hooks where a matcher
+                // group was expected drops the file (2.1.332, `N4s`).
+                if searched
+                    && super::settings_schema::guard_search::holds_guards(g, 3, false, false, false)
+                {
+                    self.problem(
+                        g.position,
+                        format!("this matcher group of `{name_text}` seems to hold PreToolUse or PermissionRequest hooks where they are not read"),
+                    );
+                    continue;
+                }
                 let from = self.problems.len();
                 match self.group(g, event, &name_text) {
                     Some(group) => file.groups.push(group),
@@ -736,12 +788,21 @@ impl Loader<'_> {
     /// is a warning and only that setting is dropped, `hooks` whole when
     /// any of its entries is wrong.
     fn settings_types(&mut self, root: &Node, file: &mut LoadedFile) {
-        use super::settings_schema::{check, clean};
-        let (cleaned, removed) = clean(root);
+        use super::settings_schema::{check, clean, guard_search};
+        let (cleaned, removed) = clean(root, self.scope == Scope::Managed);
         for r in removed {
             self.note(Diagnostic::warning(r.message).at(Some(r.at)));
         }
         let managed = self.scope == Scope::Managed && root.as_map().is_some();
+        // 2.1.332 (`bwe`): a guard hook anywhere but under `hooks` drops the
+        // file (not managed settings: their reading keeps such a file).
+        if !managed && let Some(at) = guard_search::outside_hooks(root) {
+            self.problem(
+                at,
+                "a PreToolUse, PermissionRequest or PreSkillShellCommand hook seems to be written here, outside `hooks`, where none is read"
+                    .to_owned(),
+            );
+        }
         if managed && !self.problems.is_empty() {
             // Every problem the loader found is in `hooks` here.
             for d in std::mem::take(&mut self.problems) {
@@ -1653,48 +1714,155 @@ mod tests {
         ));
         assert!(file.dropped, "{diags:?}");
     }
+
+    /// Claude Code 2.1.332 looks for PreToolUse, PermissionRequest and
+    /// PreSkillShellCommand hooks where none is read and drops the file
+    /// when it seems to find one (`bwe`, `Tr`, `N4s` in its code); each
+    /// verdict here is its own `TA`'s (run on the code
+    /// `extract_settings_schema.js` carves out).
+    #[test]
+    fn a_guard_hook_where_none_is_read_drops_the_file() {
+        let many = "a".repeat(501);
+        for (text, dropped) in [
+            (
+                r#"{"env":{"N":"x"},"PreToolUse":[{"hooks":[{"type":"command","command":"c"}]}]}"#,
+                true,
+            ),
+            // A matcher group anywhere in another setting…
+            (
+                r#"{"statusLine":{"type":"command","command":"x","hooks":[1]}}"#,
+                true,
+            ),
+            // …but in the settings it does not search.
+            (r#"{"env":{"hooks":[1]}}"#, false),
+            (r#"{"hooks":[{"matcher":"Bash","hooks":[]}]}"#, true),
+            (r#"{"hooks":[[{"PreToolUse":[1]}]]}"#, true),
+            (r#"{"hooks":[1,"x"]}"#, false),
+            (r#"{"hooks":[]}"#, false),
+            (
+                r#"{"hooks":{"Bogus":[{"hooks":[{"type":"command","command":"x"}]}]}}"#,
+                false,
+            ),
+            (
+                r#"{"hooks":{"Bogus":[{"PreToolUse":[{"hooks":[]}]}]}}"#,
+                true,
+            ),
+            (r#"{"hooks":{"Stop":{"PreToolUse":[1]}}}"#, true),
+            (r#"{"hooks":{"Stop":{"x":1}}}"#, false),
+            (
+                r#"{"hooks":{"Stop":[{"PreToolUse":[1],"hooks":[]}]}}"#,
+                true,
+            ),
+            // The `null` of a setting that restricts is removed first (`Fr`);
+            // `disableAllHooks` is not one.
+            (r#"{"allowManagedHooksOnly":null}"#, false),
+            (r#"{"disableAllHooks":null}"#, true),
+            (
+                &format!(
+                    r#"{{"strictKnownMarketplaces":[{{"source":"url","url":"https://x","headersHelper":"{many}"}}]}}"#
+                ),
+                true,
+            ),
+        ] {
+            let (file, diags) = load(text);
+            assert_eq!(
+                file.dropped,
+                dropped,
+                "{}: {diags:?}",
+                &text[..text.len().min(120)]
+            );
+        }
+        // Managed settings keep such a file (their reading has no such rule).
+        let (file, _) = load_text(
+            r#"{"PreToolUse":[{"hooks":[{"type":"command","command":"c"}]}]}"#,
+            Path::new("/etc/claude-code/managed-settings.json"),
+            Scope::Managed,
+            None,
+        );
+        assert!(!file.dropped);
+    }
+
+    /// What Claude Code 2.1.332 cleans before its check keeps the file
+    /// (recorded: `claude-2.1.332/settings-cases.jsonl`).
+    #[test]
+    fn what_claude_code_cleans_first_keeps_the_file() {
+        for (text, dropped) in [
+            (r#"{"additionalMarketplaces":5}"#, false),
+            (
+                r#"{"allowedMarketplaces":5,"strictKnownMarketplaces":[]}"#,
+                false,
+            ),
+            (r#"{"allowedMarketplaces":[5]}"#, true),
+            (r#"{"managedMcpServers":5,"deniedModels":5}"#, false),
+            (r#"{"strictKnownMarketplaces":null}"#, false),
+            (r#"{"enabledMcpjsonServers":"abc"}"#, false),
+            (r#"{"enabledMcpjsonServers":"a b"}"#, true),
+            (r#"{"permissions":{"defaultMode":"manual"}}"#, false),
+            (r#"{"permissions":{"defaultMode":"yolo"}}"#, true),
+            (
+                r#"{"modelPicker":{"options":[{"model":"m"},5],"replaceBuiltInOptions":"x"}}"#,
+                false,
+            ),
+            (
+                r#"{"modelPricing":{"multiplier":50,"overrides":{"m":5}}}"#,
+                false,
+            ),
+            (r#"{"remoteControl":5}"#, false),
+            (
+                r#"{"extraKnownMarketplaces":{"m":{"source":{"source":"settings","name":"other","plugins":[]}}}}"#,
+                false,
+            ),
+            // A source type Claude Code does not know keeps its entry, which
+            // fails the file.
+            (
+                r#"{"extraKnownMarketplaces":{"m":{"source":{"source":"bogus"}}}}"#,
+                true,
+            ),
+            (
+                r#"{"sandbox":{"credentials":{"files":[{"path":"x","mode":"deny","extract":5}]}}}"#,
+                false,
+            ),
+            (
+                r#"{"sandbox":{"credentials":{"files":[{"path":"x","mode":"mask","extract":5}]}}}"#,
+                true,
+            ),
+            (
+                r#"{"hooks":{"Stop":[{"hooks":[{"type":"mcp_tool","server":"s","tool":"t","onFailure":5}]}]}}"#,
+                false,
+            ),
+        ] {
+            let (file, diags) = load(text);
+            assert_eq!(file.dropped, dropped, "{text}: {diags:?}");
+        }
+        // Each removal is told.
+        let (_, diags) = load(r#"{"modelPricing":{"multiplier":50}}"#);
+        assert!(
+            diags
+                .iter()
+                .any(|d| d.message.contains("`modelPricing.multiplier`")
+                    && d.message.contains("ignores")),
+            "{diags:?}"
+        );
+    }
 }
 
 #[cfg(test)]
 mod claude_code_agreement {
     use super::*;
 
-    /// Cases whose answer changed in Claude Code 2.1.332 (recorded:
-    /// `drift_guard_event_object_env`).
-    const CHANGED_IN_2_1_332: [&str; 2] = [
-        r#"{"hooks":{"PreToolUse":{}}}"#,
-        r#"{"hooks":{"PreToolUse":"x"}}"#,
-    ];
-
-    /// Every settings file of `recordings/claude/settings-cases.jsonl`
-    /// (3,226, generated with `export_settings_cases.js` from Claude Code's
-    /// own cleaning and schema): latch keeps the file exactly when Claude
-    /// Code does, except the few that only Claude Code's refinements
-    /// reject (documented).
+    /// Every settings file of `recordings/claude-2.1.332/settings-cases.jsonl`
+    /// (made with `export_settings_cases.js` from Claude Code 2.1.332's own
+    /// reading of a settings file: its cleaning, whose "fatal" errors drop
+    /// the file, then its schema): latch keeps the file exactly when Claude
+    /// Code does, except the few that only Claude Code's refinements reject
+    /// (documented).
     #[test]
     fn files_are_kept_or_dropped_as_claude_code_does() {
         let mut disagree = Vec::new();
         let mut count = 0;
-        for case in crate::dialect::claude::recorded_cases("settings-cases.jsonl") {
+        for case in crate::dialect::claude::recorded_cases("claude-2.1.332/settings-cases.jsonl") {
             let input = case["input"].to_string();
-            let mut accepted = case["accepted"] == true || case["refine_only"] == true;
-            // The cases were made with 2.1.197's functions; 2.1.332 drops a
-            // file whose guard event is not a list (`guards`).
-            if CHANGED_IN_2_1_332.contains(&case["input"].to_string().as_str()) {
-                accepted = false;
-            }
-            // And keeps a file whose only issue is an entry under an event
-            // that guards nothing: that entry alone is dropped.
-            let issue = case["issues"][0].as_str().unwrap_or_default();
-            if let Some(event) = issue
-                .strip_prefix("hooks.")
-                .and_then(|p| p.split('.').next())
-                && ClaudeEvent::from_name(event).is_some()
-                && !guards(ClaudeEvent::from_name(event))
-                && issue.split('.').count() > 2
-            {
-                accepted = true;
-            }
+            let accepted = case["accepted"] == true || case["refine_only"] == true;
             let (file, _) = load_text(
                 &input,
                 Path::new("/p/.claude/settings.json"),
@@ -1710,7 +1878,7 @@ mod claude_code_agreement {
                 ));
             }
         }
-        assert_eq!(count, 3226);
+        assert_eq!(count, 5354);
         assert!(
             disagree.is_empty(),
             "{} of {count} disagree:\n{}",

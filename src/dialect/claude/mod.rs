@@ -511,12 +511,12 @@ fn settings_env(
         .collect()
 }
 
-/// The cases of `recordings/claude/<file>`, one JSON value a line: what
+/// The cases of `recordings/<file>`, one JSON value a line: what
 /// Claude Code's own code made of each input, for the agreement tests.
 #[cfg(test)]
 pub(crate) fn recorded_cases(file: &str) -> Vec<serde_json::Value> {
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("recordings/claude")
+        .join("recordings")
         .join(file);
     let text = std::fs::read_to_string(&path).expect("the recorded cases");
     text.lines()

@@ -1,4 +1,4 @@
-//! Claude Code's check of a whole settings file (2.1.197): every setting,
+//! Claude Code's check of a whole settings file (2.1.332): every setting,
 //! not only `hooks`, has a type, and one value of the wrong type makes
 //! Claude Code skip the file entirely, its hooks, `env` and
 //! `disableAllHooks` included (recorded: `r13_settings_model_num`,
@@ -6,18 +6,26 @@
 //! `_disable_model_num`).
 //!
 //! The types are data: `settings_types.json`, generated from Claude Code's
-//! own zod schema objects by `recordings/claude/gen_settings_types.js`
-//! (which checked the description against zod on 3,318 inputs). This
-//! module reads that description the way zod reads the schema: absent is
+//! own schema objects by `recordings/claude/gen_settings_types.js` (which
+//! checked the description against the schema on 5,406 inputs; 2.1.332
+//! builds its schemas with a zod-like library of its own, carved out of its
+//! binary by `recordings/claude-2.1.332/extract_settings_schema.js`). This
+//! module reads that description the way the schema reads a file: absent is
 //! fine only for an optional field, `null` is never a value (except for
 //! `env`, whose values are turned into text), unknown keys are ignored,
-//! and a setting marked `catch` drops a bad value instead of failing.
+//! a setting marked `catch` drops a bad value instead of failing, and a
+//! string's length is counted in code points (2.1.332; zod counted UTF-16
+//! units).
 //! What the description cannot say is not checked: a few refinements of
 //! marketplace entries and sandbox lookups (`refined`), and a URL is
 //! checked for a scheme and, for web schemes, a host, not parsed whole.
 //! `hooks` is checked here only where latch's own loader, which reports
 //! each problem where it is, found nothing (the loader does not read
 //! every key Claude Code checks, such as `rewakeMessage`).
+//!
+//! Before the check Claude Code 2.1.332 cleans the file ([`clean`]), and a
+//! PreToolUse/PermissionRequest hook written outside `hooks` drops it
+//! ([`guard_search`]).
 //!
 //! Written by hand: no crate reads zod schemas, and a JSON Schema
 //! validator would read `null`, unions and `catch` differently.
@@ -27,16 +35,34 @@ use std::sync::OnceLock;
 use serde_json::Value as Json;
 
 use crate::config::yaml::{Node, Value};
+use crate::diag::Position;
 
-/// The description, parsed once.
-fn schema() -> &'static Json {
-    static SCHEMA: OnceLock<Json> = OnceLock::new();
-    SCHEMA.get_or_init(|| {
-        serde_json::from_str::<Json>(include_str!("settings_types.json"))
-            .map(|mut d| d["schema"].take())
-            // The file is part of latch, tested below: it always parses.
-            .unwrap_or(Json::Null)
+/// The description (`schema`) and the lists of the cleaning (`cleaning`),
+/// parsed once.
+fn doc() -> &'static Json {
+    static DOC: OnceLock<Json> = OnceLock::new();
+    DOC.get_or_init(|| {
+        // The file is part of latch, tested below: it always parses.
+        serde_json::from_str::<Json>(include_str!("settings_types.json")).unwrap_or(Json::Null)
     })
+}
+
+fn schema() -> &'static Json {
+    &doc()["schema"]
+}
+
+/// A list of names of the cleaning's data (`managedOnly`, `guardEvents`, …).
+fn listed(list: &str, name: &str) -> bool {
+    doc()["cleaning"][list]
+        .as_array()
+        .is_some_and(|names| names.iter().any(|n| n.as_str() == Some(name)))
+}
+
+/// Whether Claude Code removes `key` from a settings file when it is `null`
+/// before its check (2.1.332, `Fr`: the settings that restrict, such as
+/// `allowManagedHooksOnly`, `strictKnownMarketplaces`).
+pub fn null_is_removed(key: &str) -> bool {
+    listed("nullDropped", key)
 }
 
 /// A setting Claude Code rejects: which, where, and why in latch's words.
@@ -96,6 +122,18 @@ fn fits(node: &Node, ty: &Json, path: &str) -> Result<(), Rejected> {
     if flag(ty, "catch") {
         return Ok(());
     }
+    // A function Claude Code runs on the value before its check, where the
+    // description knows it (`preprocessOp`).
+    let replaced;
+    let node = match ty.get("preprocessOp").map(|op| preprocess(node, op)) {
+        Some(Pre::Absent) if flag(ty, "optional") || ty.get("default").is_some() => return Ok(()),
+        Some(Pre::Absent) => return Err(wrong(node, path, &wanted(ty))),
+        Some(Pre::Value(v)) => {
+            replaced = v;
+            &replaced
+        }
+        Some(Pre::Same) | None => node,
+    };
     if ty.get("coerce").and_then(Json::as_str) == Some("string") {
         // `String(value)` fails only for an object whose own `toString` is
         // not a function (then `valueOf` gives the object back), and JSON
@@ -217,15 +255,97 @@ fn object(node: &Node, ty: &Json, path: &str) -> Result<(), Rejected> {
     Ok(())
 }
 
-fn string(s: &str, ty: &Json) -> bool {
-    // A value replaced before the check (a marketplace plugin's `.` is `./`).
-    let s = match ty.get("preprocessOp") {
-        Some(op) if op["op"] == "replaceValue" && op["from"].as_str() == Some(s) => {
-            op["to"].as_str().unwrap_or(s)
-        }
-        _ => s,
+/// What a function run before the check made of a value.
+enum Pre {
+    /// The value as it was.
+    Same,
+    /// Another value.
+    Value(Node),
+    /// No value (`undefined`): the field is absent.
+    Absent,
+}
+
+/// The functions the description names (`gen_settings_types.js`'s
+/// `knownOp`); one it does not name leaves the value as it is.
+fn preprocess(node: &Node, op: &Json) -> Pre {
+    let text = |s: &str| {
+        Pre::Value(Node {
+            value: Value::Str(s.to_owned()),
+            position: node.position,
+        })
     };
-    let units = s.encode_utf16().count();
+    match op["op"].as_str().unwrap_or_default() {
+        // A marketplace plugin's `.` is `./`; `permissions.defaultMode`'s
+        // `manual` is `default` (2.1.332, `zv`).
+        "replaceValue" => match (node.as_str(), op["from"].as_str(), op["to"].as_str()) {
+            (Some(s), Some(from), Some(to)) if s == from => text(to),
+            _ => Pre::Same,
+        },
+        // An `mcp_tool` handler's `onFailure`: anything but `continue` is
+        // `block` (2.1.332).
+        "replaceUnlessEqual" => match (op["keep"].as_str(), op["to"].as_str()) {
+            (Some(keep), _) if node.as_str() == Some(keep) => Pre::Same,
+            (_, Some(to)) => text(to),
+            _ => Pre::Same,
+        },
+        "objectElseUndefined" if node.as_map().is_none() => Pre::Absent,
+        "nullToUndefined" if node.value == Value::Null => Pre::Absent,
+        "absolutePathElseUndefined" if !node.as_str().is_some_and(|s| s.starts_with('/')) => {
+            Pre::Absent
+        }
+        "filterArrayItemsIn" => match &node.value {
+            Value::Seq(items) => {
+                let allowed = op["values"].as_array();
+                Pre::Value(Node {
+                    value: Value::Seq(
+                        items
+                            .iter()
+                            .filter(|i| {
+                                i.as_str().is_some_and(|s| {
+                                    allowed.is_some_and(|a| a.iter().any(|v| v.as_str() == Some(s)))
+                                })
+                            })
+                            .cloned()
+                            .collect(),
+                    ),
+                    position: node.position,
+                })
+            }
+            _ => Pre::Same,
+        },
+        // A sandbox credential that is denied loses the fields of a masked
+        // one that are wrong (2.1.332, `Fo`).
+        "dropKeysNotFitting" => {
+            let (Value::Map(entries), Some(key)) = (&node.value, op["when"]["key"].as_str()) else {
+                return Pre::Same;
+            };
+            if node.get(key).map(Node::to_json).as_ref() != Some(&op["when"]["equals"]) {
+                return Pre::Same;
+            }
+            let kept = entries
+                .iter()
+                .filter(|(k, v)| match op["keys"].get(k.scalar_text()) {
+                    Some(t) => fits(v, t, "").is_ok(),
+                    None => true,
+                })
+                .cloned()
+                .collect();
+            Pre::Value(Node {
+                value: Value::Map(kept),
+                position: node.position,
+            })
+        }
+        _ => Pre::Same,
+    }
+}
+
+fn string(s: &str, ty: &Json) -> bool {
+    // 2.1.332 counts a string's length in code points, zod in UTF-16 units.
+    let units = if ty.get("lengthIn").and_then(Json::as_str) == Some("codePoints") {
+        s.chars().count()
+    } else {
+        s.encode_utf16().count()
+    };
     let num = |k: &str| ty.get(k).and_then(Json::as_u64);
     if num("length").is_some_and(|n| units as u64 != n)
         || num("min").is_some_and(|n| (units as u64) < n)
@@ -345,19 +465,33 @@ fn wrong(node: &Node, path: &str, wanted: &str) -> Rejected {
     }
 }
 
-/// What Claude Code removes from a settings file before it checks it: a
-/// permission rule that is not text, an `allowedMcpServers` or
-/// `deniedMcpServers` that is not a list, or an entry of one that does
-/// not fit, and the broken parts of `hooks` (`load.rs` warns of those).
-/// Each other removal is a warning here, and the file still loads.
-/// (Claude Code also drops permission rules whose syntax it refuses; latch
-/// leaves them, which changes nothing here.)
-pub fn clean(root: &Node) -> (Node, Vec<Rejected>) {
+/// What Claude Code removes from a settings file before it checks it, in
+/// its order (2.1.332's `TA`: `so`, then `Se`): the settings only managed
+/// settings may set; an alias (`additionalMarketplaces`,
+/// `allowedMarketplaces`), which becomes the setting it names; a `null`
+/// of a setting that restricts (`allowManagedHooksOnly`, …); a permission
+/// rule that is not text; the broken parts of `hooks` (`load.rs` warns of
+/// those); an `extraKnownMarketplaces` that is not an object or an entry of
+/// it that does not fit (but one of a source type Claude Code does not
+/// know, which fails the file); a `modelPicker`, `modelPricing` or
+/// `remoteControl` of the wrong shape or a part of one that does not fit;
+/// an `allowedMcpServers` or `deniedMcpServers` that is not a list, or an
+/// entry of one that does not fit. An `enabledMcpjsonServers` or
+/// `disabledMcpjsonServers` that is one server's name becomes a list of it.
+/// Each removal is a warning here, and the file still loads. (Claude Code
+/// also drops permission rules whose syntax it refuses; latch leaves them,
+/// which changes nothing here.) Managed settings, which Claude Code reads
+/// with another schema (not recorded), keep the cleaning of 2.1.197:
+/// permission rules, the MCP server lists and `hooks`.
+pub fn clean(root: &Node, managed: bool) -> (Node, Vec<Rejected>) {
     let mut root = root.clone();
     let mut removed = Vec::new();
     let Value::Map(entries) = &mut root.value else {
         return (root, removed);
     };
+    if !managed {
+        before_the_rest(entries, &mut removed);
+    }
     for (key, value) in entries.iter_mut() {
         match key.scalar_text().as_str() {
             "permissions" => {
@@ -437,13 +571,467 @@ pub fn clean(root: &Node) -> (Node, Vec<Rejected>) {
     (root, removed)
 }
 
+/// The steps of 2.1.332's cleaning that 2.1.197 did not have (`so`, `uwe`,
+/// `Fr`, `w0t`, `Wr`, `Jr`, `Kr`, `Qr`), for a file that is not managed.
+fn before_the_rest(entries: &mut Vec<(Node, Node)>, removed: &mut Vec<Rejected>) {
+    let warn = |removed: &mut Vec<Rejected>, setting: &str, at: Position, message: String| {
+        removed.push(Rejected {
+            setting: setting.to_owned(),
+            at,
+            message,
+        });
+    };
+    // `so`: what only managed settings may set.
+    let names: Vec<String> = entries.iter().map(|(k, _)| k.scalar_text()).collect();
+    for name in names.iter().filter(|n| listed("managedOnly", n)) {
+        if let Some((_, v)) = take(entries, name) {
+            warn(
+                removed,
+                name,
+                v.position,
+                format!("`{name}` counts only in managed settings; Claude Code ignores it here"),
+            );
+        }
+    }
+    // `uwe`: an alias is read as the setting it names, unless that is set
+    // too (not `null`).
+    for pair in doc()["cleaning"]["aliases"]
+        .as_array()
+        .into_iter()
+        .flatten()
+    {
+        let (Some(alias), Some(canonical)) = (pair[0].as_str(), pair[1].as_str()) else {
+            continue;
+        };
+        let Some((key, value)) = take(entries, alias) else {
+            continue;
+        };
+        if value.value == Value::Null {
+            continue;
+        }
+        match last(entries, canonical) {
+            Some(set) if set.value != Value::Null => warn(
+                removed,
+                alias,
+                value.position,
+                format!(
+                    "`{alias}` is another name for `{canonical}`, which this file sets too; Claude Code ignores `{alias}`"
+                ),
+            ),
+            _ => {
+                take(entries, canonical);
+                entries.push((
+                    Node {
+                        value: Value::Str(canonical.to_owned()),
+                        position: key.position,
+                    },
+                    value,
+                ));
+            }
+        }
+    }
+    // `Fr`: a `null` of a setting that restricts is no setting.
+    let nulls: Vec<String> = last_of_each(entries)
+        .into_iter()
+        .filter(|(name, _, v)| v.value == Value::Null && null_is_removed(name))
+        .map(|(name, _, _)| name)
+        .collect();
+    for name in nulls {
+        take(entries, &name);
+    }
+    // `w0t`: one server's name is a list of it.
+    for name in ["enabledMcpjsonServers", "disabledMcpjsonServers"] {
+        if let Some(v) = last_mut(entries, name)
+            && let Value::Str(s) = &v.value
+            && !s.is_empty()
+            && s.chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+        {
+            let one = v.clone();
+            v.value = Value::Seq(vec![one]);
+        }
+    }
+    // `Wr`: marketplaces.
+    if let Some(v) = last_mut(entries, "extraKnownMarketplaces") {
+        if let Value::Map(markets) = &mut v.value {
+            let ty = schema()
+                .pointer("/fields/extraKnownMarketplaces/values")
+                .unwrap_or(&Json::Null);
+            let mut gone = Vec::new();
+            for (name, _, market) in last_of_each(markets) {
+                let path = format!("extraKnownMarketplaces.{name}");
+                let why = match fits(market, ty, &path) {
+                    // A source type Claude Code does not know keeps the entry,
+                    // which then fails the file.
+                    Err(_) if unknown_source(market) => None,
+                    Err(e) => Some((e.at, e.message)),
+                    Ok(()) => match (
+                        market
+                            .get("source")
+                            .and_then(|s| s.get("source"))
+                            .and_then(Node::as_str),
+                        market
+                            .get("source")
+                            .and_then(|s| s.get("name"))
+                            .and_then(Node::as_str),
+                    ) {
+                        (Some("settings"), Some(own)) if own != name => Some((
+                            market.position,
+                            format!("`{path}` must be named as its source is, `{own}`"),
+                        )),
+                        _ => None,
+                    },
+                };
+                if let Some((at, message)) = why {
+                    warn(
+                        removed,
+                        "extraKnownMarketplaces",
+                        at,
+                        format!("{message}; Claude Code ignores this marketplace"),
+                    );
+                    gone.push(name);
+                }
+            }
+            markets.retain(|(k, _)| !gone.contains(&k.scalar_text()));
+        } else {
+            warn(
+                removed,
+                "extraKnownMarketplaces",
+                v.position,
+                format!(
+                    "`extraKnownMarketplaces` must be an object of marketplaces, not {}; Claude Code ignores it",
+                    v.json_kind()
+                ),
+            );
+            take(entries, "extraKnownMarketplaces");
+        }
+    }
+    // `Jr`: the model picker.
+    if let Some(v) = last_mut(entries, "modelPicker") {
+        let rows = v.get("options").map(|o| matches!(o.value, Value::Seq(_)));
+        if rows == Some(true) {
+            let ty = schema()
+                .pointer("/fields/modelPicker/fields/options/items")
+                .unwrap_or(&Json::Null);
+            if let Value::Map(fields) = &mut v.value {
+                drop_wrong(fields, "replaceBuiltInOptions", removed, "modelPicker");
+                if let Some(Value::Seq(items)) = last_mut(fields, "options").map(|o| &mut o.value) {
+                    items.retain(|row| match fits(row, ty, "modelPicker.options") {
+                        Ok(()) => true,
+                        Err(e) => {
+                            warn(
+                                removed,
+                                "modelPicker",
+                                e.at,
+                                format!("{}; Claude Code ignores this row", e.message),
+                            );
+                            false
+                        }
+                    });
+                }
+            }
+        } else {
+            warn(
+                removed,
+                "modelPicker",
+                v.position,
+                format!(
+                    "`modelPicker` must be an object with an `options` array, not {}; Claude Code ignores it",
+                    v.get("options").map_or(v.json_kind(), Node::json_kind)
+                ),
+            );
+            take(entries, "modelPicker");
+        }
+    }
+    // `Kr`: the prices.
+    if let Some(v) = last_mut(entries, "modelPricing") {
+        if let Value::Map(fields) = &mut v.value {
+            drop_wrong(fields, "multiplier", removed, "modelPricing");
+            if let Some(o) = last_mut(fields, "overrides")
+                && let Value::Map(rows) = &mut o.value
+            {
+                let ty = schema()
+                    .pointer("/fields/modelPricing/fields/overrides/values")
+                    .unwrap_or(&Json::Null);
+                let mut gone = Vec::new();
+                for (model, _, row) in last_of_each(rows) {
+                    let path = format!("modelPricing.overrides.{model}");
+                    let why = match fits(row, ty, &path) {
+                        Err(e) => Some((e.at, e.message)),
+                        Ok(()) if model == "constructor" || model == "__proto__" => {
+                            Some((row.position, format!("`{path}` is no model's name")))
+                        }
+                        Ok(()) => None,
+                    };
+                    if let Some((at, message)) = why {
+                        warn(
+                            removed,
+                            "modelPricing",
+                            at,
+                            format!("{message}; Claude Code ignores this row"),
+                        );
+                        gone.push(model);
+                    }
+                }
+                rows.retain(|(k, _)| !gone.contains(&k.scalar_text()));
+            }
+            drop_wrong(fields, "overrides", removed, "modelPricing");
+        } else {
+            warn(
+                removed,
+                "modelPricing",
+                v.position,
+                format!(
+                    "`modelPricing` must be an object, not {}; Claude Code ignores it",
+                    v.json_kind()
+                ),
+            );
+            take(entries, "modelPricing");
+        }
+    }
+    // `Qr`: Remote Control's options.
+    if let Some(v) = last(entries, "remoteControl")
+        && v.as_map().is_none()
+    {
+        let message = format!(
+            "`remoteControl` must be an object, not {}; Claude Code ignores it",
+            v.json_kind()
+        );
+        warn(removed, "remoteControl", v.position, message);
+        take(entries, "remoteControl");
+    }
+}
+
+/// A marketplace entry whose `source` (or a plugin's) is of a type Claude
+/// Code does not know: its cleaning keeps it (`Wr`, `tka`).
+fn unknown_source(market: &Node) -> bool {
+    let Some(source) = market.get("source").filter(|s| s.as_map().is_some()) else {
+        return false;
+    };
+    if source
+        .get("source")
+        .and_then(Node::as_str)
+        .is_some_and(|t| !listed("marketplaceSources", t))
+    {
+        return true;
+    }
+    source
+        .get("plugins")
+        .and_then(Node::as_seq)
+        .is_some_and(|plugins| {
+            plugins.iter().any(|p| {
+                p.get("source")
+                    .filter(|s| s.as_map().is_some())
+                    .and_then(|s| s.get("source"))
+                    .and_then(Node::as_str)
+                    .is_some_and(|t| !listed("pluginSources", t))
+            })
+        })
+}
+
+/// Removes `field` of the object `setting` where it does not fit its type.
+fn drop_wrong(
+    fields: &mut Vec<(Node, Node)>,
+    field: &str,
+    removed: &mut Vec<Rejected>,
+    setting: &str,
+) {
+    let ty = schema()
+        .pointer(&format!("/fields/{setting}/fields/{field}"))
+        .unwrap_or(&Json::Null);
+    let Some(value) = last(fields, field) else {
+        return;
+    };
+    if let Err(e) = fits(value, ty, &format!("{setting}.{field}")) {
+        removed.push(Rejected {
+            setting: setting.to_owned(),
+            at: e.at,
+            message: format!("{}; Claude Code ignores it", e.message),
+        });
+        take(fields, field);
+    }
+}
+
+/// Removes every entry of `key`, giving the last.
+fn take(entries: &mut Vec<(Node, Node)>, key: &str) -> Option<(Node, Node)> {
+    let mut gone = None;
+    entries.retain(|(k, v)| {
+        if k.as_str() == Some(key) {
+            gone = Some((k.clone(), v.clone()));
+            false
+        } else {
+            true
+        }
+    });
+    gone
+}
+
+fn last<'a>(entries: &'a [(Node, Node)], key: &str) -> Option<&'a Node> {
+    entries
+        .iter()
+        .rfind(|(k, _)| k.as_str() == Some(key))
+        .map(|(_, v)| v)
+}
+
+fn last_mut<'a>(entries: &'a mut [(Node, Node)], key: &str) -> Option<&'a mut Node> {
+    entries
+        .iter_mut()
+        .rfind(|(k, _)| k.as_str() == Some(key))
+        .map(|(_, v)| v)
+}
+
+/// Claude Code 2.1.332's search for PreToolUse, PermissionRequest and
+/// PreSkillShellCommand hooks where none is read (its `pe`, `Zje`, `Prt`,
+/// `Y6`, `bwe`): a file that seems to hold one anywhere but under `hooks`
+/// is dropped, so a guard written in the wrong place never goes unnoticed.
+pub mod guard_search {
+    use super::*;
+
+    fn hook_event(name: &str) -> bool {
+        schema()
+            .pointer("/fields/hooks/keys/values")
+            .and_then(Json::as_array)
+            .is_some_and(|e| e.iter().any(|v| v.as_str() == Some(name)))
+    }
+
+    fn entries(node: &Node) -> Vec<(String, &Node)> {
+        match &node.value {
+            Value::Map(entries) => last_of_each(entries)
+                .into_iter()
+                .map(|(name, _, v)| (name, v))
+                .collect(),
+            _ => Vec::new(),
+        }
+    }
+
+    /// `pe`: an object with a guard event whose value is neither `null` nor
+    /// an empty list.
+    pub fn names_a_guard(node: &Node) -> bool {
+        entries(node).iter().any(|(name, v)| {
+            listed("guardEvents", name)
+                && v.value != Value::Null
+                && !matches!(&v.value, Value::Seq(items) if items.is_empty())
+        })
+    }
+
+    /// `Zje`: an object that looks like a matcher group.
+    pub fn looks_like_a_group(node: &Node) -> bool {
+        if node.as_map().is_none() {
+            return false;
+        }
+        let fields = entries(node);
+        let has = |k: &str| fields.iter().any(|(n, _)| n == k);
+        if !has("matcher") && fields.iter().any(|(n, _)| hook_event(n)) {
+            return false;
+        }
+        match fields.iter().find(|(n, _)| n == "hooks").map(|(_, v)| *v) {
+            Some(Node {
+                value: Value::Seq(items),
+                ..
+            }) => !items.is_empty(),
+            Some(
+                h @ Node {
+                    value: Value::Map(_),
+                    ..
+                },
+            ) => has("matcher") || h.get("type").and_then(Node::as_str).is_some(),
+            _ => false,
+        }
+    }
+
+    /// `Prt`: whether `node`, searched `depth` levels down, holds guard
+    /// hooks; `groups` counts a matcher group as one; `skip_unscanned`
+    /// leaves out the keys `bwe` does not search (`env`, `mcpServers`, …).
+    pub fn holds_guards(
+        node: &Node,
+        depth: u32,
+        groups: bool,
+        skip_unscanned: bool,
+        in_list: bool,
+    ) -> bool {
+        if names_a_guard(node) || (groups && looks_like_a_group(node)) {
+            return true;
+        }
+        if depth == 0 {
+            return false;
+        }
+        match &node.value {
+            Value::Seq(items) => items
+                .iter()
+                .any(|i| holds_guards(i, depth - 1, groups, skip_unscanned, in_list)),
+            Value::Map(_) => {
+                if in_list && node.get("type").and_then(Node::as_str).is_some() {
+                    return false;
+                }
+                entries(node).iter().any(|(name, v)| {
+                    !(skip_unscanned && listed("unscannedKeys", name))
+                        && holds_guards(
+                            v,
+                            depth - 1,
+                            groups && !hook_event(name),
+                            skip_unscanned,
+                            name == "hooks" && matches!(v.value, Value::Seq(_)),
+                        )
+                })
+            }
+            _ => false,
+        }
+    }
+
+    /// `bwe`: the first setting, other than `hooks`, that seems to hold
+    /// guard hooks (the file itself, for a guard event at its top level).
+    pub fn outside_hooks(root: &Node) -> Option<Position> {
+        root.as_map()?;
+        if names_a_guard(root) {
+            return Some(root.position);
+        }
+        let found = entries(root).into_iter().find(|(name, v)| {
+            name != "hooks"
+                && !listed("unscannedKeys", name)
+                && holds_guards(v, 3, !hook_event(name), true, false)
+        });
+        found.map(|(_, v)| v.position)
+    }
+
+    /// `Y6`: a matcher group, or guard hooks, anywhere in a list.
+    pub fn in_list(node: &Node) -> bool {
+        looks_like_a_group(node)
+            || match &node.value {
+                Value::Seq(items) => items.iter().any(in_list),
+                _ => names_a_guard(node),
+            }
+    }
+
+    /// `_r`: lists nested 32 deep or more holding a `null`, or an object
+    /// with a `null` (such a file is cut to 64 levels by Claude Code, which
+    /// could have cut a guard there).
+    pub fn deep_null(node: &Node) -> bool {
+        let mut stack = vec![(node, 1u32)];
+        while let Some((list, depth)) = stack.pop() {
+            for item in list.as_seq().unwrap_or_default() {
+                match &item.value {
+                    Value::Seq(_) => stack.push((item, depth + 1)),
+                    Value::Null if depth >= 32 => return true,
+                    Value::Map(fields)
+                        if depth >= 32 && fields.iter().any(|(_, v)| v.value == Value::Null) =>
+                    {
+                        return true;
+                    }
+                    _ => {}
+                }
+            }
+        }
+        false
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     fn rejected(text: &str) -> Option<String> {
         let root = crate::config::json::parse(text).expect("JSON");
-        let (cleaned, _) = clean(&root);
+        let (cleaned, _) = clean(&root, false);
         check(&cleaned, &[]).into_iter().next().map(|r| r.message)
     }
 
@@ -462,15 +1050,31 @@ mod tests {
         );
     }
 
+    /// 2.1.332's schema library counts a text's length in code points (its
+    /// `nI`; `autoCompactOfferAnswer.model`'s 200 holds 200 emoji), zod in
+    /// UTF-16 units (2.1.197).
+    #[test]
+    fn lengths_are_counted_in_code_points() {
+        let ty = serde_json::json!({"t": "string", "max": 2, "lengthIn": "codePoints"});
+        assert!(string("\u{1F600}\u{1F600}", &ty));
+        assert!(!string("\u{1F600}\u{1F600}\u{1F600}", &ty));
+        let zod = serde_json::json!({"t": "string", "max": 2});
+        assert!(!string("\u{1F600}\u{1F600}", &zod));
+        assert!(string("ab", &zod));
+    }
+
     #[test]
     fn the_description_parses_and_has_every_setting() {
         let fields = schema()["fields"].as_object().expect("fields");
-        assert_eq!(fields.len(), 146);
+        assert_eq!(fields.len(), 208);
         assert!(fields.contains_key("model") && fields.contains_key("permissions"));
+        // And the lists of the cleaning.
+        assert!(null_is_removed("allowManagedHooksOnly") && !null_is_removed("disableAllHooks"));
+        assert!(listed("managedOnly", "managedMcpServers") && listed("guardEvents", "PreToolUse"));
     }
 
-    /// The cases Claude Code's own schema was run on (REPORT.md of the
-    /// research, and the recordings).
+    /// The cases Claude Code's own schema was run on (the research's first
+    /// cases, and the recordings).
     #[test]
     fn settings_claude_code_rejects_and_accepts() {
         for (text, why) in [

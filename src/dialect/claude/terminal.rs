@@ -294,7 +294,7 @@ mod tests {
     fn agrees_with_claude_code() {
         let mut disagree = Vec::new();
         let mut count = 0;
-        for case in crate::dialect::claude::recorded_cases("terminal-cases.jsonl") {
+        for case in crate::dialect::claude::recorded_cases("claude/terminal-cases.jsonl") {
             let input = case["text"].as_str().expect("a text");
             let theirs = case["out"].as_str();
             let ours = normalize(input).ok().filter(|s| !s.is_empty());
