@@ -815,6 +815,10 @@ pub enum EventError {
     /// A tool call with an empty name.
     #[error("`tool.name` must not be empty")]
     EmptyToolName,
+    /// A model-switch event without `model_switch.to`, the model its
+    /// hooks are matched against.
+    #[error("a `{0}` event needs a `model_switch` object with at least `to`")]
+    MissingModelSwitch(EventKind),
     /// A `session_id` with a NUL character, which no hook's environment
     /// or state path can carry.
     #[error("`session_id` must not contain a NUL character")]
@@ -913,6 +917,17 @@ impl Event {
             .is_some_and(|id| id.contains('\0'))
         {
             return Err(EventError::NulInSessionId);
+        }
+        if matches!(
+            self.event,
+            EventKind::ModelSwitchBefore | EventKind::ModelSwitchAfter
+        ) && self
+            .model_switch
+            .as_ref()
+            .and_then(|m| m.to.as_deref())
+            .is_none_or(str::is_empty)
+        {
+            return Err(EventError::MissingModelSwitch(self.event));
         }
         if self.event.is_tool_event() {
             match &self.tool {

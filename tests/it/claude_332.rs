@@ -317,11 +317,12 @@ fn an_answer_s_block_names_the_hook_by_its_status_message() {
         r#"--stdout '{"decision": "block", "reason": "more"}'"#,
     );
     let c = c.project_settings(&json!({"hooks": {"Stop": [{"hooks": [
-        {"type": "command", "command": block, "statusMessage": "Checking the tests"}]}]}}));
+        {"type": "command", "command": block, "statusMessage": "Checking\tthe tests"}]}]}}));
     let f = c.fire(&json!({"event": "stop", "session_id": "s1"}));
     assert_eq!(
         f.outcome["continuation"]["prompt"],
-        crate::claude_util::stop_block_feedback("Stop", "Checking the tests", "more"),
+        // On one line: a tab shown as `␉` (Claude Code's `_h`).
+        crate::claude_util::stop_block_feedback("Stop", "Checking\u{2409}the tests", "more"),
         "{}",
         f.outcome
     );

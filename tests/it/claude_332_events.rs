@@ -100,7 +100,12 @@ fn model_switch_payloads_come_in_claude_codes_order() {
     assert_eq!(got["context_tokens"], 0);
     assert_eq!(got["prompt_cache_warm"], false);
     assert_eq!(got["cache_ttl"], "5m");
-    assert_eq!(got["estimated_cache_write_usd"], 0.0);
+    // Written as `JSON.stringify` writes it: `0`, not `0.0`.
+    let raw = c.received_raw("post").expect("PostModelSwitch ran");
+    assert!(
+        raw.contains(r#""estimated_cache_write_usd":0,"pricing":"default"}"#),
+        "{raw}"
+    );
     assert_eq!(got["pricing"], "default");
 }
 
@@ -172,6 +177,13 @@ fn pre_model_switch_refuses_asks_and_allows() {
 
     let (f, _) = fire_with(&[r#"--stdout '{"decision":"block"}'"#.to_owned()]);
     assert_eq!(texts(&f.outcome["reasons"]), ["Blocked by hook"]);
+
+    // Of two refusals, the first to finish is said.
+    let (f, _) = fire_with(&[
+        r#"--sleep 0.3 --stdout '{"decision":"block","reason":"second"}'"#.to_owned(),
+        r#"--stdout '{"decision":"block","reason":"first"}'"#.to_owned(),
+    ]);
+    assert_eq!(texts(&f.outcome["reasons"]), ["first"]);
 
     let (f, c) = fire_with(&["--exit 2 --stderr 'too pricey'".to_owned()]);
     assert_eq!(f.outcome["decision"], "deny");
@@ -491,4 +503,52 @@ fn a_scratchpad_directory_comes_after_cwd() {
     c.fire(&e);
     let got = c.received("stop").expect("Stop ran");
     assert!(got.get("scratchpad_dir").is_none(), "{got}");
+}
+
+/// `p5i`, `failureIn`: under `onFailure: "block"` a refused skill command
+/// keeps the hook's command before the words; a failure says its first
+/// line only.
+#[test]
+fn a_skill_command_s_on_failure_block_names_the_hook() {
+    let c = Claude::new();
+    let failing = c.hook("f", "--exit 1 --stderr oops");
+    let c = c.project_settings(&json!({"hooks": {"PreSkillShellCommand": [{"hooks": [
+        {"type": "command", "command": failing, "onFailure": "block"}]}]}}));
+    let f = c.fire(&skill_command("ls"));
+    assert_eq!(
+        texts(&f.outcome["reasons"]),
+        [format!(
+            "[not run: blocked by hook: [{failing}]: failed; blocking because onFailure is \"block\" oops]"
+        )]
+    );
+
+    let c = Claude::new();
+    let traceback = c.hook(
+        "t",
+        r#"--exit 1 --stderr 'Traceback:
+  File x
+KeyError'"#,
+    );
+    let c = c.project_settings(&group("PreSkillShellCommand", None, &traceback));
+    let f = c.fire(&skill_command("ls"));
+    assert_eq!(
+        f.outcome["warnings"],
+        json!(["Ran anyway in /deploy: ls (hook failed: Traceback:)"])
+    );
+}
+
+/// A model-switch event names the new model: without `model_switch.to`
+/// latch refuses it (exit 3) rather than running every group.
+#[test]
+fn a_model_switch_without_its_model_is_refused() {
+    let c = Claude::new();
+    let f = c.fire(&event("model_switch_before", json!({})));
+    assert_eq!(f.code, 3, "{}", f.stderr);
+    assert!(
+        f.stderr.contains(
+            "a `model_switch_before` event needs a `model_switch` object with at least `to`"
+        ),
+        "{}",
+        f.stderr
+    );
 }

@@ -889,22 +889,33 @@ fn mcp_tool_handlers_block_on_failure_in_fixed_words() {
         dispatch_with(&c, harness, bash_before("ls"))
     };
     let left_out = " Details are left out of this message, since the MCP server may have written them. To see them, start Claude Code with --debug and try again: they go to its debug log.";
+    let why = "blocking because onFailure is \"block\" and the hook got no usable answer from its MCP server. The user needs to fix the cause (in a session, /mcp shows the server's state) or ask whoever manages the hook; Claude should not change the hook or work around it.";
     let cases = [
         (
             json!({"type": "mcp_tool", "server": "gone", "tool": "x", "onFailure": "block"}),
-            format!("[gone:x]: failed; blocking because onFailure is \"block\"\nThe call to the MCP server failed.{left_out}"),
+            format!("[gone/x]: failed; {why}\nThe call to the MCP server failed.{left_out}"),
         ),
         (
             json!({"type": "mcp_tool", "server": "down", "tool": "x", "onFailure": "yes"}),
-            "[down:x]: failed; blocking because onFailure is \"block\"\nMCP server 'down' not connected".to_owned(),
+            format!("[down/x]: failed; {why}\nMCP server 'down' not connected"),
         ),
         (
             json!({"type": "mcp_tool", "server": "srv", "tool": "echo", "input": {"text": "all good"}, "onFailure": "block"}),
-            format!("[srv:echo]: failed; blocking because onFailure is \"block\"\nThe MCP tool's answer is not a hook's JSON output, {{}} or empty.{left_out}"),
+            format!(
+                "[srv/echo]: failed; {why}\nThe MCP tool's answer is not a hook's JSON output, {{}} or empty.{left_out}"
+            ),
+        ),
+        (
+            json!({"type": "mcp_tool", "server": "srv", "tool": "echo", "input": {"text": "{\"reason\": \"x\"}"}, "onFailure": "block"}),
+            format!(
+                "[srv/echo]: failed; {why}\nThe MCP tool's answer is not a hook's JSON output, {{}} or empty.{left_out}"
+            ),
         ),
         (
             json!({"type": "mcp_tool", "server": "srv", "tool": "echo", "input": {"text": "{\"continue\": 1}"}, "onFailure": "block"}),
-            format!("[srv:echo]: failed; blocking because onFailure is \"block\"\nThe MCP tool's answer looks like JSON, but is not a valid hook output.{left_out}"),
+            format!(
+                "[srv/echo]: failed; {why}\nThe MCP tool's answer looks like JSON, but is not a valid hook output.{left_out}"
+            ),
         ),
     ];
     for (handler, said) in cases {

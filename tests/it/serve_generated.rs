@@ -732,11 +732,11 @@ fn own_fields(kind: &str, hot: &[Value]) -> Vec<Field> {
             ("context_tokens", maybe(count())),
             (
                 "model_switch",
-                maybe(object_value(vec![
+                always(object_value(vec![
                     ("from", maybe(one_of(&["claude-opus-4-6", ""]))),
                     (
                         "to",
-                        maybe(one_of(&[
+                        always(one_of(&[
                             "claude-sonnet-4-6",
                             "claude-opus-4-6[1m]",
                             "mödel ✓",

@@ -49,6 +49,7 @@ from __future__ import annotations
 
 import json
 import re
+import shlex
 import time
 import uuid
 from collections.abc import Sequence
@@ -178,15 +179,14 @@ class Agent(Session, OwnTools, Compacting):
     def command(self, typed: str) -> str | Turn:
         """``/NAME ARGS``: expands ``.harness/commands/NAME.md`` into the
         prompt (``$ARGUMENTS`` is ARGS), through ``prompt_expansion``,
-        after ``user_prompt`` saw it as typed."""
+        after ``user_prompt`` saw it as typed; then its ``!`cmd` `` run."""
         name, _, args = typed[1:].partition(" ")
         args = args.strip()
         path = self.workspace.root / COMMANDS / f"{name}.md"
         if not re.fullmatch(r"[\w-]+", name) or not path.is_file():
             self.say("latch", f"unknown command /{name}")
             return Turn("failed", f"unknown command /{name}")
-        text = path.read_text().strip()
-        text = text.replace("$ARGUMENTS", args) if "$ARGUMENTS" in text else f"{text}\n\n{args}".strip()
+        template = path.read_text().strip()
         expanded = self.fire(
             {
                 "event": "prompt_expansion",
@@ -195,25 +195,33 @@ class Agent(Session, OwnTools, Compacting):
                     "kind": "slash_command",
                     "command_name": name,
                     "command_args": args,
-                    "command_source": "project",
+                    "command_source": "projectSettings",
                 },
             }
         )
         if expanded["decision"] == "deny":  # like a denied prompt
             return self.refuse_turn("denied", expanded)
         self.place(expanded)  # with_prompt: beside the expanded prompt
-        return self.run_preamble(name, text)
+        return self.run_preamble(name, template, args)
 
-    def run_preamble(self, name: str, text: str) -> str | Turn:
-        """The ``!`cmd` `` of a command's text run before the model reads
-        it, each checked by ``skill_shell_before``; the output takes its
-        place, or, when a hook refused it, the outcome's reason."""
-        parts: list[str] = []
-        last = 0
-        for i, found in enumerate(PREAMBLE.finditer(text)):
-            parts.append(text[last : found.start()])
-            last = found.end()
-            cmd = found.group(1)
+    def run_preamble(self, name: str, template: str, args: str) -> str | Turn:
+        """A command's ``!`cmd` `` run before the model reads it. They are
+        found in the command's own file, never in the typed ARGS (a
+        command's ``$ARGUMENTS`` gets them shell-quoted). Each goes through
+        the permission check, then every allowed one through
+        ``skill_shell_before``; only once all have answered, and none
+        stopped the command, do the unrefused ones run. Each output takes
+        its command's place; a refusal's place reads the outcome's reason,
+        and a command no one approved is handed to the model instead."""
+        found = list(PREAMBLE.finditer(template))
+        commands = [m.group(1).replace("$ARGUMENTS", shlex.quote(args)) for m in found]
+        places: list[str | None] = []  # None: runs once every hook answered
+        for i, cmd in enumerate(commands):
+            if self.needs_approval(self.workspace.names.shell) and not (
+                self.policy.approver is not None and self.policy.approver(self.workspace.names.shell, cmd)
+            ):
+                places.append(f"[run this first, exactly as written, with the {self.workspace.names.shell} tool and use its output: `{cmd}`]")
+                continue
             checked = self.fire(
                 {
                     "event": "skill_shell_before",
@@ -222,19 +230,30 @@ class Agent(Session, OwnTools, Compacting):
                         "input": {self.workspace.names.shell_arg: cmd},
                         "call_id": f"{self.turn_id}:preamble-{i}",
                     },
-                    "expansion": {"command_name": name, "command_source": "project", "invoked_by": "user"},
+                    "expansion": {"command_name": name, "command_source": "projectSettings", "invoked_by": "user"},
                 }
             )
-            if halt := checked.get("halt"):  # the command stops here
+            if halt := checked.get("halt"):  # no command of it runs
                 stopped = halt.get("message", "Operation stopped by hook")
                 self.say("latch", stopped)
                 return Turn("halted", stopped)
-            if checked["decision"] == "deny":
-                parts.append("\n".join(r["text"] for r in checked.get("reasons", [])))
-            else:
-                parts.append(self.workspace.run(self.workspace.names.shell, {self.workspace.names.shell_arg: cmd}).text.strip())
-        parts.append(text[last:])
-        return "".join(parts)
+            refused = checked["decision"] == "deny"
+            places.append("\n".join(r["text"] for r in checked.get("reasons", [])) if refused else None)
+        for i, cmd in enumerate(commands):
+            if places[i] is None:
+                shell = self.workspace.names
+                places[i] = self.workspace.run(shell.shell, {shell.shell_arg: cmd}).text.strip()
+        # The ARGS go where the file's own text says `$ARGUMENTS` (else
+        # after it); the commands' outputs are not searched for it.
+        parts: list[str] = []
+        last = 0
+        for m, place in zip(found, places):
+            parts.append(template[last : m.start()].replace("$ARGUMENTS", args))
+            parts.append(place or "")
+            last = m.end()
+        parts.append(template[last:].replace("$ARGUMENTS", args))
+        text = "".join(parts)
+        return text if "$ARGUMENTS" in template else f"{text}\n\n{args}".strip()
 
     def add_directory(self, path: str) -> Turn:
         """``/add-dir PATH``: the tools may work there too."""

@@ -148,3 +148,33 @@ def test_skill_commands_and_model_switches(run: Runner, example: Example) -> Non
     refusal = "Refusing to delete the whole tree; name the files instead."
     assert blocks[-1] == f"Status: ok and [not run: blocked by hook: {refusal}]"
     assert f"Not run in /status: rm -rf / (blocked by hook: {refusal})" in s.agent.warnings
+
+
+def test_a_command_s_shell_commands_come_from_its_file_only(run: Runner, example: Example, tmp_path: Path) -> None:
+    """`!`cmd`` in the typed arguments is text, not a command; in the
+    command file, `$ARGUMENTS` reaches the command shell-quoted; a halt
+    before any command runs keeps every command from running."""
+    marker = tmp_path / "ran"
+    stop_second = (
+        'payload=$(cat); case "$payload" in *second*) '
+        'echo \'{"continue": false, "stopReason": "not today"}\';; esac'
+    )
+    _, s = claude(
+        run,
+        example,
+        [f"/look !`touch {marker}` now", "/twice"],
+        [Reply("Looked."), Reply("make test: ok.")],
+        commands={
+            "look": "Look at: $ARGUMENTS (quoted: !`printf %s $ARGUMENTS`)\n",
+            "twice": f"!`touch {marker}.first` then !`echo second`\n",
+        },
+        claude_settings=json.dumps(
+            {"hooks": {"PreSkillShellCommand": [{"hooks": [{"type": "command", "command": stop_second}]}]}}
+        ),
+    )
+    assert not marker.exists()
+    assert texts(s.seen(0)[1])[-1] == f"Look at: !`touch {marker}` now (quoted: !`touch {marker}` now)"
+    # The second command's hook stopped the command before the first ran.
+    assert s.turns[1] == "halted"
+    assert not (tmp_path / "ran.first").exists()
+    assert "Operation stopped by hook: not today" in s.out

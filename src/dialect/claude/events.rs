@@ -626,10 +626,9 @@ pub fn payload<'a>(ce: ClaudeEvent, event: &'a Event, facts: &PayloadFacts<'a>) 
                 "cache_ttl",
                 Value::from(x.cache_ttl.unwrap_or_else(|| "5m".to_owned())),
             );
-            put(
-                &mut m,
+            m.insert(
                 "estimated_cache_write_usd",
-                Value::from(event.estimated_cache_write_usd.unwrap_or(0.0)),
+                javascript_number(event.estimated_cache_write_usd.unwrap_or(0.0)),
             );
             put(
                 &mut m,
@@ -725,11 +724,9 @@ pub fn payload<'a>(ce: ClaudeEvent, event: &'a Event, facts: &PayloadFacts<'a>) 
                     "prompt_cache_likely_expired",
                     event.prompt_cache_likely_expired.map(Value::from),
                 );
-                maybe(
-                    &mut m,
-                    "estimated_cache_write_usd",
-                    event.estimated_cache_write_usd.map(Value::from),
-                );
+                if let Some(usd) = event.estimated_cache_write_usd {
+                    m.insert("estimated_cache_write_usd", javascript_number(usd));
+                }
             }
         }
         ClaudeEvent::Setup => put(
@@ -924,6 +921,14 @@ fn as_javascript_rewrites(text: &RawValue) -> Json<'_> {
     crate::dialect::js_json::restringify(text.get())
         .and_then(|s| RawValue::from_string(s).ok())
         .map_or_else(|| Json::compact(text), |raw| Json::Raw(Cow::Owned(raw)))
+}
+
+/// A number as `JSON.stringify` writes it (`0`, not serde's `0.0`).
+fn javascript_number(n: f64) -> Json<'static> {
+    RawValue::from_string(crate::dialect::js_json::js_number(n)).map_or_else(
+        |_| Json::Value(Cow::Owned(Value::from(n))),
+        |raw| Json::Raw(Cow::Owned(raw)),
+    )
 }
 
 /// A value as `JSON.stringify` writes it.

@@ -261,7 +261,8 @@ pub fn failure_blocks(verdict: Verdict, stderr: &str, code: Option<i32>, event: 
             let detail = detail
                 .strip_prefix("Failed with non-blocking status code: ")
                 .unwrap_or(detail)
-                .replace("Treating as non-blocking. ", "");
+                // JavaScript's `replace` of a string: the first only.
+                .replacen("Treating as non-blocking. ", "", 1);
             let detail = js_trim(&detail);
             if detail.is_empty() {
                 Verdict::Blocking(format!("failed; {WHY}"))
@@ -274,67 +275,6 @@ pub fn failure_blocks(verdict: Verdict, stderr: &str, code: Option<i32>, event: 
             Verdict::Blocking(format!("timed out; {WHY}"))
         }
         other => other,
-    }
-}
-
-/// What an `mcp_tool` handler's failure says under `onFailure: "block"`
-/// (Claude Code 2.1.332's `nlt`): a fixed text for each kind of failure,
-/// since the tool server may have written the message itself.
-pub mod mcp_failure {
-    /// The call to the server failed.
-    pub const CALL: &str = "The call to the MCP server failed.";
-    /// The answer looks like JSON but is not a hook's answer.
-    pub const INVALID: &str =
-        "The MCP tool's answer looks like JSON, but is not a valid hook output.";
-    /// The answer is text where the event needs a verdict.
-    pub const NO_VERDICT: &str = "The MCP tool's answer is not a hook's JSON output, {} or empty.";
-    /// What follows each of them (`Kkn`).
-    pub const LEFT_OUT: &str = " Details are left out of this message, since the MCP server may have written them. To see them, start Claude Code with --debug and try again: they go to its debug log.";
-}
-
-/// An `mcp_tool` handler's result under `onFailure: "block"` on `event`
-/// (Claude Code 2.1.332's `mfe`, `slt`, `Kkn`): `answer` is the tool's
-/// text, or why the call failed. A failed call, an answer that is not a
-/// valid hook answer, and, on the events that take a verdict
-/// (`PreToolUse`, `PermissionRequest`, `PreSkillShellCommand`,
-/// `PreModelSwitch`, the prompt events, `ConfigChange`, the elicitation
-/// events, `PostToolBatch`, `TaskCreated`), text that is not an answer
-/// block with a fixed text; a server that is not connected says so.
-pub fn mcp_failure_blocks(answer: Result<&str, &str>, server: &str, event: &str) -> Verdict {
-    use mcp_failure::{CALL, INVALID, LEFT_OUT, NO_VERDICT};
-    const WHY: &str = "blocking because onFailure is \"block\"";
-    const VERDICT_EVENTS: [&str; 12] = [
-        "PreToolUse",
-        "PermissionRequest",
-        "PreSkillShellCommand",
-        "PreModelSwitch",
-        "UserPromptSubmit",
-        "UserPromptExpansion",
-        "ConfigChange",
-        "Elicitation",
-        "ElicitationResult",
-        "PostToolBatch",
-        "TaskCreated",
-        // Claude Code's set has `PreCompact` too, where text is no failure.
-        "PreCompact",
-    ];
-    let fixed = |text: &str| Verdict::Blocking(format!("failed; {WHY}\n{text}{LEFT_OUT}"));
-    match answer {
-        Err(why) if why == format!("MCP server '{server}' not connected") => {
-            Verdict::Blocking(format!("failed; {WHY}\n{why}"))
-        }
-        Err(_) => fixed(CALL),
-        Ok(text) => match read_stdout(text) {
-            Verdict::NonBlocking(_) => fixed(INVALID),
-            Verdict::Plain(plain)
-                if !plain.is_empty()
-                    && VERDICT_EVENTS.contains(&event)
-                    && event != "PreCompact" =>
-            {
-                fixed(NO_VERDICT)
-            }
-            other => other,
-        },
     }
 }
 

@@ -137,7 +137,8 @@ impl HandlerKind {
             HandlerKind::Command { command, .. } => command.clone(),
             HandlerKind::Http { url, .. } => url.clone(),
             HandlerKind::Prompt { prompt, .. } | HandlerKind::Agent { prompt } => prompt.clone(),
-            HandlerKind::McpTool { server, tool, .. } => format!("{server}:{tool}"),
+            // Claude Code's `ZD`: `server/tool`.
+            HandlerKind::McpTool { server, tool, .. } => format!("{server}/{tool}"),
         }
     }
 }

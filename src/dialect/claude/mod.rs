@@ -70,6 +70,7 @@ internal_mods!(
     judge,
     lint,
     load,
+    mcp_failure,
     mcp_output,
     persist,
     prompt,

@@ -23,7 +23,18 @@ pub const CHANGED: &str = "the hook changed the command, which isn't supported h
 pub const PERMISSIONS: &str = "the hook asked to change permissions, which isn't supported here";
 /// A `prompt` or `agent` handler refuses it without running.
 pub const NO_PROMPT_HOOKS: &str = "prompt and agent hooks don't run on PreSkillShellCommand";
-const WHYS: [&str; 4] = [CANNOT_WAIT, CHANGED, PERMISSIONS, NO_PROMPT_HOOKS];
+/// Claude Code's reasons for hooks that gave no answer (latch words such
+/// failures otherwise, but a hook's own reason may end with them).
+const NO_ANSWER: &str = "the hook didn't answer";
+const COULD_NOT_RUN: &str = "the hook couldn't run";
+const WHYS: [&str; 6] = [
+    CANNOT_WAIT,
+    CHANGED,
+    PERMISSIONS,
+    NO_ANSWER,
+    COULD_NOT_RUN,
+    NO_PROMPT_HOOKS,
+];
 
 /// How much of a hook's reason the texts show (`e5i`).
 const REASON_WIDTH: usize = 500;
@@ -73,10 +84,15 @@ pub fn shown(text: &str, width: usize) -> String {
     cut
 }
 
-/// The reason of an exit 2 (Claude Code's `p5i`): its stderr, except that
-/// `No stderr output` and `Blocked by hook` say nothing.
-pub fn exit2_reason(stderr: &str) -> String {
+/// The reason of a blocking error (Claude Code's `p5i`): an exit 2's
+/// stderr, except that `No stderr output` and `Blocked by hook` say
+/// nothing; an `onFailure` block (`failed; …`, `timed out; …`) keeps the
+/// command before it (`cmd` as the texts show it, `[<cmd>]: `).
+pub fn exit2_reason(cmd: &str, stderr: &str) -> String {
     let r = super::text::js_trim(stderr);
+    if r.starts_with("failed; ") || r.starts_with("timed out; ") {
+        return format!("{cmd}{r}");
+    }
     if r == "No stderr output" || r == super::text::BLOCKED_BY_HOOK {
         String::new()
     } else {
@@ -118,7 +134,10 @@ pub fn refused(skill: &str, command: &str, reason: &str) -> (String, String) {
         format!("blocked by hook: {model_reason}")
     };
     (
-        format!("[not run: {}]", escape_bangs(&escape_reminder_tags(&inner))),
+        format!(
+            "[not run: {}]",
+            escape_bangs(&super::text::escape_reminders(&inner))
+        ),
         user,
     )
 }
@@ -144,13 +163,14 @@ pub fn unchecked(skill: &str, command: &str) -> String {
 }
 
 /// Why a failed hook did not check the command: `hook failed: <stderr>`,
-/// the stderr shown without Claude Code's `Failed with non-blocking
-/// status code: ` lead.
+/// the first line of the stderr, shown without Claude Code's `Failed with
+/// non-blocking status code: ` lead (`Mr`, `LA`).
 pub fn failed(stderr: &str) -> String {
     let text = super::text::js_trim(stderr);
     let text = text
         .strip_prefix("Failed with non-blocking status code: ")
         .unwrap_or(text);
+    let text = text.split('\n').next().unwrap_or_default();
     let s = shown(text, REASON_WIDTH);
     if s.is_empty() {
         "hook failed".to_owned()
@@ -178,22 +198,6 @@ pub fn stopped(stop_reason: Option<&str>) -> String {
 
 fn shown_name(skill: &str) -> String {
     format!("/{}", shown(skill, usize::MAX))
-}
-
-/// `<` before a `system-reminder` tag, or at the very end, as `&lt;`
-/// (Claude Code's `ER`), so a reason cannot close or open a reminder.
-fn escape_reminder_tags(text: &str) -> String {
-    static TAG: LazyLock<Option<Regex>> =
-        LazyLock::new(|| Regex::new(r"(?i)<(\s*(?:/\s*)?system-reminder\b)").ok());
-    static END: LazyLock<Option<Regex>> = LazyLock::new(|| Regex::new(r"<(\s*(?:/\s*)?)$").ok());
-    let tags = match TAG.as_ref() {
-        Some(re) => re.replace_all(text, "&lt;$1").into_owned(),
-        None => text.to_owned(),
-    };
-    match END.as_ref() {
-        Some(re) => re.replace(&tags, "&lt;$1").into_owned(),
-        None => tags,
-    }
 }
 
 /// `!` escaped so the expanded prompt runs no command of it (Claude
@@ -269,8 +273,20 @@ mod tests {
             "hook failed: oops"
         );
         assert_eq!(failed(""), "hook failed");
-        assert_eq!(exit2_reason("No stderr output"), "");
-        assert_eq!(exit2_reason(" nope\n"), "nope");
+        assert_eq!(exit2_reason("[c]: ", "No stderr output"), "");
+        assert_eq!(exit2_reason("[c]: ", " nope\n"), "nope");
+        assert_eq!(
+            exit2_reason(
+                "[c]: ",
+                "failed; blocking because onFailure is \"block\"\nE"
+            ),
+            "[c]: failed; blocking because onFailure is \"block\"\nE"
+        );
+        // Only the first line of a failure is said.
+        assert_eq!(
+            failed("Failed with non-blocking status code: Traceback:\n  File x\nKeyError"),
+            "hook failed: Traceback:"
+        );
         assert_eq!(
             ran_anyway("s", "ls", TIMED_OUT),
             "Ran anyway in /s: ls (hook timed out)"
