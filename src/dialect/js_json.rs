@@ -18,6 +18,9 @@
 //!   in numeric order, then the others in their order, as in a JavaScript
 //!   object.
 //!
+//! [`stringify_pretty`] writes `JSON.stringify(value, null, 2)`, as Claude
+//! Code shows a hook's answer that fails its schema.
+//!
 //! Written by hand: no crate writes JavaScript's number and key order.
 //! Text that serde_json cannot read as a value (a number past `f64`, a lone
 //! surrogate `\ud800`), and text over [`MAX_REWRITTEN`] (whose parsed tree
@@ -30,9 +33,27 @@ use serde_json::{Map, Number, Value};
 /// `value` written as `JSON.stringify` writes it.
 pub fn stringify(value: &Value) -> String {
     let mut out = Vec::new();
-    write_value(&mut out, value);
+    write_value(&mut out, value, None);
     // Only serde_json's strings and ASCII are written: valid UTF-8.
     String::from_utf8(out).unwrap_or_default()
+}
+
+/// `value` written as `JSON.stringify(value, null, 2)` writes it: each
+/// member on a line of its own, indented two spaces a level, `"key": value`,
+/// an empty object or array as `{}` or `[]`.
+pub fn stringify_pretty(value: &Value) -> String {
+    let mut out = Vec::new();
+    write_value(&mut out, value, Some(0));
+    String::from_utf8(out).unwrap_or_default()
+}
+
+/// Where a member starts: nothing in one line (`depth` is `None`), else a
+/// new line indented to `depth`.
+fn new_line(out: &mut Vec<u8>, depth: Option<usize>) {
+    if let Some(depth) = depth {
+        out.push(b'\n');
+        out.extend(std::iter::repeat_n(b' ', 2 * depth));
+    }
 }
 
 /// The largest JSON text [`restringify`] rewrites: 1 MiB.
@@ -49,23 +70,30 @@ pub fn restringify(text: &str) -> Option<String> {
     Some(stringify(&value))
 }
 
-fn write_value(out: &mut Vec<u8>, value: &Value) {
+/// Writes `value`; `depth` is its level when pretty-printed, `None` for
+/// one line.
+fn write_value(out: &mut Vec<u8>, value: &Value, depth: Option<usize>) {
     match value {
         Value::Null => out.extend_from_slice(b"null"),
         Value::Bool(b) => out.extend_from_slice(if *b { b"true" } else { b"false" }),
         Value::Number(n) => out.extend_from_slice(number(n).as_bytes()),
         Value::String(s) => write_string(out, s),
         Value::Array(items) => {
+            let inner = depth.map(|d| d + 1);
             out.push(b'[');
             for (i, item) in items.iter().enumerate() {
                 if i > 0 {
                     out.push(b',');
                 }
-                write_value(out, item);
+                new_line(out, inner);
+                write_value(out, item, inner);
+            }
+            if !items.is_empty() {
+                new_line(out, depth);
             }
             out.push(b']');
         }
-        Value::Object(map) => write_object(out, map),
+        Value::Object(map) => write_object(out, map, depth),
     }
 }
 
@@ -75,22 +103,27 @@ fn write_string(out: &mut Vec<u8>, s: &str) {
     let _ = serde_json::to_writer(&mut *out, s);
 }
 
-fn write_object(out: &mut Vec<u8>, map: &Map<String, Value>) {
+fn write_object(out: &mut Vec<u8>, map: &Map<String, Value>, depth: Option<usize>) {
     let mut indices: Vec<(u32, &String, &Value)> = map
         .iter()
         .filter_map(|(k, v)| array_index(k).map(|i| (i, k, v)))
         .collect();
     indices.sort_by_key(|(i, _, _)| *i);
     let others = map.iter().filter(|(k, _)| array_index(k).is_none());
+    let inner = depth.map(|d| d + 1);
     out.push(b'{');
     let entries = indices.into_iter().map(|(_, k, v)| (k, v)).chain(others);
     for (n, (k, v)) in entries.enumerate() {
         if n > 0 {
             out.push(b',');
         }
+        new_line(out, inner);
         write_string(out, k);
-        out.push(b':');
-        write_value(out, v);
+        out.extend_from_slice(if depth.is_some() { b": " } else { b":" });
+        write_value(out, v, inner);
+    }
+    if !map.is_empty() {
+        new_line(out, depth);
     }
     out.push(b'}');
 }
@@ -195,6 +228,19 @@ mod tests {
         ] {
             assert_eq!(js_number(f), js, "{f:e}");
         }
+    }
+
+    #[test]
+    fn pretty_text_is_json_stringify_s_with_two_spaces() {
+        // `JSON.stringify(JSON.parse(text), null, 2)`, from Node.
+        let text = r#"{"b":{"x":[],"y":{}},"1":[1,{"k":null},[]],"n":-0,"f":1e21,"s":"\u00e9\u2028\u0001\"","0":true}"#;
+        let value: Value = serde_json::from_str(text).expect("JSON");
+        assert_eq!(
+            stringify_pretty(&value),
+            "{\n  \"0\": true,\n  \"1\": [\n    1,\n    {\n      \"k\": null\n    },\n    []\n  ],\n  \"b\": {\n    \"x\": [],\n    \"y\": {}\n  },\n  \"n\": 0,\n  \"f\": 1e+21,\n  \"s\": \"\u{e9}\u{2028}\\u0001\\\"\"\n}"
+        );
+        assert_eq!(stringify_pretty(&serde_json::json!({})), "{}");
+        assert_eq!(stringify_pretty(&serde_json::json!([])), "[]");
     }
 
     #[test]

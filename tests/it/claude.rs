@@ -2126,7 +2126,7 @@ fn permission_request_suggestions_in_and_permission_updates_out() {
         second["message"]
             .as_str()
             .unwrap()
-            .starts_with("Hook JSON output validation failed \u{2014} (root): Invalid input"),
+            .starts_with("Hook JSON output validation failed \u{2014} hookSpecificOutput.decision.updatedPermissions: expected array, received string\n\n"),
         "{second}"
     );
 }

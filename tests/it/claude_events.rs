@@ -651,8 +651,9 @@ fn task_and_teammate_events_block_or_keep_the_teammate_working() {
         json!({"task": {"id": "1", "subject": "x"}}),
     ));
     assert!(f.outcome.get("context").is_none(), "{}", f.outcome);
+    // Recorded: no shape of that name, so the first six names.
     assert!(
-        f.warnings_contain("Hook JSON output validation failed — (root): Invalid input"),
+        f.warnings_contain("Hook JSON output validation failed \u{2014} hookSpecificOutput.hookEventName: expected one of \"PreToolUse\" | \"UserPromptSubmit\" | \"UserPromptExpansion\" | \"SessionStart\" | \"Setup\" | \"PreModelSwitch\" | \u{2026}\n\nThe hook's output was: {\n  \"hookSpecificOutput\": {\n    \"hookEventName\": \"TaskCompleted\",\n    \"additionalContext\": \"TK_CTX\"\n  }\n}\n\nExpected schema:\n{"),
         "{}",
         f.outcome
     );
@@ -1384,8 +1385,15 @@ fn r4_an_invalid_top_level_decision_drops_the_whole_answer() {
     let c = c.project_settings(&settings("PreToolUse", Some("Bash"), &[&answer]));
     let f = c.fire(&crate::claude_util::bash_before("ls"));
     assert_eq!(f.outcome["decision"], "proceed", "{}", f.outcome);
+    // Recorded word for word, up to the schema.
     assert!(
-        f.warnings_contain("Hook JSON output validation failed — (root): Invalid input"),
+        f.warnings_contain(concat!(
+            "Hook JSON output validation failed \u{2014} decision: Invalid option: expected one of \"approve\"|\"block\" ",
+            "(top-level decision is the legacy approve|block field; for \"deny\" use hookSpecificOutput.permissionDecision in a PreToolUse hook, ",
+            "or hookSpecificOutput.decision: {\"behavior\": \"deny\"} in a PermissionRequest hook)\n\n",
+            "The hook's output was: {\n  \"decision\": \"deny\",\n  \"hookSpecificOutput\": {\n    \"hookEventName\": \"PreToolUse\",\n",
+            "    \"permissionDecision\": \"deny\",\n    \"permissionDecisionReason\": \"INVALID_DECISION_SENTINEL\"\n  }\n}\n\nExpected schema:\n{\n"
+        )),
         "{}",
         f.outcome
     );

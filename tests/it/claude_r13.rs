@@ -8,7 +8,8 @@ use serde_json::{Value, json};
 
 use crate::claude_util::{Claude, bash_after, bash_before, settings};
 
-const INVALID: &str = "Hook JSON output validation failed \u{2014} (root): Invalid input";
+/// How Claude Code's message for an answer that fails its schema starts.
+const INVALID: &str = "Hook JSON output validation failed \u{2014} ";
 
 /// A command that prints `stdout`, writes `stderr` and exits with `code`.
 fn answering(stdout: &str, stderr: &str, code: i32) -> String {
@@ -31,17 +32,30 @@ fn only_run(outcome: &Value) -> &Value {
 }
 
 /// An answer that fails the schema is a non-blocking error whatever the
-/// exit code: the user is warned, nothing of it applies.
-fn assert_invalid(outcome: &Value, why: &str) {
+/// exit code: the user is warned, nothing of it applies. The message
+/// names the first wrong field (`first`, the recorded first line), then
+/// shows the answer and the schema.
+fn assert_invalid(outcome: &Value, first: &str) -> String {
     let run = only_run(outcome);
     assert_eq!(run["status"], "failed", "{outcome}");
     let message = run["message"].as_str().unwrap_or_default();
-    assert!(message.starts_with(INVALID), "{outcome}");
-    assert!(message.ends_with(&format!("latch: {why}")), "{outcome}");
     assert!(
-        outcome["warnings"].to_string().contains(INVALID),
+        message.starts_with(&format!(
+            "{INVALID}{first}\n\nThe hook's output was: {{\n  \""
+        )),
         "{outcome}"
     );
+    assert!(
+        message.contains("\n}\n\nExpected schema:\n{\n  \"continue\": \"boolean (optional)\",\n"),
+        "{outcome}"
+    );
+    assert!(
+        outcome["warnings"].as_array().is_some_and(|w| w
+            .iter()
+            .any(|w| w.as_str().is_some_and(|w| w.contains(message)))),
+        "{outcome}"
+    );
+    message.to_owned()
 }
 
 /// r13_null_ups_sysmsg, r13_null_ups_reason, r13b_ups_exit2_reason_null,
@@ -53,17 +67,17 @@ fn a_prompt_answer_that_fails_the_schema_blocks_nothing_but_its_exit_2_does() {
         (
             r#"{"decision":"block","reason":"R","systemMessage":null}"#,
             0,
-            "`systemMessage` must be a string, not null",
+            "systemMessage: expected string, received null",
         ),
         (
             r#"{"decision":"block","reason":null}"#,
             0,
-            "`reason` must be a string, not null",
+            "reason: expected string, received null",
         ),
         (
             r#"{"terminalSequence":5,"decision":"block","reason":"R"}"#,
             0,
-            "`terminalSequence` must be a string, not a number",
+            "terminalSequence: expected string, received number",
         ),
     ] {
         let c = Claude::new();
@@ -72,7 +86,16 @@ fn a_prompt_answer_that_fails_the_schema_blocks_nothing_but_its_exit_2_does() {
         let f = c.fire(&prompt());
         assert_eq!(f.outcome["decision"], "proceed", "{stdout}: {}", f.outcome);
         assert!(f.outcome.get("reasons").is_none(), "{}", f.outcome);
-        assert_invalid(&f.outcome, why);
+        let message = assert_invalid(&f.outcome, why);
+        // The answer as `JSON.stringify(answer, null, 2)` writes it.
+        if stdout.starts_with(r#"{"decision":"block","reason":null"#) {
+            assert!(
+                message.contains(
+                    "The hook's output was: {\n  \"decision\": \"block\",\n  \"reason\": null\n}\n\n"
+                ),
+                "{message}"
+            );
+        }
     }
     // A valid answer keeps the exit 2's block, as does one that is not
     // JSON at all, and (2.1.332) one that fails the schema: it is ignored.
@@ -121,27 +144,27 @@ fn a_tool_answer_that_fails_the_schema_denies_nothing_but_its_exit_2_does() {
                 .replacen('}', r#"},"systemMessage":null"#, 1)
                 .replacen("}}", "}", 1),
             0,
-            "`systemMessage` must be a string, not null",
+            "systemMessage: expected string, received null",
         ),
         (
             deny(r#","updatedInput":"str""#),
             0,
-            "`hookSpecificOutput.updatedInput` must be an object, not a string",
+            "hookSpecificOutput.updatedInput: expected record, received string",
         ),
         (
             deny(r#","updatedInput":"str""#),
             2,
-            "`hookSpecificOutput.updatedInput` must be an object, not a string",
+            "hookSpecificOutput.updatedInput: expected record, received string",
         ),
         (
             r#"{"systemMessage":5}"#.to_owned(),
             2,
-            "`systemMessage` must be a string, not a number",
+            "systemMessage: expected string, received number",
         ),
         (
             deny(r#","updatedInput":[1]"#),
             0,
-            "`hookSpecificOutput.updatedInput` must be an object, not an array",
+            "hookSpecificOutput.updatedInput: expected record, received array",
         ),
     ] {
         let c = Claude::new();
@@ -172,6 +195,30 @@ fn a_tool_answer_that_fails_the_schema_denies_nothing_but_its_exit_2_does() {
         f.outcome["notices"][0]["text"],
         format!("PreToolUse:Bash hook error: [{cmd}]: BLOCKED")
     );
+}
+
+/// After an exit other than 0 (and 2, which blocks), the message of an
+/// answer that fails the schema ends with the exit's code and the hook's
+/// stderr, trimmed, unless it is blank (read from Claude Code 2.1.332's
+/// code, its `Tan`).
+#[test]
+fn a_failed_exit_adds_its_stderr_to_the_message() {
+    for (stderr, code, tail) in [
+        ("  WHY\n", 1, Some("\n\nHook exited 1 with stderr:\nWHY")),
+        (" \n", 3, None),
+        ("WHY", 0, None),
+    ] {
+        let c = Claude::new();
+        let cmd = answering(r#"{"continue":"no"}"#, stderr, code);
+        let c = c.project_settings(&settings("PreToolUse", Some("Bash"), &[&cmd]));
+        let f = c.fire(&bash_before("ls"));
+        assert_eq!(f.outcome["decision"], "proceed", "{}", f.outcome);
+        let message = assert_invalid(&f.outcome, "continue: expected boolean, received string");
+        match tail {
+            Some(tail) => assert!(message.ends_with(tail), "{message}"),
+            None => assert!(message.ends_with("\n  }\n}"), "{message}"),
+        }
+    }
 }
 
 fn post_context(c: &Claude) -> Value {

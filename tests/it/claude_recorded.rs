@@ -467,7 +467,7 @@ fn r3_task_hooks_refuse_with_feedback() {
     );
     assert!(f.outcome.get("context").is_none(), "{}", f.outcome);
     assert!(
-        f.warnings_contain("Hook JSON output validation failed — (root): Invalid input"),
+        f.warnings_contain("Hook JSON output validation failed \u{2014} hookSpecificOutput.hookEventName: expected one of \"PreToolUse\" | \"UserPromptSubmit\" | \"UserPromptExpansion\" | \"SessionStart\" | \"Setup\" | \"PreModelSwitch\" | \u{2026}\n\nThe hook's output was: {\n  \"hookSpecificOutput\": {\n    \"hookEventName\": \"TaskCreated\","),
         "{}",
         f.outcome
     );

@@ -152,7 +152,7 @@ pub fn read_reply(status: u16, text: &str, url: &str) -> Verdict {
     if body.is_empty() {
         return Verdict::Plain(String::new());
     }
-    super::judge::read_object(body).unwrap_or_else(|| {
+    super::judge::read_object(body, super::judge::Channel::Http).unwrap_or_else(|| {
         Verdict::NonBlocking(format!(
             "HTTP hook must return JSON, but got non-JSON response body: {}",
             crate::text::summary(body, 200)
@@ -283,5 +283,13 @@ mod tests {
             read_reply(200, r#"{"decision":"block","reason":"r"}"#, "u"),
             Verdict::Json(_)
         ));
+        // An answer that fails the schema: Claude Code's message ends with
+        // the answer, without the schema a command hook's shows (its `nuo`).
+        assert_eq!(
+            read_reply(200, r#"{"continue":null}"#, "u"),
+            Verdict::NonBlocking(
+                "Hook JSON output validation failed \u{2014} continue: expected boolean, received null\n\nThe hook's output was: {\n  \"continue\": null\n}".into()
+            )
+        );
     }
 }

@@ -13,7 +13,10 @@
 //!   JSON object, which then decides alone.
 //! - A timeout, a failed start or a cancelled run is a non-blocking error:
 //!   no decision, the event goes on (`k`).
-//! - JSON whose fields have the wrong types is a non-blocking error too.
+//! - JSON whose fields have the wrong types is a non-blocking error too,
+//!   in Claude Code's words: the first wrong field, the answer, the schema
+//!   (see [`answer_schema`](super::answer_schema)), and, after an exit
+//!   other than 0, the hook's stderr.
 //! - A first stdout line `{"async":true}` turns the run into an `async`
 //!   one, whatever follows (`r2_async_first_line`).
 
@@ -21,6 +24,7 @@ use std::time::Duration;
 
 use serde_json::{Map, Value};
 
+use super::answer_schema::check;
 use super::text::{js_trim, js_trim_start};
 use crate::dialect::output_json::{self, Parsed};
 use crate::outcome::ErrorCategory;
@@ -189,7 +193,7 @@ fn judge_run(result: &RunResult, timeout_secs: f64, program: &str, may_go: bool)
         // gives none. One that fails Claude Code's checks is ignored, and
         // the exit blocks (2.1.332, recorded: `r13b_pre_exit2_*`,
         // `r13b_ups_exit2_reason_null`; 2.1.197 let the action go on).
-        return match read_object(&stdout) {
+        return match read_object(&stdout, Channel::Stdout) {
             Some(Verdict::Json(mut j)) => {
                 j.exit2 = Some(text);
                 Verdict::Json(j)
@@ -208,7 +212,12 @@ fn judge_run(result: &RunResult, timeout_secs: f64, program: &str, may_go: bool)
     if let Some(why) = broken_json(&stdout) {
         return Verdict::NonBlocking(with_stderr(&why, code, &stderr));
     }
-    match (code, read_object(&stdout)) {
+    match (code, read_object(&stdout, Channel::Stdout)) {
+        // An answer that fails the schema: the exit's code and stderr
+        // follow Claude Code's message (its `Tan`).
+        (_, Some(Verdict::NonBlocking(message))) => {
+            Verdict::NonBlocking(with_stderr(&message, code, &stderr))
+        }
         (_, Some(verdict)) => verdict,
         (0, _) => Verdict::Plain(js_trim(&stdout).to_owned()),
         // Claude Code's words (read from its 2.1.197 code): the whole
@@ -299,9 +308,9 @@ fn broken_json(stdout: &str) -> Option<String> {
     let json_lines = lines.len() >= 2
         && lines.iter().all(|line| match output_json::parse(line) {
             Ok(Parsed {
-                value: Value::Object(obj),
-                ignored,
-            }) => obj.is_empty() || matches!(json_answer(obj, ignored), Verdict::NonBlocking(_)),
+                value: value @ Value::Object(_),
+                ..
+            }) => value.as_object().is_some_and(Map::is_empty) || check(&value).is_err(),
             _ => false,
         });
     (!json_lines).then(|| {
@@ -326,7 +335,7 @@ fn with_stderr(message: &str, code: i32, stderr: &str) -> String {
 /// handler's result; recorded: `r2_mcp_tool_hook`): a JSON object decides,
 /// anything else is plain text.
 pub fn read_stdout(text: &str) -> Verdict {
-    read_object(text).unwrap_or_else(|| Verdict::Plain(js_trim(text).to_owned()))
+    read_object(text, Channel::Stdout).unwrap_or_else(|| Verdict::Plain(js_trim(text).to_owned()))
 }
 
 /// A failed start in Node's words, as Claude Code reports it (recorded:
@@ -345,17 +354,29 @@ fn spawn_error(reason: SpawnFailure, message: &str, program: &str) -> String {
     }
 }
 
+/// How a JSON answer reached latch, which decides the words of one that
+/// fails Claude Code's schema.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Channel {
+    /// A command hook's stdout, or an `mcp_tool` handler's result: the
+    /// message shows the expected schema.
+    Stdout,
+    /// An HTTP hook's reply: the message ends with the answer (Claude
+    /// Code's `nuo`).
+    Http,
+}
+
 /// The verdict of `text` when it is a JSON object, read as `JSON.parse`
 /// reads it (see [`output_json`]); `None` for anything else.
-pub fn read_object(text: &str) -> Option<Verdict> {
+pub fn read_object(text: &str, channel: Channel) -> Option<Verdict> {
     if !js_trim_start(text).starts_with('{') {
         return None;
     }
     match output_json::parse(js_trim(text)) {
         Ok(Parsed {
-            value: Value::Object(obj),
+            value: value @ Value::Object(_),
             ignored,
-        }) => Some(json_answer(obj, ignored)),
+        }) => Some(json_answer(value, ignored, channel)),
         _ => None,
     }
 }
@@ -430,9 +451,11 @@ pub fn background_answer(stdout: &str) -> Option<Verdict> {
         }
         match output_json::parse(line) {
             Ok(Parsed {
-                value: Value::Object(obj),
+                value: value @ Value::Object(_),
                 ignored,
-            }) if !obj.contains_key("async") => Some(json_answer(obj, ignored)),
+            }) if value.get("async").is_none() => {
+                Some(json_answer(value, ignored, Channel::Stdout))
+            }
             _ => None,
         }
     })
@@ -440,8 +463,8 @@ pub fn background_answer(stdout: &str) -> Option<Verdict> {
 
 /// A JSON object answer (from stdout or an HTTP reply) as a verdict.
 /// `ignored` names the fields left out for nesting too deep.
-fn json_answer(obj: Map<String, Value>, ignored: Vec<String>) -> Verdict {
-    match read_json(obj) {
+fn json_answer(answer: Value, ignored: Vec<String>, channel: Channel) -> Verdict {
+    match read_json(answer, channel) {
         Ok(j) => Verdict::Json(Box::new(HookJson {
             too_deep: ignored,
             ..j
@@ -476,29 +499,20 @@ pub fn for_event(verdict: Verdict, event: &str) -> Verdict {
     }
 }
 
-/// The first line of Claude Code's message for an answer that fails its
-/// schema: the same whatever the field (its schema is a union, so zod
-/// names none).
-pub const INVALID_ANSWER: &str =
-    "Hook JSON output validation failed \u{2014} (root): Invalid input";
-
-/// Reads a JSON answer that passed Claude Code's schema
+/// Reads a JSON answer (an object) that passes Claude Code's schema
 /// ([`answer_schema::check`](super::answer_schema::check)); the message of
-/// one that did not: Claude Code's first line, then latch's reason.
-fn read_json(mut obj: Map<String, Value>) -> Result<HookJson, String> {
-    use super::answer_schema::{Refusal, check, is_async};
+/// one that does not, in Claude Code's words for `channel`.
+fn read_json(answer: Value, channel: Channel) -> Result<HookJson, String> {
+    use super::answer_schema::{is_async, refusal_text};
+    if let Err(first) = check(&answer) {
+        return Err(refusal_text(&first, &answer, channel == Channel::Stdout));
+    }
+    let Value::Object(mut obj) = answer else {
+        return Ok(HookJson::default());
+    };
     // Claude Code's other form, `{"async": true}`, keeps nothing else.
     if is_async(&obj) {
         return Ok(HookJson::default());
-    }
-    match check(&obj) {
-        Ok(()) => {}
-        Err(Refusal::NoEventName) => {
-            return Err(
-                "Hook JSON output validation failed \u{2014} hookSpecificOutput is missing required field \"hookEventName\"".to_owned(),
-            );
-        }
-        Err(Refusal::Invalid(why)) => return Err(format!("{INVALID_ANSWER}\n\nlatch: {why}")),
     }
     let mut take_str = |key: &str| match obj.remove(key) {
         Some(Value::String(s)) => Some(s),

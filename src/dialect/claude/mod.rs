@@ -58,6 +58,7 @@
 
 internal_mods!(
     accepted,
+    answer_errors,
     answer_schema,
     background,
     combine,
