@@ -33,7 +33,7 @@ use serde_json::{Map, Number, Value};
 /// `value` written as `JSON.stringify` writes it.
 pub fn stringify(value: &Value) -> String {
     let mut out = Vec::new();
-    write_value(&mut out, value, None);
+    write_value(&mut out, value, None, usize::MAX);
     // Only serde_json's strings and ASCII are written: valid UTF-8.
     String::from_utf8(out).unwrap_or_default()
 }
@@ -43,8 +43,32 @@ pub fn stringify(value: &Value) -> String {
 /// an empty object or array as `{}` or `[]`.
 pub fn stringify_pretty(value: &Value) -> String {
     let mut out = Vec::new();
-    write_value(&mut out, value, Some(0));
+    write_value(&mut out, value, Some(0), usize::MAX);
     String::from_utf8(out).unwrap_or_default()
+}
+
+/// [`stringify_pretty`], stopped once past `limit` bytes: the text cut at
+/// `limit` (at a character's boundary) and `true`, or the whole text and
+/// `false`. Pretty-printing a deeply nested value multiplies its size by
+/// its depth, so a hook's answer is written this way.
+pub fn stringify_pretty_within(value: &Value, limit: usize) -> (String, bool) {
+    let mut out = Vec::new();
+    write_value(&mut out, value, Some(0), limit);
+    let cut = out.len() > limit;
+    if cut {
+        out.truncate(limit);
+    }
+    // A cut may split a character: keep the valid part.
+    let text = match String::from_utf8(out) {
+        Ok(t) => t,
+        Err(e) => {
+            let valid = e.utf8_error().valid_up_to();
+            let mut bytes = e.into_bytes();
+            bytes.truncate(valid);
+            String::from_utf8(bytes).unwrap_or_default()
+        }
+    };
+    (text, cut)
 }
 
 /// Where a member starts: nothing in one line (`depth` is `None`), else a
@@ -71,8 +95,11 @@ pub fn restringify(text: &str) -> Option<String> {
 }
 
 /// Writes `value`; `depth` is its level when pretty-printed, `None` for
-/// one line.
-fn write_value(out: &mut Vec<u8>, value: &Value, depth: Option<usize>) {
+/// one line. Once `out` is past `limit` bytes nothing more is written.
+fn write_value(out: &mut Vec<u8>, value: &Value, depth: Option<usize>, limit: usize) {
+    if out.len() > limit {
+        return;
+    }
     match value {
         Value::Null => out.extend_from_slice(b"null"),
         Value::Bool(b) => out.extend_from_slice(if *b { b"true" } else { b"false" }),
@@ -82,18 +109,21 @@ fn write_value(out: &mut Vec<u8>, value: &Value, depth: Option<usize>) {
             let inner = depth.map(|d| d + 1);
             out.push(b'[');
             for (i, item) in items.iter().enumerate() {
+                if out.len() > limit {
+                    return;
+                }
                 if i > 0 {
                     out.push(b',');
                 }
                 new_line(out, inner);
-                write_value(out, item, inner);
+                write_value(out, item, inner, limit);
             }
             if !items.is_empty() {
                 new_line(out, depth);
             }
             out.push(b']');
         }
-        Value::Object(map) => write_object(out, map, depth),
+        Value::Object(map) => write_object(out, map, depth, limit),
     }
 }
 
@@ -103,7 +133,7 @@ fn write_string(out: &mut Vec<u8>, s: &str) {
     let _ = serde_json::to_writer(&mut *out, s);
 }
 
-fn write_object(out: &mut Vec<u8>, map: &Map<String, Value>, depth: Option<usize>) {
+fn write_object(out: &mut Vec<u8>, map: &Map<String, Value>, depth: Option<usize>, limit: usize) {
     let mut indices: Vec<(u32, &String, &Value)> = map
         .iter()
         .filter_map(|(k, v)| array_index(k).map(|i| (i, k, v)))
@@ -114,13 +144,16 @@ fn write_object(out: &mut Vec<u8>, map: &Map<String, Value>, depth: Option<usize
     out.push(b'{');
     let entries = indices.into_iter().map(|(_, k, v)| (k, v)).chain(others);
     for (n, (k, v)) in entries.enumerate() {
+        if out.len() > limit {
+            return;
+        }
         if n > 0 {
             out.push(b',');
         }
         new_line(out, inner);
         write_string(out, k);
         out.extend_from_slice(if depth.is_some() { b": " } else { b":" });
-        write_value(out, v, inner);
+        write_value(out, v, inner, limit);
     }
     if !map.is_empty() {
         new_line(out, depth);

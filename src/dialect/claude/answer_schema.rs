@@ -277,16 +277,25 @@ pub fn check(answer: &Value) -> Result<(), String> {
     Err(first)
 }
 
+/// How much of a refused answer its message shows, written out: Claude
+/// Code shows it whole, but written out a deeply nested answer grows by
+/// its depth (8 MiB of stdout could become gigabytes).
+pub const MAX_SHOWN: usize = 64 << 10;
+
 /// Claude Code's message for `answer`, refused with `first` (see
 /// [`check`]): [`LEAD`] and `first`, then the answer as
 /// `JSON.stringify(answer, null, 2)` writes it, then, `with_schema` (a
 /// command or `mcp_tool` hook's answer, not an HTTP hook's), the schema
-/// Claude Code shows.
+/// Claude Code shows. Past [`MAX_SHOWN`] bytes the answer is cut, and the
+/// message says so.
 pub fn refusal_text(first: &str, answer: &Value, with_schema: bool) -> String {
-    let mut text = format!(
-        "{LEAD}{first}\n\nThe hook's output was: {}",
-        stringify_pretty(answer)
-    );
+    let (shown, cut) = crate::dialect::js_json::stringify_pretty_within(answer, MAX_SHOWN);
+    let mut text = format!("{LEAD}{first}\n\nThe hook's output was: {shown}");
+    if cut {
+        text.push_str(&format!(
+            "\n[latch cut the answer here: past {MAX_SHOWN} bytes written out]"
+        ));
+    }
     if with_schema {
         text.push_str("\n\nExpected schema:\n");
         text.push_str(&expected_schema());
@@ -350,6 +359,27 @@ fn expected_schema() -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A deeply nested answer is shown cut, in bounded work: written out,
+    /// each level indents every line below it.
+    #[test]
+    fn a_huge_answer_is_shown_cut() {
+        let mut deep = serde_json::json!([1, 2, 3]);
+        for _ in 0..400 {
+            deep = serde_json::json!([deep.clone(), deep]);
+            if deep.to_string().len() > 1 << 20 {
+                break;
+            }
+        }
+        let answer = serde_json::json!({"continue": null, "x": deep});
+        let text = refusal_text("continue: expected boolean, received null", &answer, false);
+        assert!(text.len() < MAX_SHOWN + 1_000, "{}", text.len());
+        assert!(
+            text.ends_with("\n[latch cut the answer here: past 65536 bytes written out]"),
+            "the end: {:?}",
+            &text[text.len().saturating_sub(100)..]
+        );
+    }
 
     fn first(v: Value) -> String {
         match check(&v) {

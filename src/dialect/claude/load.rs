@@ -719,7 +719,7 @@ impl Loader<'_> {
                 {
                     self.problem(
                         name.position,
-                        format!("unknown event `{name_text}` seems to hold PreToolUse or PermissionRequest hooks"),
+                        format!("unknown event `{name_text}` seems to hold PreToolUse, PermissionRequest or PreSkillShellCommand hooks"),
                     );
                 }
                 if settings {
@@ -767,7 +767,7 @@ impl Loader<'_> {
                 {
                     self.problem(
                         g.position,
-                        format!("this matcher group of `{name_text}` seems to hold PreToolUse or PermissionRequest hooks where they are not read"),
+                        format!("this matcher group of `{name_text}` seems to hold PreToolUse, PermissionRequest or PreSkillShellCommand hooks where they are not read"),
                     );
                     continue;
                 }

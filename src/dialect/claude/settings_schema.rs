@@ -24,7 +24,7 @@
 //! every key Claude Code checks, such as `rewakeMessage`).
 //!
 //! Before the check Claude Code 2.1.332 cleans the file ([`clean`]), and a
-//! PreToolUse/PermissionRequest hook written outside `hooks` drops it
+//! PreToolUse, PermissionRequest or PreSkillShellCommand hook written outside `hooks` drops it
 //! ([`guard_search`]).
 //!
 //! Written by hand: no crate reads zod schemas, and a JSON Schema
@@ -581,9 +581,15 @@ fn before_the_rest(entries: &mut Vec<(Node, Node)>, removed: &mut Vec<Rejected>)
             message,
         });
     };
-    // `so`: what only managed settings may set.
-    let names: Vec<String> = entries.iter().map(|(k, _)| k.scalar_text()).collect();
-    for name in names.iter().filter(|n| listed("managedOnly", n)) {
+    // `so`: what only managed settings may set. Each name once, in the
+    // order the file first gives it: `take` removes every entry of it.
+    let mut seen = std::collections::HashSet::new();
+    let names: Vec<String> = entries
+        .iter()
+        .map(|(k, _)| k.scalar_text())
+        .filter(|n| listed("managedOnly", n) && seen.insert(n.clone()))
+        .collect();
+    for name in &names {
         if let Some((_, v)) = take(entries, name) {
             warn(
                 removed,
@@ -657,7 +663,7 @@ fn before_the_rest(entries: &mut Vec<(Node, Node)>, removed: &mut Vec<Rejected>)
             let ty = schema()
                 .pointer("/fields/extraKnownMarketplaces/values")
                 .unwrap_or(&Json::Null);
-            let mut gone = Vec::new();
+            let mut gone = std::collections::HashSet::new();
             for (name, _, market) in last_of_each(markets) {
                 let path = format!("extraKnownMarketplaces.{name}");
                 let why = match fits(market, ty, &path) {
@@ -689,7 +695,7 @@ fn before_the_rest(entries: &mut Vec<(Node, Node)>, removed: &mut Vec<Rejected>)
                         at,
                         format!("{message}; Claude Code ignores this marketplace"),
                     );
-                    gone.push(name);
+                    gone.insert(name);
                 }
             }
             markets.retain(|(k, _)| !gone.contains(&k.scalar_text()));
@@ -753,7 +759,7 @@ fn before_the_rest(entries: &mut Vec<(Node, Node)>, removed: &mut Vec<Rejected>)
                 let ty = schema()
                     .pointer("/fields/modelPricing/fields/overrides/values")
                     .unwrap_or(&Json::Null);
-                let mut gone = Vec::new();
+                let mut gone = std::collections::HashSet::new();
                 for (model, _, row) in last_of_each(rows) {
                     let path = format!("modelPricing.overrides.{model}");
                     let why = match fits(row, ty, &path) {
@@ -770,7 +776,7 @@ fn before_the_rest(entries: &mut Vec<(Node, Node)>, removed: &mut Vec<Rejected>)
                             at,
                             format!("{message}; Claude Code ignores this row"),
                         );
-                        gone.push(model);
+                        gone.insert(model);
                     }
                 }
                 rows.retain(|(k, _)| !gone.contains(&k.scalar_text()));
@@ -1048,6 +1054,25 @@ mod tests {
             rejected(r#"{"env":{"N":"x","N":{"toString":1}}}"#).as_deref(),
             Some("`env.N` must be text, not an object")
         );
+    }
+
+    /// A file repeating a setting only managed settings may set, and a
+    /// marketplace or model-price entry Claude Code drops, 100,000 times
+    /// beside as many others is cleaned in linear time (a quadratic
+    /// cleaning would take minutes here).
+    #[test]
+    fn cleaning_a_file_of_many_repeated_keys_is_linear() {
+        let many = format!(
+            r#"{{{}{}"modelPricing":{{"overrides":{{{}"m":{{"input":1,"output":1,"cacheRead":1,"cacheWrite":1}}}}}},"model":"opus"}}"#,
+            r#""isolation":1,"#.repeat(100_000),
+            (0..100_000)
+                .map(|i| format!(r#""k{i}":1,"#))
+                .collect::<String>(),
+            (0..100_000)
+                .map(|i| format!(r#""r{i}":5,"#))
+                .collect::<String>(),
+        );
+        assert_eq!(rejected(&many), None);
     }
 
     /// 2.1.332's schema library counts a text's length in code points (its
