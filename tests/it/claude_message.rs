@@ -216,35 +216,11 @@ fn agrees_with_recording_of(case: &str, outputs: &[Value]) {
     );
 }
 
-/// Two `PreToolUse` contexts on a denied call follow its result, with no
-/// newline. 2.1.332 joined the two into one reminder there (read from its
-/// code, it can run a call's hooks as one pass, which gives one answer);
-/// latch keeps a reminder per hook, as 2.1.332 gives them otherwise
-/// (recordings/claude-2.1.332/README.md, "Not yet").
+/// Two `PreToolUse` contexts on a denied call follow its result in one
+/// reminder, in the order the hooks finished, with no newline.
 #[test]
 fn r3_deny_slow_plus_context_fast_message() {
-    let case = "r3_deny_slow_plus_context_fast";
-    let recorded = recorded_message(case);
-    let context = |t: &str| {
-        format!(
-            "<system-reminder>\nPreToolUse:Bash hook additional context: {t}\n</system-reminder>"
-        )
-    };
-    assert_eq!(
-        recorded[1]["text"],
-        context("CTX_B_SENTINEL ctx of B\nCTX_A_SENTINEL ctx of A"),
-        "{case}: the joined reminder"
-    );
-    assert_eq!(recorded.as_array().map(Vec::len), Some(2), "{case}");
-    assert_eq!(
-        rebuilt_message(case, &[json!("hi")]),
-        json!([
-            recorded[0],
-            {"type": "text", "text": context("CTX_B_SENTINEL ctx of B")},
-            {"type": "text", "text": context("CTX_A_SENTINEL ctx of A")},
-        ]),
-        "{case}"
-    );
+    agrees_with_recording("r3_deny_slow_plus_context_fast", &["hi"]);
 }
 
 /// `PostToolUse` contexts on two calls and two `PostToolBatch` contexts:

@@ -172,7 +172,8 @@ fn r3_decisions_rank_by_kind_and_the_last_deny_to_finish_speaks() {
 }
 
 /// A deny's text and the contexts of both hooks reach the model, the
-/// contexts in the order the hooks finished (r3_deny_slow_plus_context_fast).
+/// contexts in one reminder in the order the hooks finished
+/// (r3_deny_slow_plus_context_fast).
 #[test]
 fn r3_a_deny_keeps_every_context_in_finishing_order() {
     let a = r#"--sleep 0.4 --stdout '{"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny", "permissionDecisionReason": "DENY_A_SENTINEL reason", "additionalContext": "CTX_A_SENTINEL"}}'"#;
@@ -184,11 +185,12 @@ fn r3_a_deny_keeps_every_context_in_finishing_order() {
         f.notice_texts(),
         ["PreToolUse:Bash hook error: DENY_A_SENTINEL reason"]
     );
+    // One reminder, the contexts in the order the hooks finished (Claude
+    // Code 2.1.332 with its built-in hook modules, as it runs by default).
     assert_eq!(
         texts(&f.outcome["context"]),
         [
-            "<system-reminder>\nPreToolUse:Bash hook additional context: CTX_B_SENTINEL\n</system-reminder>",
-            "<system-reminder>\nPreToolUse:Bash hook additional context: CTX_A_SENTINEL\n</system-reminder>"
+            "<system-reminder>\nPreToolUse:Bash hook additional context: CTX_B_SENTINEL\nCTX_A_SENTINEL\n</system-reminder>"
         ]
     );
 }

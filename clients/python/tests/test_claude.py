@@ -338,20 +338,7 @@ CASES: List[Tuple[str, List[Any]]] = [
 ]
 
 
-def pre_tool_use_context(context: str) -> Dict[str, Any]:
-    """A PreToolUse context as latch and Claude Code write it."""
-    return text(f"<system-reminder>\nPreToolUse:Bash hook additional context: {context}\n</system-reminder>")
-
-
 @pytest.mark.parametrize(("case", "outputs"), CASES, ids=[c for c, _ in CASES])
 def test_the_recorded_message_is_rebuilt(tmp_path: Path, case: str, outputs: List[Any]) -> None:
     recorded = recorded_message(case)
-    if case == "r3_deny_slow_plus_context_fast":
-        # Claude Code 2.1.332 joined the two contexts into one reminder there
-        # (read from its code, it can run a call's hooks as one pass);
-        # latch keeps a reminder per hook (recordings/claude-2.1.332/README.md,
-        # "Not yet").
-        joined = pre_tool_use_context("CTX_B_SENTINEL ctx of B\nCTX_A_SENTINEL ctx of A")
-        assert recorded[1:] == [joined]
-        recorded[1:] = [pre_tool_use_context("CTX_B_SENTINEL ctx of B"), pre_tool_use_context("CTX_A_SENTINEL ctx of A")]
     assert rebuilt_message(tmp_path, case, outputs) == recorded

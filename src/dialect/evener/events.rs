@@ -36,7 +36,7 @@ pub enum EvEvent {
 
 /// Real Claude events Evener recognises but does not fire. Data, so the
 /// vocabulary can grow without code changes.
-pub const RESERVED_EVENTS: [&str; 22] = [
+pub const RESERVED_EVENTS: [&str; 25] = [
     "PostToolUseFailure",
     "PermissionRequest",
     "PermissionDenied",
@@ -59,6 +59,9 @@ pub const RESERVED_EVENTS: [&str; 22] = [
     "MessageDisplay",
     "PostToolBatch",
     "DirectoryAdded",
+    "PreModelSwitch",
+    "PostModelSwitch",
+    "PreSkillShellCommand",
 ];
 
 impl EvEvent {

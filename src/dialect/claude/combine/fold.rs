@@ -44,9 +44,12 @@ pub(super) struct Fold<'a> {
     /// `terminalSequence`s that passed the allowlist, with their
     /// handlers' indexes.
     pub(super) terminal_sequences: Vec<(usize, String)>,
-    /// `PostModelSwitch` contexts and plain stdout, in the order the
-    /// hooks finished: Claude Code joins them in one reminder.
-    pub(super) model_contexts: Vec<(String, String)>,
+    /// `PreToolUse` contexts, and `PostModelSwitch` contexts and plain
+    /// stdout, in the order the hooks finished: Claude Code joins them in
+    /// one reminder (recorded with 2.1.332 for `PreToolUse`:
+    /// `r3_deny_slow_plus_context_fast`, and the probes of
+    /// `recordings/claude-2.1.332/README.md`, "PreToolUse contexts").
+    pub(super) joined_contexts: Vec<(String, String)>,
     /// Why the first `PreSkillShellCommand` hook to fail did not check
     /// the command (`hook failed: …`, `hook timed out`).
     pub(super) skill_failure: Option<String>,
@@ -312,7 +315,7 @@ impl Fold<'_> {
                     }
                     ClaudeEvent::PostModelSwitch => {
                         let text = self.kept(cx, &stdout, Field::Stdout);
-                        self.model_contexts.push((hook.clone(), text));
+                        self.joined_contexts.push((hook.clone(), text));
                     }
                     // Recorded (`r3_compact_outputs`): more instructions for
                     // the summary.
@@ -519,11 +522,7 @@ impl Fold<'_> {
                     }
                 }
                 if let Some(ctx) = context {
-                    self.context(
-                        &hook,
-                        Placement::AfterToolResult,
-                        additional_context(label, &ctx),
-                    );
+                    self.joined_contexts.push((hook.clone(), ctx));
                 }
             }
             ClaudeEvent::PostToolUse | ClaudeEvent::PostToolUseFailure => {
@@ -656,7 +655,7 @@ impl Fold<'_> {
             ClaudeEvent::PreModelSwitch | ClaudeEvent::PostModelSwitch => {
                 self.model_switch_answer(&hook, j, record, cx);
                 if let Some(ctx) = context.filter(|_| ce == ClaudeEvent::PostModelSwitch) {
-                    self.model_contexts.push((hook.clone(), ctx));
+                    self.joined_contexts.push((hook.clone(), ctx));
                 }
             }
             ClaudeEvent::PreSkillShellCommand => self.skill_shell_answer(&hook, j, record),
@@ -976,21 +975,23 @@ impl Fold<'_> {
         if ce == ClaudeEvent::PreSkillShellCommand {
             self.skill_shell_texts();
         }
-        if ce == ClaudeEvent::PostModelSwitch
-            && let Some((hook, _)) = self.model_contexts.first()
-        {
+        // One reminder for the contexts of all the event's hooks, in the
+        // order they finished, after the tool's result (`PreToolUse`) or
+        // with the next request (`PostModelSwitch`).
+        if let Some((hook, _)) = self.joined_contexts.first() {
             let hook = hook.clone();
             let texts: Vec<&str> = self
-                .model_contexts
+                .joined_contexts
                 .iter()
                 .map(|(_, t)| t.as_str())
                 .collect();
             let joined = texts.join("\n");
-            self.context(
-                &hook,
-                Placement::WithPrompt,
-                additional_context(ce.as_str(), &joined),
-            );
+            let (placement, label) = if ce == ClaudeEvent::PostModelSwitch {
+                (Placement::WithPrompt, ce.as_str().to_owned())
+            } else {
+                (Placement::AfterToolResult, label(ce, self.tool))
+            };
+            self.context(&hook, placement, additional_context(&label, &joined));
         }
         // The texts of the decision that won.
         let mut winning: Vec<(String, String)> = self

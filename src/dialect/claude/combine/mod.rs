@@ -385,7 +385,7 @@ pub async fn dispatch(cfg: &Claude, event: &Event, cx: &DispatchContext<'_>) -> 
         title: None,
         initial_user_message: None,
         terminal_sequences: Vec::new(),
-        model_contexts: Vec::new(),
+        joined_contexts: Vec::new(),
         skill_failure: None,
         names,
         shell_command: if ce == ClaudeEvent::PreSkillShellCommand {
