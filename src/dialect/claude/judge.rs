@@ -126,6 +126,25 @@ impl HookJson {
     pub fn specific_str(&self, key: &str) -> Option<&str> {
         self.specific.get(key).and_then(Value::as_str)
     }
+
+    /// A permission decision's reason as Claude Code picks it,
+    /// `permissionDecisionReason || reason`: an empty one counts as none.
+    pub fn decision_reason(&self) -> Option<&str> {
+        let non_empty = |r: &&str| !r.is_empty();
+        self.specific_str("permissionDecisionReason")
+            .filter(non_empty)
+            .or(self.reason.as_deref().filter(non_empty))
+    }
+}
+
+/// How Claude Code's message of a non-blocking error starts.
+pub const NON_BLOCKING_LEAD: &str = "Failed with non-blocking status code: ";
+
+/// A non-blocking error's message without [`NON_BLOCKING_LEAD`], trimmed:
+/// what Claude Code quotes of it elsewhere (`LA(o.trim(), uXe)`).
+pub fn without_lead(message: &str) -> &str {
+    let text = js_trim(message);
+    text.strip_prefix(NON_BLOCKING_LEAD).unwrap_or(text)
 }
 
 /// Stdout kept of a command hook: enough for any JSON answer a hook
@@ -174,7 +193,7 @@ fn judge_run(result: &RunResult, timeout_secs: f64, program: &str, may_go: bool)
         }
         Termination::SpawnFailed { reason, message } => {
             return Verdict::NonBlocking(format!(
-                "Failed with non-blocking status code: Error occurred while executing hook command: {}",
+                "{NON_BLOCKING_LEAD}Error occurred while executing hook command: {}",
                 spawn_error(*reason, message, program)
             ));
         }
@@ -205,7 +224,7 @@ fn judge_run(result: &RunResult, timeout_secs: f64, program: &str, may_go: bool)
         // Claude Code would read the whole answer, which may be a deny:
         // not plain text, but a failure the user is told of.
         return Verdict::NonBlocking(format!(
-            "Failed with non-blocking status code: the hook printed more than {} MiB, and latch reads no JSON answer past that",
+            "{NON_BLOCKING_LEAD}the hook printed more than {} MiB, and latch reads no JSON answer past that",
             MAX_STDOUT >> 20
         ));
     }
@@ -225,7 +244,7 @@ fn judge_run(result: &RunResult, timeout_secs: f64, program: &str, may_go: bool)
         (_, _) => {
             let text = js_trim(&stderr);
             Verdict::NonBlocking(format!(
-                "Failed with non-blocking status code: {}",
+                "{NON_BLOCKING_LEAD}{}",
                 if text.is_empty() {
                     "No stderr output"
                 } else {
@@ -266,12 +285,8 @@ pub fn failure_blocks(verdict: Verdict, stderr: &str, code: Option<i32>, event: 
         // lead (`Fkn`): the stderr for a failed exit, the schema's or the
         // start's message otherwise.
         Verdict::NonBlocking(message) => {
-            let detail = js_trim(&message);
-            let detail = detail
-                .strip_prefix("Failed with non-blocking status code: ")
-                .unwrap_or(detail)
-                // JavaScript's `replace` of a string: the first only.
-                .replacen("Treating as non-blocking. ", "", 1);
+            // JavaScript's `replace` of a string: the first only.
+            let detail = without_lead(&message).replacen("Treating as non-blocking. ", "", 1);
             let detail = js_trim(&detail);
             if detail.is_empty() {
                 Verdict::Blocking(format!("failed; {WHY}"))

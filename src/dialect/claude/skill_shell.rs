@@ -166,10 +166,7 @@ pub fn unchecked(skill: &str, command: &str) -> String {
 /// the first line of the stderr, shown without Claude Code's `Failed with
 /// non-blocking status code: ` lead (`Mr`, `LA`).
 pub fn failed(stderr: &str) -> String {
-    let text = super::text::js_trim(stderr);
-    let text = text
-        .strip_prefix("Failed with non-blocking status code: ")
-        .unwrap_or(text);
+    let text = super::judge::without_lead(stderr);
     let text = text.split('\n').next().unwrap_or_default();
     let s = shown(text, REASON_WIDTH);
     if s.is_empty() {

@@ -478,13 +478,7 @@ impl Fold<'_> {
                     (Some("defer"), _) => Some(Decision::Defer),
                     _ => None,
                 };
-                // The reason as JavaScript's `a || b || c` picks it: an
-                // empty one counts as none.
-                let given = j
-                    .specific_str("permissionDecisionReason")
-                    .map(str::to_owned)
-                    .filter(|r| !r.is_empty())
-                    .or(reason.filter(|r| !r.is_empty()));
+                let given = j.decision_reason().map(str::to_owned);
                 // A deny is a hook error the model reads, `Blocked by hook`
                 // without a reason; an ask without one says what the hook
                 // decided (2.1.332, recorded: `c_pretooluse_deny_json`,

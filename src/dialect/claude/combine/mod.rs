@@ -748,7 +748,8 @@ fn work<'a>(
                         match answer {
                             Ok(text) => super::judge::read_stdout(&text),
                             Err(e) => Verdict::NonBlocking(format!(
-                                "Failed with non-blocking status code: MCP tool {server}:{tool} failed: {e}"
+                                "{}MCP tool {server}/{tool} failed: {e}",
+                                super::judge::NON_BLOCKING_LEAD
                             )),
                         }
                     });

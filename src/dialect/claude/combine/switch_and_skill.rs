@@ -38,10 +38,7 @@ impl Fold<'_> {
         if self.ce != ClaudeEvent::PreModelSwitch {
             return;
         }
-        let specific = j
-            .specific_str("permissionDecisionReason")
-            .filter(|r| !r.is_empty());
-        let given = specific.or(j.reason.as_deref().filter(|r| !r.is_empty()));
+        let given = j.decision_reason();
         let decision = j.specific_str("permissionDecision");
         if decision == Some("deny") || j.decision.as_deref() == Some("block") {
             record.status = RunStatus::Blocked;
@@ -50,7 +47,9 @@ impl Fold<'_> {
             record.message = Some(reason.clone());
             self.decide(hook, Decision::Deny, reason);
         } else if decision == Some("ask") {
-            self.decide(hook, Decision::Ask, specific.unwrap_or_default().to_owned());
+            // An ask's reason is `permissionDecisionReason` alone.
+            let asked = j.specific_str("permissionDecisionReason");
+            self.decide(hook, Decision::Ask, asked.unwrap_or_default().to_owned());
         } else if decision == Some("allow") || j.decision.as_deref() == Some("approve") {
             self.decide(hook, Decision::Allow, String::new());
         }
@@ -91,7 +90,7 @@ impl Fold<'_> {
                 }
             }
             _ => {
-                let said = non_empty(j.specific_str("permissionDecisionReason")).or(top.clone());
+                let said = j.decision_reason().map(str::to_owned);
                 match j.specific_str("permissionDecision") {
                     Some("deny") => Some(said.unwrap_or_default()),
                     Some("ask" | "defer") => Some(match said {
