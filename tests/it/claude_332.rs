@@ -5,7 +5,7 @@
 
 use serde_json::{Value, json};
 
-use crate::claude_util::{Claude, HttpStub, bash_before, settings, texts};
+use crate::claude_util::{Claude, HttpStub, bash_after, bash_before, settings, texts};
 
 /// One PreToolUse handler for Bash, with `extra` keys.
 fn pre_handler(command: &str, extra: Value) -> Value {
@@ -382,5 +382,99 @@ fn safe_mode_runs_only_managed_hooks_and_the_given_plugins() {
     assert_eq!(
         (ran("user"), ran("project"), ran("managed"), ran("plugin")),
         (1, 1, 2, 2)
+    );
+}
+
+/// `{"k": {"k": … inner …}}` as a setting's value, `inner` at `level` of
+/// the file (the file's object is level 1).
+fn chain(level: usize, inner: Value) -> Value {
+    (2..level).fold(inner, |v, _| json!({ "k": v }))
+}
+
+/// n1_deep_value_cut_file_loads, n2_hooks_nested_lists_70,
+/// n3_hooks_nested_lists_10 (probes-nesting.tar.gz): a value nested past
+/// 64 levels is cut with a warning and the file loads; a `hooks` of nested
+/// lists so cut drops the file, its `env` included; ten levels of lists
+/// drop only `hooks`.
+#[test]
+fn a_settings_file_is_read_cut_at_sixty_four_levels() {
+    let c = Claude::new();
+    let probe = c.hook_dir().join("n_probe.txt");
+    let env_hook = format!("printf %s \"$N_PROBE\" > {}", probe.display());
+    let post = |label: &str| {
+        json!({"hooks": {"PostToolUse": [{"matcher": "Bash", "hooks": [
+            {"type": "command", "command": c.hook(label, "")}]}]}})
+    };
+    let mut n1 = post("deep_ok");
+    n1["statusLine"] = json!({"type": "command", "command": "true", "x": chain(65, json!([1]))});
+    let c = c.project_settings(&n1);
+    let after = bash_after("echo hi", json!({"stdout": "hi"}));
+    let f = c.fire(&after);
+    assert_eq!(c.runs_of("deep_ok"), 1, "{}", f.stderr);
+    assert!(
+        f.stderr.contains(
+            "A value under \"statusLine\" is nested more than 64 levels deep, so Claude Code ignores it, and leaves it out if it saves a setting to this file. Reduce the nesting under \"statusLine\"."
+        ),
+        "{}",
+        f.stderr
+    );
+
+    let user = json!({"hooks": {"PostToolUse": [{"matcher": "Bash", "hooks": [
+        {"type": "command", "command": env_hook}]}]}});
+    let lists = |depth: usize| (1..depth).fold(json!([]), |v, _| json!([v]));
+    let mut c = c.user_settings(&user);
+    for (depth, applied, said) in [
+        (
+            70,
+            "",
+            "\"hooks\" is written as nested arrays and holds a value more than 64 levels deep that was left out",
+        ),
+        (
+            10,
+            "yes",
+            "`hooks` must be an object of events, not an array",
+        ),
+    ] {
+        c = c.project_settings(&json!({"env": {"N_PROBE": "yes"}, "hooks": lists(depth)}));
+        let f = c.fire(&after);
+        let got = std::fs::read_to_string(&probe).unwrap_or_default();
+        assert_eq!(got, applied, "{depth}: {}", f.stderr);
+        assert!(f.stderr.contains(said), "{depth}: {}", f.stderr);
+    }
+}
+
+/// n4_several_wrong_entries_one_event: under PostToolUse, each entry only
+/// the schema rejects drops itself, two in one group and one alone in
+/// another; the entries beside them run.
+#[test]
+fn each_wrong_entry_under_one_event_drops_itself() {
+    let c = Claude::new();
+    let entry = |label: &str, extra: Value| {
+        let mut h = json!({"type": "command", "command": c.hook(label, "")});
+        if let (Some(h), Some(extra)) = (h.as_object_mut(), extra.as_object()) {
+            h.extend(extra.clone());
+        }
+        h
+    };
+    let s = json!({"hooks": {"PostToolUse": [
+        {"matcher": "Bash", "hooks": [
+            entry("good_a", json!({})),
+            entry("bad_one", json!({"rewakeMessage": 5})),
+            entry("good_b", json!({})),
+            entry("bad_two", json!({"rewakeMessage": true}))]},
+        {"matcher": "Bash", "hooks": [entry("bad_three", json!({"statusMessage": []}))]}]}});
+    let c = c.project_settings(&s);
+    let f = c.fire(&bash_after("echo hi", json!({"stdout": "hi"})));
+    let ran: Vec<usize> = ["good_a", "good_b", "bad_one", "bad_two", "bad_three"]
+        .map(|l| c.runs_of(l))
+        .to_vec();
+    assert_eq!(ran, [1, 1, 0, 0, 0], "{}", f.stderr);
+    assert_eq!(
+        f.stderr
+            .matches("Claude Code ignores this entry and loads the rest")
+            .count(),
+        3,
+        "{}",
+        f.stderr
     );
 }

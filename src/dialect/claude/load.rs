@@ -433,7 +433,28 @@ pub fn load_text(
         budget: PatternBudget::per_file(),
         hooks_dropped: false,
         lenient: false,
-        forgiven: Vec::new(),
+    };
+    // A settings file is read through a copy cut at 64 levels (2.1.332).
+    let root = if scope == Scope::Plugin {
+        root
+    } else {
+        let (copy, cuts) = super::nesting::cut(root);
+        for c in &cuts {
+            // What only managed settings may set is removed first elsewhere
+            // (`We`), and not named.
+            if scope != Scope::Managed && super::settings_schema::managed_only(&c.key) {
+                continue;
+            }
+            if c.key == "hooks" && copy.get("hooks").is_some_and(|h| h.as_seq().is_some()) {
+                l.problem(c.at, super::nesting::hooks_error(c));
+            } else {
+                l.note(
+                    Diagnostic::warning(super::nesting::warning(c, scope != Scope::Managed))
+                        .at(Some(c.at)),
+                );
+            }
+        }
+        copy
     };
     l.root(&root, &mut file);
     if scope != Scope::Plugin {
@@ -473,8 +494,6 @@ struct Loader<'a> {
     /// dropped alone, with a warning, instead of dropping the file (see
     /// [`guards`]).
     lenient: bool,
-    /// The events under which a wrong entry was dropped alone.
-    forgiven: Vec<String>,
 }
 
 /// A `PreModelSwitch`/`PostModelSwitch` matcher as Claude Code 2.1.332
@@ -536,9 +555,6 @@ impl Loader<'_> {
     /// The problems found since `from`, made warnings: Claude Code drops
     /// only the `what` they are in (see [`guards`]).
     fn forgive(&mut self, from: usize, what: &str, event: &str) {
-        if self.problems.len() > from && !self.forgiven.iter().any(|e| e == event) {
-            self.forgiven.push(event.to_owned());
-        }
         for d in self.problems.split_off(from) {
             self.notes.push(
                 Diagnostic {
@@ -853,61 +869,79 @@ impl Loader<'_> {
 
     /// The schema's check of `hooks` (what the loader does not read, such
     /// as `rewakeMessage`), one event at a time: a rejection under a guard
-    /// event is a problem, which drops the file; under another event the
-    /// matcher group it is in is dropped with a warning (Claude Code drops
-    /// the entry; latch's smallest unit after loading is the group). The
-    /// schema check gives the first rejection of each event only, so a
-    /// second such entry under one event stays (Claude Code drops each).
+    /// event is a problem, which drops the file; under another event each
+    /// wrong entry is dropped alone with a warning, or its matcher group
+    /// when the group itself is wrong (Claude Code 2.1.332, `N4s`). What the
+    /// loader dropped already, and warned of, is not said twice.
     fn hooks_by_event(&mut self, cleaned: &Node, file: &mut LoadedFile) {
         let Some(events) = cleaned.get("hooks").and_then(Node::as_map) else {
             return;
         };
         for (name, value) in events {
-            let one = Node {
-                value: Value::Map(vec![(
-                    Node {
-                        value: Value::Str("hooks".to_owned()),
-                        position: name.position,
-                    },
-                    Node {
-                        value: Value::Map(vec![(name.clone(), value.clone())]),
-                        position: value.position,
-                    },
-                )]),
-                position: cleaned.position,
-            };
             let event_name = name.scalar_text();
-            // The loader told of that event's wrong entries already (the
-            // schema would reject the same ones).
-            if self.forgiven.contains(&event_name) {
+            if guards(ClaudeEvent::from_name(&event_name)) {
+                let one = Node {
+                    value: Value::Map(vec![(
+                        Node {
+                            value: Value::Str("hooks".to_owned()),
+                            position: name.position,
+                        },
+                        Node {
+                            value: Value::Map(vec![(name.clone(), value.clone())]),
+                            position: value.position,
+                        },
+                    )]),
+                    position: cleaned.position,
+                };
+                for r in super::settings_schema::check(&one, &[]) {
+                    self.problem(r.at, r.message);
+                }
                 continue;
             }
-            for r in super::settings_schema::check(&one, &[]) {
-                if guards(ClaudeEvent::from_name(&event_name)) {
-                    self.problem(r.at, r.message);
-                    continue;
+            let Some(groups) = value.as_seq() else {
+                continue;
+            };
+            for (index, g) in groups.iter().enumerate() {
+                let check = super::settings_schema::check_group(&event_name, index, g);
+                let loaded = file.groups.iter().position(|l| {
+                    l.event_name == event_name && l.source.position == Some(g.position)
+                });
+                let Some(at) = loaded else { continue };
+                let mut dropped = Vec::new();
+                if let Some(r) = check.group {
+                    file.groups.remove(at);
+                    dropped.push((r, "matcher group"));
+                } else {
+                    let entries = g.get("hooks").and_then(Node::as_seq).unwrap_or_default();
+                    for (i, r) in check.entries {
+                        let Some(entry) = entries.get(i) else {
+                            continue;
+                        };
+                        let handlers = &mut file.groups[at].handlers;
+                        if let Some(h) = handlers
+                            .iter()
+                            .position(|h| h.source.position == Some(entry.position))
+                        {
+                            handlers.remove(h);
+                            dropped.push((r, "entry"));
+                        }
+                    }
+                    // A group left with no hook is gone too (Claude Code
+                    // keeps it, and it runs nothing).
+                    if !dropped.is_empty() && file.groups[at].handlers.is_empty() {
+                        file.groups.remove(at);
+                    }
                 }
-                // The group declared last before the rejected node.
-                let group = file
-                    .groups
-                    .iter()
-                    .enumerate()
-                    .filter(|(_, g)| {
-                        g.event_name == event_name && g.source.position.is_some_and(|p| p <= r.at)
-                    })
-                    .map(|(i, _)| i)
-                    .next_back();
-                if let Some(i) = group {
-                    file.groups.remove(i);
+                for (r, what) in dropped {
+                    self.note(
+                        Diagnostic::warning(format!(
+                            "{}; Claude Code ignores this {what} and loads the rest",
+                            r.message
+                        ))
+                        .at(Some(r.at))
+                        .for_event(event_name.clone()),
+                    );
                 }
-                self.note(
-                    Diagnostic::warning(format!(
-                        "{}; Claude Code ignores this entry and loads the rest",
-                        r.message
-                    ))
-                    .at(Some(r.at))
-                    .for_event(event_name.clone()),
-                );
             }
         }
     }
@@ -1580,6 +1614,126 @@ mod tests {
                 assert!(file.dropped, "{path} {text}: {diags:?}");
             }
         }
+    }
+
+    /// A settings file is read as if cut at 64 levels (2.1.332, `xje`): a
+    /// value cut out of a setting that may be `null` is a warning; one a
+    /// hook needs fails its entry, and the file under a guard event; a
+    /// `hooks` of nested arrays fails the file.
+    #[test]
+    fn a_file_is_read_cut_at_sixty_four_levels() {
+        // `{"k":{"k":…[1]…}}`, the list at level `level` of the file.
+        let deep = |level: usize| {
+            format!(
+                "{}[1]{}",
+                r#"{"k":"#.repeat(level - 2),
+                "}".repeat(level - 2)
+            )
+        };
+        let project = |text: &str| {
+            load_text(
+                text,
+                Path::new("/p/.claude/settings.json"),
+                Scope::Project,
+                None,
+            )
+        };
+        let stop = r#"{"Stop":[{"hooks":[{"type":"command","command":"c"}]}]}"#;
+        let (file, diags) = project(&format!(
+            r#"{{"statusLine":{{"type":"command","command":"s","x":{}}},"hooks":{stop}}}"#,
+            deep(63)
+        ));
+        assert!(diags.is_empty() && !file.dropped, "{diags:?}");
+        let (file, diags) = project(&format!(
+            r#"{{"statusLine":{{"type":"command","command":"s","x":{}}},"hooks":{stop}}}"#,
+            deep(64)
+        ));
+        assert!(!file.dropped && file.groups.len() == 1, "{diags:?}");
+        assert_eq!(diags.len(), 1, "{diags:?}");
+        assert!(
+            diags[0].message.starts_with(
+                "A value under \"statusLine\" is nested more than 64 levels deep, so Claude Code ignores it, and leaves it out"
+            ) && diags[0].severity == crate::diag::Severity::Warning,
+            "{diags:?}"
+        );
+        // In a hook entry: an `mcp_tool` input is cut too.
+        let (file, diags) = project(&format!(
+            r#"{{"hooks":{{"Stop":[{{"hooks":[{{"type":"mcp_tool","server":"s","tool":"t","input":{{"a":1,"k":{}}}}}]}}]}}}}"#,
+            deep(59)
+        ));
+        assert!(!file.dropped, "{diags:?}");
+        let HandlerKind::McpTool { input, .. } = &file.groups[0].handlers[0].kind else {
+            panic!("{:?}", file.groups[0].handlers[0].kind);
+        };
+        assert_eq!(input["a"], 1);
+        assert!(input.to_string().contains(r#"{"k":null}"#), "{input}");
+        assert!(
+            diags
+                .iter()
+                .any(|d| d.message.starts_with("A value under \"hooks\"")),
+            "{diags:?}"
+        );
+        // `hooks` as nested arrays.
+        let (file, diags) = project(&format!(
+            r#"{{"hooks":[{}]}}"#,
+            "[".repeat(70) + &"]".repeat(70)
+        ));
+        assert!(file.dropped, "{diags:?}");
+        assert!(
+            diags.iter().any(|d| d
+                .message
+                .starts_with("\"hooks\" is written as nested arrays")),
+            "{diags:?}"
+        );
+    }
+
+    /// Every wrong entry under an event that guards nothing drops itself,
+    /// whether the loader or only the schema rejects it, and however many
+    /// there are: the entries beside them still run (2.1.332, `N4s`).
+    #[test]
+    fn each_wrong_entry_under_one_event_drops_itself() {
+        let good = |c: &str| format!(r#"{{"type":"command","command":"{c}"}}"#);
+        let text = format!(
+            r#"{{"hooks":{{"Stop":[
+                {{"hooks":[{a},{{"type":"command","command":"x","rewakeMessage":5}},{b}]}},
+                {{"hooks":[{{"type":"command","command":"y","statusMessage":[]}},{c},{{"type":"command"}},{{"type":"command","command":"z","rewakeMessage":true}}]}},
+                {{"hooks":[{{"type":"command","command":"w","rewakeMessage":1}}]}}
+            ]}}}}"#,
+            a = good("a"),
+            b = good("b"),
+            c = good("c"),
+        );
+        let (file, diags) = load_text(
+            &text,
+            Path::new("/p/.claude/settings.json"),
+            Scope::Project,
+            None,
+        );
+        assert!(!file.dropped, "{diags:?}");
+        let commands: Vec<_> = file
+            .groups
+            .iter()
+            .flat_map(|g| &g.handlers)
+            .map(|h| match &h.kind {
+                HandlerKind::Command { command, .. } => command.as_str(),
+                _ => "?",
+            })
+            .collect();
+        assert_eq!(commands, ["a", "b", "c"], "{diags:?}");
+        // One warning for each of the five wrong entries, none twice.
+        let warnings: Vec<_> = diags
+            .iter()
+            .filter(|d| d.message.contains("Claude Code ignores this entry"))
+            .collect();
+        assert_eq!(warnings.len(), 5, "{diags:?}");
+        assert!(
+            diags
+                .iter()
+                .all(|d| d.severity == crate::diag::Severity::Warning),
+            "{diags:?}"
+        );
+        // The group left with no hook is gone.
+        assert_eq!(file.groups.len(), 2);
     }
 
     /// Managed settings drop a wrong setting alone (Claude Code's check of

@@ -73,6 +73,7 @@ internal_mods!(
     load,
     mcp_failure,
     mcp_output,
+    nesting,
     persist,
     prompt,
     schema,

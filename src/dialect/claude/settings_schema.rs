@@ -65,6 +65,12 @@ pub fn null_is_removed(key: &str) -> bool {
     listed("nullDropped", key)
 }
 
+/// Whether only managed settings may set `key` (2.1.332's `so` removes it
+/// from any other settings file before anything else reads it).
+pub fn managed_only(key: &str) -> bool {
+    listed("managedOnly", key)
+}
+
 /// A setting Claude Code rejects: which, where, and why in latch's words.
 #[derive(Debug, PartialEq)]
 pub struct Rejected {
@@ -97,6 +103,74 @@ pub fn check(root: &Node, skip: &[&str]) -> Vec<Rejected> {
         }
     }
     rejected
+}
+
+/// What the schema rejects in one matcher group of `hooks.<event>`.
+#[derive(Debug, Default, PartialEq)]
+pub struct GroupCheck {
+    /// The group itself (its `matcher`, say), whatever its entries are.
+    pub group: Option<Rejected>,
+    /// Each wrong entry: its index in the group's `hooks`, and why. Empty
+    /// when the group itself is wrong.
+    pub entries: Vec<(usize, Rejected)>,
+}
+
+/// Checks the matcher group `group`, the `index`th of `hooks.<event>`,
+/// as Claude Code 2.1.332 does before it loads a settings file (`N4s`):
+/// each entry on its own, then the group without its entries. Every
+/// wrong entry is found, not only the first; when the group itself is
+/// wrong, only that is said (Claude Code then drops the group).
+pub fn check_group(event: &str, index: usize, group: &Node) -> GroupCheck {
+    let group_ty = &schema()["fields"]["hooks"]["values"]["items"];
+    let entry_ty = &group_ty["fields"]["hooks"]["items"];
+    let path = format!("hooks.{event}.{index}");
+    let mut check = GroupCheck::default();
+    let Value::Map(fields) = &group.value else {
+        check.group = fits(group, group_ty, &path).err();
+        return check;
+    };
+    if let Some(Node {
+        value: Value::Seq(entries),
+        ..
+    }) = group.get("hooks")
+    {
+        for (i, entry) in entries.iter().enumerate() {
+            if let Err(e) = fits(entry, entry_ty, &format!("{path}.hooks.{i}")) {
+                check.entries.push((i, e));
+            }
+        }
+    }
+    // The group with an empty `hooks` (when it has a list there): its
+    // entries were checked above, one by one.
+    let shell = Node {
+        value: Value::Map(
+            fields
+                .iter()
+                .map(|(k, v)| match (&v.value, k.as_str()) {
+                    (Value::Seq(_), Some("hooks")) => (
+                        k.clone(),
+                        Node {
+                            value: Value::Seq(Vec::new()),
+                            position: v.position,
+                        },
+                    ),
+                    _ => (k.clone(), v.clone()),
+                })
+                .collect(),
+        ),
+        position: group.position,
+    };
+    if let Err(e) = fits(&shell, group_ty, &path) {
+        check.group = Some(e);
+        check.entries.clear();
+    }
+    for (_, e) in &mut check.entries {
+        e.setting = "hooks".to_owned();
+    }
+    if let Some(e) = &mut check.group {
+        e.setting = "hooks".to_owned();
+    }
+    check
 }
 
 /// A mapping's entries as JavaScript keeps them: of a repeated key, only
