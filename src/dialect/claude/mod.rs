@@ -82,7 +82,8 @@ internal_mods!(
     terminal,
     text,
     title,
-    trust
+    trust,
+    visible
 );
 
 pub mod message;

@@ -328,16 +328,14 @@ pub async fn dispatch(cfg: &Claude, event: &Event, cx: &DispatchContext<'_>) -> 
         }
         // How an answer's block names the hook (Claude Code 2.1.332's
         // `qwo`, `_h`): its `statusMessage`, else its command as written,
-        // on one line (a newline shown as `␤`, a tab as `␉`; Claude Code
-        // also makes other control characters visible, latch does not).
-        let name = s
-            .handler
-            .status_message
-            .clone()
-            .filter(|m| !m.is_empty())
-            .unwrap_or_else(|| s.handler.kind.shown())
-            .replace('\n', "\u{2424}")
-            .replace('\t', "\u{2409}");
+        // made visible on one line.
+        let name = super::visible::one_line(
+            &s.handler
+                .status_message
+                .clone()
+                .filter(|m| !m.is_empty())
+                .unwrap_or_else(|| s.handler.kind.shown()),
+        );
         match work(s, event, &place, env_file, cx) {
             Prepared::Run(run) => {
                 shown.push(run.shown);
