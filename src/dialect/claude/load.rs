@@ -459,6 +459,11 @@ pub fn load_text(
     l.root(&root, &mut file);
     if scope != Scope::Plugin {
         l.settings_types(&root, &mut file);
+    } else if l.problems.is_empty()
+        && let Some(events) = plugin_events(&root)
+    {
+        // A plugin's hooks file has no other setting to check.
+        l.hooks_by_event(events, &mut file);
     }
     let mut diags = l.notes;
     if !l.problems.is_empty() {
@@ -494,6 +499,17 @@ struct Loader<'a> {
     /// dropped alone, with a warning, instead of dropping the file (see
     /// [`guards`]).
     lenient: bool,
+}
+
+/// The events of a plugin's hooks file: its `hooks`, or the `hooks` inside
+/// that when it wraps them once more (`{"description", "hooks": {...}}`
+/// written under `hooks`).
+fn plugin_events(root: &Node) -> Option<&Node> {
+    let hooks = root.get("hooks")?;
+    match hooks.get("hooks") {
+        Some(inner) if hooks.get("PreToolUse").is_none() => Some(inner),
+        _ => Some(hooks),
+    }
 }
 
 /// A `PreModelSwitch`/`PostModelSwitch` matcher as Claude Code 2.1.332
@@ -670,8 +686,8 @@ impl Loader<'_> {
             return;
         };
         // A plugin's hooks file may wrap its events: {"description", "hooks": {...}}.
-        let hooks = match (self.scope, hooks.get("hooks")) {
-            (Scope::Plugin, Some(inner)) if hooks.get("PreToolUse").is_none() => inner,
+        let hooks = match self.scope {
+            Scope::Plugin => plugin_events(root).unwrap_or(hooks),
             _ => hooks,
         };
         // A settings file's `hooks` is cleaned before Claude Code checks the
@@ -846,7 +862,9 @@ impl Loader<'_> {
         // only the schema rejects drops the file under a guard event, and
         // its matcher group elsewhere (see `guards`).
         if !managed && self.problems.is_empty() {
-            self.hooks_by_event(&cleaned, file);
+            if let Some(events) = cleaned.get("hooks") {
+                self.hooks_by_event(events, file);
+            }
         }
         for r in check(&cleaned, &skip) {
             if !managed {
@@ -873,8 +891,8 @@ impl Loader<'_> {
     /// wrong entry is dropped alone with a warning, or its matcher group
     /// when the group itself is wrong (Claude Code 2.1.332, `N4s`). What the
     /// loader dropped already, and warned of, is not said twice.
-    fn hooks_by_event(&mut self, cleaned: &Node, file: &mut LoadedFile) {
-        let Some(events) = cleaned.get("hooks").and_then(Node::as_map) else {
+    fn hooks_by_event(&mut self, events: &Node, file: &mut LoadedFile) {
+        let Some(events) = events.as_map() else {
             return;
         };
         for (name, value) in events {
@@ -891,7 +909,7 @@ impl Loader<'_> {
                             position: value.position,
                         },
                     )]),
-                    position: cleaned.position,
+                    position: value.position,
                 };
                 for r in super::settings_schema::check(&one, &[]) {
                     self.problem(r.at, r.message);
@@ -1703,12 +1721,20 @@ mod tests {
             b = good("b"),
             c = good("c"),
         );
-        let (file, diags) = load_text(
-            &text,
-            Path::new("/p/.claude/settings.json"),
-            Scope::Project,
-            None,
-        );
+        for (path, scope) in [
+            ("/p/.claude/settings.json", Scope::Project),
+            ("/p/hooks/hooks.json", Scope::Plugin),
+        ] {
+            each_wrong_entry_drops_itself_in(&text, path, scope);
+            // Under a guard event, one such entry drops the file.
+            let guard = r#"{"hooks":{"PreToolUse":[{"hooks":[{"type":"command","command":"x","rewakeMessage":5}]}]}}"#;
+            let (file, diags) = load_text(guard, Path::new(path), scope, None);
+            assert!(file.dropped, "{path}: {diags:?}");
+        }
+    }
+
+    fn each_wrong_entry_drops_itself_in(text: &str, path: &str, scope: Scope) {
+        let (file, diags) = load_text(text, Path::new(path), scope, None);
         assert!(!file.dropped, "{diags:?}");
         let commands: Vec<_> = file
             .groups
