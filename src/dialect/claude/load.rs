@@ -861,10 +861,11 @@ impl Loader<'_> {
         // Outside managed settings `hooks` is checked event by event: what
         // only the schema rejects drops the file under a guard event, and
         // its matcher group elsewhere (see `guards`).
-        if !managed && self.problems.is_empty() {
-            if let Some(events) = cleaned.get("hooks") {
-                self.hooks_by_event(events, file);
-            }
+        if !managed
+            && self.problems.is_empty()
+            && let Some(events) = cleaned.get("hooks")
+        {
+            self.hooks_by_event(events, file);
         }
         for r in check(&cleaned, &skip) {
             if !managed {
