@@ -29,7 +29,7 @@ use crate::pipeline::DispatchContext;
 // The traits a harness implements to plug into the engine.
 pub use crate::pipeline::{
     Background, BackgroundJob, BoxFuture, DetachedJob, HarnessHandlers, InputValidator,
-    ObjectArguments,
+    ObjectArguments, ToolAnswer,
 };
 use crate::run::{Cancel, Runner};
 use crate::session::Session;

@@ -26,6 +26,6 @@ pub mod select;
 
 pub use background::{Background, BackgroundJob, DetachedJob};
 pub use context::{BoxFuture, DispatchContext, InputValidator, ObjectArguments};
-pub use harness::HarnessHandlers;
+pub use harness::{HarnessHandlers, ToolAnswer};
 pub use job::{Job, join_all, run, run_all, run_among};
 pub use select::Indexed;

@@ -4,6 +4,7 @@
 //! expectations come from; events no recording covers follow Claude Code's
 //! docs, and say so.
 
+use latch::pipeline::ToolAnswer;
 use serde_json::{Value, json};
 
 use crate::claude_util::{Claude, bash_after, bash_before, keys, settings, texts};
@@ -788,14 +789,17 @@ impl latch::pipeline::HarnessHandlers for Harness {
         server: &'a str,
         tool: &'a str,
         input: Value,
-    ) -> latch::pipeline::BoxFuture<'a, Result<String, String>> {
+    ) -> latch::pipeline::BoxFuture<'a, Result<ToolAnswer, String>> {
         self.calls
             .lock()
             .unwrap()
             .push((server.to_owned(), tool.to_owned(), input.clone()));
+        let text = input["text"].as_str().unwrap_or("").to_owned();
         Box::pin(async move {
             match (server, tool) {
-                ("srv", "echo") => Ok(input["text"].as_str().unwrap_or("").to_owned()),
+                ("srv", "echo") => Ok(ToolAnswer::Text(text)),
+                // An error result (MCP's `isError`) with the given text.
+                ("srv", "fail") => Ok(ToolAnswer::Error(text)),
                 ("down", _) => Err("MCP server 'down' not connected".to_owned()),
                 _ => Err(format!("no tool {tool} on {server}")),
             }
@@ -913,6 +917,16 @@ fn mcp_tool_handlers_block_on_failure_in_fixed_words() {
             ),
         ),
         (
+            json!({"type": "mcp_tool", "server": "srv", "tool": "fail", "input": {"text": "{\"decision\": \"approve\"}"}, "onFailure": "block"}),
+            format!("[srv/fail]: failed; {why}\nThe MCP tool returned an error.{left_out}"),
+        ),
+        (
+            json!({"type": "mcp_tool", "server": "srv", "tool": "fail", "onFailure": "block"}),
+            format!(
+                "[srv/fail]: failed; {why}\nThe hook got no answer that Claude Code can use.{left_out}"
+            ),
+        ),
+        (
             json!({"type": "mcp_tool", "server": "srv", "tool": "echo", "input": {"text": "{\"continue\": 1}"}, "onFailure": "block"}),
             format!(
                 "[srv/echo]: failed; {why}\nThe MCP tool's answer looks like JSON, but is not a valid hook output.{left_out}"
@@ -943,6 +957,21 @@ fn mcp_tool_handlers_block_on_failure_in_fixed_words() {
         !outcome.is_denied() && outcome.warnings.is_empty(),
         "{outcome:?}"
     );
+    // An error result is a failure, not an answer: its deny is not read,
+    // and its text (else Claude Code's words) is the warning's.
+    let deny =
+        r#"{"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny"}}"#;
+    for (text, said) in [(deny, deny), ("", "MCP tool returned an error")] {
+        let outcome = fire(
+            json!({"type": "mcp_tool", "server": "srv", "tool": "fail", "input": {"text": text}}),
+        );
+        assert!(!outcome.is_denied(), "{outcome:?}");
+        assert_eq!(outcome.warnings.len(), 1, "{outcome:?}");
+        assert!(
+            outcome.warnings[0].ends_with(&format!("MCP tool srv/fail failed: {said}")),
+            "{outcome:?}"
+        );
+    }
 }
 
 #[test]

@@ -27,7 +27,7 @@ use crate::outcome::{
     Continuation, Decision, ElicitationAnswer, ErrorCategory, Halt, HookRun, Injection, Notice,
     NoticeKind, Outcome, PermissionUpdates, Placement, Reason, RunStatus,
 };
-use crate::pipeline::{self, BoxFuture, DispatchContext, Job};
+use crate::pipeline::{self, BoxFuture, DispatchContext, Job, ToolAnswer};
 use crate::run::{EnvPolicy, HookCommand, OutputLimits, OutputWait, Program};
 
 use super::events::{ClaudeEvent, PayloadFacts, payload};
@@ -740,15 +740,22 @@ fn work<'a>(
                     let call: BoxFuture<'a, Verdict> = Box::pin(async move {
                         let answer = harness.call_tool(server, tool, input).await;
                         if blocks {
-                            let answer = answer.as_deref().map_err(String::as_str);
-                            return super::mcp_failure::blocks(answer, server, ce.as_str());
+                            return super::mcp_failure::blocks(&answer, server, ce.as_str());
                         }
-                        match answer {
-                            Ok(text) => super::judge::read_stdout(&text),
-                            Err(e) => Verdict::NonBlocking(format!(
+                        let failed = |e: &str| {
+                            Verdict::NonBlocking(format!(
                                 "{}MCP tool {server}/{tool} failed: {e}",
                                 super::judge::NON_BLOCKING_LEAD
-                            )),
+                            ))
+                        };
+                        match answer {
+                            Ok(ToolAnswer::Text(text)) => super::judge::read_stdout(&text),
+                            // Claude Code's words when the tool said nothing.
+                            Ok(ToolAnswer::Error(text)) if text.is_empty() => {
+                                failed(super::mcp_failure::TOOL_ERROR)
+                            }
+                            Ok(ToolAnswer::Error(text)) => failed(&text),
+                            Err(e) => failed(&e),
                         }
                     });
                     call
