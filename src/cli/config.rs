@@ -450,6 +450,8 @@ impl ConfigArgs {
                 },
                 stop_block_cap: claude::Options::stop_block_cap_from_env(diags),
                 safe_mode: claude::Options::safe_mode_from_env(),
+                restrict_personal_config: claude::Options::restrict_personal_config_from_env(),
+                personal_config_fix: claude::Options::personal_config_fix_from_env(),
             };
             engine = with_loaded(
                 engine,

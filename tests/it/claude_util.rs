@@ -213,6 +213,11 @@ impl Claude {
         self.fire_cmd_env(latch(), event, &[], env)
     }
 
+    /// Fires with `extra` flags and `env`.
+    pub fn fire_env_with(&self, event: &Value, extra: &[&str], env: &[(&str, &str)]) -> Fired {
+        self.fire_cmd_env(latch(), event, extra, env)
+    }
+
     /// Fires `event` until its outcome has `context` (an `async` hook's
     /// answer arriving with a later tool result), and returns it; fails
     /// after 20 s.
@@ -299,6 +304,8 @@ impl Claude {
             .env("HOOK_DIR", self.hook_dir())
             .env_remove("CLAUDE_CODE_STOP_HOOK_BLOCK_CAP")
             .env_remove("CLAUDE_CODE_SAFE_MODE")
+            .env_remove("CLAUDE_CODE_RESTRICT_PERSONAL_CONFIG")
+            .env_remove("CLAUDE_CODE_PERSONAL_CONFIG_FIX")
             .env_remove("LATCH_STATE_DIR");
         for (k, v) in env {
             cmd.env(k, v);

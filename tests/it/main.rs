@@ -19,6 +19,7 @@ mod claude_message;
 mod claude_r13;
 mod claude_r14;
 mod claude_recorded;
+mod claude_restrict;
 mod claude_sources;
 mod claude_util;
 mod completions;

@@ -268,18 +268,67 @@ fn judge_run(result: &RunResult, timeout_secs: f64, program: &str, may_go: bool)
 /// failure of the hook's (recorded: `drift_onfailure_block`).
 pub fn failure_blocks(verdict: Verdict, stderr: &str, code: Option<i32>, event: &str) -> Verdict {
     const WHY: &str = "blocking because onFailure is \"block\"";
+    failure_blocks_because(verdict, stderr, code, event, WHY, Detail::AsIs)
+}
+
+/// How the error's own words follow a blocking failure's.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Detail {
+    /// As they are (`onFailure`).
+    AsIs,
+    /// With their URLs cut (a personal hook's, Claude Code's `Gg`; see
+    /// [`personal::scrub_urls`](super::personal::scrub_urls)).
+    UrlsCut,
+    /// Hidden, for a personal http hook whose URL Claude Code does not
+    /// show ([`personal::URL_HIDDEN`](super::personal::URL_HIDDEN)).
+    Hidden,
+}
+
+impl Detail {
+    fn of(self, text: &str) -> String {
+        match self {
+            _ if text.is_empty() => String::new(),
+            Detail::AsIs => text.to_owned(),
+            Detail::UrlsCut => super::personal::scrub_urls(text),
+            Detail::Hidden => super::personal::URL_HIDDEN.to_owned(),
+        }
+    }
+}
+
+/// [`failure_blocks`] with its words after `failed; ` (or `timed out; `)
+/// given, and how the error's own words follow: `onFailure`'s, or a
+/// personal hook's under `CLAUDE_CODE_RESTRICT_PERSONAL_CONFIG` (see
+/// [`personal`](super::personal); recorded: `rp01_user_exit1_pre`,
+/// `rp02_user_timeout_pre`, `rp03_user_schema_fail_pre`,
+/// `rp13_user_http_500`).
+pub fn failure_blocks_because(
+    verdict: Verdict,
+    stderr: &str,
+    code: Option<i32>,
+    event: &str,
+    why: &str,
+    shown: Detail,
+) -> Verdict {
     let stderr = js_trim(stderr);
     let stderr = if stderr.is_empty() {
         "No stderr output"
     } else {
         stderr
     };
+    let with = |detail: &str| {
+        let detail = shown.of(detail);
+        if detail.is_empty() {
+            Verdict::Blocking(format!("failed; {why}"))
+        } else {
+            Verdict::Blocking(format!("failed; {why}\n{detail}"))
+        }
+    };
     // An exit other than 0 and 2 fails even with a JSON answer: only the
     // answer's own deny or stop still counts (2.1.332's `dfe`).
     let failed_exit = code.is_some_and(|c| c != 0 && c != 2);
     match verdict {
         Verdict::Json(j) if failed_exit && !j.blocks(event) && j.continue_ != Some(false) => {
-            Verdict::Blocking(format!("failed; {WHY}\n{stderr}"))
+            with(stderr)
         }
         // The detail is the non-blocking error's message, without its
         // lead (`Fkn`): the stderr for a failed exit, the schema's or the
@@ -287,16 +336,11 @@ pub fn failure_blocks(verdict: Verdict, stderr: &str, code: Option<i32>, event: 
         Verdict::NonBlocking(message) => {
             // JavaScript's `replace` of a string: the first only.
             let detail = without_lead(&message).replacen("Treating as non-blocking. ", "", 1);
-            let detail = js_trim(&detail);
-            if detail.is_empty() {
-                Verdict::Blocking(format!("failed; {WHY}"))
-            } else {
-                Verdict::Blocking(format!("failed; {WHY}\n{detail}"))
-            }
+            with(js_trim(&detail))
         }
-        Verdict::MissingScript { .. } => Verdict::Blocking(format!("failed; {WHY}\n{stderr}")),
+        Verdict::MissingScript { .. } => with(stderr),
         Verdict::Stopped(ErrorCategory::Timeout, _) => {
-            Verdict::Blocking(format!("timed out; {WHY}"))
+            Verdict::Blocking(format!("timed out; {why}"))
         }
         other => other,
     }

@@ -152,6 +152,24 @@ impl Handler {
             .map(|(_, at)| *at)
     }
 
+    /// Whether `other` is a copy of this handler (see [`Handler::identity`]).
+    pub fn same_hook(&self, other: &Handler) -> bool {
+        self.identity() == other.identity()
+    }
+
+    /// Whether `other` is written as this handler is, as far as latch
+    /// reads a handler: a copy with the same `timeout`, `async`,
+    /// `asyncRewake`, `onFailure` and `statusMessage` (Claude Code's deep
+    /// equality of the two objects, `isDeepStrictEqual`).
+    pub fn written_alike(&self, other: &Handler) -> bool {
+        self.same_hook(other)
+            && self.timeout == other.timeout
+            && self.run_async == other.run_async
+            && self.async_rewake == other.async_rewake
+            && self.on_failure_blocks == other.on_failure_blocks
+            && self.status_message == other.status_message
+    }
+
     /// What makes two handlers copies of one, which Claude Code runs once
     /// per event (recorded: `i2`, `r4_dedup_identity`): the type, the `if`
     /// (none and `""` alike) and, for a command, its `command` text as

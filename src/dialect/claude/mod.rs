@@ -75,6 +75,7 @@ internal_mods!(
     mcp_output,
     nesting,
     persist,
+    personal,
     prompt,
     schema,
     settings_schema,
@@ -131,6 +132,19 @@ pub struct Options {
     /// safe mode, should be those its managed settings enable). Default:
     /// off.
     pub safe_mode: bool,
+    /// Claude Code's `CLAUDE_CODE_RESTRICT_PERSONAL_CONFIG`, set in its
+    /// hosted sessions ([`Options::restrict_personal_config_from_env`]
+    /// reads it): the user's own hooks (those of the user settings file,
+    /// and their copies elsewhere) block when they fail on the events that
+    /// decide, their answers lose what may widen or change a call, and a
+    /// project's `disableAllHooks` spares user, `--settings` and managed
+    /// hooks. Default: off.
+    pub restrict_personal_config: bool,
+    /// The host's sentence on how to fix the user's own files
+    /// (`CLAUDE_CODE_PERSONAL_CONFIG_FIX`, read by
+    /// [`Options::personal_config_fix_from_env`]), which a failed personal
+    /// hook's text gives in place of Claude Code's own. Default: none.
+    pub personal_config_fix: Option<String>,
 }
 
 impl Default for Options {
@@ -143,8 +157,32 @@ impl Default for Options {
             prompt: PromptConfig::default(),
             stop_block_cap: Some(combine::STOP_BLOCK_CAP),
             safe_mode: false,
+            restrict_personal_config: false,
+            personal_config_fix: None,
         }
     }
+}
+
+/// Whether the variable `name` is set to `1`, `true`, `yes` or `on`, in
+/// any case, spaces around allowed (Claude Code's `De`).
+fn env_flag(name: &str) -> bool {
+    std::env::var(name).is_ok_and(|v| {
+        matches!(
+            v.trim().to_ascii_lowercase().as_str(),
+            "1" | "true" | "yes" | "on"
+        )
+    })
+}
+
+/// A `CLAUDE_CODE_PERSONAL_CONFIG_FIX` value as Claude Code 2.1.332 takes
+/// it (`T3t`; see [`Options::personal_config_fix_from_env`]).
+fn personal_config_fix(v: &str) -> Option<String> {
+    let v = crate::text::js_trim(v);
+    static UNFIT: std::sync::LazyLock<Option<regex::Regex>> =
+        std::sync::LazyLock::new(|| regex::Regex::new(r"[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]").ok());
+    let unfit = UNFIT.as_ref().is_none_or(|re| re.is_match(v));
+    let units = v.encode_utf16().count();
+    (!v.is_empty() && units <= 300 && !unfit).then(|| v.to_owned())
 }
 
 impl Options {
@@ -152,12 +190,23 @@ impl Options {
     /// reads it (`De`): `1`, `true`, `yes` or `on`, in any case, spaces
     /// around allowed.
     pub fn safe_mode_from_env() -> bool {
-        std::env::var("CLAUDE_CODE_SAFE_MODE").is_ok_and(|v| {
-            matches!(
-                v.trim().to_ascii_lowercase().as_str(),
-                "1" | "true" | "yes" | "on"
-            )
-        })
+        env_flag("CLAUDE_CODE_SAFE_MODE")
+    }
+
+    /// Whether `CLAUDE_CODE_RESTRICT_PERSONAL_CONFIG` is on, read as
+    /// Claude Code 2.1.332 reads it (`lb`, its flag reader `De`): `1`,
+    /// `true`, `yes` or `on`, in any case, spaces around allowed.
+    pub fn restrict_personal_config_from_env() -> bool {
+        env_flag("CLAUDE_CODE_RESTRICT_PERSONAL_CONFIG")
+    }
+
+    /// `CLAUDE_CODE_PERSONAL_CONFIG_FIX`, as Claude Code 2.1.332 takes it
+    /// (`T3t`): trimmed; none when empty, longer than 300 UTF-16 code
+    /// units, or holding a control, format, line or paragraph separator
+    /// character.
+    pub fn personal_config_fix_from_env() -> Option<String> {
+        let v = std::env::var("CLAUDE_CODE_PERSONAL_CONFIG_FIX").ok()?;
+        personal_config_fix(&v)
     }
 
     /// The Stop block cap from `CLAUDE_CODE_STOP_HOOK_BLOCK_CAP`, read as
@@ -302,9 +351,12 @@ impl Claude {
                 }
             }
         }
-        let safe_mode = self.options.safe_mode;
+        let (safe_mode, restrict) = (
+            self.options.safe_mode,
+            self.options.restrict_personal_config,
+        );
         let files = &mut self.files;
-        apply_switches(files, &refused, safe_mode, &mut diagnostics);
+        apply_switches(files, &refused, safe_mode, restrict, &mut diagnostics);
         let mut refs: HashMap<ClaudeEvent, Vec<(usize, usize)>> = HashMap::new();
         for (fi, f) in files.iter().enumerate() {
             for (gi, g) in f.groups.iter().enumerate() {
@@ -387,6 +439,41 @@ impl Claude {
 }
 
 impl Claude {
+    /// Whether `handler` of `file`, under `event_name`, is one of the
+    /// user's own hooks under `CLAUDE_CODE_RESTRICT_PERSONAL_CONFIG` (see
+    /// [`personal`]); `None` when the option is off.
+    pub(crate) fn personal(
+        &self,
+        file: &LoadedFile,
+        handler: &load::Handler,
+        event_name: &str,
+    ) -> Option<personal::Personal> {
+        if !self.options.restrict_personal_config {
+            return None;
+        }
+        let user = self
+            .files
+            .iter()
+            .find(|f| f.scope == Scope::User && !f.dropped)?;
+        // The events of the user's file with a problem: Claude Code then
+        // does not say where in it the hook is.
+        let problems: Vec<String> = self
+            .loaded
+            .iter()
+            .filter(|d| d.severity != crate::diag::Severity::Info)
+            .filter(|d| d.file.as_deref() == Some(user.path.as_path()))
+            .filter_map(|d| d.event.clone())
+            .collect();
+        personal::of(
+            &self.files,
+            file,
+            handler,
+            event_name,
+            self.options.personal_config_fix.as_deref(),
+            &problems,
+        )
+    }
+
     /// Whether any loaded file has hooks for `ce`.
     pub(crate) fn declares(&self, ce: ClaudeEvent) -> bool {
         self.events.get(&ce).is_some_and(|g| !g.refs.is_empty())
@@ -428,25 +515,56 @@ impl Claude {
 /// settings enable, read from its code). Each file turned off gets a note.
 /// A `disableAllHooks` in `refused` (held back by the trust policy) does
 /// not count.
+///
+/// Under `restrict` (`CLAUDE_CODE_RESTRICT_PERSONAL_CONFIG`), a
+/// `disableAllHooks: true` that only project or local settings set turns
+/// off the project's, the local and the plugins' hooks, and spares the
+/// user's, `--settings`' and managed ones (Claude Code 2.1.332's `r`,
+/// `rHo`, `S`, `GNs`; recorded: `rp10_project_disable_all`), unless safe
+/// mode or `allowManagedHooksOnly` is on.
 fn apply_switches(
     files: &mut [LoadedFile],
     refused: &[(usize, trust::Shaping)],
     safe_mode: bool,
+    restrict: bool,
     diags: &mut Vec<Diagnostic>,
 ) {
-    let disable = files
-        .iter()
-        .enumerate()
-        .filter(|(i, _)| !refused.contains(&(*i, trust::Shaping::DisableAllHooks)))
-        .map(|(_, f)| f)
-        .filter(|f| f.scope != Scope::Plugin && !f.dropped)
+    let counted = || {
+        files
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| !refused.contains(&(*i, trust::Shaping::DisableAllHooks)))
+            .map(|(_, f)| f)
+            .filter(|f| f.scope != Scope::Plugin && !f.dropped)
+    };
+    let disable = counted()
         .filter_map(|f| f.disable_all_hooks.map(|d| (f.scope, d, f.path.clone())))
         .max_by_key(|(scope, _, _)| *scope);
     let managed_only = files.iter().any(|f| {
         f.scope == Scope::Managed && !f.dropped && f.allow_managed_hooks_only == Some(true)
     });
+    // `GNs`: user, `--settings` or managed settings turn all hooks off
+    // themselves.
+    let spared_set_it = counted().any(|f| {
+        matches!(f.scope, Scope::User | Scope::Flag | Scope::Managed)
+            && f.disable_all_hooks == Some(true)
+    });
+    let spares = restrict
+        && !safe_mode
+        && !managed_only
+        && !spared_set_it
+        && matches!(disable, Some((Scope::Project | Scope::Local, true, _)));
     for f in files.iter_mut() {
         let why = match &disable {
+            Some((_, true, by))
+                if spares && matches!(f.scope, Scope::Project | Scope::Local | Scope::Plugin) =>
+            {
+                Some(format!(
+                    "disableAllHooks is true in {}, which CLAUDE_CODE_RESTRICT_PERSONAL_CONFIG lets turn off only the project's, the local and the plugins' hooks",
+                    by.display()
+                ))
+            }
+            Some((_, true, _)) if spares => None,
             Some((Scope::Managed, true, by)) => {
                 Some(format!("disableAllHooks is true in {}", by.display()))
             }
@@ -549,5 +667,25 @@ mod parse_int_tests {
             let expected = if text == "0x10x" { Some(0) } else { None };
             assert_eq!(js_parse_int(text), expected, "{text:?}");
         }
+    }
+}
+
+#[cfg(test)]
+mod personal_config_fix_tests {
+    use super::personal_config_fix;
+
+    #[test]
+    fn reads_as_claude_code_s_t3t() {
+        assert_eq!(
+            personal_config_fix(" ask the host to fix it ").as_deref(),
+            Some("ask the host to fix it")
+        );
+        for unfit in ["", "  ", "a\nb", "a\u{200b}b", "a\u{2028}b"] {
+            assert_eq!(personal_config_fix(unfit), None, "{unfit:?}");
+        }
+        assert!(personal_config_fix(&"x".repeat(300)).is_some());
+        assert!(personal_config_fix(&"x".repeat(301)).is_none());
+        // UTF-16 code units: an astral character counts two.
+        assert!(personal_config_fix(&"\u{1f600}".repeat(151)).is_none());
     }
 }

@@ -122,6 +122,9 @@ struct Selected<'a> {
     file: &'a LoadedFile,
     handler: &'a Handler,
     record: HookRun,
+    /// One of the user's own hooks, under
+    /// `CLAUDE_CODE_RESTRICT_PERSONAL_CONFIG`.
+    personal: Option<super::personal::Personal>,
 }
 
 /// Runs the claude hooks for one event.
@@ -458,9 +461,64 @@ struct Judged {
     forced_sync: bool,
     /// `onFailure: "block"`, where the event honours it.
     on_failure_blocks: bool,
+    /// One of the user's own hooks: its answer is cut down, and its
+    /// failure blocks where [`super::personal::failure_blocks`] says.
+    personal: Option<PersonalRun>,
     /// Where an exit 2 that looks like a missing script is a non-blocking
     /// error (see [`missing_script`]).
     missing: Option<MissingScript>,
+}
+
+/// How one of the user's own hooks runs (see [`super::personal`]).
+#[derive(Clone)]
+struct PersonalRun {
+    /// The event's name.
+    event: &'static str,
+    /// The payload, for what the answer may not change.
+    payload: Value,
+    /// Its failure's words after `failed; `, where its failure blocks.
+    blocks: Option<String>,
+}
+
+impl PersonalRun {
+    fn new(s: &Selected<'_>, place: &Place<'_>) -> Option<PersonalRun> {
+        let personal = s.personal.as_ref()?;
+        Some(PersonalRun {
+            event: place.ce.as_str(),
+            payload: serde_json::from_slice(place.stdin).unwrap_or(Value::Null),
+            blocks: super::personal::failure_blocks(place.ce, s.handler)
+                .then(|| personal.why.clone()),
+        })
+    }
+
+    /// `verdict` with its answer cut down, then its failure blocking
+    /// (the error's own words shown as `detail` says), and whether the
+    /// personal rule decided the failure (`onFailure` then does not).
+    fn judge(
+        &self,
+        verdict: Verdict,
+        stderr: &str,
+        code: Option<i32>,
+        detail: super::judge::Detail,
+    ) -> (Verdict, bool) {
+        let verdict = match verdict {
+            Verdict::Json(j) => Verdict::Json(Box::new(super::personal::sanitize(
+                *j,
+                self.event,
+                &self.payload,
+            ))),
+            other => other,
+        };
+        match &self.blocks {
+            Some(why) => (
+                super::judge::failure_blocks_because(
+                    verdict, stderr, code, self.event, why, detail,
+                ),
+                true,
+            ),
+            None => (verdict, false),
+        }
+    }
 }
 
 /// A handler for which Claude Code takes an exit 2 with nothing on stdout
@@ -591,12 +649,16 @@ fn ran(
         judge(&f.result, judged.timeout, &judged.program)
     };
     let verdict = missing_script(verdict, judged.missing.as_ref(), &f.result);
-    let verdict = if judged.on_failure_blocks {
-        let stderr = String::from_utf8_lossy(&f.result.stderr.bytes);
-        let code = match &f.result.termination {
-            crate::run::Termination::Exited(crate::run::Exit::Code(c)) => Some(*c),
-            _ => None,
-        };
+    let stderr = String::from_utf8_lossy(&f.result.stderr.bytes);
+    let code = match &f.result.termination {
+        crate::run::Termination::Exited(crate::run::Exit::Code(c)) => Some(*c),
+        _ => None,
+    };
+    let (verdict, decided) = match &judged.personal {
+        Some(p) => p.judge(verdict, &stderr, code, super::judge::Detail::UrlsCut),
+        None => (verdict, false),
+    };
+    let verdict = if judged.on_failure_blocks && !decided {
         super::judge::failure_blocks(verdict, &stderr, code, f.record.event.as_str())
     } else {
         verdict
@@ -665,6 +727,18 @@ fn work<'a>(
                 .to_vec();
             let url = url.clone();
             let on_failure_blocks = place.ce.on_failure_blocks(s.handler);
+            let personal = PersonalRun::new(&s, place);
+            // A personal hook's URL is shown without its credentials,
+            // query and fragment (`DA`).
+            let shown = match (&personal, super::personal::cut_url(&shown)) {
+                (Some(_), Some(cut)) => cut,
+                _ => shown,
+            };
+            let detail = if super::personal::shows_error(&url) {
+                super::judge::Detail::UrlsCut
+            } else {
+                super::judge::Detail::Hidden
+            };
             let mut record = s.record;
             Prepared::Run(Work {
                 shown,
@@ -675,10 +749,16 @@ fn work<'a>(
                     if let Some(status) = called.status {
                         record.message = Some(format!("HTTP {status}"));
                     }
-                    let verdict = if on_failure_blocks {
-                        super::judge::failure_blocks(called.verdict, "", None, "")
+                    let (verdict, decided) = match &personal {
+                        Some(p) => p.judge(called.verdict, "", None, detail),
+                        None => (called.verdict, false),
+                    };
+                    let verdict = if decided {
+                        verdict
+                    } else if on_failure_blocks {
+                        super::judge::failure_blocks(verdict, "", None, "")
                     } else {
-                        called.verdict
+                        verdict
                     };
                     Ran {
                         record,
@@ -873,6 +953,14 @@ fn work<'a>(
                     Program::Exec { program, .. } => program.display().to_string(),
                     Program::Shell { shell, .. } => shell.display().to_string(),
                 };
+                let personal = PersonalRun::new(&s, place);
+                // A personal hook's command is shown with its URLs cut
+                // (`Gg`; recorded: `rp12_user_stderr_secrets`).
+                let shown = if personal.is_some() {
+                    super::personal::scrub_urls(&shown)
+                } else {
+                    shown
+                };
                 // A plugin's command is named with its root expanded, and
                 // its exit 2 says which plugin it comes from (2.1.332,
                 // recorded: `r2_plugin`).
@@ -900,6 +988,7 @@ fn work<'a>(
                             program,
                             forced_sync,
                             on_failure_blocks: place.ce.on_failure_blocks(s.handler),
+                            personal,
                             missing,
                         },
                     },
@@ -1003,10 +1092,12 @@ fn select<'a>(
             out.runs.push(record);
             continue;
         }
+        let personal = cfg.personal(file, handler, &group.event_name);
         chosen.push(Selected {
             file,
             handler,
             record,
+            personal,
         });
     }
     chosen

@@ -1,0 +1,271 @@
+//! `CLAUDE_CODE_RESTRICT_PERSONAL_CONFIG` (Claude Code 2.1.332's setting
+//! of its hosted sessions): the user's own hooks block when they fail,
+//! their answers lose what widens or changes a call, and a project's
+//! `disableAllHooks` spares user, `--settings` and managed hooks.
+//! Expectations from `recordings/claude-2.1.332/restrict-332.tar.gz`
+//! (cases `rp*`, named per test).
+
+use serde_json::{Value, json};
+
+use crate::claude_util::{Claude, bash_before, settings, texts};
+
+const ON: (&str, &str) = ("CLAUDE_CODE_RESTRICT_PERSONAL_CONFIG", "1");
+
+/// Claude Code's words after the place of a failed personal hook.
+const WHY: &str = "blocking because it is one of the user's own hooks, which must succeed in this session (CLAUDE_CODE_RESTRICT_PERSONAL_CONFIG is set). The user needs to fix or remove the hook; Claude should not change it.";
+
+/// PreToolUse groups for Bash, one per list of handlers.
+fn pre(groups: &[&[Value]]) -> Value {
+    let groups: Vec<Value> = groups
+        .iter()
+        .map(|hs| json!({"matcher": "Bash", "hooks": hs}))
+        .collect();
+    json!({"hooks": {"PreToolUse": groups}})
+}
+
+fn command(c: &str) -> Value {
+    json!({"type": "command", "command": c})
+}
+
+/// rp01, rp01c, rp06, rp06b, rp02, rp15, rp05, rp22, rp11, rp21: a user
+/// hook's failure on PreToolUse blocks, saying where the hook is; not
+/// without the variable, nor for a project or `--settings` hook, nor on
+/// PostToolUse; a project copy of the user's hook blocks without the
+/// place.
+#[test]
+fn a_failed_user_hook_blocks_and_says_where_it_is() {
+    let c = Claude::new();
+    let ok = c.hook("ok", "");
+    let failing = c.hook("fails", "--exit 1 --stderr 'RP_ERR boom'");
+    let c = c.user_settings(&pre(&[&[command(&ok)], &[command(&failing)]]));
+    let user_file = c.home().join(".claude/settings.json");
+    let f = c.fire_env(&bash_before("ls"), &[ON]);
+    assert_eq!(f.outcome["decision"], "deny", "{}", f.outcome);
+    assert_eq!(
+        texts(&f.outcome["notices"]),
+        [format!(
+            "PreToolUse:Bash hook error: [{failing}]: failed; this hook is hooks.PreToolUse.1.hooks.0, counted from 0, in {} (a change saved there usually takes effect without a new session); {WHY}\nRP_ERR boom",
+            user_file.display()
+        )]
+    );
+    // The host's sentence (rp06); off (`0`, or unset) the exit 1 is a
+    // non-blocking error (rp01c, rp21).
+    let f = c.fire_env(
+        &bash_before("ls"),
+        &[
+            ON,
+            (
+                "CLAUDE_CODE_PERSONAL_CONFIG_FIX",
+                " ask the host to fix it ",
+            ),
+        ],
+    );
+    assert!(
+        texts(&f.outcome["notices"])[0].contains(", in ")
+            && texts(&f.outcome["notices"])[0].contains(" (ask the host to fix it); blocking"),
+        "{}",
+        f.outcome
+    );
+    for env in [vec![], vec![("CLAUDE_CODE_RESTRICT_PERSONAL_CONFIG", "0")]] {
+        assert_eq!(
+            c.fire_env(&bash_before("ls"), &env).outcome["decision"],
+            "proceed"
+        );
+    }
+
+    // The second hook of one group (rp06b); a timeout (rp02).
+    let c = Claude::new();
+    let slow = c.hook("slow", "--sleep 5");
+    let ok = c.hook("ok", "");
+    let c = c.user_settings(&pre(&[&[
+        command(&ok),
+        json!({"type": "command", "command": slow, "timeout": 0.2}),
+    ]]));
+    let f = c.fire_env(&bash_before("ls"), &[ON]);
+    assert_eq!(
+        texts(&f.outcome["notices"]),
+        [format!(
+            "PreToolUse:Bash hook error: [{slow}]: timed out; this hook is hooks.PreToolUse.0.hooks.1, counted from 0, in {} (a change saved there usually takes effect without a new session); {WHY}",
+            c.home().join(".claude/settings.json").display()
+        )]
+    );
+
+    // A project hook, a `--settings` hook (rp05, rp22): not personal.
+    let c = Claude::new();
+    let failing = c.hook("fails", "--exit 1 --stderr E");
+    let c = c.project_settings(&pre(&[&[command(&failing)]]));
+    assert_eq!(
+        c.fire_env(&bash_before("ls"), &[ON]).outcome["decision"],
+        "proceed"
+    );
+    // The same hook in the user's file too: the copy that runs is the
+    // user's own, and its place is not told (rp15).
+    let c = c.user_settings(&pre(&[&[command(&failing)]]));
+    let f = c.fire_env(&bash_before("ls"), &[ON]);
+    assert_eq!(
+        texts(&f.outcome["notices"]),
+        [format!(
+            "PreToolUse:Bash hook error: [{failing}]: failed; {WHY}\nE"
+        )]
+    );
+    // Once here, once before it, with the project's copy alone.
+    assert_eq!(c.runs_of("fails"), 2);
+
+    // PostToolUse is no event where a failure blocks (rp11).
+    let c = Claude::new();
+    let failing = c.hook("post", "--exit 1 --stderr E");
+    let c = c.user_settings(&settings("PostToolUse", Some("Bash"), &[&failing]));
+    let mut after = bash_before("ls");
+    after["event"] = json!("tool_after");
+    after["tool"]["output"] = json!("out");
+    let f = c.fire_env(&after, &[ON]);
+    assert_ne!(f.outcome["decision"], "deny", "{}", f.outcome);
+}
+
+/// rp03, rp04, rp12, rp09: an answer that fails the schema, stdout that
+/// looks like JSON and is not, an error with a URL (cut to its scheme,
+/// host and path), a UserPromptSubmit hook.
+#[test]
+fn every_failure_of_a_user_hook_blocks_in_claude_code_s_words() {
+    let c = Claude::new();
+    let bad = c.hook("bad", r#"--stdout '{"continue": "yes"}'"#);
+    let c = c.user_settings(&pre(&[&[command(&bad)]]));
+    let f = c.fire_env(&bash_before("ls"), &[ON]);
+    let said = texts(&f.outcome["notices"]).concat();
+    assert!(
+        said.contains(&format!("[{bad}]: failed; this hook is hooks.PreToolUse.0.hooks.0"))
+            && said.contains(&format!(
+                "{WHY}\nHook JSON output validation failed \u{2014} continue: expected boolean, received string"
+            )),
+        "{said}"
+    );
+
+    let c = Claude::new();
+    let secret = c.hook(
+        "secret",
+        "--exit 1 --stderr 'see https://user:pw@example.com/x?token=abc#frag and bob@example.com'",
+    );
+    let c = c.user_settings(&pre(&[&[command(&secret)]]));
+    let f = c.fire_env(&bash_before("ls"), &[ON]);
+    let said = texts(&f.outcome["notices"]).concat();
+    assert!(
+        said.contains(&format!(
+            "[{}]: failed;",
+            secret.replace(
+                "https://user:pw@example.com/x?token=abc#frag",
+                "https://example.com/x"
+            )
+        )) && said.ends_with(&format!(
+            "{WHY}\nsee https://example.com/x and bob@example.com"
+        )),
+        "{said}"
+    );
+
+    let c = Claude::new();
+    let ups = c.hook("ups", "--exit 1 --stderr 'RP09_ERR boom'");
+    let c = c.user_settings(&settings("UserPromptSubmit", None, &[&ups]));
+    let f = c.fire_env(
+        &json!({"event": "user_prompt", "session_id": "s1", "prompt": "Say hi."}),
+        &[ON],
+    );
+    assert_eq!(f.outcome["decision"], "deny", "{}", f.outcome);
+    let said = serde_json::to_string(&f.outcome).unwrap();
+    assert!(
+        said.contains("hooks.UserPromptSubmit.0.hooks.0, counted from 0")
+            && said.contains("RP09_ERR boom"),
+        "{said}"
+    );
+}
+
+/// rp07, rp07c, rp08, rp08c: a user hook may not change a call's input
+/// (the change becomes a deny, in Claude Code's words) nor allow it (the
+/// call takes its usual path); its context stays.
+#[test]
+fn a_user_hook_s_answer_may_narrow_but_not_widen() {
+    let c = Claude::new();
+    let changes = c.hook(
+        "upd",
+        r#"--stdout '{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"allow","updatedInput":{"command":"rm -rf x"},"additionalContext":"RP07_CTX ctx"}}'"#,
+    );
+    let c = c.user_settings(&pre(&[&[command(&changes)]]));
+    let f = c.fire_env(&bash_before("ls"), &[ON]);
+    assert_eq!(f.outcome["decision"], "deny", "{}", f.outcome);
+    assert_eq!(
+        texts(&f.outcome["notices"]),
+        [
+            "PreToolUse:Bash hook error: A hook from the user's own Claude Code files tried to change this tool call's input. In this session such hooks may block or ask about a call but not change it, so the call was not made. Retrying will not help while the hook keeps changing the input: go on without this call, and tell the user their hook's change to it was refused."
+        ]
+    );
+    // Unrestricted, the change is made (rp07c).
+    let f = c.fire(&bash_before("ls"));
+    assert_eq!(f.outcome["decision"], "allow", "{}", f.outcome);
+
+    let c = Claude::new();
+    let allows = c.hook(
+        "allow",
+        r#"--stdout '{"systemMessage":"RP08_SYS msg","hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"allow","permissionDecisionReason":"RP08_WHY","additionalContext":"RP08_CTX ctx"}}'"#,
+    );
+    let c = c.user_settings(&pre(&[&[command(&allows)]]));
+    let f = c.fire_env(&bash_before("ls"), &[ON]);
+    assert_eq!(f.outcome["decision"], "proceed", "{}", f.outcome);
+    assert_eq!(
+        texts(&f.outcome["context"]),
+        [
+            "<system-reminder>\nPreToolUse:Bash hook additional context: RP08_CTX ctx\n</system-reminder>"
+        ]
+    );
+    assert_eq!(c.fire(&bash_before("ls")).outcome["decision"], "allow");
+}
+
+/// rp10, rp10c, rp16: a project's `disableAllHooks` turns off the
+/// project's hooks and spares the user's, `--settings`' and managed ones;
+/// when the user's file sets it too, only managed hooks run.
+#[test]
+fn a_project_s_disable_all_hooks_spares_the_user_s_own() {
+    let c = Claude::new();
+    let (user, project, flag, managed) = (
+        c.hook("user", ""),
+        c.hook("project", ""),
+        c.hook("flag", ""),
+        c.hook("managed", ""),
+    );
+    let mut project_file = settings("Stop", None, &[&project]);
+    project_file["disableAllHooks"] = json!(true);
+    let c = c
+        .user_settings(&settings("Stop", None, &[&user]))
+        .project_settings(&project_file);
+    c.write(
+        "managed/managed-settings.json",
+        &settings("Stop", None, &[&managed]).to_string(),
+    );
+    let flag_file = settings("Stop", None, &[&flag]).to_string();
+    let stop = json!({"event": "stop", "session_id": "s1"});
+    let fire =
+        |env: &[(&str, &str)]| c.fire_env_with(&stop, &["--claude-settings", &flag_file], env);
+    let ran = |label: &str| c.runs_of(label);
+    fire(&[ON]);
+    assert_eq!(
+        (ran("user"), ran("project"), ran("flag"), ran("managed")),
+        (1, 0, 1, 1)
+    );
+    // Unrestricted: managed hooks only (rp10c).
+    fire(&[]);
+    assert_eq!(
+        (ran("user"), ran("project"), ran("flag"), ran("managed")),
+        (1, 0, 1, 2)
+    );
+    // The user's file turns all hooks off too (rp16).
+    let mut user_file = settings("Stop", None, &[&user]);
+    user_file["disableAllHooks"] = json!(true);
+    let c = c.user_settings(&user_file);
+    c.fire_env_with(&stop, &["--claude-settings", &flag_file], &[ON]);
+    assert_eq!(
+        (
+            c.runs_of("user"),
+            c.runs_of("project"),
+            c.runs_of("flag"),
+            c.runs_of("managed")
+        ),
+        (1, 0, 1, 3)
+    );
+}
