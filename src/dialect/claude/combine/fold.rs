@@ -55,10 +55,19 @@ pub(super) struct Fold<'a> {
     pub(super) skill_failure: Option<String>,
     /// On `PreSkillShellCommand`: the command, as hooks read it.
     pub(super) shell_command: String,
-    /// How an answer's block names each run hook, by run index: its
-    /// `statusMessage`, else its command as written (a plugin's root not
-    /// expanded, unlike an exit 2's text).
-    pub(super) names: Vec<String>,
+}
+
+/// How the texts about one run hook name it.
+pub(super) struct Naming {
+    /// Its command (or URL, or `server/tool`) as the texts quote it: a
+    /// plugin's root expanded (2.1.332).
+    pub(super) shown: String,
+    /// For a plugin's command: the line its exit 2's error ends with.
+    pub(super) from_plugin: Option<String>,
+    /// How an answer's block names it (Claude Code 2.1.332's `qwo`,
+    /// `_h`): its `statusMessage`, else its command as written (a plugin's
+    /// root not expanded), made visible on one line.
+    pub(super) in_block: String,
 }
 
 impl Fold<'_> {
@@ -113,7 +122,7 @@ impl Fold<'_> {
     pub(super) fn apply(
         &mut self,
         index: usize,
-        cmd: &str,
+        naming: &Naming,
         verdict: Verdict,
         record: &mut HookRun,
         cx: &DispatchContext<'_>,
@@ -126,7 +135,7 @@ impl Fold<'_> {
             record.message = Some(text::AFTER_PROMPT_ENDED.to_owned());
             return;
         }
-        self.apply_verdict(index, cmd, verdict, record, cx);
+        self.apply_verdict(index, naming, verdict, record, cx);
         if prompt && (self.strongest == Some(Decision::Deny) || self.out.halt.is_some()) {
             self.prompt_ended = true;
         }
@@ -135,11 +144,12 @@ impl Fold<'_> {
     pub(super) fn apply_verdict(
         &mut self,
         index: usize,
-        cmd: &str,
+        naming: &Naming,
         verdict: Verdict,
         record: &mut HookRun,
         cx: &DispatchContext<'_>,
     ) {
+        let cmd = naming.shown.as_str();
         let ce = self.ce;
         let label = label(ce, self.tool);
         let hook = record.hook.clone();
@@ -346,10 +356,10 @@ impl Fold<'_> {
                     .clone()
                     .filter(|_| !j.blocks(ce.as_str()) && !stops_prompt);
                 let blocked = exit2.map(|text| {
-                    self.apply_verdict(index, cmd, Verdict::Blocking(text), record, cx);
+                    self.apply_verdict(index, naming, Verdict::Blocking(text), record, cx);
                     (record.status, record.error, record.message.clone())
                 });
-                self.apply_json(index, &label, cmd, &j, record, cx);
+                self.apply_json(index, &label, naming, &j, record, cx);
                 if let Some((status, error, message)) = blocked {
                     (record.status, record.error, record.message) = (status, error, message);
                 }
@@ -376,7 +386,7 @@ impl Fold<'_> {
         &mut self,
         index: usize,
         label: &str,
-        cmd: &str,
+        naming: &Naming,
         j: &HookJson,
         record: &mut HookRun,
         cx: &DispatchContext<'_>,
@@ -525,7 +535,7 @@ impl Fold<'_> {
                 // `e2_posttooluse_decision_block`).
                 if j.decision.as_deref() == Some("block") {
                     record.status = RunStatus::Blocked;
-                    let name = self.names.get(index).map_or(cmd, String::as_str);
+                    let name = naming.in_block.as_str();
                     self.context(
                         &hook,
                         Placement::AppendToToolResult,
@@ -689,7 +699,7 @@ impl Fold<'_> {
                     // A block an answer gives (not an exit 2's) comes with
                     // a blocking error first (2.1.332, recorded:
                     // `g_stop_block_once`, `r8_exit2_json_stop_block`).
-                    let name = self.names.get(index).map_or(cmd, String::as_str);
+                    let name = naming.in_block.as_str();
                     self.feedback
                         .push(t.blocking_error(ce.as_str(), name, &blocked()));
                     self.feedback.push(stop_feedback(&blocked()));

@@ -15,7 +15,7 @@
 mod fold;
 mod switch_and_skill;
 
-use fold::Fold;
+use fold::{Fold, Naming};
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
@@ -317,9 +317,7 @@ pub async fn dispatch(cfg: &Claude, event: &Event, cx: &DispatchContext<'_>) -> 
     // One run per runnable handler, all at once; the others are recorded.
     let mut runs: Vec<Run<'_>> = Vec::new();
     let mut in_background = false;
-    let mut shown = Vec::new();
-    let mut from_plugin = Vec::new();
-    let mut names = Vec::new();
+    let mut namings: Vec<Naming> = Vec::new();
     for (i, s) in selected.into_iter().enumerate() {
         let env_file = env_dir
             .as_ref()
@@ -329,10 +327,7 @@ pub async fn dispatch(cfg: &Claude, event: &Event, cx: &DispatchContext<'_>) -> 
             let _ = std::fs::remove_file(f);
             env_files.push(f.clone());
         }
-        // How an answer's block names the hook (Claude Code 2.1.332's
-        // `qwo`, `_h`): its `statusMessage`, else its command as written,
-        // made visible on one line.
-        let name = super::visible::one_line(
+        let in_block = super::visible::one_line(
             &s.handler
                 .status_message
                 .clone()
@@ -341,9 +336,11 @@ pub async fn dispatch(cfg: &Claude, event: &Event, cx: &DispatchContext<'_>) -> 
         );
         match work(s, event, &place, env_file, cx) {
             Prepared::Run(run) => {
-                shown.push(run.shown);
-                names.push(name);
-                from_plugin.push(run.from_plugin);
+                namings.push(Naming {
+                    shown: run.shown,
+                    from_plugin: run.from_plugin,
+                    in_block,
+                });
                 runs.push(run.run);
             }
             Prepared::Background(record) => {
@@ -388,7 +385,6 @@ pub async fn dispatch(cfg: &Claude, event: &Event, cx: &DispatchContext<'_>) -> 
         terminal_sequences: Vec::new(),
         joined_contexts: Vec::new(),
         skill_failure: None,
-        names,
         shell_command: if ce == ClaudeEvent::PreSkillShellCommand {
             switch_and_skill::shell_command(claude_input.as_ref(), event)
         } else {
@@ -406,11 +402,12 @@ pub async fn dispatch(cfg: &Claude, event: &Event, cx: &DispatchContext<'_>) -> 
         };
         let mut record = ran.record;
         fold.out.warnings.extend(ran.warnings);
-        let verdict = match from_plugin[i].as_deref() {
+        let naming = &namings[i];
+        let verdict = match naming.from_plugin.as_deref() {
             Some(line) => text::with_plugin_line(ran.verdict, line),
             None => ran.verdict,
         };
-        fold.apply(i, &shown[i], verdict, &mut record, cx);
+        fold.apply(i, naming, verdict, &mut record, cx);
         records[i] = Some(record);
     }
     fold.out.runs.extend(records.into_iter().flatten());
