@@ -245,13 +245,14 @@ fn a_managed_settings_directory_is_linted_with_its_drop_ins() {
         managed.join("managed-settings.d/10-stop.json"),
     ] {
         let (code, text) = lint([&path]);
-        // Managed settings drop a wrong setting alone (here the drop-in's
+        // Managed settings drop a wrong entry under `Stop` alone (Claude
+        // Code 2.1.332, `m332_badhook_stop`; 2.1.197 dropped the drop-in's
         // `hooks`): a warning, not a dropped file.
         assert_eq!(code, Some(0), "{}: {text}", path.display());
         for needle in [
             "uses ${CLAUDE_PLUGIN_ROOT} or ${CLAUDE_PLUGIN_DATA} in a settings file",
             "10-stop.json:1:82",
-            "`timeout` must be a positive number of seconds, not a string; in managed settings Claude Code ignores the file's `hooks` and keeps its other settings",
+            "`timeout` must be a positive number of seconds, not a string; Claude Code ignores this entry and loads the rest",
             "0 errors, 2 warnings, 0 notes in 1 configuration",
         ] {
             assert!(

@@ -808,10 +808,14 @@ fn said(c: &Claude) -> (Vec<String>, String) {
 /// r14k_m_control, r14k_m_model_num, r14k_m_cleanup_str,
 /// r14k_md_model_num, r14k_m_badhook_same_group, r14k_m_badhook_sep_group,
 /// r14k_m_badhook_other_event, r14k_md_badhook_same_group,
-/// r14k_m_event_object, r14k_m_badjson: in managed settings a wrong setting
-/// is dropped alone, a wrong hook entry drops the file's `hooks` (its
-/// `env` stays), an event that is not a list drops that event, and a file
-/// that is not JSON drops everything. Each says so.
+/// r14k_m_event_object, r14k_m_badjson, re-recorded with Claude Code
+/// 2.1.332 (`recordings/claude-2.1.332/managed-332.tar.gz`): in managed
+/// settings a wrong setting is dropped alone, a wrong hook entry under
+/// `UserPromptSubmit` drops itself (2.1.197: the file's `hooks`), one
+/// under `PreToolUse` the file's `hooks` (its `env` stays), and so does
+/// `"PreToolUse": {}` (2.1.197: that event alone). A file that is not JSON
+/// stops Claude Code from starting; latch says so and loads the others.
+/// Each says so.
 #[test]
 fn managed_settings_drop_only_the_wrong_key() {
     let wrong_hook = json!({"hooks": {"UserPromptSubmit": [{"hooks": [{"type": "command"}]}]}});
@@ -826,14 +830,14 @@ fn managed_settings_drop_only_the_wrong_key() {
             vec!["CTX MN=mx"],
         ),
         ("md_model_num", json!({"model": 5}), true, vec!["CTX MN=mx"]),
-        ("badhook", wrong_hook.clone(), false, vec![]),
+        ("badhook", wrong_hook.clone(), false, vec!["CTX MN=mx"]),
         ("badhook_other_event", other_event, false, vec![]),
-        ("md_badhook", wrong_hook, true, vec![]),
+        ("md_badhook", wrong_hook, true, vec!["CTX MN=mx"]),
         (
             "event_object",
             json!({"hooks": {"PreToolUse": {}}}),
             false,
-            vec!["CTX MN=mx"],
+            vec![],
         ),
     ] {
         let c = Claude::new();
@@ -858,7 +862,7 @@ fn managed_settings_drop_only_the_wrong_key() {
             assert!(stderr.contains("warning"), "{name}: {stderr}");
         }
     }
-    // Not JSON: nothing of it applies.
+    // Not JSON: nothing of it applies, and Claude Code would not start.
     let c = Claude::new();
     c.write(
         "managed/managed-settings.json",
@@ -870,6 +874,225 @@ fn managed_settings_drop_only_the_wrong_key() {
     let (texts, stderr) = said(&c);
     assert_eq!(texts, ["PROJ MN=unset"], "{stderr}");
     assert!(stderr.contains("managed-settings.json"), "{stderr}");
+    assert!(stderr.contains("does not start"), "{stderr}");
+}
+
+/// Claude Code 2.1.332's managed settings, recorded
+/// (`recordings/claude-2.1.332/managed-332.tar.gz`, `m332_*`): what drops
+/// a managed file's `hooks`, an entry, an event or nothing, and the
+/// settings that switch hooks off. Each case: the managed file (the
+/// `reporting_settings` with `extra`), what the prompt's hooks say (a
+/// project hook reports `MN`), and whether latch warns.
+#[test]
+fn managed_settings_read_as_claude_code_2_1_332_reads_them() {
+    let pre = |hooks: Value| json!({"matcher": "Bash", "hooks": hooks});
+    let bad = json!({"type": "command"});
+    for (name, extra, expected) in [
+        // m332_badhook_stop, m332_two_bad_same_group, m332_bad_group_matcher
+        (
+            "badhook_stop",
+            json!({"hooks": {"Stop": [{"hooks": [bad.clone()]}]}}),
+            vec!["CTX MN=mx", "PROJ MN=mx"],
+        ),
+        (
+            "two_bad_same_group",
+            json!({"hooks": {"UserPromptSubmit": [{"hooks": [
+                bad.clone(),
+                {"type": "command", "command": "echo SECOND"},
+                {"type": "command", "command": 5}
+            ]}]}}),
+            vec!["CTX MN=mx", "PROJ MN=mx", "SECOND"],
+        ),
+        (
+            "bad_group_matcher",
+            json!({"hooks": {"UserPromptSubmit": [{"matcher": 5, "hooks": [
+                {"type": "command", "command": "echo IN_BAD_GROUP"}
+            ]}]}}),
+            vec!["CTX MN=mx", "PROJ MN=mx"],
+        ),
+        // m332_badhook_permreq, m332_badhook_skillshell: the file's `hooks`.
+        (
+            "badhook_permreq",
+            json!({"hooks": {"PermissionRequest": [pre(json!([bad.clone()]))]}}),
+            vec!["PROJ MN=mx"],
+        ),
+        (
+            "badhook_skillshell",
+            json!({"hooks": {"PreSkillShellCommand": [pre(json!([bad.clone()]))]}}),
+            vec!["PROJ MN=mx"],
+        ),
+        // m332_pre_null, m332_stop_object, m332_unknown_event: the event.
+        (
+            "pre_null",
+            json!({"hooks": {"PreToolUse": null}}),
+            vec!["CTX MN=mx", "PROJ MN=mx"],
+        ),
+        (
+            "stop_object",
+            json!({"hooks": {"Stop": {}}}),
+            vec!["CTX MN=mx", "PROJ MN=mx"],
+        ),
+        (
+            "unknown_event",
+            json!({"hooks": {"NotAnEvent": [{"hooks": [bad.clone()]}]}}),
+            vec!["CTX MN=mx", "PROJ MN=mx"],
+        ),
+        // m332_guard_outside_hooks, m332_guard_under_setting: nothing.
+        (
+            "guard_outside_hooks",
+            json!({"PreToolUse": [pre(json!([{"type": "command", "command": "true"}]))]}),
+            vec!["CTX MN=mx", "PROJ MN=mx"],
+        ),
+        (
+            "guard_under_setting",
+            json!({"permissions": {"hooks": {"PreToolUse": [pre(json!([{"type": "command", "command": "true"}]))]}}}),
+            vec!["CTX MN=mx", "PROJ MN=mx"],
+        ),
+        // m332_env_list: `env` alone.
+        (
+            "env_list",
+            json!({"env": ["MN=mx"]}),
+            vec!["CTX MN=unset", "PROJ MN=unset"],
+        ),
+        // m332_amho_true, m332_amho_str (read as `true`), m332_amho_null.
+        (
+            "amho_true",
+            json!({"allowManagedHooksOnly": true}),
+            vec!["CTX MN=mx"],
+        ),
+        (
+            "amho_str",
+            json!({"allowManagedHooksOnly": "yes"}),
+            vec!["CTX MN=mx"],
+        ),
+        (
+            "amho_null",
+            json!({"allowManagedHooksOnly": null}),
+            vec!["CTX MN=mx", "PROJ MN=mx"],
+        ),
+        // m332_disable_true, m332_disable_str, m332_disable_null.
+        ("disable_true", json!({"disableAllHooks": true}), vec![]),
+        (
+            "disable_str",
+            json!({"disableAllHooks": "yes"}),
+            vec!["CTX MN=mx", "PROJ MN=mx"],
+        ),
+        (
+            "disable_null",
+            json!({"disableAllHooks": null}),
+            vec!["CTX MN=mx", "PROJ MN=mx"],
+        ),
+        // m332_managed_only_ok, m332_null_restricting.
+        (
+            "managed_only_ok",
+            json!({"deniedModels": ["claude-nothing-1"]}),
+            vec!["CTX MN=mx", "PROJ MN=mx"],
+        ),
+        (
+            "null_restricting",
+            json!({"allowManagedPermissionRulesOnly": null, "model": 5}),
+            vec!["CTX MN=mx", "PROJ MN=mx"],
+        ),
+    ] {
+        let c = Claude::new();
+        c.write(
+            "managed/managed-settings.json",
+            &reporting_settings(extra).to_string(),
+        );
+        let c = c.project_settings(&json!({"hooks": {"UserPromptSubmit": [{"hooks": [
+            {"type": "command", "command": "echo \"PROJ MN=${MN:-unset}\""}
+        ]}]}}));
+        let (mut texts, stderr) = said(&c);
+        texts.sort();
+        assert_eq!(texts, expected, "{name}: {stderr}");
+        let quiet = ["amho_true", "amho_null", "disable_true", "managed_only_ok"];
+        assert_eq!(
+            stderr.contains("warning"),
+            !quiet.contains(&name),
+            "{name}: {stderr}"
+        );
+        assert!(!stderr.contains("error"), "{name}: {stderr}");
+    }
+}
+
+/// m332_pre_bad_hooks_only, m332_md_pre_bad_plus_base, m332_md_override,
+/// m332_md_badjson_plus_good: a managed file whose `hooks` cannot be
+/// loaded for a guard and that sets nothing else stops Claude Code from
+/// starting (latch: an error, the other files load); a drop-in's wrong
+/// guard drops its own `hooks` only, its `env` applying; a drop-in's `env`
+/// wins over the main file's; a drop-in that is not JSON stops Claude Code
+/// too.
+#[test]
+fn managed_drop_ins_are_read_one_by_one() {
+    let proj = json!({"hooks": {"UserPromptSubmit": [{"hooks": [
+        {"type": "command", "command": "echo \"PROJ MN=${MN:-unset} MD=${MD:-unset}\""}
+    ]}]}});
+    let bad_pre = json!({"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command"}]}]});
+    let ups =
+        |text: &str| json!([{"hooks": [{"type": "command", "command": format!("echo {text}")}]}]);
+    // Only `hooks`, and a guard in them wrong.
+    let c = Claude::new();
+    let mut only = json!({"hooks": bad_pre.clone()});
+    only["hooks"]["UserPromptSubmit"] = ups("MANAGED");
+    c.write("managed/managed-settings.json", &only.to_string());
+    let c = c.project_settings(&proj);
+    let (texts, stderr) = said(&c);
+    assert_eq!(texts, ["PROJ MN=unset MD=unset"], "{stderr}");
+    assert!(stderr.contains("does not start"), "{stderr}");
+    // A drop-in's wrong guard beside a good main file.
+    let c = Claude::new();
+    c.write(
+        "managed/managed-settings.json",
+        &json!({"env": {"MN": "mx"}, "hooks": {"UserPromptSubmit": ups("MANAGED")}}).to_string(),
+    );
+    let mut drop_in = json!({"env": {"MD": "md"}, "hooks": bad_pre});
+    drop_in["hooks"]["UserPromptSubmit"] = ups("DROP_IN");
+    c.write(
+        "managed/managed-settings.d/20-pre.json",
+        &drop_in.to_string(),
+    );
+    let c = c.project_settings(&proj);
+    let (mut texts, stderr) = said(&c);
+    texts.sort();
+    assert_eq!(texts, ["MANAGED", "PROJ MN=mx MD=md"], "{stderr}");
+    assert!(stderr.contains("20-pre.json"), "{stderr}");
+    // A drop-in's `env` wins.
+    let c = Claude::new();
+    c.write(
+        "managed/managed-settings.json",
+        &json!({"env": {"MN": "base"}, "hooks": {"UserPromptSubmit": ups("MANAGED")}}).to_string(),
+    );
+    c.write(
+        "managed/managed-settings.d/10-x.json",
+        &json!({"env": {"MN": "dropin"}, "hooks": {"UserPromptSubmit": ups("DROP_IN")}})
+            .to_string(),
+    );
+    let c = c.project_settings(&proj);
+    let (mut texts, stderr) = said(&c);
+    texts.sort();
+    assert_eq!(
+        texts,
+        ["DROP_IN", "MANAGED", "PROJ MN=dropin MD=unset"],
+        "{stderr}"
+    );
+    // A drop-in that is not JSON.
+    let c = Claude::new();
+    c.write(
+        "managed/managed-settings.d/10-good.json",
+        &json!({"env": {"MN": "mx"}, "hooks": {"UserPromptSubmit": ups("MANAGED")}}).to_string(),
+    );
+    c.write(
+        "managed/managed-settings.d/20-bad.json",
+        "{\"env\": {\"MX\": \"1\"}",
+    );
+    let c = c.project_settings(&proj);
+    let (mut texts, stderr) = said(&c);
+    texts.sort();
+    assert_eq!(texts, ["MANAGED", "PROJ MN=mx MD=unset"], "{stderr}");
+    assert!(
+        stderr.contains("20-bad.json") && stderr.contains("does not start"),
+        "{stderr}"
+    );
 }
 
 /// r14k_p_control, r14k_p_model_num, r14k_p_cleanup_str,

@@ -439,7 +439,11 @@ pub fn load_text(
                 .in_file(path)
                 .at(e.position)
                 .for_dialect(DIALECT)
-                .with_hint("Claude Code ignores the whole file");
+                .with_hint(if scope == Scope::Managed {
+                    NO_START
+                } else {
+                    "Claude Code ignores the whole file"
+                });
             return (file, vec![d]);
         }
     };
@@ -487,11 +491,17 @@ pub fn load_text(
     if !l.problems.is_empty() {
         file.dropped = true;
         file.groups.clear();
+        // Left in managed settings: the document is not an object.
+        let how = if scope == Scope::Managed {
+            NO_START
+        } else {
+            "none of its hooks run"
+        };
+        let count = l.problems.len();
+        let entries = if count == 1 { "entry" } else { "entries" };
         diags.push(
             Diagnostic::error(format!(
-                "Claude Code ignores this whole file because of {} invalid {}; none of its hooks run",
-                l.problems.len(),
-                if l.problems.len() == 1 { "entry" } else { "entries" }
+                "Claude Code ignores this whole file because of {count} invalid {entries}; {how}"
             ))
             .in_file(path)
             .at(Some(root.position))
@@ -555,8 +565,10 @@ pub fn model_matcher(matcher: &str) -> String {
 /// never leaves a guard out unnoticed; under any other event only that
 /// entry (or matcher group, or the event's list) is dropped (recorded:
 /// `r2_invalid_hook_entry`, `r13_settings_event_object`,
-/// `drift_guard_event_object_env`). Managed settings keep 2.1.197's rule
-/// (their `hooks` are dropped whole): their cases were not re-recorded.
+/// `drift_guard_event_object_env`). In managed settings the same wrong
+/// entry under a guard event drops the file's `hooks` only, its other
+/// settings applying (recorded with 2.1.332: `r14k_m_badhook_other_event`,
+/// `m332_badhook_permreq`, `m332_badhook_skillshell`).
 pub fn guards(event: Option<ClaudeEvent>) -> bool {
     matches!(
         event,
@@ -567,6 +579,39 @@ pub fn guards(event: Option<ClaudeEvent>) -> bool {
         )
     )
 }
+
+/// Whether a managed file still sets something once its `hooks` and its
+/// `wrong` settings are left out (2.1.332's `oyt`): a setting other than
+/// `managedSourcesBehavior` and `wslInheritsWindowsSettings` whose value
+/// is not an object holding only such objects (`{}`, `{"a": {}}`). A
+/// `disableAllHooks` or `allowManagedHooksOnly` that is not a boolean
+/// sets nothing (the first is ignored, the second only stands in for
+/// `true`).
+fn policy_left(cleaned: &Node, wrong: &[String]) -> bool {
+    fn hollow(node: &Node) -> bool {
+        node.as_map()
+            .is_some_and(|entries| entries.iter().all(|(_, v)| hollow(v)))
+    }
+    let Some(entries) = cleaned.as_map() else {
+        return false;
+    };
+    entries.iter().any(|(k, v)| {
+        let name = k.scalar_text();
+        let switch = matches!(name.as_str(), "disableAllHooks" | "allowManagedHooksOnly");
+        let set = !switch || matches!(v.value, Value::Bool(_));
+        let counted = !matches!(
+            name.as_str(),
+            "hooks" | "managedSourcesBehavior" | "wslInheritsWindowsSettings"
+        );
+        counted && set && !wrong.contains(&name) && !hollow(v)
+    })
+}
+
+/// What Claude Code 2.1.332 does with a managed settings file that is not
+/// a JSON object: it does not start (exit 1, `Managed settings document
+/// could not be parsed as a JSON object; none of its settings are in
+/// effect`; recorded: `r14k_m_badjson`, `m332_md_badjson_plus_good`).
+const NO_START: &str = "Claude Code 2.1.332 does not start with a managed settings file that is not a JSON object; latch loads the other files";
 
 /// How a warning about a managed setting ends.
 const MANAGED_IGNORES: &str =
@@ -667,6 +712,19 @@ impl Loader<'_> {
                         );
                     }
                 }
+                // 2.1.332 reads a wrong setting that restricts as its
+                // restrictive value (`ISa`, `Pn`; recorded:
+                // `m332_amho_str`).
+                _ if self.scope == Scope::Managed && key == "allowManagedHooksOnly" => {
+                    file.allow_managed_hooks_only = Some(true);
+                    self.note(
+                        Diagnostic::warning(format!(
+                            "`allowManagedHooksOnly` must be a boolean, not {}; in managed settings Claude Code reads it as `true` (its restrictive value) until it is fixed",
+                            node.json_kind()
+                        ))
+                        .at(Some(node.position)),
+                    );
+                }
                 // Managed settings drop a bad setting alone (see
                 // `settings_types`).
                 _ if self.scope == Scope::Managed => self.note(
@@ -715,9 +773,9 @@ impl Loader<'_> {
         // `r13_settings_hooks_*`, `r13_settings_unknown_event_*`). A
         // plugin's hooks file is checked as it is.
         let settings = self.scope != Scope::Plugin;
-        // What 2.1.332's search for guard hooks drops (`Tr`, `N4s`; not in
-        // managed settings, whose cases were not re-recorded).
-        let searched = settings && self.scope != Scope::Managed;
+        // What 2.1.332's search for guard hooks drops (`Tr`, `N4s`): the
+        // file, or in managed settings the file's `hooks`.
+        let searched = settings;
         let Some(events) = hooks.as_map() else {
             use super::settings_schema::guard_search;
             let message = format!(
@@ -785,19 +843,18 @@ impl Loader<'_> {
                 // Under a guard event a wrong list drops the file (a
                 // settings file's `null` only the event: 2.1.332,
                 // `drift_guard_event_object_env`); under any other it drops
-                // the event alone, in a plugin too. Managed settings keep
-                // 2.1.197's rule, the event alone (`r14k_md_event_object`).
-                let event_alone = match self.scope {
-                    Scope::Managed => true,
-                    _ if guard => settings && groups.value == Value::Null,
+                // the event alone, in a plugin too. In managed settings what
+                // would drop the file drops its `hooks` (2.1.332:
+                // `r14k_m_event_object`, `m332_pre_null`, `m332_stop_object`).
+                let event_alone = if guard {
+                    settings && groups.value == Value::Null
+                } else {
                     // One that seems to hold guard hooks drops the file
                     // (2.1.332, `Tr`).
-                    _ => {
-                        !(searched
-                            && super::settings_schema::guard_search::holds_guards(
-                                groups, 3, false, false, false,
-                            ))
-                    }
+                    !(searched
+                        && super::settings_schema::guard_search::holds_guards(
+                            groups, 3, false, false, false,
+                        ))
                 };
                 self.wrong_shape(
                     event_alone,
@@ -808,7 +865,7 @@ impl Loader<'_> {
                 );
                 continue;
             };
-            self.lenient = !guard && self.scope != Scope::Managed;
+            self.lenient = !guard;
             for g in items {
                 // A group that seems to hold guard hooks where a matcher
                 // group was expected drops the file (2.1.332, `N4s`).
@@ -835,9 +892,13 @@ impl Loader<'_> {
     /// Every setting's type, as Claude Code checks a settings file before
     /// it reads anything of it (see [`super::settings_schema`]): a wrong
     /// one drops the whole file. Managed settings are checked with each
-    /// setting on its own (Claude Code's code; not recorded): a wrong one
-    /// is a warning and only that setting is dropped, `hooks` whole when
-    /// any of its entries is wrong.
+    /// setting on its own (Claude Code 2.1.332's `ISa`; recorded:
+    /// `r14k_m_*`, `m332_*`): a wrong one is a warning and only that
+    /// setting is dropped. Their `hooks` are read as a settings file's
+    /// (see [`guards`]), but what drops a settings file drops only the
+    /// managed file's `hooks`; when nothing else of it would apply, Claude
+    /// Code does not start (`m332_pre_bad_hooks_only`), which latch says
+    /// with an error.
     fn settings_types(&mut self, root: &Node, file: &mut LoadedFile) {
         use super::settings_schema::{check, clean, guard_search};
         let (cleaned, removed) = clean(root, self.scope == Scope::Managed);
@@ -846,13 +907,28 @@ impl Loader<'_> {
         }
         let managed = self.scope == Scope::Managed && root.as_map().is_some();
         // 2.1.332 (`bwe`): a guard hook anywhere but under `hooks` drops the
-        // file (not managed settings: their reading keeps such a file).
-        if !managed && let Some(at) = guard_search::outside_hooks(root) {
-            self.problem(
-                at,
-                "a PreToolUse, PermissionRequest or PreSkillShellCommand hook seems to be written here, outside `hooks`, where none is read"
-                    .to_owned(),
-            );
+        // file; managed settings say so and load it, `hooks` included
+        // (`m332_guard_outside_hooks`, `m332_guard_under_setting`).
+        if let Some(at) = guard_search::outside_hooks(root) {
+            let message = "a PreToolUse, PermissionRequest or PreSkillShellCommand hook seems to be written here, outside `hooks`, where none is read";
+            if managed {
+                self.note(
+                    Diagnostic::warning(format!(
+                        "{message}; in managed settings Claude Code says so and loads the file, its `hooks` included"
+                    ))
+                    .at(Some(at)),
+                );
+            } else {
+                self.problem(at, message.to_owned());
+            }
+        }
+        // `hooks` is checked event by event: what only the schema rejects
+        // drops the file (managed: its `hooks`) under a guard event, and
+        // itself elsewhere (see `guards`).
+        if self.problems.is_empty()
+            && let Some(events) = cleaned.get("hooks")
+        {
+            self.hooks_by_event(events, file);
         }
         if managed && !self.problems.is_empty() {
             // Every problem the loader found is in `hooks` here.
@@ -869,22 +945,9 @@ impl Loader<'_> {
             file.groups.clear();
             self.hooks_dropped = true;
         }
-        // Checked by this loader with its own words; `hooks` too, unless
-        // the loader found nothing wrong there (the schema then checks
-        // what the loader does not read, such as `rewakeMessage`).
-        let mut skip = vec!["disableAllHooks", "allowManagedHooksOnly"];
-        if !self.problems.is_empty() || self.hooks_dropped || !managed {
-            skip.push("hooks");
-        }
-        // Outside managed settings `hooks` is checked event by event: what
-        // only the schema rejects drops the file under a guard event, and
-        // its matcher group elsewhere (see `guards`).
-        if !managed
-            && self.problems.is_empty()
-            && let Some(events) = cleaned.get("hooks")
-        {
-            self.hooks_by_event(events, file);
-        }
+        // Checked by this loader with its own words, and `hooks` above.
+        let skip = ["disableAllHooks", "allowManagedHooksOnly", "hooks"];
+        let mut wrong = Vec::new();
         for r in check(&cleaned, &skip) {
             if !managed {
                 self.problem(r.at, r.message);
@@ -893,20 +956,29 @@ impl Loader<'_> {
             self.note(
                 Diagnostic::warning(format!("{}; {MANAGED_IGNORES}", r.message)).at(Some(r.at)),
             );
-            match r.setting.as_str() {
-                "hooks" => {
-                    file.groups.clear();
-                    self.hooks_dropped = true;
-                }
-                "env" => file.env.clear(),
-                _ => {}
+            if r.setting == "env" {
+                file.env.clear();
             }
+            wrong.push(r.setting);
+        }
+        if managed && self.hooks_dropped && !policy_left(&cleaned, &wrong) {
+            file.dropped = true;
+            file.env.clear();
+            self.notes.push(
+                Diagnostic::error(
+                    "Claude Code 2.1.332 does not start with this managed settings file: its `hooks` cannot be loaded because of a PreToolUse, PermissionRequest or PreSkillShellCommand hook, and it sets nothing else; latch loads the other files",
+                )
+                .in_file(self.path)
+                .at(Some(root.position))
+                .for_dialect(DIALECT),
+            );
         }
     }
 
     /// The schema's check of `hooks` (what the loader does not read, such
     /// as `rewakeMessage`), one event at a time: a rejection under a guard
-    /// event is a problem, which drops the file; under another event each
+    /// event is a problem, which drops the file (in managed settings its
+    /// `hooks`); under another event each
     /// wrong entry is dropped alone with a warning, or its matcher group
     /// when the group itself is wrong (Claude Code 2.1.332, `N4s`). What the
     /// loader dropped already, and warned of, is not said twice.
@@ -1781,9 +1853,12 @@ mod tests {
         assert_eq!(file.groups.len(), 2);
     }
 
-    /// Managed settings drop a wrong setting alone (Claude Code's check of
-    /// them, read from its code): `hooks` whole for a wrong entry, `env`,
-    /// or a flag; the rest applies.
+    /// Managed settings drop a wrong setting alone (Claude Code 2.1.332's
+    /// check of them; recorded: `r14k_m_model_num`, `m332_env_list`,
+    /// `m332_disable_str`): `env`, a flag; a wrong hook entry drops itself
+    /// under an event that does not guard (`r14k_m_badhook_same_group`,
+    /// `m332_badhook_stop`), the file's `hooks` under one that does
+    /// (`r14k_m_badhook_other_event`); the rest applies.
     #[test]
     fn managed_settings_drop_each_wrong_setting_alone() {
         let managed = |text: &str| {
@@ -1807,15 +1882,24 @@ mod tests {
                 .starts_with("`model` must be a string, not a number; in managed settings"),
             "{diags:?}"
         );
-        // A wrong hook entry, for the loader or for the schema: no hooks,
-        // the rest applies.
-        for entry in [r#""timeout":"5""#, r#""rewakeMessage":5"#] {
+        let handlers = |file: &LoadedFile| -> Vec<usize> {
+            file.groups.iter().map(|g| g.handlers.len()).collect()
+        };
+        // A wrong hook entry, for the loader or for the schema: under
+        // `Stop` it is dropped alone, under `PreToolUse` the file's
+        // `hooks`; the rest applies.
+        for (event, entry, left) in [
+            ("Stop", r#""timeout":"5""#, vec![1, 1]),
+            ("Stop", r#""rewakeMessage":5"#, vec![1, 1]),
+            ("PreToolUse", r#""timeout":"5""#, vec![]),
+            ("PreToolUse", r#""rewakeMessage":5"#, vec![]),
+        ] {
             let text = format!(
-                r#"{{"env":{{"M":"1"}},"hooks":{{"Stop":[{{"hooks":[{{"type":"command","command":"c",{entry}}}]}}]}}}}"#
+                r#"{{"env":{{"M":"1"}},"hooks":{{"{event}":[{{"hooks":[{{"type":"command","command":"c",{entry}}},{{"type":"command","command":"d"}}]}}],"Notification":[{{"hooks":[{{"type":"command","command":"n"}}]}}]}}}}"#
             );
             let (file, diags) = managed(&text);
             assert!(!file.dropped, "{text}: {diags:?}");
-            assert!(file.groups.is_empty(), "{text}");
+            assert_eq!(handlers(&file), left, "{text}: {diags:?}");
             assert_eq!(file.env.len(), 1, "{text}");
             assert!(
                 diags
@@ -1972,14 +2056,106 @@ mod tests {
                 &text[..text.len().min(120)]
             );
         }
-        // Managed settings keep such a file (their reading has no such rule).
-        let (file, _) = load_text(
-            r#"{"PreToolUse":[{"hooks":[{"type":"command","command":"c"}]}]}"#,
+        // Managed settings keep such a file, and its `hooks`, with a
+        // warning (`m332_guard_outside_hooks`).
+        let (file, diags) = load_text(
+            r#"{"PreToolUse":[{"hooks":[{"type":"command","command":"c"}]}],"hooks":{"Stop":[{"hooks":[{"type":"command","command":"s"}]}]}}"#,
             Path::new("/etc/claude-code/managed-settings.json"),
             Scope::Managed,
             None,
         );
-        assert!(!file.dropped);
+        assert!(!file.dropped && file.groups.len() == 1, "{diags:?}");
+        assert!(
+            diags
+                .iter()
+                .any(|d| d.severity == crate::diag::Severity::Warning
+                    && d.message.contains("outside `hooks`")),
+            "{diags:?}"
+        );
+    }
+
+    /// How Claude Code 2.1.332 reads a managed file's `hooks` and its
+    /// switches (recorded: `r14k_m_event_object`, `m332_pre_null`,
+    /// `m332_stop_object`, `m332_two_bad_same_group`,
+    /// `m332_bad_group_matcher`, `m332_unknown_event`, `m332_amho_str`,
+    /// `m332_amho_null`, `m332_disable_null`, `m332_pre_bad_hooks_only`,
+    /// `r14k_m_badjson`).
+    #[test]
+    fn managed_hooks_drop_what_they_must_and_no_more() {
+        let managed = |text: &str| {
+            load_text(
+                text,
+                Path::new("/etc/claude-code/managed-settings.json"),
+                Scope::Managed,
+                None,
+            )
+        };
+        let ups = r#""UserPromptSubmit":[{"hooks":[{"type":"command","command":"u"}]}]"#;
+        let errors = |diags: &[Diagnostic]| {
+            diags
+                .iter()
+                .filter(|d| d.severity == crate::diag::Severity::Error)
+                .count()
+        };
+        // (the file's `hooks` besides `ups`, the groups left)
+        for (hooks, groups) in [
+            // A guard event's wrong list drops `hooks`, its `null` itself.
+            (r#""PreToolUse":{}"#, 0),
+            (r#""PreToolUse":null"#, 1),
+            // Another event's wrong list, or an unknown event, itself.
+            (r#""Stop":{}"#, 1),
+            (r#""NotAnEvent":[{"hooks":[]}]"#, 1),
+            // Each wrong entry alone; a wrong matcher group alone.
+            (
+                r#""Stop":[{"hooks":[{"type":"command"},{"type":"command","command":"s"},{"type":"command","command":5}]}]"#,
+                2,
+            ),
+            (
+                r#""Stop":[{"matcher":5,"hooks":[{"type":"command","command":"s"}]}]"#,
+                1,
+            ),
+            // A guard hook where a matcher group belongs drops `hooks`.
+            (r#""Stop":[{"PreToolUse":[{"hooks":[]}]}]"#, 0),
+        ] {
+            let text = format!(r#"{{"env":{{"M":"1"}},"hooks":{{{hooks},{ups}}}}}"#);
+            let (file, diags) = managed(&text);
+            assert!(!file.dropped, "{text}: {diags:?}");
+            assert_eq!(file.groups.len(), groups, "{text}: {diags:?}");
+            assert_eq!(file.env.len(), 1, "{text}");
+            assert_eq!(errors(&diags), 0, "{text}: {diags:?}");
+        }
+        // A wrong `allowManagedHooksOnly` is `true`; its `null` is no
+        // setting; a wrong or `null` `disableAllHooks` is ignored.
+        for (setting, only, warned) in [
+            (r#""allowManagedHooksOnly":"yes""#, Some(true), true),
+            (r#""allowManagedHooksOnly":null"#, None, false),
+            (r#""disableAllHooks":null"#, None, true),
+        ] {
+            let text = format!(r#"{{{setting},"hooks":{{{ups}}}}}"#);
+            let (file, diags) = managed(&text);
+            assert_eq!(file.allow_managed_hooks_only, only, "{text}");
+            assert_eq!(file.disable_all_hooks, None, "{text}");
+            assert_eq!(file.groups.len(), 1, "{text}");
+            assert_eq!(!diags.is_empty(), warned, "{text}: {diags:?}");
+        }
+        // `hooks` that cannot be loaded for a guard, and nothing else:
+        // Claude Code does not start; so with a file that is not JSON.
+        for text in [
+            format!(
+                r#"{{"env":{{}},"hooks":{{"PreToolUse":[{{"hooks":[{{"type":"command"}}]}}],{ups}}}}}"#
+            ),
+            r#"{"env":{"M":"1"}"#.to_owned(),
+            "[]".to_owned(),
+        ] {
+            let (file, diags) = managed(&text);
+            assert!(file.dropped && file.groups.is_empty(), "{text}");
+            let says = |d: &Diagnostic| {
+                let hint = d.hint.as_deref().unwrap_or_default();
+                d.severity == crate::diag::Severity::Error
+                    && (d.message.contains("does not start") || hint.contains("does not start"))
+            };
+            assert!(diags.iter().any(says), "{text}: {diags:?}");
+        }
     }
 
     /// What Claude Code 2.1.332 cleans before its check keeps the file

@@ -554,16 +554,22 @@ fn wrong(node: &Node, path: &str, wanted: &str) -> Rejected {
 /// `disabledMcpjsonServers` that is one server's name becomes a list of it.
 /// Each removal is a warning here, and the file still loads. (Claude Code
 /// also drops permission rules whose syntax it refuses; latch leaves them,
-/// which changes nothing here.) Managed settings, which Claude Code reads
-/// with another schema (not recorded), keep the cleaning of 2.1.197:
-/// permission rules, the MCP server lists and `hooks`.
+/// which changes nothing here.) Managed settings (2.1.332's `TA` with a
+/// policy source: no `so`, no `w0t`) lose the `null` of a setting that
+/// restricts (recorded: `m332_null_restricting`, `m332_amho_null`), the
+/// permission rules that are not text, the MCP server lists' wrong parts
+/// and `hooks`' broken parts; a wrong setting there is dropped alone
+/// afterwards (`load.rs`), so the rest of the cleaning changes nothing
+/// they load.
 pub fn clean(root: &Node, managed: bool) -> (Node, Vec<Rejected>) {
     let mut root = root.clone();
     let mut removed = Vec::new();
     let Value::Map(entries) = &mut root.value else {
         return (root, removed);
     };
-    if !managed {
+    if managed {
+        restricting_nulls(entries);
+    } else {
         before_the_rest(entries, &mut removed);
     }
     for (key, value) in entries.iter_mut() {
@@ -645,6 +651,19 @@ pub fn clean(root: &Node, managed: bool) -> (Node, Vec<Rejected>) {
     (root, removed)
 }
 
+/// `Fr`: a `null` of a setting that restricts is no setting (removed
+/// without a word, in managed settings too).
+fn restricting_nulls(entries: &mut Vec<(Node, Node)>) {
+    let nulls: Vec<String> = last_of_each(entries)
+        .into_iter()
+        .filter(|(name, _, v)| v.value == Value::Null && null_is_removed(name))
+        .map(|(name, _, _)| name)
+        .collect();
+    for name in nulls {
+        take(entries, &name);
+    }
+}
+
 /// The steps of 2.1.332's cleaning that 2.1.197 did not have (`so`, `uwe`,
 /// `Fr`, `w0t`, `Wr`, `Jr`, `Kr`, `Qr`), for a file that is not managed.
 fn before_the_rest(entries: &mut Vec<(Node, Node)>, removed: &mut Vec<Rejected>) {
@@ -710,15 +729,7 @@ fn before_the_rest(entries: &mut Vec<(Node, Node)>, removed: &mut Vec<Rejected>)
             }
         }
     }
-    // `Fr`: a `null` of a setting that restricts is no setting.
-    let nulls: Vec<String> = last_of_each(entries)
-        .into_iter()
-        .filter(|(name, _, v)| v.value == Value::Null && null_is_removed(name))
-        .map(|(name, _, _)| name)
-        .collect();
-    for name in nulls {
-        take(entries, &name);
-    }
+    restricting_nulls(entries);
     // `w0t`: one server's name is a list of it.
     for name in ["enabledMcpjsonServers", "disabledMcpjsonServers"] {
         if let Some(v) = last_mut(entries, name)
