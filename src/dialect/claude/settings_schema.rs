@@ -544,7 +544,7 @@ fn wrong(node: &Node, path: &str, wanted: &str) -> Rejected {
 /// settings may set; an alias (`additionalMarketplaces`,
 /// `allowedMarketplaces`), which becomes the setting it names; a `null`
 /// of a setting that restricts (`allowManagedHooksOnly`, …); a permission
-/// rule that is not text; the broken parts of `hooks` (`load.rs` warns of
+/// rule that is not text; the broken parts of `hooks` (`load` warns of
 /// those); an `extraKnownMarketplaces` that is not an object or an entry of
 /// it that does not fit (but one of a source type Claude Code does not
 /// know, which fails the file); a `modelPicker`, `modelPricing` or
@@ -559,7 +559,7 @@ fn wrong(node: &Node, path: &str, wanted: &str) -> Rejected {
 /// restricts (recorded: `m332_null_restricting`, `m332_amho_null`), the
 /// permission rules that are not text, the MCP server lists' wrong parts
 /// and `hooks`' broken parts; a wrong setting there is dropped alone
-/// afterwards (`load.rs`), so the rest of the cleaning changes nothing
+/// afterwards (`load`), so the rest of the cleaning changes nothing
 /// they load.
 pub fn clean(root: &Node, managed: bool) -> (Node, Vec<Rejected>) {
     let mut root = root.clone();
