@@ -1,5 +1,15 @@
 use super::*;
 
+/// `text` read as the managed settings file.
+fn managed(text: &str) -> (LoadedFile, Vec<Diagnostic>) {
+    load_text(
+        text,
+        Path::new("/etc/claude-code/managed-settings.json"),
+        Scope::Managed,
+        None,
+    )
+}
+
 fn load(text: &str) -> (LoadedFile, Vec<Diagnostic>) {
     load_text(
         text,
@@ -259,14 +269,6 @@ fn each_wrong_entry_drops_itself_in(text: &str, path: &str, scope: Scope) {
 /// (`r14k_m_badhook_other_event`); the rest applies.
 #[test]
 fn managed_settings_drop_each_wrong_setting_alone() {
-    let managed = |text: &str| {
-        load_text(
-            text,
-            Path::new("/etc/claude-code/managed-settings.json"),
-            Scope::Managed,
-            None,
-        )
-    };
     let stop = r#"{"Stop":[{"hooks":[{"type":"command","command":"c"}]}]}"#;
     // A wrong setting beside the hooks: they run.
     let (file, diags) = managed(&format!(
@@ -478,14 +480,6 @@ fn a_guard_hook_where_none_is_read_drops_the_file() {
 /// `r14k_m_badjson`).
 #[test]
 fn managed_hooks_drop_what_they_must_and_no_more() {
-    let managed = |text: &str| {
-        load_text(
-            text,
-            Path::new("/etc/claude-code/managed-settings.json"),
-            Scope::Managed,
-            None,
-        )
-    };
     let ups = r#""UserPromptSubmit":[{"hooks":[{"type":"command","command":"u"}]}]"#;
     let errors = |diags: &[Diagnostic]| {
         diags
