@@ -160,6 +160,20 @@ fn every_failure_of_a_user_hook_blocks_in_claude_code_s_words() {
         )),
         "{said}"
     );
+    // Its exit 2 is no failure: that text names the command as written.
+    let c = Claude::new();
+    let blocks = c.hook(
+        "blocks",
+        "--exit 2 --stderr 'see https://user:pw@example.com/x?token=abc#frag'",
+    );
+    let c = c.user_settings(&pre(&[&[command(&blocks)]]));
+    let f = c.fire_env(&bash_before("ls"), &[ON]);
+    assert_eq!(
+        texts(&f.outcome["notices"]),
+        [format!(
+            "PreToolUse:Bash hook error: [{blocks}]: see https://user:pw@example.com/x?token=abc#frag"
+        )]
+    );
 
     let c = Claude::new();
     let ups = c.hook("ups", "--exit 1 --stderr 'RP09_ERR boom'");

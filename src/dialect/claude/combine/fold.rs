@@ -58,6 +58,7 @@ pub(super) struct Fold<'a> {
 }
 
 /// How the texts about one run hook name it.
+#[derive(Clone)]
 pub(super) struct Naming {
     /// Its command (or URL, or `server/tool`) as the texts quote it: a
     /// plugin's root expanded (2.1.332).
@@ -68,6 +69,9 @@ pub(super) struct Naming {
     /// `_h`): its `statusMessage`, else its command as written (a plugin's
     /// root not expanded), made visible on one line.
     pub(super) in_block: String,
+    /// For one of the user's own hooks: `shown` with its URLs cut, as the
+    /// text of its failure names it (see `super::super::personal`).
+    pub(super) cut: Option<String>,
 }
 
 impl Fold<'_> {

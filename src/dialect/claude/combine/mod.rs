@@ -340,6 +340,7 @@ pub async fn dispatch(cfg: &Claude, event: &Event, cx: &DispatchContext<'_>) -> 
                     shown: run.shown,
                     from_plugin: run.from_plugin,
                     in_block,
+                    cut: run.cut,
                 });
                 runs.push(run.run);
             }
@@ -407,6 +408,19 @@ pub async fn dispatch(cfg: &Claude, event: &Event, cx: &DispatchContext<'_>) -> 
             Some(line) => text::with_plugin_line(ran.verdict, line),
             None => ran.verdict,
         };
+        // A personal hook's failure names it with its URLs cut; its
+        // other texts, as written (Claude Code 2.1.332's `Fkn`).
+        let cut_naming;
+        let naming = match (&naming.cut, ran.personal_failure) {
+            (Some(cut), true) => {
+                cut_naming = Naming {
+                    shown: cut.clone(),
+                    ..naming.clone()
+                };
+                &cut_naming
+            }
+            _ => naming,
+        };
         fold.apply(i, naming, verdict, &mut record, cx);
         records[i] = Some(record);
     }
@@ -429,6 +443,9 @@ struct Ran {
     record: HookRun,
     verdict: Verdict,
     warnings: Vec<String>,
+    /// The verdict is a personal hook's block for a failure (see
+    /// [`Personally::failed`]).
+    personal_failure: bool,
 }
 
 /// A handler ready to run: its text for messages and its run.
@@ -437,6 +454,9 @@ struct Work<'a> {
     /// For a plugin's command: the line its exit 2's blocking error ends
     /// with (Claude Code 2.1.332).
     from_plugin: Option<String>,
+    /// For one of the user's own hooks: its name with URLs cut, for the
+    /// text of its failure.
+    cut: Option<String>,
     run: Run<'a>,
 }
 
@@ -489,15 +509,14 @@ impl PersonalRun {
     }
 
     /// `verdict` with its answer cut down, then its failure blocking
-    /// (the error's own words shown as `detail` says), and whether the
-    /// personal rule decided the failure (`onFailure` then does not).
+    /// (the error's own words shown as `detail` says).
     fn judge(
         &self,
         verdict: Verdict,
         stderr: &str,
         code: Option<i32>,
         detail: super::judge::Detail,
-    ) -> (Verdict, bool) {
+    ) -> Personally {
         let verdict = match verdict {
             Verdict::Json(j) => Verdict::Json(Box::new(super::personal::sanitize(
                 *j,
@@ -507,15 +526,34 @@ impl PersonalRun {
             other => other,
         };
         match &self.blocks {
-            Some(why) => (
-                super::judge::failure_blocks_because(
+            Some(why) => {
+                let was_blocking = matches!(verdict, Verdict::Blocking(_));
+                let verdict = super::judge::failure_blocks_because(
                     verdict, stderr, code, self.event, why, detail,
-                ),
-                true,
-            ),
-            None => (verdict, false),
+                );
+                Personally {
+                    failed: !was_blocking && matches!(verdict, Verdict::Blocking(_)),
+                    verdict,
+                    decided: true,
+                }
+            }
+            None => Personally {
+                verdict,
+                decided: false,
+                failed: false,
+            },
         }
     }
+}
+
+/// What the personal rule made of a verdict.
+struct Personally {
+    verdict: Verdict,
+    /// The rule decides this hook's failures (`onFailure` then does not).
+    decided: bool,
+    /// The verdict is the rule's block for a failure, whose text names
+    /// the hook with its URLs cut (`Gg`).
+    failed: bool,
 }
 
 /// A handler for which Claude Code takes an exit 2 with nothing on stdout
@@ -651,19 +689,24 @@ fn ran(
         crate::run::Termination::Exited(crate::run::Exit::Code(c)) => Some(*c),
         _ => None,
     };
-    let (verdict, decided) = match &judged.personal {
+    let personally = match &judged.personal {
         Some(p) => p.judge(verdict, &stderr, code, super::judge::Detail::UrlsCut),
-        None => (verdict, false),
+        None => Personally {
+            verdict,
+            decided: false,
+            failed: false,
+        },
     };
-    let verdict = if judged.on_failure_blocks && !decided {
-        super::judge::failure_blocks(verdict, &stderr, code, f.record.event.as_str())
+    let verdict = if judged.on_failure_blocks && !personally.decided {
+        super::judge::failure_blocks(personally.verdict, &stderr, code, f.record.event.as_str())
     } else {
-        verdict
+        personally.verdict
     };
     Ran {
         verdict,
         record: f.record,
         warnings,
+        personal_failure: personally.failed,
     }
 }
 
@@ -698,11 +741,13 @@ fn work<'a>(
         return Prepared::Run(Work {
             shown,
             from_plugin: None,
+            cut: None,
             run: Run::Other(Box::pin(async move {
                 Ran {
                     record,
                     verdict: Verdict::Blocking(super::skill_shell::NO_PROMPT_HOOKS.to_owned()),
                     warnings: Vec::new(),
+                    personal_failure: false,
                 }
             })),
         });
@@ -725,12 +770,11 @@ fn work<'a>(
             let url = url.clone();
             let on_failure_blocks = place.ce.on_failure_blocks(s.handler);
             let personal = PersonalRun::new(&s, place);
-            // A personal hook's URL is shown without its credentials,
-            // query and fragment (`DA`).
-            let shown = match (&personal, super::personal::cut_url(&shown)) {
-                (Some(_), Some(cut)) => cut,
-                _ => shown,
-            };
+            // A personal hook's failure names its URL without its
+            // credentials, query and fragment (`DA`).
+            let cut = personal
+                .as_ref()
+                .map(|_| super::personal::cut_url(&shown).unwrap_or_else(|| shown.clone()));
             let detail = if super::personal::shows_error(&url) {
                 super::judge::Detail::UrlsCut
             } else {
@@ -740,27 +784,33 @@ fn work<'a>(
             Prepared::Run(Work {
                 shown,
                 from_plugin: None,
+                cut,
                 run: Run::Other(Box::pin(async move {
                     let called = http::call(url, headers, body, timeout, cx.cancel).await;
                     record.took(called.took);
                     if let Some(status) = called.status {
                         record.message = Some(format!("HTTP {status}"));
                     }
-                    let (verdict, decided) = match &personal {
+                    let personally = match &personal {
                         Some(p) => p.judge(called.verdict, "", None, detail),
-                        None => (called.verdict, false),
+                        None => Personally {
+                            verdict: called.verdict,
+                            decided: false,
+                            failed: false,
+                        },
                     };
-                    let verdict = if decided {
-                        verdict
+                    let verdict = if personally.decided {
+                        personally.verdict
                     } else if on_failure_blocks {
-                        super::judge::failure_blocks(verdict, "", None, "")
+                        super::judge::failure_blocks(personally.verdict, "", None, "")
                     } else {
-                        verdict
+                        personally.verdict
                     };
                     Ran {
                         record,
                         verdict,
                         warnings,
+                        personal_failure: personally.failed,
                     }
                 })),
             })
@@ -776,6 +826,7 @@ fn work<'a>(
             Prepared::Run(Work {
                 shown,
                 from_plugin: None,
+                cut: None,
                 run: Run::Other(Box::pin(async move {
                     let started = std::time::Instant::now();
                     let verdict = tokio::select! {
@@ -787,6 +838,7 @@ fn work<'a>(
                         record,
                         verdict,
                         warnings: Vec::new(),
+                        personal_failure: false,
                     }
                 })),
             })
@@ -863,6 +915,7 @@ fn work<'a>(
             Prepared::Run(Work {
                 shown,
                 from_plugin: None,
+                cut: None,
                 run: Run::Other(Box::pin(async move {
                     let started = std::time::Instant::now();
                     let verdict = tokio::select! {
@@ -880,6 +933,7 @@ fn work<'a>(
                         record,
                         verdict,
                         warnings: Vec::new(),
+                        personal_failure: false,
                     }
                 })),
             })
@@ -951,13 +1005,11 @@ fn work<'a>(
                     Program::Shell { shell, .. } => shell.display().to_string(),
                 };
                 let personal = PersonalRun::new(&s, place);
-                // A personal hook's command is shown with its URLs cut
-                // (`Gg`; recorded: `rp12_user_stderr_secrets`).
-                let shown = if personal.is_some() {
-                    super::personal::scrub_urls(&shown)
-                } else {
-                    shown
-                };
+                // A personal hook's failure names its command with its URLs
+                // cut (`Gg`; recorded: `rp12_user_stderr_secrets`).
+                let cut = personal
+                    .as_ref()
+                    .map(|_| super::personal::scrub_urls(&shown));
                 // A plugin's command is named with its root expanded, and
                 // its exit 2 says which plugin it comes from (2.1.332,
                 // recorded: `r2_plugin`).
@@ -975,6 +1027,7 @@ fn work<'a>(
                 Prepared::Run(Work {
                     shown,
                     from_plugin,
+                    cut,
                     run: Run::Process {
                         job: Box::new(Job {
                             command: cmd,
