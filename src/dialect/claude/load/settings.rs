@@ -1,6 +1,8 @@
 //! The checks of a whole settings file: every setting's type, `hooks`
 //! event by event, and what managed settings keep.
 
+use std::collections::{HashMap, HashSet};
+
 use super::*;
 
 /// Whether a managed file still sets something once its `hooks` and its
@@ -132,6 +134,15 @@ impl Loader<'_> {
         let Some(events) = events.as_map() else {
             return;
         };
+        // The loaded groups by event and place, and what is dropped.
+        let loaded: HashMap<(&str, Position), usize> = file
+            .groups
+            .iter()
+            .enumerate()
+            .filter_map(|(i, g)| Some(((g.event_name.as_str(), g.source.position?), i)))
+            .collect();
+        let mut gone_groups = HashSet::new();
+        let mut gone_handlers = HashSet::new();
         for (name, value) in events {
             let event_name = name.scalar_text();
             if guards(ClaudeEvent::from_name(&event_name)) {
@@ -157,14 +168,15 @@ impl Loader<'_> {
                 continue;
             };
             for (index, g) in groups.iter().enumerate() {
+                // What the loader dropped already, and warned of, is not
+                // looked for.
+                let Some(&at) = loaded.get(&(event_name.as_str(), g.position)) else {
+                    continue;
+                };
                 let check = super::settings_schema::check_group(&event_name, index, g);
-                let loaded = file.groups.iter().position(|l| {
-                    l.event_name == event_name && l.source.position == Some(g.position)
-                });
-                let Some(at) = loaded else { continue };
                 let mut dropped = Vec::new();
                 if let Some(r) = check.group {
-                    file.groups.remove(at);
+                    gone_groups.insert(at);
                     dropped.push((r, "matcher group"));
                 } else {
                     let entries = g.get("hooks").and_then(Node::as_seq).unwrap_or_default();
@@ -172,19 +184,14 @@ impl Loader<'_> {
                         let Some(entry) = entries.get(i) else {
                             continue;
                         };
-                        let handlers = &mut file.groups[at].handlers;
-                        if let Some(h) = handlers
+                        if file.groups[at]
+                            .handlers
                             .iter()
-                            .position(|h| h.source.position == Some(entry.position))
+                            .any(|h| h.source.position == Some(entry.position))
                         {
-                            handlers.remove(h);
+                            gone_handlers.insert((at, entry.position));
                             dropped.push((r, "entry"));
                         }
-                    }
-                    // A group left with no hook is gone too (Claude Code
-                    // keeps it, and it runs nothing).
-                    if !dropped.is_empty() && file.groups[at].handlers.is_empty() {
-                        file.groups.remove(at);
                     }
                 }
                 for (r, what) in dropped {
@@ -199,5 +206,18 @@ impl Loader<'_> {
                 }
             }
         }
+        // Dropped at once, each list walked once (a file may hold many).
+        for (at, group) in file.groups.iter_mut().enumerate() {
+            group.handlers.retain(|h| {
+                h.source
+                    .position
+                    .is_none_or(|p| !gone_handlers.contains(&(at, p)))
+            });
+        }
+        let mut at = 0;
+        file.groups.retain(|_| {
+            at += 1;
+            !gone_groups.contains(&(at - 1))
+        });
     }
 }

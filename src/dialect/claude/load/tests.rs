@@ -257,8 +257,9 @@ fn each_wrong_entry_drops_itself_in(text: &str, path: &str, scope: Scope) {
             .all(|d| d.severity == crate::diag::Severity::Warning),
         "{diags:?}"
     );
-    // The group left with no hook is gone.
-    assert_eq!(file.groups.len(), 2);
+    // A group left with no hook stays, as in Claude Code, and runs
+    // nothing.
+    assert_eq!(file.groups.len(), 3);
 }
 
 /// Managed settings drop a wrong setting alone (Claude Code 2.1.332's
@@ -609,4 +610,29 @@ fn what_claude_code_cleans_first_keeps_the_file() {
                 && d.message.contains("ignores")),
         "{diags:?}"
     );
+}
+
+/// A file of 30,000 matcher groups, one of them with 10,000 entries only
+/// the schema rejects, is read in linear time (a quadratic pass would take
+/// minutes here): every wrong entry dropped, every good group kept.
+#[test]
+fn many_groups_and_wrong_entries_are_read_in_linear_time() {
+    let good = r#"{"hooks":[{"type":"command","command":"g"}]}"#;
+    let wrong = r#"{"type":"command","command":"w","rewakeMessage":5}"#;
+    let text = format!(
+        r#"{{"hooks":{{"Stop":[{},{{"hooks":[{}]}}]}}}}"#,
+        [good; 30_000].join(","),
+        [wrong; 10_000].join(",")
+    );
+    for (path, scope) in [
+        ("/p/.claude/settings.json", Scope::Project),
+        ("/p/hooks/hooks.json", Scope::Plugin),
+    ] {
+        let (file, diags) = load_text(&text, Path::new(path), scope, None);
+        assert!(!file.dropped);
+        assert_eq!(file.groups.len(), 30_001);
+        let handlers: usize = file.groups.iter().map(|g| g.handlers.len()).sum();
+        assert_eq!(handlers, 30_000);
+        assert_eq!(diags.len(), 10_000);
+    }
 }
