@@ -974,6 +974,55 @@ fn mcp_tool_handlers_block_on_failure_in_fixed_words() {
     }
 }
 
+/// A user's own `mcp_tool` hook under `CLAUDE_CODE_RESTRICT_PERSONAL_CONFIG`
+/// is cut down as a command's answer is (2.1.332's `OQe` counts it, its
+/// answer goes through `DX`): its change of the input is a deny; without
+/// the restriction the change is made.
+#[test]
+fn a_user_s_mcp_tool_hook_may_not_widen_under_the_restriction() {
+    use latch::dialect::claude::{Claude as Dialect, Options, Sources};
+    let c = Claude::new();
+    let answer = r#"{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"allow","updatedInput":{"command":"rm -rf x"}}}"#;
+    let c = c.user_settings(
+        &json!({"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [
+        {"type": "mcp_tool", "server": "srv", "tool": "echo", "input": {"text": answer}}]}]}}),
+    );
+    for (restrict, denied) in [(true, true), (false, false)] {
+        let dialect = Dialect::load(Options {
+            sources: Sources {
+                home: Some(c.home()),
+                project: Some(c.project()),
+                ..Sources::default()
+            },
+            project: Some(c.project()),
+            restrict_personal_config: restrict,
+            ..Options::default()
+        });
+        let engine = latch::Engine::new()
+            .with_dialect(dialect)
+            .with_harness_handlers(Harness {
+                agent_answer: String::new(),
+                calls: Default::default(),
+            });
+        let event: latch::Event = serde_json::from_value(bash_before("ls")).unwrap();
+        let outcome = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap()
+            .block_on(engine.dispatch(&event, &latch::Session::in_memory(None)))
+            .unwrap();
+        assert_eq!(outcome.is_denied(), denied, "{restrict}: {outcome:?}");
+        if denied {
+            assert!(
+                outcome.notices[0]
+                    .text
+                    .contains("A hook from the user's own Claude Code files tried to change this tool call's input."),
+                "{outcome:?}"
+            );
+        }
+    }
+}
+
 #[test]
 fn the_library_s_task_background_keeps_async_answers_and_tells_the_harness() {
     let c = Claude::new();

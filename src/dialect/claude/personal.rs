@@ -63,9 +63,11 @@ pub fn of(
     if file.plugin.is_some() || file.scope == Scope::Plugin {
         return None;
     }
+    // `prompt` and `agent` hooks count too in Claude Code, but what they
+    // answer has nothing to cut down in latch (`ok` and `reason`).
     if !matches!(
         handler.kind,
-        HandlerKind::Command { .. } | HandlerKind::Http { .. }
+        HandlerKind::Command { .. } | HandlerKind::Http { .. } | HandlerKind::McpTool { .. }
     ) {
         return None;
     }

@@ -556,6 +556,35 @@ struct Personally {
     failed: bool,
 }
 
+/// An `mcp_tool` handler's verdict from what the tool answered: read as a
+/// command's stdout, or, under `onFailure: "block"`, with its failures
+/// blocking (see [`super::mcp_failure`]); an error result or a failed call
+/// is a non-blocking error.
+fn mcp_tool_verdict(
+    answer: Result<ToolAnswer, String>,
+    server: &str,
+    tool: &str,
+    ce: ClaudeEvent,
+    blocks: bool,
+) -> Verdict {
+    if blocks {
+        return super::mcp_failure::blocks(&answer, server, ce.as_str());
+    }
+    let failed = |e: &str| {
+        Verdict::NonBlocking(format!(
+            "{}MCP tool {server}/{tool} failed: {e}",
+            super::judge::NON_BLOCKING_LEAD
+        ))
+    };
+    match answer {
+        Ok(ToolAnswer::Text(text)) => super::judge::read_stdout(&text),
+        // Claude Code's words when the tool said nothing.
+        Ok(ToolAnswer::Error(text)) if text.is_empty() => failed(super::mcp_failure::TOOL_ERROR),
+        Ok(ToolAnswer::Error(text)) => failed(&text),
+        Err(e) => failed(&e),
+    }
+}
+
 /// A handler for which Claude Code takes an exit 2 with nothing on stdout
 /// and `no such file` or `can't open` in stderr for a script that is not
 /// there: a non-blocking error rather than a block (read from its 2.1.197
@@ -866,25 +895,19 @@ fn work<'a>(
                     let payload = serde_json::from_slice::<Value>(place.stdin).unwrap_or_default();
                     let input = super::harness::interpolate(input, &payload);
                     let blocks = ce.on_failure_blocks(s.handler);
+                    // One of the user's own: its answer is cut down as a
+                    // command's is (2.1.332, `DX`); its failures do not
+                    // block for it (`Dkn`).
+                    let personal = PersonalRun::new(&s, place);
                     let call: BoxFuture<'a, Verdict> = Box::pin(async move {
                         let answer = harness.call_tool(server, tool, input).await;
-                        if blocks {
-                            return super::mcp_failure::blocks(&answer, server, ce.as_str());
-                        }
-                        let failed = |e: &str| {
-                            Verdict::NonBlocking(format!(
-                                "{}MCP tool {server}/{tool} failed: {e}",
-                                super::judge::NON_BLOCKING_LEAD
-                            ))
-                        };
-                        match answer {
-                            Ok(ToolAnswer::Text(text)) => super::judge::read_stdout(&text),
-                            // Claude Code's words when the tool said nothing.
-                            Ok(ToolAnswer::Error(text)) if text.is_empty() => {
-                                failed(super::mcp_failure::TOOL_ERROR)
+                        let verdict = mcp_tool_verdict(answer, server, tool, ce, blocks);
+                        match &personal {
+                            Some(p) => {
+                                p.judge(verdict, "", None, super::judge::Detail::Hidden)
+                                    .verdict
                             }
-                            Ok(ToolAnswer::Error(text)) => failed(&text),
-                            Err(e) => failed(&e),
+                            None => verdict,
                         }
                     });
                     call
