@@ -78,12 +78,19 @@ impl Cuts {
 fn too_deep(root: &Node) -> bool {
     let mut stack = vec![(root, 1)];
     while let Some((node, level)) = stack.pop() {
-        let children: Box<dyn Iterator<Item = &Node>> = match &node.value {
-            Value::Map(entries) => Box::new(entries.iter().map(|(_, v)| v)),
-            Value::Seq(items) => Box::new(items.iter()),
+        let children: Vec<&Node> = match &node.value {
+            Value::Map(entries) => {
+                let seen = read(entries);
+                entries
+                    .iter()
+                    .zip(seen)
+                    .filter_map(|((_, v), read)| read.then_some(v))
+                    .collect()
+            }
+            Value::Seq(items) => items.iter().collect(),
             _ => continue,
         };
-        for child in children.filter(|c| container(c)) {
+        for child in children.into_iter().filter(|c| container(c)) {
             if level >= MAX_LEVELS {
                 return true;
             }
@@ -91,6 +98,20 @@ fn too_deep(root: &Node) -> bool {
         }
     }
     false
+}
+
+/// Which of a mapping's entries JavaScript reads: of a repeated key, the
+/// last only (`JSON.parse`).
+fn read(entries: &[(Node, Node)]) -> Vec<bool> {
+    let mut last = HashMap::new();
+    for (i, (k, _)) in entries.iter().enumerate() {
+        last.insert(k.scalar_text(), i);
+    }
+    let mut read = vec![false; entries.len()];
+    for i in last.into_values() {
+        read[i] = true;
+    }
+    read
 }
 
 /// Whether `node` is an object or an array.
@@ -143,8 +164,14 @@ fn copy(node: &Node, level: usize, top: Option<&str>, cuts: &mut Cuts) -> Node {
         Value::Seq(items) => items.iter().map(|v| (None, v)).collect(),
         _ => return node.clone(),
     };
+    // A repeated key's earlier values JavaScript never reads: kept as they
+    // are, neither cut nor counted.
+    let read = match &node.value {
+        Value::Map(entries) => read(entries),
+        _ => vec![true; items.len()],
+    };
     for (i, (key, value)) in items.iter().enumerate() {
-        if !container(value) {
+        if !container(value) || !read[i] {
             children.push(Some((*value).clone()));
             continue;
         }
@@ -302,6 +329,20 @@ mod tests {
             .max()
             .unwrap_or(level)
             .max(level)
+    }
+
+    /// A deep value under a repeated key's earlier copy, which JavaScript
+    /// never reads, is neither cut nor named.
+    #[test]
+    fn a_repeated_key_s_earlier_value_is_not_read() {
+        let deep = nested(64, "[[1]]");
+        let text = format!(r#"{{"s":{deep},"s":1}}"#);
+        let root = parse(&text);
+        let (copy, cuts) = cut(root.clone());
+        assert!(cuts.is_empty());
+        assert_eq!(copy, root);
+        let text = format!(r#"{{"s":1,"s":{deep}}}"#);
+        assert_eq!(cut(parse(&text)).1.len(), 1);
     }
 
     proptest::proptest! {

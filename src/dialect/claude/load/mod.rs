@@ -209,13 +209,15 @@ pub fn load_text(
         lenient: false,
     };
     // A settings file is read through a copy cut at 64 levels (2.1.332).
-    let root = if scope == Scope::Plugin {
+    // (Not a plugin's hooks file, and not a file that is no object: that
+    // is all Claude Code says of it.)
+    let root = if scope == Scope::Plugin || root.as_map().is_none() {
         root
     } else {
         let (copy, cuts) = nesting::cut(root);
         for c in &cuts {
-            // What only managed settings may set is removed first elsewhere
-            // (`We`), and not named.
+            // What only managed settings may set is removed first (`so`),
+            // and not named (`We`).
             if scope != Scope::Managed && settings_schema::managed_only(&c.key) {
                 continue;
             }
