@@ -16,6 +16,13 @@ pool = ["a", "1", "#", "\n", "\t", "\r", "\x1b", "\x7f", "\x85", "\u200b", "\u20
 texts = ["".join(random.choice(pool) for _ in range(random.randint(0, 12))) for _ in range(1500)]
 texts += ["x\U0001F3F4\U000E0067\U000E0062\U000E0073\U000E0063\U000E0074\U000E007Fy", "a1\ufe0f\u20e3b",
           "\U0001F468\u200d\U0001F469\u200d\U0001F467", "echo 'done'\r\n\tnext", "\x00\x01\x1f"]
+# A keycap or tag flag that is not a whole grapheme (a mark, a joiner or a
+# selector after it, a prepended character or an emoji and joiner before).
+KEYCAP, FLAG = "1\ufe0f\u20e3", "\U0001F3F4\U000E0067\U000E0062\U000E0073\U000E0063\U000E0074\U000E007F"
+for seq in (KEYCAP, FLAG):
+    for after in ("", "\u200d", "\ufe0f", "\u0301", "\u0903", "a", "\U0001F468"):
+        for before in ("", "\u0600", "x", "\U0001F468\u200d", "\U0001F468\u0301\u200d", "\u200d"):
+            texts.append(before + seq + after)
 shown = json.loads(subprocess.run(["node", "-e", code], input=json.dumps(texts), capture_output=True,
                                   text=True, check=True).stdout)
 with open("visible-cases.jsonl", "w") as f:

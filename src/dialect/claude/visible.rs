@@ -2,11 +2,13 @@
 //! hook's name on one line (`_h` over `y1`): in an answer's block, the
 //! hook's `statusMessage` or command goes through [`one_line`].
 //!
-//! Claude Code walks the text grapheme by grapheme (`Intl.Segmenter`).
-//! latch walks it character by character, with the same rules: the only
-//! difference is for an emoji keycap or a tag flag that does not stand as
-//! a grapheme of its own, which cannot be written without joining it to
-//! another emoji.
+//! Claude Code walks the text grapheme by grapheme (`Intl.Segmenter`),
+//! which matters for two of its rules: a keycap (`1️⃣`) and a tag flag
+//! (Scotland's) stay whole only when they are a whole grapheme. latch
+//! walks the text character by character and tells that from the
+//! characters around them, by the rules of grapheme breaks (UAX #29): one
+//! that joins what comes before (an extending mark, a joiner, a spacing
+//! mark) after it, a prepended one, or an emoji and a joiner, before it.
 
 use std::sync::LazyLock;
 
@@ -23,6 +25,37 @@ static INVISIBLE: LazyLock<Option<Regex>> = LazyLock::new(|| {
 /// joiner stay as they are.
 static PICTOGRAPHIC: LazyLock<Option<Regex>> =
     LazyLock::new(|| Regex::new(r"^\p{Extended_Pictographic}$").ok());
+
+/// A character that joins the grapheme before it (`GB9`, `GB9a`).
+static JOINS_BEFORE: LazyLock<Option<Regex>> =
+    LazyLock::new(|| Regex::new(r"^[\p{gcb=Extend}\p{gcb=ZWJ}\p{gcb=SpacingMark}]$").ok());
+
+/// A character that joins the grapheme after it (`GB9b`).
+static PREPEND: LazyLock<Option<Regex>> = LazyLock::new(|| Regex::new(r"^\p{gcb=Prepend}$").ok());
+
+/// An extending mark (`GB11` skips them between an emoji and a joiner).
+static EXTEND: LazyLock<Option<Regex>> = LazyLock::new(|| Regex::new(r"^\p{gcb=Extend}$").ok());
+
+/// Whether a sequence written between `before` and `after` is a grapheme
+/// of its own, for a sequence that starts with a character no grapheme
+/// rule joins to the one before but a prepended one (`GB9b`) or, for an
+/// emoji, an emoji and a joiner (`GB11`).
+fn whole(before: &str, after: &str, emoji: bool) -> bool {
+    let ends = !after
+        .chars()
+        .next()
+        .is_some_and(|c| one_char_matches(&JOINS_BEFORE, c));
+    let mut back = before.chars().rev();
+    let starts = match back.next() {
+        None => true,
+        Some(p) if one_char_matches(&PREPEND, p) => false,
+        Some('\u{200D}') if emoji => !back
+            .find(|c| !one_char_matches(&EXTEND, *c))
+            .is_some_and(|c| one_char_matches(&PICTOGRAPHIC, c)),
+        Some(_) => true,
+    };
+    starts && ends
+}
 
 fn one_char_matches(re: &LazyLock<Option<Regex>>, c: char) -> bool {
     let mut buf = [0u8; 4];
@@ -52,7 +85,11 @@ pub fn visible(text: &str) -> String {
     let mut out = String::with_capacity(text.len() + 8);
     let mut rest = text;
     while let Some(c) = rest.chars().next() {
-        if let Some(flag) = TAG_FLAGS.iter().find(|f| rest.starts_with(**f)) {
+        let before = &text[..text.len() - rest.len()];
+        if let Some(flag) = TAG_FLAGS
+            .iter()
+            .find(|f| rest.starts_with(**f) && whole(before, &rest[f.len()..], true))
+        {
             out.push_str(flag);
             rest = &rest[flag.len()..];
             continue;
@@ -76,6 +113,7 @@ pub fn visible(text: &str) -> String {
         } else if matches!(c, '#' | '*' | '0'..='9')
             && next(1) == Some('\u{FE0F}')
             && next(4) == Some('\u{20E3}')
+            && whole(before, &rest[7..], false)
         {
             kept += 3;
         } else if c != '\n' && c != '\t' && one_char_matches(&INVISIBLE, c) {
@@ -106,6 +144,15 @@ pub fn one_line(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Every table of Unicode properties compiles (a `None` would make
+    /// nothing visible, or keep no emoji whole).
+    #[test]
+    fn the_property_classes_compile() {
+        for re in [&INVISIBLE, &PICTOGRAPHIC, &JOINS_BEFORE, &PREPEND, &EXTEND] {
+            assert!(re.is_some());
+        }
+    }
 
     #[test]
     fn controls_become_their_symbols_and_others_escapes() {
