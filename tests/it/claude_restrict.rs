@@ -98,6 +98,11 @@ fn a_failed_user_hook_blocks_and_says_where_it_is() {
         c.fire_env(&bash_before("ls"), &[ON]).outcome["decision"],
         "proceed"
     );
+    let other = c.hook("flag", "--exit 1 --stderr F");
+    let flag = pre(&[&[command(&other)]]).to_string();
+    let f = c.fire_env_with(&bash_before("ls"), &["--claude-settings", &flag], &[ON]);
+    assert_eq!(f.outcome["decision"], "proceed", "{}", f.outcome);
+    assert_eq!(c.runs_of("flag"), 1);
     // The same hook in the user's file too: the copy that runs is the
     // user's own, and its place is not told (rp15).
     let c = c.user_settings(&pre(&[&[command(&failing)]]));
@@ -108,8 +113,8 @@ fn a_failed_user_hook_blocks_and_says_where_it_is() {
             "PreToolUse:Bash hook error: [{failing}]: failed; {WHY}\nE"
         )]
     );
-    // Once here, once before it, with the project's copy alone.
-    assert_eq!(c.runs_of("fails"), 2);
+    // Once here, and twice before it (alone, then beside the flag's).
+    assert_eq!(c.runs_of("fails"), 3);
 
     // PostToolUse is no event where a failure blocks (rp11).
     let c = Claude::new();
@@ -137,6 +142,20 @@ fn every_failure_of_a_user_hook_blocks_in_claude_code_s_words() {
             && said.contains(&format!(
                 "{WHY}\nHook JSON output validation failed \u{2014} continue: expected boolean, received string"
             )),
+        "{said}"
+    );
+
+    // rp04: stdout that looks like one JSON object and is not.
+    let c = Claude::new();
+    let broken = c.hook("broken", "--stdout '{oops}'");
+    let c = c.user_settings(&pre(&[&[command(&broken)]]));
+    let f = c.fire_env(&bash_before("ls"), &[ON]);
+    assert_eq!(f.outcome["decision"], "deny", "{}", f.outcome);
+    let said = texts(&f.outcome["notices"]).concat();
+    assert!(
+        said.contains(&format!(
+            "[{broken}]: failed; this hook is hooks.PreToolUse.0.hooks.0"
+        )),
         "{said}"
     );
 
