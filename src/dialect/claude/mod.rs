@@ -290,6 +290,10 @@ pub struct Claude {
     /// The settings files' `env`, user first and managed last, so that
     /// the most specific source's assignment is the one a hook keeps.
     settings_env: Vec<(std::ffi::OsString, std::ffi::OsString)>,
+    /// The events of the user's settings file with a problem, where
+    /// Claude Code does not say where in it a personal hook is (see
+    /// [`personal`]); read once, at load.
+    user_problems: Vec<String>,
 }
 
 impl Claude {
@@ -312,7 +316,21 @@ impl Claude {
             diagnostics: Vec::new(),
             loaded: diagnostics,
             settings_env: Vec::new(),
+            user_problems: Vec::new(),
         };
+        if let Some(user) = claude
+            .files
+            .iter()
+            .find(|f| f.scope == Scope::User && !f.dropped)
+        {
+            claude.user_problems = claude
+                .loaded
+                .iter()
+                .filter(|d| d.severity != crate::diag::Severity::Info)
+                .filter(|d| d.file.as_deref() == Some(user.path.as_path()))
+                .filter_map(|d| d.event.clone())
+                .collect();
+        }
         claude.settle(None);
         claude
     }
@@ -451,26 +469,13 @@ impl Claude {
         if !self.options.restrict_personal_config {
             return None;
         }
-        let user = self
-            .files
-            .iter()
-            .find(|f| f.scope == Scope::User && !f.dropped)?;
-        // The events of the user's file with a problem: Claude Code then
-        // does not say where in it the hook is.
-        let problems: Vec<String> = self
-            .loaded
-            .iter()
-            .filter(|d| d.severity != crate::diag::Severity::Info)
-            .filter(|d| d.file.as_deref() == Some(user.path.as_path()))
-            .filter_map(|d| d.event.clone())
-            .collect();
         personal::of(
             &self.files,
             file,
             handler,
             event_name,
             self.options.personal_config_fix.as_deref(),
-            &problems,
+            &self.user_problems,
         )
     }
 

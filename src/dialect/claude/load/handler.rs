@@ -98,7 +98,11 @@ impl Handler {
     /// Whether `other` is written as this handler is, as far as latch
     /// reads a handler: a copy with the same `timeout`, `async`,
     /// `asyncRewake`, `onFailure` and `statusMessage` (Claude Code's deep
-    /// equality of the two objects, `isDeepStrictEqual`).
+    /// equality of the two objects, `isDeepStrictEqual`, which also tells
+    /// `"shell": "bash"` from none, `"if": ""` from none, a written
+    /// `"onFailure": "continue"` from none, and compares `once` and
+    /// `rewakeMessage`: latch finds some copies alike that Claude Code
+    /// does not).
     pub fn written_alike(&self, other: &Handler) -> bool {
         self.same_hook(other)
             && self.timeout == other.timeout
