@@ -302,3 +302,49 @@ fn a_project_s_disable_all_hooks_spares_the_user_s_own() {
         (1, 0, 1, 3)
     );
 }
+
+/// rp13_user_http_500: a user's http hook that answers 500 blocks; its URL
+/// is named, in the failure and in the error after it, without its query.
+#[test]
+fn a_user_http_hook_s_failure_names_its_url_without_its_query() {
+    let stub = crate::claude_util::HttpStub::start(vec![("/e500", 500, "RP13_BODY")]);
+    let c = Claude::new().user_settings(&pre(&[&[
+        json!({"type": "http", "url": format!("{}?key=v", stub.url("/e500"))}),
+    ]]));
+    let f = c.fire_env(&bash_before("ls"), &[ON]);
+    assert_eq!(f.outcome["decision"], "deny", "{}", f.outcome);
+    let url = stub.url("/e500");
+    assert_eq!(
+        texts(&f.outcome["notices"]),
+        [format!(
+            "PreToolUse:Bash hook error: [{url}]: failed; this hook is hooks.PreToolUse.0.hooks.0, counted from 0, in {} (a change saved there usually takes effect without a new session); {WHY}\nHTTP 500 from {url}",
+            c.home().join(".claude/settings.json").display()
+        )]
+    );
+    // Unrestricted, the failure lets the call go on.
+    assert_eq!(c.fire(&bash_before("ls")).outcome["decision"], "proceed");
+}
+
+/// rp14, rp19, rp20: `onFailure: "continue"` does not spare a user hook;
+/// an `async` one never blocks; ` TRUE ` turns the restriction on.
+#[test]
+fn on_failure_does_not_spare_a_user_hook_and_async_ones_never_block() {
+    let c = Claude::new();
+    let failing = c.hook("fails", "--exit 1 --stderr E");
+    let c = c.user_settings(&pre(&[&[
+        json!({"type": "command", "command": failing, "onFailure": "continue"}),
+    ]]));
+    let f = c.fire_env(
+        &bash_before("ls"),
+        &[("CLAUDE_CODE_RESTRICT_PERSONAL_CONFIG", " TRUE ")],
+    );
+    assert_eq!(f.outcome["decision"], "deny", "{}", f.outcome);
+
+    let c = Claude::new();
+    let failing = c.hook("fails", "--exit 1 --stderr E");
+    let c = c.user_settings(&pre(&[&[
+        json!({"type": "command", "command": failing, "async": true}),
+    ]]));
+    let f = c.fire_env(&bash_before("ls"), &[ON]);
+    assert_eq!(f.outcome["decision"], "proceed", "{}", f.outcome);
+}
