@@ -537,11 +537,7 @@ impl PersonalRun {
                     decided: true,
                 }
             }
-            None => Personally {
-                verdict,
-                decided: false,
-                failed: false,
-            },
+            None => Personally::as_is(verdict),
         }
     }
 }
@@ -554,6 +550,41 @@ struct Personally {
     /// The verdict is the rule's block for a failure, whose text names
     /// the hook with its URLs cut (`Gg`).
     failed: bool,
+}
+
+impl Personally {
+    /// A verdict the rule leaves alone.
+    fn as_is(verdict: Verdict) -> Personally {
+        Personally {
+            verdict,
+            decided: false,
+            failed: false,
+        }
+    }
+}
+
+/// A command's or an `http` hook's verdict under the rules for its
+/// failures: the personal rule's, for one of the user's own hooks, else
+/// `onFailure: "block"`'s; and whether it became a personal hook's block
+/// for a failure.
+fn failure_rules(
+    personal: Option<&PersonalRun>,
+    on_failure_blocks: bool,
+    verdict: Verdict,
+    (stderr, code): (&str, Option<i32>),
+    event: &str,
+    detail: super::judge::Detail,
+) -> (Verdict, bool) {
+    let p = match personal {
+        Some(p) => p.judge(verdict, stderr, code, detail),
+        None => Personally::as_is(verdict),
+    };
+    let verdict = if on_failure_blocks && !p.decided {
+        super::judge::failure_blocks(p.verdict, stderr, code, event)
+    } else {
+        p.verdict
+    };
+    (verdict, p.failed)
 }
 
 /// An `mcp_tool` handler's verdict from what the tool answered: read as a
@@ -718,24 +749,19 @@ fn ran(
         crate::run::Termination::Exited(crate::run::Exit::Code(c)) => Some(*c),
         _ => None,
     };
-    let personally = match &judged.personal {
-        Some(p) => p.judge(verdict, &stderr, code, super::judge::Detail::UrlsCut),
-        None => Personally {
-            verdict,
-            decided: false,
-            failed: false,
-        },
-    };
-    let verdict = if judged.on_failure_blocks && !personally.decided {
-        super::judge::failure_blocks(personally.verdict, &stderr, code, f.record.event.as_str())
-    } else {
-        personally.verdict
-    };
+    let (verdict, personal_failure) = failure_rules(
+        judged.personal.as_ref(),
+        judged.on_failure_blocks,
+        verdict,
+        (&stderr, code),
+        f.record.event.as_str(),
+        super::judge::Detail::UrlsCut,
+    );
     Ran {
         verdict,
         record: f.record,
         warnings,
-        personal_failure: personally.failed,
+        personal_failure,
     }
 }
 
@@ -798,6 +824,7 @@ fn work<'a>(
                 .to_vec();
             let url = url.clone();
             let on_failure_blocks = place.ce.on_failure_blocks(s.handler);
+            let event = place.ce.as_str();
             let personal = PersonalRun::new(&s, place);
             // A personal hook's failure names its URL without its
             // credentials, query and fragment (`DA`).
@@ -820,26 +847,19 @@ fn work<'a>(
                     if let Some(status) = called.status {
                         record.message = Some(format!("HTTP {status}"));
                     }
-                    let personally = match &personal {
-                        Some(p) => p.judge(called.verdict, "", None, detail),
-                        None => Personally {
-                            verdict: called.verdict,
-                            decided: false,
-                            failed: false,
-                        },
-                    };
-                    let verdict = if personally.decided {
-                        personally.verdict
-                    } else if on_failure_blocks {
-                        super::judge::failure_blocks(personally.verdict, "", None, "")
-                    } else {
-                        personally.verdict
-                    };
+                    let (verdict, personal_failure) = failure_rules(
+                        personal.as_ref(),
+                        on_failure_blocks,
+                        called.verdict,
+                        ("", None),
+                        event,
+                        detail,
+                    );
                     Ran {
                         record,
                         verdict,
                         warnings,
-                        personal_failure: personally.failed,
+                        personal_failure,
                     }
                 })),
             })
