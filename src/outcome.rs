@@ -107,6 +107,13 @@ pub struct Injection {
     pub placement: Placement,
     /// The text, already capped and rendered as the dialect shows it.
     pub text: String,
+    /// The agent sends this text as a message of its own rather than as an
+    /// attachment folded into the tool result before it. Only the claude
+    /// `PermissionDenied` retry reminder is one (Claude Code sends it so;
+    /// see the claude dialect's `message` module). Left out of the JSON
+    /// when `false`.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub own_message: bool,
 }
 
 /// Why the model is told something about a hook.

@@ -1216,6 +1216,8 @@ fn r3_effort_compaction_and_the_compact_session_start() {
         f.outcome["context"][0]["placement"],
         "append_to_tool_result"
     );
+    // An attachment: the key is left out.
+    assert!(f.outcome["context"][0].get("own_message").is_none());
 }
 
 #[test]
@@ -1250,6 +1252,13 @@ fn r3_worktree_permission_denied_and_notification_texts() {
         [
             "<system-reminder>\nThe refusal above is not final for this call: the PermissionDenied hook set up for this session allows one more try, which goes through the same permission check. If the user asked for what this call does, make it again now. If they did not, leave it, and in your next words to them say that you made this call without being asked and that it was refused before it ran; then go on with what they did ask for.\n</system-reminder>"
         ]
+    );
+    // Claude Code sends it as a message of its own, not an attachment: the
+    // entry says so, for a harness rebuilding the user message.
+    assert_eq!(
+        f.outcome["context"][0]["own_message"], true,
+        "{}",
+        f.outcome
     );
     // r3_notification_outputs: exit 2 reaches no one.
     let c = Claude::new();

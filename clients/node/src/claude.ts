@@ -93,26 +93,14 @@ export type Block = ToolResultBlock | TextBlock;
 const NOT_IN_A_MESSAGE: readonly string[] = ["compaction_prompt", "system_prompt", "after_compaction"];
 
 /**
- * The reminder latch places `after_tool_result` when a `PermissionDenied`
- * hook lets the model retry: the one text Claude Code sends as a message.
- */
-const RETRY_REMINDER =
-  "<system-reminder>\n" +
-  "The refusal above is not final for this call: the PermissionDenied hook set up for this session" +
-  " allows one more try, which goes through the same permission check. If the user asked for what" +
-  " this call does, make it again now. If they did not, leave it, and in your next words to them say" +
-  " that you made this call without being asked and that it was refused before it ran; then go on" +
-  " with what they did ask for.\n" +
-  "</system-reminder>";
-
-/**
  * The piece a claude outcome's `context` entry is: `undefined` for a text
  * that is no part of a user message (`compaction_prompt`), a message for
- * the `PermissionDenied` retry reminder, else an attachment.
+ * an entry marked `own_message` (the `PermissionDenied` retry reminder),
+ * else an attachment.
  */
 export function pieceFromContext(entry: ContextEntry): MessagePiece | AttachmentPiece | undefined {
   if (NOT_IN_A_MESSAGE.includes(entry.placement)) return undefined;
-  if (entry.placement === "after_tool_result" && entry.text === RETRY_REMINDER) {
+  if (entry.placement === "after_tool_result" && entry.own_message === true) {
     return { kind: "message", text: entry.text };
   }
   return { kind: "attachment", text: entry.text };

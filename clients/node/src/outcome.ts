@@ -40,6 +40,12 @@ export interface ContextEntry {
   placement: Placement | (string & {});
   /** The text, to be added as it is. */
   text: string;
+  /**
+   * `true` when the agent sends the text as a message of its own rather than
+   * folding it into the tool result before it (only claude's
+   * `PermissionDenied` retry reminder); absent otherwise.
+   */
+  own_message?: boolean;
   [key: string]: unknown;
 }
 

@@ -199,7 +199,10 @@ test("the retry reminder latch gives after a PermissionDenied hook's retry is a 
     assert.deepEqual(rest, []);
     assert.equal(retry.placement, "after_tool_result");
     assert.ok(retry.text.startsWith("<system-reminder>\nThe refusal above is not final for this call:"));
+    assert.equal(retry.own_message, true);
     assert.deepEqual(pieceFromContext(retry), msg(retry.text));
+    // The mark makes the message, not the words.
+    assert.deepEqual(pieceFromContext({ hook: "h", placement: "after_tool_result", text: retry.text }), att(retry.text));
   } finally {
     await rm(root, { recursive: true, force: true });
   }

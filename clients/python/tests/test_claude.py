@@ -169,8 +169,12 @@ def test_context_entries_are_attachments_but_the_retry_reminder(tmp_path: Path) 
         outcome = latch.fire({"event": "permission_denied", "session_id": "s1", "tool": tool, "reason": "no"})
     [retry] = outcome["context"]
     assert retry["placement"] == "after_tool_result"
+    assert retry.get("own_message") is True
     assert piece_from_context(retry) == Message(retry["text"])
     assert retry["text"].startswith("<system-reminder>\nThe refusal above is not final for this call:")
+    # The mark makes the message, not the words.
+    unmarked: Context = {"hook": "h", "placement": "after_tool_result", "text": retry["text"]}
+    assert piece_from_context(unmarked) == Attachment(retry["text"])
 
 
 # --- The recorded batches, through latch serve ----------------------------------

@@ -67,7 +67,7 @@ use serde_json::Value;
 
 use crate::outcome::{Injection, Placement};
 
-use super::text::{RETRY, js_trim, reminder};
+use super::text::js_trim;
 
 /// What Claude Code merges into one user message, each piece as it was
 /// made.
@@ -120,13 +120,13 @@ impl Piece {
     /// The piece a claude outcome's `context` entry is, or `None` for a
     /// text that is not part of a user message (`compaction_prompt`: the
     /// instructions of the compaction request). Every entry is an
-    /// attachment but the `PermissionDenied` retry reminder, which Claude
-    /// Code sends as a message of its own (recorded:
-    /// `r3_permission_denied_retry`).
+    /// attachment but one marked [`Injection::own_message`]: the
+    /// `PermissionDenied` retry reminder, which Claude Code sends as a
+    /// message of its own (recorded: `r3_permission_denied_retry`).
     pub fn from_context(entry: &Injection) -> Option<Piece> {
         let text = entry.text.clone();
         match entry.placement {
-            Placement::AfterToolResult if text == reminder(RETRY) => Some(Piece::Message(text)),
+            Placement::AfterToolResult if entry.own_message => Some(Piece::Message(text)),
             Placement::AfterToolResult
             | Placement::WithPrompt
             | Placement::FirstUserMessage
@@ -290,6 +290,7 @@ fn kept_apart(block: &Value) -> bool {
 
 #[cfg(test)]
 mod tests {
+    use super::super::text::{RETRY, reminder};
     use super::*;
 
     fn text(t: &str) -> Block {
@@ -474,6 +475,7 @@ mod tests {
             hook: "h".into(),
             placement,
             text: text.into(),
+            own_message: false,
         };
         let kind = |placement| Piece::from_context(&entry(placement, "t"));
         for attached in [
@@ -491,10 +493,20 @@ mod tests {
         ] {
             assert_eq!(kind(outside), None);
         }
+        // The mark makes a message, not the text: the reminder's words
+        // without it stay an attachment.
         let retry = reminder(RETRY);
+        let own = Injection {
+            own_message: true,
+            ..entry(Placement::AfterToolResult, &retry)
+        };
+        assert_eq!(
+            Piece::from_context(&own),
+            Some(Piece::Message(retry.clone()))
+        );
         assert_eq!(
             Piece::from_context(&entry(Placement::AfterToolResult, &retry)),
-            Some(Piece::Message(retry))
+            Some(Piece::Attachment(retry))
         );
     }
 

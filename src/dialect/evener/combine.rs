@@ -297,6 +297,7 @@ impl State {
                 hook: plugin.to_owned(),
                 placement: placement(self.ev),
                 text: system_reminder(text.trim()),
+                own_message: false,
             });
         }
     }

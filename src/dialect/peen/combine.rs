@@ -374,6 +374,7 @@ fn apply(out: &mut Outcome, pe: &PeenEvent, event: &Event, r: EventResult) -> bo
                     Placement::SystemPrompt
                 },
                 text: block,
+                own_message: false,
             });
         } else {
             out.warnings.push(format!(

@@ -270,6 +270,7 @@ impl Fold<'_> {
                     hook: label.to_owned(),
                     placement: placement(pe),
                     text: cap(&t, MODEL_TEXT_CAP),
+                    own_message: false,
                 }),
                 Ok(_) => {}
                 Err(why) => self.reject(label, "additional_context", &why, record),

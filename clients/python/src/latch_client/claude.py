@@ -113,27 +113,14 @@ Block = Union[ToolResultBlock, TextBlock]
 #: belongs to the compaction request).
 _NOT_IN_A_MESSAGE = ("compaction_prompt", "system_prompt", "after_compaction")
 
-#: The reminder latch places ``after_tool_result`` when a ``PermissionDenied``
-#: hook lets the model retry: the one text Claude Code sends as a message.
-_RETRY_REMINDER = (
-    "<system-reminder>\n"
-    "The refusal above is not final for this call: the PermissionDenied hook set up for this session"
-    " allows one more try, which goes through the same permission check. If the user asked for what"
-    " this call does, make it again now. If they did not, leave it, and in your next words to them say"
-    " that you made this call without being asked and that it was refused before it ran; then go on"
-    " with what they did ask for.\n"
-    "</system-reminder>"
-)
-
-
 def piece_from_context(entry: Context) -> Optional[Union[Message, Attachment]]:
     """The piece a claude outcome's ``context`` entry is: ``None`` for a text
     that is no part of a user message (``compaction_prompt``), a
-    :class:`Message` for the ``PermissionDenied`` retry reminder
-    (``_RETRY_REMINDER``), else an :class:`Attachment`."""
+    :class:`Message` for an entry marked ``own_message`` (the
+    ``PermissionDenied`` retry reminder), else an :class:`Attachment`."""
     if entry["placement"] in _NOT_IN_A_MESSAGE:
         return None
-    if entry["placement"] == "after_tool_result" and entry["text"] == _RETRY_REMINDER:
+    if entry["placement"] == "after_tool_result" and entry.get("own_message", False):
         return Message(entry["text"])
     return Attachment(entry["text"])
 

@@ -352,12 +352,16 @@ class Reason(TypedDict):
     text: str
 
 
-class Context(TypedDict):
+class Context(TypedDict, total=False):
     """Text a hook asked to show the model, and where it goes."""
 
-    hook: str
-    placement: Placement
-    text: str
+    hook: Required[str]
+    placement: Required[Placement]
+    text: Required[str]
+    own_message: bool
+    """``True`` when the agent sends the text as a message of its own rather
+    than folding it into the tool result before it (only claude's
+    ``PermissionDenied`` retry reminder); absent otherwise."""
 
 
 class Notice(TypedDict):

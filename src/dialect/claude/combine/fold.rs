@@ -119,6 +119,7 @@ impl Fold<'_> {
             hook: hook.to_owned(),
             placement,
             text,
+            own_message: false,
         });
     }
 
@@ -621,11 +622,13 @@ impl Fold<'_> {
                 if j.specific.get("retry").and_then(Value::as_bool) == Some(true) && !self.out.retry
                 {
                     self.out.retry = true;
-                    self.context(
-                        &hook,
-                        Placement::AfterToolResult,
-                        text::reminder(text::RETRY),
-                    );
+                    // Claude Code sends this one as a message of its own.
+                    self.out.context.push(Injection {
+                        hook: hook.clone(),
+                        placement: Placement::AfterToolResult,
+                        text: text::reminder(text::RETRY),
+                        own_message: true,
+                    });
                 }
             }
             ClaudeEvent::WorktreeCreate => {

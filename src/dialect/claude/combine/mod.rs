@@ -246,6 +246,7 @@ pub async fn dispatch(cfg: &Claude, event: &Event, cx: &DispatchContext<'_>) -> 
                             hook: hook.clone(),
                             placement: Placement::AppendToToolResult,
                             text,
+                            own_message: false,
                         });
                     }
                 }
