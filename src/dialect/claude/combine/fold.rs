@@ -12,7 +12,7 @@ pub(super) struct Fold<'a> {
     /// The vocabulary's entry for the harness's tool.
     pub(super) map: Option<&'a crate::vocabulary::ToolMap>,
     /// What names the files of long texts: the tool call's id (else one
-    /// of each hook run's; see [`super::persist`]).
+    /// of each hook run's; see [`super::super::persist`]).
     pub(super) texts_id: Option<String>,
     pub(super) texts: Texts,
     pub(super) event: &'a Event,
@@ -76,7 +76,7 @@ pub(super) struct Naming {
 
 impl Fold<'_> {
     /// A hook's text as the model reads it: over 10,000 characters it is
-    /// saved to a file and previewed (see [`super::persist`]).
+    /// saved to a file and previewed (see [`super::super::persist`]).
     pub(super) fn kept(
         &self,
         cx: &DispatchContext<'_>,
@@ -898,7 +898,7 @@ impl Fold<'_> {
     /// `r2_post_updated_output`; a string is ignored,
     /// `r2_post_updated_output_string`). `updatedMCPToolOutput` counts only
     /// for MCP tools (`r2_post_updated_mcp_output_on_bash`), whose results
-    /// have no shape to keep (see [`super::mcp_output`]).
+    /// have no shape to keep (see [`super::super::mcp_output`]).
     pub(super) fn output_rewrite(&mut self, j: &HookJson, record: &mut HookRun) {
         if self.tool.starts_with("mcp__") {
             match super::super::mcp_output::replacement(self.tool, &j.specific) {

@@ -167,7 +167,7 @@ impl Fold<'_> {
     }
 
     /// What a `PreSkillShellCommand` dispatch tells the model and the
-    /// user (see [`super::skill_shell`]): the first refusal to finish
+    /// user (see [`super::super::skill_shell`]): the first refusal to finish
     /// replaces the command's output; else a failed hook's reason, when the
     /// command runs unchecked.
     pub(super) fn skill_shell_texts(&mut self) {
