@@ -25,13 +25,13 @@
 //! `SERVE_ROUNDS=N` sets section 2's rounds, 2,000, and 300 for N = 16).
 //!
 //! `cargo bench` builds the server with the `bench` profile (no LTO, 16
-//! codegen units: quick to build), and writes it to
-//! `target/release/latch`, over the release build. The targets are for
-//! what users run, so copy the release build out of its way first:
-//! `cargo build --release && cp target/release/latch target/latch-release
-//! && LATCH_BIN=target/latch-release cargo bench --bench serve`. Section
-//! 2's verdict is the ratio of the two sides'
-//! medians; the median of each round's own ratio is printed beside it.
+//! codegen units: quick to build), and writes it to `target/release/latch`,
+//! over the release build. The targets are for what users run, so copy
+//! the release build out of its way first: `cargo build --release && cp
+//! target/release/latch target/latch-release &&
+//! LATCH_BIN=target/latch-release cargo bench --bench serve`. Section 2's
+//! verdict is the ratio of the two sides' medians; the median of each
+//! round's own ratio is printed beside it.
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
