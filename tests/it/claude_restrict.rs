@@ -348,3 +348,61 @@ fn on_failure_does_not_spare_a_user_hook_and_async_ones_never_block() {
     let f = c.fire_env(&bash_before("ls"), &[ON]);
     assert_eq!(f.outcome["decision"], "proceed", "{}", f.outcome);
 }
+
+/// rp17: a user PostToolUse hook's answer under the restriction reaches
+/// the model as it does without it: the block's reason, then the context,
+/// after the tool's own output (the `updatedToolOutput` string is not the
+/// shape of Bash's result, so it is ignored either way).
+#[test]
+fn a_user_post_tool_use_answer_reaches_the_model_as_without_the_restriction() {
+    let c = Claude::new();
+    let answer = json!({"hookSpecificOutput": {"hookEventName": "PostToolUse",
+        "updatedToolOutput": "RP17_OUT replaced", "additionalContext": "RP17_CTX ctx"},
+        "decision": "block", "reason": "RP17_WHY"});
+    let post = c.hook("u_post", &format!("--stdout '{answer}'"));
+    let c = c.user_settings(&settings("PostToolUse", Some("Bash"), &[&post]));
+    let after = crate::claude_util::bash_after(
+        "ls",
+        json!({"stdout": "hi", "stderr": "", "interrupted": false, "isImage": false,
+            "noOutputExpected": false}),
+    );
+    for env in [vec![ON], vec![]] {
+        let f = c.fire_env(&after, &env);
+        assert_eq!(f.outcome["decision"], "proceed", "{}", f.outcome);
+        assert_eq!(
+            texts(&f.outcome["context"]),
+            [
+                format!(
+                    "<system-reminder>\nPostToolUse:Bash hook blocking error from command: \"{post}\": RP17_WHY\n</system-reminder>"
+                ),
+                "<system-reminder>\nPostToolUse:Bash hook additional context: RP17_CTX ctx\n</system-reminder>".to_owned()
+            ]
+        );
+        assert!(f.outcome.get("tool_output").is_none(), "{}", f.outcome);
+    }
+}
+
+/// rp18: a user PreToolUse hook that exits 1 beside a valid answer with
+/// context: the failure blocks, and the answer's context is not read.
+#[test]
+fn a_user_hook_exiting_1_beside_an_answer_blocks_and_its_context_is_not_read() {
+    let c = Claude::new();
+    let answer = json!({"hookSpecificOutput": {"hookEventName": "PreToolUse",
+        "additionalContext": "RP18_CTX ctx"}});
+    let hook = c.hook(
+        "u_ctx_exit1",
+        &format!("--stdout '{answer}' --stderr 'RP18_ERR boom' --exit 1"),
+    );
+    let c = c.user_settings(&pre(&[&[command(&hook)]]));
+    let user_file = c.home().join(".claude/settings.json");
+    let f = c.fire_env(&bash_before("ls"), &[ON]);
+    assert_eq!(f.outcome["decision"], "deny", "{}", f.outcome);
+    assert_eq!(
+        texts(&f.outcome["notices"]),
+        [format!(
+            "PreToolUse:Bash hook error: [{hook}]: failed; this hook is hooks.PreToolUse.0.hooks.0, counted from 0, in {} (a change saved there usually takes effect without a new session); {WHY}\nRP18_ERR boom",
+            user_file.display()
+        )]
+    );
+    assert!(f.outcome.get("context").is_none(), "{}", f.outcome);
+}
