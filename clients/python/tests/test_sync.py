@@ -106,7 +106,8 @@ def test_explain(project: Project) -> None:
     by_event = {e["event"]: e for e in entries}
     assert by_event["PreToolUse"]["runs"] is True
     assert by_event["PostToolUse"]["runs"] is False
-    assert by_event["PreToolUse"]["source"]["file"].endswith("settings.json")
+    source = by_event["PreToolUse"]["source"]
+    assert source is not None and source["file"].endswith("settings.json")
 
 
 def test_invalid_event_names_the_field(project: Project) -> None:

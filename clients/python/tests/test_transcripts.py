@@ -48,7 +48,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Dict, List, NoReturn, Optional, Tuple
 
 import pytest
 
@@ -349,7 +349,7 @@ class Replay:
             self.lines.put(line)
         self.lines.put(None)
 
-    def fail(self, why: str) -> None:
+    def fail(self, why: str) -> NoReturn:
         self.stderr.flush()
         self.stderr.seek(0)
         err = self.stderr.read().decode(errors="replace")[-2000:]
