@@ -14,6 +14,21 @@ const ON: (&str, &str) = ("CLAUDE_CODE_RESTRICT_PERSONAL_CONFIG", "1");
 /// Claude Code's words after the place of a failed personal hook.
 const WHY: &str = "blocking because it is one of the user's own hooks, which must succeed in this session (CLAUDE_CODE_RESTRICT_PERSONAL_CONFIG is set). The user needs to fix or remove the hook; Claude should not change it.";
 
+/// What the model reads when the user's PreToolUse hook `hook`, at
+/// `place` in the user file `file`, ended as `how` (`failed`, `timed
+/// out`), then `detail` on a line of its own if any.
+fn blocked(hook: &str, how: &str, place: &str, file: &std::path::Path, detail: &str) -> String {
+    let detail = if detail.is_empty() {
+        String::new()
+    } else {
+        format!("\n{detail}")
+    };
+    format!(
+        "PreToolUse:Bash hook error: [{hook}]: {how}; this hook is {place}, counted from 0, in {} (a change saved there usually takes effect without a new session); {WHY}{detail}",
+        file.display()
+    )
+}
+
 /// PreToolUse groups for Bash, one per list of handlers.
 fn pre(groups: &[&[Value]]) -> Value {
     let groups: Vec<Value> = groups
@@ -43,9 +58,12 @@ fn a_failed_user_hook_blocks_and_says_where_it_is() {
     assert_eq!(f.outcome["decision"], "deny", "{}", f.outcome);
     assert_eq!(
         texts(&f.outcome["notices"]),
-        [format!(
-            "PreToolUse:Bash hook error: [{failing}]: failed; this hook is hooks.PreToolUse.1.hooks.0, counted from 0, in {} (a change saved there usually takes effect without a new session); {WHY}\nRP_ERR boom",
-            user_file.display()
+        [blocked(
+            &failing,
+            "failed",
+            "hooks.PreToolUse.1.hooks.0",
+            &user_file,
+            "RP_ERR boom"
         )]
     );
     // The host's sentence (rp06); off (`0`, or unset) the exit 1 is a
@@ -84,9 +102,12 @@ fn a_failed_user_hook_blocks_and_says_where_it_is() {
     let f = c.fire_env(&bash_before("ls"), &[ON]);
     assert_eq!(
         texts(&f.outcome["notices"]),
-        [format!(
-            "PreToolUse:Bash hook error: [{slow}]: timed out; this hook is hooks.PreToolUse.0.hooks.1, counted from 0, in {} (a change saved there usually takes effect without a new session); {WHY}",
-            c.home().join(".claude/settings.json").display()
+        [blocked(
+            &slow,
+            "timed out",
+            "hooks.PreToolUse.0.hooks.1",
+            &c.home().join(".claude/settings.json"),
+            ""
         )]
     );
 
@@ -316,9 +337,12 @@ fn a_user_http_hook_s_failure_names_its_url_without_its_query() {
     let url = stub.url("/e500");
     assert_eq!(
         texts(&f.outcome["notices"]),
-        [format!(
-            "PreToolUse:Bash hook error: [{url}]: failed; this hook is hooks.PreToolUse.0.hooks.0, counted from 0, in {} (a change saved there usually takes effect without a new session); {WHY}\nHTTP 500 from {url}",
-            c.home().join(".claude/settings.json").display()
+        [blocked(
+            &url,
+            "failed",
+            "hooks.PreToolUse.0.hooks.0",
+            &c.home().join(".claude/settings.json"),
+            &format!("HTTP 500 from {url}")
         )]
     );
     // Unrestricted, the failure lets the call go on.
@@ -399,9 +423,12 @@ fn a_user_hook_exiting_1_beside_an_answer_blocks_and_its_context_is_not_read() {
     assert_eq!(f.outcome["decision"], "deny", "{}", f.outcome);
     assert_eq!(
         texts(&f.outcome["notices"]),
-        [format!(
-            "PreToolUse:Bash hook error: [{hook}]: failed; this hook is hooks.PreToolUse.0.hooks.0, counted from 0, in {} (a change saved there usually takes effect without a new session); {WHY}\nRP18_ERR boom",
-            user_file.display()
+        [blocked(
+            &hook,
+            "failed",
+            "hooks.PreToolUse.0.hooks.0",
+            &user_file,
+            "RP18_ERR boom"
         )]
     );
     assert!(f.outcome.get("context").is_none(), "{}", f.outcome);
