@@ -62,8 +62,9 @@ done
 
 echo "run-tests.sh: latch-client $("$venv/bin/python" -c 'import latch_client; print(latch_client.__version__)'), latch at $LATCH_BIN"
 cd "$src"
-# The client's own sources type-check strictly (py.typed promises types).
-"$venv/bin/python" -m mypy --strict --no-incremental "$src/src/latch_client"
+# The client's own sources type-check strictly (py.typed promises types),
+# and so do its tests, which use them as a harness would.
+"$venv/bin/python" -m mypy --strict --no-incremental "$src/src/latch_client" "$src/tests"
 # Import the installed package, not the copy of the sources.
 rm -rf "$src/src"
 PYTHONDONTWRITEBYTECODE=1 "$venv/bin/python" -m pytest -p no:cacheprovider "$src/tests"
