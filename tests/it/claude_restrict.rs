@@ -42,6 +42,15 @@ fn command(c: &str) -> Value {
     json!({"type": "command", "command": c})
 }
 
+/// User settings with one PreToolUse hook for Bash, the fixture hook
+/// `label` run with `args`; and that hook's command.
+fn one_user_hook(label: &str, args: &str) -> (Claude, String) {
+    let c = Claude::new();
+    let hook = c.hook(label, args);
+    let c = c.user_settings(&pre(&[&[command(&hook)]]));
+    (c, hook)
+}
+
 /// rp01, rp01c, rp06, rp06b, rp02, rp15, rp05, rp22, rp11, rp21: a user
 /// hook's failure on PreToolUse blocks, saying where the hook is; not
 /// without the variable, nor for a project or `--settings` hook, nor on
@@ -153,9 +162,7 @@ fn a_failed_user_hook_blocks_and_says_where_it_is() {
 /// host and path), a UserPromptSubmit hook.
 #[test]
 fn every_failure_of_a_user_hook_blocks_in_claude_code_s_words() {
-    let c = Claude::new();
-    let bad = c.hook("bad", r#"--stdout '{"continue": "yes"}'"#);
-    let c = c.user_settings(&pre(&[&[command(&bad)]]));
+    let (c, bad) = one_user_hook("bad", r#"--stdout '{"continue": "yes"}'"#);
     let f = c.fire_env(&bash_before("ls"), &[ON]);
     let said = texts(&f.outcome["notices"]).concat();
     assert!(
@@ -167,9 +174,7 @@ fn every_failure_of_a_user_hook_blocks_in_claude_code_s_words() {
     );
 
     // rp04: stdout that looks like one JSON object and is not.
-    let c = Claude::new();
-    let broken = c.hook("broken", "--stdout '{oops}'");
-    let c = c.user_settings(&pre(&[&[command(&broken)]]));
+    let (c, broken) = one_user_hook("broken", "--stdout '{oops}'");
     let f = c.fire_env(&bash_before("ls"), &[ON]);
     assert_eq!(f.outcome["decision"], "deny", "{}", f.outcome);
     let said = texts(&f.outcome["notices"]).concat();
@@ -180,12 +185,10 @@ fn every_failure_of_a_user_hook_blocks_in_claude_code_s_words() {
         "{said}"
     );
 
-    let c = Claude::new();
-    let secret = c.hook(
+    let (c, secret) = one_user_hook(
         "secret",
         "--exit 1 --stderr 'see https://user:pw@example.com/x?token=abc#frag and bob@example.com'",
     );
-    let c = c.user_settings(&pre(&[&[command(&secret)]]));
     let f = c.fire_env(&bash_before("ls"), &[ON]);
     let said = texts(&f.outcome["notices"]).concat();
     assert!(
@@ -201,12 +204,10 @@ fn every_failure_of_a_user_hook_blocks_in_claude_code_s_words() {
         "{said}"
     );
     // Its exit 2 is no failure: that text names the command as written.
-    let c = Claude::new();
-    let blocks = c.hook(
+    let (c, blocks) = one_user_hook(
         "blocks",
         "--exit 2 --stderr 'see https://user:pw@example.com/x?token=abc#frag'",
     );
-    let c = c.user_settings(&pre(&[&[command(&blocks)]]));
     let f = c.fire_env(&bash_before("ls"), &[ON]);
     assert_eq!(
         texts(&f.outcome["notices"]),
@@ -236,12 +237,10 @@ fn every_failure_of_a_user_hook_blocks_in_claude_code_s_words() {
 /// call takes its usual path); its context stays.
 #[test]
 fn a_user_hook_s_answer_may_narrow_but_not_widen() {
-    let c = Claude::new();
-    let changes = c.hook(
+    let (c, changes) = one_user_hook(
         "upd",
         r#"--stdout '{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"allow","updatedInput":{"command":"rm -rf x"},"additionalContext":"RP07_CTX ctx"}}'"#,
     );
-    let c = c.user_settings(&pre(&[&[command(&changes)]]));
     let f = c.fire_env(&bash_before("ls"), &[ON]);
     assert_eq!(f.outcome["decision"], "deny", "{}", f.outcome);
     assert_eq!(
@@ -254,12 +253,10 @@ fn a_user_hook_s_answer_may_narrow_but_not_widen() {
     let f = c.fire(&bash_before("ls"));
     assert_eq!(f.outcome["decision"], "allow", "{}", f.outcome);
 
-    let c = Claude::new();
-    let allows = c.hook(
+    let (c, allows) = one_user_hook(
         "allow",
         r#"--stdout '{"systemMessage":"RP08_SYS msg","hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"allow","permissionDecisionReason":"RP08_WHY","additionalContext":"RP08_CTX ctx"}}'"#,
     );
-    let c = c.user_settings(&pre(&[&[command(&allows)]]));
     let f = c.fire_env(&bash_before("ls"), &[ON]);
     assert_eq!(f.outcome["decision"], "proceed", "{}", f.outcome);
     assert_eq!(
