@@ -237,7 +237,7 @@ fn every_failure_of_a_user_hook_blocks_in_claude_code_s_words() {
 /// call takes its usual path); its context stays.
 #[test]
 fn a_user_hook_s_answer_may_narrow_but_not_widen() {
-    let (c, changes) = one_user_hook(
+    let (c, _) = one_user_hook(
         "upd",
         r#"--stdout '{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"allow","updatedInput":{"command":"rm -rf x"},"additionalContext":"RP07_CTX ctx"}}'"#,
     );
@@ -253,7 +253,7 @@ fn a_user_hook_s_answer_may_narrow_but_not_widen() {
     let f = c.fire(&bash_before("ls"));
     assert_eq!(f.outcome["decision"], "allow", "{}", f.outcome);
 
-    let (c, allows) = one_user_hook(
+    let (c, _) = one_user_hook(
         "allow",
         r#"--stdout '{"systemMessage":"RP08_SYS msg","hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"allow","permissionDecisionReason":"RP08_WHY","additionalContext":"RP08_CTX ctx"}}'"#,
     );
