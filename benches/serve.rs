@@ -4,7 +4,8 @@
 //!    `latch fire`'s whole-process time for the same event;
 //! 2. N = 1, 4, 16 `true` hooks through the server: ≤ 1.05× spawning the
 //!    same processes directly (at once, as the claude dialect runs them,
-//!    with the same environment);
+//!    with the same environment); first the floor: a line through a
+//!    process that only echoes it, beside one direct hook;
 //! 3. 10,000 `fire`s on one server: RSS and open descriptors flat (first
 //!    and last reported);
 //! 4. 64 sessions each with one slow hook in flight do not delay a session
@@ -20,7 +21,9 @@
 //! follow the other, and what one leaves behind would favour or slow the
 //! other), so a busy machine affects both sides alike. Run with `cargo bench --bench serve` (`SERVE_FIRES=N`
 //! changes the endurance count, `SERVE_SECTIONS=2` runs section 2 only,
-//! `SERVE_QUARTILES=1` adds each side's spread in section 2, `SERVE_AUDIT=off`
+//! `SERVE_QUARTILES=1` adds each side's spread in section 2, `SERVE_CPU=1`
+//! each side's CPU time per round (the server's, and this thread's for the
+//! direct spawns), `SERVE_AUDIT=off`
 //! turns the server's audit log off; it is `runs`, the default, otherwise;
 //! `SERVE_ROUNDS=N` sets section 2's rounds, 2,000, and 300 for N = 16).
 //!
@@ -124,6 +127,16 @@ impl Serve {
         }
     }
 
+    /// The CPU time the server's threads have run, in nanoseconds
+    /// (`/proc/<pid>/task/*/schedstat`).
+    fn cpu_ns(&self) -> u64 {
+        let tasks = std::fs::read_dir(format!("/proc/{}/task", self.child.id())).unwrap();
+        tasks
+            .filter_map(|t| std::fs::read_to_string(t.ok()?.path().join("schedstat")).ok())
+            .filter_map(|s| s.split_whitespace().next()?.parse::<u64>().ok())
+            .sum()
+    }
+
     /// `(VmRSS in KiB, open descriptors)` of the server.
     fn footprint(&self) -> (u64, usize) {
         let pid = self.child.id();
@@ -194,6 +207,14 @@ fn median(mut v: Vec<Duration>) -> Duration {
 /// the variables the claude dialect gives them (setting any variable makes
 /// the standard library copy the whole environment for each spawn, a cost
 /// of the hooks, not of latch: about 1 µs per inherited variable).
+/// The CPU time this thread has run, in nanoseconds.
+fn thread_cpu_ns() -> u64 {
+    std::fs::read_to_string("/proc/thread-self/schedstat")
+        .ok()
+        .and_then(|s| s.split_whitespace().next()?.parse().ok())
+        .unwrap_or(0)
+}
+
 fn direct(cwd: &Path, n: usize) {
     let payload = br#"{"session_id":"s","transcript_path":"","cwd":"/p","permission_mode":"default","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"ls"},"tool_use_id":""}"#;
     let children: Vec<Child> = (0..n)
@@ -221,8 +242,74 @@ fn direct(cwd: &Path, n: usize) {
     }
 }
 
+/// `--echo`: copies stdin to stdout line by line with blocking reads and
+/// writes, and nothing else: the least a server in another process can be.
+fn echo() {
+    let mut out = std::io::stdout().lock();
+    for line in std::io::stdin().lock().lines() {
+        let Ok(line) = line else { return };
+        if writeln!(out, "{line}").and_then(|()| out.flush()).is_err() {
+            return;
+        }
+    }
+}
+
+/// The floor of section 2: a round trip through [`echo`] in a process of
+/// its own, against one direct spawn of a `true` hook, interleaved as
+/// section 2 interleaves its sides. What a server adds to one hook can be
+/// no less than its median on the same machine.
+fn floor(cwd: &Path, rounds: usize) -> (Duration, Duration) {
+    let mut child = Command::new(std::env::current_exe().unwrap())
+        .arg("--echo")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut stdout = BufReader::new(child.stdout.take().unwrap());
+    // A line as long as a served `fire` of `bash_event`.
+    let message = format!(
+        "{}\n",
+        json!({"jsonrpc": "2.0", "id": 1, "method": "fire", "params": bash_event("s1")})
+    );
+    let mut line = String::new();
+    let (mut echoed, mut spawned) = (Vec::new(), Vec::new());
+    let mut seed: u64 = 0x9e37_79b9_7f4a_7c15;
+    for _ in 0..rounds {
+        for echo_turn in coin(&mut seed) {
+            let t = Instant::now();
+            if echo_turn {
+                stdin.write_all(message.as_bytes()).unwrap();
+                line.clear();
+                stdout.read_line(&mut line).unwrap();
+                echoed.push(t.elapsed());
+            } else {
+                direct(cwd, 1);
+                spawned.push(t.elapsed());
+            }
+        }
+    }
+    drop(stdin);
+    child.wait().unwrap();
+    (median(echoed), median(spawned))
+}
+
+/// Which of a round's two turns is the server's, `[true, false]` or
+/// `[false, true]`, from a xorshift coin: with a fixed seed, runs stay
+/// comparable.
+fn coin(seed: &mut u64) -> [bool; 2] {
+    *seed ^= *seed << 13;
+    *seed ^= *seed >> 7;
+    *seed ^= *seed << 17;
+    [*seed & 1 == 0, *seed & 1 == 1]
+}
+
 fn main() {
     if std::env::args().any(|a| a == "--list") {
+        return;
+    }
+    if std::env::args().any(|a| a == "--echo") {
+        echo();
         return;
     }
     let mut verdicts = Vec::new();
@@ -287,7 +374,16 @@ fn main() {
         ));
     }
 
-    // 2. N true hooks against direct spawns, interleaved.
+    // 2. N true hooks against direct spawns, interleaved; first the floor.
+    if wanted("2") {
+        let p = project(&true_hooks(1));
+        let (echoed, spawned) = floor(p.path(), 2000);
+        println!(
+            "2. floor: a line through a process that only echoes it {echoed:?}, beside a direct \
+             `true` hook {spawned:?}: N = 1 can be no lower than {:.3}",
+            (echoed + spawned).as_secs_f64() / spawned.as_secs_f64()
+        );
+    }
     for n in [1usize, 4, 16] {
         if !wanted("2") {
             break;
@@ -306,18 +402,24 @@ fn main() {
             // apart from one run to the next on a 2-core machine.
             .unwrap_or(if n == 16 { 300 } else { 2000 });
         let (mut served, mut spawned) = (Vec::new(), Vec::new());
-        // A xorshift coin with a fixed seed: runs stay comparable.
+        // `SERVE_CPU=1`: the CPU time each side spends per round (the
+        // server's, all threads; this thread's for the direct spawns).
+        let cpu = std::env::var_os("SERVE_CPU").is_some();
+        let (server_cpu, mut direct_cpu) = (cpu.then(|| s.cpu_ns()), 0);
         let mut seed: u64 = 0x9e37_79b9_7f4a_7c15;
         for _ in 0..rounds {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            for serve_turn in [seed & 1 == 0, seed & 1 == 1] {
+            for serve_turn in coin(&mut seed) {
                 let t = Instant::now();
                 if serve_turn {
                     let r = s.call("fire", event.clone());
                     served.push(t.elapsed());
                     assert_eq!(r["result"]["runs"].as_array().map(Vec::len), Some(n), "{r}");
+                } else if cpu {
+                    let before = thread_cpu_ns();
+                    let t = Instant::now();
+                    direct(p.path(), n);
+                    spawned.push(t.elapsed());
+                    direct_cpu += thread_cpu_ns() - before;
                 } else {
                     direct(p.path(), n);
                     spawned.push(t.elapsed());
@@ -338,6 +440,14 @@ fn main() {
         println!(
             "2. N = {n:2}: serve {a:?}, direct {b:?}, ratio {ratio:.3} (median of each round's ratio {paired:.3})"
         );
+        if let Some(before) = server_cpu {
+            let per_round = |ns: u64| Duration::from_nanos(ns / rounds as u64);
+            println!(
+                "   CPU per round: server {:?}, direct (this thread) {:?}",
+                per_round(s.cpu_ns() - before),
+                per_round(direct_cpu)
+            );
+        }
         if std::env::var_os("SERVE_QUARTILES").is_some() {
             for (what, v) in [("serve", &mut served), ("direct", &mut spawned)] {
                 v.sort();

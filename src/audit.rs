@@ -134,7 +134,9 @@ pub(crate) fn records(
     event_id: &str,
     outcome: &Outcome,
 ) -> Vec<AuditRecord> {
-    if mode == AuditMode::Off {
+    // A dispatch that ran no hook has nothing to record: its time is not
+    // even formatted.
+    if mode == AuditMode::Off || outcome.runs.is_empty() {
         return Vec::new();
     }
     let time = humantime::format_rfc3339_millis(std::time::SystemTime::now()).to_string();
