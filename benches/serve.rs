@@ -203,10 +203,6 @@ fn median(mut v: Vec<Duration>) -> Duration {
     v[v.len() / 2]
 }
 
-/// Spawns the same `n` hooks directly, at once, with their payload and
-/// the variables the claude dialect gives them (setting any variable makes
-/// the standard library copy the whole environment for each spawn, a cost
-/// of the hooks, not of latch: about 1 µs per inherited variable).
 /// The CPU time this thread has run, in nanoseconds.
 fn thread_cpu_ns() -> u64 {
     std::fs::read_to_string("/proc/thread-self/schedstat")
@@ -215,6 +211,10 @@ fn thread_cpu_ns() -> u64 {
         .unwrap_or(0)
 }
 
+/// Spawns the same `n` hooks directly, at once, with their payload and
+/// the variables the claude dialect gives them (setting any variable makes
+/// the standard library copy the whole environment for each spawn, a cost
+/// of the hooks, not of latch: about 1 µs per inherited variable).
 fn direct(cwd: &Path, n: usize) {
     let payload = br#"{"session_id":"s","transcript_path":"","cwd":"/p","permission_mode":"default","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"ls"},"tool_use_id":""}"#;
     let children: Vec<Child> = (0..n)
@@ -415,6 +415,7 @@ fn main() {
                     served.push(t.elapsed());
                     assert_eq!(r["result"]["runs"].as_array().map(Vec::len), Some(n), "{r}");
                 } else if cpu {
+                    // Timed from after the `schedstat` read.
                     let before = thread_cpu_ns();
                     let t = Instant::now();
                     direct(p.path(), n);
