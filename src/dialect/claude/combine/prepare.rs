@@ -180,25 +180,9 @@ pub(super) fn work<'a>(
                     .into_owned();
             let (cfg, ce) = (place.prompt.clone(), place.ce);
             let (prompt, model) = (prompt.clone(), model.clone());
-            let mut record = s.record;
-            Prepared::Run(Work {
-                shown,
-                from_plugin: None,
-                cut: None,
-                run: Run::Other(Box::pin(async move {
-                    let started = std::time::Instant::now();
-                    let verdict = tokio::select! {
-                        v = super::super::prompt::evaluate(&cfg, ce, &prompt, &payload, model.as_deref(), timeout) => v,
-                        _ = cx.cancel.cancelled() => Verdict::cancelled(),
-                    };
-                    record.took(started.elapsed());
-                    Ran {
-                        record,
-                        verdict,
-                        warnings: Vec::new(),
-                        personal_failure: false,
-                    }
-                })),
+            cancellable_call(shown, s.record, cx.cancel, async move {
+                super::super::prompt::evaluate(&cfg, ce, &prompt, &payload, model.as_deref(), timeout)
+                    .await
             })
         }
         // Without a background runner, hooks Claude Code does not wait for
@@ -263,31 +247,14 @@ pub(super) fn work<'a>(
             // An `mcp_tool` handler's own timeout blocks under `onFailure`.
             let timeout_blocks = matches!(s.handler.kind, HandlerKind::McpTool { .. })
                 && ce.on_failure_blocks(s.handler);
-            let mut record = s.record;
-            Prepared::Run(Work {
-                shown,
-                from_plugin: None,
-                cut: None,
-                run: Run::Other(Box::pin(async move {
-                    let started = std::time::Instant::now();
-                    let verdict = tokio::select! {
-                        v = tokio::time::timeout(timeout, call) => v.unwrap_or_else(|_| {
-                            if timeout_blocks {
-                                super::super::mcp_failure::timed_out()
-                            } else {
-                                Verdict::timed_out(timeout.as_secs_f64())
-                            }
-                        }),
-                        _ = cx.cancel.cancelled() => Verdict::cancelled(),
-                    };
-                    record.took(started.elapsed());
-                    Ran {
-                        record,
-                        verdict,
-                        warnings: Vec::new(),
-                        personal_failure: false,
+            cancellable_call(shown, s.record, cx.cancel, async move {
+                tokio::time::timeout(timeout, call).await.unwrap_or_else(|_| {
+                    if timeout_blocks {
+                        super::super::mcp_failure::timed_out()
+                    } else {
+                        Verdict::timed_out(timeout.as_secs_f64())
                     }
-                })),
+                })
             })
         }
         HandlerKind::Command { .. }
@@ -403,6 +370,36 @@ pub(super) fn work<'a>(
 
 /// The process for a command handler, or why it cannot run (a message in
 /// Claude Code's words).
+/// A `prompt`, `agent` or `mcp_tool` handler's work: `verdict` raced
+/// against the dispatch's cancel (which wins as `cancelled`), its time
+/// recorded; such a call has no warnings and no personal rule.
+fn cancellable_call<'a>(
+    shown: String,
+    mut record: HookRun,
+    cancel: &'a crate::run::Cancel,
+    verdict: impl std::future::Future<Output = Verdict> + Send + 'a,
+) -> Prepared<'a> {
+    Prepared::Run(Work {
+        shown,
+        from_plugin: None,
+        cut: None,
+        run: Run::Other(Box::pin(async move {
+            let started = std::time::Instant::now();
+            let verdict = tokio::select! {
+                v = verdict => v,
+                _ = cancel.cancelled() => Verdict::cancelled(),
+            };
+            record.took(started.elapsed());
+            Ran {
+                record,
+                verdict,
+                warnings: Vec::new(),
+                personal_failure: false,
+            }
+        })),
+    })
+}
+
 pub(super) fn command(
     file: &LoadedFile,
     handler: &Handler,
