@@ -181,8 +181,15 @@ pub(super) fn work<'a>(
             let (cfg, ce) = (place.prompt.clone(), place.ce);
             let (prompt, model) = (prompt.clone(), model.clone());
             cancellable_call(shown, s.record, cx.cancel, async move {
-                super::super::prompt::evaluate(&cfg, ce, &prompt, &payload, model.as_deref(), timeout)
-                    .await
+                super::super::prompt::evaluate(
+                    &cfg,
+                    ce,
+                    &prompt,
+                    &payload,
+                    model.as_deref(),
+                    timeout,
+                )
+                .await
             })
         }
         // Without a background runner, hooks Claude Code does not wait for
@@ -248,13 +255,15 @@ pub(super) fn work<'a>(
             let timeout_blocks = matches!(s.handler.kind, HandlerKind::McpTool { .. })
                 && ce.on_failure_blocks(s.handler);
             cancellable_call(shown, s.record, cx.cancel, async move {
-                tokio::time::timeout(timeout, call).await.unwrap_or_else(|_| {
-                    if timeout_blocks {
-                        super::super::mcp_failure::timed_out()
-                    } else {
-                        Verdict::timed_out(timeout.as_secs_f64())
-                    }
-                })
+                tokio::time::timeout(timeout, call)
+                    .await
+                    .unwrap_or_else(|_| {
+                        if timeout_blocks {
+                            super::super::mcp_failure::timed_out()
+                        } else {
+                            Verdict::timed_out(timeout.as_secs_f64())
+                        }
+                    })
             })
         }
         HandlerKind::Command { .. }
