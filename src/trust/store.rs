@@ -130,7 +130,8 @@ impl Store {
 
     /// Changes the store under `state_root` with `f`, holding its lock
     /// from the read to the durable replace (blocking). Creates the state
-    /// root and the store's directory (0700) if needed.
+    /// root and the store's directory (0700) if needed. A change that
+    /// leaves the store as it was writes nothing.
     pub fn update<T>(state_root: &Path, f: impl FnOnce(&mut Store) -> T) -> io::Result<T> {
         let root = files::create_root(state_root)?;
         let path = state_root.join(DIR);
@@ -145,8 +146,15 @@ impl Store {
             }
         }
         let mut store = Store::read(&dir, &path)?;
+        let before = store.clone();
         let out = f(&mut store);
         store.files.retain(|_, approvals| !approvals.is_empty());
+        // A change that changed nothing (revoking what had no approval)
+        // leaves the file alone: a watcher (`latch serve`) would take a
+        // rewrite for an edit and reload for nothing.
+        if store == before {
+            return Ok(out);
+        }
         let mut bytes = serde_json::to_vec_pretty(&store).map_err(io::Error::other)?;
         bytes.push(b'\n');
         files::write_state_bytes(&dir, &path, &bytes)?;

@@ -207,8 +207,28 @@ fn bad_messages_get_errors_and_the_server_goes_on() {
     // Before initialize.
     let r = s.request(1, "fire", json!({"event": "stop"}));
     assert_eq!(r["error"]["code"], -32002, "{r}");
+    // An unknown method is that, initialized or not.
+    let r = s.request(11, "nope", Value::Null);
+    assert_eq!(r["error"]["code"], -32601, "{r}");
+    // Blank lines get no answer: the next answer is the parse error's.
+    s.send_line("");
+    s.send_line(" \t ");
     s.send_line("this is not json");
-    assert_eq!(s.recv()["error"]["code"], -32700);
+    let r = s.recv();
+    assert_eq!(r["error"]["code"], -32700, "{r}");
+    assert_eq!(r["id"], Value::Null, "{r}");
+    {
+        let stdin = s.stdin.as_mut().expect("stdin open");
+        stdin
+            .write_all(b"{\"jsonrpc\":\"2.0\",\"id\":12,\"method\":\"\xff\"}\n")
+            .expect("write");
+        stdin.flush().expect("flush");
+    }
+    assert_eq!(
+        s.recv()["error"]["code"],
+        -32700,
+        "bytes that are not UTF-8"
+    );
     // Over the limit (1000 bytes plus 1 MiB of envelope): not buffered.
     s.send_line(&format!(
         r#"{{"jsonrpc":"2.0","id":2,"method":"fire","params":{{"event":"stop","prompt":"{}"}}}}"#,
@@ -528,6 +548,40 @@ fn an_edit_of_a_linked_settings_files_target_is_reloaded() {
     assert_eq!(n["params"]["reloaded"], true, "{n}");
     let r = s.request(2, "fire", bash_before("ls"));
     assert_eq!(r["result"]["decision"], "deny", "{r}");
+    assert_eq!(s.close(), 0);
+}
+
+/// A script a hook runs is not configuration: an edit applies to the next
+/// run as it is. Kept in a watched directory, it still counts as a change
+/// there, and the notification says nothing new.
+#[test]
+fn a_script_edited_in_a_watched_directory_applies_at_once_with_an_empty_notice() {
+    let c = Claude::new().project_settings(&settings(
+        "PreToolUse",
+        Some("Bash"),
+        &[r#"sh "$CLAUDE_PROJECT_DIR/.claude/hooks/check.sh""#],
+    ));
+    c.write("project/.claude/hooks/check.sh", "exit 0\n");
+    let mut s = Server::claude(&c);
+    s.fire(1, bash_before("ls"));
+    assert_eq!(s.recv()["result"]["decision"], "proceed");
+    c.write("project/.claude/hooks/check.sh", "echo no >&2; exit 2\n");
+    // The edit applies at once, whether its notice came yet or not.
+    s.fire(2, bash_before("ls"));
+    let (mut answer, mut notice) = (None, None);
+    while answer.is_none() || notice.is_none() {
+        let m = s.recv();
+        if m["id"] == 2 {
+            answer = Some(m);
+        } else if m["method"] == "latch/diagnostics" {
+            notice = Some(m);
+        }
+    }
+    let (r, n) = (answer.unwrap_or_default(), notice.unwrap_or_default());
+    assert_eq!(r["result"]["decision"], "deny", "{r}");
+    assert_eq!(n["params"]["reloaded"], true, "{n}");
+    assert_eq!(n["params"]["diagnostics"], json!([]), "{n}");
+    assert_eq!(n["params"]["kept"], json!([]), "{n}");
     assert_eq!(s.close(), 0);
 }
 
@@ -1184,6 +1238,59 @@ fn a_broken_peen_file_keeps_its_last_good_version() {
     s.fire(4, rm);
     let r = s.recv();
     assert_eq!(r["result"]["reasons"][0]["text"], "fixed", "{r}");
+    assert_eq!(s.close(), 0);
+}
+
+/// A trust store that cannot be used: `-32603` with the reason where the
+/// request needs it; `trust/list` with no store to read shows each hook
+/// `new`, as `latch trust` does.
+#[test]
+fn a_trust_store_that_cannot_be_used_is_an_internal_error_naming_why() {
+    let c = Claude::new().project_settings(&settings("PreToolUse", Some("Bash"), &["true"]));
+    // A state directory that is a file: nothing can be written under it.
+    let state = c.root.path().join("state-file");
+    std::fs::write(&state, "not a directory").expect("write");
+    let mut s = Server::start(&[]);
+    let r = s.request(
+        1,
+        "initialize",
+        json!({"dialects": ["claude"], "project": c.project(), "home": c.home(),
+            "claude_managed_dir": c.root.path().join("managed"), "state_dir": state}),
+    );
+    assert!(r["result"].is_object(), "{r}");
+    let r = s.request(2, "trust/list", Value::Null);
+    assert_eq!(r["result"][0]["trust"]["state"], "new", "{r}");
+    for (id, method) in [(3, "trust/approve"), (4, "trust/revoke")] {
+        let r = s.request(id, method, json!({"all": true}));
+        assert_eq!(r["error"]["code"], -32603, "{method}: {r}");
+        assert!(
+            r["error"]["message"]
+                .as_str()
+                .is_some_and(|m| m.contains("state-file")),
+            "{method}: {r}"
+        );
+    }
+    assert_eq!(s.close(), 0);
+
+    // A store that is not one: every request that reads it says so.
+    let state = c.root.path().join("state");
+    std::fs::create_dir_all(state.join("trust")).expect("mkdir");
+    std::fs::write(state.join("trust/state.json"), "{").expect("write");
+    let mut s = Server::start(&[]).for_claude(&c);
+    for (id, method, params) in [
+        (2, "trust/list", Value::Null),
+        (3, "trust/approve", json!({"all": true})),
+        (4, "trust/revoke", json!({"all": true})),
+    ] {
+        let r = s.request(id, method, params);
+        assert_eq!(r["error"]["code"], -32603, "{method}: {r}");
+        assert!(
+            r["error"]["message"]
+                .as_str()
+                .is_some_and(|m| m.contains("is not a latch trust store")),
+            "{method}: {r}"
+        );
+    }
     assert_eq!(s.close(), 0);
 }
 

@@ -256,6 +256,40 @@ fn a_hook_added_next_to_approved_ones_is_the_only_one_held_back() {
     assert!(err.contains("no hook `nosuchhook` is loaded"), "{err}");
 }
 
+/// A revocation of what has no approval changes nothing, and writes
+/// nothing: the store keeps its file (the same inode), so that a watcher
+/// such as `latch serve` sees no edit and reloads for nothing.
+#[test]
+fn revoking_what_has_no_approval_leaves_the_store_file_alone() {
+    use std::os::unix::fs::MetadataExt;
+    let p = guarded();
+    p.write(
+        ".poolside/settings.yaml",
+        "hooks:\n  PreToolUse:\n    - {name: guard, matcher: shell, command: ./hooks/guard.sh}\n    - {name: sneaky, command: 'echo {}'}\n",
+    );
+    let (code, _, err) = trust(&p, &["approve", "guard"]);
+    assert_eq!(code, 0, "{err}");
+    let store = p.state().join("trust/state.json");
+    let before = std::fs::metadata(&store).expect("the store exists");
+    let text = std::fs::read_to_string(&store).expect("read the store");
+    let (code, out, err) = trust(&p, &["revoke", "sneaky", "--format", "json"]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(
+        serde_json::from_str::<Value>(&out).expect("json"),
+        json!({"revoked": []})
+    );
+    let after = std::fs::metadata(&store).expect("the store is still there");
+    assert_eq!(
+        (after.ino(), after.mtime_nsec()),
+        (before.ino(), before.mtime_nsec())
+    );
+    assert_eq!(std::fs::read_to_string(&store).expect("read"), text);
+    // A revocation that does change it still writes it.
+    let (code, _, err) = trust(&p, &["revoke", "guard"]);
+    assert_eq!(code, 0, "{err}");
+    assert_ne!(std::fs::read_to_string(&store).expect("read"), text);
+}
+
 #[test]
 fn a_corrupt_store_fails_closed_with_a_clear_error() {
     let p = guarded();
