@@ -41,6 +41,11 @@ if (outcome.decision !== "proceed") throw new Error(JSON.stringify(outcome));
 console.log("npm pack: the packed client fired an event");
 JS
 node fire.mjs
+# require() finds it too, where Node can require an ES module.
+node -e 'if (process.features.require_module) {
+  if (typeof require("@latch/client").LatchClient !== "function") throw new Error("require gave no LatchClient");
+  console.log("npm pack: the packed client loads with require() too");
+}'
 
 # The README's `ts` blocks type-check against the packed package's types.
 # Each is a module of its own, after a prelude that declares what it takes
@@ -80,3 +85,17 @@ cat > tsconfig.json <<JSON
 JSON
 "$here/node_modules/.bin/tsc" -p tsconfig.json
 echo "README snippets: all $blocks type-check against the packed client"
+
+# The same with the latest TypeScript, as a harness that installs it today
+# gets it, and this package's @types/node. TypeScript 6 and later load no
+# @types package unasked: this tsconfig names none, and the declarations
+# must reference Node's types (and the disposable lib) themselves.
+types_node=$(node -p 'require(process.argv[1]).devDependencies["@types/node"]' "$here/package.json")
+npm install --no-audit --no-fund --silent --save-dev typescript@latest "@types/node@$types_node"
+cat > tsconfig.latest.json <<JSON
+{"compilerOptions": {"strict": true, "noEmit": true, "module": "nodenext", "moduleResolution": "nodenext",
+  "target": "es2022", "skipLibCheck": false},
+ "files": [${files%,}]}
+JSON
+./node_modules/.bin/tsc -p tsconfig.latest.json
+echo "README snippets: all $blocks type-check with TypeScript $(./node_modules/.bin/tsc --version | sed 's/^Version //') too, without \"types\""

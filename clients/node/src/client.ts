@@ -4,6 +4,11 @@
  * @module
  */
 
+// Its declarations name Node's types and `AsyncDisposable`: they keep these
+// references, as TypeScript 6 and later load no `@types/*` package unasked.
+/// <reference types="node" preserve="true" />
+/// <reference lib="esnext.disposable" preserve="true" />
+
 import type { ChildProcessWithoutNullStreams } from "node:child_process";
 import { EventEmitter } from "node:events";
 import { toWireConfig, type AnyConfig } from "./config.js";
@@ -24,8 +29,11 @@ import { chooseBinary, holdOpen, spawnServe, Tail } from "./spawn.js";
 
 /** How many characters of latch's stderr are kept for {@link LatchDiedError}. */
 const STDERR_TAIL_CHARS = 8192;
-/** How long to wait for stdout to drain after the process exited. */
-const DRAIN_MS = 200;
+/**
+ * How long to wait, after the process exited, for its stdout and stderr to
+ * end (longer only when a process it started still holds them open).
+ */
+const DRAIN_MS = 500;
 /** The events whose listeners wait for latch's notifications (and keep Node running). */
 const NOTIFICATION_EVENTS = ["asyncResult", "diagnostics", "notification"] as const;
 /** The longest delay `setTimeout` takes; a longer limit means none. */
@@ -191,6 +199,7 @@ export class LatchClient implements AsyncDisposable {
    * Starts `latch serve` and initializes it with `options.config`.
    *
    * @throws {LatchNotFoundError} the binary does not exist or cannot be run.
+   * @throws {LatchError} `cwd` does not exist or is not a directory (the message names it), or the binary could not be started otherwise.
    * @throws {LatchRpcError} `initialize` failed (an unknown config key, …); the process is ended.
    * @throws {LatchDiedError} latch ended before answering `initialize`.
    * @throws {LatchTimeoutError} no answer to `initialize` within `startTimeoutMs`; the process is ended.
@@ -231,10 +240,11 @@ export class LatchClient implements AsyncDisposable {
     const exited = new Promise<ExitInfo>((resolve) => {
       child.once("exit", (exitCode, signal) => {
         const info: ExitInfo = { exitCode, signal };
-        // Let the last answers on stdout arrive before failing what still waits.
+        // Let the last answers on stdout, and the last words on stderr (for
+        // LatchDiedError), arrive before failing what still waits: "close"
+        // follows "exit" once both pipes have ended.
         const drained = new Promise<void>((done) => {
-          if (child.stdout.readableEnded) done();
-          else child.stdout.once("end", done);
+          child.once("close", () => done());
           setTimeout(done, DRAIN_MS).unref();
         });
         void drained.then(() => {

@@ -4,6 +4,9 @@
  * @module
  */
 
+// Its declarations name Node's types (see client.ts).
+/// <reference types="node" preserve="true" />
+
 /** The base class of every error this package throws. */
 export class LatchError extends Error {
   override name = "LatchError";

@@ -5,6 +5,9 @@
  * @module
  */
 
+// Its declarations name Node's types (see client.ts).
+/// <reference types="node" preserve="true" />
+
 import type { Readable, Writable } from "node:stream";
 import { LatchError, LatchRpcError } from "./errors.js";
 

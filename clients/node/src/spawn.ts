@@ -4,7 +4,12 @@
  * @module
  */
 
+// Its declarations name Node's types (see client.ts).
+/// <reference types="node" preserve="true" />
+
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
+import { constants } from "node:fs";
+import { access, stat } from "node:fs/promises";
 import { isAbsolute, resolve } from "node:path";
 import { LatchError, LatchNotFoundError } from "./errors.js";
 
@@ -41,6 +46,7 @@ export function chooseBinary(
  * the harness, at the end of its input.
  *
  * @throws {LatchNotFoundError} the binary does not exist or cannot be executed.
+ * @throws {LatchError} `cwd` is not a directory latch can run in, or the binary could not be started otherwise.
  */
 export async function spawnServe(
   bin: string,
@@ -48,20 +54,23 @@ export async function spawnServe(
   cwd: string | undefined,
   env: NodeJS.ProcessEnv | undefined,
 ): Promise<ChildProcessWithoutNullStreams> {
-  const child = spawn(bin, ["serve"], {
-    cwd,
-    env: env ?? process.env,
-    stdio: ["pipe", "pipe", "pipe"],
-    detached: true,
-  });
+  let child: ChildProcessWithoutNullStreams;
+  try {
+    child = spawn(bin, ["serve"], {
+      cwd,
+      env: env ?? process.env,
+      stdio: ["pipe", "pipe", "pipe"],
+      detached: true,
+    });
+  } catch (error) {
+    // Some failures (ENOTDIR: `cwd` is a file) are thrown rather than emitted.
+    if (typeof (error as NodeJS.ErrnoException).errno !== "number") throw error;
+    throw await startError(error as NodeJS.ErrnoException, bin, from, cwd);
+  }
   await new Promise<void>((ready, fail) => {
     child.once("spawn", ready);
     child.once("error", (error: NodeJS.ErrnoException) => {
-      fail(
-        error.code === "ENOENT" || error.code === "EACCES"
-          ? new LatchNotFoundError(bin, from, { cause: error })
-          : new LatchError(`cannot start ${bin}: ${error.message}`, { cause: error }),
-      );
+      void startError(error, bin, from, cwd).then(fail);
     });
   });
   child.on("error", () => {
@@ -71,6 +80,49 @@ export async function spawnServe(
     // EPIPE once latch is gone; "exit" reports that.
   });
   return child;
+}
+
+/**
+ * The error `start` throws when `BIN serve` could not be started. The
+ * child enters `cwd` before it runs the binary, and a missing directory
+ * gives the same codes (ENOENT, EACCES) as a missing binary: `cwd` is
+ * looked at first.
+ */
+async function startError(
+  error: NodeJS.ErrnoException,
+  bin: string,
+  from: BinarySource,
+  cwd: string | undefined,
+): Promise<LatchError> {
+  const problem = cwd === undefined ? undefined : await unusableDirectory(cwd);
+  if (problem !== undefined) {
+    const where = `latch's working directory ${JSON.stringify(cwd)} (the \`cwd\` option)`;
+    return new LatchError(`cannot start ${bin}: ${where} ${problem}`, { cause: error });
+  }
+  return error.code === "ENOENT" || error.code === "EACCES"
+    ? new LatchNotFoundError(bin, from, { cause: error })
+    : new LatchError(`cannot start ${bin}: ${error.message}`, { cause: error });
+}
+
+/**
+ * Why `dir` cannot be a process's working directory (`"does not exist"`,
+ * …), or `undefined` when it can.
+ */
+async function unusableDirectory(dir: string): Promise<string | undefined> {
+  try {
+    if (!(await stat(dir)).isDirectory()) return "is not a directory";
+    await access(dir, constants.X_OK);
+    return undefined;
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    return code === "ENOENT"
+      ? "does not exist"
+      : code === "ENOTDIR"
+        ? "does not exist (a part of its path is not a directory)"
+        : code === "EACCES"
+          ? "cannot be entered (permission denied)"
+          : `cannot be used (${(error as Error).message})`;
+  }
 }
 
 /**

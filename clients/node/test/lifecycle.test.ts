@@ -8,6 +8,7 @@ import {
   LatchClient,
   LatchClosedError,
   LatchDiedError,
+  LatchError,
   LatchNotFoundError,
   LatchRpcError,
   type ExitInfo,
@@ -50,6 +51,32 @@ describe("starting and ending latch", () => {
     } finally {
       if (saved !== undefined) process.env["LATCH_BIN"] = saved;
     }
+  });
+
+  test("a missing cwd is a LatchError naming the directory, not a LatchNotFoundError", async () => {
+    // Node reports a missing working directory as ENOENT, as it does a missing binary.
+    const missing = join(scratch, "no-such-dir");
+    await assert.rejects(LatchClient.start({ bin: latchBin(), cwd: missing }), (error: unknown) => {
+      assert.ok(error instanceof LatchError);
+      assert.ok(!(error instanceof LatchNotFoundError), error.message);
+      assert.ok(error.message.includes(JSON.stringify(missing)), error.message);
+      assert.match(error.message, /working directory .* does not exist/);
+      assert.equal((error.cause as NodeJS.ErrnoException | undefined)?.code, "ENOENT");
+      return true;
+    });
+    const file = join(scratch, "a-file");
+    await writeFile(file, "");
+    await assert.rejects(LatchClient.start({ bin: latchBin(), cwd: file }), (error: unknown) => {
+      assert.ok(error instanceof LatchError);
+      assert.ok(!(error instanceof LatchNotFoundError), error.message);
+      assert.match(error.message, /working directory .*a-file" .*is not a directory/);
+      return true;
+    });
+    // With an existing cwd, a missing binary is still a LatchNotFoundError.
+    await assert.rejects(
+      LatchClient.start({ bin: join(scratch, "no-such-latch"), cwd: scratch }),
+      (error: unknown) => error instanceof LatchNotFoundError && error.from === "option",
+    );
   });
 
   test("$LATCH_BIN is used when no bin is given", async () => {
@@ -99,6 +126,23 @@ describe("starting and ending latch", () => {
       assert.match(error.message, /exited with code 3/);
       return true;
     });
+  });
+
+  test("a LatchDiedError carries the stderr of a binary that exits at once, every time", { timeout: 60_000 }, async () => {
+    // cat fails on the argument `serve`, a file that is not there, and
+    // exits 1: its stderr may still be unread when its exit is reported.
+    // Several at once, as the race is likelier under load.
+    for (let round = 0; round < 4; round++) {
+      const starts = Array.from({ length: 5 }, () => LatchClient.start({ bin: "/bin/cat", cwd: scratch }));
+      for (const started of await Promise.allSettled(starts)) {
+        assert.equal(started.status, "rejected");
+        const error: unknown = started.reason;
+        assert.ok(error instanceof LatchDiedError, String(error));
+        assert.equal(error.exitCode, 1);
+        assert.match(error.stderrTail, /serve: No such file or directory/, `round ${round}: ${error.message}`);
+        assert.match(error.message, /exited with code 1; stderr:\n.*serve: No such file or directory/);
+      }
+    }
   });
 
   test("a killed server fails the fires in flight and every later one", async () => {
