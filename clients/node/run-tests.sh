@@ -86,12 +86,12 @@ JSON
 "$here/node_modules/.bin/tsc" -p tsconfig.json
 echo "README snippets: all $blocks type-check against the packed client"
 
-# The same with the latest TypeScript, as a harness that installs it today
-# gets it, and this package's @types/node. TypeScript 6 and later load no
+# The same with the newest TypeScript major (7, pinned so that a checkout
+# that passes today passes tomorrow), and this package's @types/node. TypeScript 6 and later load no
 # @types package unasked: this tsconfig names none, and the declarations
 # must reference Node's types (and the disposable lib) themselves.
 types_node=$(node -p 'require(process.argv[1]).devDependencies["@types/node"]' "$here/package.json")
-npm install --no-audit --no-fund --silent --save-dev typescript@latest "@types/node@$types_node"
+npm install --no-audit --no-fund --silent --save-dev typescript@7.0.2 "@types/node@$types_node"
 cat > tsconfig.latest.json <<JSON
 {"compilerOptions": {"strict": true, "noEmit": true, "module": "nodenext", "moduleResolution": "nodenext",
   "target": "es2022", "skipLibCheck": false},
