@@ -13,7 +13,7 @@ import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Dict, Tuple
+from typing import Any, Dict, Iterator, Tuple
 
 import pytest
 
@@ -97,6 +97,43 @@ def default_settings() -> Dict[str, Any]:
             ],
         }
     }
+
+
+# A PreToolUse hook for Bash that writes its process id to hook.pid in the
+# project, then sleeps 30 seconds (`exec`: the id is the sleep's).
+HANG_HOOK = 'echo $$ > "$CLAUDE_PROJECT_DIR"/hook.pid; exec sleep 30'
+
+
+@pytest.fixture
+def hanging(tmp_path: Path) -> Iterator[Project]:
+    """A project whose hook hangs and says its process id (see
+    :func:`hook_pid`); a hook a failed test left running is killed."""
+    settings = {"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": HANG_HOOK}]}]}}
+    project = make_project(tmp_path / "hanging", settings)
+    yield project
+    try:
+        pid = int((project.root / "hook.pid").read_text())
+        with open(f"/proc/{pid}/cmdline", "rb") as cmdline:
+            if b"sleep" in cmdline.read():
+                os.kill(pid, signal.SIGKILL)
+    except (OSError, ValueError):
+        pass
+
+
+def hook_pid(project: Project, within: float = 10.0) -> int:
+    """The process id of the hanging hook of ``project`` (the :func:`hanging`
+    fixture), once it started."""
+    path = project.root / "hook.pid"
+    deadline = time.monotonic() + within
+    while True:
+        try:
+            text = path.read_text()
+        except FileNotFoundError:
+            text = ""
+        if text.endswith("\n"):
+            return int(text)
+        assert time.monotonic() < deadline, "the hook did not start"
+        time.sleep(0.02)
 
 
 @pytest.fixture(scope="session")

@@ -3,17 +3,19 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import gc
+import json
 import logging
 import os
 import signal
 import time
 from pathlib import Path
-from typing import Any, Awaitable, Callable, List, TypeVar
+from typing import Any, Awaitable, Callable, List, Tuple, TypeVar
 
 import pytest
 
-from conftest import Project, bash, bash_after, fake_server, interrupt_harness, process_gone
+from conftest import Project, bash, bash_after, fake_server, hook_pid, interrupt_harness, process_gone
 from latch_client import (
     AsyncClient,
     AsyncResult,
@@ -163,6 +165,124 @@ def test_notification_stream_ends_on_close(project: Project) -> None:
         assert len(seen) >= 1
 
     run(main)
+
+
+def test_closing_a_notification_stream_ends_its_reader(project: Project) -> None:
+    async def main() -> None:
+        async with AsyncClient(**project.config()) as latch:
+            stream = latch.notifications()
+            seen: List[Notification] = []
+
+            async def consume() -> None:
+                async for note in stream:
+                    seen.append(note)
+
+            consumer = asyncio.ensure_future(consume())
+            await asyncio.sleep(0.2)  # the consumer waits for a notification
+            stream.close()
+            await asyncio.wait_for(consumer, 5)
+            assert seen == []
+
+            # contextlib.aclosing closes it, and wakes its reader.
+            async with contextlib.aclosing(latch.notifications()) as notes:
+                await latch.fire(bash_after("ls", "out", session="a"))
+                note = await asyncio.wait_for(notes.__anext__(), 10)
+                assert isinstance(note, AsyncResultNotification)
+                waiting = asyncio.ensure_future(notes.__anext__())
+                await asyncio.sleep(0.2)
+            with pytest.raises(StopAsyncIteration):
+                await asyncio.wait_for(waiting, 5)
+
+    run(main)
+
+
+async def _hook_pid(project: Project) -> int:
+    """:func:`hook_pid`, without blocking the event loop."""
+    for _ in range(500):
+        if (project.root / "hook.pid").exists():
+            break
+        await asyncio.sleep(0.02)
+    return hook_pid(project)
+
+
+def test_cancelling_aclose_ends_the_hooks_and_the_server(hanging: Project) -> None:
+    """Cancelling aclose() while it waits for a fire in flight sends
+    ``exit`` (a SIGKILL would leave the hook running): latch kills the
+    hook's process group and exits, the fire gets what ran, and the
+    CancelledError follows."""
+
+    async def main() -> int:
+        latch = AsyncClient(**hanging.config(), close_timeout=15)
+        await latch.open()
+        fire = asyncio.ensure_future(latch.fire(bash("x", session="i")))
+        hook = await _hook_pid(hanging)
+        closing = asyncio.ensure_future(latch.aclose())
+        await asyncio.sleep(0.5)  # aclose() waits for the fire
+        assert not closing.done()
+        closing.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await closing
+        assert latch.returncode == 0  # it exited, and was not killed
+        outcome = await asyncio.wait_for(fire, 5)
+        assert is_cancelled(outcome), outcome
+        await latch.aclose()  # nothing left to do
+        return hook
+
+    started = time.monotonic()
+    hook = run(main)
+    assert process_gone(hook)
+    assert time.monotonic() - started < 15  # neither the hook's 30 s nor close_timeout
+
+
+def test_abort_during_aclose_cancels_the_fires_at_once(hanging: Project) -> None:
+    async def main() -> int:
+        latch = AsyncClient(**hanging.config(), close_timeout=15)
+        await latch.open()
+        fire = asyncio.ensure_future(latch.fire(bash("x", session="a")))
+        hook = await _hook_pid(hanging)
+        closing = asyncio.ensure_future(latch.aclose())
+        await asyncio.sleep(0.5)  # aclose() waits for the fire
+        assert not closing.done()
+        started = time.monotonic()
+        await latch.abort()
+        assert latch.returncode == 0
+        await asyncio.wait_for(closing, 5)
+        assert time.monotonic() - started < 10  # neither the hook's 30 s nor close_timeout
+        assert is_cancelled(await asyncio.wait_for(fire, 5))
+        return hook
+
+    assert process_gone(run(main))
+
+
+CTRL_C_CLOSE_HARNESS = r"""
+import asyncio, json, os, sys, time
+from latch_client import AsyncClient
+
+config = json.loads(sys.argv[1])
+pid_file = os.path.join(config["project"], "hook.pid")
+hang = {"event": "tool_before", "session_id": "c", "tool": {"name": "Bash", "input": {"command": "x"}}}
+clients = []
+
+async def main() -> None:
+    async with AsyncClient(**config) as latch:
+        clients.append(latch)
+        asyncio.ensure_future(latch.fire(hang))
+        while not os.path.exists(pid_file):
+            await asyncio.sleep(0.02)
+        print("ready", flush=True)
+        # Leaving the block waits for the fire, until Ctrl-C.
+
+try:
+    asyncio.run(main())
+except KeyboardInterrupt:
+    print(json.dumps({"returncode": clients[0].returncode}), flush=True)
+"""
+
+
+def test_ctrl_c_while_leaving_async_with_ends_the_hooks_and_the_server(hanging: Project, tmp_path: Path) -> None:
+    returncode, out, err = interrupt_harness(tmp_path, CTRL_C_CLOSE_HARNESS, hanging.config())
+    assert returncode == 0 and json.loads(out) == {"returncode": 0}, (out, err)
+    assert process_gone(hook_pid(hanging))
 
 
 def test_server_killed(project: Project) -> None:

@@ -6,10 +6,11 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import time
 from pathlib import Path
-from typing import Any, Dict, List
+from typing import Any, Dict, List, Set
 
 import pytest
 
@@ -277,4 +278,45 @@ def test_each_typed_dict_has_its_definitions_fields(schema: Dict[str, Any], type
     properties = set(shape.get("properties", {}))
     assert properties <= set(hints), f"{typed} lacks {sorted(properties - set(hints))}"
     required = set(shape.get("required", []))
-    assert set(cls.__required_keys__) <= required | {"jsonrpc"}, f"{typed} requires {sorted(set(cls.__required_keys__) - required)}"
+    typed_required = required_keys(cls)
+    assert typed_required <= required, f"{typed} requires {sorted(typed_required - required)}"
+    assert required <= typed_required, f"{typed} does not require {sorted(required - typed_required)}"
+
+
+def required_keys(cls: Any) -> Set[str]:
+    """The keys a typed dict requires, read from its hints (under ``from
+    __future__ import annotations`` Python 3.11's ``__required_keys__``
+    misses those marked ``Required``)."""
+    import typing
+
+    required = set()
+    for key, hint in typing.get_type_hints(cls, include_extras=True).items():
+        origin = typing.get_origin(hint)
+        if origin is typing.Required or (cls.__total__ and origin is not typing.NotRequired):
+            required.add(key)
+    return required
+
+
+@pytest.mark.no_latch
+def test_event_kinds_are_the_schemas(schema: Dict[str, Any]) -> None:
+    """``EventKind`` has every kind of the schema, and its docstring does
+    not miscount them."""
+    import ast
+    import typing
+
+    from latch_client import types
+
+    kinds = typing.get_args(types.EventKind)
+    assert sorted(kinds) == sorted(k["const"] for k in schema["$defs"]["EventKind"]["oneOf"])
+    source = ast.parse(Path(types.__file__).read_text())
+    body = source.body
+    for node, after in zip(body, body[1:]):
+        if isinstance(node, ast.Assign) and [ast.unparse(t) for t in node.targets] == ["EventKind"]:
+            assert isinstance(after, ast.Expr) and isinstance(after.value, ast.Constant)
+            docstring = after.value.value
+            assert isinstance(docstring, str)
+            counts = re.findall(r"\b(\d+) event kinds", docstring)
+            assert all(int(count) == len(kinds) for count in counts), docstring
+            break
+    else:
+        raise AssertionError("no EventKind in latch_client/types.py")

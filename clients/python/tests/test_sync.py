@@ -16,7 +16,7 @@ from typing import Callable, List
 
 import pytest
 
-from conftest import Project, bash, bash_after, fake_server, interrupt_harness, make_project, process_gone
+from conftest import Project, bash, bash_after, fake_server, hook_pid, interrupt_harness, make_project, process_gone
 from latch_client import (
     AsyncResult,
     Client,
@@ -351,6 +351,70 @@ def test_close_waits_for_fires_in_flight(project: Project) -> None:
         time.sleep(0.2)
     firing.join(5)
     assert outcomes[0]["tool_input"] == {"command": "echo w"}
+
+
+def _interrupt_soon() -> None:
+    """Ctrl-C in half a second: a KeyboardInterrupt in the main thread."""
+    threading.Timer(0.5, os.kill, (os.getpid(), signal.SIGINT)).start()
+
+
+@pytest.mark.parametrize("how", ["close", "with"])
+def test_ctrl_c_during_close_ends_the_hooks_and_the_server(hanging: Project, how: str) -> None:
+    """An interrupt while close() waits for a fire in flight sends ``exit``:
+    latch kills the hook's process group and exits, the fire gets what ran,
+    and a later close() finishes."""
+    outcomes: List[Outcome] = []
+    latch = Client(**hanging.config(), close_timeout=20)
+
+    def fire() -> None:
+        outcomes.append(latch.fire(bash("x", session="i")))
+
+    firing = threading.Thread(target=fire, daemon=True)
+    started = time.monotonic()
+    with pytest.raises(KeyboardInterrupt):
+        if how == "close":
+            latch.open()
+            firing.start()
+            hook = hook_pid(hanging)
+            _interrupt_soon()
+            latch.close()
+        else:
+            with latch:
+                firing.start()
+                hook = hook_pid(hanging)
+                _interrupt_soon()
+    assert process_gone(hook)
+    assert process_gone(latch.pid or 0)
+    firing.join(10)
+    assert len(outcomes) == 1 and is_cancelled(outcomes[0]), outcomes
+    assert time.monotonic() - started < 15  # neither the hook's 30 s nor close_timeout
+    latch.close()
+    latch.abort()
+    assert latch.returncode == 0
+    with pytest.raises(LatchClosed):
+        latch.fire({"event": "stop"})
+
+
+def test_abort_during_close_cancels_the_fires_at_once(hanging: Project) -> None:
+    outcomes: List[Outcome] = []
+    latch = Client(**hanging.config(), close_timeout=20)
+    latch.open()
+    firing = threading.Thread(target=lambda: outcomes.append(latch.fire(bash("x", session="a"))), daemon=True)
+    firing.start()
+    hook = hook_pid(hanging)
+    closing = threading.Thread(target=latch.close, daemon=True)
+    closing.start()
+    time.sleep(0.5)  # close() waits for the fire
+    assert closing.is_alive()
+    started = time.monotonic()
+    latch.abort()
+    assert latch.returncode == 0
+    closing.join(10)
+    assert not closing.is_alive()
+    assert time.monotonic() - started < 10  # neither the hook's 30 s nor close_timeout
+    assert process_gone(hook)
+    firing.join(10)
+    assert len(outcomes) == 1 and is_cancelled(outcomes[0]), outcomes
 
 
 def test_outcome_keeps_unknown_fields(project: Project) -> None:

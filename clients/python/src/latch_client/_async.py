@@ -68,7 +68,7 @@ class NotificationStream(AsyncIterator[Notification]):
     """The server's notifications, from the moment it was made (see
     :meth:`AsyncClient.notifications`).
 
-    Iteration ends when the client closes, and raises
+    Iteration ends when the stream or the client closes, and raises
     :class:`~latch_client.LatchDied` if the server died.
     """
 
@@ -88,16 +88,32 @@ class NotificationStream(AsyncIterator[Notification]):
             raise StopAsyncIteration
         item = await self._queue.get()
         if isinstance(item, LatchClientError):
-            self.close()
+            self._done = True
+            self._streams.discard(self)
+            # Every other reader waiting ends the same way.
+            self._queue.put_nowait(item)
             if isinstance(item, LatchClosed):
                 raise StopAsyncIteration
             raise item
         return item
 
     def close(self) -> None:
-        """Stop receiving notifications."""
+        """Stop receiving notifications. A reader waiting for one (``async
+        for``) ends, as iteration does when the client closes."""
+        if self._done:
+            return
         self._done = True
         self._streams.discard(self)
+        self._queue.put_nowait(LatchClosed("the notification stream was closed"))
+
+    async def aclose(self) -> None:
+        """:meth:`close`, for ``contextlib.aclosing``::
+
+            async with contextlib.aclosing(client.notifications()) as notes:
+                async for note in notes:
+                    ...
+        """
+        self.close()
 
 
 class AsyncClient(InitializeInfo):
@@ -213,14 +229,23 @@ class AsyncClient(InitializeInfo):
     async def aclose(self, timeout: Optional[float] = None) -> None:
         """Send ``shutdown`` (waiting for the fires in flight) and ``exit``,
         then wait for the process; kill it if a step takes longer than
-        ``timeout`` (default: ``close_timeout``). Closing twice does nothing."""
+        ``timeout`` (default: ``close_timeout``). Closing twice does nothing.
+
+        Cancelled while the fires in flight finish (as Ctrl-C under
+        ``asyncio.run`` cancels the task in ``async with``), it sends
+        ``exit`` at once, as :meth:`abort` does: latch cancels what still
+        runs (the fires get the outcome of what ran), kills every hook's
+        process group and exits. It waits for that (killing the server only
+        after ``timeout``), then raises :class:`asyncio.CancelledError`."""
         await self._stop(graceful=True, timeout=timeout)
 
     async def abort(self, timeout: Optional[float] = None) -> None:
         """Send ``exit`` at once, cancelling whatever still runs, and wait for
         the process (killed after ``timeout``). The fires in flight get the
         outcome of what ran, which latch sends before it exits (else they
-        raise :class:`~latch_client.LatchClosed`)."""
+        raise :class:`~latch_client.LatchClosed`). During an :meth:`aclose`
+        (in another task) this cancels the fires it waits for, and that
+        close returns too."""
         await self._stop(graceful=False, timeout=timeout)
 
     async def _stop(self, graceful: bool, timeout: Optional[float]) -> None:
@@ -418,8 +443,11 @@ class _AsyncChannel:
         self._pending: Dict[int, Tuple[str, asyncio.Future[Any]]] = {}
         self._cut_lines = 0  # lines cut short, whose parse errors are expected
         self.failure: Optional[LatchClientError] = None
-        self.closing = False
+        self.closing = False  # no new requests
         self._stopping = False
+        self._shutdown: Optional[asyncio.Future[None]] = None  # the `shutdown` sent, until answered
+        self._exited = False  # `exit` sent and stdin closed
+        self._stopped = False  # a stop ran to its end
         self.stderr = StderrTail()
         self._warnings = WarningBudget()
         self._tasks: Set[asyncio.Task[Any]] = set()
@@ -437,40 +465,68 @@ class _AsyncChannel:
     # ------------------------------------------------------------------
 
     async def stop(self, graceful: bool, limit: float) -> None:
-        """``AsyncClient.aclose`` (``graceful``) or ``AsyncClient.abort``."""
-        proc = self.proc
-        if self.closing:
+        """``AsyncClient.aclose`` (``graceful``) or ``AsyncClient.abort``.
+
+        Each call does what is left to do: an abort during a close (from
+        another task) ends the server at once, and the close then goes on
+        from there; a close while another waits for ``shutdown`` waits for
+        the same answer.
+        """
+        if self._stopped:
             return
         self.closing = self._stopping = True
-        alive = self.failure is None and proc.returncode is None
+        if graceful and self._shutdown is None and not self._exited and self.failure is None:
+            self._shutdown = asyncio.ensure_future(self._send_shutdown(limit))
         try:
-            if alive and graceful:
-                try:
-                    await self.call("shutdown", None, limit, internal=True)
-                except LatchClientError as error:
-                    logger.warning("latch serve did not shut down cleanly: %s", error)
-            if alive:
-                self._write_nowait(encode_notification("exit"))
-            assert proc.stdin is not None
-            proc.stdin.close()
-            try:
-                await asyncio.wait_for(proc.wait(), limit)
-            except asyncio.TimeoutError:
-                logger.warning("latch serve did not exit within %ss; killing it", limit)
-                _kill(proc)
-                await proc.wait()
-        finally:
-            if proc.returncode is None:
-                _kill(proc)
-            # Read what the server wrote before it exited: after `exit` (or
-            # the end of its input) it still answers the fires in flight
-            # with the outcome of what ran.
-            readers = [t for t in (self._reader, self._stderr_reader) if t is not None]
-            if readers:
-                _, late = await asyncio.wait(readers, timeout=limit)
-                for task in late:
-                    task.cancel()
-            self.fail(LatchClosed("the client was closed"))
+            if graceful and self._shutdown is not None and not self._exited:
+                await asyncio.wait([self._shutdown])
+        except asyncio.CancelledError:
+            # Cancelled (Ctrl-C under asyncio.run) while the fires in flight
+            # finish: cancel them as abort() does, so that latch kills every
+            # hook's process group and exits (a SIGKILL would leave the
+            # hooks running), finish, and then be cancelled.
+            await self._finish(limit)
+            raise
+        await self._finish(limit)
+
+    async def _send_shutdown(self, limit: float) -> None:
+        """Send ``shutdown`` and wait for its answer (the fires in flight)."""
+        try:
+            await self.call("shutdown", None, limit, internal=True)
+        except LatchClientError as error:
+            logger.warning("latch serve did not shut down cleanly: %s", error)
+
+    async def _finish(self, limit: float) -> None:
+        """Send ``exit``, close stdin and wait for the process (killed after
+        ``limit``), then for what it wrote before it exited."""
+        proc = self.proc
+        self._end_input()
+        try:
+            await asyncio.wait_for(proc.wait(), limit)
+        except asyncio.TimeoutError:
+            logger.warning("latch serve did not exit within %ss; killing it", limit)
+            _kill(proc)
+            await proc.wait()
+        # Read what the server wrote before it exited: after `exit` (or the
+        # end of its input) it still answers the fires in flight with the
+        # outcome of what ran.
+        readers = [t for t in (self._reader, self._stderr_reader) if t is not None]
+        if readers:
+            _, late = await asyncio.wait(readers, timeout=limit)
+            for task in late:
+                task.cancel()
+        self.fail(LatchClosed("the client was closed"))
+        self._stopped = True
+
+    def _end_input(self) -> None:
+        """Send ``exit`` and close the server's stdin (once): latch cancels
+        whatever still runs, kills every hook's process group and exits."""
+        if self._exited:
+            return
+        self._exited = True
+        if self.failure is None and self.proc.returncode is None:
+            self._write_nowait(encode_notification("exit"))
+        self._close_stdin()
 
     def abandon(self) -> None:
         """The client was collected unclosed: end the server's input. latch

@@ -49,6 +49,9 @@ __all__ = ["Client"]
 _PIPE_BUF: int = getattr(select, "PIPE_BUF", 512)
 """A pipe takes a write of at most this many bytes whole, or not at all."""
 
+_EXIT = encode_notification("exit")
+"""The ``exit`` notification, as the line written to the server."""
+
 
 class Client(InitializeInfo):
     """A ``latch serve`` process, driven synchronously.
@@ -178,14 +181,21 @@ class Client(InitializeInfo):
     def close(self, timeout: Optional[float] = None) -> None:
         """Send ``shutdown`` (waiting for the fires in flight) and ``exit``,
         then wait for the process; kill it if a step takes longer than
-        ``timeout`` (default: ``close_timeout``). Closing twice does nothing."""
+        ``timeout`` (default: ``close_timeout``). Closing twice does nothing.
+
+        An interrupt (``KeyboardInterrupt``) while the fires in flight finish
+        sends ``exit`` at once, as :meth:`abort` does, then propagates:
+        latch cancels what still runs, kills every hook's process group and
+        exits. A later ``close()`` or ``abort()`` waits for it."""
         self._stop(graceful=True, timeout=timeout)
 
     def abort(self, timeout: Optional[float] = None) -> None:
         """Send ``exit`` at once, cancelling whatever still runs, and wait for
         the process (killed after ``timeout``). The fires in flight get the
         outcome of what ran, which latch sends before it exits (else they
-        raise :class:`~latch_client.LatchClosed`)."""
+        raise :class:`~latch_client.LatchClosed`). During a :meth:`close`
+        (in another thread) this cancels the fires it waits for, and that
+        close returns too."""
         self._stop(graceful=False, timeout=timeout)
 
     def _stop(self, graceful: bool, timeout: Optional[float]) -> None:
@@ -392,7 +402,10 @@ class _Channel:
         self._pending: Dict[int, Tuple[str, Future[Any]]] = {}
         self._cut_lines = 0  # lines cut short, whose parse errors are expected
         self.failure: Optional[LatchClientError] = None
-        self.closing = False
+        self.closing = False  # no new requests (guarded by _lock, as are the next three)
+        self._shutdown: Optional[Future[Any]] = None  # the answer to `shutdown`, once sent
+        self._exited = False  # `exit` sent and stdin closed, or about to be
+        self._stopped = False  # a stop ran to its end
         self.stderr = StderrTail()
         self._warnings = WarningBudget()
         self._notes: queue.SimpleQueue[Optional[Notification]] = queue.SimpleQueue()
@@ -417,23 +430,41 @@ class _Channel:
     # ------------------------------------------------------------------
 
     def stop(self, graceful: bool, limit: float) -> None:
-        """``Client.close`` (``graceful``) or ``Client.abort``."""
+        """``Client.close`` (``graceful``) or ``Client.abort``.
+
+        Each call does what is left to do, so that a close that was
+        interrupted is finished by the next one, and an abort during a close
+        (from another thread) ends the server at once: the close then goes
+        on from there. A close while another waits for ``shutdown`` waits
+        for the same answer.
+        """
         proc = self.proc
         with self._lock:
-            if self.closing:
+            if self._stopped:
                 return
             self.closing = True
-        alive = self.failure is None and proc.poll() is None
-        if alive and graceful:
-            try:
-                self.call("shutdown", None, limit, internal=True)
-            except LatchClientError as error:
-                logger.warning("latch serve did not shut down cleanly: %s", error)
-        if alive:
-            try:
-                self.write(encode_notification("exit"))
-            except LatchClientError:
-                pass
+            shutdown = self._shutdown
+            start = graceful and shutdown is None and not self._exited and self.failure is None
+            if start:
+                shutdown = self._shutdown = Future()
+        try:
+            if start:
+                assert shutdown is not None
+                self._send_shutdown(shutdown)
+            if graceful and shutdown is not None and not self._exited:
+                try:
+                    shutdown.result(limit)
+                except FutureTimeout:
+                    logger.warning("latch serve did not shut down cleanly: shutdown did not answer within %ss", limit)
+                except LatchClientError as error:
+                    logger.warning("latch serve did not shut down cleanly: %s", error)
+        except BaseException:
+            # Interrupted (Ctrl-C) while the fires in flight finish: cancel
+            # them as abort() does, so that latch kills every hook's process
+            # group and exits; the stdout reader reaps it, and a later
+            # close() or abort() finishes the job.
+            self._end_input(limit)
+            raise
         self._end_input(limit)
         try:
             proc.wait(limit)
@@ -450,6 +481,23 @@ class _Channel:
         self.fail(LatchClosed("the client was closed"))
         if self._notify_thread is not threading.current_thread():
             self._notify_thread.join(limit)
+        with self._lock:
+            self._stopped = True
+
+    def _send_shutdown(self, future: Future[Any]) -> None:
+        """Send ``shutdown``, whose answer resolves ``future`` (a server gone
+        already fails it)."""
+        if self.proc.poll() is not None:
+            future.set_result(None)
+            return
+        try:
+            self.send("shutdown", None, internal=True, future=future)
+        except LatchClientError as error:
+            future.set_exception(error)
+        except BaseException:
+            # Interrupted: the request was dropped, and nothing answers it.
+            future.set_exception(LatchClosed("the close was interrupted"))
+            raise
 
     def abandon(self) -> None:
         """The client was collected unclosed: end the server's input without
@@ -471,13 +519,25 @@ class _Channel:
             pass
 
     def _end_input(self, limit: float) -> None:
-        """Close the server's stdin: latch exits at the end of its input."""
+        """Send ``exit`` and close the server's stdin (once): latch cancels
+        whatever still runs, kills every hook's process group and exits."""
+        with self._lock:
+            self._exited = True
         if not self._write_lock.acquire(timeout=limit):
             # A write is stuck on a server that reads nothing: free it.
             logger.warning("latch serve read nothing for %ss; killing it", limit)
             self.proc.kill()
             self._write_lock.acquire()
         try:
+            if self._stdin_open and self.failure is None:
+                # A line shorter than PIPE_BUF goes out whole when the pipe
+                # has room; when it has none, the end of input says the same.
+                _, ready, _ = select.select([], [self._stdin_fd], [], 0)
+                if ready:
+                    try:
+                        os.write(self._stdin_fd, _EXIT)
+                    except OSError:
+                        pass
             self._close_stdin()
         finally:
             self._write_lock.release()
@@ -510,9 +570,13 @@ class _Channel:
                 self.forget(request_id)
             raise
 
-    def send(self, method: str, params: Any, internal: bool = False) -> Tuple[int, Future[Any]]:
-        """Send a request; its id and the future of its result."""
-        future: Future[Any] = Future()
+    def send(
+        self, method: str, params: Any, internal: bool = False, future: Optional[Future[Any]] = None
+    ) -> Tuple[int, Future[Any]]:
+        """Send a request; its id and the future of its result (``future``,
+        if given)."""
+        if future is None:
+            future = Future()
         with self._lock:
             if self.failure is not None:
                 raise self.failure

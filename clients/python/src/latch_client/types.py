@@ -137,7 +137,7 @@ EventKind = Literal[
     "elicitation",
     "elicitation_result",
 ]
-"""The 34 event kinds latch knows (``docs/events.md``)."""
+"""Every event kind latch knows (``docs/events.md``)."""
 
 
 class ToolServer(TypedDict):
@@ -380,7 +380,7 @@ class PublishedEvent(TypedDict, total=False):
     summary: Required[str]
     data: Dict[str, Any]
     delivery: str
-    source: str
+    source: Required[str]
 
 
 class Continuation(TypedDict):
@@ -427,7 +427,7 @@ class Run(TypedDict, total=False):
     source: Source
     exit_code: int
     signal: int
-    duration_ms: float
+    duration_ms: Required[float]
     error: str
     message: str
     stdout_truncated: bool
