@@ -20,7 +20,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from latch_client import Client, Config, LatchDied
+from latch_client import Client, Config, LatchClientError, LatchNotFound
 from latch_client.types import Team
 
 from .loop import Agent
@@ -118,17 +118,21 @@ def main(argv: list[str] | None = None) -> int:
             )
             try:
                 status = session(agent, args)
-            except LatchDied:
-                raise  # nothing can run the hooks now, session_end's either
+            except LatchClientError:
+                raise  # the hooks cannot run now, session_end's either
             except BaseException:
                 agent.end()
                 raise
             agent.end()
             return status
-    except LatchDied as died:
-        # Fail closed: every tool call goes through latch's hooks first, and
-        # with latch gone no hook can refuse one, so nothing more runs.
-        print(f"harness: {died}", file=sys.stderr)
+    except LatchNotFound as missing:
+        print(f"harness: {missing}; set LATCH_BIN to the latch binary, or put latch on PATH", file=sys.stderr)
+        return 2
+    except LatchClientError as error:
+        # latch died, did not answer in time, or refused a request. Fail
+        # closed: every tool call goes through latch's hooks first, and
+        # without an answer no hook can refuse one, so nothing more runs.
+        print(f"harness: {error}", file=sys.stderr)
         print("harness: stopped: without latch no hook can check a tool call, so none runs", file=sys.stderr)
         return 2
 
@@ -149,8 +153,6 @@ def session(agent: Agent, args: argparse.Namespace) -> int:
         turn = agent.run(prompt)
         status = turn.status
         print(f"[turn] {turn.status}", file=sys.stderr)
-        if turn.status == "halted":
-            break
     return 0 if status == "done" else 1
 
 

@@ -1,13 +1,15 @@
 """The agent loop: every step fires its latch event and applies the outcome.
 
-The events of a session, in order (peen's opening order, which the other
-dialects accept as well)::
+The events of a session, in order::
 
     [setup (--init, --maintenance)] [worktree_create (--worktree)]
-    each prompt: [/name: prompt_expansion, then skill_shell_before per !`cmd`
-                  | /compact | /add-dir: directory_added
+    session_start, instructions_loaded per file (without peen: before the
+      first prompt, and its initial_user_message is a prompt of its own)
+    each prompt: [/compact | /add-dir: directory_added
                   | /model: model_switch_before -> model_switch_after]
-      user_prompt -> session_start, instructions_loaded per file (first turn)
+      | user_prompt [/name: prompt_expansion, then skill_shell_before per
+                     !`cmd`] -> [with peen, the first turn: session_start,
+                     instructions_loaded per file]
       -> user_prompt_ready -> turn_start
       each step: [compact_before -> compact_after] -> the model (stop_failure
                  if it fails) -> message_display for its text, then
@@ -56,7 +58,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from latch_client import Event, Outcome, ToolCall
-from latch_client.types import ModelSwitch
+from latch_client.types import Halt, ModelSwitch
 
 from .compaction import Compacting
 from .models import Message, ModelError, Reply, ToolSpec, ToolUse
@@ -64,7 +66,7 @@ from .outcomes import Deferred, after_blank_line, blocked_text, render_events
 from .own_tools import OwnTools
 from .session import COMMANDS, Session
 from .state import Turn
-from .tools import CLAUDE_NAMES, ToolResult, tool_specs, validate
+from .tools import CLAUDE_NAMES, ToolResult, tool_specs, unknown_tool, validate
 
 
 PREAMBLE = re.compile(r"(?<!\S)!`([^`]+)`")
@@ -80,9 +82,38 @@ class Agent(Session, OwnTools, Compacting):
     # ------------------------------------------------------------------
 
     def run(self, prompt: str) -> Turn:
-        """One user prompt, to the end of its turn."""
-        if halted := self.halt():
-            return halted
+        """One user prompt, to the end of its turn. Without peen, the
+        session's first prompt is preceded by ``session_start`` (Claude
+        Code's order), and its ``initial_user_message`` by a turn of its own."""
+        if not self.started and not self.peen_order():
+            first = self.start_session()
+            if isinstance(first, Turn):
+                return first
+            if first:  # claude `initialUserMessage`: a prompt before the user's
+                self.turn(first)
+        return self.turn(prompt)
+
+    def peen_order(self) -> bool:
+        """Whether ``session_start`` comes after the first ``user_prompt``:
+        peen's opening order, kept whenever peen is loaded."""
+        return "peen" in self.latch.dialects
+
+    def start_session(self) -> str | Turn | None:
+        """``session_start`` (``startup``), then the workspace's
+        instructions: the hooks' first user message, if any, or the Turn
+        when a hook refused the start (peen)."""
+        self.started = True
+        started = self.fire({"event": "session_start", "source": "startup", "model": self.model.name})
+        if started["decision"] == "deny":  # peen: the turn fails before the model is called
+            return self.refuse_turn("failed", started)
+        self.place(started)
+        self.load_instructions()
+        return started.get("initial_user_message")
+
+    def turn(self, prompt: str) -> Turn:
+        """One prompt's turn: a built-in command, else ``user_prompt`` (and
+        a ``/command``'s expansion), the opening events, then the loop."""
+        self.top.halted = None  # a halt ends a turn, not the session
         self.turn_id, self.turn_context = f"turn-{uuid.uuid4().hex[:8]}", []
         self.say("user", prompt)
         self.check_settings()  # edited between turns
@@ -97,44 +128,46 @@ class Agent(Session, OwnTools, Compacting):
             return self.refuse_turn("denied", submitted)
         prompt = submitted.get("prompt", prompt)  # a hook may rewrite it
         self.place(submitted)
-        halt = submitted.get("halt", {})
-        if stopped := halt.get("message"):
-            # claude `continue: false` on a prompt: no model call now; the
-            # user reads `message`, and the prompt and `kept` stay in the
-            # conversation for the next one.
-            self.say("latch", stopped)
-            self.add_user(prompt)
-            self.add_user(halt.get("kept", stopped))
-            return self.halt() or Turn("halted", stopped)
+        if "halt" in submitted:
+            return self.stop_prompt(prompt, submitted["halt"])
         if prompt.startswith("/"):
             command = self.command(prompt)
             if isinstance(command, Turn):
                 return command
             prompt = command
+        if not self.started:  # peen's order: session_start after the first user_prompt
+            first = self.start_session()
+            if isinstance(first, Turn):
+                return first
+            if first:  # claude `initialUserMessage`: here, a user message before the prompt
+                self.add_user(first)
         opening: list[Event] = [
             {"event": "user_prompt_ready", "prompt": prompt},
             {"event": "turn_start", "model": self.model.name},
         ]
-        if not self.started:
-            self.started = True
-            opening.insert(0, {"event": "session_start", "source": "startup", "model": self.model.name})
         for event in opening:
             outcome = self.fire(event)
             if outcome["decision"] == "deny":  # peen: the turn fails before the model is called
                 return self.refuse_turn("failed", outcome)
             self.place(outcome)
-            if event["event"] == "session_start":
-                self.load_instructions()
-                # claude `initialUserMessage`: a user message of its own
-                # before the user's first prompt.
-                if first := outcome.get("initial_user_message"):
-                    self.add_user(first)
         self.add_user(prompt)
         try:
             return self.loop()
         except KeyboardInterrupt:  # the user cancelled the turn (Ctrl-C)
+            self.answer_unanswered("not run: the user cancelled the turn")
             self.fire({"event": "turn_cancelled", "reason": "user"})
             return Turn("cancelled", "cancelled by the user")
+
+    def stop_prompt(self, prompt: str, halt: Halt) -> Turn:
+        """claude `continue: false` on ``user_prompt`` or
+        ``prompt_expansion``: no model call now, and the turn ends. The
+        user reads ``message``; the prompt and ``kept`` stay in the
+        conversation, and the model reads them with the next prompt."""
+        stopped = halt.get("message") or "Operation stopped by hook"
+        self.say("latch", stopped)
+        self.add_user(prompt)
+        self.add_user(halt.get("kept", stopped))
+        return Turn("halted", stopped)
 
     def builtin(self, typed: str) -> Turn | None:
         """The built-in ``/compact [instructions]``, ``/add-dir PATH`` and
@@ -202,6 +235,8 @@ class Agent(Session, OwnTools, Compacting):
         if expanded["decision"] == "deny":  # like a denied prompt
             return self.refuse_turn("denied", expanded)
         self.place(expanded)  # with_prompt: beside the expanded prompt
+        if "halt" in expanded:  # like a stopped prompt: kept as typed, no `!`cmd` runs
+            return self.stop_prompt(typed, expanded["halt"])
         return self.run_preamble(name, template, args)
 
     def run_preamble(self, name: str, template: str, args: str) -> str | Turn:
@@ -338,11 +373,11 @@ class Agent(Session, OwnTools, Compacting):
 
     def go_on(self, stop: Outcome) -> bool:
         """Apply a continuation: its notices and prompt are the next input,
-        which never goes through user_prompt."""
-        self.place(stop, notices=False)
+        which never goes through user_prompt. Without one, the notices wait
+        for the next prompt (the model still reads them, as outcome.md asks)."""
+        self.place(stop)  # context, then notices: before the continuation's prompt
         if "continuation" not in stop:
             return False
-        self.pending += [n["text"] for n in stop.get("notices", [])]
         self.say("latch", f"continue: {stop['continuation']['prompt']}")
         self.add_user(stop["continuation"]["prompt"])
         return True
@@ -363,8 +398,11 @@ class Agent(Session, OwnTools, Compacting):
             try:
                 text, ok = self.run_tool(call)
             except Deferred:  # stop here; the session can be resumed later
+                deferred = "not run: a hook deferred this call, which ended the turn"
+                self.messages.append(tool_result(call.id, deferred))
+                self.answer_unanswered("not run: a hook deferred an earlier call, which ended the turn")
                 return Turn("deferred", f"a hook deferred {call.name}")
-            self.messages.append({"role": "tool", "tool_call_id": call.id, "content": text})
+            self.messages.append(tool_result(call.id, text))
             done: ToolCall = {"name": call.name, "input": call.input, "call_id": call.id}
             if ok:
                 done["output"] = text
@@ -381,14 +419,38 @@ class Agent(Session, OwnTools, Compacting):
             self.messages[-1]["content"] = after_blank_line(self.messages[-1]["content"], appended)
         return self.halt()
 
+    def hooks_see_raw_arguments(self) -> bool:
+        """Whether ``tool_before`` comes before argument validation: with
+        the evener dialect alone (Evener runs PreToolUse before schema
+        validation; docs/events.md)."""
+        return set(self.latch.dialects) == {"evener"}
+
+    def answer_unanswered(self, text: str) -> None:
+        """Give each call of the last model message that has no result yet
+        TEXT as its result: the turn ended before it ran (a ``defer``, a
+        Ctrl-C). The conversation stays one a model accepts (OpenAI refuses
+        tool calls without results), and the model reads that they did not
+        run."""
+        last = next((m for m in reversed(self.messages) if m["role"] == "assistant"), {})
+        calls = last.get("tool_calls", [])
+        answered = {m.get("tool_call_id") for m in self.messages if m["role"] == "tool"}
+        for call in calls:
+            if call["id"] not in answered:
+                self.messages.append(tool_result(call["id"], text))
+
     def run_tool(self, call: ToolUse) -> tuple[str, bool]:
         """Run one call under the hooks: (the text the model reads, whether
         it succeeded)."""
         ws = self.workspace
         tool: ToolCall = {"name": call.name, "input": call.input, "call_id": call.id}
         self.say("tool", f"{call.name} {json.dumps(call.input)}")
-        problem = validate(self.specs(), call.name, call.input)
-        if problem:  # invalid calls never reach the hooks
+        # Invalid calls never reach the hooks; but evener runs PreToolUse
+        # before schema validation, so for it only the tool must exist here.
+        if self.hooks_see_raw_arguments():
+            problem = unknown_tool(self.specs(), call.name)
+        else:
+            problem = validate(self.specs(), call.name, call.input)
+        if problem:
             return self.result(call, f"invalid call: {problem}", False)
         before = self.fire({"event": "tool_before", "tool": tool})
         if before["decision"] == "deny":
@@ -403,9 +465,11 @@ class Agent(Session, OwnTools, Compacting):
             refused, args = self.approve(call, args, before)
             if refused is not None:
                 return self.result(call, refused, False, before)
-        problem = validate(self.specs(), call.name, args)  # a hook's rewrite must fit the tool too
-        if problem:
-            return self.result(call, f"a hook rewrote the arguments, but {problem}", False, before)
+        # The arguments it runs with must fit the tool: a hook's rewrite, or
+        # (evener) the model's own, not validated yet.
+        if problem := validate(self.specs(), call.name, args):
+            lead = "invalid call:" if args == call.input else "a hook rewrote the arguments, but"
+            return self.result(call, f"{lead} {problem}", False, before)
         old_cwd, started = ws.cwd, time.monotonic()
         result = self.execute(call.name, args)
         appended = self.with_result(before)  # a rewrite notice goes with the result
@@ -489,6 +553,11 @@ class Agent(Session, OwnTools, Compacting):
         if not denied.get("retry"):  # the model may not try it again
             self.top.refused.add(key)
         return reason, args
+
+
+def tool_result(call_id: str, text: str) -> Message:
+    """The result of tool call CALL_ID, as the model reads it."""
+    return {"role": "tool", "tool_call_id": call_id, "content": text}
 
 
 def assistant_message(reply: Reply) -> Message:

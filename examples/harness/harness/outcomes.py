@@ -12,8 +12,10 @@ from __future__ import annotations
 
 import json
 import logging
+import os
+import re
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from latch_client import Diagnostic, DiagnosticsNotification, Event, Outcome
@@ -58,14 +60,18 @@ class Outcomes(AgentState):
         self.workspace.env.update(outcome.get("shell_env", {}))
         for path in outcome.get("watch_paths", []):
             self.top.watched.setdefault(path, mtime(path))
-        if "halt" in outcome:  # claude `continue: false`: finish this event, then stop
-            self.top.halted = outcome["halt"].get("reason") or "a hook halted the session"
+        if "halt" in outcome:  # claude `continue: false`: finish this event, then end the turn
+            self.top.halted = outcome["halt"].get("reason") or "a hook halted the turn"
+            if "message" not in outcome["halt"]:  # a prompt's own message is shown where it stops
+                self.say("latch", f"stopped by a hook: {self.top.halted}")
         if "session_title" in outcome:
             self.top.title = outcome["session_title"]
             self.say("latch", f"session titled {self.top.title!r}")
         terminal = self.err or sys.stderr
         if terminal.isatty():  # titles, notifications, the bell: only to a terminal
-            terminal.write("".join(outcome.get("terminal_sequences", [])))
+            sequences = outcome.get("terminal_sequences", [])
+            terminal.write("".join(for_terminal(sequence, os.environ) for sequence in sequences))
+            terminal.flush()
         if outcome.get("reload_skills"):  # this harness has no skills to look for
             log.info("%s: a hook asked to look for skills again", event["event"])
         return outcome
@@ -209,6 +215,23 @@ def describe(diagnostic: Diagnostic) -> str:
     place = "".join(f"{part}:" for part in at if part is not None)
     text = f"{diagnostic['severity']}: {place + ' ' if place else ''}{diagnostic['message']}"
     return text + (f" ({diagnostic['hint']})" if "hint" in diagnostic else "")
+
+
+def for_terminal(sequence: str, env: Mapping[str, str]) -> str:
+    """A terminal sequence (latch gives Claude Code's plain form, OSCs
+    ending with BEL) in the form the user's terminal needs, as Claude Code
+    writes it: kitty ends OSCs with ``ESC \\``; inside tmux or GNU screen
+    an escape sequence goes through the multiplexer's passthrough (tmux's
+    with each ESC doubled)."""
+    if env.get("TERM") == "xterm-kitty" or "KITTY_WINDOW_ID" in env:
+        sequence = re.sub(r"(\x1b\][^\x07]*)\x07", "\\1\x1b\\\\", sequence)
+    if not sequence.startswith("\x1b"):  # the bell: the multiplexer rings it itself
+        return sequence
+    if "TMUX" in env:
+        return "\x1bPtmux;" + sequence.replace("\x1b", "\x1b\x1b") + "\x1b\\"
+    if "STY" in env:  # GNU screen
+        return "\x1bP" + sequence + "\x1b\\"
+    return sequence
 
 
 def blocked_text(outcome: Outcome) -> str:

@@ -115,7 +115,7 @@ class OwnTools(Outcomes):
         if top.team:
             event["team"] = top.team
         completed = self.fire(event)
-        if completed["decision"] == "deny":  # stays open; the hook's text is the result
-            return ToolResult(blocked_text(completed))
+        if completed["decision"] == "deny":  # stays open: the tool fails with the hook's text
+            return ToolResult(blocked_text(completed), failed=True)
         top.done.add(task_id)
         return ToolResult(f"task {task_id} done")

@@ -82,7 +82,7 @@ class AgentState:
     # Session-wide state, kept by the session's agent (`top`) for its sub-agents too:
     warnings: list[str] = field(default_factory=list, init=False)
     watched: dict[str, float | None] = field(default_factory=dict, init=False)  # path -> mtime
-    halted: str | None = field(default=None, init=False)
+    halted: str | None = field(default=None, init=False)  # why a hook halted this turn
     title: str | None = field(default=None, init=False)  # the session's title, from hooks
     compactions: int = field(default=0, init=False)
     tasks: dict[str, Task] = field(default_factory=dict, init=False)  # the task list, by id
@@ -102,7 +102,8 @@ class AgentState:
         return self.parent.top if self.parent else self
 
     def halt(self) -> Turn | None:
-        """The end of the turn, once a hook halted the session."""
+        """The end of the turn, once a hook halted it (``halt``; cleared
+        when the next turn starts)."""
         reason = self.top.halted
         return Turn("halted", reason) if reason else None
 

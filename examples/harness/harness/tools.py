@@ -18,6 +18,7 @@ for (a :class:`ToolNames`), as a real harness has one naming of its own.
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import tempfile
 from collections.abc import Mapping, Sequence
@@ -89,15 +90,18 @@ def tool_specs(names: ToolNames) -> list[ToolSpec]:
     ]
 
 
+def unknown_tool(specs: Sequence[ToolSpec], name: str) -> str | None:
+    """Why NAME is none of SPECS' tools, or None."""
+    return None if any(spec.name == name for spec in specs) else f"unknown tool {name!r}"
+
+
 def validate(specs: Sequence[ToolSpec], name: str, args: Any) -> str | None:
     """Why these arguments are unusable for tool NAME, one of SPECS, or
     None. Runs on the model's arguments and again on a hook's rewrite
     (``tool_input``)."""
-    for spec in specs:
-        if spec.name == name:
-            break
-    else:
-        return f"unknown tool {name!r}"
+    if problem := unknown_tool(specs, name):
+        return problem
+    spec = next(spec for spec in specs if spec.name == name)
     if not isinstance(args, dict):
         return "the arguments must be an object"
     for key in spec.parameters["properties"]:
@@ -139,27 +143,31 @@ class Workspace:
         return name in (self.names.shell, self.names.write)
 
     def run(self, name: str, args: Mapping[str, Any]) -> ToolResult:
-        if name == self.names.shell:
-            return self._shell(str(args[self.names.shell_arg]))
-        return self._write(str(args["path"]), str(args["content"]))
+        """Run tool NAME here. What the system refuses (a directory where a
+        file should be, a full disk, a permission) is the tool's failure,
+        for the model to read, never the harness's crash."""
+        moved = ""
+        if not self.cwd.is_dir():  # the shell's directory was removed (by the agent, or not)
+            moved = f"[{self.cwd} no longer exists; back in {self.root}]\n"
+            self.cwd = self.root
+        try:
+            if name == self.names.shell:
+                result = self._shell(str(args[self.names.shell_arg]))
+            else:
+                result = self._write(str(args["path"]), str(args["content"]))
+        except OSError as error:
+            result = ToolResult(str(error), failed=True)
+        result.text = moved + result.text
+        return result
 
     def _shell(self, cmd: str) -> ToolResult:
+        """The shell tool: CMD in the shell's directory, with ``env``."""
         with tempfile.NamedTemporaryFile("r", prefix="harness-cwd-") as cwd_file:
             # Like Claude Code's Bash tool, the script records its final
             # directory so that `cd` carries over to the next call.
             script = f'{cmd}\n__rc=$?\npwd -P > "{cwd_file.name}"\nexit $__rc\n'
             try:
-                done = subprocess.run(
-                    ["/bin/sh", "-c", script],
-                    cwd=self.cwd,
-                    env={**os.environ, **self.env},
-                    stdin=subprocess.DEVNULL,
-                    stdout=subprocess.PIPE,
-                    stderr=subprocess.STDOUT,
-                    timeout=self.shell_timeout,
-                    text=True,
-                    errors="replace",
-                )
+                returncode, output = self._run_script(script)
             except subprocess.TimeoutExpired:
                 return ToolResult(f"timed out after {self.shell_timeout:g}s", failed=True, timed_out=True)
             new_cwd = cwd_file.read().strip()
@@ -167,9 +175,31 @@ class Workspace:
             path = Path(new_cwd)
             # The shell stays in the workspace; leaving it resets to the root.
             self.cwd = path if self.contains(path) else self.root
-        if done.returncode != 0:
-            return ToolResult(f"{done.stdout}exit status {done.returncode}", failed=True)
-        return ToolResult(done.stdout)
+        if returncode != 0:
+            return ToolResult(f"{output}exit status {returncode}", failed=True)
+        return ToolResult(output)
+
+    def _run_script(self, script: str) -> tuple[int, str]:
+        """Run SCRIPT with ``/bin/sh`` in a process group of its own: (its
+        exit status, its output). On a timeout (``TimeoutExpired``) or a
+        Ctrl-C, the whole group is killed, whatever the script started."""
+        with subprocess.Popen(
+            ["/bin/sh", "-c", script],
+            cwd=self.cwd,
+            env={**os.environ, **self.env},
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+            errors="replace",
+            start_new_session=True,  # its own group: killed as one, and no terminal's Ctrl-C
+        ) as shell:
+            try:
+                output, _ = shell.communicate(timeout=self.shell_timeout)
+            except BaseException:  # timed out, or the user's Ctrl-C
+                kill_group(shell)
+                raise
+            return shell.returncode, output
 
     def _write(self, path: str, content: str) -> ToolResult:
         target = (self.cwd / path).resolve()
@@ -179,6 +209,22 @@ class Workspace:
         target.write_text(content)
         shown = target.relative_to(self.root) if target.is_relative_to(self.root) else target
         return ToolResult(f"wrote {len(content)} bytes to {shown}")
+
+
+def kill_group(process: subprocess.Popen[str]) -> None:
+    """Kill PROCESS's process group (it leads one) and reap PROCESS. A
+    process that left the group keeps running, but no longer holds up the
+    harness: the output pipe is closed after a grace period."""
+    try:
+        os.killpg(process.pid, signal.SIGKILL)
+    except ProcessLookupError:  # the whole group already exited
+        pass
+    try:
+        process.communicate(timeout=5)  # the rest of the output, until every holder is gone
+    except subprocess.TimeoutExpired:
+        if process.stdout is not None:
+            process.stdout.close()
+    process.wait()
 
 
 # How hooks written for Claude Code name this harness's tools (latch's

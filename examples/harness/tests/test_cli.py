@@ -87,3 +87,22 @@ def test_cli_worktree_refused(
     assert err.endswith(
         "harness: no worktree: WorktreeCreate hook failed: echo 'no worktrees here' >&2; exit 2: no worktrees here\n"
     )
+
+
+def test_cli_without_latch(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """No latch binary: one line that says where it was looked for, and exit
+    status 2, without a traceback; nothing runs."""
+    project = tmp_path / "project"
+    project.mkdir()
+    script = tmp_path / "script.json"
+    script.write_text(json.dumps([{"calls": [{"name": "shell", "input": {"cmd": "touch ran.txt"}}]}]))
+    monkeypatch.setenv("LATCH_BIN", str(tmp_path / "no-such-latch"))
+    status = main(["--dialect", "claude", "--project", str(project), "--script", str(script), "Go."])
+    out, err = capsys.readouterr()
+    assert status == 2
+    assert out == ""
+    assert len(err.splitlines()) == 1
+    assert err.startswith("harness: ") and "no-such-latch" in err and "set LATCH_BIN" in err
+    assert not (project / "ran.txt").exists()

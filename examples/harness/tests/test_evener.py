@@ -109,3 +109,33 @@ def test_subagent_stop_notification_and_exec_form(run: Runner, tmp_path: Path) -
     # systemMessage is a warning for the user, not the model.
     assert "exec form: $HOME stays literal" in s.agent.warnings
     assert "exec form" not in str(s.model.seen)
+
+
+def test_pre_tool_use_before_validation(run: Runner, tmp_path: Path) -> None:
+    """Evener runs PreToolUse before schema validation: the hook sees a call
+    that lacks its argument and may fill it in (updatedInput); the merged
+    arguments are then validated, and a call still invalid does not run."""
+    plugin = tmp_path / "fill-plugin"
+    (plugin / ".claude-plugin").mkdir(parents=True)
+    (plugin / ".claude-plugin" / "plugin.json").write_text('{"name": "fill-plugin"}')
+    log = tmp_path / "pre.jsonl"
+    fill = json.dumps({"hookSpecificOutput": {"updatedInput": {"command": "echo filled in"}}})
+    command = f'p=$(cat); echo "$p" >> {log}; echo "$p" | grep -q Bash && echo \'{fill}\' || true'
+    hooks = {"PreToolUse": [{"hooks": [{"type": "command", "command": command}]}]}
+    (plugin / "hooks").mkdir()
+    (plugin / "hooks" / "hooks.json").write_text(json.dumps(hooks))
+    project = tmp_path / "project"
+    project.mkdir()
+    s = run(
+        ["evener"],
+        project,
+        ["Go."],
+        [Reply("", [call("shell"), call("write_file", path="a.txt")]), Reply("Done.")],
+        tools="command",
+        plugin_dirs=[plugin],
+    )
+    assert s.turns == ["done"]
+    seen = [json.loads(line).get("tool_input", {}) for line in log.read_text().splitlines()]
+    assert seen == [{}, {"path": "a.txt"}]  # both reached the hook as the model wrote them ({}: left out)
+    assert s.tool_results() == ["filled in\n", "invalid call: `content` must be a string"]
+    assert not (project / "a.txt").exists()

@@ -169,12 +169,12 @@ def test_every_event_kind(run: Runner, tmp_path: Path) -> None:
     assert order == [
         "Setup",  # agent.setup("init"), before the session
         "WorktreeCreate",  # agent.create_worktree("feature")
+        "SessionStart",  # before the first prompt, as Claude Code (then InstructionsLoaded: AGENTS.md)
         "DirectoryAdded",  # /add-dir
         *["PreModelSwitch", "PostModelSwitch"],  # /model
         "UserPromptSubmit",  # /review main.py, as typed (Claude Code 2.1.332's order)
         "UserPromptExpansion",  # its expansion
         "PreSkillShellCommand",  # its !`git log …`
-        "SessionStart",  # the first turn (then InstructionsLoaded: AGENTS.md)
         "MessageDisplay",  # "Looking."
         *["PreToolUse", "PostToolUse", "CwdChanged"],  # cd sub
         *["PreToolUse", "PostToolUseFailure"],  # false

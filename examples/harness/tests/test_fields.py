@@ -16,6 +16,7 @@ import pytest
 from conftest import Runner, call, records, stop_feedback, texts
 from harness import Agent, Policy, Reply, ScriptedModel, ToolSpec
 from harness.models import Message
+from harness.outcomes import for_terminal
 
 
 def answer(event: str, **fields: Any) -> str:
@@ -87,14 +88,15 @@ def test_permission_batch_context_and_halt(run: Runner, tmp_path: Path) -> None:
             # (and rewrites the command), so the user is never asked.
             Reply("", [call("shell", cmd="echo hello"), call("write_file", path="a.txt", content="a")]),
             Reply("", [call("shell", cmd="echo halt-now")]),  # PostToolBatch halts: no more model calls
-            Reply("never sent"),
+            Reply("Back again."),  # the next prompt's turn
         ],
         claude_settings=json.dumps(SETTINGS),
         policy=Policy(ask=frozenset({"shell"}), approver=ask_user),
     )
     assert asked == []
-    assert s.turns == ["halted", "halted"]  # a halted session takes no more prompts
-    assert s.agent.halted == "enough for today"  # for the user, never the model
+    assert s.turns == ["halted", "done"]  # a halt ends the turn; the next prompt is a new one
+    assert "[latch] stopped by a hook: enough for today" in s.out  # for the user, never the model
+    assert s.agent.halted is None  # cleared when the next turn started
     shell, write = s.seen(1)[-2:]
     assert shell["content"] == "approved by hook\n"
     # PostToolBatch context: at the end of the batch's last tool result.
@@ -102,9 +104,12 @@ def test_permission_batch_context_and_halt(run: Runner, tmp_path: Path) -> None:
         "wrote 1 bytes to a.txt\n\n"
         "<system-reminder>\nPostToolBatch hook additional context: batch checked\n</system-reminder>"
     )
-    assert len(s.model.seen) == 2
+    assert len(s.model.seen) == 3
     assert "enough for today" not in str(s.model.seen)
     assert texts(s.seen(0)[1]) == ["Go."]
+    # The next turn: the halted batch's results, then the new prompt.
+    assert s.seen(2)[-2]["content"] == "approved by hook\n"  # `echo halt-now`, as the hook rewrote it
+    assert texts(s.seen(2)[-1]) == ["Again."]
 
 
 def test_permission_updates_allow_a_tool_for_the_session(run: Runner, tmp_path: Path) -> None:
@@ -258,6 +263,7 @@ def test_subagent_tasks_and_team(run: Runner, tmp_path: Path) -> None:
             "echo 'no deploy tasks' >&2; exit 2\n",
         ),
         TaskCompleted="echo 'the tests are not green yet' >&2; exit 2",
+        PostToolUseFailure=f"cat >> {tmp_path / 'failed.jsonl'}",
     )
     s = run(
         ["claude"],
@@ -301,6 +307,9 @@ def test_subagent_tasks_and_team(run: Runner, tmp_path: Path) -> None:
         "TaskCompleted hook feedback:\n[echo 'the tests are not green yet' >&2; exit 2]: the tests are not green yet\n",
     ]
     assert list(s.agent.tasks) == ["1"] and s.agent.done == set()
+    # Both denied task tools failed (PostToolUseFailure, not PostToolUse).
+    failed = records(tmp_path / "failed.jsonl")
+    assert [r["tool_use_id"] for r in failed] == ["call_4_1", "call_4_2"]
     # TeammateIdle's continuation: one more round before going idle.
     assert texts(s.seen(5)[-1]) == [f"TeammateIdle hook feedback:\n[{idle}]: Take the next task.\n"]
     assert len(s.model.seen) == 6
@@ -436,21 +445,62 @@ def test_a_prompt_stopped_by_a_hook_stays_in_the_conversation(run: Runner, tmp_p
     """claude `continue: false` on UserPromptSubmit: no model call, and the
     prompt and `Operation stopped by hook: …` stay in the conversation, as
     Claude Code keeps them (recorded: r13_ups_continue_false_then_prompt;
-    2.1.332 keeps the text in a reminder that says it is a hook's)."""
+    2.1.332 keeps the text in a reminder that says it is a hook's). The
+    stop ends that turn only: the next prompt is answered, and the model
+    reads the stopped prompt with it."""
     project = tmp_path / "project"
     project.mkdir()
-    stop = "echo '" + json.dumps({"continue": False, "stopReason": "quiet hours"}) + "'"
-    s = run(["claude"], project, ["Deploy now."], [Reply("never sent")], claude_settings=hooks(UserPromptSubmit=stop))
-    assert s.turns == ["halted"]
-    assert s.model.seen == []
-    assert s.agent.halted == "quiet hours"
-    assert "Operation stopped by hook: quiet hours" in s.out
-    users = [texts(m) for m in s.agent.messages if m["role"] == "user"]
+    stop = "grep -q Deploy && echo '" + json.dumps({"continue": False, "stopReason": "quiet hours"}) + "' || true"
+    s = run(
+        ["claude"],
+        project,
+        ["Deploy now.", "What time is it?"],
+        [Reply("Noon.")],
+        claude_settings=hooks(UserPromptSubmit=stop),
+    )
+    assert s.turns == ["halted", "done"]
+    assert len(s.model.seen) == 1  # the second prompt's turn only
+    assert "[latch] Operation stopped by hook: quiet hours" in s.out
+    users = [texts(m) for m in s.seen(0) if m["role"] == "user"]
     kept = (
         "<system-reminder>\nThe text below is the output of a hook, not a message from the user.\n"
         "Operation stopped by hook: quiet hours\n</system-reminder>"
     )
-    assert users[-2:] == [["Deploy now."], [kept]]
+    assert users == [["Deploy now."], [kept], ["What time is it?"]]
+    assert "quiet hours" not in s.seen(0)[0]["content"]  # the reason is not the model's
+
+
+def test_a_command_stopped_by_a_hook_runs_none_of_its_commands(run: Runner, tmp_path: Path) -> None:
+    """claude `continue: false` on UserPromptExpansion: like a stopped
+    prompt, and the command's `!`cmd` never run; nothing of the turn
+    (SessionStart aside, which came before) fires."""
+    project = tmp_path / "project"
+    (project / ".harness" / "commands").mkdir(parents=True)
+    (project / ".harness" / "commands" / "go.md").write_text("Go to $ARGUMENTS. !`touch ran.txt`\n")
+    log = tmp_path / "events.jsonl"
+    stop = "echo '" + json.dumps({"continue": False, "stopReason": "not now"}) + "'"
+    record = f"cat >> {log}"
+    s = run(
+        ["claude"],
+        project,
+        ["/go prod", "Status?"],
+        [Reply("All quiet.")],
+        claude_settings=hooks(
+            UserPromptExpansion=stop, SessionStart=record, PreSkillShellCommand=record, UserPromptSubmit=record
+        ),
+    )
+    assert s.turns == ["halted", "done"]
+    assert not (project / "ran.txt").exists()
+    assert "[latch] Operation stopped by hook: not now" in s.out
+    fired = [r["hook_event_name"] for r in records(log)]
+    assert fired == ["SessionStart", "UserPromptSubmit", "UserPromptSubmit"]
+    kept = (
+        "<system-reminder>\nThe text below is the output of a hook, not a message from the user.\n"
+        "Operation stopped by hook: not now\n</system-reminder>"
+    )
+    # The command is kept as typed (it never expanded), then the hook's text.
+    users = [texts(m) for m in s.seen(0) if m["role"] == "user"]
+    assert users == [["/go prod"], [kept], ["Status?"]]
 
 
 def test_session_title_first_message_and_terminal_sequences(run: Runner, tmp_path: Path) -> None:
@@ -480,14 +530,28 @@ def test_session_title_first_message_and_terminal_sequences(run: Runner, tmp_pat
         ["claude"],
         project,
         ["one", "two"],
-        [Reply("first"), Reply("second")],
+        [Reply("Read it."), Reply("first"), Reply("second")],
         claude_settings=hooks(SessionStart=start, UserPromptSubmit=f"cat >> {seen}"),
     )
     assert s.turns == ["done", "done"]
     assert s.agent.title == "Fix the build"
     assert "session titled 'Fix the build'" in s.out
-    # The first prompt came before session_start; the second reads the title.
-    assert [r.get("session_title") for r in records(seen)] == [None, "Fix the build"]
-    users = [texts(m) for m in s.seen(0) if m["role"] == "user"]
-    assert users == [["Read NOTES.md first."], ["one"]]
+    # SessionStart came first (Claude Code's order): its first message is
+    # a prompt of its own, answered before the user's, and every prompt
+    # reads the title.
+    assert [r["prompt"] for r in records(seen)] == ["Read NOTES.md first.", "one", "two"]
+    assert [r.get("session_title") for r in records(seen)] == ["Fix the build"] * 3
+    assert [texts(m) for m in s.seen(0) if m["role"] == "user"] == [["Read NOTES.md first."]]
+    assert [texts(m) for m in s.seen(1) if m["role"] == "user"] == [["Read NOTES.md first."], ["one"]]
     assert "\u001b]" not in s.out
+
+
+def test_terminal_sequences_for_the_terminal() -> None:
+    """latch gives Claude Code's plain form; the harness adds kitty's OSC
+    ending and tmux's and screen's passthrough, as Claude Code does."""
+    title, bell = "\u001b]0;working\u0007", "\u0007"
+    assert for_terminal(title, {"TERM": "xterm-256color"}) == title
+    assert for_terminal(title, {"TERM": "xterm-kitty"}) == "\u001b]0;working\u001b\\"
+    assert for_terminal(title, {"TMUX": "/tmp/tmux-0/default,1,0"}) == "\u001bPtmux;\u001b\u001b]0;working\u0007\u001b\\"
+    assert for_terminal(title, {"STY": "1.pts-0.host"}) == "\u001bP\u001b]0;working\u0007\u001b\\"
+    assert for_terminal(bell, {"TMUX": "/tmp/tmux-0/default,1,0"}) == bell

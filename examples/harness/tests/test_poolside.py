@@ -113,3 +113,23 @@ def test_prompt_rewrite_and_compaction(run: Runner, example: Example, tmp_path: 
         }
     ]
     assert s.agent.compactions == 2
+
+
+def test_stop_notices_without_continuation(run: Runner, tmp_path: Path) -> None:
+    """A Stop hook that fails lets the turn end; its failure notice is not
+    dropped: the model reads it with the next prompt."""
+    project = tmp_path / "project"
+    project.mkdir()
+    settings = tmp_path / "settings.yaml"
+    settings.write_text('hooks:\n  Stop:\n    - name: flaky\n      matcher: "*"\n      command: "exit 1"\n')
+    s = run(
+        ["poolside"],
+        project,
+        ["One.", "Two."],
+        [Reply("First."), Reply("Second.")],
+        config={"settings": settings},
+    )
+    assert s.turns == ["done", "done"]
+    notice, prompt = texts(s.seen(1)[-1])
+    assert notice.startswith('<hook name="flaky" event="Stop">The hook failed and was skipped')
+    assert prompt == "Two."

@@ -1,0 +1,162 @@
+"""The tools when things go wrong: what the system refuses is the tool's
+failure (tool_failure fires), a removed working directory, a timed-out
+shell's processes, and a turn that ends in the middle of a batch (a
+deferred call, a Ctrl-C) leaving a conversation a model accepts."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+from conftest import Runner, call, records
+from harness import Agent, Policy, Reply
+from harness.models import Message
+
+
+def hooks(**events: str) -> str:
+    """Claude settings: each event's command, matching everything."""
+    groups = {event: [{"hooks": [{"type": "command", "command": cmd}]}] for event, cmd in events.items()}
+    return json.dumps({"hooks": groups})
+
+
+def unanswered(conversation: list[Message]) -> list[str]:
+    """The ids of tool calls with no tool message (an OpenAI endpoint
+    refuses such a conversation)."""
+    answered = {m["tool_call_id"] for m in conversation if m["role"] == "tool"}
+    calls = [c["id"] for m in conversation if m["role"] == "assistant" for c in m.get("tool_calls") or []]
+    return [c for c in calls if c not in answered]
+
+
+def results(conversation: list[Message]) -> list[Any]:
+    return [m["content"] for m in conversation if m["role"] == "tool"]
+
+
+def test_os_errors_are_tool_failures(run: Runner, tmp_path: Path) -> None:
+    """A write onto a directory, and a shell whose directory was removed:
+    the tool fails (tool_failure fires) or the shell goes back to the
+    workspace, and the turn goes on."""
+    project = tmp_path / "project"
+    (project / "docs").mkdir(parents=True)
+    log = tmp_path / "events.jsonl"
+    s = run(
+        ["claude"],
+        project,
+        ["Tidy up."],
+        [
+            Reply("", [call("write_file", path="docs", content="x")]),
+            Reply("", [call("shell", cmd="mkdir -p build && cd build")]),
+            Reply("", [call("shell", cmd="rm -r ../build")]),
+            Reply("", [call("shell", cmd="pwd")]),
+            Reply("Tidy."),
+        ],
+        claude_settings=hooks(PostToolUseFailure=f"cat >> {log}"),
+    )
+    assert s.turns == ["done"]
+    root = project.resolve()
+    failed = records(log)
+    assert [(r["tool_name"], r["tool_input"]["file_path"]) for r in failed] == [("Write", str(root / "docs"))]
+    assert "Is a directory" in failed[0]["error"]
+    assert "Is a directory" in results(s.seen(1))[0]
+    # The removed directory: the next call runs in the workspace's root, and says so.
+    assert results(s.seen(4))[-1] == f"[{root / 'build'} no longer exists; back in {root}]\n{root}\n"
+
+
+def alive(pid: int) -> bool:
+    """Whether process PID runs (a zombie waiting to be reaped does not)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except FileNotFoundError:
+        return False
+    return stat.rsplit(")", 1)[1].split()[0] != "Z"
+
+
+def test_a_timed_out_shell_leaves_no_process(run: Runner, tmp_path: Path) -> None:
+    """On a timeout, the whole process group of the shell call is killed:
+    what it started in the background too."""
+    project = tmp_path / "project"
+    project.mkdir()
+
+    def short_timeout(agent: Agent) -> None:
+        agent.workspace.shell_timeout = 2
+
+    s = run(
+        ["claude"],
+        project,
+        ["Wait for it."],
+        [Reply("", [call("shell", cmd="sleep 300 & echo $! > sleeper.pid; sleep 301")]), Reply("Gave up.")],
+        before=short_timeout,
+    )
+    assert s.turns == ["done"]
+    assert results(s.seen(1)) == ["timed out after 2s"]
+    sleeper = int((project / "sleeper.pid").read_text())
+    deadline = time.monotonic() + 20
+    while alive(sleeper):
+        assert time.monotonic() < deadline, f"the shell's background process {sleeper} still runs"
+        time.sleep(0.1)
+
+
+def test_a_deferred_call_leaves_a_valid_conversation(run: Runner, tmp_path: Path) -> None:
+    """A deferred call ends the turn in the middle of its batch: it and the
+    calls after it get a result saying they did not run."""
+    project = tmp_path / "project"
+    project.mkdir()
+    defer = json.dumps({"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "defer"}})
+    s = run(
+        ["claude"],
+        project,
+        ["Release it.", "What now?"],
+        [
+            Reply(
+                "",
+                [
+                    call("shell", cmd="echo before"),
+                    call("shell", cmd="make release"),
+                    call("shell", cmd="echo after > after.txt"),
+                ],
+            ),
+            Reply("Waiting for the release."),
+        ],
+        claude_settings=hooks(PreToolUse=f"grep -q release && echo '{defer}' || true"),
+    )
+    assert s.turns == ["deferred", "done"]
+    assert not (project / "after.txt").exists()
+    assert unanswered(s.seen(1)) == []
+    assert results(s.seen(1)) == [
+        "before\n",
+        "not run: a hook deferred this call, which ended the turn",
+        "not run: a hook deferred an earlier call, which ended the turn",
+    ]
+
+
+def test_a_cancelled_turn_leaves_a_valid_conversation(run: Runner, tmp_path: Path) -> None:
+    """Ctrl-C at a permission prompt in the middle of a batch: the turn is
+    cancelled, and the calls left get a result saying so."""
+    project = tmp_path / "project"
+    project.mkdir()
+
+    def ctrl_c(name: str, args: object) -> bool:
+        raise KeyboardInterrupt
+
+    s = run(
+        ["claude"],
+        project,
+        ["Write the notes.", "Never mind."],
+        [
+            Reply(
+                "",
+                [
+                    call("shell", cmd="echo first"),
+                    call("write_file", path="notes.txt", content="notes"),
+                    call("shell", cmd="echo last > last.txt"),
+                ],
+            ),
+            Reply("All right."),
+        ],
+        policy=Policy(ask=frozenset({"write_file"}), approver=ctrl_c),
+    )
+    assert s.turns == ["cancelled", "done"]
+    assert not (project / "notes.txt").exists() and not (project / "last.txt").exists()
+    assert unanswered(s.seen(1)) == []
+    assert results(s.seen(1)) == ["first\n", *["not run: the user cancelled the turn"] * 2]
