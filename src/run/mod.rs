@@ -339,7 +339,10 @@ impl Runner {
         cancel: &Cancel,
         lend: Option<Lend<'_>>,
     ) -> RunResult {
-        let mut tries = 0;
+        // Nothing of its own runs: a starved hook waits for other hooks of
+        // the process, or for time (see `starved`).
+        let mut patience =
+            starved::Patience::new(detach::deadline_after(Instant::now(), cmd.timeout));
         let mut hook = loop {
             let spawned = if self.spawn_off_thread && lend.is_none() {
                 match Box::pin(Started::spawn_off_thread(&[cmd], cancel)).await {
@@ -351,11 +354,7 @@ impl Runner {
             };
             match spawned.unwrap_or_else(|| Started::spawn(cmd)) {
                 Ok(hook) => break hook,
-                Err(refused)
-                    if refused.starved() && starved::wait_before_try(tries, cancel).await =>
-                {
-                    tries += 1;
-                }
+                Err(refused) if refused.starved() && patience.wait(cancel).await => {}
                 Err(refused) => return refused.result(cmd),
             }
         };
@@ -391,7 +390,9 @@ impl Runner {
     ///
     /// A hook that cannot start for want of descriptors, processes or
     /// memory waits until the hooks that did start end, then starts; when
-    /// none did, after waits of 10, 50 and 250 ms.
+    /// none did, until any other hook of this process ends (for at most
+    /// its own timeout), and when none runs, after waits of 10, 50 and
+    /// 250 ms.
     pub async fn run_batch_lending(
         &self,
         cmds: &[&HookCommand],
@@ -399,10 +400,16 @@ impl Runner {
         lend: Option<Lend<'_>>,
     ) -> Vec<(RunResult, usize)> {
         let mut results: Vec<Option<(RunResult, usize)>> = cmds.iter().map(|_| None).collect();
-        // The places in `cmds` of the hooks still to start, and how many
-        // rounds in a row none of them could.
+        // The places in `cmds` of the hooks still to start, and how long
+        // they wait for a start when none of them could: for other hooks
+        // of the process at most the longest timeout among them.
         let mut waiting: Vec<usize> = (0..cmds.len()).collect();
-        let mut tries = 0;
+        let now = Instant::now();
+        let until = (cmds.iter())
+            .map(|cmd| detach::deadline_after(now, cmd.timeout))
+            .max()
+            .unwrap_or(now);
+        let mut patience = starved::Patience::new(until);
         let mut order = 0;
         while !waiting.is_empty() {
             let round: Vec<&HookCommand> = waiting.iter().map(|&i| cmds[i]).collect();
@@ -413,16 +420,14 @@ impl Runner {
             }
             order += finished;
             if round.started {
-                tries = 0;
+                patience.restart();
             }
             // Hooks of this round held what the starved ones want and gave
-            // it back when they ended; if none started, the wait is time.
+            // it back when they ended; if none started, they wait for the
+            // other hooks of the process, or for time.
             let again = !round.starved.is_empty()
                 && !cancel.is_cancelled()
-                && (round.started || starved::wait_before_try(tries, cancel).await);
-            if !round.started {
-                tries += 1;
-            }
+                && (round.started || patience.wait(cancel).await);
             let mut next = Vec::new();
             for (at, refused) in round.starved {
                 if again {
@@ -539,7 +544,10 @@ impl Runner {
             start,
             deadline,
             first_line,
+            running,
         } = hook;
+        // `running` is bound before the process and the pipes below, so it
+        // is dropped after them: the hook counts until they are let go.
         // Declared in this order so that, dropped with a dropped run, the
         // guard kills the tree while the leader is still unreaped (the
         // child's own drop kills and reaps the leader alone).
@@ -695,6 +703,7 @@ impl Runner {
                 start,
                 deadline,
                 first_line: detach::Rule::new(None),
+                running,
             };
             return hook.detach(cmd, detach::deadline_after(Instant::now(), left));
         }
@@ -798,6 +807,9 @@ struct Started {
     /// The rule that may detach the hook, until it decided
     /// ([`HookCommand::detach`]).
     first_line: detach::Rule,
+    /// Counts the hook among those the process runs: declared last, so
+    /// that it ends once the process and the pipes are let go.
+    running: starved::Running,
 }
 
 impl Started {
@@ -876,6 +888,7 @@ impl Started {
                 guard,
                 child,
                 pipes,
+                running,
             }) => Ok(Started {
                 guard,
                 child,
@@ -888,6 +901,7 @@ impl Started {
                 start,
                 deadline: start + cmd.timeout,
                 first_line: detach::Rule::new(cmd.detach),
+                running,
             }),
             Err(error) => Err(Refused { error, start }),
         }
@@ -953,6 +967,8 @@ struct Launched {
     guard: GroupGuard,
     child: child::Child,
     pipes: child::Pipes,
+    /// Last, as in [`Started`].
+    running: starved::Running,
 }
 
 impl Launched {
@@ -991,6 +1007,7 @@ fn launch(program: &Program, env: &EnvPolicy, cwd: Option<&Path>) -> io::Result<
         guard,
         child,
         pipes,
+        running: starved::Running::start(),
     })
 }
 
