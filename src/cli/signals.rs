@@ -1,4 +1,5 @@
-//! The signals `latch fire` answers, from its very start.
+//! The signals `latch fire` answers, from its very start (`latch serve`
+//! catches the same list, [`wanted`]).
 //!
 //! Every signal whose default action would end latch, and that a program
 //! may catch, is caught (the list is [`CAUGHT`] plus the real-time signals;
@@ -135,16 +136,8 @@ impl FireSignals {
 /// exits if they cannot be watched. The flag goes first, so
 /// a signal is never caught (visible in `SigCgt`) without setting it.
 fn register(shared: &Shared) -> Signals {
-    let ignored = ignored_at_start();
-    let is_ignored = |n: i32| (1..=64).contains(&n) && ignored & (1u64 << (n - 1)) != 0;
-    let rt_min = shared.rt_min;
-    let wanted = CAUGHT
-        .iter()
-        .map(|(n, _)| *n)
-        .chain(rt_min..=libc::SIGRTMAX())
-        .filter(|&n| !is_ignored(n));
     let mut caught = Vec::new();
-    for n in wanted {
+    for n in wanted() {
         let value = usize::try_from(n).unwrap_or(0);
         // The C library's own signals are refused (EINVAL): skip them.
         if signal_hook::flag::register_usize(n, Arc::clone(&shared.arrived), value).is_ok() {
@@ -159,6 +152,18 @@ fn register(shared: &Shared) -> Signals {
             std::process::exit(i32::from(exit::INTERNAL));
         }
     }
+}
+
+/// The signals to catch: [`CAUGHT`] and the real-time ones, minus those
+/// this process was started with ignored.
+pub fn wanted() -> impl Iterator<Item = i32> {
+    let ignored = ignored_at_start();
+    let is_ignored = move |n: i32| (1..=64).contains(&n) && ignored & (1u64 << (n - 1)) != 0;
+    CAUGHT
+        .iter()
+        .map(|(n, _)| *n)
+        .chain(libc::SIGRTMIN()..=libc::SIGRTMAX())
+        .filter(move |&n| !is_ignored(n))
 }
 
 /// The signals this process was started with ignored (`SigIgn` in
@@ -226,7 +231,7 @@ fn exit_before_dispatch(n: i32, shared: &Shared) -> ! {
 }
 
 /// `SIGHUP`, or `SIGRTMIN+3` for a real-time signal.
-fn name(n: i32, rt_min: i32) -> String {
+pub fn name(n: i32, rt_min: i32) -> String {
     if let Some((_, name)) = CAUGHT.iter().find(|(m, _)| *m == n) {
         return (*name).to_owned();
     }

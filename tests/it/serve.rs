@@ -329,6 +329,15 @@ fn bad_messages_get_errors_and_the_server_goes_on() {
     );
     let r = s.request(7, "nope", Value::Null);
     assert_eq!(r["error"]["code"], -32601);
+    // A notification sent as a request: said so, and not acted on.
+    let r = s.request(71, "exit", Value::Null);
+    assert_eq!(r["error"]["code"], -32600, "{r}");
+    assert!(
+        r["error"]["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("`exit` is a notification")),
+        "{r}"
+    );
     let r = s.request(8, "shutdown", Value::Null);
     assert_eq!(r["result"], Value::Null);
     let r = s.request(9, "fire", json!({"event": "stop"}));
@@ -714,37 +723,54 @@ fn after_shutdown_a_cancel_still_stops_a_fire_and_a_queued_cancel_answers_at_onc
     assert_eq!(s.close(), 0);
 }
 
+/// Every signal `latch fire` catches ends the server as the end of input
+/// does: the fire in flight is cancelled and answered, its hook killed,
+/// and the server exits 0. None leaves a hook running.
 #[test]
-fn sigterm_stops_the_hooks_and_the_server() {
-    let c = Claude::new();
-    let pids = c.hook_dir().join("pids");
-    let hook = format!("echo $$ >> {}; sleep 30", pids.display());
-    let c = c.project_settings(&settings("PreToolUse", None, &[&hook]));
-    let mut s = Server::claude(&c);
-    s.fire(1, bash_before("ls"));
-    let start = Instant::now();
-    let pid = loop {
-        if let Some(p) = std::fs::read_to_string(&pids)
-            .ok()
-            .and_then(|t| t.trim().parse::<i32>().ok())
-        {
-            break p;
-        }
-        assert!(start.elapsed() < Duration::from_secs(20));
-        std::thread::sleep(Duration::from_millis(20));
-    };
-    Command::new("kill")
-        .args(["-TERM", &s.child.id().to_string()])
-        .status()
-        .expect("kill");
-    assert_eq!(s.close(), 0);
-    let start = Instant::now();
-    while !process_is_dead(pid) {
-        assert!(
-            start.elapsed() < Duration::from_secs(10),
-            "the hook outlived serve"
+fn a_signal_stops_the_hooks_and_the_server() {
+    for signal in [
+        "TERM",
+        "USR1",
+        "QUIT",
+        "ALRM",
+        &libc::SIGRTMIN().to_string(),
+    ] {
+        let c = Claude::new();
+        let pids = c.hook_dir().join("pids");
+        let hook = format!("echo $$ >> {}; sleep 30", pids.display());
+        let c = c.project_settings(&settings("PreToolUse", None, &[&hook]));
+        let mut s = Server::claude(&c);
+        s.fire(1, bash_before("ls"));
+        let start = Instant::now();
+        let pid = loop {
+            if let Some(p) = std::fs::read_to_string(&pids)
+                .ok()
+                .and_then(|t| t.trim().parse::<i32>().ok())
+            {
+                break p;
+            }
+            assert!(start.elapsed() < Duration::from_secs(20), "SIG{signal}");
+            std::thread::sleep(Duration::from_millis(20));
+        };
+        Command::new("kill")
+            .args([&format!("-{signal}"), &s.child.id().to_string()])
+            .status()
+            .expect("kill");
+        let r = s.recv();
+        assert_eq!(r["id"], 1, "SIG{signal}: {r}");
+        assert_eq!(
+            r["result"]["runs"][0]["error"], "cancelled",
+            "SIG{signal}: {r}"
         );
-        std::thread::sleep(Duration::from_millis(20));
+        assert_eq!(s.close(), 0, "SIG{signal}");
+        let start = Instant::now();
+        while !process_is_dead(pid) {
+            assert!(
+                start.elapsed() < Duration::from_secs(10),
+                "the hook outlived serve on SIG{signal}"
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
     }
 }
 
@@ -1719,11 +1745,14 @@ fn a_request_arriving_while_a_lone_fire_waits_is_served_before_it() {
         std::thread::sleep(Duration::from_millis(5));
     }
     s.fire(2, json!({"event": "session_end", "session_id": "b"}));
-    let first = s.recv();
-    let second = s.recv();
-    assert_eq!(first["id"], 2, "{first}");
-    assert_eq!(second["id"], 1, "{second}");
+    // Which answer comes first is a race once `go` exists; that the first
+    // hook found it is what shows the second ran while it waited.
+    let (a, b) = (s.recv(), s.recv());
+    let (first, second) = if a["id"] == 1 { (a, b) } else { (b, a) };
+    assert_eq!(second["id"], 2, "{second}");
     assert_eq!(second["result"]["runs"][0]["status"], "ok", "{second}");
+    assert_eq!(first["id"], 1, "{first}");
+    assert_eq!(first["result"]["runs"][0]["status"], "ok", "{first}");
     assert_eq!(s.close(), 0);
 }
 
@@ -2191,4 +2220,234 @@ fn initialize_refuses_no_dialects_and_warns_of_a_missing_project() {
         "{r}"
     );
     assert_eq!(s.close(), 0);
+}
+
+/// Writes `requests` (lines) to `stdin` on a thread of its own, counting
+/// each one written whole.
+fn write_on_a_thread(
+    mut stdin: ChildStdin,
+    requests: Vec<String>,
+) -> (
+    std::sync::Arc<std::sync::atomic::AtomicUsize>,
+    std::thread::JoinHandle<ChildStdin>,
+) {
+    use std::sync::atomic::Ordering;
+    let written = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let count = written.clone();
+    let thread = std::thread::spawn(move || {
+        for r in requests {
+            if stdin.write_all(r.as_bytes()).is_err() || stdin.write_all(b"\n").is_err() {
+                break;
+            }
+            count.fetch_add(1, Ordering::SeqCst);
+        }
+        stdin
+    });
+    (written, thread)
+}
+
+/// The count once it has not moved for a second (the server stopped
+/// reading, or everything was written), within 60 s.
+fn settled(count: &std::sync::atomic::AtomicUsize, all: usize) -> usize {
+    use std::sync::atomic::Ordering;
+    let start = Instant::now();
+    let mut last = usize::MAX;
+    loop {
+        std::thread::sleep(Duration::from_secs(1));
+        let now = count.load(Ordering::SeqCst);
+        if now == last || now == all || start.elapsed() > Duration::from_secs(60) {
+            return now;
+        }
+        last = now;
+    }
+}
+
+/// A harness that does not read its answers cannot make the server hold
+/// them without end: once 64 MiB wait for stdout, the server reads no
+/// further request (the harness's writes block) and starts no further
+/// fire; once the harness reads, every answer comes.
+#[test]
+fn a_harness_that_reads_no_answers_is_read_no_further() {
+    // Each answer carries the hook's 400 kB of stderr three times.
+    let c = Claude::new().project_settings(&settings(
+        "PreToolUse",
+        None,
+        &["yes xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx | head -c 400000 >&2; exit 2"],
+    ));
+    let mut child = Command::new(assert_cmd::cargo::cargo_bin("latch"))
+        .arg("serve")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("spawn");
+    let mut stdin = child.stdin.take().expect("stdin");
+    let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize",
+        "params": {"dialects": ["claude"], "project": c.project(), "home": c.home(),
+            "claude_managed_dir": c.root.path().join("managed"),
+            "state_dir": c.root.path().join("state")}});
+    writeln!(stdin, "{init}").expect("write");
+    // Requests of 100 kB (padded), so that the pipe and the server's small
+    // read-ahead hold only a few; no session, so they would all run at once.
+    let padding = "p".repeat(100_000);
+    let all = 250;
+    let requests: Vec<String> = (1..=all)
+        .map(|i| {
+            let mut event = bash_before("ls");
+            event.as_object_mut().expect("object").remove("session_id");
+            event["tool"]["input"]["padding"] = json!(padding);
+            json!({"jsonrpc": "2.0", "id": i, "method": "fire", "params": event}).to_string()
+        })
+        .collect();
+    let (written, writer) = write_on_a_thread(stdin, requests);
+    let read_while_unread = settled(&written, all);
+    assert!(
+        read_while_unread < all,
+        "the server read all {all} requests while its answers were not read"
+    );
+    // Now the harness reads: every answer comes, each a deny.
+    let mut stdout = BufReader::new(child.stdout.take().expect("stdout"));
+    let mut answered = std::collections::BTreeSet::new();
+    let mut line = String::new();
+    while answered.len() < all + 1 {
+        line.clear();
+        assert_ne!(
+            stdout.read_line(&mut line).expect("read"),
+            0,
+            "serve ended early"
+        );
+        let m: Value = serde_json::from_str(&line).expect("json");
+        if let Some(id) = m["id"].as_u64() {
+            if id > 0 {
+                assert_eq!(m["result"]["decision"], "deny", "{id}");
+            }
+            answered.insert(id);
+        }
+    }
+    drop(writer.join().expect("the writer thread"));
+    assert_eq!(child.wait().expect("wait").code(), Some(0));
+}
+
+/// Events queued behind a slow hook of their session are held whole until
+/// they run: past 64 MiB of them, the server reads no further request
+/// until some are answered.
+#[test]
+fn events_queued_past_the_limit_hold_up_reading_not_memory() {
+    let c = Claude::new();
+    let pids = c.hook_dir().join("pids");
+    let hook = format!(
+        r#"case "$(cat)" in *first*) echo $$ > {}; exec sleep 60;; esac"#,
+        pids.display()
+    );
+    let c = c.project_settings(&settings("PreToolUse", None, &[&hook]));
+    let mut s = Server::claude(&c);
+    s.fire(1, bash_before("first"));
+    let start = Instant::now();
+    let pid = loop {
+        if let Some(p) = std::fs::read_to_string(&pids)
+            .ok()
+            .and_then(|t| t.trim().parse::<i32>().ok())
+        {
+            break p;
+        }
+        assert!(start.elapsed() < Duration::from_secs(20));
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    // 100 events of 1 MB in the same session, all behind the first.
+    let padding = "q".repeat(1_000_000);
+    let all = 100;
+    let requests: Vec<String> = (2..=all + 1)
+        .map(|i| {
+            let mut event = bash_before("ls");
+            event["tool"]["input"]["padding"] = json!(padding);
+            json!({"jsonrpc": "2.0", "id": i, "method": "fire", "params": event}).to_string()
+        })
+        .collect();
+    let (written, writer) = write_on_a_thread(s.stdin.take().expect("stdin"), requests);
+    let read_while_held = settled(&written, all);
+    assert!(
+        read_while_held < all,
+        "the server read all {all} queued events"
+    );
+    // The slow hook ends: the queue drains, in order.
+    Command::new("kill")
+        .arg(pid.to_string())
+        .status()
+        .expect("kill");
+    for i in 1..=all + 1 {
+        let r = s.recv();
+        assert_eq!(r["id"], i, "{}", r["error"]);
+    }
+    s.stdin = Some(writer.join().expect("the writer thread"));
+    assert_eq!(s.close(), 0);
+}
+
+/// A harness that closes its end of stdout can get no answer: at the first
+/// answer that cannot be written, the server says so on stderr and stops
+/// as at the end of its input (every hook killed, exit 0).
+#[test]
+fn a_broken_stdout_stops_the_hooks_and_the_server() {
+    let c = Claude::new();
+    let pids = c.hook_dir().join("pids");
+    let hook = format!("echo $$ > {}; exec sleep 60", pids.display());
+    let c = c.project_settings(&settings("PreToolUse", None, &[&hook]));
+    let mut child = Command::new(assert_cmd::cargo::cargo_bin("latch"))
+        .arg("serve")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    let mut stdin = child.stdin.take().expect("stdin");
+    let mut stdout = BufReader::new(child.stdout.take().expect("stdout"));
+    let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize",
+        "params": {"dialects": ["claude"], "project": c.project(), "home": c.home(),
+            "claude_managed_dir": c.root.path().join("managed"),
+            "state_dir": c.root.path().join("state")}});
+    writeln!(stdin, "{init}").expect("write");
+    let mut line = String::new();
+    stdout.read_line(&mut line).expect("the initialize answer");
+    let fire = json!({"jsonrpc": "2.0", "id": 1, "method": "fire", "params": bash_before("ls")});
+    writeln!(stdin, "{fire}").expect("write");
+    let start = Instant::now();
+    let pid = loop {
+        if let Some(p) = std::fs::read_to_string(&pids)
+            .ok()
+            .and_then(|t| t.trim().parse::<i32>().ok())
+        {
+            break p;
+        }
+        assert!(start.elapsed() < Duration::from_secs(20));
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    drop(stdout);
+    // Answered at once, so written (and refused) at once.
+    writeln!(stdin, r#"{{"jsonrpc":"2.0","id":2,"method":"nope"}}"#).expect("write");
+    let start = Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("wait") {
+            break status;
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(20),
+            "serve did not stop"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    assert_eq!(status.code(), Some(0));
+    let mut err = String::new();
+    std::io::Read::read_to_string(&mut child.stderr.take().expect("stderr"), &mut err)
+        .expect("stderr");
+    assert!(
+        err.contains("latch: error: cannot write to stdout"),
+        "{err}"
+    );
+    let start = Instant::now();
+    while !process_is_dead(pid) {
+        assert!(
+            start.elapsed() < Duration::from_secs(10),
+            "the hook outlived serve"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
 }

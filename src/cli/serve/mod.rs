@@ -11,6 +11,7 @@
 //! dispatch is cancelled (its hooks' process groups killed) and waited
 //! for before the process exits 0.
 
+mod flow;
 mod rpc;
 pub mod schema;
 mod stdio;
@@ -55,8 +56,7 @@ const REAP_EVERY: std::time::Duration = std::time::Duration::from_secs(1);
 /// latch's reach (a lock another process holds) is dropped.
 const EXIT_WAIT: std::time::Duration = std::time::Duration::from_secs(10);
 
-/// Where responses and notifications go.
-type Out = mpsc::UnboundedSender<String>;
+use self::flow::Out;
 
 /// Runs `latch serve` until `exit` or the end of input.
 pub async fn run(_args: ServeArgs) -> u8 {
@@ -70,8 +70,11 @@ pub async fn run(_args: ServeArgs) -> u8 {
         }
     };
     let max = usize::try_from(max_event.saturating_add(ENVELOPE)).unwrap_or(usize::MAX);
-    let (out, lines) = mpsc::unbounded_channel::<String>();
-    let writer = tokio::spawn(write_lines(lines));
+    let (out, lines) = flow::outbox();
+    let room = out.room().clone();
+    // Told when stdout breaks (the harness stopped reading it).
+    let (broke, mut broken) = oneshot::channel::<()>();
+    let writer = tokio::spawn(write_lines(lines, broke));
     let (input, input_fd) = stdio::input();
     let mut server = Server::new(out.clone(), max_event, input_fd);
     let mut tasks = JoinSet::new();
@@ -108,7 +111,10 @@ pub async fn run(_args: ServeArgs) -> u8 {
     let mut shutdown: Option<RequestId> = None;
     loop {
         let line = tokio::select! {
-            line = incoming.recv() => match line {
+            // A harness that does not read its answers, or that sends
+            // events faster than they run, is read no further meanwhile.
+            () = room.freed(), if room.full() => continue,
+            line = incoming.recv(), if !room.full() => match line {
                 Some(line) => {
                     server.lending.queued.fetch_sub(1, Ordering::SeqCst);
                     line
@@ -125,6 +131,7 @@ pub async fn run(_args: ServeArgs) -> u8 {
                 eprintln!("latch: {name}: stopping every hook and exiting");
                 break;
             }
+            Ok(()) = &mut broken => break,
         };
         let text = match line {
             Line::TooLong(n, head) => {
@@ -200,6 +207,12 @@ pub async fn run(_args: ServeArgs) -> u8 {
                         shutdown = Some(id);
                         None
                     }
+                    // Sent with an id by mistake: said so, and not acted on.
+                    "exit" | "$/cancelRequest" => Some(rpc::error(
+                        &id,
+                        code::INVALID_REQUEST,
+                        &format!("`{method}` is a notification: send it without an `id`"),
+                    )),
                     other => Some(rpc::error(
                         &id,
                         code::METHOD_NOT_FOUND,
@@ -275,44 +288,68 @@ async fn read_lines(
     }
 }
 
-/// SIGTERM, SIGINT and SIGHUP: each ends the server as the end of input
-/// does.
+/// Every signal `latch fire` catches (SIGTERM, SIGINT, SIGHUP, SIGQUIT,
+/// SIGUSR1, the real-time ones, … minus those the server was started with
+/// ignored): each ends the server as the end of input does, so that no
+/// signal whose default would end it leaves its hooks running. A thread
+/// waits for them and hands each to the main loop.
 struct Signals {
-    term: tokio::signal::unix::Signal,
-    int: tokio::signal::unix::Signal,
-    hup: tokio::signal::unix::Signal,
+    arrived: mpsc::UnboundedReceiver<i32>,
 }
 
 impl Signals {
     fn new() -> std::io::Result<Signals> {
-        use tokio::signal::unix::{SignalKind, signal};
-        Ok(Signals {
-            term: signal(SignalKind::terminate())?,
-            int: signal(SignalKind::interrupt())?,
-            hup: signal(SignalKind::hangup())?,
-        })
+        let mut signals = signal_hook::iterator::Signals::new(std::iter::empty::<i32>())?;
+        for n in super::signals::wanted() {
+            // The C library's own signals are refused: they stay as they are.
+            let _ = signals.add_signal(n);
+        }
+        let (tx, arrived) = mpsc::unbounded_channel();
+        std::thread::Builder::new()
+            .name("latch-signals".into())
+            .spawn(move || {
+                for n in signals.forever() {
+                    if tx.send(n).is_err() {
+                        return;
+                    }
+                }
+            })?;
+        Ok(Signals { arrived })
     }
 
     /// The name of the next signal.
-    async fn next(&mut self) -> &'static str {
-        tokio::select! {
-            _ = self.term.recv() => "SIGTERM",
-            _ = self.int.recv() => "SIGINT",
-            _ = self.hup.recv() => "SIGHUP",
+    async fn next(&mut self) -> String {
+        match self.arrived.recv().await {
+            Some(n) => super::signals::name(n, libc::SIGRTMIN()),
+            // The thread cannot end while the receiver lives.
+            None => std::future::pending().await,
         }
     }
 }
 
 /// Writes each line to stdout, flushed, until an empty line (the end
-/// mark) or until every sender is gone.
-async fn write_lines(mut lines: mpsc::UnboundedReceiver<String>) {
+/// mark), until every sender is gone, or until stdout breaks (then it
+/// tells `broke`).
+async fn write_lines(mut lines: flow::Outbox, broke: oneshot::Sender<()>) {
     let mut stdout = stdio::output();
     while let Some(mut line) = lines.recv().await {
         if line.is_empty() {
             return;
         }
+        let bytes = line.len();
         line.push('\n');
-        if stdout.write_all(line.as_bytes()).await.is_err() || stdout.flush().await.is_err() {
+        let written = match stdout.write_all(line.as_bytes()).await {
+            Ok(()) => stdout.flush().await,
+            Err(e) => Err(e),
+        };
+        lines.written(bytes);
+        if let Err(e) = written {
+            // No answer can reach the harness any more: the server stops
+            // as at the end of its input.
+            eprintln!(
+                "latch: error: cannot write to stdout ({e}): stopping every hook and exiting"
+            );
+            let _ = broke.send(());
             return;
         }
     }
@@ -604,7 +641,10 @@ impl Server {
             self.tails.clone(),
             self.lending.clone(),
         );
+        // Counted until answered (see `flow`).
+        let held = self.out.room().hold(params.get().len());
         tasks.spawn(async move {
+            let _held = held;
             let loaded = loaded_off_thread(&setup, &out, event.cwd.clone(), &id).await;
             // Wait for the session's previous event; a cancel while waiting
             // answers at once (nothing runs), but the next event of the
@@ -616,6 +656,12 @@ impl Server {
                     _ = cancel.cancelled() => {}
                 }
             }
+            // Its turn (see `flow`); a cancel meanwhile answers at once.
+            let room = out.room().clone();
+            let _turn = tokio::select! {
+                turn = room.turn() => turn,
+                () = cancel.cancelled() => None,
+            };
             let response = match (loaded, session_for(&setup, &event)) {
                 (Err(response), _) => response,
                 (_, Err(msg)) => rpc::error(&id, code::INTERNAL_ERROR, &msg),

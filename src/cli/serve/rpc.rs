@@ -176,8 +176,19 @@ pub fn parse(line: &[u8]) -> Result<Incoming<'_>, String> {
     if string_of(value.jsonrpc).as_deref() != Some("2.0") {
         return Err(invalid(&id, "`jsonrpc` must be \"2.0\""));
     }
-    let Some(method) = string_of(value.method) else {
-        return Err(invalid(&id, "`method` must be a string"));
+    let method = match value.method.map(|raw| (raw, string_of(Some(raw)))) {
+        Some((_, Some(method))) => method,
+        // A string that does not decode (a lone surrogate, `"\ud800"`).
+        Some((raw, None)) if raw.get().starts_with('"') => {
+            let why = serde_json::from_str::<String>(raw.get())
+                .err()
+                .map_or_else(String::new, |e| format!(": {e}"));
+            return Err(invalid(
+                &id,
+                &format!("`method` is not a valid string{why}"),
+            ));
+        }
+        _ => return Err(invalid(&id, "`method` must be a string")),
     };
     let method = method.into_owned();
     let params = value.params.unwrap_or(RawValue::NULL);
@@ -376,6 +387,11 @@ mod tests {
         let e = parse(br#"{"jsonrpc":2.0,"id":5,"method":"fire"}"#).unwrap_err();
         assert!(
             e.contains(r#""id":5"#) && e.contains("`jsonrpc` must be"),
+            "{e}"
+        );
+        let e = parse(br#"{"jsonrpc":"2.0","id":5,"method":"fire\ud800"}"#).unwrap_err();
+        assert!(
+            e.contains(r#""id":5"#) && e.contains("`method` is not a valid string: "),
             "{e}"
         );
         let e = parse(br#"{"jsonrpc":"2.0","id":5,"method":7}"#).unwrap_err();
