@@ -64,6 +64,5 @@ mod scenarios;
 mod schema;
 mod serve;
 mod serve_generated;
-mod serve_starved;
 mod trust;
 mod util;

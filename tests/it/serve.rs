@@ -100,6 +100,23 @@ impl Server {
             .expect("a message within 20 s")
     }
 
+    /// The answer to request `id` and the next `latch/diagnostics`
+    /// notification, in whichever order they come.
+    fn answer_and_notice(&self, id: i64) -> (Value, Value) {
+        let (mut answer, mut notice) = (None, None);
+        loop {
+            let m = self.recv();
+            if m["id"] == id {
+                answer = Some(m);
+            } else if m["method"] == "latch/diagnostics" {
+                notice = Some(m);
+            }
+            if let (Some(a), Some(n)) = (&answer, &notice) {
+                return (a.clone(), n.clone());
+            }
+        }
+    }
+
     /// The next message with this `method` (a notification), skipping
     /// others.
     fn notification(&self, method: &str) -> Value {
@@ -577,16 +594,7 @@ fn a_script_edited_in_a_watched_directory_applies_at_once_with_an_empty_notice()
     c.write("project/.claude/hooks/check.sh", "echo no >&2; exit 2\n");
     // The edit applies at once, whether its notice came yet or not.
     s.fire(2, bash_before("ls"));
-    let (mut answer, mut notice) = (None, None);
-    while answer.is_none() || notice.is_none() {
-        let m = s.recv();
-        if m["id"] == 2 {
-            answer = Some(m);
-        } else if m["method"] == "latch/diagnostics" {
-            notice = Some(m);
-        }
-    }
-    let (r, n) = (answer.unwrap_or_default(), notice.unwrap_or_default());
+    let (r, n) = s.answer_and_notice(2);
     assert_eq!(r["result"]["decision"], "deny", "{r}");
     assert_eq!(n["params"]["reloaded"], true, "{n}");
     assert_eq!(n["params"]["diagnostics"], json!([]), "{n}");
@@ -741,17 +749,7 @@ fn a_signal_stops_the_hooks_and_the_server() {
         let c = c.project_settings(&settings("PreToolUse", None, &[&hook]));
         let mut s = Server::claude(&c);
         s.fire(1, bash_before("ls"));
-        let start = Instant::now();
-        let pid = loop {
-            if let Some(p) = std::fs::read_to_string(&pids)
-                .ok()
-                .and_then(|t| t.trim().parse::<i32>().ok())
-            {
-                break p;
-            }
-            assert!(start.elapsed() < Duration::from_secs(20), "SIG{signal}");
-            std::thread::sleep(Duration::from_millis(20));
-        };
+        let pid = pid_in(&pids);
         Command::new("kill")
             .args([&format!("-{signal}"), &s.child.id().to_string()])
             .status()
@@ -763,14 +761,7 @@ fn a_signal_stops_the_hooks_and_the_server() {
             "SIG{signal}: {r}"
         );
         assert_eq!(s.close(), 0, "SIG{signal}");
-        let start = Instant::now();
-        while !process_is_dead(pid) {
-            assert!(
-                start.elapsed() < Duration::from_secs(10),
-                "the hook outlived serve on SIG{signal}"
-            );
-            std::thread::sleep(Duration::from_millis(20));
-        }
+        gone(pid, &format!("the hook outlived serve on SIG{signal}"));
     }
 }
 
@@ -1557,14 +1548,7 @@ fn the_end_of_input_kills_what_finished_hooks_left_in_the_background() {
     );
     assert_eq!(s.close(), 0);
     for pid in left {
-        let start = Instant::now();
-        while !process_is_dead(pid) {
-            assert!(
-                start.elapsed() < Duration::from_secs(10),
-                "{pid} outlived serve"
-            );
-            std::thread::sleep(Duration::from_millis(20));
-        }
+        gone(pid, &format!("{pid} outlived serve"));
     }
 }
 
@@ -1590,16 +1574,7 @@ fn a_broken_edit_is_kept_for_configurations_loaded_later_too() {
     let mut elsewhere = bash_before("ls");
     elsewhere["cwd"] = json!(sub);
     s.fire(2, elsewhere);
-    let (mut answer, mut notice) = (None, None);
-    while answer.is_none() || notice.is_none() {
-        let m = s.recv();
-        if m["id"] == 2 {
-            answer = Some(m);
-        } else if m["method"] == "latch/diagnostics" {
-            notice = Some(m);
-        }
-    }
-    let (answer, notice) = (answer.unwrap(), notice.unwrap());
+    let (answer, notice) = s.answer_and_notice(2);
     assert_eq!(answer["result"]["decision"], "deny", "{answer}");
     assert_eq!(notice["params"]["kept"], json!([project_file]), "{notice}");
     assert_eq!(notice["params"]["first_load"], true, "{notice}");
@@ -2342,17 +2317,7 @@ fn events_queued_past_the_limit_hold_up_reading_not_memory() {
     let c = c.project_settings(&settings("PreToolUse", None, &[&hook]));
     let mut s = Server::claude(&c);
     s.fire(1, bash_before("first"));
-    let start = Instant::now();
-    let pid = loop {
-        if let Some(p) = std::fs::read_to_string(&pids)
-            .ok()
-            .and_then(|t| t.trim().parse::<i32>().ok())
-        {
-            break p;
-        }
-        assert!(start.elapsed() < Duration::from_secs(20));
-        std::thread::sleep(Duration::from_millis(20));
-    };
+    let pid = pid_in(&pids);
     // 100 events of 1 MB in the same session, all behind the first.
     let padding = "q".repeat(1_000_000);
     let all = 100;
@@ -2409,17 +2374,7 @@ fn a_broken_stdout_stops_the_hooks_and_the_server() {
     stdout.read_line(&mut line).expect("the initialize answer");
     let fire = json!({"jsonrpc": "2.0", "id": 1, "method": "fire", "params": bash_before("ls")});
     writeln!(stdin, "{fire}").expect("write");
-    let start = Instant::now();
-    let pid = loop {
-        if let Some(p) = std::fs::read_to_string(&pids)
-            .ok()
-            .and_then(|t| t.trim().parse::<i32>().ok())
-        {
-            break p;
-        }
-        assert!(start.elapsed() < Duration::from_secs(20));
-        std::thread::sleep(Duration::from_millis(20));
-    };
+    let pid = pid_in(&pids);
     drop(stdout);
     // Answered at once, so written (and refused) at once.
     writeln!(stdin, r#"{{"jsonrpc":"2.0","id":2,"method":"nope"}}"#).expect("write");
@@ -2442,12 +2397,77 @@ fn a_broken_stdout_stops_the_hooks_and_the_server() {
         err.contains("latch: error: cannot write to stdout"),
         "{err}"
     );
+    gone(pid, "the hook outlived serve");
+}
+
+/// The pid a hook wrote to `file`, once it has (within 20 s).
+fn pid_in(file: &std::path::Path) -> i32 {
     let start = Instant::now();
-    while !process_is_dead(pid) {
+    loop {
+        if let Some(p) = std::fs::read_to_string(file)
+            .ok()
+            .and_then(|t| t.trim().parse::<i32>().ok())
+        {
+            return p;
+        }
         assert!(
-            start.elapsed() < Duration::from_secs(10),
-            "the hook outlived serve"
+            start.elapsed() < Duration::from_secs(20),
+            "no pid in {}",
+            file.display()
         );
         std::thread::sleep(Duration::from_millis(20));
     }
+}
+
+/// Returns once `pid` is gone; fails with `what` after 10 s.
+fn gone(pid: i32, what: &str) {
+    let start = Instant::now();
+    while !process_is_dead(pid) {
+        assert!(start.elapsed() < Duration::from_secs(10), "{what}");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// Forty dispatches at once (no session: nothing orders them), each with
+/// one hook that denies after a second, under 64 open files: the hooks that
+/// started hold the descriptors the others need until they end, longer
+/// than the patience latch has for a starved hook when nothing of its own
+/// runs. Each starved hook waits for a hook of another dispatch to end and
+/// starts then, so every answer is the deny (docs/limits.md, EMFILE).
+#[test]
+fn concurrent_dispatches_starved_of_open_files_all_deny() {
+    let c = Claude::new().project_settings(&settings(
+        "PreToolUse",
+        Some("Bash"),
+        &["sleep 1; echo no >&2; exit 2"],
+    ));
+    let mut s = Server::start_with_open_files(64, &[]).for_claude(&c);
+    let mut event = bash_before("rm -rf /");
+    event
+        .as_object_mut()
+        .expect("an object")
+        .remove("session_id");
+    let fires = 40;
+    for id in 0..fires {
+        s.fire(100 + id, event.clone());
+    }
+    let mut lost = Vec::new();
+    let mut answered = 0;
+    while answered < fires {
+        let r = s.recv();
+        if r.get("id").is_none() {
+            continue;
+        }
+        answered += 1;
+        if r["result"]["decision"] != "deny" {
+            lost.push(r);
+        }
+    }
+    assert!(
+        lost.is_empty(),
+        "{} of {fires} answers are not the deny; the first: {}",
+        lost.len(),
+        lost[0]
+    );
+    assert_eq!(s.close(), 0);
 }
