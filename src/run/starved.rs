@@ -106,10 +106,10 @@ impl Patience {
         self.tries = 0;
     }
 
-    /// Waits before a new try: while any hook of this process runs, until
-    /// one ends; else the next wait of [`PATIENCE`]. `false` when patience
-    /// is spent, the time is up or the run was cancelled: the failure
-    /// stands.
+    /// Waits before a new try: while any hook of this process runs (and
+    /// `until` has not passed), until one ends; else the next wait of
+    /// [`PATIENCE`]. `false` when patience is spent or the run was
+    /// cancelled: the failure stands.
     pub(super) async fn wait(&mut self, cancel: &Cancel) -> bool {
         self.wait_on(&HOOKS, cancel).await
     }
@@ -123,13 +123,13 @@ impl Patience {
         let ended = hooks.ended.notified();
         tokio::pin!(ended);
         ended.as_mut().enable();
-        if hooks.running.load(Ordering::SeqCst) > 0 {
-            if Instant::now() >= self.until {
-                return false;
-            }
+        // Past `until` the waits are [`PATIENCE`]'s, as when nothing
+        // else runs: never fewer tries than a hook alone gets.
+        if hooks.running.load(Ordering::SeqCst) > 0 && Instant::now() < self.until {
             return tokio::select! {
                 () = ended => !cancel.is_cancelled(),
-                () = tokio::time::sleep_until(self.until.into()) => false,
+                // Time is up: one more try, then the waits of `PATIENCE`.
+                () = tokio::time::sleep_until(self.until.into()) => !cancel.is_cancelled(),
                 () = cancel.cancelled() => false,
             };
         }
@@ -222,13 +222,17 @@ mod tests {
     }
 
     #[test]
-    fn a_wait_for_an_end_stops_at_the_hooks_time_or_a_cancel() {
+    fn a_wait_for_an_end_lasts_until_the_hooks_time_then_patience_or_a_cancel() {
         let hooks = hooks();
         let _running = Running::start_in(hooks);
         let rt = runtime();
         let mut patience = Patience::new(Instant::now() + Duration::from_millis(20));
-        assert!(!rt.block_on(patience.wait_on(hooks, &Cancel::never())));
-        // Its time is up: no new wait.
+        // Its time is up: one more try, then those of `PATIENCE`, as for a
+        // hook alone, and no more.
+        assert!(rt.block_on(patience.wait_on(hooks, &Cancel::never())));
+        for _ in PATIENCE {
+            assert!(rt.block_on(patience.wait_on(hooks, &Cancel::never())));
+        }
         assert!(!rt.block_on(patience.wait_on(hooks, &Cancel::never())));
         let mut patience = Patience::new(Instant::now() + Duration::from_secs(60));
         let (handle, cancel) = Cancel::pair();

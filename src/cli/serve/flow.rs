@@ -25,8 +25,8 @@ use tokio::sync::{Notify, Semaphore, SemaphorePermit, mpsc};
 /// server buffer them without end.
 pub const OUTBOX_LIMIT: usize = 64 << 20;
 
-/// The most bytes of `fire` requests in flight (read and not answered)
-/// before the server stops reading: events queued behind a slow hook of
+/// The most bytes of `fire` requests in flight (read and not yet
+/// answered) before the server stops reading: events queued behind a slow hook of
 /// their session are held whole until they run.
 pub const IN_FLIGHT_LIMIT: usize = 64 << 20;
 

@@ -18,6 +18,7 @@ mod stdio;
 mod watch;
 
 use std::collections::HashMap;
+use std::io::Write as _;
 use std::os::fd::BorrowedFd;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -110,11 +111,13 @@ pub async fn run(_args: ServeArgs) -> u8 {
     // The id of a `shutdown` waiting for the fires in flight.
     let mut shutdown: Option<RequestId> = None;
     loop {
+        // Once per pass: the two branches below must not both be off.
+        let full = room.full();
         let line = tokio::select! {
             // A harness that does not read its answers, or that sends
             // events faster than they run, is read no further meanwhile.
-            () = room.freed(), if room.full() => continue,
-            line = incoming.recv(), if !room.full() => match line {
+            () = room.freed(), if full => continue,
+            line = incoming.recv(), if !full => match line {
                 Some(line) => {
                     server.lending.queued.fetch_sub(1, Ordering::SeqCst);
                     line
@@ -131,7 +134,8 @@ pub async fn run(_args: ServeArgs) -> u8 {
                 eprintln!("latch: {name}: stopping every hook and exiting");
                 break;
             }
-            Ok(()) = &mut broken => break,
+            // Told, or the writer is gone: either way no answer goes out.
+            _ = &mut broken => break,
         };
         let text = match line {
             Line::TooLong(n, head) => {
@@ -258,7 +262,15 @@ pub async fn run(_args: ServeArgs) -> u8 {
     // Background hooks still hold senders; the writer stops at this mark
     // (and those hooks are killed with the runtime).
     let _ = out.send(String::new());
-    let _ = writer.await;
+    // A harness that reads no answers does not keep the server from
+    // exiting: its hooks are gone already.
+    if tokio::time::timeout(EXIT_WAIT, writer).await.is_err() {
+        let _ = writeln!(
+            std::io::stderr(),
+            "latch: warning: answers still unread {} s after the end were dropped",
+            EXIT_WAIT.as_secs()
+        );
+    }
     exit::OK
 }
 
@@ -346,7 +358,9 @@ async fn write_lines(mut lines: flow::Outbox, broke: oneshot::Sender<()>) {
         if let Err(e) = written {
             // No answer can reach the harness any more: the server stops
             // as at the end of its input.
-            eprintln!(
+            // stderr may be gone with the harness too: no panic for that.
+            let _ = writeln!(
+                std::io::stderr(),
                 "latch: error: cannot write to stdout ({e}): stopping every hook and exiting"
             );
             let _ = broke.send(());
@@ -644,7 +658,8 @@ impl Server {
         // Counted until answered (see `flow`).
         let held = self.out.room().hold(params.get().len());
         tasks.spawn(async move {
-            let _held = held;
+            // Moved in here; dropped once answered.
+            let held = held;
             let loaded = loaded_off_thread(&setup, &out, event.cwd.clone(), &id).await;
             // Wait for the session's previous event; a cancel while waiting
             // answers at once (nothing runs), but the next event of the
@@ -656,11 +671,13 @@ impl Server {
                     _ = cancel.cancelled() => {}
                 }
             }
-            // Its turn (see `flow`); a cancel meanwhile answers at once.
+            // Its turn (see `flow`); a cancel meanwhile answers at once,
+            // without one.
             let room = out.room().clone();
-            let _turn = tokio::select! {
-                turn = room.turn() => turn,
+            let turn = tokio::select! {
+                biased;
                 () = cancel.cancelled() => None,
+                turn = room.turn() => turn,
             };
             let response = match (loaded, session_for(&setup, &event)) {
                 (Err(response), _) => response,
@@ -671,8 +688,12 @@ impl Server {
                     dispatch(&id, &setup, &out, &event, accepted, loaded, &cancel, lend).await
                 }
             };
+            // Its hooks are done: the turn goes to the next fire now, not
+            // once this one's predecessor in its session ends.
+            drop(turn);
             lock(&in_flight).remove(&key);
             let _ = out.send(response);
+            drop(held);
             if let Some(before) = waiting {
                 let _ = before.await;
             }
