@@ -1279,13 +1279,7 @@ fn a_trust_store_that_cannot_be_used_is_an_internal_error_naming_why() {
     assert_eq!(r["result"][0]["trust"]["state"], "new", "{r}");
     for (id, method) in [(3, "trust/approve"), (4, "trust/revoke")] {
         let r = s.request(id, method, json!({"all": true}));
-        assert_eq!(r["error"]["code"], -32603, "{method}: {r}");
-        assert!(
-            r["error"]["message"]
-                .as_str()
-                .is_some_and(|m| m.contains("state-file")),
-            "{method}: {r}"
-        );
+        assert_internal_error_naming(&r, "state-file", method);
     }
     assert_eq!(s.close(), 0);
 
@@ -1300,15 +1294,20 @@ fn a_trust_store_that_cannot_be_used_is_an_internal_error_naming_why() {
         (4, "trust/revoke", json!({"all": true})),
     ] {
         let r = s.request(id, method, params);
-        assert_eq!(r["error"]["code"], -32603, "{method}: {r}");
-        assert!(
-            r["error"]["message"]
-                .as_str()
-                .is_some_and(|m| m.contains("is not a latch trust store")),
-            "{method}: {r}"
-        );
+        assert_internal_error_naming(&r, "is not a latch trust store", method);
     }
     assert_eq!(s.close(), 0);
+}
+
+/// `r` is a `-32603` whose message contains `why`.
+fn assert_internal_error_naming(r: &Value, why: &str, method: &str) {
+    assert_eq!(r["error"]["code"], -32603, "{method}: {r}");
+    assert!(
+        r["error"]["message"]
+            .as_str()
+            .is_some_and(|m| m.contains(why)),
+        "{method}: {r}"
+    );
 }
 
 #[test]
@@ -2249,19 +2248,7 @@ fn a_harness_that_reads_no_answers_is_read_no_further() {
         None,
         &["yes xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx | head -c 400000 >&2; exit 2"],
     ));
-    let mut child = Command::new(assert_cmd::cargo::cargo_bin("latch"))
-        .arg("serve")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("spawn");
-    let mut stdin = child.stdin.take().expect("stdin");
-    let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize",
-        "params": {"dialects": ["claude"], "project": c.project(), "home": c.home(),
-            "claude_managed_dir": c.root.path().join("managed"),
-            "state_dir": c.root.path().join("state")}});
-    writeln!(stdin, "{init}").expect("write");
+    let (mut child, stdin) = initialized_with_stdout_unread(&c);
     // Requests of 100 kB (padded), so that the pipe and the server's small
     // read-ahead hold only a few; no session, so they would all run at once.
     let padding = "p".repeat(100_000);
@@ -2356,20 +2343,8 @@ fn a_broken_stdout_stops_the_hooks_and_the_server() {
     let pids = c.hook_dir().join("pids");
     let hook = format!("echo $$ > {}; exec sleep 60", pids.display());
     let c = c.project_settings(&settings("PreToolUse", None, &[&hook]));
-    let mut child = Command::new(assert_cmd::cargo::cargo_bin("latch"))
-        .arg("serve")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn");
-    let mut stdin = child.stdin.take().expect("stdin");
+    let (mut child, mut stdin) = initialized_with_stdout_unread(&c);
     let mut stdout = BufReader::new(child.stdout.take().expect("stdout"));
-    let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize",
-        "params": {"dialects": ["claude"], "project": c.project(), "home": c.home(),
-            "claude_managed_dir": c.root.path().join("managed"),
-            "state_dir": c.root.path().join("state")}});
-    writeln!(stdin, "{init}").expect("write");
     let mut line = String::new();
     stdout.read_line(&mut line).expect("the initialize answer");
     let fire = json!({"jsonrpc": "2.0", "id": 1, "method": "fire", "params": bash_before("ls")});
@@ -2470,4 +2445,23 @@ fn concurrent_dispatches_starved_of_open_files_all_deny() {
         lost[0]
     );
     assert_eq!(s.close(), 0);
+}
+
+/// `latch serve` for the claude dialect in `c`'s tree, sent `initialize`,
+/// with its stdout (and stderr) left for the caller to read, or not.
+fn initialized_with_stdout_unread(c: &Claude) -> (Child, ChildStdin) {
+    let mut child = Command::new(assert_cmd::cargo::cargo_bin("latch"))
+        .arg("serve")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    let mut stdin = child.stdin.take().expect("stdin");
+    let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize",
+        "params": {"dialects": ["claude"], "project": c.project(), "home": c.home(),
+            "claude_managed_dir": c.root.path().join("managed"),
+            "state_dir": c.root.path().join("state")}});
+    writeln!(stdin, "{init}").expect("write");
+    (child, stdin)
 }

@@ -26,6 +26,7 @@ from latch_client import (
     LatchNotFound,
     LatchTimeout,
     Notification,
+    Outcome,
     is_cancelled,
 )
 
@@ -205,6 +206,21 @@ async def _hook_pid(project: Project) -> int:
     return hook_pid(project)
 
 
+async def _closing_during_a_fire(
+    hanging: Project, session: str
+) -> Tuple[AsyncClient, "asyncio.Future[Outcome]", int, "asyncio.Future[None]"]:
+    """A client whose aclose() waits for a fire in flight in ``session``:
+    the client, the fire, its hook's pid and the aclose()."""
+    latch = AsyncClient(**hanging.config(), close_timeout=15)
+    await latch.open()
+    fire = asyncio.ensure_future(latch.fire(bash("x", session=session)))
+    hook = await _hook_pid(hanging)
+    closing = asyncio.ensure_future(latch.aclose())
+    await asyncio.sleep(0.5)  # aclose() waits for the fire
+    assert not closing.done()
+    return latch, fire, hook, closing
+
+
 def test_cancelling_aclose_ends_the_hooks_and_the_server(hanging: Project) -> None:
     """Cancelling aclose() while it waits for a fire in flight sends
     ``exit`` (a SIGKILL would leave the hook running): latch kills the
@@ -212,13 +228,7 @@ def test_cancelling_aclose_ends_the_hooks_and_the_server(hanging: Project) -> No
     CancelledError follows."""
 
     async def main() -> int:
-        latch = AsyncClient(**hanging.config(), close_timeout=15)
-        await latch.open()
-        fire = asyncio.ensure_future(latch.fire(bash("x", session="i")))
-        hook = await _hook_pid(hanging)
-        closing = asyncio.ensure_future(latch.aclose())
-        await asyncio.sleep(0.5)  # aclose() waits for the fire
-        assert not closing.done()
+        latch, fire, hook, closing = await _closing_during_a_fire(hanging, "i")
         closing.cancel()
         with pytest.raises(asyncio.CancelledError):
             await closing
@@ -236,13 +246,7 @@ def test_cancelling_aclose_ends_the_hooks_and_the_server(hanging: Project) -> No
 
 def test_abort_during_aclose_cancels_the_fires_at_once(hanging: Project) -> None:
     async def main() -> int:
-        latch = AsyncClient(**hanging.config(), close_timeout=15)
-        await latch.open()
-        fire = asyncio.ensure_future(latch.fire(bash("x", session="a")))
-        hook = await _hook_pid(hanging)
-        closing = asyncio.ensure_future(latch.aclose())
-        await asyncio.sleep(0.5)  # aclose() waits for the fire
-        assert not closing.done()
+        latch, fire, hook, closing = await _closing_during_a_fire(hanging, "a")
         started = time.monotonic()
         await latch.abort()
         assert latch.returncode == 0

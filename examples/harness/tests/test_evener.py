@@ -3,12 +3,24 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from pathlib import Path
 
 from conftest import EXAMPLES, Runner, call, texts
 from harness import Policy, Reply
 
 PLUGINS = ["guard-plugin", "hello-plugin", "inline-plugin", "pointed-plugin"]
+
+
+def inline_plugin(tmp_path: Path, name: str, hooks: Mapping[str, object]) -> Path:
+    """A plugin directory named ``name`` in ``tmp_path`` with ``hooks`` as
+    its ``hooks/hooks.json``."""
+    plugin = tmp_path / name
+    (plugin / ".claude-plugin").mkdir(parents=True)
+    (plugin / ".claude-plugin" / "plugin.json").write_text(json.dumps({"name": name}))
+    (plugin / "hooks").mkdir()
+    (plugin / "hooks" / "hooks.json").write_text(json.dumps(hooks))
+    return plugin
 
 
 def test_evener_plugins(run: Runner, tmp_path: Path) -> None:
@@ -47,9 +59,6 @@ def test_evener_plugins(run: Runner, tmp_path: Path) -> None:
 
 def test_subagent_stop_notification_and_exec_form(run: Runner, tmp_path: Path) -> None:
     # An inline plugin for what no example does: SubagentStop and Notification.
-    plugin = tmp_path / "team-plugin"
-    (plugin / ".claude-plugin").mkdir(parents=True)
-    (plugin / ".claude-plugin" / "plugin.json").write_text('{"name": "team-plugin"}')
     once = tmp_path / "reviewed"
     hooks = {
         "SubagentStop": [
@@ -73,8 +82,7 @@ def test_subagent_stop_notification_and_exec_form(run: Runner, tmp_path: Path) -
             }
         ],
     }
-    (plugin / "hooks").mkdir()
-    (plugin / "hooks" / "hooks.json").write_text(json.dumps(hooks))
+    plugin = inline_plugin(tmp_path, "team-plugin", hooks)
     project = tmp_path / "project"
     project.mkdir()
     s = run(
@@ -115,15 +123,11 @@ def test_pre_tool_use_before_validation(run: Runner, tmp_path: Path) -> None:
     """Evener runs PreToolUse before schema validation: the hook sees a call
     that lacks its argument and may fill it in (updatedInput); the merged
     arguments are then validated, and a call still invalid does not run."""
-    plugin = tmp_path / "fill-plugin"
-    (plugin / ".claude-plugin").mkdir(parents=True)
-    (plugin / ".claude-plugin" / "plugin.json").write_text('{"name": "fill-plugin"}')
     log = tmp_path / "pre.jsonl"
     fill = json.dumps({"hookSpecificOutput": {"updatedInput": {"command": "echo filled in"}}})
     command = f'p=$(cat); echo "$p" >> {log}; echo "$p" | grep -q Bash && echo \'{fill}\' || true'
     hooks = {"PreToolUse": [{"hooks": [{"type": "command", "command": command}]}]}
-    (plugin / "hooks").mkdir()
-    (plugin / "hooks" / "hooks.json").write_text(json.dumps(hooks))
+    plugin = inline_plugin(tmp_path, "fill-plugin", hooks)
     project = tmp_path / "project"
     project.mkdir()
     s = run(
