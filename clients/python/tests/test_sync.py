@@ -615,3 +615,29 @@ def test_an_unclosed_client_is_closed_when_collected(project: Project) -> None:
         gc.collect()
     # latch exits at the end of its input, and the client's reader reaps it.
     assert process_gone(pid)
+
+
+def test_close_with_descriptors_past_1023(project: Project) -> None:
+    """A harness with many files open: latch's stdin is a descriptor past
+    1023, which ``select()`` cannot take; closing still sends ``exit`` and
+    ends the server."""
+    import resource
+
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    want = 1200
+    if hard != resource.RLIM_INFINITY and hard < want:
+        pytest.skip(f"the hard limit of open files is {hard}")
+    resource.setrlimit(resource.RLIMIT_NOFILE, (max(soft, want), hard))
+    held: List[int] = []
+    try:
+        while not held or held[-1] < 1030:
+            held.append(os.dup(0))
+        with Client(**project.config()) as latch:
+            assert latch.fire(bash("rm -rf /"))["decision"] == "deny"
+            channel = latch._channel
+            assert channel is not None and channel._stdin_fd > 1023  # what this test is about
+    finally:
+        for fd in held:
+            os.close(fd)
+        resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
+    assert latch.returncode == 0

@@ -410,6 +410,7 @@ class Agent(Session, OwnTools, Compacting):
                 done["error"] = text
             results.append(done)
             if halted := self.halt():  # halt after a tool: it ran, nothing more does
+                self.answer_unanswered("not run: a hook halted the turn")
                 return halted
         self.check_watched()
         self.check_settings()

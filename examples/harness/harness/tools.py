@@ -155,7 +155,7 @@ class Workspace:
                 result = self._shell(str(args[self.names.shell_arg]))
             else:
                 result = self._write(str(args["path"]), str(args["content"]))
-        except OSError as error:
+        except (OSError, ValueError) as error:  # ValueError: a NUL byte, a lone surrogate
             result = ToolResult(str(error), failed=True)
         result.text = moved + result.text
         return result

@@ -49,6 +49,7 @@ def test_os_errors_are_tool_failures(run: Runner, tmp_path: Path) -> None:
             Reply("", [call("shell", cmd="mkdir -p build && cd build")]),
             Reply("", [call("shell", cmd="rm -r ../build")]),
             Reply("", [call("shell", cmd="pwd")]),
+            Reply("", [call("write_file", path="a\u0000b", content="x")]),
             Reply("Tidy."),
         ],
         claude_settings=hooks(PostToolUseFailure=f"cat >> {log}"),
@@ -56,7 +57,11 @@ def test_os_errors_are_tool_failures(run: Runner, tmp_path: Path) -> None:
     assert s.turns == ["done"]
     root = project.resolve()
     failed = records(log)
-    assert [(r["tool_name"], r["tool_input"]["file_path"]) for r in failed] == [("Write", str(root / "docs"))]
+    # A NUL byte in a path is a ValueError, not an OSError: a failure too.
+    assert [(r["tool_name"], r["tool_input"]["file_path"]) for r in failed] == [
+        ("Write", str(root / "docs")),
+        ("Write", f"{root}/a\u0000b"),
+    ]
     assert "Is a directory" in failed[0]["error"]
     assert "Is a directory" in results(s.seen(1))[0]
     # The removed directory: the next call runs in the workspace's root, and says so.
@@ -128,6 +133,30 @@ def test_a_deferred_call_leaves_a_valid_conversation(run: Runner, tmp_path: Path
         "not run: a hook deferred this call, which ended the turn",
         "not run: a hook deferred an earlier call, which ended the turn",
     ]
+
+
+def test_a_halt_after_a_call_leaves_a_valid_conversation(run: Runner, tmp_path: Path) -> None:
+    """A hook halts the turn after the first call of a batch (claude
+    ``continue: false`` on PostToolUse): the calls after it get a result
+    saying they did not run, and the next prompt's conversation is one a
+    model accepts."""
+    project = tmp_path / "project"
+    project.mkdir()
+    halt = json.dumps({"continue": False, "stopReason": "Enough."})
+    s = run(
+        ["claude"],
+        project,
+        ["Release it.", "What now?"],
+        [
+            Reply("", [call("shell", cmd="echo first"), call("shell", cmd="echo second > second.txt")]),
+            Reply("Halted."),
+        ],
+        claude_settings=hooks(PostToolUse=f"grep -q first && echo '{halt}' || true"),
+    )
+    assert s.turns == ["halted", "done"]
+    assert not (project / "second.txt").exists()
+    assert unanswered(s.seen(1)) == []
+    assert results(s.seen(1)) == ["first\n", "not run: a hook halted the turn"]
 
 
 def test_a_cancelled_turn_leaves_a_valid_conversation(run: Runner, tmp_path: Path) -> None:

@@ -507,6 +507,12 @@ class _AsyncChannel:
             logger.warning("latch serve did not exit within %ss; killing it", limit)
             _kill(proc)
             await proc.wait()
+        except asyncio.CancelledError:
+            # Cancelled again while latch exits: `exit` went out, so a
+            # latch that still runs is stuck; no one will wait for it now.
+            if proc.returncode is None:
+                _kill(proc)
+            raise
         # Read what the server wrote before it exited: after `exit` (or the
         # end of its input) it still answers the fires in flight with the
         # outcome of what ran.

@@ -487,16 +487,21 @@ class _Channel:
     def _send_shutdown(self, future: Future[Any]) -> None:
         """Send ``shutdown``, whose answer resolves ``future`` (a server gone
         already fails it)."""
+        # Each outcome sets the future only if nothing did first (the
+        # reader fails every pending request when the server goes).
         if self.proc.poll() is not None:
-            future.set_result(None)
+            if not future.done():
+                future.set_result(None)
             return
         try:
             self.send("shutdown", None, internal=True, future=future)
         except LatchClientError as error:
-            future.set_exception(error)
+            if not future.done():
+                future.set_exception(error)
         except BaseException:
             # Interrupted: the request was dropped, and nothing answers it.
-            future.set_exception(LatchClosed("the close was interrupted"))
+            if not future.done():
+                future.set_exception(LatchClosed("the close was interrupted"))
             raise
 
     def abandon(self) -> None:
@@ -532,8 +537,10 @@ class _Channel:
             if self._stdin_open and self.failure is None:
                 # A line shorter than PIPE_BUF goes out whole when the pipe
                 # has room; when it has none, the end of input says the same.
-                _, ready, _ = select.select([], [self._stdin_fd], [], 0)
-                if ready:
+                # poll(), not select(): a descriptor past 1023 is fine.
+                poller = select.poll()
+                poller.register(self._stdin_fd, select.POLLOUT)
+                if poller.poll(0):
                     try:
                         os.write(self._stdin_fd, _EXIT)
                     except OSError:
@@ -738,6 +745,8 @@ class _Channel:
                 logger.debug("latch serve answered request %r, which no one waits for any more", response.id)
             return
         method, future = entry
+        if future.done():  # failed meanwhile (an interrupted close)
+            return
         if response.error is not None:
             future.set_exception(LatchError.from_error(response.error, method))
         else:
