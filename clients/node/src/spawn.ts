@@ -68,9 +68,14 @@ export async function spawnServe(
     throw await startError(error as NodeJS.ErrnoException, bin, from, cwd);
   }
   await new Promise<void>((ready, fail) => {
-    child.once("spawn", ready);
-    child.once("error", (error: NodeJS.ErrnoException) => {
+    const failed = (error: NodeJS.ErrnoException): void => {
       void startError(error, bin, from, cwd).then(fail);
+    };
+    child.once("error", failed);
+    // Started: a later error (a failed kill()) is not a start's.
+    child.once("spawn", () => {
+      child.off("error", failed);
+      ready();
     });
   });
   child.on("error", () => {

@@ -673,11 +673,10 @@ impl Server {
             }
             // Its turn (see `flow`); a cancel meanwhile answers at once,
             // without one.
-            let room = out.room().clone();
             let turn = tokio::select! {
                 biased;
                 () = cancel.cancelled() => None,
-                turn = room.turn() => turn,
+                turn = out.room().turn() => turn,
             };
             let response = match (loaded, session_for(&setup, &event)) {
                 (Err(response), _) => response,
