@@ -4,8 +4,11 @@
 //!    `latch fire`'s whole-process time for the same event;
 //! 2. N = 1, 4, 16 `true` hooks through the server: ≤ 1.05× spawning the
 //!    same processes directly (at once, as the claude dialect runs them,
-//!    with the same environment); first the floor: a line through a
-//!    process that only echoes it, beside one direct hook;
+//!    with the same environment); first two floors, each beside one
+//!    direct hook: a line through a process that only echoes it, and a
+//!    least server (`--spawner`: it reads a line, spawns the hook as the
+//!    direct side does, appends a line to a file as the audit log does,
+//!    and answers), which shows what this machine lets any server reach;
 //! 3. 10,000 `fire`s on one server: RSS and open descriptors flat (first
 //!    and last reported);
 //! 4. 64 sessions each with one slow hook in flight do not delay a session
@@ -254,13 +257,46 @@ fn echo() {
     }
 }
 
-/// The floor of section 2: a round trip through [`echo`] in a process of
-/// its own, against one direct spawn of a `true` hook, interleaved as
-/// section 2 interleaves its sides. What a server adds to one hook can be
-/// no less than its median on the same machine.
-fn floor(cwd: &Path, rounds: usize) -> (Duration, Duration) {
+/// `--spawner DIR`: the least server that runs a hook. For each line of
+/// stdin it spawns one `true` hook in `DIR` exactly as the direct side
+/// does ([`direct`]), appends a line of an audit record's length to
+/// `DIR/state/spawner.jsonl`, and answers with a line of a served
+/// answer's length. It parses nothing, chooses nothing and folds nothing:
+/// it is the floor for a server's work around a hook, not a rival design.
+fn spawner(cwd: &Path) {
+    use std::os::unix::fs::OpenOptionsExt;
+    let mut audit = std::fs::OpenOptions::new()
+        .append(true)
+        .create(true)
+        .mode(0o600)
+        .open(cwd.join("state/spawner.jsonl"))
+        .unwrap();
+    let record = format!("{}\n", "a".repeat(276));
+    let answer = format!("{}\n", "r".repeat(272));
+    let mut out = std::io::stdout().lock();
+    for line in std::io::stdin().lock().lines() {
+        if line.is_err() {
+            return;
+        }
+        direct(cwd, 1);
+        audit.write_all(record.as_bytes()).unwrap();
+        if out
+            .write_all(answer.as_bytes())
+            .and_then(|()| out.flush())
+            .is_err()
+        {
+            return;
+        }
+    }
+}
+
+/// A floor of section 2: a round trip through this bench's own binary run
+/// with `args` ([`echo`] or [`spawner`]) in a process of its own, against
+/// one direct spawn of a `true` hook, interleaved as section 2 interleaves
+/// its sides. Returns the two medians.
+fn floor(cwd: &Path, rounds: usize, args: &[&std::ffi::OsStr]) -> (Duration, Duration) {
     let mut child = Command::new(std::env::current_exe().unwrap())
-        .arg("--echo")
+        .args(args)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .spawn()
@@ -310,6 +346,10 @@ fn main() {
     }
     if std::env::args().any(|a| a == "--echo") {
         echo();
+        return;
+    }
+    if let Some(dir) = std::env::args_os().skip_while(|a| a != "--spawner").nth(1) {
+        spawner(Path::new(&dir));
         return;
     }
     let mut verdicts = Vec::new();
@@ -377,11 +417,22 @@ fn main() {
     // 2. N true hooks against direct spawns, interleaved; first the floor.
     if wanted("2") {
         let p = project(&true_hooks(1));
-        let (echoed, spawned) = floor(p.path(), 2000);
+        let (echoed, spawned) = floor(p.path(), 2000, &["--echo".as_ref()]);
         println!(
             "2. floor: a line through a process that only echoes it {echoed:?}, beside a direct \
              `true` hook {spawned:?}: N = 1 can be no lower than {:.3}",
             (echoed + spawned).as_secs_f64() / spawned.as_secs_f64()
+        );
+        let (least, spawned) = floor(
+            p.path(),
+            2000,
+            &["--spawner".as_ref(), p.path().as_os_str()],
+        );
+        println!(
+            "2. least server: a line answered by a process that spawns the hook as the direct side \
+             does and appends an audit line {least:?}, beside a direct `true` hook {spawned:?}: \
+             ratio {:.3}",
+            least.as_secs_f64() / spawned.as_secs_f64()
         );
     }
     for n in [1usize, 4, 16] {
