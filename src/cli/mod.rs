@@ -29,7 +29,9 @@ mod lint;
 mod log;
 mod man;
 mod schema;
-mod serve;
+// Reachable with `internals`: its message parser is fuzzed and
+// property-tested.
+internal_mods!(serve);
 mod signals;
 mod stdout;
 mod test;

@@ -64,5 +64,6 @@ mod scenarios;
 mod schema;
 mod serve;
 mod serve_generated;
+mod serve_props;
 mod trust;
 mod util;

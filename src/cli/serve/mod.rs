@@ -12,7 +12,7 @@
 //! for before the process exits 0.
 
 mod flow;
-mod rpc;
+internal_mods!(rpc);
 pub mod schema;
 mod stdio;
 mod watch;
