@@ -414,7 +414,7 @@ fn main() {
         ));
     }
 
-    // 2. N true hooks against direct spawns, interleaved; first the floor.
+    // 2. N true hooks against direct spawns, interleaved; first the floors.
     if wanted("2") {
         let p = project(&true_hooks(1));
         let (echoed, spawned) = floor(p.path(), 2000, &["--echo".as_ref()]);

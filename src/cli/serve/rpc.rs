@@ -426,6 +426,7 @@ mod tests {
             "null"
         );
         assert_eq!(id("{\"id\":\"é".as_bytes()), "null");
+        assert_eq!(id(br#"{"id":1e400,"params":{}}"#), "1e400");
     }
 
     #[test]
@@ -435,6 +436,8 @@ mod tests {
             "99999999999999999999999",
             "-0",
             "18446744073709551616",
+            // Out of a double's range, still a JSON number.
+            "444444444444444e44444444444444",
             r#""x""#,
         ] {
             let line = format!(r#"{{"jsonrpc":"2.0","id":{written},"method":"m"}}"#);
