@@ -53,41 +53,57 @@ pub struct ConfigArgs {
     /// Load only this dialect (repeatable). Default: poolside and peen,
     /// plus evener when --plugin-dir is given; claude only when named.
     #[arg(long = "dialect", value_name = "NAME")]
+    #[schemars(extend("minItems" = 1))]
     dialects: Vec<DialectName>,
     /// The project directory (project-level settings). Default: the current directory.
-    #[arg(long, value_name = "DIR")]
+    #[arg(long, value_name = "DIR", value_parser = path_flag)]
+    #[serde(deserialize_with = "some_path")]
+    #[schemars(extend("minLength" = 1))]
     project: Option<PathBuf>,
     /// The user's home directory (user-level settings). Default: $HOME.
-    #[arg(long, value_name = "DIR")]
+    #[arg(long, value_name = "DIR", value_parser = path_flag)]
+    #[serde(deserialize_with = "some_path")]
+    #[schemars(extend("minLength" = 1))]
     home: Option<PathBuf>,
     /// An explicit poolside settings file, the most specific level.
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, value_name = "FILE", value_parser = path_flag)]
+    #[serde(deserialize_with = "some_path")]
+    #[schemars(extend("minLength" = 1))]
     settings: Option<PathBuf>,
     /// An evener plugin directory (repeatable, in run order).
-    #[arg(long = "plugin-dir", value_name = "DIR")]
+    #[arg(long = "plugin-dir", value_name = "DIR", value_parser = path_flag)]
+    #[serde(deserialize_with = "path_list")]
+    #[schemars(extend("items" = {"type": "string", "minLength": 1}))]
     plugin_dirs: Vec<PathBuf>,
     /// The OpenAI-compatible base URL for evener prompt handlers.
     /// Default: $LATCH_PROMPT_BASE_URL, else $OPENAI_BASE_URL. The API key
     /// is read from $LATCH_PROMPT_API_KEY, else $OPENAI_API_KEY.
-    #[arg(long, value_name = "URL")]
+    #[arg(long, value_name = "URL", value_parser = prompt_url)]
+    #[schemars(extend("pattern" = "^https?://[^/]"))]
     prompt_base_url: Option<String>,
     /// The model for evener prompt handlers that name none.
     /// Default: $LATCH_PROMPT_MODEL.
-    #[arg(long, value_name = "MODEL")]
+    #[arg(long, value_name = "MODEL", value_parser = not_empty)]
+    #[schemars(extend("minLength" = 1))]
     prompt_model: Option<String>,
     /// Claude Code's `--settings` for the claude dialect: a settings file,
     /// or JSON text starting with `{`.
-    #[arg(long, value_name = "FILE|JSON")]
+    #[arg(long, value_name = "FILE|JSON", value_parser = not_empty)]
+    #[schemars(extend("minLength" = 1))]
     claude_settings: Option<String>,
     /// The managed settings directory for the claude dialect.
     /// Default: /etc/claude-code.
-    #[arg(long, value_name = "DIR")]
+    #[arg(long, value_name = "DIR", value_parser = path_flag)]
+    #[serde(deserialize_with = "some_path")]
+    #[schemars(extend("minLength" = 1))]
     claude_managed_dir: Option<PathBuf>,
     /// A tool vocabulary file: how the harness's tools map to Claude Code's
     /// names and argument shapes (added to the claude dialect's built-in
     /// table, or replacing it with `replace: true`; the evener dialect
     /// takes its names).
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, value_name = "FILE", value_parser = path_flag)]
+    #[serde(deserialize_with = "some_path")]
+    #[schemars(extend("minLength" = 1))]
     tool_vocabulary: Option<PathBuf>,
     /// Leave hook command lines out of the claude dialect's texts for the
     /// model (Claude Code quotes them).
@@ -95,7 +111,9 @@ pub struct ConfigArgs {
     claude_hide_commands: bool,
     /// Peen's configuration directory (the trusted layer).
     /// Default: $PEEN_CONFIG_DIR.
-    #[arg(long, value_name = "DIR")]
+    #[arg(long, value_name = "DIR", value_parser = path_flag)]
+    #[serde(deserialize_with = "some_path")]
+    #[schemars(extend("minLength" = 1))]
     peen_config_dir: Option<PathBuf>,
     /// The trust policy for hooks whose source needs the user's approval
     /// (project files, plugins inside the project): `off`, `warn` or
@@ -103,7 +121,7 @@ pub struct ConfigArgs {
     /// (repeatable; a later value wins). Default: off, as every dialect's
     /// own product runs such hooks without asking. See docs/trust.md.
     #[arg(long = "trust", value_name = "POLICY", value_parser = trust_spec)]
-    #[schemars(extend("items" = {"type": "string", "pattern": "^([^=]*=)?(off|warn|require)$"}))]
+    #[schemars(extend("items" = {"type": "string", "pattern": "^((poolside|peen|evener|claude)=)?(off|warn|require)$"}))]
     trust: Vec<String>,
     /// What the session's audit log records of each hook run: `off`,
     /// `runs` (the facts, never what a hook printed) or `full` (also each
@@ -116,6 +134,8 @@ pub struct ConfigArgs {
     /// fire` has its own `--state-dir`). Default: $LATCH_STATE_DIR, else
     /// $XDG_STATE_HOME/latch, else ~/.local/state/latch.
     #[arg(skip)]
+    #[serde(deserialize_with = "some_path")]
+    #[schemars(extend("minLength" = 1))]
     pub state_dir: Option<PathBuf>,
 }
 
@@ -131,6 +151,17 @@ impl ConfigArgs {
     pub fn check_values(&self) -> Result<(), String> {
         if let Some(mode) = &self.audit {
             audit_mode(mode).map_err(|e| format!("`audit`: {e}"))?;
+        }
+        if let Some(url) = &self.prompt_base_url {
+            prompt_url(url).map_err(|e| format!("`prompt_base_url`: {e}"))?;
+        }
+        for (key, value) in [
+            ("prompt_model", &self.prompt_model),
+            ("claude_settings", &self.claude_settings),
+        ] {
+            if let Some(v) = value {
+                not_empty(v).map_err(|e| format!("`{key}`: {e}"))?;
+            }
         }
         for spec in &self.trust {
             trust_spec(spec).map_err(|e| format!("`trust`: {e}"))?;
@@ -472,6 +503,67 @@ fn audit_mode(s: &str) -> Result<String, String> {
 /// Checks one `--trust` value.
 fn trust_spec(s: &str) -> Result<String, String> {
     Policies::parse(&[s]).map(|_| s.to_owned())
+}
+
+/// A path as latch keeps it: not empty (an empty path would read the
+/// current directory, and a project's own files would load as the user's
+/// or the managed ones, which need no approval), without a NUL byte, and
+/// made absolute (a trust approval names the file it read, wherever latch
+/// runs next).
+pub(crate) fn checked_path(path: &std::path::Path) -> Result<PathBuf, String> {
+    use std::os::unix::ffi::OsStrExt;
+    if path.as_os_str().is_empty() {
+        return Err("the path is empty: name a file or directory, or leave it out".into());
+    }
+    if path.as_os_str().as_bytes().contains(&0) {
+        return Err("the path contains a NUL byte".into());
+    }
+    Ok(std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf()))
+}
+
+/// Checks a path flag ([`checked_path`]).
+pub(crate) fn path_flag(s: &str) -> Result<PathBuf, String> {
+    checked_path(std::path::Path::new(s))
+}
+
+/// An optional path key of `initialize` ([`checked_path`]).
+fn some_path<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<PathBuf>, D::Error> {
+    use serde::{Deserialize, de::Error};
+    Option::<PathBuf>::deserialize(d)?
+        .map(|p| checked_path(&p).map_err(D::Error::custom))
+        .transpose()
+}
+
+/// A list of paths of `initialize` ([`checked_path`]).
+fn path_list<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<PathBuf>, D::Error> {
+    use serde::{Deserialize, de::Error};
+    Vec::<PathBuf>::deserialize(d)?
+        .iter()
+        .map(|p| checked_path(p).map_err(D::Error::custom))
+        .collect()
+}
+
+/// Checks a value that must not be empty.
+fn not_empty(s: &str) -> Result<String, String> {
+    if s.is_empty() {
+        return Err("the value is empty: give one, or leave it out".into());
+    }
+    Ok(s.to_owned())
+}
+
+/// Checks `--prompt-base-url`: an `http` or `https` URL. Anything else
+/// would fail every prompt hook at its first request, and a prompt hook
+/// that fails lets the call through.
+fn prompt_url(s: &str) -> Result<String, String> {
+    let rest = s
+        .strip_prefix("https://")
+        .or_else(|| s.strip_prefix("http://"));
+    match rest {
+        Some(host) if !host.is_empty() && !host.starts_with('/') => Ok(s.to_owned()),
+        _ => Err(format!(
+            "`{s}` is not an http:// or https:// URL with a host"
+        )),
+    }
 }
 
 /// The harness's tool vocabulary file, when given; its problems go to

@@ -27,7 +27,7 @@ pub struct FireArgs {
     /// Where per-session state lives. Default: $LATCH_STATE_DIR, else
     /// $XDG_STATE_HOME/latch, else ~/.local/state/latch (empty variables
     /// count as unset).
-    #[arg(long, value_name = "DIR")]
+    #[arg(long, value_name = "DIR", value_parser = super::config::path_flag)]
     state_dir: Option<PathBuf>,
     /// Print the outcome as indented JSON.
     #[arg(long)]

@@ -33,7 +33,7 @@ pub struct LogArgs {
     status: Option<String>,
     /// Where the session state lives. Default: $LATCH_STATE_DIR, else
     /// $XDG_STATE_HOME/latch, else ~/.local/state/latch.
-    #[arg(long, value_name = "DIR")]
+    #[arg(long, value_name = "DIR", value_parser = super::config::path_flag)]
     state_dir: Option<PathBuf>,
     /// Output format: aligned text, or the records as JSON lines.
     #[arg(long, value_enum, default_value_t = Format::Text)]

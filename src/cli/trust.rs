@@ -33,7 +33,7 @@ struct Common {
     /// Where the trust store lives (`<DIR>/trust/`). Default:
     /// $LATCH_STATE_DIR, else $XDG_STATE_HOME/latch, else
     /// ~/.local/state/latch.
-    #[arg(long, value_name = "DIR")]
+    #[arg(long, value_name = "DIR", value_parser = super::config::path_flag)]
     state_dir: Option<PathBuf>,
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Text)]

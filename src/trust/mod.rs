@@ -90,6 +90,14 @@ impl std::str::FromStr for Policy {
     }
 }
 
+/// The dialects a `DIALECT=POLICY` value may name.
+const DIALECTS: [&str; 4] = [
+    crate::dialect::poolside::DIALECT,
+    crate::dialect::peen::DIALECT,
+    crate::dialect::evener::DIALECT,
+    crate::dialect::claude::DIALECT,
+];
+
 /// The policy of each dialect.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Policies {
@@ -99,13 +107,22 @@ pub struct Policies {
 
 impl Policies {
     /// From `--trust` values: `POLICY` for every dialect, `DIALECT=POLICY`
-    /// for one (later values win).
+    /// for one (later values win). `DIALECT` is `poolside`, `peen`,
+    /// `evener` or `claude`: another name is an error, as it would leave
+    /// the dialect meant unguarded.
     pub fn parse<S: AsRef<str>>(specs: &[S]) -> Result<Policies, String> {
         let mut out = Policies::default();
         for spec in specs {
             let spec = spec.as_ref();
             match spec.split_once('=') {
                 Some((dialect, policy)) => {
+                    // A misspelt name would leave that dialect unguarded.
+                    if !DIALECTS.contains(&dialect) {
+                        return Err(format!(
+                            "`{dialect}` is not a dialect ({})",
+                            DIALECTS.join(", ")
+                        ));
+                    }
                     out.dialects.insert(dialect.to_owned(), policy.parse()?);
                 }
                 None => {
@@ -454,6 +471,10 @@ pub fn select<'a>(
 ) -> Result<Vec<&'a Definition>, String> {
     if !all && hooks.is_empty() {
         return Err("name the hooks, or select all".to_owned());
+    }
+    // Both would mean all, and the names would be read for nothing.
+    if all && !hooks.is_empty() {
+        return Err("name the hooks or select all, not both".to_owned());
     }
     if let Some(unknown) = hooks
         .iter()

@@ -64,6 +64,7 @@ mod scenarios;
 mod schema;
 mod serve;
 mod serve_generated;
+mod serve_params;
 mod serve_props;
 mod trust;
 mod util;

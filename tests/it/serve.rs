@@ -18,8 +18,15 @@ pub(crate) struct Server {
 }
 
 impl Server {
-    fn start(env: &[(&str, &str)]) -> Server {
+    pub(crate) fn start(env: &[(&str, &str)]) -> Server {
         Server::start_in(Command::new(assert_cmd::cargo::cargo_bin("latch")), env)
+    }
+
+    /// Starts `latch serve` in the directory `dir`.
+    pub(crate) fn start_in_dir(dir: &std::path::Path) -> Server {
+        let mut cmd = Command::new(assert_cmd::cargo::cargo_bin("latch"));
+        cmd.current_dir(dir);
+        Server::start_in(cmd, &[])
     }
 
     /// Starts `latch serve` under a hard limit of `n` open files, which
@@ -83,6 +90,20 @@ impl Server {
         self
     }
 
+    /// Initializes the server for the claude dialect in `c`'s tree, with
+    /// the trust policy `require`.
+    pub(crate) fn for_claude_trusting(mut self, c: &Claude) -> Server {
+        let r = self.request(
+            1000,
+            "initialize",
+            json!({"dialects": ["claude"], "project": c.project(), "home": c.home(),
+                "claude_managed_dir": c.root.path().join("managed"),
+                "state_dir": c.root.path().join("state"), "trust": ["require"]}),
+        );
+        assert_eq!(r["result"]["dialects"], json!(["claude"]), "{r}");
+        self
+    }
+
     fn send_line(&mut self, line: &str) {
         let stdin = self.stdin.as_mut().expect("stdin open");
         stdin.write_all(line.as_bytes()).expect("write");
@@ -90,7 +111,7 @@ impl Server {
         stdin.flush().expect("flush");
     }
 
-    fn send(&mut self, message: Value) {
+    pub(crate) fn send(&mut self, message: Value) {
         self.send_line(&message.to_string());
     }
 

@@ -164,9 +164,12 @@ pub async fn run(_args: ServeArgs) -> u8 {
                     }
                     // A notification gets no answer: a malformed one is
                     // said on stderr, as an unknown one is.
+                    // An object only: a struct reads an array by position too.
+                    let object = params.get().trim_start().starts_with('{');
                     match serde_json::from_str::<Params>(params.get()) {
                         Ok(p)
-                            if matches!(
+                            if object
+                                && matches!(
                                 p.id.get().trim_start().as_bytes().first(),
                                 Some(b'"' | b'-' | b'0'..=b'9')
                             ) =>
@@ -487,6 +490,8 @@ struct Server {
     max_event: u64,
     /// When a fire may wait for its hooks on the server's thread.
     lending: Lending,
+    /// The end of the latest `trust/…` request: the next one waits for it.
+    trust_tail: Option<oneshot::Receiver<()>>,
 }
 
 /// A fire that is the server's only work waits for its hooks in `poll(2)`
@@ -537,6 +542,7 @@ impl Server {
                 input,
                 queued: Arc::default(),
             },
+            trust_tail: None,
         }
     }
 
@@ -545,11 +551,9 @@ impl Server {
             return rpc::error(id, code::INVALID_REQUEST, "already initialized");
         }
         let config: ConfigArgs = match params.get().trim_start().as_bytes().first() {
-            Some(b'{') => match serde_json::from_str(params.get()) {
+            Some(b'{') => match named(params) {
                 Ok(c) => c,
-                Err(e) => {
-                    return rpc::error(id, code::INVALID_PARAMS, &format!("invalid params: {e}"));
-                }
+                Err(e) => return rpc::error(id, code::INVALID_PARAMS, &e),
             },
             _ if params.get() == "null" => ConfigArgs::default(),
             _ => return rpc::error(id, code::INVALID_PARAMS, "params must be an object"),
@@ -760,16 +764,17 @@ impl Server {
         let params: TrustParams = match params.get().trim() {
             _ if action == TrustAction::List => TrustParams::default(),
             "null" => TrustParams::default(),
-            text => match serde_json::from_str(text) {
+            text if text.starts_with('{') => match named(params) {
                 Ok(p) => p,
-                Err(e) => {
-                    return Some(rpc::error(
-                        id,
-                        code::INVALID_PARAMS,
-                        &format!("invalid params: {e}"),
-                    ));
-                }
+                Err(e) => return Some(rpc::error(id, code::INVALID_PARAMS, &e)),
             },
+            _ => {
+                return Some(rpc::error(
+                    id,
+                    code::INVALID_PARAMS,
+                    "params must be an object",
+                ));
+            }
         };
         let Some(root) = setup.state_root.clone() else {
             return Some(rpc::error(
@@ -779,7 +784,16 @@ impl Server {
             ));
         };
         let (id, out) = (id.clone(), self.out.clone());
+        // Trust requests run one after another, in the order they came: an
+        // approve then a revoke must leave the hooks revoked.
+        let (done, finished) = oneshot::channel::<()>();
+        let before = self.trust_tail.replace(finished);
         tasks.spawn(async move {
+            // Sent when this task ends, however it ends.
+            let _done = done;
+            if let Some(before) = before {
+                let _ = before.await;
+            }
             // The project's configuration: cached since `initialize`, unless
             // the cache of 64 directories started again.
             let definitions = match loaded_off_thread(&setup, &out, None, &id).await {
@@ -876,6 +890,20 @@ const MAX_ENGINES: usize = 64;
 /// The most sessions kept open (each holds its directory open); past it
 /// the cache starts again.
 const MAX_OPEN_SESSIONS: usize = 128;
+
+/// `params` read into `T`, or the error that names the key that is wrong
+/// (`home: the path is empty: …`).
+fn named<T: serde::de::DeserializeOwned>(params: &RawValue) -> Result<T, String> {
+    let mut reader = serde_json::Deserializer::from_str(params.get());
+    serde_path_to_error::deserialize(&mut reader).map_err(|e| {
+        let path = e.path().to_string();
+        if path == "." {
+            format!("invalid params: {}", e.inner())
+        } else {
+            format!("invalid params: `{path}`: {}", e.inner())
+        }
+    })
+}
 
 /// The session of `event`, opened once per session id (in memory when it
 /// has none).
