@@ -197,6 +197,12 @@ fn wrong_params_are_named_and_params_by_position_are_refused() {
         message(&r).starts_with("invalid params: `project`: invalid type: integer `5`"),
         "{r}"
     );
+    // An unknown key is named by its message, once.
+    let r = s.request(11, "initialize", json!({"dialect": ["claude"]}));
+    assert!(
+        message(&r).starts_with("invalid params: unknown field `dialect`, expected one of"),
+        "{r}"
+    );
     let r = s.request(2, "initialize", json!({"dialects": [5]}));
     assert!(
         message(&r).starts_with("invalid params: `dialects[0]`: "),

@@ -896,11 +896,13 @@ const MAX_OPEN_SESSIONS: usize = 128;
 fn named<T: serde::de::DeserializeOwned>(params: &RawValue) -> Result<T, String> {
     let mut reader = serde_json::Deserializer::from_str(params.get());
     serde_path_to_error::deserialize(&mut reader).map_err(|e| {
-        let path = e.path().to_string();
-        if path == "." {
-            format!("invalid params: {}", e.inner())
+        let (path, why) = (e.path().to_string(), e.inner().to_string());
+        // An unknown key is named by the message already.
+        let named_already = e.path().iter().count() == 1 && why.starts_with("unknown field");
+        if path == "." || named_already {
+            format!("invalid params: {why}")
         } else {
-            format!("invalid params: `{path}`: {}", e.inner())
+            format!("invalid params: `{path}`: {why}")
         }
     })
 }
