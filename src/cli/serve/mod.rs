@@ -162,10 +162,10 @@ pub async fn run(_args: ServeArgs) -> u8 {
                     struct Params {
                         id: Box<RawValue>,
                     }
-                    // A notification gets no answer: a malformed one is
-                    // said on stderr, as an unknown one is.
                     // An object only: a struct reads an array by position too.
                     let object = params.get().trim_start().starts_with('{');
+                    // A notification gets no answer: a malformed one is
+                    // said on stderr, as an unknown one is.
                     match serde_json::from_str::<Params>(params.get()) {
                         Ok(p)
                             if object
