@@ -170,9 +170,9 @@ pub async fn run(_args: ServeArgs) -> u8 {
                         Ok(p)
                             if object
                                 && matches!(
-                                p.id.get().trim_start().as_bytes().first(),
-                                Some(b'"' | b'-' | b'0'..=b'9')
-                            ) =>
+                                    p.id.get().trim_start().as_bytes().first(),
+                                    Some(b'"' | b'-' | b'0'..=b'9')
+                                ) =>
                         {
                             server.cancel(&rpc::key_of(p.id.get()));
                         }
