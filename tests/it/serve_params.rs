@@ -13,6 +13,20 @@ fn message(r: &Value) -> &str {
     r["error"]["message"].as_str().unwrap_or_default()
 }
 
+/// What `latch fire` with `flags` said on stderr, as it refused them
+/// (exit 2) before reading any configuration.
+fn fire_refused(flags: &[&str]) -> String {
+    let out = assert_cmd::Command::cargo_bin("latch")
+        .unwrap()
+        .arg("fire")
+        .args(flags)
+        .write_stdin(r#"{"event": "stop"}"#)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
 /// An empty path used to read the server's working directory: with the
 /// server started in the project, `home: ""` loaded the project's own
 /// settings as the user's, which need no approval, and ran them under
@@ -60,6 +74,11 @@ fn initialize_refuses_empty_and_nul_paths_naming_the_key() {
     let r = s.request(100, "fire", json!({"event": "stop", "session_id": "s"}));
     assert_eq!(r["error"]["code"], -32002, "{r}");
     assert_eq!(s.close(), 0);
+    // `latch fire`'s flags alike.
+    for flag in ["--home", "--project", "--state-dir", "--claude-managed-dir"] {
+        let err = fire_refused(&[flag, ""]);
+        assert!(err.contains("the path is empty"), "{flag}: {err}");
+    }
 }
 
 /// A relative path is taken from the server's directory once, at
@@ -129,14 +148,7 @@ fn a_trust_policy_must_name_a_dialect() {
         );
     }
     assert_eq!(s.close(), 0);
-    let out = assert_cmd::Command::cargo_bin("latch")
-        .unwrap()
-        .args(["fire", "--trust", "CLAUDE=require"])
-        .write_stdin(r#"{"event": "stop"}"#)
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2));
-    let err = String::from_utf8_lossy(&out.stderr);
+    let err = fire_refused(&["--trust", "CLAUDE=require"]);
     assert!(err.contains("`CLAUDE` is not a dialect"), "{err}");
 }
 
@@ -170,14 +182,7 @@ fn the_prompt_endpoint_and_model_are_checked() {
     );
     assert!(r["result"].is_object(), "{r}");
     assert_eq!(s.close(), 0);
-    let out = assert_cmd::Command::cargo_bin("latch")
-        .unwrap()
-        .args(["fire", "--prompt-base-url", "ftp://example.org"])
-        .write_stdin(r#"{"event": "stop"}"#)
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2));
-    let err = String::from_utf8_lossy(&out.stderr);
+    let err = fire_refused(&["--prompt-base-url", "ftp://example.org"]);
     assert!(err.contains("is not an http:// or https:// URL"), "{err}");
 }
 
