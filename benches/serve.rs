@@ -309,16 +309,16 @@ fn floor(cwd: &Path, rounds: usize, args: &[&std::ffi::OsStr]) -> (Duration, Dur
         json!({"jsonrpc": "2.0", "id": 1, "method": "fire", "params": bash_event("s1")})
     );
     let mut line = String::new();
-    let (mut echoed, mut spawned) = (Vec::new(), Vec::new());
+    let (mut through, mut spawned) = (Vec::new(), Vec::new());
     let mut seed: u64 = 0x9e37_79b9_7f4a_7c15;
     for _ in 0..rounds {
-        for echo_turn in coin(&mut seed) {
+        for its_turn in coin(&mut seed) {
             let t = Instant::now();
-            if echo_turn {
+            if its_turn {
                 stdin.write_all(message.as_bytes()).unwrap();
                 line.clear();
                 stdout.read_line(&mut line).unwrap();
-                echoed.push(t.elapsed());
+                through.push(t.elapsed());
             } else {
                 direct(cwd, 1);
                 spawned.push(t.elapsed());
@@ -327,7 +327,7 @@ fn floor(cwd: &Path, rounds: usize, args: &[&std::ffi::OsStr]) -> (Duration, Dur
     }
     drop(stdin);
     child.wait().unwrap();
-    (median(echoed), median(spawned))
+    (median(through), median(spawned))
 }
 
 /// Which of a round's two turns is the server's, `[true, false]` or

@@ -186,12 +186,11 @@ impl ConfigArgs {
         .collect()
     }
 
-    /// The project's directory: the one given, made absolute, else the
-    /// current directory.
+    /// The project's directory: the one given (absolute since it was
+    /// read, see [`checked_path`]), else the current directory.
     pub fn project_dir(&self) -> Option<PathBuf> {
         self.project
             .clone()
-            .map(|p| std::path::absolute(&p).unwrap_or(p))
             .or_else(|| std::env::current_dir().ok())
     }
 
@@ -421,10 +420,7 @@ impl ConfigArgs {
             let limits = peen::Limits::from_env(diags);
             let summarize = limits.summarize;
             let options = peen::Options {
-                config_dir: self
-                    .peen_config_dir
-                    .map(|p| std::path::absolute(&p).unwrap_or(p))
-                    .or_else(|| env_path("PEEN_CONFIG_DIR")),
+                config_dir: self.peen_config_dir.or_else(|| env_path("PEEN_CONFIG_DIR")),
                 workspace: event.workdir(project.as_deref()),
                 limits,
             };

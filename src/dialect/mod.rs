@@ -95,6 +95,15 @@ macro_rules! impl_dialect {
 }
 pub(crate) use impl_dialect;
 
+/// The names of the dialects latch has, as `--dialect` and
+/// `--trust DIALECT=…` name them.
+pub const NAMES: [&str; 4] = [
+    poolside::DIALECT,
+    peen::DIALECT,
+    evener::DIALECT,
+    claude::DIALECT,
+];
+
 pub mod claude;
 pub mod evener;
 internal_mods!(failed, js_json, output_json, payload, tools);

@@ -90,14 +90,6 @@ impl std::str::FromStr for Policy {
     }
 }
 
-/// The dialects a `DIALECT=POLICY` value may name.
-const DIALECTS: [&str; 4] = [
-    crate::dialect::poolside::DIALECT,
-    crate::dialect::peen::DIALECT,
-    crate::dialect::evener::DIALECT,
-    crate::dialect::claude::DIALECT,
-];
-
 /// The policy of each dialect.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Policies {
@@ -117,10 +109,10 @@ impl Policies {
             match spec.split_once('=') {
                 Some((dialect, policy)) => {
                     // A misspelt name would leave that dialect unguarded.
-                    if !DIALECTS.contains(&dialect) {
+                    if !crate::dialect::NAMES.contains(&dialect) {
                         return Err(format!(
                             "`{dialect}` is not a dialect ({})",
-                            DIALECTS.join(", ")
+                            crate::dialect::NAMES.join(", ")
                         ));
                     }
                     out.dialects.insert(dialect.to_owned(), policy.parse()?);
