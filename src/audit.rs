@@ -26,6 +26,8 @@
 //! # Ok::<(), String>(())
 //! ```
 
+use std::borrow::Cow;
+
 use serde::{Deserialize, Serialize};
 
 use crate::event::Event;
@@ -70,23 +72,24 @@ impl std::str::FromStr for AuditMode {
     }
 }
 
-/// One hook run, as the audit log records it.
+/// One hook run, as the audit log records it: borrowing from the outcome
+/// when written, owned when read back (`'static`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub(crate) struct AuditRecord {
+pub(crate) struct AuditRecord<'a> {
     /// When the dispatch ended, RFC 3339 in UTC with milliseconds.
-    pub time: String,
+    pub time: Cow<'a, str>,
     /// The session.
-    pub session: String,
+    pub session: Cow<'a, str>,
     /// The event occurrence (shared by every hook of one dispatch).
-    pub event_id: String,
+    pub event_id: Cow<'a, str>,
     /// The neutral event kind (`tool_before`).
-    pub event: String,
+    pub event: Cow<'a, str>,
     /// The dialect that ran the hook.
-    pub dialect: String,
+    pub dialect: Cow<'a, str>,
     /// The event in the dialect's spelling (`PreToolUse`).
-    pub hook_event: String,
+    pub hook_event: Cow<'a, str>,
     /// The hook's label.
-    pub hook: String,
+    pub hook: Cow<'a, str>,
     /// Where it is declared: `FILE:LINE:COLUMN`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub source: Option<String>,
@@ -107,7 +110,7 @@ pub(crate) struct AuditRecord {
     /// `defer`, `allow` (its reason came with that decision), `reason` (a
     /// reason that did not decide), `context`, `continue`, `halt`.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub contributed: Vec<String>,
+    pub contributed: Vec<Cow<'a, str>>,
     /// What went wrong, if anything did.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<ErrorCategory>,
@@ -119,21 +122,21 @@ pub(crate) struct AuditRecord {
     pub stderr_truncated: bool,
     /// [`AuditMode::Full`] only: the run's message.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub message: Option<String>,
+    pub message: Option<Cow<'a, str>>,
     /// [`AuditMode::Full`] only: the texts it contributed (reasons,
     /// context).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub texts: Vec<String>,
+    pub texts: Vec<Cow<'a, str>>,
 }
 
 /// The records of one dispatch's runs.
-pub(crate) fn records(
+pub(crate) fn records<'a>(
     mode: AuditMode,
-    session: &str,
+    session: &'a str,
     event: &Event,
-    event_id: &str,
-    outcome: &Outcome,
-) -> Vec<AuditRecord> {
+    event_id: &'a str,
+    outcome: &'a Outcome,
+) -> Vec<AuditRecord<'a>> {
     // A dispatch that ran no hook has nothing to record: its time is not
     // even formatted.
     if mode == AuditMode::Off || outcome.runs.is_empty() {
@@ -146,13 +149,13 @@ pub(crate) fn records(
         .map(|run| {
             let (contributed, texts) = contributions(run, outcome);
             AuditRecord {
-                time: time.clone(),
-                session: session.to_owned(),
-                event_id: event_id.to_owned(),
-                event: event.event.as_str().to_owned(),
-                dialect: run.dialect.clone(),
-                hook_event: run.event.clone(),
-                hook: run.hook.clone(),
+                time: Cow::Owned(time.clone()),
+                session: Cow::Borrowed(session),
+                event_id: Cow::Borrowed(event_id),
+                event: Cow::Borrowed(event.event.as_str()),
+                dialect: Cow::Borrowed(&run.dialect),
+                hook_event: Cow::Borrowed(&run.event),
+                hook: Cow::Borrowed(&run.hook),
                 source: run.source.as_ref().map(ToString::to_string),
                 trust: run.trust,
                 status: run.status,
@@ -164,7 +167,7 @@ pub(crate) fn records(
                 stdout_truncated: run.stdout_truncated,
                 stderr_truncated: run.stderr_truncated,
                 message: (mode == AuditMode::Full)
-                    .then(|| run.message.clone())
+                    .then(|| run.message.as_deref().map(Cow::Borrowed))
                     .flatten(),
                 texts: if mode == AuditMode::Full {
                     texts
@@ -179,7 +182,10 @@ pub(crate) fn records(
 /// What `run` contributed to `outcome`, and the texts it gave. Outcomes
 /// name hooks by label, so two hooks with one label share their
 /// contributions.
-fn contributions(run: &HookRun, outcome: &Outcome) -> (Vec<String>, Vec<String>) {
+fn contributions<'a>(
+    run: &HookRun,
+    outcome: &'a Outcome,
+) -> (Vec<Cow<'a, str>>, Vec<Cow<'a, str>>) {
     let mut what = Vec::new();
     let mut texts = Vec::new();
     if matches!(
@@ -188,15 +194,16 @@ fn contributions(run: &HookRun, outcome: &Outcome) -> (Vec<String>, Vec<String>)
     ) {
         return (what, texts);
     }
-    let reasons: Vec<&str> = outcome
+    let reasons = outcome
         .reasons
         .iter()
         .filter(|r| r.hook == run.hook)
-        .map(|r| r.text.as_str())
-        .collect();
+        .map(|r| Cow::Borrowed(r.text.as_str()));
+    let before = texts.len();
+    texts.extend(reasons);
     if run.status == RunStatus::Blocked {
-        what.push("deny".to_owned());
-    } else if !reasons.is_empty() {
+        what.push(Cow::Borrowed("deny"));
+    } else if texts.len() > before {
         // The combined decision, unless it is a deny this hook did not
         // give (its own reason lost to another hook's deny).
         let decision = match outcome.decision {
@@ -205,18 +212,18 @@ fn contributions(run: &HookRun, outcome: &Outcome) -> (Vec<String>, Vec<String>)
             Decision::Ask => "ask",
             Decision::Defer => "defer",
         };
-        what.push(decision.to_owned());
+        what.push(Cow::Borrowed(decision));
     }
-    texts.extend(reasons.iter().map(|t| (*t).to_owned()));
-    let context: Vec<&str> = outcome
-        .context
-        .iter()
-        .filter(|c| c.hook == run.hook)
-        .map(|c| c.text.as_str())
-        .collect();
-    if !context.is_empty() {
-        what.push("context".to_owned());
-        texts.extend(context.iter().map(|t| (*t).to_owned()));
+    let before = texts.len();
+    texts.extend(
+        outcome
+            .context
+            .iter()
+            .filter(|c| c.hook == run.hook)
+            .map(|c| Cow::Borrowed(c.text.as_str())),
+    );
+    if texts.len() > before {
+        what.push(Cow::Borrowed("context"));
     }
     if run.status == RunStatus::Continued
         || outcome
@@ -224,20 +231,20 @@ fn contributions(run: &HookRun, outcome: &Outcome) -> (Vec<String>, Vec<String>)
             .as_ref()
             .is_some_and(|c| c.hooks.contains(&run.hook))
     {
-        what.push("continue".to_owned());
+        what.push(Cow::Borrowed("continue"));
     }
     if outcome
         .halt
         .as_ref()
         .is_some_and(|h| h.hooks.contains(&run.hook))
     {
-        what.push("halt".to_owned());
+        what.push(Cow::Borrowed("halt"));
     }
     (what, texts)
 }
 
 /// The records as JSON lines.
-pub(crate) fn to_lines(records: &[AuditRecord]) -> Vec<u8> {
+pub(crate) fn to_lines(records: &[AuditRecord<'_>]) -> Vec<u8> {
     let mut out = Vec::new();
     for r in records {
         if serde_json::to_writer(&mut out, r).is_ok() {

@@ -168,11 +168,11 @@ impl Drop for Telemetry {
     }
 }
 
-fn hook_attributes(r: &AuditRecord) -> Vec<KeyValue> {
+fn hook_attributes(r: &AuditRecord<'_>) -> Vec<KeyValue> {
     let mut out = vec![
-        KeyValue::new("latch.dialect", r.dialect.clone()),
-        KeyValue::new("latch.hook", r.hook.clone()),
-        KeyValue::new("latch.hook_event", r.hook_event.clone()),
+        KeyValue::new("latch.dialect", r.dialect.to_string()),
+        KeyValue::new("latch.hook", r.hook.to_string()),
+        KeyValue::new("latch.hook_event", r.hook_event.to_string()),
         KeyValue::new("latch.status", word(&r.status)),
         KeyValue::new("latch.duration_ms", r.duration_ms),
     ];

@@ -194,10 +194,10 @@ fn read_event(path: Option<&PathBuf>) -> Result<Event, String> {
         Some(p) => (event_input::read_file(p, max)?, p.display().to_string()),
         None => (event_input::read_stdin(max)?, "stdin".to_owned()),
     };
-    // A first pass that keeps nothing applies serde_json's recursion limit
-    // (128 levels) to the whole event: a deeply nested event is an error
-    // with its position in the event, never a stack overflow. (The tool
-    // input and output are then kept as text.)
+    // serde_json's recursion limit (128 levels) applies to the whole
+    // event, the tool input and output (kept as text) included: a deeply
+    // nested event is an error with its position in the event, never a
+    // stack overflow.
     parse_event(&bytes, &from)
 }
 
@@ -205,8 +205,14 @@ fn read_event(path: Option<&PathBuf>) -> Result<Event, String> {
 /// error.
 pub fn parse_event(bytes: &[u8], from: &str) -> Result<Event, String> {
     let invalid = |e: serde_json::Error| format!("{from} is not a valid event: {e}");
-    serde_json::from_slice::<crate::event::WellNested>(bytes).map_err(invalid)?;
     serde_json::from_slice(bytes).map_err(|_| {
+        // Too deep: said with the position in the whole event (a tool
+        // input's own check counts from the input). A pass that keeps
+        // nothing, only when the read failed: serde_json captures raw text
+        // without counting levels, and `RawJson` checks its own.
+        if let Err(e) = serde_json::from_slice::<crate::event::WellNested>(bytes) {
+            return invalid(e);
+        }
         // Read again to name the field (`tool.name`, `tool_calls[1].name`):
         // only a failed read pays for following the path.
         let mut reader = serde_json::Deserializer::from_slice(bytes);

@@ -202,6 +202,26 @@ impl Serialize for JsonObject<'_> {
     }
 }
 
+/// The size up to which [`to_bytes`] writes a payload in one pass (most
+/// are a few hundred bytes).
+const SMALL: usize = 4096;
+
+/// A buffer that refuses to grow past [`SMALL`] bytes.
+struct Bounded(Vec<u8>);
+
+impl io::Write for Bounded {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        if self.0.len() + buf.len() > SMALL {
+            return Err(io::ErrorKind::WriteZero.into());
+        }
+        self.0.extend_from_slice(buf);
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
 /// Counts bytes written.
 struct Counter(usize);
 
@@ -215,10 +235,15 @@ impl io::Write for Counter {
     }
 }
 
-/// `value` as compact JSON in a buffer of exactly its size (a first pass
-/// counts the bytes), so a large payload is never over-allocated by a
+/// `value` as compact JSON. A payload of up to [`SMALL`] bytes is written
+/// in one pass; a larger one goes in a buffer of exactly its size (a
+/// first pass counts the bytes), so it is never over-allocated by a
 /// growing buffer. Empty if it cannot be serialized.
 pub fn to_bytes(value: &impl Serialize) -> Vec<u8> {
+    let mut small = Bounded(Vec::with_capacity(SMALL));
+    if serde_json::to_writer(&mut small, value).is_ok() {
+        return small.0;
+    }
     let mut counter = Counter(0);
     if serde_json::to_writer(&mut counter, value).is_err() {
         return Vec::new();
@@ -275,18 +300,23 @@ mod tests {
 
     #[test]
     fn serializes_in_order_with_borrowed_values() {
-        let big = Value::from("x".repeat(100));
-        let mut o = JsonObject::new();
-        o.insert("b", Cow::Owned(Value::from(1)));
-        o.insert("a", Cow::Borrowed(&big));
-        o.insert("b", Cow::Owned(Value::from(2)));
-        let bytes = to_bytes(&o);
-        assert_eq!(bytes.capacity(), bytes.len());
-        assert_eq!(
-            String::from_utf8(bytes).unwrap(),
-            format!("{{\"b\":2,\"a\":\"{}\"}}", "x".repeat(100))
-        );
-        assert_eq!(o.get("a"), Some(&Json::Value(Cow::Borrowed(&big))));
+        // A small payload in one pass, a large one in a buffer of its size.
+        for len in [100, SMALL, 10 * SMALL] {
+            let big = Value::from("x".repeat(len));
+            let mut o = JsonObject::new();
+            o.insert("b", Cow::Owned(Value::from(1)));
+            o.insert("a", Cow::Borrowed(&big));
+            o.insert("b", Cow::Owned(Value::from(2)));
+            let bytes = to_bytes(&o);
+            if bytes.len() > SMALL {
+                assert_eq!(bytes.capacity(), bytes.len());
+            }
+            assert_eq!(
+                String::from_utf8(bytes).unwrap(),
+                format!("{{\"b\":2,\"a\":\"{}\"}}", "x".repeat(len))
+            );
+            assert_eq!(o.get("a"), Some(&Json::Value(Cow::Borrowed(&big))));
+        }
     }
 
     #[test]

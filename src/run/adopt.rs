@@ -90,14 +90,7 @@ const MAX_LEADERS: usize = 4096;
 /// `stat` as well). It may be one tick (10 ms) early, which the start
 /// times in `/proc` cannot tell apart anyway.
 pub(super) fn ticks_now() -> Option<u64> {
-    let now = rustix::time::clock_gettime(rustix::time::ClockId::Boottime);
-    let per_second = rustix::param::clock_ticks_per_second();
-    let nanos_per_tick = 1_000_000_000u64.checked_div(per_second)?;
-    let nanos = u64::try_from(now.tv_sec)
-        .ok()?
-        .checked_mul(1_000_000_000)?
-        .checked_add(u64::try_from(now.tv_nsec).ok()?)?;
-    nanos.checked_div(nanos_per_tick)
+    super::spawn::boot_ticks()
 }
 
 /// Records a freshly spawned leader (with the table already locked),

@@ -144,16 +144,28 @@ pub fn private_subdir(parent: impl AsFd, name: &str, path: &Path) -> io::Result<
 /// `OFlags::CREATE`, missing and then created 0600), never following a
 /// link and never blocking on a FIFO. `path` names it for messages.
 pub fn open_regular(dir: impl AsFd, name: &str, path: &Path, flags: OFlags) -> io::Result<File> {
+    open_if_present(dir, name, path, flags)?.ok_or_else(|| {
+        io::Error::new(
+            io::ErrorKind::NotFound,
+            format!("{} does not exist", path.display()),
+        )
+    })
+}
+
+/// [`open_regular`], with `None` for a file that does not exist (without
+/// `OFlags::CREATE`): a state file most sessions never write costs no
+/// error message on every event.
+fn open_if_present(
+    dir: impl AsFd,
+    name: &str,
+    path: &Path,
+    flags: OFlags,
+) -> io::Result<Option<File>> {
     let dir = dir.as_fd();
     match type_at(dir, name) {
         Ok(Some(FileType::RegularFile)) => {}
         Ok(Some(t)) => return Err(wrong_type(path, t, "a regular file")),
-        Ok(None) if !flags.contains(OFlags::CREATE) => {
-            return Err(io::Error::new(
-                io::ErrorKind::NotFound,
-                format!("{} does not exist", path.display()),
-            ));
-        }
+        Ok(None) if !flags.contains(OFlags::CREATE) => return Ok(None),
         Ok(None) => {}
         Err(e) => return Err(at_path(path, "inspect", e)),
     }
@@ -166,12 +178,7 @@ pub fn open_regular(dir: impl AsFd, name: &str, path: &Path, flags: OFlags) -> i
                 _ => at_path(path, "open", e),
             });
         }
-        Err(Errno::NOENT) => {
-            return Err(io::Error::new(
-                io::ErrorKind::NotFound,
-                format!("{} does not exist", path.display()),
-            ));
-        }
+        Err(Errno::NOENT) => return Ok(None),
         Err(e) => return Err(at_path(path, "open", e)),
     };
     let st = rustix::fs::fstat(&fd).map_err(|e| at_path(path, "inspect", e))?;
@@ -179,7 +186,7 @@ pub fn open_regular(dir: impl AsFd, name: &str, path: &Path, flags: OFlags) -> i
     if t != FileType::RegularFile {
         return Err(wrong_type(path, t, "a regular file"));
     }
-    Ok(File::from(fd))
+    Ok(Some(File::from(fd)))
 }
 
 /// Reads `state.json` of the session directory `dir` (named `path`): at
@@ -192,10 +199,8 @@ pub fn read_state_bytes(dir: impl AsFd, path: &Path) -> io::Result<Option<Vec<u8
 /// at most [`MAX_STATE_BYTES`], `None` when it does not exist.
 pub fn read_file_bytes(dir: impl AsFd, path: &Path, name: &str) -> io::Result<Option<Vec<u8>>> {
     let file_path = path.join(name);
-    let file = match open_regular(dir, name, &file_path, OFlags::RDONLY) {
-        Ok(f) => f,
-        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => return Err(e),
+    let Some(file) = open_if_present(dir, name, &file_path, OFlags::RDONLY)? else {
+        return Ok(None);
     };
     let mut bytes = Vec::new();
     file.take(MAX_STATE_BYTES + 1)

@@ -631,6 +631,9 @@ impl Server {
             Ok(both) => both,
             Err(response) => return Some(response),
         };
+        // Boxed, as the dispatch below: a task's future is moved whole as
+        // it is spawned and finished, and these two are most of its 10 KB.
+        let event = Box::new(event);
         let key = id.key();
         if lock(&self.in_flight).contains_key(&key) {
             return Some(rpc::error(
@@ -688,7 +691,10 @@ impl Server {
                 (Ok(loaded), Ok(session)) => {
                     let lend = lending.now(&in_flight);
                     let accepted = Accepted::open_arrived(&session, &event, arrived);
-                    dispatch(&id, &setup, &out, &event, accepted, loaded, &cancel, lend).await
+                    Box::pin(dispatch(
+                        &id, &setup, &out, &event, accepted, loaded, &cancel, lend,
+                    ))
+                    .await
                 }
             };
             // Its hooks are done: the turn goes to the next fire now, not

@@ -45,6 +45,30 @@ pub(super) fn register_pidfd(pidfd: OwnedFd) -> io::Result<AsyncFd<OwnedFd>> {
     unsafe { AsyncFd::register_with_interest(pidfd, Interest::READABLE) }.map_err(io::Error::from)
 }
 
+/// The boot clock (`CLOCK_BOOTTIME`) in clock ticks, the unit of a
+/// process's start time in `/proc`. Through the C library, not rustix:
+/// rustix finds the clock and the tick rate by parsing the vDSO image the
+/// auxiliary vector names, which faults under valgrind, and latch must
+/// run under callgrind to be profiled (`benches/README.md`).
+pub(super) fn boot_ticks() -> Option<u64> {
+    let mut now = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: `now` is a valid `timespec` for the call to fill.
+    if unsafe { libc::clock_gettime(libc::CLOCK_BOOTTIME, &mut now) } != 0 {
+        return None;
+    }
+    // SAFETY: `sysconf` only reads a configuration value.
+    let per_second = u64::try_from(unsafe { libc::sysconf(libc::_SC_CLK_TCK) }).ok()?;
+    let nanos_per_tick = 1_000_000_000u64.checked_div(per_second)?;
+    let nanos = u64::try_from(now.tv_sec)
+        .ok()?
+        .checked_mul(1_000_000_000)?
+        .checked_add(u64::try_from(now.tv_nsec).ok()?)?;
+    nanos.checked_div(nanos_per_tick)
+}
+
 /// What one spawn needs, all borrowed from the caller.
 pub(super) struct SpawnArgs<'a> {
     /// A path, or a name looked up on latch's own `PATH`.
