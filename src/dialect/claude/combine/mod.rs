@@ -327,7 +327,7 @@ pub async fn dispatch(cfg: &Claude, event: &Event, cx: &DispatchContext<'_>) -> 
                 .status_message
                 .clone()
                 .filter(|m| !m.is_empty())
-                .unwrap_or_else(|| s.handler.kind.shown()),
+                .unwrap_or_else(|| s.handler.kind.shown().into_owned()),
         );
         match work(s, event, &place, env_file, cx) {
             Prepared::Run(run) => {

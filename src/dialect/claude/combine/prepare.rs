@@ -90,7 +90,7 @@ pub(super) fn work<'a>(
     env_file: Option<PathBuf>,
     cx: &'a DispatchContext<'a>,
 ) -> Prepared<'a> {
-    let shown = s.handler.kind.shown();
+    let shown = s.handler.kind.shown().into_owned();
     // Claude Code 2.1.332 refuses the command for such a handler without
     // running it (`zgl`).
     if place.ce == ClaudeEvent::PreSkillShellCommand

@@ -65,18 +65,21 @@ impl HandlerKind {
     /// command line (exec form: the program and arguments joined by single
     /// spaces, unquoted, as recorded in `r2_exec_args_exit2`), the prompt,
     /// the URL, or the MCP tool.
-    pub fn shown(&self) -> String {
+    pub fn shown(&self) -> std::borrow::Cow<'_, str> {
+        use std::borrow::Cow;
         match self {
             HandlerKind::Command {
                 command,
                 args: Some(args),
                 ..
-            } if !args.is_empty() => format!("{command} {}", args.join(" ")),
-            HandlerKind::Command { command, .. } => command.clone(),
-            HandlerKind::Http { url, .. } => url.clone(),
-            HandlerKind::Prompt { prompt, .. } | HandlerKind::Agent { prompt } => prompt.clone(),
+            } if !args.is_empty() => Cow::Owned(format!("{command} {}", args.join(" "))),
+            HandlerKind::Command { command, .. } => Cow::Borrowed(command),
+            HandlerKind::Http { url, .. } => Cow::Borrowed(url),
+            HandlerKind::Prompt { prompt, .. } | HandlerKind::Agent { prompt } => {
+                Cow::Borrowed(prompt)
+            }
             // Claude Code's `ZD`: `server/tool`.
-            HandlerKind::McpTool { server, tool, .. } => format!("{server}/{tool}"),
+            HandlerKind::McpTool { server, tool, .. } => Cow::Owned(format!("{server}/{tool}")),
         }
     }
 }
@@ -152,7 +155,7 @@ impl Handler {
             },
             kind => Identity {
                 kind: kind.type_name(),
-                text: std::borrow::Cow::Owned(kind.shown()),
+                text: kind.shown(),
                 args: None,
                 shell: "",
                 condition,
