@@ -215,6 +215,19 @@ impl Engine {
             lend,
         };
         let mut outcome = Outcome::proceed(event.event);
+        // Whether `outcome` is still the empty one: the first dialect's
+        // part then becomes it whole (absorbing into an empty outcome
+        // gives the part itself), without copying each list.
+        let mut empty = true;
+        let mut absorb = |outcome: &mut Outcome, part: Outcome| {
+            if std::mem::take(&mut empty) {
+                let kind = outcome.event;
+                *outcome = part;
+                outcome.event = kind;
+            } else {
+                outcome.absorb(part);
+            }
+        };
         // The event is copied only if a dialect rewrites it: a large tool
         // input or output is not duplicated for nothing.
         let mut current = std::borrow::Cow::Borrowed(event);
@@ -226,7 +239,7 @@ impl Engine {
             if cancel.is_cancelled() {
                 let why = "the dispatch was cancelled before its hooks ran";
                 if let Ok(part) = crate::panic::catch(|| dialect.internal_failure(&current, why)) {
-                    outcome.absorb(part);
+                    absorb(&mut outcome, part);
                 }
                 continue;
             }
@@ -252,7 +265,7 @@ impl Engine {
             if let Some(prompt) = &part.prompt {
                 current.to_mut().prompt = Some(prompt.clone());
             }
-            outcome.absorb(part);
+            absorb(&mut outcome, part);
         }
         if let Some(id) = session
             .id()
@@ -327,6 +340,77 @@ mod tests {
     use crate::dialect::BoxFuture;
     use crate::dialect::failed::FailedLoad;
     use crate::explain::Explanation;
+
+    /// The engine takes the first dialect's part as the outcome whole:
+    /// that is only right while absorbing a part into an empty outcome
+    /// gives the part itself, every field of it.
+    #[test]
+    fn absorbing_into_an_empty_outcome_gives_the_part() {
+        use crate::outcome::*;
+        use serde_json::json;
+        let mut part = Outcome::proceed(crate::EventKind::ToolBefore);
+        part.decision = Decision::Ask;
+        part.reasons.push(Reason {
+            hook: "h".into(),
+            text: "why".into(),
+        });
+        part.tool_input = Some(json!({"a": 1}));
+        part.tool_output = Some("out".into());
+        part.prompt = Some("p".into());
+        part.context.push(Injection {
+            hook: "h".into(),
+            placement: Placement::WithPrompt,
+            text: "c".into(),
+            own_message: true,
+        });
+        part.notices.push(Notice {
+            hook: "h".into(),
+            event: "PreToolUse".into(),
+            kind: NoticeKind::Block,
+            text: "n".into(),
+        });
+        part.warnings.push("w".into());
+        part.events.push(PublishedEvent {
+            event_type: "build.done".into(),
+            summary: "s".into(),
+            data: Some(json!([1])),
+            delivery: Some("async".into()),
+            source: "h".into(),
+        });
+        part.continuation = Some(Continuation {
+            prompt: "go on".into(),
+            hooks: vec!["h".into()],
+        });
+        part.shell_env.insert("K".into(), "V".into());
+        part.halt = Some(Halt {
+            hooks: vec!["h".into()],
+            reason: Some("r".into()),
+            message: Some("m".into()),
+            kept: Some("k".into()),
+        });
+        part.retry = true;
+        part.watch_paths.push("/w".into());
+        part.worktree_path = Some("/t".into());
+        part.display = Some("d".into());
+        part.elicitation = Some(ElicitationAnswer {
+            hook: "h".into(),
+            action: "accept".into(),
+            content: Some(json!({"x": 1})),
+        });
+        part.permission_updates.push(PermissionUpdates {
+            hook: "h".into(),
+            updates: vec![json!({"type": "setMode"})],
+        });
+        part.session_title = Some("title".into());
+        part.initial_user_message = Some("hi".into());
+        part.reload_skills = true;
+        part.terminal_sequences.push("\u{1b}]0;x\u{7}".into());
+        part.runs
+            .push(HookRun::new("h", "claude", "PreToolUse", None));
+        let mut empty = Outcome::proceed(crate::EventKind::ToolBefore);
+        empty.absorb(part.clone());
+        assert_eq!(empty, part);
+    }
 
     /// A dialect whose dispatch panics after its first await; `denies`
     /// picks its failure rule.
