@@ -205,11 +205,19 @@ fn read_event(path: Option<&PathBuf>) -> Result<Event, String> {
 /// error.
 pub fn parse_event(bytes: &[u8], from: &str) -> Result<Event, String> {
     let invalid = |e: serde_json::Error| format!("{from} is not a valid event: {e}");
+    // serde_json's recursion limit (128 levels) applies to the whole event:
+    // a pass that keeps nothing checks it with the position of the level
+    // too many (serde_json captures the tool input and output as raw text
+    // without counting levels, and `RawJson` counts only its own). Most
+    // events are a few levels deep: a count of brackets skips that pass.
+    if nesting_over(bytes, SURELY_SHALLOW)
+        && let Err(e) = serde_json::from_slice::<crate::event::WellNested>(bytes)
+    {
+        return Err(invalid(e));
+    }
     serde_json::from_slice(bytes).map_err(|_| {
-        // Too deep: said with the position in the whole event (a tool
-        // input's own check counts from the input). A pass that keeps
-        // nothing, only when the read failed: serde_json captures raw text
-        // without counting levels, and `RawJson` checks its own.
+        // A broken event the count let through: the same pass says where
+        // it breaks, as it would have first.
         if let Err(e) = serde_json::from_slice::<crate::event::WellNested>(bytes) {
             return invalid(e);
         }
@@ -228,6 +236,50 @@ pub fn parse_event(bytes: &[u8], from: &str) -> Result<Event, String> {
             format!("{from} is not a valid event: {}: {}", e.path(), e.inner())
         }
     })
+}
+
+/// The nesting below which an event surely passes serde_json's recursion
+/// limit (128), with a margin for how serde_json counts.
+const SURELY_SHALLOW: usize = 100;
+
+/// Whether `bytes` hold brackets nested more than `limit` deep outside
+/// strings. For JSON text this is its nesting; for anything else it may
+/// say yes or no, and the parse decides. Written by hand: it is one pass
+/// over the bytes that builds nothing, which no JSON crate offers (a
+/// serde pass that ignores every value cost three times as much here).
+fn nesting_over(bytes: &[u8], limit: usize) -> bool {
+    let mut depth = 0usize;
+    let mut i = 0;
+    while let Some(&b) = bytes.get(i) {
+        i += 1;
+        match b {
+            // Past the closing quote, one no backslash escapes, with
+            // memchr's vectorized search: most of an event's bytes are in
+            // its strings.
+            b'"' => loop {
+                let Some(tail) = bytes.get(i..) else {
+                    return false;
+                };
+                match memchr::memchr2(b'"', b'\\', tail) {
+                    Some(at) if tail[at] == b'\\' => i += at + 2,
+                    Some(at) => {
+                        i += at + 1;
+                        break;
+                    }
+                    None => return false,
+                }
+            },
+            b'[' | b'{' => {
+                depth += 1;
+                if depth > limit {
+                    return true;
+                }
+            }
+            b']' | b'}' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    false
 }
 
 /// The session of `event`: on disk under `state_dir` (else the default
@@ -266,4 +318,86 @@ async fn dispatch_until_signalled(
         ));
     }
     Ok(outcome)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// [`parse_event`] as it was before the nesting pass moved to the
+    /// failure path: that pass first, then the event.
+    fn parse_with_the_pass_first(bytes: &[u8], from: &str) -> Result<Event, String> {
+        let invalid = |e: serde_json::Error| format!("{from} is not a valid event: {e}");
+        serde_json::from_slice::<crate::event::WellNested>(bytes).map_err(invalid)?;
+        parse_event(bytes, from)
+    }
+
+    /// A JSON value nested `depth` levels deep, arrays or objects.
+    fn nested(depth: usize, objects: bool) -> String {
+        let (open, close) = if objects {
+            (r#"{"k":"#, "}")
+        } else {
+            ("[", "]")
+        };
+        format!("{}1{}", open.repeat(depth), close.repeat(depth))
+    }
+
+    /// Events around the nesting limit (128 levels), in the tool input, in
+    /// a field latch does not know, in a known object, broken or whole.
+    fn events() -> impl Strategy<Value = String> {
+        let depth = 0usize..200;
+        prop_oneof![
+            (depth.clone(), any::<bool>()).prop_map(|(d, o)| format!(
+                r#"{{"event":"tool_before","tool":{{"name":"x","input":{}}}}}"#,
+                nested(d, o)
+            )),
+            (depth.clone(), any::<bool>())
+                .prop_map(|(d, o)| format!(r#"{{"event":"stop","unknown":{}}}"#, nested(d, o))),
+            (depth.clone(), any::<bool>()).prop_map(|(d, o)| format!(
+                r#"{{"event":"tool_after","tool":{{"name":"x","input":{{}},"output":{}}}}}"#,
+                nested(d, o)
+            )),
+            (depth, any::<bool>(), 0usize..40).prop_map(|(d, o, cut)| {
+                let mut text = format!(r#"{{"event":"stop","error_details":{}}}"#, nested(d, o));
+                text.truncate(text.len().saturating_sub(cut));
+                text
+            }),
+            // Brackets in strings, escaped quotes before them, at a depth.
+            (0usize..200, "[\\[{\\\\\"a]{0,300}").prop_map(|(d, text)| format!(
+                r#"{{"event":"user_prompt","prompt":{},"tool":{{"name":"x","input":{}}}}}"#,
+                serde_json::Value::from(text.clone()),
+                nested(d, false).replace('1', &serde_json::Value::from(text).to_string())
+            )),
+            "[ -~]{0,40}",
+        ]
+    }
+
+    #[test]
+    fn brackets_are_counted_outside_strings_only() {
+        assert!(!nesting_over(br#"{"a":"[[[[[[","b":"\"[[[[[["}"#, 2));
+        assert!(nesting_over(br#"{"a":"\\",[[1]]}"#, 2));
+        assert!(!nesting_over(br#"[[1]]"#, 2));
+        assert!(nesting_over(br#"[[[1]]]"#, 2));
+        // Closing brackets never make the depth go below zero.
+        assert!(nesting_over(b"]]]][[[", 2));
+    }
+
+    proptest! {
+        /// The nesting pass on the failure path only: the same event, or
+        /// the same error text, as with the pass first.
+        #[test]
+        fn parsing_is_the_same_as_with_the_nesting_pass_first(text in events()) {
+            let now = parse_event(text.as_bytes(), "stdin");
+            let before = parse_with_the_pass_first(text.as_bytes(), "stdin");
+            match (now, before) {
+                (Ok(a), Ok(b)) => prop_assert_eq!(
+                    serde_json::to_string(&a).ok(),
+                    serde_json::to_string(&b).ok()
+                ),
+                (Err(a), Err(b)) => prop_assert_eq!(a, b),
+                (a, b) => prop_assert!(false, "{:?} against {:?}", a.err(), b.err()),
+            }
+        }
+    }
 }
