@@ -310,8 +310,13 @@ fn moved_on(
 /// it configures no hook for it.) It reads every byte, so a caller that
 /// dispatches many events with one load asks once.
 pub fn watches_config_change<'a>(texts: impl IntoIterator<Item = &'a [u8]>) -> bool {
+    let mut texts = texts.into_iter().peekable();
+    // No texts (a session that kept none, on every event): no searcher.
+    if texts.peek().is_none() {
+        return false;
+    }
     let finder = memchr::memmem::Finder::new(b"ConfigChange");
-    texts.into_iter().any(|text| finder.find(text).is_some())
+    texts.any(|text| finder.find(text).is_some())
 }
 
 /// Whether `path` is a user, project or local settings file of Claude
