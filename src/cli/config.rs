@@ -599,3 +599,21 @@ fn with_loaded<D: Dialect + 'static>(
             .with_dialect(FailedLoad::new(name, &m, denies).watching(looked.into_iter().collect())),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The schema's pattern for `trust` spells the dialect names out (an
+    /// attribute takes a literal): it must name the ones the policy
+    /// parser takes, no more and no fewer.
+    #[test]
+    fn the_trust_pattern_names_every_dialect() {
+        let schema = serde_json::to_value(schemars::schema_for!(ConfigArgs)).unwrap_or_default();
+        let pattern = schema["properties"]["trust"]["items"]["pattern"]
+            .as_str()
+            .unwrap_or_default();
+        let names = format!("^(({})=)?", crate::dialect::NAMES.join("|"));
+        assert!(pattern.starts_with(&names), "{pattern} against {names}");
+    }
+}

@@ -203,20 +203,7 @@ pub fn parse(line: &[u8]) -> Result<Incoming<'_>, String> {
 /// line: going through a `Value` first cost a second serialization and a
 /// tree of allocations per `fire`.
 pub fn result(id: &RequestId, result: &impl Serialize) -> String {
-    // Written in place, in a buffer a typical outcome fits: an answer is
-    // on every fire's path.
-    let mut out = Vec::with_capacity(1024);
-    out.extend_from_slice(br#"{"jsonrpc":"2.0","id":"#);
-    out.extend_from_slice(id.text().as_bytes());
-    out.extend_from_slice(br#","result":"#);
-    let start = out.len();
-    if serde_json::to_writer(&mut out, result).is_err() {
-        out.truncate(start);
-        out.extend_from_slice(b"null");
-    }
-    out.push(b'}');
-    // Both the id's text and serde_json's output are UTF-8.
-    String::from_utf8(out).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
+    response(id, "result", result)
 }
 
 /// An error response line.
@@ -224,17 +211,29 @@ pub fn error(id: &RequestId, code: i64, message: &str) -> String {
     response(
         id,
         "error",
-        &serde_json::json!({"code": code, "message": message}).to_string(),
+        &serde_json::json!({"code": code, "message": message}),
     )
 }
 
-/// A response line around `value`, a JSON text: the id goes in as its
-/// text (`json!` would read it into a number again).
-fn response(id: &RequestId, member: &str, value: &str) -> String {
-    format!(
-        r#"{{"jsonrpc":"2.0","id":{},"{member}":{value}}}"#,
-        id.text()
-    )
+/// A response line with `value` as its `member` (`null` if it cannot be
+/// serialized): the id goes in as its text (`json!` would read it into a
+/// number again), the value is written in place, in a buffer a typical
+/// outcome fits (an answer is on every fire's path).
+fn response(id: &RequestId, member: &str, value: &impl Serialize) -> String {
+    let mut out = Vec::with_capacity(1024);
+    out.extend_from_slice(br#"{"jsonrpc":"2.0","id":"#);
+    out.extend_from_slice(id.text().as_bytes());
+    out.extend_from_slice(br#",""#);
+    out.extend_from_slice(member.as_bytes());
+    out.extend_from_slice(br#"":"#);
+    let start = out.len();
+    if serde_json::to_writer(&mut out, value).is_err() {
+        out.truncate(start);
+        out.extend_from_slice(b"null");
+    }
+    out.push(b'}');
+    // The id's text, the member's name and serde_json's output are UTF-8.
+    String::from_utf8(out).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
 }
 
 /// A notification line from the server.
