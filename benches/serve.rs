@@ -25,8 +25,8 @@
 //! other), so a busy machine affects both sides alike. Run with `cargo bench --bench serve` (`SERVE_FIRES=N`
 //! changes the endurance count, `SERVE_SECTIONS=2` runs section 2 only,
 //! `SERVE_QUARTILES=1` adds each side's spread in section 2, `SERVE_CPU=1`
-//! each side's CPU time per round (the server's, and this thread's for the
-//! direct spawns), `SERVE_AUDIT=off`
+//! each side's CPU time per round (the server's and this thread's for its
+//! round trip, and this thread's for the direct spawns), `SERVE_AUDIT=off`
 //! turns the server's audit log off; it is `runs`, the default, otherwise;
 //! `SERVE_ROUNDS=N` sets section 2's rounds, 2,000, and 300 for N = 16).
 //!
@@ -37,7 +37,11 @@
 //! target/release/latch target/latch-release &&
 //! LATCH_BIN=target/latch-release cargo bench --bench serve`. Section 2's
 //! verdict is the ratio of the two sides' medians; the median of each
-//! round's own ratio is printed beside it.
+//! round's own ratio is printed beside it. A served round is timed from
+//! the write of the encoded request to the read of the answer's line, as
+//! the floors are: encoding the request and decoding the answer is the
+//! harness's work, like the payload the direct side has ready, and is
+//! timed apart and printed beside it (with the ratio counting it).
 
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -101,17 +105,32 @@ impl Serve {
     }
 
     fn send(&mut self, method: &str, params: &Value) -> i64 {
+        let (id, line) = self.encode(method, params);
+        // One write per message, as both clients do: `writeln!` on the
+        // unbuffered pipe wrote the newline separately, which woke the
+        // server twice per message and added ~25 µs to the round trip.
+        self.stdin.write_all(&line).unwrap();
+        id
+    }
+
+    /// The next request's id and line, newline included.
+    fn encode(&mut self, method: &str, params: &Value) -> (i64, Vec<u8>) {
         let id = self.next;
         self.next += 1;
         let mut line = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params})
             .to_string()
             .into_bytes();
         line.push(b'\n');
-        // One write per message, as both clients do: `writeln!` on the
-        // unbuffered pipe wrote the newline separately, which woke the
-        // server twice per message and added ~25 µs to the round trip.
-        self.stdin.write_all(&line).unwrap();
-        id
+        (id, line)
+    }
+
+    /// Writes an encoded request and reads the next line back, undecoded:
+    /// the round trip alone, as the floors of section 2 time theirs.
+    fn exchange(&mut self, line: &[u8]) -> String {
+        self.stdin.write_all(line).unwrap();
+        let mut answer = String::new();
+        self.stdout.read_line(&mut answer).unwrap();
+        answer
     }
 
     fn read(&mut self) -> Value {
@@ -452,18 +471,36 @@ fn main() {
             // Fewer rounds left the median at N = 1 and 4 a few percent
             // apart from one run to the next on a 2-core machine.
             .unwrap_or(if n == 16 { 300 } else { 2000 });
-        let (mut served, mut spawned) = (Vec::new(), Vec::new());
+        let (mut served, mut spawned, mut json_work) = (Vec::new(), Vec::new(), Vec::new());
         // `SERVE_CPU=1`: the CPU time each side spends per round (the
-        // server's, all threads; this thread's for the direct spawns).
+        // server's, all threads; this thread's for the direct spawns, and
+        // for the served side: encoding the request, decoding the answer
+        // and the two pipe calls, a harness's share of a served fire).
         let cpu = std::env::var_os("SERVE_CPU").is_some();
-        let (server_cpu, mut direct_cpu) = (cpu.then(|| s.cpu_ns()), 0);
+        let (server_cpu, mut direct_cpu, mut harness_cpu) = (cpu.then(|| s.cpu_ns()), 0, 0);
         let mut seed: u64 = 0x9e37_79b9_7f4a_7c15;
         for _ in 0..rounds {
             for serve_turn in coin(&mut seed) {
                 let t = Instant::now();
                 if serve_turn {
-                    let r = s.call("fire", event.clone());
+                    // The request is encoded and the answer decoded outside
+                    // the timed round trip, and timed apart: that is the
+                    // harness's work, which the floors' pre-encoded lines
+                    // and the direct side's ready payload do not pay either.
+                    let t = Instant::now();
+                    let (id, line) = s.encode("fire", &event);
+                    let encoding = t.elapsed();
+                    let before = if cpu { thread_cpu_ns() } else { 0 };
+                    let t = Instant::now();
+                    let answer = s.exchange(&line);
                     served.push(t.elapsed());
+                    if cpu {
+                        harness_cpu += thread_cpu_ns() - before;
+                    }
+                    let t = Instant::now();
+                    let r: Value = serde_json::from_str(&answer).expect("a JSON line");
+                    json_work.push(encoding + t.elapsed());
+                    assert_eq!(r["id"], id, "no notification comes here: {r}");
                     assert_eq!(r["result"]["runs"].as_array().map(Vec::len), Some(n), "{r}");
                 } else if cpu {
                     // Timed from after the `schedstat` read.
@@ -492,11 +529,26 @@ fn main() {
         println!(
             "2. N = {n:2}: serve {a:?}, direct {b:?}, ratio {ratio:.3} (median of each round's ratio {paired:.3})"
         );
+        // What a harness adds on top: this bench encodes and decodes
+        // through `serde_json::Value` trees; a typed harness pays less, a
+        // Python one more.
+        let with_json: Vec<Duration> = served
+            .iter()
+            .zip(&json_work)
+            .map(|(s, j)| *s + *j)
+            .collect();
+        let with_json = median(with_json);
+        println!(
+            "   with this bench's own encoding and decoding ({:?} per round): serve {with_json:?}, ratio {:.3}",
+            median(json_work.clone()),
+            with_json.as_secs_f64() / b.as_secs_f64()
+        );
         if let Some(before) = server_cpu {
             let per_round = |ns: u64| Duration::from_nanos(ns / rounds as u64);
             println!(
-                "   CPU per round: server {:?}, direct (this thread) {:?}",
+                "   CPU per round: server {:?}, this thread's round trip beside it {:?}; direct (this thread) {:?}",
                 per_round(s.cpu_ns() - before),
+                per_round(harness_cpu),
                 per_round(direct_cpu)
             );
         }
