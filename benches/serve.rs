@@ -474,8 +474,8 @@ fn main() {
         let (mut served, mut spawned, mut json_work) = (Vec::new(), Vec::new(), Vec::new());
         // `SERVE_CPU=1`: the CPU time each side spends per round (the
         // server's, all threads; this thread's for the direct spawns, and
-        // for the served side: encoding the request, decoding the answer
-        // and the two pipe calls, a harness's share of a served fire).
+        // for the served round trip: its write, its read and its wake-ups,
+        // a harness's share of a served fire besides its JSON).
         let cpu = std::env::var_os("SERVE_CPU").is_some();
         let (server_cpu, mut direct_cpu, mut harness_cpu) = (cpu.then(|| s.cpu_ns()), 0, 0);
         let mut seed: u64 = 0x9e37_79b9_7f4a_7c15;

@@ -176,6 +176,7 @@ def serve_examples(binary: str, work: Path) -> None:
 def serve_loop(binary: str, work: Path) -> None:
     project = work / "loop"
     (project / ".claude").mkdir(parents=True)
+    (work / "home").mkdir()
     hook = {"type": "command", "command": "true"}
     settings = {"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [hook]}]}}
     (project / ".claude" / "settings.json").write_text(json.dumps(settings))
