@@ -6,29 +6,38 @@
 Drives an instrumented `latch` through what its users run most, so that
 the profile it writes says which code is hot:
 
-- `latch serve` with each dialect's bundled examples (examples/), every
-  example event fired through it, and `explain` for each;
+- `latch serve` with one bundled example of each dialect (examples/:
+  poolside's project, evener's plugins but the one that needs a model,
+  claude's project and plugin, peen's no-force-push), each of its events
+  fired through it, and `explain` for each;
 - `latch serve` with the claude dialect and one `true` hook, the common
   shape of a harness's session: many `tool_before` events with the hook,
   and as many prompts with no hook at all, over a few sessions;
 - `latch fire` once per example event, and `latch lint` on each example,
   for the one-process path.
 
-Only the standard library. Every server is shut down and must exit 0,
-which is when an instrumented binary writes its profile; a request
-answered with an error, or a command that exits non-zero, stops the run
-with an error. So `.ci/run` runs it against the debug binary too: it
-fails when an example no longer works.
+Only the standard library; the examples' hooks need `jq`. Every server is
+shut down and must exit 0, which is when an instrumented binary writes
+its profile. A request answered with an error, a hook run that failed, a
+served session whose hook stopped running, or a command that exits
+non-zero stops the run with an error, as does a run longer than 10
+minutes. So `.ci/run` runs it against the debug binary too: it fails
+when an example no longer works. latch runs with the caller's
+environment less its own and the dialects' variables (`LATCH_*`,
+`PEEN_*`, `CLAUDE*`), which would add configuration or state.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
+from types import FrameType
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "examples"
@@ -36,6 +45,15 @@ EXAMPLES = ROOT / "examples"
 # example event: enough for every hot path to dwarf start-up.
 LOOP_FIRES = 1500
 EXAMPLE_PASSES = 20
+# Longer than this and something hangs: CI should fail, not wait.
+TIME_LIMIT_SECONDS = 600
+# What latch runs with: this environment without the variables that
+# would point it at other configuration or state.
+ENV = {
+    name: value
+    for name, value in os.environ.items()
+    if not name.startswith(("LATCH_", "PEEN_", "CLAUDE"))
+}
 
 
 class Server:
@@ -46,7 +64,7 @@ class Server:
             [binary, "serve"],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
+            env=ENV,
         )
         self.next_id = 0
         self.call("initialize", params)
@@ -61,11 +79,21 @@ class Server:
             raw = self.proc.stdout.readline()
             if not raw:
                 raise SystemExit(f"pgo-train: latch serve ended during {method}")
-            message = json.loads(raw)
+            message: dict[str, object] = json.loads(raw)
             if message.get("id") == self.next_id:
                 if "error" in message:
                     raise SystemExit(f"pgo-train: {method} failed: {message['error']}")
                 return message
+
+    def fire(self, event: dict[str, object]) -> list[dict[str, object]]:
+        """Fires `event`; returns its runs, none of which failed."""
+        result = self.call("fire", event)["result"]
+        assert isinstance(result, dict)
+        runs: list[dict[str, object]] = result["runs"]
+        for run in runs:
+            if run.get("status") == "failed":
+                raise SystemExit(f"pgo-train: hook {run.get('hook')} failed on {event['event']}: {run}")
+        return runs
 
     def close(self) -> None:
         assert self.proc.stdin is not None
@@ -158,19 +186,19 @@ def serve_examples(binary: str, work: Path) -> None:
             server.call("explain", event)
         for i in range(EXAMPLE_PASSES):
             for event in evs:
-                server.call("fire", {**event, "session_id": f"train-{i % 3}"})
+                server.fire({**event, "session_id": f"train-{i % 3}"})
         server.close()
         for event in evs:
-            subprocess.run(
-                [binary, "fire", *flags, "--state-dir", str(state)],
-                input=json.dumps(event).encode(),
-                stdout=subprocess.DEVNULL,
-                stderr=subprocess.DEVNULL,
-                check=True,
-            )
-        subprocess.run(
-            [binary, "lint", *lint], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True
-        )
+            run([binary, "fire", *flags, "--state-dir", str(state)], json.dumps(event).encode())
+        run([binary, "lint", *lint], b"")
+
+
+def run(command: list[str], stdin: bytes) -> None:
+    """Runs a one-process command; its output is shown only if it fails."""
+    done = subprocess.run(command, input=stdin, capture_output=True, env=ENV, check=False)
+    if done.returncode != 0:
+        sys.stderr.buffer.write(done.stdout + done.stderr)
+        raise SystemExit(f"pgo-train: exit {done.returncode}: {' '.join(command)}")
 
 
 def serve_loop(binary: str, work: Path) -> None:
@@ -193,8 +221,10 @@ def serve_loop(binary: str, work: Path) -> None:
     for i in range(LOOP_FIRES):
         session = f"loop-{i % 4}"
         tool = {"name": "Bash", "input": {"command": f"ls {i}"}, "call_id": f"toolu_{i}"}
-        server.call("fire", {"event": "tool_before", "session_id": session, "cwd": str(project), "tool": tool})
-        server.call("fire", {"event": "user_prompt", "session_id": session, "cwd": str(project), "prompt": "go on"})
+        hooked = server.fire({"event": "tool_before", "session_id": session, "cwd": str(project), "tool": tool})
+        prompt = server.fire({"event": "user_prompt", "session_id": session, "cwd": str(project), "prompt": "go on"})
+        if (len(hooked), len(prompt)) != (1, 0):
+            raise SystemExit(f"pgo-train: the served session ran {len(hooked)} and {len(prompt)} hooks, not 1 and 0")
     server.close()
 
 
@@ -202,6 +232,14 @@ def main() -> None:
     if len(sys.argv) != 2:
         raise SystemExit("usage: pgo-train.py BINARY")
     binary = str(Path(sys.argv[1]).resolve())
+    if shutil.which("jq") is None:
+        raise SystemExit("pgo-train: the examples' hooks need jq on PATH")
+
+    def too_long(signum: int, frame: FrameType | None) -> None:
+        raise SystemExit(f"pgo-train: still running after {TIME_LIMIT_SECONDS} s")
+
+    signal.signal(signal.SIGALRM, too_long)
+    signal.alarm(TIME_LIMIT_SECONDS)
     with tempfile.TemporaryDirectory(prefix="latch-pgo-") as tmp:
         work = Path(tmp)
         (work / "examples").mkdir()
