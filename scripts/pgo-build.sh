@@ -7,7 +7,7 @@
 #   bash scripts/pgo-build.sh --profile-only   # steps 1-3: the profile alone
 #
 # 1. builds an instrumented release binary (target/pgo/instrumented);
-# 2. runs scripts/pgo-train.py with it: every dialect's bundled examples
+# 2. runs scripts/pgo-train.py with it: a bundled example of each dialect
 #    through `latch serve`, `latch fire` and `latch lint`, and a served
 #    claude session with one `true` hook; the binary writes which code ran
 #    and how often (target/pgo/profiles);
