@@ -26,6 +26,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from typing import Any
 
 
 def main() -> int:
@@ -58,16 +59,18 @@ def run(binary: str, project: str, out: str, fires: int, extra: list[str]) -> st
         ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", *extra,
          binary, "serve"],
         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    assert server.stdin is not None and server.stdout is not None
+    stdin, stdout = server.stdin, server.stdout
     ids = iter(range(1, 1_000_000))
 
-    def call(method: str, params: dict) -> dict:
+    def call(method: str, params: dict[str, Any]) -> dict[str, Any]:
         request_id = next(ids)
         line = json.dumps({"jsonrpc": "2.0", "id": request_id,
                            "method": method, "params": params})
-        server.stdin.write(line.encode() + b"\n")
-        server.stdin.flush()
+        stdin.write(line.encode() + b"\n")
+        stdin.flush()
         while True:
-            answer = json.loads(server.stdout.readline())
+            answer: dict[str, Any] = json.loads(stdout.readline())
             if answer.get("id") == request_id:
                 return answer
 
@@ -88,7 +91,7 @@ def run(binary: str, project: str, out: str, fires: int, extra: list[str]) -> st
         if len(answer["result"].get("runs", [])) != 1:
             raise SystemExit(f"the hook did not run: {answer}")
     control(server.pid, "-d")
-    server.stdin.close()
+    stdin.close()
     server.wait()
     return out + ".1"
 

@@ -28,7 +28,8 @@
 //! each side's CPU time per round (the server's and this thread's for its
 //! round trip, and this thread's for the direct spawns), `SERVE_AUDIT=off`
 //! turns the server's audit log off; it is `runs`, the default, otherwise;
-//! `SERVE_ROUNDS=N` sets section 2's rounds, 2,000, and 300 for N = 16).
+//! `SERVE_ROUNDS=N` sets section 2's rounds, 2,000, and 300 for N = 16;
+//! `SERVE_N=1` runs only that hook count, or `1,4` those).
 //!
 //! `cargo bench` builds the server with the `bench` profile (no LTO, 16
 //! codegen units: quick to build), and writes it to `target/release/latch`,
@@ -456,9 +457,14 @@ fn main() {
             least.as_secs_f64() / spawned.as_secs_f64()
         );
     }
+    // `SERVE_N=1` (or `1,4`) runs only those hook counts.
+    let counts = std::env::var("SERVE_N").unwrap_or_else(|_| "1,4,16".to_owned());
     for n in [1usize, 4, 16] {
         if !wanted("2") {
             break;
+        }
+        if !counts.split(',').any(|c| c.trim() == n.to_string()) {
+            continue;
         }
         let p = project(&true_hooks(n));
         let mut s = Serve::start(p.path());

@@ -1709,6 +1709,69 @@ fn the_audit_log_kept_open_follows_a_log_removed_or_rotated_meanwhile() {
     assert_eq!(s.close(), 0);
 }
 
+/// A log replaced by a symbolic link between two events is refused before
+/// the answer: that answer says so, and the link's target is untouched.
+#[test]
+fn an_audit_log_swapped_for_a_link_is_refused_in_that_events_answer() {
+    let c = Claude::new();
+    let c = c.project_settings(&json!({"hooks": {
+        "PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "true"}]}]}}));
+    let log = c.root.path().join("state/sessions/s1/audit.jsonl");
+    let target = c.root.path().join("elsewhere");
+    std::fs::write(&target, "untouched").expect("target");
+    let mut s = Server::claude(&c);
+    let r = s.request(11, "fire", bash_before("ls"));
+    assert!(r["result"].get("warnings").is_none(), "{r}");
+    std::fs::remove_file(&log).expect("remove");
+    std::os::unix::fs::symlink(&target, &log).expect("link");
+    let r = s.request(12, "fire", bash_before("ls"));
+    let warnings = r["result"]["warnings"].to_string();
+    assert!(
+        warnings.contains("latch could not write the audit log")
+            && warnings.contains("symbolic link"),
+        "{r}"
+    );
+    assert_eq!(r["result"]["decision"], "proceed", "{r}");
+    assert_eq!(
+        std::fs::read_to_string(&target).expect("target"),
+        "untouched"
+    );
+    assert_eq!(s.close(), 0);
+}
+
+/// The kept log must rotate, and a directory holds the rotated log's
+/// name: the answer says the records could not be written, and the
+/// dispatch's decision stands.
+#[test]
+fn an_audit_log_that_cannot_rotate_is_a_warning_of_the_answer() {
+    let c = Claude::new();
+    let c = c.project_settings(&json!({"hooks": {
+        "PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "exit 2"}]}]}}));
+    let dir = c.root.path().join("state/sessions/s1");
+    let mut s = Server::claude(&c);
+    let r = s.request(11, "fire", bash_before("ls"));
+    assert!(r["result"].get("warnings").is_none(), "{r}");
+    // The same file, grown to the rotation size.
+    let mut log = std::fs::OpenOptions::new()
+        .append(true)
+        .open(dir.join("audit.jsonl"))
+        .expect("log");
+    let filler = format!("{}\n", "x".repeat(1023));
+    for _ in 0..4096 {
+        std::io::Write::write_all(&mut log, filler.as_bytes()).expect("grow");
+    }
+    std::fs::create_dir_all(dir.join("audit.1.jsonl/held")).expect("dir");
+    let r = s.request(12, "fire", bash_before("ls"));
+    let warnings = r["result"]["warnings"].to_string();
+    assert!(
+        warnings.contains("latch could not write the audit log: ") && warnings.contains("rotate"),
+        "{r}"
+    );
+    assert_eq!(r["result"]["decision"], "deny", "{r}");
+    assert!(dir.join("audit.1.jsonl/held").is_dir());
+    assert_eq!(s.close(), 0);
+}
+
 /// A fire that is the server's only work waits for its hooks on the
 /// server's thread; a request arriving meanwhile takes the thread back,
 /// so another session's event runs while the first one's hook still runs.
