@@ -4,11 +4,12 @@
 //!    `latch fire`'s whole-process time for the same event;
 //! 2. N = 1, 4, 16 `true` hooks through the server: ≤ 1.05× spawning the
 //!    same processes directly (at once, as the claude dialect runs them,
-//!    with the same environment); first two floors, each beside one
-//!    direct hook: a line through a process that only echoes it, and a
-//!    least server (`--spawner`: it reads a line, spawns the hook as the
-//!    direct side does, appends a line to a file as the audit log does,
-//!    and answers), which shows what this machine lets any server reach;
+//!    with the same environment); first a floor beside one direct hook,
+//!    a line through a process that only echoes it, and at each N a least
+//!    server beside the same direct spawns (`--spawner`: it reads a line,
+//!    spawns the N hooks as the direct side does, appends to a file as
+//!    the audit log does, and answers), which shows what this machine
+//!    lets any server reach;
 //! 3. 10,000 `fire`s on one server: RSS and open descriptors flat (first
 //!    and last reported);
 //! 4. 64 sessions each with one slow hook in flight do not delay a session
@@ -279,13 +280,13 @@ fn echo() {
     }
 }
 
-/// `--spawner DIR`: the least server that runs a hook. For each line of
-/// stdin it spawns one `true` hook in `DIR` exactly as the direct side
-/// does ([`direct`]), appends a line of an audit record's length to
-/// `DIR/state/spawner.jsonl`, and answers with a line of a served
-/// answer's length. It parses nothing, chooses nothing and folds nothing:
+/// `--spawner DIR [N]`: the least server that runs hooks. For each line
+/// of stdin it spawns `N` (1) `true` hooks in `DIR` exactly as the direct
+/// side does ([`direct`]), appends a line of an audit record's length per
+/// hook to `DIR/state/spawner.jsonl` (in one write), and answers with a
+/// line of a served one-hook answer's length. It parses nothing, chooses nothing and folds nothing:
 /// it is the floor for a server's work around a hook, not a rival design.
-fn spawner(cwd: &Path) {
+fn spawner(cwd: &Path, n: usize) {
     use std::os::unix::fs::OpenOptionsExt;
     let mut audit = std::fs::OpenOptions::new()
         .append(true)
@@ -293,14 +294,15 @@ fn spawner(cwd: &Path) {
         .mode(0o600)
         .open(cwd.join("state/spawner.jsonl"))
         .unwrap();
-    let record = format!("{}\n", "a".repeat(276));
+    // One record per hook, in one write, as latch appends a dispatch's.
+    let record = format!("{}\n", "a".repeat(276)).repeat(n);
     let answer = format!("{}\n", "r".repeat(272));
     let mut out = std::io::stdout().lock();
     for line in std::io::stdin().lock().lines() {
         if line.is_err() {
             return;
         }
-        direct(cwd, 1);
+        direct(cwd, n);
         audit.write_all(record.as_bytes()).unwrap();
         if out
             .write_all(answer.as_bytes())
@@ -314,9 +316,9 @@ fn spawner(cwd: &Path) {
 
 /// A floor of section 2: a round trip through this bench's own binary run
 /// with `args` ([`echo`] or [`spawner`]) in a process of its own, against
-/// one direct spawn of a `true` hook, interleaved as section 2 interleaves
-/// its sides. Returns the two medians.
-fn floor(cwd: &Path, rounds: usize, args: &[&std::ffi::OsStr]) -> (Duration, Duration) {
+/// the direct spawn of `n` `true` hooks, interleaved as section 2
+/// interleaves its sides. Returns the two medians.
+fn floor(cwd: &Path, rounds: usize, args: &[&std::ffi::OsStr], n: usize) -> (Duration, Duration) {
     let mut child = Command::new(std::env::current_exe().unwrap())
         .args(args)
         .stdin(Stdio::piped())
@@ -342,7 +344,7 @@ fn floor(cwd: &Path, rounds: usize, args: &[&std::ffi::OsStr]) -> (Duration, Dur
                 stdout.read_line(&mut line).unwrap();
                 through.push(t.elapsed());
             } else {
-                direct(cwd, 1);
+                direct(cwd, n);
                 spawned.push(t.elapsed());
             }
         }
@@ -370,8 +372,13 @@ fn main() {
         echo();
         return;
     }
-    if let Some(dir) = std::env::args_os().skip_while(|a| a != "--spawner").nth(1) {
-        spawner(Path::new(&dir));
+    let mut spawner_args = std::env::args_os().skip_while(|a| a != "--spawner").skip(1);
+    if let Some(dir) = spawner_args.next() {
+        let n = spawner_args
+            .next()
+            .and_then(|n| n.to_str()?.parse().ok())
+            .unwrap_or(1);
+        spawner(Path::new(&dir), n);
         return;
     }
     let mut verdicts = Vec::new();
@@ -439,22 +446,11 @@ fn main() {
     // 2. N true hooks against direct spawns, interleaved; first the floors.
     if wanted("2") {
         let p = project(&true_hooks(1));
-        let (echoed, spawned) = floor(p.path(), 2000, &["--echo".as_ref()]);
+        let (echoed, spawned) = floor(p.path(), 2000, &["--echo".as_ref()], 1);
         println!(
             "2. floor: a line through a process that only echoes it {echoed:?}, beside a direct \
              `true` hook {spawned:?}: N = 1 can be no lower than {:.3}",
             (echoed + spawned).as_secs_f64() / spawned.as_secs_f64()
-        );
-        let (least, spawned) = floor(
-            p.path(),
-            2000,
-            &["--spawner".as_ref(), p.path().as_os_str()],
-        );
-        println!(
-            "2. least server: a line answered by a process that spawns the hook as the direct side \
-             does and appends an audit line {least:?}, beside a direct `true` hook {spawned:?}: \
-             ratio {:.3}",
-            least.as_secs_f64() / spawned.as_secs_f64()
         );
     }
     // `SERVE_N=1` (or `1,4`) runs only those hook counts.
@@ -467,18 +463,31 @@ fn main() {
             continue;
         }
         let p = project(&true_hooks(n));
-        let mut s = Serve::start(p.path());
-        let event = bash_event("s1");
-        for _ in 0..20 {
-            s.call("fire", event.clone());
-            direct(p.path(), n);
-        }
         let rounds = std::env::var("SERVE_ROUNDS")
             .ok()
             .and_then(|v| v.parse().ok())
             // Fewer rounds left the median at N = 1 and 4 a few percent
             // apart from one run to the next on a 2-core machine.
             .unwrap_or(if n == 16 { 300 } else { 2000 });
+        let count = n.to_string();
+        let (least, spawned) = floor(
+            p.path(),
+            rounds,
+            &["--spawner".as_ref(), p.path().as_os_str(), count.as_ref()],
+            n,
+        );
+        println!(
+            "2. N = {n:2}, least server: a line answered by a process that spawns the hooks as \
+             the direct side does and appends an audit line {least:?}, beside the direct spawns \
+             {spawned:?}: ratio {:.3}",
+            least.as_secs_f64() / spawned.as_secs_f64()
+        );
+        let mut s = Serve::start(p.path());
+        let event = bash_event("s1");
+        for _ in 0..20 {
+            s.call("fire", event.clone());
+            direct(p.path(), n);
+        }
         let (mut served, mut spawned, mut json_work) = (Vec::new(), Vec::new(), Vec::new());
         // `SERVE_CPU=1`: the CPU time each side spends per round (the
         // server's, all threads; this thread's for the direct spawns, and
