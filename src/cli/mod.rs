@@ -206,8 +206,16 @@ where
 /// Runs the parsed command line.
 fn run(cli: Cli) -> ExitCode {
     init_logging();
+    // Hooks started at once spread over the CPUs (see
+    // `run::prefer_short_slice`): this thread starts them, and so do the
+    // runtime's blocking threads (`latch serve` starts a burst there). A
+    // kernel or a setting that refuses changes nothing.
+    let _ = crate::run::prefer_short_slice();
     let runtime = match tokio::runtime::Builder::new_current_thread()
         .enable_all()
+        .on_thread_start(|| {
+            let _ = crate::run::prefer_short_slice();
+        })
         .build()
     {
         Ok(rt) => rt,

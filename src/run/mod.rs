@@ -79,6 +79,28 @@ use group::GroupGuard;
 use lent::Ended;
 pub use lent::Lend;
 
+/// Asks the kernel for the shortest time slice (0.1 ms) for the calling
+/// thread, so that hooks it starts at once spread over the CPUs instead of
+/// queueing behind each other; the processes and threads it starts keep
+/// the default slice. `latch fire` and `latch serve` call it for each
+/// thread that may start hooks; a harness that embeds latch may call it
+/// for its own (see `docs/embedding.md`).
+///
+/// Under Linux's EEVDF scheduler a thread that started a hook is woken,
+/// once the hook's program is loaded, on the CPU the hook now runs on, and
+/// with the default slice it often waits there for the hook to end before
+/// it can start the next one. A shorter slice (Linux 6.12 and later) lets
+/// it take the CPU back at once.
+///
+/// # Errors
+/// When the kernel refuses, or the thread's scheduling is the user's
+/// choice and is left alone: a policy other than the normal one, or a
+/// nice value below zero (which hooks would then not inherit). Nothing
+/// changed then; callers may ignore the error.
+pub fn prefer_short_slice() -> io::Result<()> {
+    spawn::prefer_short_slice()
+}
+
 /// What to execute.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Program {

@@ -441,3 +441,33 @@ fn the_long_version_names_the_commit_and_the_dialects() {
         format!("latch {}", env!("CARGO_PKG_VERSION"))
     );
 }
+
+/// `latch fire` starts hooks from a thread with the shortest time slice, so
+/// that hooks started at once spread over the CPUs; each hook gets the
+/// slice any process gets.
+#[test]
+fn fired_hooks_keep_the_default_time_slice_and_latch_takes_the_shortest() {
+    use crate::claude_util::{Claude, bash_before, settings};
+    let Some(default) = crate::util::default_slice() else {
+        return; // no `se.slice` in /proc on this kernel
+    };
+    let c = Claude::new().project_settings(&settings(
+        "PreToolUse",
+        Some("Bash"),
+        &[
+            "cat /proc/$$/sched >&2; exit 2",
+            "cat /proc/$$/sched /proc/$PPID/sched >&2; exit 2",
+        ],
+    ));
+    let f = c.fire(&bash_before("ls"));
+    let reasons = f.outcome["reasons"].as_array().cloned().unwrap_or_default();
+    let mut slices: Vec<u64> = reasons
+        .iter()
+        .flat_map(|reason| crate::util::sched_slices(reason["text"].as_str().unwrap_or_default()))
+        .collect();
+    slices.sort_unstable();
+    // Each hook's own, and latch's.
+    let mut expected = [default, default, crate::util::latch_slice(default)];
+    expected.sort_unstable();
+    assert_eq!(slices, expected, "{}", reasons.len());
+}

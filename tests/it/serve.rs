@@ -1709,6 +1709,41 @@ fn the_audit_log_kept_open_follows_a_log_removed_or_rotated_meanwhile() {
     assert_eq!(s.close(), 0);
 }
 
+/// The server's thread, which starts hooks, runs with the shortest time
+/// slice, so that hooks started at once spread over the CPUs; each hook
+/// gets the slice any process gets.
+#[test]
+fn hooks_keep_the_default_time_slice_and_the_server_takes_the_shortest() {
+    let Some(default) = crate::util::default_slice() else {
+        return; // no `se.slice` in /proc on this kernel
+    };
+    let c = Claude::new();
+    let c = c.project_settings(&settings(
+        "PreToolUse",
+        Some("Bash"),
+        &[
+            "cat /proc/$$/sched >&2; exit 2",
+            "cat /proc/$$/sched /proc/$PPID/sched >&2; exit 2",
+        ],
+    ));
+    let mut s = Server::claude(&c);
+    let r = s.request(11, "fire", bash_before("ls"));
+    let reasons = r["result"]["reasons"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    let mut slices: Vec<u64> = reasons
+        .iter()
+        .flat_map(|reason| crate::util::sched_slices(reason["text"].as_str().unwrap_or_default()))
+        .collect();
+    slices.sort_unstable();
+    // Each hook's own, and the server's.
+    let mut expected = [default, default, crate::util::latch_slice(default)];
+    expected.sort_unstable();
+    assert_eq!(slices, expected, "{}", reasons.len());
+    assert_eq!(s.close(), 0);
+}
+
 /// A log replaced by a symbolic link between two events is refused before
 /// the answer: that answer says so, and the link's target is untouched.
 #[test]

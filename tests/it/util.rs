@@ -246,3 +246,39 @@ pub fn read_pid(path: &Path) -> i32 {
     }
     panic!("no pid in {}", path.display())
 }
+
+/// The `se.slice` values (the scheduler's time slice, in nanoseconds)
+/// quoted in `text`, in order: what a hook printed from
+/// `/proc/<pid>/sched`.
+pub fn sched_slices(text: &str) -> Vec<u64> {
+    text.lines()
+        .filter(|l| l.trim_start().starts_with("se.slice"))
+        .filter_map(|l| l.rsplit(':').next()?.trim().parse().ok())
+        .collect()
+}
+
+/// The time slice a process started by this test process gets, as
+/// `sched_slices` reads it; `None` on a kernel that does not show it.
+pub fn default_slice() -> Option<u64> {
+    let out = std::process::Command::new("/bin/sh")
+        .args(["-c", "cat /proc/$$/sched"])
+        .output()
+        .ok()?;
+    sched_slices(&String::from_utf8_lossy(&out.stdout))
+        .first()
+        .copied()
+}
+
+/// The slice latch's own threads take (0.1 ms) where the kernel lets a
+/// thread choose it (Linux 6.12 and later), else `default`.
+pub fn latch_slice(default: u64) -> u64 {
+    let release = std::fs::read_to_string("/proc/sys/kernel/osrelease").unwrap_or_default();
+    let mut parts = release
+        .trim()
+        .split(['.', '-'])
+        .map(|p| p.parse::<u32>().ok());
+    match (parts.next().flatten(), parts.next().flatten()) {
+        (Some(major), Some(minor)) if (major, minor) >= (6, 12) => 100_000,
+        _ => default,
+    }
+}

@@ -22,8 +22,19 @@
 
 #![allow(unsafe_code)]
 
+#[cfg(target_os = "linux")]
+mod slice;
 #[cfg(all(target_os = "linux", target_arch = "x86_64"))]
 mod vfork;
+
+#[cfg(target_os = "linux")]
+pub(super) use slice::prefer_short_slice;
+
+/// Elsewhere a thread keeps its slice.
+#[cfg(not(target_os = "linux"))]
+pub(super) fn prefer_short_slice() -> io::Result<()> {
+    Err(io::Error::from(io::ErrorKind::Unsupported))
+}
 
 use std::ffi::{CStr, c_char};
 use std::io;

@@ -484,3 +484,57 @@ fn hide_clone3() {
         );
     }
 }
+
+/// The `se.slice` (nanoseconds) in a `/proc/…/sched` text.
+#[cfg(target_os = "linux")]
+fn slice_in(sched: &str) -> Option<u64> {
+    sched
+        .lines()
+        .find(|l| l.starts_with("se.slice"))?
+        .rsplit(':')
+        .next()?
+        .trim()
+        .parse()
+        .ok()
+}
+
+/// A thread that took the short slice has 0.1 ms (Linux 6.12 and later);
+/// a process it starts has the slice it would have had. Run on a thread
+/// of its own, which it leaves with the short slice.
+#[cfg(target_os = "linux")]
+#[test]
+fn the_short_slice_is_the_threads_alone() {
+    std::thread::spawn(|| {
+        let own = || {
+            std::fs::read_to_string("/proc/thread-self/sched")
+                .ok()
+                .and_then(|s| slice_in(&s))
+        };
+        let child = || {
+            let out = std::process::Command::new("/bin/cat")
+                .arg("/proc/self/sched")
+                .output()
+                .expect("cat runs");
+            slice_in(&String::from_utf8_lossy(&out.stdout))
+        };
+        let (Some(_), Some(child_before)) = (own(), child()) else {
+            return; // no `se.slice` on this kernel
+        };
+        let release = std::fs::read_to_string("/proc/sys/kernel/osrelease").unwrap_or_default();
+        let mut parts = release
+            .split(['.', '-'])
+            .map(|p| p.parse::<u32>().unwrap_or(0));
+        let custom_slices = (parts.next().unwrap_or(0), parts.next().unwrap_or(0)) >= (6, 12);
+        let taken = super::prefer_short_slice();
+        if custom_slices {
+            assert!(
+                taken.is_ok(),
+                "the kernel refused the short slice: {taken:?}"
+            );
+            assert_eq!(own(), Some(100_000));
+        }
+        assert_eq!(child(), Some(child_before), "a child's slice");
+    })
+    .join()
+    .expect("the test thread");
+}
