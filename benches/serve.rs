@@ -455,6 +455,13 @@ fn main() {
     }
     // `SERVE_N=1` (or `1,4`) runs only those hook counts.
     let counts = std::env::var("SERVE_N").unwrap_or_else(|_| "1,4,16".to_owned());
+    if wanted("2")
+        && !counts
+            .split(',')
+            .any(|c| ["1", "4", "16"].contains(&c.trim()))
+    {
+        println!("2. SERVE_N={counts} names none of the hook counts 1, 4, 16: nothing to run");
+    }
     for n in [1usize, 4, 16] {
         if !wanted("2") {
             break;

@@ -7,8 +7,10 @@
 //! Both functions run a command as the whole process does: they build
 //! their own tokio runtime (so they panic inside one), read and write the
 //! process's stdin and stdout, install `tracing` output and signal
-//! handlers (`latch fire` exits the process on SIGINT and SIGTERM), and
-//! make the process a child subreaper. Call them from the process's
+//! handlers (`latch fire` exits the process on SIGINT and SIGTERM), make
+//! the process a child subreaper, and, for the commands that start hooks,
+//! give the calling thread the shortest time slice
+//! ([`crate::run::prefer_short_slice`]). Call them from the process's
 //! `main`, never from a running harness; a harness that is already running
 //! embeds the library ([`crate::Engine`]) instead.
 //!
@@ -207,14 +209,23 @@ where
 fn run(cli: Cli) -> ExitCode {
     init_logging();
     // Hooks started at once spread over the CPUs (see
-    // `run::prefer_short_slice`): this thread starts them, and so do the
-    // runtime's blocking threads (`latch serve` starts a burst there). A
-    // kernel or a setting that refuses changes nothing.
-    let _ = crate::run::prefer_short_slice();
+    // `run::prefer_short_slice`): in the commands that start hooks, this
+    // thread starts them, and so do the runtime's blocking threads (`latch
+    // serve` starts a burst there). A kernel or a setting that refuses
+    // changes nothing; `LATCH_SHORT_SLICE=0` skips the system calls.
+    let short_slice = matches!(
+        cli.command,
+        Command::Fire(_) | Command::Serve(_) | Command::Test(_) | Command::BackgroundHook
+    ) && std::env::var_os("LATCH_SHORT_SLICE").is_none_or(|v| v != "0");
+    if short_slice {
+        let _ = crate::run::prefer_short_slice();
+    }
     let runtime = match tokio::runtime::Builder::new_current_thread()
         .enable_all()
-        .on_thread_start(|| {
-            let _ = crate::run::prefer_short_slice();
+        .on_thread_start(move || {
+            if short_slice {
+                let _ = crate::run::prefer_short_slice();
+            }
         })
         .build()
     {

@@ -82,8 +82,9 @@ pub use lent::Lend;
 /// Asks the kernel for the shortest time slice (0.1 ms) for the calling
 /// thread, so that hooks it starts at once spread over the CPUs instead of
 /// queueing behind each other; the processes and threads it starts keep
-/// the default slice. `latch fire` and `latch serve` call it for each
-/// thread that may start hooks; a harness that embeds latch may call it
+/// the default slice. The commands that start hooks (`latch fire`, `latch
+/// serve`, `latch test`) call it for each thread that may start them,
+/// unless `LATCH_SHORT_SLICE=0`; a harness that embeds latch may call it
 /// for its own (see `docs/embedding.md`).
 ///
 /// Under Linux's EEVDF scheduler a thread that started a hook is woken,
@@ -93,10 +94,11 @@ pub use lent::Lend;
 /// it take the CPU back at once.
 ///
 /// # Errors
-/// When the kernel refuses, or the thread's scheduling is the user's
-/// choice and is left alone: a policy other than the normal one, or a
-/// nice value below zero (which hooks would then not inherit). Nothing
-/// changed then; callers may ignore the error.
+/// When the thread is left as it is: a kernel older than 6.12 or one that
+/// refuses, or scheduling that is the user's choice (a policy other than
+/// the normal one, a nice value below zero, utilization clamps), which
+/// hooks would then not inherit. Nothing changed then; callers may ignore
+/// the error.
 pub fn prefer_short_slice() -> io::Result<()> {
     spawn::prefer_short_slice()
 }

@@ -454,20 +454,25 @@ fn fired_hooks_keep_the_default_time_slice_and_latch_takes_the_shortest() {
     let c = Claude::new().project_settings(&settings(
         "PreToolUse",
         Some("Bash"),
-        &[
-            "cat /proc/$$/sched >&2; exit 2",
-            "cat /proc/$$/sched /proc/$PPID/sched >&2; exit 2",
-        ],
+        &crate::util::SLICE_HOOKS,
     ));
     let f = c.fire(&bash_before("ls"));
-    let reasons = f.outcome["reasons"].as_array().cloned().unwrap_or_default();
-    let mut slices: Vec<u64> = reasons
-        .iter()
-        .flat_map(|reason| crate::util::sched_slices(reason["text"].as_str().unwrap_or_default()))
-        .collect();
-    slices.sort_unstable();
-    // Each hook's own, and latch's.
-    let mut expected = [default, default, crate::util::latch_slice(default)];
-    expected.sort_unstable();
-    assert_eq!(slices, expected, "{}", reasons.len());
+    crate::util::assert_slices(&f.outcome["reasons"], default);
+}
+
+/// `LATCH_SHORT_SLICE=0` leaves latch's thread with the default slice.
+#[test]
+fn latch_short_slice_0_keeps_the_default_time_slice() {
+    use crate::claude_util::{Claude, bash_before, settings};
+    let Some(default) = crate::util::default_slice() else {
+        return; // no `se.slice` in /proc on this kernel
+    };
+    let c = Claude::new().project_settings(&settings(
+        "PreToolUse",
+        Some("Bash"),
+        &["cat /proc/$PPID/sched >&2; exit 2"],
+    ));
+    let f = c.fire_env(&bash_before("ls"), &[("LATCH_SHORT_SLICE", "0")]);
+    let text = f.outcome["reasons"][0]["text"].as_str().unwrap_or_default();
+    assert_eq!(crate::util::sched_slices(text), [default], "{text}");
 }

@@ -1721,26 +1721,59 @@ fn hooks_keep_the_default_time_slice_and_the_server_takes_the_shortest() {
     let c = c.project_settings(&settings(
         "PreToolUse",
         Some("Bash"),
-        &[
-            "cat /proc/$$/sched >&2; exit 2",
-            "cat /proc/$$/sched /proc/$PPID/sched >&2; exit 2",
-        ],
+        &crate::util::SLICE_HOOKS,
     ));
     let mut s = Server::claude(&c);
     let r = s.request(11, "fire", bash_before("ls"));
-    let reasons = r["result"]["reasons"]
-        .as_array()
-        .cloned()
-        .unwrap_or_default();
-    let mut slices: Vec<u64> = reasons
+    crate::util::assert_slices(&r["result"]["reasons"], default);
+    assert_eq!(s.close(), 0);
+}
+
+/// Hooks started off the server's thread (another session's hook is in
+/// flight, so they start from tokio's blocking pool) start from a thread
+/// with the short slice too; the server's other threads keep the default.
+#[test]
+fn the_blocking_threads_that_start_hooks_take_the_short_slice_too() {
+    let Some(default) = crate::util::default_slice() else {
+        return; // no `se.slice` in /proc on this kernel
+    };
+    let c = Claude::new();
+    let dir = c.root.path().join("flags");
+    std::fs::create_dir_all(&dir).expect("dir");
+    let d = dir.display();
+    let threads = "for t in /proc/$PPID/task/*; do printf 'thread %s ' \"$(cat $t/comm)\"; grep se.slice $t/sched; done >&2; exit 2";
+    let c = c.project_settings(&json!({"hooks": {
+        "Stop": [{"hooks": [{"type": "command", "command": format!("touch {d}/slow; sleep 30")}]}],
+        "PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": threads}]}]}}));
+    let mut s = Server::claude(&c);
+    s.fire(11, json!({"event": "stop", "session_id": "slow"}));
+    let started = Instant::now();
+    while !dir.join("slow").exists() {
+        assert!(
+            started.elapsed() < Duration::from_secs(10),
+            "the slow hook started"
+        );
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let r = s.request(12, "fire", bash_before("ls"));
+    let text = r["result"]["reasons"][0]["text"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned();
+    // `thread <name> se.slice : <ns>`
+    let slice_of = |line: &str| line.rsplit(':').next()?.trim().parse::<u64>().ok();
+    let lines: Vec<&str> = text.lines().filter(|l| l.starts_with("thread ")).collect();
+    let pool: Vec<&&str> = lines
         .iter()
-        .flat_map(|reason| crate::util::sched_slices(reason["text"].as_str().unwrap_or_default()))
+        .filter(|l| l.starts_with("thread tokio"))
         .collect();
-    slices.sort_unstable();
-    // Each hook's own, and the server's.
-    let mut expected = [default, default, crate::util::latch_slice(default)];
-    expected.sort_unstable();
-    assert_eq!(slices, expected, "{}", reasons.len());
+    assert!(!pool.is_empty(), "a blocking thread: {text}");
+    let latch = crate::util::latch_slice(default);
+    for line in pool {
+        assert_eq!(slice_of(line), Some(latch), "{text}");
+    }
+    let signals = lines.iter().find(|l| l.starts_with("thread latch-signals"));
+    assert_eq!(signals.and_then(|l| slice_of(l)), Some(default), "{text}");
     assert_eq!(s.close(), 0);
 }
 

@@ -269,16 +269,42 @@ pub fn default_slice() -> Option<u64> {
         .copied()
 }
 
-/// The slice latch's own threads take (0.1 ms) where the kernel lets a
-/// thread choose it (Linux 6.12 and later), else `default`.
-pub fn latch_slice(default: u64) -> u64 {
-    let release = std::fs::read_to_string("/proc/sys/kernel/osrelease").unwrap_or_default();
-    let mut parts = release
-        .trim()
-        .split(['.', '-'])
-        .map(|p| p.parse::<u32>().ok());
-    match (parts.next().flatten(), parts.next().flatten()) {
-        (Some(major), Some(minor)) if (major, minor) >= (6, 12) => 100_000,
-        _ => default,
-    }
+/// The two hooks [`SLICE_HOOKS`] declare print their own time slices and
+/// latch's: checks, from the `reasons` of the outcome, that each hook has
+/// `default` and latch the slice [`latch_slice`] gives.
+pub fn assert_slices(reasons: &Value, default: u64) {
+    let reasons = reasons.as_array().cloned().unwrap_or_default();
+    let mut slices: Vec<u64> = reasons
+        .iter()
+        .flat_map(|reason| sched_slices(reason["text"].as_str().unwrap_or_default()))
+        .collect();
+    slices.sort_unstable();
+    let mut expected = [default, default, latch_slice(default)];
+    expected.sort_unstable();
+    assert_eq!(slices, expected, "{reasons:?}");
 }
+
+/// The slice latch's threads that start hooks have: what
+/// `latch::run::prefer_short_slice` gives a thread of this process (0.1
+/// ms where the kernel and this process's scheduling allow it), else
+/// `default`.
+pub fn latch_slice(default: u64) -> u64 {
+    std::thread::spawn(move || {
+        if latch::run::prefer_short_slice().is_err() {
+            return default;
+        }
+        std::fs::read_to_string("/proc/thread-self/sched")
+            .ok()
+            .and_then(|s| sched_slices(&s).first().copied())
+            .unwrap_or(default)
+    })
+    .join()
+    .unwrap_or(default)
+}
+
+/// Two hooks that fail (exit 2) with their own `/proc/<pid>/sched`, the
+/// second also with their parent's (latch's), for [`assert_slices`].
+pub const SLICE_HOOKS: [&str; 2] = [
+    "cat /proc/$$/sched >&2; exit 2",
+    "cat /proc/$$/sched /proc/$PPID/sched >&2; exit 2",
+];
