@@ -284,8 +284,9 @@ fn echo() {
 /// of stdin it spawns `N` (1) `true` hooks in `DIR` exactly as the direct
 /// side does ([`direct`]), appends a line of an audit record's length per
 /// hook to `DIR/state/spawner.jsonl` (in one write), and answers with a
-/// line of a served one-hook answer's length. It parses nothing, chooses nothing and folds nothing:
-/// it is the floor for a server's work around a hook, not a rival design.
+/// line of a served one-hook answer's length. It parses nothing, chooses
+/// nothing and folds nothing: it is the floor for a server's work around
+/// a hook, not a rival design.
 fn spawner(cwd: &Path, n: usize) {
     use std::os::unix::fs::OpenOptionsExt;
     let mut audit = std::fs::OpenOptions::new()
@@ -454,20 +455,17 @@ fn main() {
         );
     }
     // `SERVE_N=1` (or `1,4`) runs only those hook counts.
-    let counts = std::env::var("SERVE_N").unwrap_or_else(|_| "1,4,16".to_owned());
-    if wanted("2")
-        && !counts
-            .split(',')
-            .any(|c| ["1", "4", "16"].contains(&c.trim()))
-    {
-        println!("2. SERVE_N={counts} names none of the hook counts 1, 4, 16: nothing to run");
+    let named = std::env::var("SERVE_N").unwrap_or_else(|_| "1,4,16".to_owned());
+    let counts: Vec<usize> = [1, 4, 16]
+        .into_iter()
+        .filter(|n| named.split(',').any(|c| c.trim() == n.to_string()))
+        .collect();
+    if wanted("2") && counts.is_empty() {
+        println!("2. SERVE_N={named} names none of the hook counts 1, 4, 16: nothing to run");
     }
-    for n in [1usize, 4, 16] {
+    for n in counts {
         if !wanted("2") {
             break;
-        }
-        if !counts.split(',').any(|c| c.trim() == n.to_string()) {
-            continue;
         }
         let p = project(&true_hooks(n));
         let rounds = std::env::var("SERVE_ROUNDS")

@@ -77,7 +77,7 @@ fn get() -> io::Result<SchedAttr> {
     Ok(attr)
 }
 
-/// Sets the calling thread's scheduling attributes.
+/// Sets the calling thread's scheduling attributes (`size` is filled in).
 fn set(mut attr: SchedAttr) -> io::Result<()> {
     attr.size = SCHED_ATTR_SIZE_VER1;
     // SAFETY: `attr` is a valid `sched_attr` of the size it states; 0 is
@@ -121,7 +121,6 @@ pub(crate) fn prefer_short_slice() -> io::Result<()> {
     }
     // Built whole, so that nothing else `get` reports is set back.
     set(SchedAttr {
-        size: SCHED_ATTR_SIZE_VER1,
         sched_policy: libc::SCHED_OTHER as u32,
         sched_flags: SCHED_FLAG_RESET_ON_FORK,
         sched_nice: before.sched_nice,
