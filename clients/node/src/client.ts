@@ -117,6 +117,23 @@ export interface CloseOptions {
   timeoutMs?: number | undefined;
 }
 
+/**
+ * Options of the notification iterators: {@link LatchClient.asyncResults},
+ * {@link LatchClient.diagnostics} and {@link LatchClient.notifications}.
+ */
+export interface IterateOptions {
+  /** Ends the iteration when it aborts (a `next()` waiting then resolves `done`). */
+  signal?: AbortSignal | undefined;
+}
+
+/**
+ * A notification as {@link LatchClient.notifications} yields it: its
+ * method, and its params typed by it.
+ */
+export type LatchNotification =
+  | { method: "latch/asyncResult"; params: AsyncResult }
+  | { method: "latch/diagnostics"; params: DiagnosticsNotification };
+
 /** How the latch process ended. */
 export interface ExitInfo {
   exitCode: number | null;
@@ -157,8 +174,9 @@ type Listener<K extends keyof LatchClientEvents> = (...args: LatchClientEvents[K
  *
  * The client keeps Node running only while something waits on it: a
  * request in flight, a listener for its notifications (`asyncResult`,
- * `diagnostics`, `notification`; an {@link asyncResults} iterator is one),
- * or {@link close}, as a `MessagePort` does for its `message` listeners.
+ * `diagnostics`, `notification`; an {@link asyncResults}, {@link diagnostics}
+ * or {@link notifications} iterator is one), or {@link close}, as a
+ * `MessagePort` does for its `message` listeners.
  * Otherwise (a client never closed) Node may exit, and latch then exits
  * too, at the end of its input.
  */
@@ -440,16 +458,62 @@ export class LatchClient implements AsyncDisposable {
    * The `latch/asyncResult` notifications from now on, as an async iterator.
    * It ends when the process exits, when `signal` aborts, or on `break`.
    */
-  asyncResults(options: { signal?: AbortSignal | undefined } = {}): AsyncIterableIterator<AsyncResult> {
-    const { signal } = options;
-    const push = (result: AsyncResult): void => queue.push(result);
+  asyncResults(options: IterateOptions = {}): AsyncIterableIterator<AsyncResult> {
+    return this.#iterate<AsyncResult>(options.signal, (push) => this.#listen("asyncResult", push));
+  }
+
+  /**
+   * The `latch/diagnostics` notifications from now on (a reload after an
+   * edit on disk, a configuration loaded for a new `cwd`), as an async
+   * iterator. It ends when the process exits, when `signal` aborts, or on
+   * `break`.
+   */
+  diagnostics(options: IterateOptions = {}): AsyncIterableIterator<DiagnosticsNotification> {
+    return this.#iterate<DiagnosticsNotification>(options.signal, (push) => this.#listen("diagnostics", push));
+  }
+
+  /**
+   * Both kinds of notification from now on, in the order latch sent them,
+   * as an async iterator of `{ method, params }` ({@link LatchNotification}:
+   * `method` tells them apart). It ends when the process exits, when
+   * `signal` aborts, or on `break`. A method this package does not know
+   * comes only to the `notification` event.
+   */
+  notifications(options: IterateOptions = {}): AsyncIterableIterator<LatchNotification> {
+    return this.#iterate<LatchNotification>(options.signal, (push) => {
+      const offResults = this.#listen("asyncResult", (params) => push({ method: "latch/asyncResult", params }));
+      const offDiagnostics = this.#listen("diagnostics", (params) => push({ method: "latch/diagnostics", params }));
+      return () => {
+        offResults();
+        offDiagnostics();
+      };
+    });
+  }
+
+  /** Adds `listener` for `event`; returns what removes it. */
+  #listen<K extends keyof LatchClientEvents>(event: K, listener: Listener<K>): () => void {
+    this.on(event, listener);
+    return () => this.off(event, listener);
+  }
+
+  /**
+   * An async iterator of what `listen` pushes (it returns what stops
+   * listening): it ends when the process exits, when `signal` aborts, or
+   * on `break`, and stops listening then. Ended at once if the process has
+   * exited or `signal` has aborted already.
+   */
+  #iterate<T>(
+    signal: AbortSignal | undefined,
+    listen: (push: (value: T) => void) => () => void,
+  ): AsyncIterableIterator<T> {
     const end = (): void => queue.end();
-    const queue: AsyncQueue<AsyncResult> = new AsyncQueue(() => {
-      this.off("asyncResult", push);
+    let unlisten = (): void => {};
+    const queue: AsyncQueue<T> = new AsyncQueue(() => {
+      unlisten();
       this.off("exit", end);
       signal?.removeEventListener("abort", end);
     });
-    this.on("asyncResult", push);
+    unlisten = listen((value) => queue.push(value));
     this.on("exit", end);
     signal?.addEventListener("abort", end, { once: true });
     if (this.#exitInfo !== undefined || signal?.aborted === true) queue.end();

@@ -21,7 +21,16 @@ export type {
   ToolResultPiece,
 } from "./claude.js";
 export { LatchClient } from "./client.js";
-export type { CloseOptions, ExitInfo, FireOptions, LatchClientEvents, RequestOptions, StartOptions } from "./client.js";
+export type {
+  CloseOptions,
+  ExitInfo,
+  FireOptions,
+  IterateOptions,
+  LatchClientEvents,
+  LatchNotification,
+  RequestOptions,
+  StartOptions,
+} from "./client.js";
 export { toWireConfig } from "./config.js";
 export type { AnyConfig, Dialect, LatchConfig, WireConfig } from "./config.js";
 export {
@@ -34,6 +43,7 @@ export {
   LatchTimeoutError,
 } from "./errors.js";
 export type { Compaction, EventKind, Json, LatchEvent, ToolCall } from "./event.js";
+export { isCancelled } from "./outcome.js";
 export type {
   AsyncResult,
   ContextEntry,

@@ -185,6 +185,16 @@ export interface Outcome {
   [key: string]: unknown;
 }
 
+/**
+ * Whether `outcome` answers a dispatch that was cancelled: a `fire` whose
+ * `signal` aborted (`$/cancelRequest`). A cancelled fire still resolves
+ * with the outcome of what ran, and latch gives every such outcome a
+ * warning that starts with `dispatch cancelled`; this looks for it.
+ */
+export function isCancelled(outcome: Outcome): boolean {
+  return (outcome.warnings ?? []).some((warning) => warning.startsWith("dispatch cancelled"));
+}
+
 /** What `explain` says about one configured hook. */
 export interface Explanation {
   dialect: string;
