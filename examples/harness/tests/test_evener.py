@@ -6,6 +6,7 @@ import json
 from collections.abc import Mapping
 from pathlib import Path
 
+import pytest
 from conftest import EXAMPLES, Runner, call, texts
 from harness import Policy, Reply
 
@@ -143,3 +144,26 @@ def test_pre_tool_use_before_validation(run: Runner, tmp_path: Path) -> None:
     assert seen == [{}, {"path": "a.txt"}]  # both reached the hook as the model wrote them ({}: left out)
     assert s.tool_results() == ["filled in\n", "invalid call: `content` must be a string"]
     assert not (project / "a.txt").exists()
+
+
+def test_prompt_plugin_without_endpoint(run: Runner, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """prompt-plugin with no model endpoint configured: the prompt hook
+    fails without blocking, and the user (never the model) is told."""
+    monkeypatch.delenv("LATCH_PROMPT_BASE_URL", raising=False)
+    project = tmp_path / "project"
+    project.mkdir()
+    s = run(
+        ["evener"],
+        project,
+        ["Say hi."],
+        [Reply("", [call("shell", command="echo hi")]), Reply("Done.")],
+        tools="command",
+        plugin_dirs=[EXAMPLES / "evener" / "prompt-plugin"],
+    )
+    assert s.turns == ["done"]
+    assert s.tool_results() == ["hi\n"]
+    failed = "PreToolUse hook prompt-plugin failed: no model endpoint configured"
+    assert s.agent.warnings == [
+        f"{failed} (set --prompt-base-url or LATCH_PROMPT_BASE_URL)"
+    ]
+    assert "prompt-plugin" not in str(s.model.seen)

@@ -1,5 +1,6 @@
 """OpenAIModel against a stand-in OpenAI-compatible endpoint, which also
-answers the evener prompt-plugin's prompt hook (examples/evener)."""
+answers the evener prompt-plugin's prompt hook (examples/evener), there and
+under a scripted model."""
 
 from __future__ import annotations
 
@@ -11,9 +12,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import EXAMPLES, Runner
+from conftest import EXAMPLES, Runner, call
 
-from harness import OpenAIModel
+from harness import OpenAIModel, Reply
 
 DENY = {
     "hookSpecificOutput": {
@@ -127,3 +128,50 @@ def test_openai_model_and_prompt_hook(run: Runner, endpoint: Endpoint, tmp_path:
     # HTTP 429: stop_failure (rate_limit) instead of stop; the turn failed.
     assert third["messages"][-1]["content"] == [{"type": "text", "text": "Again."}]
     assert "[latch] model request failed (rate_limit): HTTP 429: " in s.out
+
+
+PROMPT = (
+    "A coding agent wants to run the Bash tool with input {input}. If it deletes files outside the project, "
+    'reply with {{"hookSpecificOutput":{{"permissionDecision":"deny","permissionDecisionReason":"<why>"}}}}; '
+    "otherwise reply with {{}}. Reply with JSON only."
+)
+
+
+def test_prompt_plugin_with_scripted_model(run: Runner, endpoint: Endpoint, tmp_path: Path) -> None:
+    # The endpoint is the prompt hook's model only: the agent's is scripted.
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "keep.txt").write_text("keep\n")
+    project = tmp_path / "project"
+    project.mkdir()
+    s = run(
+        ["evener"],
+        project,
+        ["Clean up."],
+        [
+            Reply("", [call("shell", command="rm -rf ../other")]),
+            Reply("", [call("write_file", path="NOTES.md", content="kept ../other\n")]),
+            Reply("", [call("shell", command="echo hi")]),
+            Reply("Done."),
+        ],
+        tools="command",
+        plugin_dirs=[EXAMPLES / "evener" / "prompt-plugin"],
+        config={"prompt_base_url": endpoint.url},
+        env={"LATCH_PROMPT_API_KEY": "sk-hook"},
+    )
+    assert s.turns == ["done"]
+    # Only the Bash calls (matcher "Bash") were put to the model: the
+    # `openai/` prefix removed, $TOOL_NAME and $TOOL_INPUT filled in.
+    assert [(who, auth, body) for who, auth, body in endpoint.requests] == [
+        (
+            "hook",
+            "Bearer sk-hook",
+            {"model": "gpt-5.4-mini", "messages": [{"role": "user", "content": PROMPT.format(input=i)}]},
+        )
+        for i in ('{"command":"rm -rf ../other"}', '{"command":"echo hi"}')
+    ]
+    # Its deny: the reason is the result, and nothing was deleted; its {}
+    # lets the other call run.
+    assert s.tool_results() == ["it deletes files outside the project", "wrote 14 bytes to NOTES.md", "hi\n"]
+    assert (other / "keep.txt").exists()
+    assert s.agent.warnings == []

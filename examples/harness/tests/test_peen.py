@@ -33,6 +33,30 @@ def test_no_rm_rf_and_test_reminder(run: Runner, example: Example) -> None:
     assert s.seen(1)[-1]["content"] == "Refusing to run rm -rf on the filesystem root."
 
 
+def test_no_rm_rf_refuses_absolute_paths_only(run: Runner, example: Example, tmp_path: Path) -> None:
+    # The regex is unanchored: any `rm -rf /...` is refused, and does not run.
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "keep.txt").write_text("keep\n")
+    project = example("peen/no-rm-rf")
+    (project / "build").mkdir()
+    s = run(
+        ["peen"],
+        project,
+        ["Clean up."],
+        [
+            Reply("", [call("runCommand", command=f"rm -rf {outside}")]),
+            Reply("", [call("runCommand", command="rm -rf build && echo removed")]),
+            Reply("Cleaned build."),
+        ],
+        tools="peen",
+    )
+    assert s.turns == ["done"]
+    assert s.tool_results() == ["Refusing to run rm -rf on the filesystem root.", "removed\n"]
+    assert (outside / "keep.txt").read_text() == "keep\n"  # the denied call never ran
+    assert not (project / "build").exists()  # a relative rm -rf is not the hook's business
+
+
 def test_migration_event_and_gofmt(run: Runner, example: Example) -> None:
     project = example("peen/migration-changed")
     path = f"{EXAMPLES / 'peen/bin'}{os.pathsep}{os.environ['PATH']}"  # the gofmt stand-in
@@ -58,6 +82,31 @@ def test_migration_event_and_gofmt(run: Runner, example: Example) -> None:
     # postWriteFile ran gofmt -l -w . in the workspace.
     assert (project / ".gofmt.log").read_text() == "-l\n-w\n.\n"
     assert s.turns == ["done"]
+
+
+def test_migration_changed_only_for_migrations(run: Runner, example: Example) -> None:
+    # `path: "db/migrations/*.sql"`: a write to db/seed.sql publishes nothing.
+    s = run(
+        ["peen"],
+        example("peen/migration-changed"),
+        ["Seed the users table, then add a migration."],
+        [
+            Reply("", [call("writeFile", path="db/seed.sql", content="insert into users values (1);\n")]),
+            Reply(
+                "", [call("writeFile", path="db/migrations/003_orders.sql", content="create table orders();\n")]
+            ),
+            Reply("Added."),
+        ],
+        tools="peen",
+    )
+    assert s.turns == ["done"]
+    # After the seed: its result is the model's last input; no <events> block.
+    assert s.seen(1)[-1]["role"] == "tool"
+    assert "<events>" not in str(s.seen(1))
+    # After the migration: the published event, as data.
+    assert texts(s.seen(2)[-1]) == [
+        '<events>\n{"type": "repo.migration.changed", "summary": "A migration file changed. Run make migrate-check."}\n</events>'
+    ]
 
 
 def test_rules_and_no_force_push(run: Runner, example: Example) -> None:
@@ -90,6 +139,40 @@ def test_rules_and_no_force_push(run: Runner, example: Example) -> None:
     ]
     # no-force-push: its reason, verbatim, is the result.
     assert s.tool_results()[2] == "Never force-push. Push a new commit instead."
+
+
+def test_rules_refresh_after_compaction(run: Runner, example: Example) -> None:
+    """rule-refresh.sh sends the rule after a .go write when this
+    conversation never had it, not again while the context grew by less
+    than REFRESH_TOKENS, and again once compaction shrank it."""
+    project = example("peen/rules")
+    s = run(
+        ["peen"],
+        project,
+        ["Add a hello program.", "/compact", "Document it."],
+        [
+            Reply("", [call("writeFile", path="hello/main.go", content="package main\n")]),  # denied: the rule
+            Reply("", [call("writeFile", path="hello/main.go", content="package main\n")]),
+            Reply("", [call("writeFile", path="hello/util.go", content="package main\n")]),
+            Reply("Written."),
+            Reply("Wrote hello/main.go and hello/util.go."),  # the summary
+            Reply("", [call("writeFile", path="hello/main.go", content="// Hello.\npackage main\n")]),
+            Reply("Documented."),
+        ],
+        tools="peen",
+    )
+    assert s.turns == ["done", "done", "done"]
+    rule = (project / ".agents/peen-hooks/rules/go.md").read_text()
+    refreshed = f"<hook>\n<event>postWriteFile</event>\n<tool>writeFile</tool>\n\n{rule}</hook>"
+    assert s.seen(1)[-1]["content"] == rule
+    assert texts(s.seen(2)[-1]) == [refreshed]
+    # hello/util.go: a new file, but the rule was delivered; not refreshed yet.
+    assert (s.seen(3)[-1]["role"], s.seen(3)[-1]["content"]) == ("tool", "wrote 13 bytes to hello/util.go")
+    # After /compact (the summary is all that is left of the first turn) the
+    # context is smaller than when the rule was sent: it is sent again.
+    assert [texts(m) for m in s.seen(5)[1:]] == [["Wrote hello/main.go and hello/util.go."], ["Document it."]]
+    assert texts(s.seen(6)[-1]) == [refreshed]
+    assert (project / "hello/main.go").read_text() == "// Hello.\npackage main\n"
 
 
 HOOKS = """\
