@@ -842,15 +842,31 @@ fn a_soak_of_many_fires_leaks_no_descriptor_process_or_memory() {
     assert_eq!(s.close(), 0);
 }
 
-/// `pid`'s open descriptors: how many lead outside `dir`, and how many
-/// into it.
-fn fds_outside(pid: u32, dir: &std::path::Path) -> (usize, usize) {
-    let targets: Vec<std::path::PathBuf> = std::fs::read_dir(format!("/proc/{pid}/fd"))
-        .expect("the server's descriptors")
-        .filter_map(|fd| std::fs::read_link(fd.ok()?.path()).ok())
-        .collect();
-    let inside = targets.iter().filter(|t| t.starts_with(dir)).count();
-    (targets.len() - inside, inside)
+/// What `pid`'s open descriptors lead to outside `dir`, sorted, and how
+/// many lead into it; read until two reads 100 ms apart agree, so that a
+/// descriptor open for an instant (the watcher reading a directory) is
+/// not counted.
+fn fds_outside(pid: u32, dir: &std::path::Path) -> (Vec<std::path::PathBuf>, usize) {
+    let read = || {
+        let mut targets: Vec<std::path::PathBuf> = std::fs::read_dir(format!("/proc/{pid}/fd"))
+            .expect("the server's descriptors")
+            .filter_map(|fd| std::fs::read_link(fd.ok()?.path()).ok())
+            .collect();
+        let inside = targets.iter().filter(|t| t.starts_with(dir)).count();
+        targets.retain(|t| !t.starts_with(dir));
+        targets.sort();
+        (targets, inside)
+    };
+    let mut last = read();
+    for _ in 0..50 {
+        std::thread::sleep(Duration::from_millis(100));
+        let now = read();
+        if now == last {
+            return now;
+        }
+        last = now;
+    }
+    last
 }
 
 /// Waits until `pid` has no child process left (zombies included), or
@@ -958,7 +974,7 @@ fn a_soak_of_cancels_errors_async_hooks_and_background_jobs_leaks_nothing() {
     let last_open = fds_outside(pid, &sessions);
     assert_eq!(
         last_open.0, first_open.0,
-        "descriptors outside the sessions: {first:?} then {last:?}"
+        "descriptors outside the sessions ({first:?} then {last:?})"
     );
     assert!(
         (1..=2 * 128).contains(&last_open.1),
@@ -2688,6 +2704,13 @@ fn at_most_128_fires_run_at_once_and_a_waiting_one_cancels_at_once() {
         })
         .collect();
     assert_eq!(ran.len(), 128, "hooks running at once: {ran:?}");
+    // Counted as processes too: a hook that started but had not written
+    // its payload yet is one.
+    assert_eq!(
+        footprint(s.child.id()).2,
+        128,
+        "the server's child processes"
+    );
     let waiting = (0..fires)
         .find(|i| !ran.contains(i))
         .expect("a fire still waiting");
@@ -2746,11 +2769,16 @@ fn the_cache_of_64_configurations_starts_again_past_its_bound() {
     s.fire(2, from(0).1);
     let r = s.recv();
     assert_eq!(r["id"], 2, "no notice for a cached directory: {r}");
-    // The project's configuration and 63 directories fill the cache; the
-    // 64th directory starts it again.
-    for i in 1..=63 {
+    // The project's configuration and 63 directories fill the cache, and
+    // the first directory is still in it; the 64th directory starts it
+    // again.
+    for i in 1..=62 {
         loaded(&mut s, 100 + i64::try_from(i).expect("small"), i);
     }
-    loaded(&mut s, 3, 0);
+    s.fire(3, from(0).1);
+    let r = s.recv();
+    assert_eq!(r["id"], 3, "the 64th configuration is still cached: {r}");
+    loaded(&mut s, 4, 63);
+    loaded(&mut s, 5, 0);
     assert_eq!(s.close(), 0);
 }

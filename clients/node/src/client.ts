@@ -122,7 +122,11 @@ export interface CloseOptions {
  * {@link LatchClient.diagnostics} and {@link LatchClient.notifications}.
  */
 export interface IterateOptions {
-  /** Ends the iteration when it aborts (a `next()` waiting then resolves `done`). */
+  /**
+   * Ends the iteration when it aborts (a `next()` waiting then resolves
+   * `done`; what arrived before the abort and was not read yet is still
+   * yielded first).
+   */
   signal?: AbortSignal | undefined;
 }
 

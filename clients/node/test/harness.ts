@@ -8,6 +8,10 @@
  * - `idle`: waits for a fire and for an async hook's answer, then falls
  *   off the end without `close()`.
  * - `unserialisable`: fires events JSON cannot carry, then falls off the end.
+ * - `break`: leaves a `for await` over `notifications()` with `break` at the
+ *   first one (an async hook's answer), then falls off the end without
+ *   `close()`: Node exits only if the `break` removed the iterator's
+ *   listeners.
  */
 
 import { LatchClient, type LatchConfig, type LatchEvent } from "../src/index.js";
@@ -66,6 +70,21 @@ switch (mode) {
       );
     }
     console.log((await latch.fire(bash("u", "ls"))).decision);
+    break;
+  }
+  case "break": {
+    const reading = (async () => {
+      for await (const note of latch.notifications()) {
+        console.log(`heard ${note.method}`);
+        break;
+      }
+    })();
+    await latch.fire({
+      event: "tool_after",
+      session_id: "b",
+      tool: { name: "Write", input: { file_path: "a.txt", content: "a" }, output: "ok" },
+    });
+    await reading;
     break;
   }
   default:

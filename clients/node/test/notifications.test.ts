@@ -70,19 +70,3 @@ test("the notification iterators end when latch exits, and at once after it or w
   assert.deepEqual(await latch.diagnostics().next(), { value: undefined, done: true });
   assert.deepEqual(await latch.notifications().next(), { value: undefined, done: true });
 });
-
-test("for await over notifications() ends on break", async (t) => {
-  const project = await makeProject();
-  t.after(() => project.cleanup());
-  await using latch = await LatchClient.start({ bin: latchBin(), cwd: project.dir, config: project.config });
-  const heard: string[] = [];
-  const reading = (async () => {
-    for await (const note of latch.notifications()) {
-      heard.push(note.method);
-      break;
-    }
-  })();
-  await latch.fire(write("b"));
-  await within(reading, 5000, "a notification");
-  assert.deepEqual(heard, ["latch/asyncResult"]);
-});

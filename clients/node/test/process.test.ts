@@ -174,6 +174,13 @@ describe("latch's process and this one", () => {
     assert.ok(await ended(run.latchPid, 5000), "latch outlived Node");
   });
 
+  test("a break out of for await over notifications() lets Node exit, and latch with it", { timeout: 30_000 }, async () => {
+    const run = await runHarness("break", project.config, 20_000);
+    assert.equal(run.code, 0, `killed past 20 s (a listener kept Node running?): ${run.stderr}`);
+    assert.deepEqual(run.lines, ["heard latch/asyncResult"]);
+    assert.ok(await ended(run.latchPid, 5000), "latch outlived Node");
+  });
+
   test("an event JSON cannot carry leaves no request waiting", { timeout: 30_000 }, async () => {
     const run = await runHarness("unserialisable", project.config, 20_000);
     assert.equal(run.code, 0, run.stderr);

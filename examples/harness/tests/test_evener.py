@@ -149,7 +149,9 @@ def test_pre_tool_use_before_validation(run: Runner, tmp_path: Path) -> None:
 def test_prompt_plugin_without_endpoint(run: Runner, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """prompt-plugin with no model endpoint configured: the prompt hook
     fails without blocking, and the user (never the model) is told."""
-    monkeypatch.delenv("LATCH_PROMPT_BASE_URL", raising=False)
+    # latch falls back on OpenAI's variables for the endpoint and key.
+    for name in ("LATCH_PROMPT_BASE_URL", "OPENAI_BASE_URL", "LATCH_PROMPT_API_KEY", "OPENAI_API_KEY"):
+        monkeypatch.delenv(name, raising=False)
     project = tmp_path / "project"
     project.mkdir()
     s = run(
