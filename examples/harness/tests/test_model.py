@@ -162,7 +162,7 @@ def test_prompt_plugin_with_scripted_model(run: Runner, endpoint: Endpoint, tmp_
     assert s.turns == ["done"]
     # Only the Bash calls (matcher "Bash") were put to the model: the
     # `openai/` prefix removed, $TOOL_NAME and $TOOL_INPUT filled in.
-    assert [(who, auth, body) for who, auth, body in endpoint.requests] == [
+    assert endpoint.requests == [
         (
             "hook",
             "Bearer sk-hook",
