@@ -406,6 +406,72 @@ fn one_session_runs_in_order_and_other_sessions_do_not_wait() {
     assert_eq!(s.close(), 0);
 }
 
+/// A burst of first events of new sessions: each event runs its hook with
+/// its own session, each session gets its own private directory, and a
+/// session's second event, sent in the burst, still runs after its first.
+#[test]
+fn a_burst_of_new_sessions_each_runs_in_its_own_private_directory() {
+    use std::os::unix::fs::PermissionsExt;
+    let c = Claude::new();
+    let hook = r#"cat > "$HOOK_DIR/payload.$$""#;
+    let c = c.project_settings(&settings("UserPromptSubmit", None, &[hook]));
+    let mut s = Server::claude(&c);
+    let prompt = |session: &str, prompt: &str| json!({"event": "user_prompt", "session_id": session, "prompt": prompt});
+    let sessions: Vec<String> = (0..40).map(|i| format!("new-{i}")).collect();
+    s.fire(100, prompt("twice", "first"));
+    for (i, session) in (0..).zip(&sessions) {
+        s.fire(200 + i, prompt(session, "p"));
+    }
+    s.fire(101, prompt("twice", "second"));
+    let mut answered: Vec<i64> = (0..42)
+        .map(|_| {
+            let r = s.recv();
+            assert!(r["result"].is_object(), "{r}");
+            r["id"].as_i64().expect("an id")
+        })
+        .collect();
+    let first = answered.iter().position(|&id| id == 100);
+    let second = answered.iter().position(|&id| id == 101);
+    assert!(first < second, "the second event ran first: {answered:?}");
+    answered.sort_unstable();
+    let expected: Vec<i64> = [100, 101].into_iter().chain(200..240).collect();
+    assert_eq!(answered, expected);
+    // One payload per event, each naming its own session.
+    let mut seen: Vec<(String, String)> = std::fs::read_dir(c.hook_dir())
+        .expect("read_dir")
+        .filter_map(|e| {
+            let e = e.ok()?;
+            let name = e.file_name().into_string().ok()?;
+            name.starts_with("payload.").then_some(())?;
+            let p: Value = serde_json::from_slice(&std::fs::read(e.path()).ok()?).ok()?;
+            Some((
+                p["session_id"].as_str()?.to_owned(),
+                p["prompt"].as_str()?.to_owned(),
+            ))
+        })
+        .collect();
+    seen.sort();
+    let mut want: Vec<(String, String)> =
+        sessions.iter().map(|s| (s.clone(), "p".into())).collect();
+    want.push(("twice".into(), "first".into()));
+    want.push(("twice".into(), "second".into()));
+    want.sort();
+    assert_eq!(seen, want);
+    for session in sessions.iter().map(String::as_str).chain(["twice"]) {
+        let dir = c.root.path().join("state/sessions").join(session);
+        let meta =
+            std::fs::symlink_metadata(&dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
+        assert!(meta.is_dir(), "{}", dir.display());
+        assert_eq!(
+            meta.permissions().mode() & 0o777,
+            0o700,
+            "{}",
+            dir.display()
+        );
+    }
+    assert_eq!(s.close(), 0);
+}
+
 #[test]
 fn cancel_request_and_end_of_input_kill_the_hooks() {
     let c = Claude::new();
