@@ -413,7 +413,9 @@ fn one_session_runs_in_order_and_other_sessions_do_not_wait() {
 fn a_burst_of_new_sessions_each_runs_in_its_own_private_directory() {
     use std::os::unix::fs::PermissionsExt;
     let c = Claude::new();
-    let hook = r#"cat > "$HOOK_DIR/payload.$$""#;
+    // The first event of session `twice` is the slowest: were its second
+    // event not to wait for it, the second would be answered first.
+    let hook = r#"p=$(cat); case "$p" in *'"first"'*) sleep 0.5;; esac; printf %s "$p" > "$HOOK_DIR/payload.$$""#;
     let c = c.project_settings(&settings("UserPromptSubmit", None, &[hook]));
     let mut s = Server::claude(&c);
     let prompt = |session: &str, prompt: &str| json!({"event": "user_prompt", "session_id": session, "prompt": prompt});
