@@ -937,6 +937,16 @@ fn fds_outside(pid: u32, dir: &std::path::Path) -> (Vec<std::path::PathBuf>, usi
     last
 }
 
+/// Waits until `path` exists (a hook's sign that it started), or fails
+/// after 20 s naming `what` did not happen.
+fn wait_for_file(path: &std::path::Path, what: &str) {
+    let start = Instant::now();
+    while !path.exists() {
+        assert!(start.elapsed() < Duration::from_secs(20), "{what}");
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}
+
 /// Waits until `pid` has no child process left (zombies included), or
 /// fails after 10 s with what it has.
 fn wait_for_no_children(pid: u32) {
@@ -1058,7 +1068,9 @@ fn a_soak_of_cancels_errors_async_hooks_and_background_jobs_leaks_nothing() {
 #[test]
 fn ids_in_flight_are_unique_and_requests_after_shutdown_are_refused() {
     let c = Claude::new();
-    let c = c.project_settings(&settings("PreToolUse", None, &["sleep 30"]));
+    let started = c.root.path().join("started");
+    let hook = format!("touch '{}'; sleep 30", started.display());
+    let c = c.project_settings(&settings("PreToolUse", None, &[&hook]));
     let mut s = Server::claude(&c);
     s.fire(7, bash_before("ls"));
     let mut other = bash_before("ls");
@@ -1066,7 +1078,8 @@ fn ids_in_flight_are_unique_and_requests_after_shutdown_are_refused() {
     s.fire(7, other);
     let r = s.recv();
     assert_eq!(r["error"]["code"], -32600, "{r}");
-    // The first fire can still be cancelled.
+    // The first fire can still be cancelled, and its hook is killed.
+    wait_for_file(&started, "the hook never started");
     s.send(json!({"jsonrpc": "2.0", "method": "$/cancelRequest", "params": {"id": 7}}));
     let r = s.recv();
     assert_eq!(r["result"]["runs"][0]["error"], "cancelled", "{r}");
@@ -1581,7 +1594,11 @@ fn ids_are_echoed_exactly_as_written() {
 #[test]
 fn cancels_and_duplicates_match_ids_as_json_readers_do() {
     let c = Claude::new();
-    let hook = "sleep 60".to_owned();
+    // Each run of the hook leaves a file, so each cancel is sent once its
+    // hook runs (a cancel before would start no hook: another answer).
+    let runs = c.root.path().join("runs");
+    std::fs::create_dir_all(&runs).expect("dir");
+    let hook = format!("mktemp -p '{}' >/dev/null; sleep 60", runs.display());
     let c = c.project_settings(&settings("PreToolUse", None, &[&hook]));
     let mut s = Server::claude(&c);
     let event = bash_before("ls").to_string();
@@ -1597,10 +1614,20 @@ fn cancels_and_duplicates_match_ids_as_json_readers_do() {
     let refused = s.recv();
     assert_eq!(refused["id"], "a", "{refused}");
     assert_eq!(refused["error"]["code"], -32600, "{refused}");
+    // One session: `"a"` runs once `1E2` is answered.
+    let hooks_run = |n: usize| {
+        let start = Instant::now();
+        while std::fs::read_dir(&runs).map_or(0, Iterator::count) < n {
+            assert!(start.elapsed() < Duration::from_secs(20), "hook {n} runs");
+            std::thread::sleep(Duration::from_millis(5));
+        }
+    };
+    hooks_run(1);
     s.send_line(r#"{"jsonrpc":"2.0","method":"$/cancelRequest","params":{"id":1E2}}"#);
     let r = s.recv();
     assert_eq!(r["id"], json!(100.0), "{r}");
     assert_eq!(r["result"]["runs"][0]["error"], "cancelled", "{r}");
+    hooks_run(2);
     s.send_line(r#"{"jsonrpc":"2.0","method":"$/cancelRequest","params":{"id":"\u0061"}}"#);
     let r = s.recv();
     assert_eq!(r["id"], "a", "{r}");
@@ -1851,14 +1878,7 @@ fn the_blocking_threads_that_start_hooks_take_the_short_slice_too() {
         "PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": threads}]}]}}));
     let mut s = Server::claude(&c);
     s.fire(11, json!({"event": "stop", "session_id": "slow"}));
-    let started = Instant::now();
-    while !dir.join("slow").exists() {
-        assert!(
-            started.elapsed() < Duration::from_secs(10),
-            "the slow hook started"
-        );
-        std::thread::sleep(Duration::from_millis(10));
-    }
+    wait_for_file(&dir.join("slow"), "the slow hook never started");
     let r = s.request(12, "fire", bash_before("ls"));
     let text = r["result"]["reasons"][0]["text"]
         .as_str()
@@ -1966,14 +1986,7 @@ fn a_request_arriving_while_a_lone_fire_waits_is_served_before_it() {
         1,
         json!({"event": "user_prompt", "session_id": "a", "prompt": "p"}),
     );
-    let start = Instant::now();
-    while !dir.join("started").exists() {
-        assert!(
-            start.elapsed() < Duration::from_secs(20),
-            "the first hook never started"
-        );
-        std::thread::sleep(Duration::from_millis(5));
-    }
+    wait_for_file(&dir.join("started"), "the first hook never started");
     s.fire(2, json!({"event": "session_end", "session_id": "b"}));
     // Which answer comes first is a race once `go` exists; that the first
     // hook found it is what shows the second ran while it waited.
@@ -2302,9 +2315,7 @@ fn the_end_of_input_does_not_wait_forever_for_a_request_stuck_on_a_lock() {
         .args(["-c", &format!("touch '{}'; sleep 60", ready.display())])
         .spawn()
         .expect("flock");
-    while !ready.exists() {
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    wait_for_file(&ready, "`flock` never took the lock");
     s.send(json!({"jsonrpc": "2.0", "id": 3, "method": "trust/revoke", "params": {"all": true}}));
     // Other requests go on meanwhile.
     let r = s.request(4, "fire", bash_before("ls"));

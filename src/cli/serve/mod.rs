@@ -15,6 +15,7 @@ mod flow;
 internal_mods!(rpc);
 pub mod schema;
 mod stdio;
+mod sessions;
 mod watch;
 
 use std::collections::HashMap;
@@ -382,9 +383,12 @@ struct Setup {
     /// Loaded engines by the event's working directory (the peen dialect
     /// reads its workspace from it), keyed by [`Setup::key`].
     engines: Mutex<HashMap<Option<PathBuf>, Loaded>>,
-    /// Opened session directories, by session id (opening one costs a
-    /// dozen system calls).
-    sessions: Mutex<HashMap<String, Arc<crate::Session>>>,
+    /// The open sessions (see [`sessions`]).
+    sessions: Mutex<sessions::OpenSessions>,
+    /// Held by each opening of a session not in `sessions`, on tokio's
+    /// blocking pool: new sessions open one at a time, in the order their
+    /// events came (see [`session_for`]).
+    opening: tokio::sync::Mutex<()>,
     /// The OpenTelemetry exporter, when the environment names an endpoint.
     telemetry: Option<Arc<crate::telemetry::Telemetry>>,
     /// The files whose last good text stands in for a broken edit on disk
@@ -592,6 +596,7 @@ impl Server {
             engines: Mutex::default(),
             sessions_own: Mutex::default(),
             sessions: Mutex::default(),
+            opening: tokio::sync::Mutex::default(),
             telemetry,
             kept: Mutex::default(),
             loading: Mutex::default(),
@@ -685,7 +690,7 @@ impl Server {
                 () = cancel.cancelled() => None,
                 turn = out.room().turn() => turn,
             };
-            let response = match (loaded, session_for(&setup, &event)) {
+            let response = match (loaded, session_for(&setup, &event).await) {
                 (Err(response), _) => response,
                 (_, Err(msg)) => rpc::error(&id, code::INTERNAL_ERROR, &msg),
                 (Ok(loaded), Ok(session)) => {
@@ -893,10 +898,6 @@ impl Server {
 /// The most configurations kept loaded (one per working directory).
 const MAX_ENGINES: usize = 64;
 
-/// The most sessions kept open (each holds its directory open); past it
-/// the cache starts again.
-const MAX_OPEN_SESSIONS: usize = 128;
-
 /// `params` read into `T`, or the error that names the key that is wrong
 /// (`home: the path is empty: …`).
 fn named<T: serde::de::DeserializeOwned>(params: &RawValue) -> Result<T, String> {
@@ -914,20 +915,25 @@ fn named<T: serde::de::DeserializeOwned>(params: &RawValue) -> Result<T, String>
 }
 
 /// The session of `event`, opened once per session id (in memory when it
-/// has none).
-fn session_for(setup: &Setup, event: &Event) -> Result<Arc<crate::Session>, String> {
+/// has none). A session not open yet is opened on tokio's blocking pool,
+/// one at a time: making its directory waits for the file system (about
+/// 0.2 ms on ext4), and a burst of new sessions would otherwise hold the
+/// server's thread for all of them, ahead of the events of sessions
+/// already open.
+async fn session_for(setup: &Arc<Setup>, event: &Event) -> Result<Arc<crate::Session>, String> {
     let Some(id) = &event.session_id else {
         return Ok(Arc::new(crate::Session::in_memory(None)));
     };
     if let Some(s) = lock(&setup.sessions).get(id) {
-        return Ok(s.clone());
+        return Ok(s);
     }
-    let session = Arc::new(super::fire::open_session(event, setup.state_root.clone())?);
-    let mut sessions = lock(&setup.sessions);
-    if sessions.len() >= MAX_OPEN_SESSIONS {
-        sessions.clear();
-    }
-    sessions.insert(id.clone(), session.clone());
+    let _one = setup.opening.lock().await;
+    let (opened, root) = (id.clone(), setup.state_root.clone());
+    let session = watch::off_thread_caught(move || super::fire::open_session(Some(&opened), root))
+        .await
+        .map_err(|why| format!("opening the session's state directory failed: {why}"))??;
+    let session = Arc::new(session);
+    lock(&setup.sessions).insert(id.clone(), session.clone());
     Ok(session)
 }
 
