@@ -14,8 +14,8 @@
 mod flow;
 internal_mods!(rpc);
 pub mod schema;
-mod stdio;
 mod sessions;
+mod stdio;
 mod watch;
 
 use std::collections::HashMap;
