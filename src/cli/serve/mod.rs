@@ -928,6 +928,11 @@ async fn session_for(setup: &Arc<Setup>, event: &Event) -> Result<Arc<crate::Ses
         return Ok(s);
     }
     let _one = setup.opening.lock().await;
+    // Opened meanwhile: by an earlier event of the session, which a
+    // cancelled event does not wait for.
+    if let Some(s) = lock(&setup.sessions).get(id) {
+        return Ok(s);
+    }
     let (opened, root) = (id.clone(), setup.state_root.clone());
     let session = watch::off_thread_caught(move || super::fire::open_session(Some(&opened), root))
         .await
