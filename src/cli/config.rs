@@ -306,13 +306,7 @@ impl ConfigArgs {
         Some(
             match self.state_dir.clone().or_else(Session::default_state_root) {
                 Some(root) => Gate::load(policies, &root),
-                None => Gate::new(
-                    policies,
-                    Err(
-                        "there is no state directory (set --state-dir, $LATCH_STATE_DIR or $HOME)"
-                            .to_owned(),
-                    ),
-                ),
+                None => Gate::new(policies, Err(NO_STATE_DIRECTORY.to_owned())),
             },
         )
     }
@@ -500,6 +494,12 @@ fn audit_mode(s: &str) -> Result<String, String> {
 fn trust_spec(s: &str) -> Result<String, String> {
     Policies::parse(&[s]).map(|_| s.to_owned())
 }
+
+/// What a command that needs a state directory says when there is none:
+/// no `--state-dir` and none of the variables
+/// [`Session::default_state_root`] reads.
+pub(crate) const NO_STATE_DIRECTORY: &str =
+    "no state directory: set --state-dir, $LATCH_STATE_DIR, $XDG_STATE_HOME or $HOME";
 
 /// A path as latch keeps it: not empty (an empty path would read the
 /// current directory, and a project's own files would load as the user's

@@ -290,7 +290,7 @@ pub fn open_session(id: Option<&str>, state_dir: Option<PathBuf>) -> Result<Sess
         return Ok(Session::in_memory(None));
     };
     let Some(root) = state_dir.or_else(Session::default_state_root) else {
-        return Err("no state directory: set --state-dir, LATCH_STATE_DIR or HOME".into());
+        return Err(super::config::NO_STATE_DIRECTORY.into());
     };
     // A state directory that cannot be opened (a symbolic link, not a
     // directory, no permission) does not stop the dispatch: every dialect

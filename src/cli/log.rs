@@ -49,9 +49,7 @@ enum Format {
 /// Runs `latch log` and returns its exit code.
 pub fn run(args: LogArgs) -> u8 {
     let Some(root) = args.state_dir.clone().or_else(Session::default_state_root) else {
-        eprintln!(
-            "latch: error: there is no state directory (set --state-dir, $LATCH_STATE_DIR or $HOME)"
-        );
+        eprintln!("latch: error: {}", super::config::NO_STATE_DIRECTORY);
         return exit::INTERNAL;
     };
     let mut out = Stdout::lock();

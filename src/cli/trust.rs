@@ -84,9 +84,7 @@ pub fn run(args: TrustArgs) -> u8 {
         .clone()
         .or_else(Session::default_state_root)
     else {
-        eprintln!(
-            "latch: error: there is no state directory (set --state-dir, $LATCH_STATE_DIR or $HOME)"
-        );
+        eprintln!("latch: error: {}", super::config::NO_STATE_DIRECTORY);
         return exit::INTERNAL;
     };
     let definitions = load(&common.config);

@@ -1437,6 +1437,44 @@ fn a_trust_store_that_cannot_be_used_is_an_internal_error_naming_why() {
     assert_eq!(s.close(), 0);
 }
 
+/// With no state directory at all (no `state_dir`, and none of
+/// `$LATCH_STATE_DIR`, `$XDG_STATE_HOME` or `$HOME`), a session's fire and
+/// every `trust/…` request are `-32603`, saying how to set one; a fire
+/// without a session runs its hooks.
+#[test]
+fn with_no_state_directory_a_sessions_fire_and_trust_requests_say_how_to_set_one() {
+    let c = Claude::new().project_settings(&settings("PreToolUse", Some("Bash"), &["true"]));
+    let mut cmd = Command::new(assert_cmd::cargo::cargo_bin("latch"));
+    cmd.env_remove("HOME").env_remove("XDG_STATE_HOME");
+    let mut s = Server::start_in(cmd, &[]);
+    let r = s.request(
+        1,
+        "initialize",
+        json!({"dialects": ["claude"], "project": c.project(), "home": c.home(),
+            "claude_managed_dir": c.root.path().join("managed")}),
+    );
+    assert!(r["result"].is_object(), "{r}");
+    let how = "no state directory: set `state_dir` in `initialize`, or $LATCH_STATE_DIR, $XDG_STATE_HOME or $HOME";
+    let r = s.request(2, "fire", bash_before("ls"));
+    assert_internal_error_naming(&r, how, "fire");
+    let mut sessionless = bash_before("ls");
+    sessionless
+        .as_object_mut()
+        .expect("an object")
+        .remove("session_id");
+    let r = s.request(3, "fire", sessionless);
+    assert_eq!(r["result"]["runs"][0]["exit_code"], 0, "{r}");
+    for (id, method, params) in [
+        (4, "trust/list", Value::Null),
+        (5, "trust/approve", json!({"all": true})),
+        (6, "trust/revoke", json!({"all": true})),
+    ] {
+        let r = s.request(id, method, params);
+        assert_internal_error_naming(&r, how, method);
+    }
+    assert_eq!(s.close(), 0);
+}
+
 /// `r` is a `-32603` whose message contains `why`.
 fn assert_internal_error_naming(r: &Value, why: &str, method: &str) {
     assert_eq!(r["error"]["code"], -32603, "{method}: {r}");

@@ -20,6 +20,7 @@ from latch_client import (
     AsyncClient,
     AsyncResult,
     AsyncResultNotification,
+    DiagnosticsNotification,
     InvalidParams,
     LatchClosed,
     LatchDied,
@@ -142,6 +143,38 @@ def test_async_results_by_callback_and_iterator(project: Project) -> None:
             stream.close()
         assert by_callback[0]["texts"] == ["<system-reminder>\nX\n</system-reminder>"]
         assert by_coroutine == by_callback
+
+    run(main)
+
+
+def test_diagnostics_by_callback_and_iterator(project: Project) -> None:
+    """A broken edit on disk reaches an ``on_diagnostics`` coroutine and an
+    open notification stream alike, whole; the last good file stays in use."""
+
+    async def main() -> None:
+        by_coroutine: List[DiagnosticsNotification] = []
+
+        async def on_diagnostics(note: DiagnosticsNotification) -> None:
+            by_coroutine.append(note)
+
+        settings = project.root / ".claude" / "settings.json"
+        async with AsyncClient(**project.config(), on_diagnostics=on_diagnostics) as latch:
+            stream = latch.notifications()
+            assert (await latch.fire(bash("rm -rf /")))["decision"] == "deny"
+            settings.write_text("{ not json")
+            note = await asyncio.wait_for(stream.__anext__(), 10)
+            assert isinstance(note, DiagnosticsNotification)
+            assert note.method == "latch/diagnostics"
+            assert (note.reloaded, note.first_load, note.kept) == (True, False, [str(settings)])
+            assert note.reason, note
+            assert any(d.get("file") == str(settings) for d in note.diagnostics), note
+            assert (await latch.fire(bash("rm -rf /")))["decision"] == "deny"
+            stream.close()
+            for _ in range(100):
+                if by_coroutine:
+                    break
+                await asyncio.sleep(0.05)
+        assert by_coroutine == [note]
 
     run(main)
 

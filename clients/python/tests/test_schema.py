@@ -153,6 +153,12 @@ def test_every_message_matches_the_committed_schema(
         settings.write_text(settings.read_text().replace("guard.py", "guard.py "))
         assert raw.notification("latch/diagnostics")["params"]["reloaded"] is True
 
+        # Approving and revoking every hook: each answer lists what changed.
+        approved = raw.call("trust/approve", {"all": True})["result"]["approved"]
+        assert approved, approved
+        revoked = raw.call("trust/revoke", {"all": True})["result"]["revoked"]
+        assert revoked == approved, (approved, revoked)
+
         # Every error: not JSON, not a request, no such method, bad params.
         raw.send_line(b"{not json")
         parse_error = raw.answer(None)

@@ -788,11 +788,7 @@ impl Server {
             }
         };
         let Some(root) = setup.state_root.clone() else {
-            return Some(rpc::error(
-                id,
-                code::INVALID_REQUEST,
-                "there is no state directory (set `state_dir` in `initialize`, $LATCH_STATE_DIR or $HOME)",
-            ));
+            return Some(rpc::error(id, code::INTERNAL_ERROR, NO_STATE_DIRECTORY));
         };
         let (id, out) = (id.clone(), self.out.clone());
         // Trust requests run one after another, in the order they came: an
@@ -914,6 +910,11 @@ fn named<T: serde::de::DeserializeOwned>(params: &RawValue) -> Result<T, String>
     })
 }
 
+/// The answer to a request that needs a state directory when the server
+/// has none: no `state_dir` and none of the variables
+/// [`crate::Session::default_state_root`] reads.
+const NO_STATE_DIRECTORY: &str = "no state directory: set `state_dir` in `initialize`, or $LATCH_STATE_DIR, $XDG_STATE_HOME or $HOME in the server's environment";
+
 /// The session of `event`, opened once per session id (in memory when it
 /// has none). A session not open yet is opened on tokio's blocking pool,
 /// one at a time: making its directory waits for the file system (about
@@ -924,6 +925,9 @@ async fn session_for(setup: &Arc<Setup>, event: &Event) -> Result<Arc<crate::Ses
     let Some(id) = &event.session_id else {
         return Ok(Arc::new(crate::Session::in_memory(None)));
     };
+    if setup.state_root.is_none() {
+        return Err(NO_STATE_DIRECTORY.to_owned());
+    }
     if let Some(s) = lock(&setup.sessions).get(id) {
         return Ok(s);
     }

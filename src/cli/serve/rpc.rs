@@ -28,6 +28,16 @@ pub mod code {
     pub const NOT_INITIALIZED: i64 = -32002;
     /// A request after `shutdown`.
     pub const SHUTTING_DOWN: i64 = -32003;
+    /// Every code above: the schema's `Error` lists these.
+    pub const ALL: [i64; 7] = [
+        PARSE_ERROR,
+        INVALID_REQUEST,
+        METHOD_NOT_FOUND,
+        INVALID_PARAMS,
+        INTERNAL_ERROR,
+        NOT_INITIALIZED,
+        SHUTTING_DOWN,
+    ];
 }
 
 /// One incoming message. Its params stay JSON text: an event is parsed

@@ -1,6 +1,13 @@
 //! The JSON Schema of every `latch serve` message (`latch schema serve`,
-//! committed as `schemas/serve.schema.json`), derived from the types the
-//! server reads and writes, so it cannot drift from them.
+//! committed as `schemas/serve.schema.json`). The events, outcomes,
+//! diagnostics, explanations, async answers, trust listings and
+//! `initialize`'s params are derived from the types the server reads and
+//! writes, and the error codes come from [`super::rpc::code`], so those
+//! cannot drift. The envelopes and the few small results written here by
+//! hand (`initialize`'s result, the diagnostics notice, a cancel's params,
+//! the trust changes) are checked against what a real server sends by the
+//! clients' tests (`clients/python/tests/test_schema.py`,
+//! `clients/node/test/schema.test.ts`).
 
 use schemars::{SchemaGenerator, generate::SchemaSettings};
 use serde_json::{Map, Value, json};
@@ -92,7 +99,7 @@ pub fn schema() -> Value {
             "type": "object",
             "required": ["code", "message"],
             "properties": {
-                "code": {"enum": [-32700, -32600, -32601, -32602, -32603, -32002, -32003]},
+                "code": {"enum": super::rpc::code::ALL},
                 "message": {"type": "string"},
             },
         }),
@@ -224,14 +231,20 @@ mod tests {
             "InitializeResult",
             "FireParams",
             "FireResult",
+            "ExplainParams",
             "ExplainResult",
+            "ShutdownResult",
             "CancelRequestParams",
             "AsyncResultParams",
             "DiagnosticsParams",
             "TrustListResult",
             "TrustApproveParams",
             "TrustApproveResult",
+            "TrustRevokeParams",
             "TrustRevokeResult",
+            "Error",
+            "Request",
+            "Notification",
             "Event",
             "Outcome",
         ] {
