@@ -18,6 +18,7 @@
 //! A [`Child`] dropped before it was reaped is killed and reaped on a
 //! short-lived thread, as tokio's `kill_on_drop` did.
 
+use std::collections::HashMap;
 use std::ffi::{CStr, CString, OsStr};
 use std::io;
 use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
@@ -297,7 +298,7 @@ impl Drop for Child {
 /// long as the spawn.
 struct Environment {
     /// The inherited variables that apply (`None` for [`EnvPolicy::Only`]).
-    inherited: Option<&'static [CString]>,
+    inherited: Option<&'static Inherited>,
     /// The hook's own variables, `NAME=value`, the last of a name winning.
     own: Vec<CString>,
     /// Whether `own` sets `PATH`.
@@ -331,25 +332,31 @@ impl Environment {
     }
 
     /// Every variable: the inherited ones the hook's own do not replace,
-    /// then the hook's own.
+    /// then the hook's own. The inherited ones are copied as one slice of
+    /// pointers, and only the names the hook sets are looked up: a spawn
+    /// never reads each inherited variable's text, which sits scattered
+    /// over the heap and is rarely in the caches when a hook starts.
     fn pointers(&self) -> Vec<&CStr> {
-        let inherited = self.inherited.unwrap_or_default();
-        let replaced: Vec<&[u8]> = self.own.iter().map(|o| name_of(o.as_bytes())).collect();
-        let mut all = Vec::with_capacity(inherited.len() + self.own.len());
-        all.extend(
-            inherited
-                .iter()
-                .filter(|e| {
-                    // `NAME=`: a replaced name, followed by its `=`.
-                    let entry = e.as_bytes();
-                    !replaced.iter().any(|name| {
-                        entry.len() > name.len()
-                            && entry[name.len()] == b'='
-                            && entry.starts_with(name)
-                    })
-                })
-                .map(CString::as_c_str),
-        );
+        let Some(inherited) = self.inherited else {
+            return self.own.iter().map(CString::as_c_str).collect();
+        };
+        let mut all = Vec::with_capacity(inherited.all.len() + self.own.len());
+        let replaced: Vec<usize> = self
+            .own
+            .iter()
+            .filter_map(|o| inherited.by_name.get(name_of(o.as_bytes())))
+            .flatten()
+            .copied()
+            .collect();
+        if replaced.is_empty() {
+            all.extend_from_slice(&inherited.all);
+        } else {
+            all.extend(
+                (inherited.all.iter().enumerate())
+                    .filter(|(i, _)| !replaced.contains(i))
+                    .map(|(_, e)| *e),
+            );
+        }
         all.extend(self.own.iter().map(CString::as_c_str));
         all
     }
@@ -368,21 +375,41 @@ impl Environment {
     }
 }
 
-/// latch's own environment as `NAME=value` C strings, read once: latch
-/// never changes its environment (setting a variable needs `unsafe`, which
-/// the crate forbids outside [`super::spawn`]). An embedder that changes
-/// its environment after the first hook ran is not seen by later hooks.
-fn inherited() -> &'static [CString] {
-    static INHERITED: OnceLock<Vec<CString>> = OnceLock::new();
+/// latch's own environment, read once (see [`inherited`]).
+struct Inherited {
+    /// Each variable as a `NAME=value` C string, in the order the
+    /// environment lists them.
+    all: Vec<&'static CStr>,
+    /// Where each name is in `all` (a name listed twice has two places).
+    by_name: HashMap<&'static [u8], Vec<usize>>,
+}
+
+/// latch's own environment, read once: latch never changes its
+/// environment (setting a variable needs `unsafe`, which the crate forbids
+/// outside [`super::spawn`]). An embedder that changes its environment
+/// after the first hook ran is not seen by later hooks.
+fn inherited() -> &'static Inherited {
+    static INHERITED: OnceLock<Inherited> = OnceLock::new();
     INHERITED.get_or_init(|| {
-        std::env::vars_os()
-            .filter_map(|(name, value)| {
-                let mut entry = name.into_vec();
-                entry.push(b'=');
-                entry.extend_from_slice(value.as_bytes());
-                CString::new(entry).ok()
-            })
-            .collect()
+        // Kept for the life of the process, as the pointers to them are.
+        let entries: &'static [CString] = Vec::leak(
+            std::env::vars_os()
+                .filter_map(|(name, value)| {
+                    let mut entry = name.into_vec();
+                    entry.push(b'=');
+                    entry.extend_from_slice(value.as_bytes());
+                    CString::new(entry).ok()
+                })
+                .collect(),
+        );
+        let mut by_name: HashMap<&'static [u8], Vec<usize>> = HashMap::new();
+        for (i, e) in entries.iter().enumerate() {
+            by_name.entry(name_of(e.as_bytes())).or_default().push(i);
+        }
+        Inherited {
+            all: entries.iter().map(CString::as_c_str).collect(),
+            by_name,
+        }
     })
 }
 

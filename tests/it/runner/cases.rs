@@ -320,6 +320,16 @@ async fn a_hook_variable_replaces_the_inherited_one_and_the_last_assignment_wins
         ["LATCH_T=second"]
     );
     assert!(lines.iter().any(|l| l.starts_with("PATH=")), "{out}");
+    // Every other inherited variable comes through once, unchanged (but
+    // those the shell itself sets, and values `env` prints over lines).
+    for (name, value) in std::env::vars() {
+        if ["HOME", "PWD", "OLDPWD", "SHLVL", "_"].contains(&name.as_str()) || value.contains('\n') {
+            continue;
+        }
+        let entry = format!("{name}={value}");
+        let seen = lines.iter().filter(|l| **l == entry).count();
+        assert_eq!(seen, 1, "{entry} in {out}");
+    }
 }
 
 #[tokio::test]
