@@ -9,9 +9,9 @@ use serde_json::value::RawValue;
 
 use latch::cli::serve::rpc::{self, HEAD, Incoming, Line};
 
-/// The lines [`rpc::read_line`] must find in `bytes`, from a plain split at
-/// `\n`: a last line without `\n` counts unless it is empty, and a line
-/// over `max` bytes is its length and its first [`HEAD`] bytes.
+/// The lines [`rpc::LineReader`] must find in `bytes`, from a plain split
+/// at `\n`: a last line without `\n` counts unless it is empty, and a
+/// line over `max` bytes is its length and its first [`HEAD`] bytes.
 fn expected_lines(bytes: &[u8], max: usize) -> Vec<Line> {
     let mut parts: Vec<&[u8]> = bytes.split(|&b| b == b'\n').collect();
     if parts.last().is_some_and(|last| last.is_empty()) {
@@ -29,18 +29,54 @@ fn expected_lines(bytes: &[u8], max: usize) -> Vec<Line> {
         .collect()
 }
 
-/// Every line of `bytes`, read with [`rpc::read_line`] through a buffer
+/// Every line of `bytes`, read with [`rpc::LineReader`] through a buffer
 /// of `capacity` bytes (so each read sees at most that much).
 fn read_all(bytes: &[u8], capacity: usize, max: usize) -> Vec<Line> {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .build()
         .expect("a runtime");
-    let mut reader = tokio::io::BufReader::with_capacity(capacity, bytes);
+    let mut reader =
+        rpc::LineReader::new(tokio::io::BufReader::with_capacity(capacity, bytes), max);
     runtime.block_on(async {
         let mut lines = Vec::new();
-        while let Some(line) = rpc::read_line(&mut reader, max).await.expect("a read") {
+        while let Some(line) = reader.next().await.expect("a read") {
             lines.push(line);
         }
+        lines
+    })
+}
+
+/// Every line of `bytes`, written in pieces of `piece` bytes through an
+/// in-memory pipe while the reader is raced against a yield, as the
+/// server's main loop races it against its other work: most reads are
+/// dropped half way, and nothing may be lost for it.
+fn read_all_cancelled(bytes: &[u8], piece: usize, max: usize) -> Vec<Line> {
+    use tokio::io::AsyncWriteExt;
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .build()
+        .expect("a runtime");
+    runtime.block_on(async {
+        let (mut harness, server) = tokio::io::duplex(piece.max(1));
+        let input = bytes.to_vec();
+        let writer = tokio::spawn(async move {
+            for part in input.chunks(piece.max(1)) {
+                harness.write_all(part).await.expect("a write");
+                tokio::task::yield_now().await;
+            }
+        });
+        let mut reader = rpc::LineReader::new(tokio::io::BufReader::with_capacity(64, server), max);
+        let mut lines = Vec::new();
+        loop {
+            tokio::select! {
+                biased;
+                line = reader.next() => match line.expect("a read") {
+                    Some(line) => lines.push(line),
+                    None => break,
+                },
+                () = tokio::task::yield_now() => {}
+            }
+        }
+        writer.await.expect("the writer");
         lines
     })
 }
@@ -150,6 +186,17 @@ proptest! {
         max in bound(),
     ) {
         prop_assert_eq!(read_all(&bytes, capacity, max), expected_lines(&bytes, max));
+    }
+
+    /// A read dropped half way (the main loop's `select!` took another
+    /// branch) loses nothing: the next read goes on where it stopped.
+    #[test]
+    fn lines_come_out_whole_when_reads_are_dropped_half_way(
+        bytes in runs(),
+        piece in 1usize..700,
+        max in bound(),
+    ) {
+        prop_assert_eq!(read_all_cancelled(&bytes, piece, max), expected_lines(&bytes, max));
     }
 
     /// Any line is a request, a notification or an error response: a JSON

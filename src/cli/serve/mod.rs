@@ -22,7 +22,7 @@ use std::collections::HashMap;
 use std::io::Write as _;
 use std::os::fd::BorrowedFd;
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
 use clap::Args;
@@ -80,15 +80,9 @@ pub async fn run(_args: ServeArgs) -> u8 {
     let (input, input_fd) = stdio::input();
     let mut server = Server::new(out.clone(), max_event, input_fd);
     let mut tasks = JoinSet::new();
-    // Lines are read by their own task, so that the loop below can wait
-    // for a message, a finished dispatch and a signal at once.
-    let (line_tx, mut incoming) = mpsc::channel::<Line>(16);
-    let reader = tokio::spawn(read_lines(
-        input,
-        line_tx,
-        server.lending.queued.clone(),
-        max,
-    ));
+    // Read by the loop below, which waits for a message, a finished
+    // dispatch and a signal at once (the reader is cancel-safe).
+    let mut incoming = rpc::LineReader::new(BufReader::with_capacity(64 * 1024, input), max);
     // The background jobs of hooks that outlived them and ended since are
     // reaped now and then (on the blocking pool: it may read `/proc`), so
     // that a long session gathers no zombies.
@@ -118,12 +112,16 @@ pub async fn run(_args: ServeArgs) -> u8 {
             // A harness that does not read its answers, or that sends
             // events faster than they run, is read no further meanwhile.
             () = room.freed(), if full => continue,
-            line = incoming.recv(), if !full => match line {
-                Some(line) => {
-                    server.lending.queued.fetch_sub(1, Ordering::SeqCst);
+            line = incoming.next(), if !full => match line {
+                Ok(Some(line)) => {
+                    server.lending.buffered.store(incoming.has_buffered(), Ordering::SeqCst);
                     line
                 }
-                None => break,
+                Ok(None) => break,
+                Err(e) => {
+                    eprintln!("latch: error: reading stdin: {e}");
+                    break;
+                }
             },
             Some(_) = tasks.join_next(), if !tasks.is_empty() => {
                 if tasks.is_empty() && let Some(id) = shutdown.take() {
@@ -233,7 +231,6 @@ pub async fn run(_args: ServeArgs) -> u8 {
             }
         }
     }
-    reader.abort();
     reaper.abort();
     // The harness is gone or said `exit`: stop every hook, then leave.
     server.cancel_all();
@@ -276,32 +273,6 @@ pub async fn run(_args: ServeArgs) -> u8 {
         );
     }
     exit::OK
-}
-
-/// Reads stdin line by line (each bounded by `max`) into `lines`, until
-/// the end of input; `queued` counts the lines read and not yet taken.
-async fn read_lines(
-    input: std::pin::Pin<Box<dyn tokio::io::AsyncRead + Send>>,
-    lines: mpsc::Sender<Line>,
-    queued: Arc<AtomicUsize>,
-    max: usize,
-) {
-    let mut stdin = BufReader::with_capacity(64 * 1024, input);
-    loop {
-        match rpc::read_line(&mut stdin, max).await {
-            Ok(Some(line)) => {
-                queued.fetch_add(1, Ordering::SeqCst);
-                if lines.send(line).await.is_err() {
-                    return;
-                }
-            }
-            Ok(None) => return,
-            Err(e) => {
-                eprintln!("latch: error: reading stdin: {e}");
-                return;
-            }
-        }
-    }
 }
 
 /// Every signal `latch fire` catches (SIGTERM, SIGINT, SIGHUP, SIGQUIT,
@@ -510,8 +481,9 @@ struct Lending {
     /// stdin, when the reactor reads it (a pipe or a Unix stream socket):
     /// what takes the thread back. `None`: never lend.
     input: Option<BorrowedFd<'static>>,
-    /// Messages read and not yet taken by the main loop.
-    queued: Arc<AtomicUsize>,
+    /// Whether bytes of a further message were read into the server's
+    /// buffer already, where the wait on `input` would not see them.
+    buffered: Arc<AtomicBool>,
 }
 
 impl Lending {
@@ -523,7 +495,7 @@ impl Lending {
     /// The lending for a fire about to dispatch: only when no other fire
     /// is in flight and no message waits.
     fn now(&self, in_flight: &Mutex<HashMap<String, CancelHandle>>) -> Option<Lend<'static>> {
-        let alone = lock(in_flight).len() == 1 && self.queued.load(Ordering::SeqCst) == 0;
+        let alone = lock(in_flight).len() == 1 && !self.buffered.load(Ordering::SeqCst);
         self.input.filter(|_| alone).map(|fd| Lend {
             interrupt: Some(fd),
             until: Some(std::time::Instant::now() + Self::AT_MOST),
@@ -544,7 +516,7 @@ impl Server {
             max_event,
             lending: Lending {
                 input,
-                queued: Arc::default(),
+                buffered: Arc::default(),
             },
             trust_tail: None,
         }

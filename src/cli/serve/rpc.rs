@@ -10,7 +10,7 @@ use std::borrow::Cow;
 
 use serde::{Deserialize, Serialize};
 use serde_json::value::RawValue;
-use tokio::io::{AsyncBufRead, AsyncBufReadExt};
+use tokio::io::{AsyncBufReadExt, AsyncRead, BufReader};
 
 /// Standard and latch error codes (documented in `docs/serve.md`).
 pub mod code {
@@ -325,46 +325,82 @@ pub fn id_in(head: &[u8]) -> RequestId {
     RequestId::null()
 }
 
-/// Reads the next line, keeping at most `max` bytes of it; `None` at the
-/// end of input. A last line without `\n` still counts.
-pub async fn read_line<R: AsyncBufRead + Unpin>(
-    reader: &mut R,
+/// Reads stdin line by line, keeping at most `max` bytes of each line.
+///
+/// Cancel-safe: a line read in part is kept in the reader, not in the
+/// future of [`LineReader::next`], so the server's main loop can race
+/// `next` against its other work in `select!` and lose nothing. Reading
+/// there, instead of in a task of its own that hands lines over a
+/// channel, saves a fire a hand-over between tasks.
+pub struct LineReader<R> {
+    reader: BufReader<R>,
     max: usize,
-) -> std::io::Result<Option<Line>> {
-    let mut kept = Vec::new();
-    let mut total: u64 = 0;
-    loop {
-        let chunk = reader.fill_buf().await?;
-        if chunk.is_empty() {
-            return Ok(match total {
-                0 => None,
-                n if n <= max as u64 => Some(Line::Text(kept)),
-                n => Some(Line::TooLong(n, kept)),
-            });
+    /// The part of the current line read so far (its first [`HEAD`]
+    /// bytes, once it is over `max`).
+    kept: Vec<u8>,
+    /// The current line's length so far.
+    total: u64,
+}
+
+impl<R: AsyncRead + Unpin> LineReader<R> {
+    /// Lines of `reader`, each bounded by `max`.
+    pub fn new(reader: BufReader<R>, max: usize) -> LineReader<R> {
+        LineReader {
+            reader,
+            max,
+            kept: Vec::new(),
+            total: 0,
         }
-        let (part, done) = match chunk.iter().position(|&b| b == b'\n') {
-            Some(at) => (&chunk[..at], Some(at + 1)),
-            None => (chunk, None),
-        };
-        total += part.len() as u64;
-        if total <= max as u64 {
-            kept.extend_from_slice(part);
-        } else {
-            // Over the bound: keep only the head (for the id) and count
-            // the rest.
-            let room = HEAD.saturating_sub(kept.len());
-            kept.truncate(HEAD);
-            kept.extend_from_slice(&part[..part.len().min(room)]);
-        }
-        let used = done.unwrap_or(chunk.len());
-        reader.consume(used);
-        if done.is_some() {
-            return Ok(Some(if total <= max as u64 {
-                Line::Text(kept)
+    }
+
+    /// The next line; `None` at the end of input. A last line without
+    /// `\n` still counts.
+    pub async fn next(&mut self) -> std::io::Result<Option<Line>> {
+        let max = self.max as u64;
+        loop {
+            let chunk = self.reader.fill_buf().await?;
+            if chunk.is_empty() {
+                let (kept, total) = (std::mem::take(&mut self.kept), self.total);
+                self.total = 0;
+                return Ok(match total {
+                    0 => None,
+                    n if n <= max => Some(Line::Text(kept)),
+                    n => Some(Line::TooLong(n, kept)),
+                });
+            }
+            let (part, done) = match memchr::memchr(b'\n', chunk) {
+                Some(at) => (&chunk[..at], Some(at + 1)),
+                None => (chunk, None),
+            };
+            self.total += part.len() as u64;
+            if self.total <= max {
+                self.kept.extend_from_slice(part);
             } else {
-                Line::TooLong(total, kept)
-            }));
+                // Over the bound: keep only the head (for the id) and count
+                // the rest.
+                let room = HEAD.saturating_sub(self.kept.len());
+                self.kept.truncate(HEAD);
+                self.kept.extend_from_slice(&part[..part.len().min(room)]);
+            }
+            let used = done.unwrap_or(chunk.len());
+            self.reader.consume(used);
+            if done.is_some() {
+                let (kept, total) = (std::mem::take(&mut self.kept), self.total);
+                self.total = 0;
+                return Ok(Some(if total <= max {
+                    Line::Text(kept)
+                } else {
+                    Line::TooLong(total, kept)
+                }));
+            }
         }
+    }
+
+    /// Whether bytes of a further message were read already: they are in
+    /// this reader's buffer, where a wait on stdin's descriptor does not
+    /// see them arrive.
+    pub fn has_buffered(&self) -> bool {
+        !self.reader.buffer().is_empty() || self.total > 0
     }
 }
 
@@ -480,21 +516,53 @@ mod tests {
             .build()
             .unwrap();
         let input = format!("short\n{}\nlast", "x".repeat(100));
-        let mut reader = tokio::io::BufReader::with_capacity(8, input.as_bytes());
+        let mut reader = LineReader::new(BufReader::with_capacity(8, input.as_bytes()), 10);
         runtime.block_on(async {
             assert_eq!(
-                read_line(&mut reader, 10).await.unwrap(),
+                reader.next().await.unwrap(),
                 Some(Line::Text(b"short".to_vec()))
             );
             assert_eq!(
-                read_line(&mut reader, 10).await.unwrap(),
+                reader.next().await.unwrap(),
                 Some(Line::TooLong(100, b"x".repeat(100)))
             );
             assert_eq!(
-                read_line(&mut reader, 10).await.unwrap(),
+                reader.next().await.unwrap(),
                 Some(Line::Text(b"last".to_vec()))
             );
-            assert_eq!(read_line(&mut reader, 10).await.unwrap(), None);
+            assert_eq!(reader.next().await.unwrap(), None);
+        });
+    }
+
+    #[test]
+    fn a_line_read_in_part_survives_a_cancelled_read() {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_time()
+            .build()
+            .unwrap();
+        runtime.block_on(async {
+            use tokio::io::AsyncWriteExt;
+            let (mut harness, server) = tokio::io::duplex(64);
+            let mut reader = LineReader::new(BufReader::new(server), 100);
+            harness.write_all(b"{\"id\":").await.unwrap();
+            // The rest has not come: the read is dropped half way.
+            let waited =
+                tokio::time::timeout(std::time::Duration::from_millis(20), reader.next()).await;
+            assert!(waited.is_err());
+            assert!(reader.has_buffered());
+            harness.write_all(b"1}\n{\"id\":2}\n").await.unwrap();
+            assert_eq!(
+                reader.next().await.unwrap(),
+                Some(Line::Text(br#"{"id":1}"#.to_vec()))
+            );
+            assert!(reader.has_buffered());
+            assert_eq!(
+                reader.next().await.unwrap(),
+                Some(Line::Text(br#"{"id":2}"#.to_vec()))
+            );
+            assert!(!reader.has_buffered());
+            drop(harness);
+            assert_eq!(reader.next().await.unwrap(), None);
         });
     }
 
@@ -505,13 +573,13 @@ mod tests {
         let runtime = tokio::runtime::Builder::new_current_thread()
             .build()
             .unwrap();
-        let mut reader = tokio::io::BufReader::with_capacity(4, &b"0123456789ab"[..]);
+        let mut reader = LineReader::new(BufReader::with_capacity(4, &b"0123456789ab"[..]), 10);
         runtime.block_on(async {
             assert_eq!(
-                read_line(&mut reader, 10).await.unwrap(),
+                reader.next().await.unwrap(),
                 Some(Line::TooLong(12, b"0123456789ab".to_vec()))
             );
-            assert_eq!(read_line(&mut reader, 10).await.unwrap(), None);
+            assert_eq!(reader.next().await.unwrap(), None);
         });
     }
 }
