@@ -306,7 +306,8 @@ impl ConfigArgs {
         Some(
             match self.state_dir.clone().or_else(Session::default_state_root) {
                 Some(root) => Gate::load(policies, &root),
-                None => Gate::new(policies, Err(NO_STATE_DIRECTORY.to_owned())),
+                // Read by `latch fire` and `latch serve` alike.
+                None => Gate::new(policies, Err(NO_STATE_DIRECTORY_ANYWHERE.to_owned())),
             },
         )
     }
@@ -500,6 +501,9 @@ fn trust_spec(s: &str) -> Result<String, String> {
 /// [`Session::default_state_root`] reads.
 pub(crate) const NO_STATE_DIRECTORY: &str =
     "no state directory: set --state-dir, $LATCH_STATE_DIR, $XDG_STATE_HOME or $HOME";
+
+/// [`NO_STATE_DIRECTORY`] where `latch serve` may say it too.
+const NO_STATE_DIRECTORY_ANYWHERE: &str = "no state directory: set --state-dir (`state_dir` in `latch serve`'s `initialize`), $LATCH_STATE_DIR, $XDG_STATE_HOME or $HOME";
 
 /// A path as latch keeps it: not empty (an empty path would read the
 /// current directory, and a project's own files would load as the user's

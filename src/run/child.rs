@@ -377,6 +377,9 @@ impl Environment {
 
 /// latch's own environment, read once (see [`inherited`]).
 struct Inherited {
+    /// The variables, owned for the life of the process, as the pointers
+    /// to them are.
+    _entries: &'static [CString],
     /// Each variable as a `NAME=value` C string, in the order the
     /// environment lists them.
     all: Vec<&'static CStr>,
@@ -407,6 +410,7 @@ fn inherited() -> &'static Inherited {
             by_name.entry(name_of(e.as_bytes())).or_default().push(i);
         }
         Inherited {
+            _entries: entries,
             all: entries.iter().map(CString::as_c_str).collect(),
             by_name,
         }

@@ -20,6 +20,7 @@
 
 use std::io;
 use std::os::fd::{AsFd, BorrowedFd};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use rustix::event::{PollFd, PollFlags, Timespec, poll};
@@ -58,6 +59,9 @@ pub(super) fn wait(
     lend: Lend<'_>,
 ) -> Vec<(usize, Ended)> {
     let mut finished = Vec::with_capacity(hooks.len());
+    if lend.taken_back.is_some_and(|t| t.load(Ordering::SeqCst)) {
+        return finished;
+    }
     let cancel_fd = match lend.interrupt {
         // A cancel would come through the interrupt: no pipe is made.
         Some(_) if cancel.is_cancelled() => return finished,
@@ -102,6 +106,9 @@ pub(super) fn wait(
             return finished;
         };
         if ready.cancel {
+            if let Some(t) = lend.taken_back {
+                t.store(true, Ordering::SeqCst);
+            }
             return finished;
         }
         let now = Instant::now();
@@ -153,6 +160,12 @@ pub struct Lend<'a> {
     pub interrupt: Option<BorrowedFd<'a>>,
     /// When the thread is wanted back at the latest; `None`: never.
     pub until: Option<Instant>,
+    /// Set once the thread was taken back through `interrupt` (or a
+    /// cancel): a later wait of the same lending (the dispatch's next
+    /// hook) then does not block the thread again, since what took it
+    /// back may have been read meanwhile, and `interrupt` would not say so
+    /// a second time.
+    pub taken_back: Option<&'a AtomicBool>,
 }
 
 impl Lend<'static> {
@@ -161,6 +174,7 @@ impl Lend<'static> {
         Lend {
             interrupt: None,
             until: None,
+            taken_back: None,
         }
     }
 }

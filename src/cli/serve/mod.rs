@@ -114,7 +114,7 @@ pub async fn run(_args: ServeArgs) -> u8 {
             () = room.freed(), if full => continue,
             line = incoming.next(), if !full => match line {
                 Ok(Some(line)) => {
-                    server.lending.buffered.store(incoming.has_buffered(), Ordering::SeqCst);
+                    server.lending.buffered.store(incoming.holds_a_line(), Ordering::SeqCst);
                     line
                 }
                 Ok(None) => break,
@@ -481,8 +481,8 @@ struct Lending {
     /// stdin, when the reactor reads it (a pipe or a Unix stream socket):
     /// what takes the thread back. `None`: never lend.
     input: Option<BorrowedFd<'static>>,
-    /// Whether bytes of a further message were read into the server's
-    /// buffer already, where the wait on `input` would not see them.
+    /// Whether a whole further message was read into the server's buffer
+    /// already, where the wait on `input` would not see it arrive.
     buffered: Arc<AtomicBool>,
 }
 
@@ -493,11 +493,17 @@ impl Lending {
     const AT_MOST: std::time::Duration = std::time::Duration::from_millis(50);
 
     /// The lending for a fire about to dispatch: only when no other fire
-    /// is in flight and no message waits.
-    fn now(&self, in_flight: &Mutex<HashMap<String, CancelHandle>>) -> Option<Lend<'static>> {
+    /// is in flight and no message waits. Once taken back, it is not lent
+    /// again to the dispatch's later hooks (see [`Lend::taken_back`]).
+    fn now<'a>(
+        &self,
+        in_flight: &Mutex<HashMap<String, CancelHandle>>,
+        taken_back: &'a AtomicBool,
+    ) -> Option<Lend<'a>> {
         let alone = lock(in_flight).len() == 1 && !self.buffered.load(Ordering::SeqCst);
         self.input.filter(|_| alone).map(|fd| Lend {
             interrupt: Some(fd),
+            taken_back: Some(taken_back),
             until: Some(std::time::Instant::now() + Self::AT_MOST),
         })
     }
@@ -644,6 +650,7 @@ impl Server {
         tasks.spawn(async move {
             // Moved in here; dropped once answered.
             let held = held;
+            let taken_back = AtomicBool::new(false);
             let loaded = loaded_off_thread(&setup, &out, event.cwd.clone(), &id).await;
             // Wait for the session's previous event; a cancel while waiting
             // answers at once (nothing runs), but the next event of the
@@ -666,7 +673,7 @@ impl Server {
                 (Err(response), _) => response,
                 (_, Err(msg)) => rpc::error(&id, code::INTERNAL_ERROR, &msg),
                 (Ok(loaded), Ok(session)) => {
-                    let lend = lending.now(&in_flight);
+                    let lend = lending.now(&in_flight, &taken_back);
                     let accepted = Accepted::open_arrived(&session, &event, arrived);
                     Box::pin(dispatch(
                         &id, &setup, &out, &event, accepted, loaded, &cancel, lend,
@@ -760,7 +767,11 @@ impl Server {
             }
         };
         let Some(root) = setup.state_root.clone() else {
-            return Some(rpc::error(id, code::INTERNAL_ERROR, NO_STATE_DIRECTORY));
+            return Some(rpc::error(
+                id,
+                code::INTERNAL_ERROR,
+                SERVED_NO_STATE_DIRECTORY,
+            ));
         };
         let (id, out) = (id.clone(), self.out.clone());
         // Trust requests run one after another, in the order they came: an
@@ -885,7 +896,7 @@ fn named<T: serde::de::DeserializeOwned>(params: &RawValue) -> Result<T, String>
 /// The answer to a request that needs a state directory when the server
 /// has none: no `state_dir` and none of the variables
 /// [`crate::Session::default_state_root`] reads.
-const NO_STATE_DIRECTORY: &str = "no state directory: set `state_dir` in `initialize`, or $LATCH_STATE_DIR, $XDG_STATE_HOME or $HOME in the server's environment";
+const SERVED_NO_STATE_DIRECTORY: &str = "no state directory: set `state_dir` in `initialize`, or $LATCH_STATE_DIR, $XDG_STATE_HOME or $HOME in the server's environment";
 
 /// The session of `event`, opened once per session id (in memory when it
 /// has none). A session not open yet is opened on tokio's blocking pool,
@@ -898,7 +909,7 @@ async fn session_for(setup: &Arc<Setup>, event: &Event) -> Result<Arc<crate::Ses
         return Ok(Arc::new(crate::Session::in_memory(None)));
     };
     if setup.state_root.is_none() {
-        return Err(NO_STATE_DIRECTORY.to_owned());
+        return Err(SERVED_NO_STATE_DIRECTORY.to_owned());
     }
     if let Some(s) = lock(&setup.sessions).get(id) {
         return Ok(s);

@@ -396,11 +396,12 @@ impl<R: AsyncRead + Unpin> LineReader<R> {
         }
     }
 
-    /// Whether bytes of a further message were read already: they are in
-    /// this reader's buffer, where a wait on stdin's descriptor does not
-    /// see them arrive.
-    pub fn has_buffered(&self) -> bool {
-        !self.reader.buffer().is_empty() || self.total > 0
+    /// Whether a whole further line was read already: it is in this
+    /// reader's buffer, where a wait on stdin's descriptor does not see it
+    /// arrive. (The rest of a line read in part, or the end of input,
+    /// does make that descriptor readable.)
+    pub fn holds_a_line(&self) -> bool {
+        memchr::memchr(b'\n', self.reader.buffer()).is_some()
     }
 }
 
@@ -549,19 +550,25 @@ mod tests {
             let waited =
                 tokio::time::timeout(std::time::Duration::from_millis(20), reader.next()).await;
             assert!(waited.is_err());
-            assert!(reader.has_buffered());
-            harness.write_all(b"1}\n{\"id\":2}\n").await.unwrap();
+            assert!(!reader.holds_a_line());
+            harness.write_all(b"1}\n{\"id\":2}\n{\"id\"").await.unwrap();
             assert_eq!(
                 reader.next().await.unwrap(),
                 Some(Line::Text(br#"{"id":1}"#.to_vec()))
             );
-            assert!(reader.has_buffered());
+            assert!(reader.holds_a_line());
             assert_eq!(
                 reader.next().await.unwrap(),
                 Some(Line::Text(br#"{"id":2}"#.to_vec()))
             );
-            assert!(!reader.has_buffered());
+            // Only the start of the third.
+            assert!(!reader.holds_a_line());
+            harness.write_all(b":3}").await.unwrap();
             drop(harness);
+            assert_eq!(
+                reader.next().await.unwrap(),
+                Some(Line::Text(br#"{"id":3}"#.to_vec()))
+            );
             assert_eq!(reader.next().await.unwrap(), None);
         });
     }

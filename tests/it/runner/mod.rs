@@ -105,6 +105,7 @@ mod interrupted {
         let lend = Lend {
             interrupt: Some(std::os::fd::AsFd::as_fd(&read)),
             until: None,
+            taken_back: None,
         };
         runner(false)
             .run_lending(cmd, &Cancel::never(), Some(lend))
@@ -124,6 +125,7 @@ mod bounded {
         let lend = Lend {
             interrupt: None,
             until: Some(Instant::now() + Duration::from_millis(20)),
+            taken_back: None,
         };
         let results = runner(false)
             .run_batch_lending(&[&companion, cmd], &Cancel::never(), Some(lend))
@@ -423,6 +425,63 @@ fn a_lent_run_holds_its_thread_and_a_reactor_run_does_not() {
             assert_eq!(during, 0, "the ticker ran on a lent thread");
         } else {
             assert!(during >= 5, "the ticker ticked {during} times in 700 ms");
+        }
+    }
+}
+
+/// A lending taken back through its interrupt is not lent again to the
+/// dispatch's next hook, though the interrupt is quiet by then (what took
+/// the thread back was read meanwhile, as `latch serve` reads the next
+/// message); a lending never taken back still holds the thread.
+#[test]
+fn a_lending_taken_back_once_lends_the_thread_no_more() {
+    use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+    for taken_back_before in [false, true] {
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        let ticks = std::sync::Arc::new(AtomicUsize::new(0));
+        let (read, write) = std::io::pipe().unwrap();
+        let taken_back = AtomicBool::new(false);
+        let lend = Lend {
+            interrupt: Some(std::os::fd::AsFd::as_fd(&read)),
+            until: None,
+            taken_back: Some(&taken_back),
+        };
+        let during = rt.block_on(async {
+            if taken_back_before {
+                // A message arrives while the first hook runs.
+                std::io::Write::write_all(&mut &write, b"x").unwrap();
+                let r = runner(false)
+                    .run_lending(&sh("exit 3"), &Cancel::never(), Some(lend))
+                    .await;
+                assert_eq!(r.exit_code(), Some(3));
+                assert!(taken_back.load(Ordering::SeqCst));
+                // The server reads it: the interrupt is quiet again.
+                std::io::Read::read_exact(&mut &read, &mut [0u8; 1]).unwrap();
+            }
+            let counter = std::sync::Arc::clone(&ticks);
+            let ticker = tokio::spawn(async move {
+                loop {
+                    counter.fetch_add(1, Ordering::SeqCst);
+                    tokio::time::sleep(Duration::from_millis(20)).await;
+                }
+            });
+            tokio::task::yield_now().await;
+            let before = ticks.load(Ordering::SeqCst);
+            let r = runner(false)
+                .run_lending(&sh("sleep 0.4"), &Cancel::never(), Some(lend))
+                .await;
+            assert_eq!(r.exit_code(), Some(0));
+            let during = ticks.load(Ordering::SeqCst) - before;
+            ticker.abort();
+            during
+        });
+        if taken_back_before {
+            assert!(during >= 5, "the ticker ticked {during} times in 400 ms");
+        } else {
+            assert_eq!(during, 0, "the ticker ran on a lent thread");
         }
     }
 }
