@@ -387,6 +387,18 @@ async fn a_cancel_ends_the_wait_for_the_output() {
     assert!(wait_dead(read_pid(&pid)));
 }
 
+/// A task on the current runtime that counts up every 20 ms, for as long
+/// as the runtime's thread is free to run it.
+fn ticker(ticks: &std::sync::Arc<std::sync::atomic::AtomicUsize>) -> tokio::task::JoinHandle<()> {
+    let counter = std::sync::Arc::clone(ticks);
+    tokio::spawn(async move {
+        loop {
+            counter.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    })
+}
+
 /// A lent thread runs nothing else until the hook ends (what
 /// `Runner::lend_thread` documents); the reactor keeps other tasks going.
 #[test]
@@ -398,13 +410,7 @@ fn a_lent_run_holds_its_thread_and_a_reactor_run_does_not() {
             .unwrap();
         let ticks = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
         let during = rt.block_on(async {
-            let counter = std::sync::Arc::clone(&ticks);
-            let ticker = tokio::spawn(async move {
-                loop {
-                    counter.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
-                    tokio::time::sleep(Duration::from_millis(20)).await;
-                }
-            });
+            let ticker = ticker(&ticks);
             // Let the ticker start, then run a hook of 400 ms alone, then a
             // batch of 300 ms.
             tokio::task::yield_now().await;
@@ -461,13 +467,7 @@ fn a_lending_taken_back_once_lends_the_thread_no_more() {
                 // The server reads it: the interrupt is quiet again.
                 std::io::Read::read_exact(&mut &read, &mut [0u8; 1]).unwrap();
             }
-            let counter = std::sync::Arc::clone(&ticks);
-            let ticker = tokio::spawn(async move {
-                loop {
-                    counter.fetch_add(1, Ordering::SeqCst);
-                    tokio::time::sleep(Duration::from_millis(20)).await;
-                }
-            });
+            let ticker = ticker(&ticks);
             tokio::task::yield_now().await;
             let before = ticks.load(Ordering::SeqCst);
             let r = runner(false)
