@@ -321,15 +321,26 @@ async fn a_hook_variable_replaces_the_inherited_one_and_the_last_assignment_wins
     );
     assert!(lines.iter().any(|l| l.starts_with("PATH=")), "{out}");
     // Every other inherited variable comes through once, unchanged (but
-    // those the shell itself sets, and values `env` prints over lines).
-    for (name, value) in std::env::vars() {
-        if ["HOME", "PWD", "OLDPWD", "SHLVL", "_"].contains(&name.as_str()) || value.contains('\n') {
-            continue;
+    // those the shell itself sets, and values `env` prints over lines):
+    // beside a replaced one, and when the hook's variables replace none.
+    let inherited_once = |out: &str, replaced: &str| {
+        let lines: Vec<&str> = out.lines().collect();
+        for (name, value) in std::env::vars() {
+            if [replaced, "PWD", "OLDPWD", "SHLVL", "_"].contains(&name.as_str())
+                || value.contains('\n')
+            {
+                continue;
+            }
+            let entry = format!("{name}={value}");
+            let seen = lines.iter().filter(|l| **l == entry).count();
+            assert_eq!(seen, 1, "{entry} in {out}");
         }
-        let entry = format!("{name}={value}");
-        let seen = lines.iter().filter(|l| **l == entry).count();
-        assert_eq!(seen, 1, "{entry} in {out}");
-    }
+    };
+    inherited_once(&out, "HOME");
+    cmd.env = EnvPolicy::Inherit(vec![(OsString::from("LATCH_T"), OsString::from("new"))]);
+    let out = String::from_utf8_lossy(&run(&cmd).await.stdout.bytes).into_owned();
+    assert!(out.lines().any(|l| l == "LATCH_T=new"), "{out}");
+    inherited_once(&out, "");
 }
 
 #[tokio::test]
