@@ -48,7 +48,7 @@ pub async fn run(args: FireArgs) -> u8 {
     let state_root = args.state_dir.clone().or_else(Session::default_state_root);
     let mut config = args.config;
     config.state_dir = state_root.clone();
-    let session = open_session(event.session_id.as_deref(), args.state_dir);
+    let session = open_session(&event, args.state_dir);
     // The settings the session kept when a ConfigChange hook rejected an
     // edit are read instead of the disk (claude dialect).
     let accepted = session
@@ -282,11 +282,10 @@ fn nesting_over(bytes: &[u8], limit: usize) -> bool {
     false
 }
 
-/// The session of an event whose `session_id` is `id`: on disk under
-/// `state_dir` (else the default state root) when it has one, else in
-/// memory.
-pub fn open_session(id: Option<&str>, state_dir: Option<PathBuf>) -> Result<Session, String> {
-    let Some(id) = id else {
+/// The session of `event`: on disk under `state_dir` (else the default
+/// state root) when it has a `session_id`, else in memory.
+pub fn open_session(event: &Event, state_dir: Option<PathBuf>) -> Result<Session, String> {
+    let Some(id) = &event.session_id else {
         return Ok(Session::in_memory(None));
     };
     let Some(root) = state_dir.or_else(Session::default_state_root) else {

@@ -908,9 +908,9 @@ async fn session_for(setup: &Arc<Setup>, event: &Event) -> Result<Arc<crate::Ses
     let Some(id) = &event.session_id else {
         return Ok(Arc::new(crate::Session::in_memory(None)));
     };
-    if setup.state_root.is_none() {
+    let Some(root) = setup.state_root.clone() else {
         return Err(SERVED_NO_STATE_DIRECTORY.to_owned());
-    }
+    };
     if let Some(s) = lock(&setup.sessions).get(id) {
         return Ok(s);
     }
@@ -920,10 +920,13 @@ async fn session_for(setup: &Arc<Setup>, event: &Event) -> Result<Arc<crate::Ses
     if let Some(s) = lock(&setup.sessions).get(id) {
         return Ok(s);
     }
-    let (opened, root) = (id.clone(), setup.state_root.clone());
-    let session = watch::off_thread_caught(move || super::fire::open_session(Some(&opened), root))
-        .await
-        .map_err(|why| format!("opening the session's state directory failed: {why}"))??;
+    let opened = id.clone();
+    // One that cannot be used still opens: each dialect then makes its
+    // safe choice, with a warning (as `latch fire` does).
+    let session =
+        watch::off_thread_caught(move || crate::Session::open_or_unusable(&root, &opened))
+            .await
+            .map_err(|why| format!("opening the session's state directory failed: {why}"))?;
     let session = Arc::new(session);
     lock(&setup.sessions).insert(id.clone(), session.clone());
     Ok(session)
