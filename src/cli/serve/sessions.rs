@@ -10,7 +10,10 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use crate::Session;
+use crate::{Event, Session};
+
+use super::setup::Setup;
+use super::{SERVED_NO_STATE_DIRECTORY, lock, watch};
 
 /// The most sessions kept open before the least recently used idle ones
 /// are closed. Sessions whose fires are running stay open past it (at
@@ -59,6 +62,43 @@ impl OpenSessions {
     fn len(&self) -> usize {
         self.open.len()
     }
+}
+
+/// The session of `event`, opened once per session id (in memory when it
+/// has none). A session not open yet is opened on tokio's blocking pool,
+/// one at a time: making its directory waits for the file system (about
+/// 0.2 ms on ext4), and a burst of new sessions would otherwise hold the
+/// server's thread for all of them, ahead of the events of sessions
+/// already open.
+pub(super) async fn session_for(
+    setup: &Arc<Setup>,
+    event: &Event,
+) -> Result<Arc<crate::Session>, String> {
+    let Some(id) = &event.session_id else {
+        return Ok(Arc::new(crate::Session::in_memory(None)));
+    };
+    let Some(root) = setup.state_root.clone() else {
+        return Err(SERVED_NO_STATE_DIRECTORY.to_owned());
+    };
+    if let Some(s) = lock(&setup.sessions).get(id) {
+        return Ok(s);
+    }
+    let _one = setup.opening.lock().await;
+    // Opened meanwhile: by an earlier event of the session, which a
+    // cancelled event does not wait for.
+    if let Some(s) = lock(&setup.sessions).get(id) {
+        return Ok(s);
+    }
+    let opened = id.clone();
+    // One that cannot be used still opens: each dialect then makes its
+    // safe choice, with a warning (as `latch fire` does).
+    let session =
+        watch::off_thread_caught(move || crate::Session::open_or_unusable(&root, &opened))
+            .await
+            .map_err(|why| format!("opening the session's state directory failed: {why}"))?;
+    let session = Arc::new(session);
+    lock(&setup.sessions).insert(id.clone(), session.clone());
+    Ok(session)
 }
 
 #[cfg(test)]

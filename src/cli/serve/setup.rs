@@ -1,0 +1,335 @@
+//! What `initialize` sets up, and the configurations it loads: one per
+//! working directory, cached, loaded off the server's thread, reloaded by
+//! the watcher (see [`super::watch`]), and the ones a session that kept
+//! its settings runs with.
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+
+use serde_json::json;
+use serde_json::value::RawValue;
+
+use crate::dialect::claude::accepted::Accepted;
+use crate::{Diagnostic, Engine, Event};
+
+use super::flow::Out;
+use super::rpc::{self, RequestId, code};
+use super::{Server, lock, named, sessions, watch};
+use crate::cli::config::ConfigArgs;
+
+/// What `initialize` set up.
+pub(super) struct Setup {
+    pub(super) config: ConfigArgs,
+    /// The project's directory ([`ConfigArgs::project_dir`]): events in it
+    /// load what events with no working directory load, and share it.
+    pub(super) project: Option<PathBuf>,
+    pub(super) state_root: Option<PathBuf>,
+    /// Loaded engines by the event's working directory (the peen dialect
+    /// reads its workspace from it), keyed by [`Setup::key`].
+    pub(super) engines: Mutex<HashMap<Option<PathBuf>, Loaded>>,
+    /// The open sessions (see [`sessions`]).
+    pub(super) sessions: Mutex<sessions::OpenSessions>,
+    /// Held by each opening of a session not in `sessions`, on tokio's
+    /// blocking pool: new sessions open one at a time, in the order their
+    /// events came (see [`sessions::session_for`]).
+    pub(super) opening: tokio::sync::Mutex<()>,
+    /// The OpenTelemetry exporter, when the environment names an endpoint.
+    pub(super) telemetry: Option<Arc<crate::telemetry::Telemetry>>,
+    /// The files whose last good text stands in for a broken edit on disk
+    /// (see [`watch`]): every configuration loaded from now on reads them
+    /// so too, until an edit fixes them.
+    pub(super) kept: Mutex<crate::config::files::Files>,
+    /// Held by each [`watch`] reload for its whole run, and by each load
+    /// of a configuration not cached yet: a load sees a reload whole,
+    /// never half done. Both run on tokio's blocking pool (but the first
+    /// load, in `initialize`), so the server's thread never waits for it.
+    pub(super) loading: Mutex<()>,
+    /// Engines loaded with the settings a session keeps (see [`Accepted`]),
+    /// by working directory and a hash of those settings.
+    pub(super) sessions_own: Mutex<HashMap<(Option<PathBuf>, u64), Loaded>>,
+}
+
+/// One loaded configuration: the engine, and the text of every
+/// configuration file its load read (what a broken edit of one of them
+/// falls back to).
+#[derive(Clone)]
+pub(super) struct Loaded {
+    pub(super) engine: Arc<Engine>,
+    pub(super) files: Arc<FileTexts>,
+    /// Whether `files` name a ConfigChange hook (see [`Accepted`]), found
+    /// once per load rather than once per event.
+    pub(super) watches_config_change: bool,
+}
+
+/// Configuration files' texts, by path.
+type FileTexts = std::collections::BTreeMap<PathBuf, Vec<u8>>;
+
+impl Server {
+    /// Answers `initialize`: reads the configuration `latch fire` takes as
+    /// flags, loads the project's, and starts the watcher.
+    pub(super) fn initialize(&mut self, id: &RequestId, params: &RawValue) -> String {
+        if self.setup.is_some() {
+            return rpc::error(id, code::INVALID_REQUEST, "already initialized");
+        }
+        let config: ConfigArgs = match params.get().trim_start().as_bytes().first() {
+            Some(b'{') => match named(params) {
+                Ok(c) => c,
+                Err(e) => return rpc::error(id, code::INVALID_PARAMS, &e),
+            },
+            _ if params.get() == "null" => ConfigArgs::default(),
+            _ => return rpc::error(id, code::INVALID_PARAMS, "params must be an object"),
+        };
+        // `latch fire` has no way to name no dialect; here an empty list
+        // would silently load the default ones.
+        if serde_json::from_str::<serde_json::Value>(params.get()).is_ok_and(|p| {
+            p.get("dialects")
+                .is_some_and(|d| d.as_array().is_some_and(Vec::is_empty))
+        }) {
+            return rpc::error(
+                id,
+                code::INVALID_PARAMS,
+                "invalid params: `dialects` is empty; name at least one, or leave it out for the default (poolside and peen, plus evener with plugin_dirs)",
+            );
+        }
+        // As `latch fire` refuses them on its command line.
+        if let Err(why) = config.check_values() {
+            return rpc::error(id, code::INVALID_PARAMS, &format!("invalid params: {why}"));
+        }
+        let state_root = config
+            .state_dir
+            .clone()
+            .or_else(crate::Session::default_state_root);
+        let telemetry = match crate::telemetry::Telemetry::from_env() {
+            Ok(t) => t.map(Arc::new),
+            Err(e) => {
+                eprintln!("latch: warning: {e}; no spans are sent");
+                None
+            }
+        };
+        let setup = Arc::new(Setup {
+            project: config.project_dir(),
+            config,
+            state_root,
+            engines: Mutex::default(),
+            sessions_own: Mutex::default(),
+            sessions: Mutex::default(),
+            opening: tokio::sync::Mutex::default(),
+            telemetry,
+            kept: Mutex::default(),
+            loading: Mutex::default(),
+        });
+        // What the settings looked like before they were read: an edit
+        // made while they load, or before the watch starts, is reloaded.
+        let before = watch::fingerprint(&setup.config.watch_roots(None));
+        // The project's configuration, the first one: loaded here, before
+        // the answer (no reload can be in progress yet).
+        let (loaded, diagnostics) = loaded_for(&setup, &self.out, None);
+        let engine = loaded.engine;
+        self.watcher = Some(tokio::spawn(watch::watch(
+            setup.clone(),
+            self.out.clone(),
+            before,
+        )));
+        self.setup = Some(setup);
+        let dialects: Vec<&str> = engine.dialects().map(|d| d.name()).collect();
+        rpc::result(
+            id,
+            &json!({
+                "server": {"name": "latch", "version": env!("CARGO_PKG_VERSION")},
+                "dialects": dialects,
+                "diagnostics": diagnostics,
+            }),
+        )
+    }
+}
+
+/// The most configurations kept loaded (one per working directory).
+const MAX_ENGINES: usize = 64;
+
+impl Setup {
+    /// The key of the configuration for events in `cwd`: the project's
+    /// directory loads what no working directory loads (only a peen
+    /// workspace depends on it, and it falls back to the project), so the
+    /// two share one configuration, one reload and one notice. Paths are
+    /// compared by their components (`/p/`, `/p/.` and `/p` are one key,
+    /// as they are one directory); a path through a symbolic link is
+    /// another key (resolving links would cost every event a lookup).
+    fn key(&self, cwd: Option<PathBuf>) -> Option<PathBuf> {
+        cwd.filter(|d| self.project.as_ref().is_none_or(|p| p != d))
+    }
+}
+
+/// The configuration loaded for events in `cwd`, if it is cached.
+pub(super) fn cached(setup: &Setup, cwd: &Option<PathBuf>) -> Option<Loaded> {
+    lock(&setup.engines).get(&setup.key(cwd.clone())).cloned()
+}
+
+/// [`loaded_for`] from a task, without holding up the server's thread: a
+/// configuration not cached yet is loaded on tokio's blocking pool, where
+/// it may wait for a reload in progress ([`Setup::loading`]). An error is
+/// the response to the request that needed it: the load failed (a bug of
+/// latch's).
+pub(super) async fn loaded_off_thread(
+    setup: &Arc<Setup>,
+    out: &Out,
+    cwd: Option<PathBuf>,
+    id: &RequestId,
+) -> Result<Loaded, String> {
+    if let Some(loaded) = cached(setup, &cwd) {
+        return Ok(loaded);
+    }
+    let (setup, out) = (setup.clone(), out.clone());
+    watch::off_thread_caught(move || loaded_for(&setup, &out, cwd).0)
+        .await
+        .map_err(|why| load_failed(id, &why))
+}
+
+/// The response to a request whose configuration could not be loaded.
+pub(super) fn load_failed(id: &RequestId, why: &str) -> String {
+    rpc::error(
+        id,
+        code::INTERNAL_ERROR,
+        &format!("loading the configuration failed: {why}"),
+    )
+}
+
+/// The configuration for events in `cwd`, loaded the first time it is
+/// needed, with the load's diagnostics (sent as `latch/diagnostics` when
+/// it is not the first configuration) and the texts of the files it was
+/// loaded from. Waits for a reload in progress when it must load.
+fn loaded_for(setup: &Setup, out: &Out, cwd: Option<PathBuf>) -> (Loaded, Vec<Diagnostic>) {
+    let key = setup.key(cwd);
+    if let Some(loaded) = cached(setup, &key) {
+        return (loaded, Vec::new());
+    }
+    let _loading = lock(&setup.loading);
+    // Loaded meanwhile, by a reload this load waited for.
+    if let Some(loaded) = cached(setup, &key) {
+        return (loaded, Vec::new());
+    }
+    let replace = lock(&setup.kept).clone();
+    let (loaded, diags) = load(setup, out, key.as_deref(), replace.clone());
+    let kept: Vec<&PathBuf> = replace
+        .keys()
+        .filter(|f| loaded.files.contains_key(*f))
+        .collect();
+    let reason = (!kept.is_empty()).then(|| watch::kept_reason(kept.iter().copied()));
+    let answer = loaded.clone();
+    let first = {
+        let mut engines = lock(&setup.engines);
+        let first = engines.is_empty();
+        // A harness that moves through many directories does not grow the
+        // cache without end: past the bound it starts again.
+        if engines.len() >= MAX_ENGINES {
+            engines.clear();
+        }
+        engines.insert(key.clone(), loaded);
+        first
+    };
+    if !first && (!diags.is_empty() || !kept.is_empty()) {
+        let _ = out.send(rpc::notification(
+            "latch/diagnostics",
+            &json!({"cwd": key, "first_load": true, "reloaded": true, "reason": reason, "kept": kept, "diagnostics": diags}),
+        ));
+    }
+    (answer, diags)
+}
+
+/// Loads the configuration for events in `cwd`, with every diagnostic of
+/// the load; the files of `replace` are read as given instead of from disk
+/// (see [`crate::config::files`]).
+pub(super) fn load(
+    setup: &Setup,
+    out: &Out,
+    cwd: Option<&std::path::Path>,
+    replace: crate::config::files::Files,
+) -> (Loaded, Vec<Diagnostic>) {
+    let mut diags = Vec::new();
+    let mut event = Event::new(crate::EventKind::SessionStart);
+    event.cwd = cwd.map(std::path::Path::to_path_buf);
+    let (engine, files) = crate::config::files::load_with(replace, || {
+        setup.config.clone().engine(&event, &mut diags)
+    });
+    // One thread serves every session: a burst of hooks, `async` ones
+    // too, starts off it.
+    let runner = crate::run::Runner {
+        spawn_off_thread: true,
+        ..crate::run::Runner::default()
+    };
+    let mut engine = engine.with_runner(runner);
+    // Async hooks run on this server's runtime; their answers are kept in
+    // the session's state and announced as they arrive.
+    if let Some(root) = &setup.state_root {
+        let notify = out.clone();
+        engine = engine.with_background(
+            crate::background::Tasks::new(root)
+                .with_runner(runner)
+                .with_listener(move |answer| {
+                    let _ = notify.send(rpc::notification("latch/asyncResult", answer));
+                }),
+        );
+    }
+    if let Some(t) = &setup.telemetry {
+        engine = engine.with_telemetry(t.clone());
+    }
+    diags.extend(engine.diagnostics().cloned());
+    let loaded = Loaded {
+        engine: Arc::new(engine),
+        watches_config_change: crate::dialect::claude::accepted::watches_config_change(
+            files
+                .values()
+                .map(Vec::as_slice)
+                .chain(setup.config.inline_claude_settings().map(str::as_bytes)),
+        ),
+        files: Arc::new(files),
+    };
+    (loaded, diags)
+}
+
+/// The configuration for a session that keeps its settings (see
+/// [`Accepted`]): the cached one `loaded` when it was read from the same
+/// texts (the settings did not change since), else loaded afresh with
+/// them, beside the files a broken edit kept (on tokio's blocking pool,
+/// as [`loaded_off_thread`] loads; an error is the panic of a failed
+/// load).
+pub(super) async fn with_accepted(
+    setup: &Arc<Setup>,
+    out: &Out,
+    event: &Event,
+    accepted: &Accepted<'_>,
+    loaded: Loaded,
+) -> Result<Loaded, String> {
+    let replace = accepted.replacements();
+    let same = replace
+        .iter()
+        .all(|(path, text)| loaded.files.get(path).map(Vec::as_slice) == text.as_deref());
+    if same {
+        return Ok(loaded);
+    }
+    let key = {
+        use std::hash::{Hash, Hasher};
+        let mut hasher = std::collections::hash_map::DefaultHasher::new();
+        replace.hash(&mut hasher);
+        (setup.key(event.cwd.clone()), hasher.finish())
+    };
+    if let Some(loaded) = lock(&setup.sessions_own).get(&key) {
+        return Ok(loaded.clone());
+    }
+    let (setup, out) = (setup.clone(), out.clone());
+    watch::off_thread_caught(move || {
+        let _loading = lock(&setup.loading);
+        let mut files = lock(&setup.kept).clone();
+        files.extend(replace);
+        let (loaded, _) = load(&setup, &out, key.0.as_deref(), files);
+        let mut own = lock(&setup.sessions_own);
+        // A few at most: sessions that rejected a change and wait for the
+        // next one.
+        if own.len() >= MAX_ENGINES {
+            own.clear();
+        }
+        own.insert(key, loaded.clone());
+        loaded
+    })
+    .await
+}
