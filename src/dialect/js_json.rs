@@ -94,6 +94,78 @@ pub fn restringify(text: &str) -> Option<String> {
     Some(stringify(&value))
 }
 
+/// Whether JSON `text`, once the whitespace between its tokens is
+/// dropped, reads as [`restringify`] would write it, found without
+/// parsing it: no number, no escape, no key that is all digits or given
+/// twice in its object. Most tool calls' inputs are so (`{"command":
+/// "ls"}`), and are then handed on compacted, unparsed. Only a text of up
+/// to 4 KiB is looked at, with at most 32 keys an object; anything else is
+/// left to [`restringify`].
+pub fn stringified_already(text: &str) -> bool {
+    /// An open object's keys so far, or an open array.
+    enum Open<'a> {
+        Object(Vec<&'a [u8]>),
+        Array,
+    }
+    let bytes = text.as_bytes();
+    if bytes.len() > 4096 {
+        return false;
+    }
+    let mut open: Vec<Open<'_>> = Vec::new();
+    // Whether the next string is an object's key.
+    let mut key_next = false;
+    let mut at = 0;
+    while at < bytes.len() {
+        match bytes[at] {
+            b'{' => {
+                open.push(Open::Object(Vec::new()));
+                key_next = true;
+            }
+            b'[' => {
+                open.push(Open::Array);
+                key_next = false;
+            }
+            b'}' | b']' => {
+                open.pop();
+                key_next = false;
+            }
+            b',' => key_next = matches!(open.last(), Some(Open::Object(_))),
+            b':' => key_next = false,
+            // `true`, `false` and `null`: the only words valid JSON has;
+            // and the whitespace between tokens.
+            b'a'..=b'z' | b' ' | b'\t' | b'\n' | b'\r' => {}
+            b'"' => {
+                let start = at + 1;
+                let quote_or_escape = |b: &u8| *b == b'"' || *b == b'\\';
+                let Some(len) = bytes[start..].iter().position(quote_or_escape) else {
+                    return false;
+                };
+                let end = start + len;
+                if bytes[end] == b'\\' {
+                    return false;
+                }
+                if key_next {
+                    let key = &bytes[start..end];
+                    let Some(Open::Object(keys)) = open.last_mut() else {
+                        return false;
+                    };
+                    let index_like = !key.is_empty() && key.iter().all(u8::is_ascii_digit);
+                    if index_like || keys.len() == 32 || keys.contains(&key) {
+                        return false;
+                    }
+                    keys.push(key);
+                    key_next = false;
+                }
+                at = end;
+            }
+            // A number.
+            _ => return false,
+        }
+        at += 1;
+    }
+    true
+}
+
 /// Writes `value`; `depth` is its level when pretty-printed, `None` for
 /// one line. Once `out` is past `limit` bytes nothing more is written.
 fn write_value(out: &mut Vec<u8>, value: &Value, depth: Option<usize>, limit: usize) {
@@ -241,6 +313,89 @@ pub fn js_number(f: f64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn most_tool_inputs_are_stringified_already_and_the_rest_are_not() {
+        for text in [
+            r#"{"command":"ls"}"#,
+            "{\"command\": \"ls\",\n  \"a\" : [ true ]}",
+            r#"{"file_path":"/p/a.rs","content":"fn main() {}","old":"é → ü"}"#,
+            r#"{"a":[true,false,null,{"b":[],"":"x"}],"c":{}}"#,
+            r#"[{"a":"x"},{"a":"y"}]"#,
+            r#""a string""#,
+            "null",
+        ] {
+            assert!(stringified_already(text), "{text}");
+            assert_eq!(restringify(text), Some(compacted(text)));
+        }
+        for text in [
+            r#"{"n":1}"#,
+            r#"{"a":"line\nbreak"}"#,
+            r#"{"a":"\u003c"}"#,
+            r#"["\uabcd","\uabcd"]"#,
+            r#"{"a":"x","a":"y"}"#,
+            r#"{"b":"x","0":"y"}"#,
+            r#"[-1]"#,
+        ] {
+            assert!(!stringified_already(text), "{text}");
+        }
+        let many: Vec<String> = (0..33).map(|i| format!("\"k{i}\":true")).collect();
+        assert!(!stringified_already(&format!("{{{}}}", many.join(","))));
+        assert!(!stringified_already(&format!("\"{}\"", "x".repeat(5000))));
+    }
+
+    /// `text` without the whitespace between its tokens.
+    fn compacted(text: &str) -> String {
+        let raw = serde_json::value::RawValue::from_string(text.to_owned()).unwrap();
+        match crate::dialect::payload::Json::compact(&raw) {
+            crate::dialect::payload::Json::Raw(c) => c.get().to_owned(),
+            crate::dialect::payload::Json::Value(v) => v.to_string(),
+        }
+    }
+
+    /// JSON text in a small alphabet, mostly already as JavaScript writes
+    /// it, and sometimes not: a number, a key given twice or all digits,
+    /// an escape that JavaScript writes otherwise, a space.
+    fn json_text() -> impl proptest::strategy::Strategy<Value = String> {
+        use proptest::prelude::*;
+        let leaf = prop_oneof![
+            3 => Just("true".to_owned()),
+            2 => Just("null".to_owned()),
+            1 => "-?[0-9]{1,3}(\\.[0-9]{1,2})?",
+            6 => "\"([a-c é]|\\\\n|\\\\\"){0,4}\"",
+            1 => "\"a?\\\\u(0041|abcd)\"",
+        ];
+        leaf.prop_recursive(4, 32, 5, |inner| {
+            let key = prop_oneof![
+                6 => "\"[a-d]?\"",
+                2 => "\"(0|1|01)\"",
+                1 => Just("\"\\u0061\"".to_owned()),
+            ];
+            let space = prop_oneof![6 => Just(""), 2 => Just(" "), 1 => Just("\n  ")];
+            prop_oneof![
+                prop::collection::vec(inner.clone(), 0..5)
+                    .prop_map(|items| format!("[{}]", items.join(","))),
+                prop::collection::vec((key, inner, space), 0..5).prop_map(|members| {
+                    let members: Vec<String> = members
+                        .into_iter()
+                        .map(|(k, v, space)| format!("{k}:{space}{v}"))
+                        .collect();
+                    format!("{{{}}}", members.join(","))
+                }),
+            ]
+        })
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(2048))]
+        /// A text found stringified already is what rewriting it gives.
+        #[test]
+        fn a_text_stringified_already_is_its_own_rewrite(text in json_text()) {
+            if stringified_already(&text) {
+                proptest::prop_assert_eq!(restringify(&text), Some(compacted(&text)));
+            }
+        }
+    }
 
     #[test]
     fn numbers_read_as_javascript_writes_them() {

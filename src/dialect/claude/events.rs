@@ -918,6 +918,11 @@ pub fn is_policy_change(event: &Event) -> bool {
 /// (`JSON.stringify`; see [`crate::dialect::js_json`]), or compacted as
 /// the harness wrote it when it cannot be rewritten.
 fn as_javascript_rewrites(text: &RawValue) -> Json<'_> {
+    // Most tool calls' inputs are written so already, but for spaces
+    // between tokens: handed on compacted, unparsed.
+    if crate::dialect::js_json::stringified_already(text.get()) {
+        return Json::compact(text);
+    }
     crate::dialect::js_json::restringify(text.get())
         .and_then(|s| RawValue::from_string(s).ok())
         .map_or_else(|| Json::compact(text), |raw| Json::Raw(Cow::Owned(raw)))
