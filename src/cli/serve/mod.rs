@@ -45,7 +45,7 @@ use crate::run::CancelHandle;
 
 use self::fire::Lending;
 use self::rpc::{Incoming, Line, RequestId, code};
-use self::setup::{Setup, load};
+use self::setup::Setup;
 use self::trust::TrustAction;
 pub use self::trust::TrustParams;
 use super::exit;

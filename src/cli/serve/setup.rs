@@ -10,13 +10,13 @@ use std::sync::{Arc, Mutex};
 use serde_json::json;
 use serde_json::value::RawValue;
 
+use crate::cli::config::ConfigArgs;
 use crate::dialect::claude::accepted::Accepted;
 use crate::{Diagnostic, Engine, Event};
 
 use super::flow::Out;
 use super::rpc::{self, RequestId, code};
 use super::{Server, lock, named, sessions, watch};
-use crate::cli::config::ConfigArgs;
 
 /// What `initialize` set up.
 pub(super) struct Setup {

@@ -18,7 +18,8 @@ use crate::config::files::Files;
 use crate::dialect::lost_hooks;
 use serde_json::json;
 
-use super::{Out, Setup, lock, rpc};
+use super::setup::{Setup, load};
+use super::{Out, lock, rpc};
 
 /// How often the watched paths are looked at.
 pub const POLL: Duration = Duration::from_millis(250);
@@ -249,7 +250,7 @@ pub fn reload(setup: &Setup, out: &Out) {
                 .cloned()
                 .collect()
         };
-        let (fresh, diagnostics) = super::load(setup, out, cwd.as_deref(), Files::new());
+        let (fresh, diagnostics) = load(setup, out, cwd.as_deref(), Files::new());
         let broken = new_errors(&diagnostics);
         let mut kept: BTreeSet<PathBuf> = BTreeSet::new();
         let applied = if broken.is_empty() {
@@ -263,7 +264,7 @@ pub fn reload(setup: &Setup, out: &Out) {
                     .map(|f| (f.clone(), old.files.get(f).cloned()))
                     .collect();
                 let (patched, patched_diagnostics) =
-                    super::load(setup, out, cwd.as_deref(), replace.clone());
+                    load(setup, out, cwd.as_deref(), replace.clone());
                 kept = files;
                 let applies = new_errors(&patched_diagnostics).is_empty();
                 if applies {
