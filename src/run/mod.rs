@@ -25,6 +25,13 @@
 //! sessions); orphans whose parent died are found when the process called
 //! [`become_subreaper`], as the `latch` command does.
 //!
+//! Here: the [`Runner`] and its ways of waiting (alone, in a batch, on a
+//! lent thread, on the reactor). Beside it: `command` (the
+//! [`HookCommand`]), `result` (the [`RunResult`]), `started` (a hook
+//! between its spawn and its end), `spawn` (the system calls that start
+//! it), `lent` (the wait in `poll(2)`), and the process-tree modules
+//! (`group`, `tree`, `adopt`, `procfs`).
+//!
 //! # Example
 //!
 //! ```
