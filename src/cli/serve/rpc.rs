@@ -360,13 +360,7 @@ impl<R: AsyncRead + Unpin> LineReader<R> {
         loop {
             let chunk = self.reader.fill_buf().await?;
             if chunk.is_empty() {
-                let (kept, total) = (std::mem::take(&mut self.kept), self.total);
-                self.total = 0;
-                return Ok(match total {
-                    0 => None,
-                    n if n <= max => Some(Line::Text(kept)),
-                    n => Some(Line::TooLong(n, kept)),
-                });
+                return Ok((self.total > 0).then(|| self.take_line()));
             }
             let (part, done) = match memchr::memchr(b'\n', chunk) {
                 Some(at) => (&chunk[..at], Some(at + 1)),
@@ -385,14 +379,17 @@ impl<R: AsyncRead + Unpin> LineReader<R> {
             let used = done.unwrap_or(chunk.len());
             self.reader.consume(used);
             if done.is_some() {
-                let (kept, total) = (std::mem::take(&mut self.kept), self.total);
-                self.total = 0;
-                return Ok(Some(if total <= max {
-                    Line::Text(kept)
-                } else {
-                    Line::TooLong(total, kept)
-                }));
+                return Ok(Some(self.take_line()));
             }
+        }
+    }
+
+    /// The line read so far, taken: the next read starts a new one.
+    fn take_line(&mut self) -> Line {
+        let kept = std::mem::take(&mut self.kept);
+        match std::mem::take(&mut self.total) {
+            n if n <= self.max as u64 => Line::Text(kept),
+            n => Line::TooLong(n, kept),
         }
     }
 
