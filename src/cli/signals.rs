@@ -7,7 +7,7 @@
 //! for them, so a signal is seen at once whatever the main thread is doing:
 //! - before the dispatch starts (the event or the configuration is still
 //!   being read), latch has started no hook, so it exits at once with
-//!   [`exit::CANCELLED`](super::exit::CANCELLED), no outcome on stdout and
+//!   [`super::exit::CANCELLED`], no outcome on stdout and
 //!   a line on stderr naming the signal;
 //! - once the dispatch runs, the signal cancels it: the running hook and its
 //!   descendants are killed, no further hook starts, and the outcome of
@@ -72,7 +72,7 @@ impl FireSignals {
     /// Catches every signal of the list (except those latch was started
     /// with ignored, which stay ignored) and starts the thread that answers
     /// them. If they are caught but cannot be watched (it should not
-    /// happen), latch exits with [`exit::INTERNAL`](super::exit::INTERNAL)
+    /// happen), latch exits with [`super::exit::INTERNAL`]
     /// rather than swallow them.
     pub fn install() -> FireSignals {
         let (handle, cancel) = Cancel::pair();

@@ -57,9 +57,9 @@ impl UserLevels {
     }
 }
 
-/// Like [`lint`], loading each poolside project with the user's poolside
-/// level and each peen layer other than the configuration layer itself
-/// together with it. Diagnostics about the user's own files are left to
+/// Lints each target, loading each poolside project with the user's
+/// poolside level and each peen layer other than the configuration layer
+/// itself together with it. Diagnostics about the user's own files are left to
 /// the target that is that file, so nothing is reported twice.
 pub fn lint_with(targets: &[Target], user: &UserLevels) -> Vec<Diagnostic> {
     let mut out = Vec::new();

@@ -84,7 +84,7 @@ impl Started {
     /// waits until the kernel has loaded the hook's program (it is a
     /// vfork), about a millisecond for a shell, which a server's one
     /// thread should not spend for each hook of a burst (see
-    /// [`Runner::spawn_off_thread`]). Their payloads are written here.
+    /// [`Started::spawn_off_thread`]). Their payloads are written here.
     /// `None` when `cancel` fired while they waited for their turn: none
     /// of them started.
     pub(super) async fn spawn_off_thread(

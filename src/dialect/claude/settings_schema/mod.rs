@@ -23,7 +23,7 @@
 //! each problem where it is, found nothing (the loader does not read
 //! every key Claude Code checks, such as `rewakeMessage`).
 //!
-//! Before the check Claude Code 2.1.332 cleans the file ([`clean`]), and a
+//! Before the check Claude Code 2.1.332 cleans the file ([`clean()`]), and a
 //! PreToolUse, PermissionRequest or PreSkillShellCommand hook written outside `hooks` drops it
 //! ([`guard_search`]).
 //!
