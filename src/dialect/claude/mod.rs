@@ -74,6 +74,7 @@ internal_mods!(
     mcp_failure,
     mcp_output,
     nesting,
+    payload,
     persist,
     personal,
     prompt,

@@ -35,10 +35,11 @@ use crate::outcome::{
 };
 use crate::pipeline::{self, BoxFuture, DispatchContext, Job};
 
-use super::events::{ClaudeEvent, PayloadFacts, payload};
+use super::events::ClaudeEvent;
 use super::judge::{HookJson, Verdict, judge};
 use super::load::{Handler, HandlerKind};
 use super::mcp_output::Replacement;
+use super::payload::{PayloadFacts, payload};
 use super::persist::Field;
 use super::text::{self, Texts, additional_context, stop_feedback, success};
 use super::{Claude, DIALECT};
