@@ -267,6 +267,20 @@ fn bad_messages_get_errors_and_the_server_goes_on() {
         -32700,
         "bytes that are not UTF-8"
     );
+    // In a member the envelope does not read, too: the request is not run.
+    {
+        let stdin = s.stdin.as_mut().expect("stdin open");
+        stdin
+            .write_all(b"{\"jsonrpc\":\"2.0\",\"id\":13,\"method\":\"nope\",\"meta\":\"\xff\"}\n")
+            .expect("write");
+        stdin.flush().expect("flush");
+    }
+    let r = s.recv();
+    assert_eq!(r["error"]["code"], -32700, "{r}");
+    assert_eq!(
+        r["error"]["message"], "parse error: the line is not UTF-8 (at line 1 column 50)",
+        "{r}"
+    );
     // Over the limit (1000 bytes plus 1 MiB of envelope): not buffered.
     s.send_line(&format!(
         r#"{{"jsonrpc":"2.0","id":2,"method":"fire","params":{{"event":"stop","prompt":"{}"}}}}"#,
@@ -1785,6 +1799,72 @@ fn a_broken_edit_is_kept_for_configurations_loaded_later_too() {
     other["cwd"] = json!(c.root.path());
     let r = s.request(3, "fire", other);
     assert_eq!(r["result"]["decision"], "proceed", "{r}");
+}
+
+/// A server with the project's configuration and those of its
+/// subdirectories `a` and `b` loaded (each has a settings file).
+fn three_configurations(c: &Claude) -> Server {
+    c.write("project/a/.claude/settings.json", "{}");
+    c.write("project/b/.claude/settings.json", "{}");
+    let mut s = Server::claude(c);
+    for (id, dir) in [(2, None), (3, Some("a")), (4, Some("b"))] {
+        let mut e = bash_before("ls");
+        if let Some(dir) = dir {
+            e["cwd"] = json!(c.project().join(dir));
+        }
+        s.fire(id, e);
+        assert_eq!(s.recv()["id"], id);
+    }
+    s
+}
+
+/// An edit reloads only the configurations that watch the edited file:
+/// one notice, for the directory whose settings changed.
+#[test]
+fn an_edit_in_one_directory_reloads_that_directory_alone() {
+    let c = Claude::new().project_settings(&settings("PreToolUse", None, &["true"]));
+    let mut s = three_configurations(&c);
+    c.write("project/b/.claude/settings.json", "{\"hooks\": {}}");
+    let n = s.notification("latch/diagnostics");
+    assert_eq!(n["params"]["cwd"], json!(c.project().join("b")), "{n}");
+    // Well past the watcher's poll and settle times: no other notice.
+    std::thread::sleep(Duration::from_millis(1200));
+    let r = s.request(5, "explain", bash_before("ls"));
+    assert_eq!(r["id"], 5, "one notice only: {r}");
+    assert_eq!(s.close(), 0);
+}
+
+/// A file kept at its last good version stays kept while an edit
+/// elsewhere reloads another configuration.
+#[test]
+fn a_kept_file_stays_kept_through_an_edit_elsewhere() {
+    let c = Claude::new().project_settings(&settings(
+        "PreToolUse",
+        Some("Bash"),
+        &["echo no >&2; exit 2"],
+    ));
+    let project_file = c.root.path().join("project/.claude/settings.json");
+    let mut s = three_configurations(&c);
+    // Every configuration reads the project's file: three notices.
+    c.write("project/.claude/settings.json", "{\"hooks\": ");
+    for _ in 0..3 {
+        let n = s.notification("latch/diagnostics");
+        assert_eq!(n["params"]["kept"], json!([project_file]), "{n}");
+    }
+    c.write("project/a/.claude/settings.json", "{\"hooks\": {}}");
+    let n = s.notification("latch/diagnostics");
+    assert_eq!(n["params"]["cwd"], json!(c.project().join("a")), "{n}");
+    assert_eq!(n["params"]["kept"], json!([project_file]), "{n}");
+    // A directory loaded now still gets the kept version, and is told.
+    let d = c.project().join("d");
+    std::fs::create_dir_all(&d).unwrap();
+    let mut e = bash_before("ls");
+    e["cwd"] = json!(d);
+    s.fire(6, e);
+    let (answer, notice) = s.answer_and_notice(6);
+    assert_eq!(answer["result"]["decision"], "deny", "{answer}");
+    assert_eq!(notice["params"]["kept"], json!([project_file]), "{notice}");
+    assert_eq!(notice["params"]["first_load"], true, "{notice}");
 }
 
 #[test]

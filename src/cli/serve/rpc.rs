@@ -146,6 +146,18 @@ impl Serialize for RequestId {
 
 /// Reads one message from a line, or the error response to send.
 pub fn parse(line: &[u8]) -> Result<Incoming<'_>, String> {
+    // serde_json checks the strings it reads, not those it skips: bytes
+    // that are not UTF-8 in a member the envelope ignores would pass.
+    if let Err(e) = std::str::from_utf8(line) {
+        return Err(error(
+            &RequestId::null(),
+            code::PARSE_ERROR,
+            &format!(
+                "parse error: the line is not UTF-8 (at line 1 column {})",
+                e.valid_up_to() + 1
+            ),
+        ));
+    }
     // A derived struct also reads an array, member by member: only an
     // object is a message (a batch is not supported).
     let object = line.trim_ascii_start().first() == Some(&b'{');

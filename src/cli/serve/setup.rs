@@ -45,6 +45,10 @@ pub(super) struct Setup {
     /// never half done. Both run on tokio's blocking pool (but the first
     /// load, in `initialize`), so the server's thread never waits for it.
     pub(super) loading: Mutex<()>,
+    /// The configurations loaded since the watcher last looked, each with
+    /// what its settings directories looked like before its load read
+    /// them (see [`watch`]): an edit made meanwhile is reloaded.
+    pub(super) fresh: Mutex<Vec<(Option<PathBuf>, watch::Fingerprint)>>,
     /// Engines loaded with the settings a session keeps (see [`Accepted`]),
     /// by working directory and a hash of those settings.
     pub(super) sessions_own: Mutex<HashMap<(Option<PathBuf>, u64), Loaded>>,
@@ -118,6 +122,7 @@ impl Server {
             telemetry,
             kept: Mutex::default(),
             loading: Mutex::default(),
+            fresh: Mutex::default(),
         });
         // What the settings looked like before they were read: an edit
         // made while they load, or before the watch starts, is reloaded.
@@ -208,6 +213,7 @@ fn loaded_for(setup: &Setup, out: &Out, cwd: Option<PathBuf>) -> (Loaded, Vec<Di
     if let Some(loaded) = cached(setup, &key) {
         return (loaded, Vec::new());
     }
+    let before = watch::fingerprint(&setup.config.watch_roots(key.as_deref()));
     let replace = lock(&setup.kept).clone();
     let (loaded, diags) = load(setup, out, key.as_deref(), replace.clone());
     let kept: Vec<&PathBuf> = replace
@@ -225,6 +231,7 @@ fn loaded_for(setup: &Setup, out: &Out, cwd: Option<PathBuf>) -> (Loaded, Vec<Di
             engines.clear();
         }
         engines.insert(key.clone(), loaded);
+        lock(&setup.fresh).push((key.clone(), before));
         first
     };
     if !first && (!diags.is_empty() || !kept.is_empty()) {

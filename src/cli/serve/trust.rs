@@ -144,7 +144,7 @@ impl Server {
                 // watcher's reload would come too late).
                 if changed
                     && reloading.config.uses_trust()
-                    && let Err(why) = crate::panic::catch(|| watch::reload(&reloading, &notices))
+                    && let Err(why) = crate::panic::catch(|| watch::reload(&reloading, &notices, None))
                 {
                     // The store is written: the answer stands, and the
                     // watcher's reload follows.

@@ -6,7 +6,8 @@
 //! harness needs. Each round takes a fingerprint of the watched paths
 //! (every file's path, size, modification time and inode, found without
 //! following symbolic links, at most [`MAX_ENTRIES`] entries and
-//! [`MAX_DEPTH`] levels); a change that stays for [`SETTLE`] is reloaded.
+//! [`MAX_DEPTH`] levels); a change that stays for [`SETTLE`] is reloaded,
+//! in the configurations that watch a changed path.
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -18,7 +19,7 @@ use crate::config::files::Files;
 use crate::dialect::lost_hooks;
 use serde_json::json;
 
-use super::setup::{Setup, load};
+use super::setup::{Loaded, Setup, load};
 use super::{Out, lock, rpc};
 
 /// How often the watched paths are looked at.
@@ -44,6 +45,18 @@ type Entry = (PathBuf, u64, Option<SystemTime>, u64);
 /// What the watched paths look like.
 #[derive(Debug, PartialEq, Eq)]
 pub struct Fingerprint(Vec<Entry>);
+
+impl Fingerprint {
+    /// The paths found in one fingerprint and not the other, or with
+    /// other facts: what an edit between the two changed.
+    fn changed_since(&self, before: &Fingerprint) -> BTreeSet<PathBuf> {
+        let now: BTreeSet<&Entry> = self.0.iter().collect();
+        let then: BTreeSet<&Entry> = before.0.iter().collect();
+        now.symmetric_difference(&then)
+            .map(|(path, ..)| path.clone())
+            .collect()
+    }
+}
 
 /// Takes the fingerprint of `roots`.
 pub fn fingerprint(roots: &[PathBuf]) -> Fingerprint {
@@ -96,10 +109,10 @@ fn walk(root: &Path, entries: &mut Vec<Entry>) {
 }
 
 /// Watches `setup`'s configuration until the task is dropped: after each
-/// settled change every loaded configuration is loaded again, and the
-/// harness gets `latch/diagnostics`. A configuration whose reload has an
-/// error the loaded one does not have is kept, and the notification says
-/// why. `before` is the fingerprint of the settings directories taken
+/// settled change every loaded configuration that watches a changed path
+/// is loaded again, and the harness gets `latch/diagnostics` for each. A
+/// configuration whose reload has an error the loaded one does not have
+/// is kept, and the notification says why. `before` is the fingerprint of the settings directories taken
 /// before the first load: if they changed since, they are reloaded at
 /// once, so an edit made while the server started is not missed.
 pub fn watch(setup: Arc<Setup>, out: Out, before: Fingerprint) -> impl Future<Output = ()> {
@@ -118,23 +131,34 @@ pub fn watch(setup: Arc<Setup>, out: Out, before: Fingerprint) -> impl Future<Ou
             if !pending {
                 tokio::time::sleep(POLL).await;
             }
-            // A configuration loaded for a new directory widens the watch:
-            // a new baseline, but a change of what was watched before
-            // still counts.
+            // What changed since the last look: among the paths watched
+            // then, and among those of each configuration loaded since,
+            // against what they looked like before its load read them (an
+            // edit made while it loaded, or before this look, is news).
             let (s, old, seen) = (setup.clone(), watched, last);
-            let (now_watched, changed, baseline) = off_thread(move || {
+            let (now_watched, mut paths, baseline) = off_thread(move || {
                 let now_watched = roots(&s);
-                let changed = fingerprint(&old) != seen;
+                let now_old = fingerprint(&old);
+                let mut paths = now_old.changed_since(&seen);
+                let fresh = std::mem::take(&mut *lock(&s.fresh));
+                for (cwd, before) in fresh {
+                    let now = fingerprint(&s.config.watch_roots(cwd.as_deref()));
+                    paths.extend(now.changed_since(&before));
+                }
+                // A configuration loaded for a new directory widens the
+                // watch: a new baseline.
                 let baseline = if now_watched == old {
-                    seen
+                    now_old
                 } else {
                     fingerprint(&now_watched)
                 };
-                (now_watched, changed, baseline)
+                (now_watched, paths, baseline)
             })
             .await;
-            (watched, last) = (now_watched, baseline);
-            if !(changed || std::mem::take(&mut pending)) {
+            watched = now_watched;
+            last = baseline;
+            let whole = std::mem::take(&mut pending);
+            if paths.is_empty() && !whole {
                 continue;
             }
             // Let the edit finish.
@@ -147,9 +171,11 @@ pub fn watch(setup: Arc<Setup>, out: Out, before: Fingerprint) -> impl Future<Ou
                 }
                 settled = again;
             }
+            paths.extend(settled.changed_since(&last));
             last = settled;
+            let paths = (!whole).then_some(paths);
             let (s, o) = (setup.clone(), out.clone());
-            if let Err(why) = off_thread_caught(move || reload(&s, &o)).await {
+            if let Err(why) = off_thread_caught(move || reload(&s, &o, paths.as_ref())).await {
                 eprintln!(
                     "latch: error: reloading the configuration failed ({why}); the configuration loaded before stays"
                 );
@@ -191,14 +217,10 @@ pub async fn off_thread_caught<R: Send + 'static>(
 /// configuration, then whatever each loaded dialect read or looked for
 /// outside them (a hooks file a plugin manifest names).
 fn roots(setup: &Arc<Setup>) -> Vec<PathBuf> {
-    let cwds: Vec<Option<PathBuf>> = lock(&setup.engines).keys().cloned().collect();
-    let mut roots: Vec<PathBuf> = cwds
+    let mut roots: Vec<PathBuf> = lock(&setup.engines)
         .iter()
-        .flat_map(|cwd| setup.config.watch_roots(cwd.as_deref()))
+        .flat_map(|(cwd, loaded)| roots_of(setup, cwd.as_deref(), loaded))
         .collect();
-    for loaded in lock(&setup.engines).values() {
-        roots.extend(loaded.engine.dialects().flat_map(|d| d.config_paths()));
-    }
     roots.sort();
     roots.dedup();
     // The settings directories first, whole directories such as plugins
@@ -213,20 +235,37 @@ fn roots(setup: &Arc<Setup>) -> Vec<PathBuf> {
     roots
 }
 
-/// Loads every configuration again and tells the harness. A file whose
+/// The paths whose changes can change the configuration loaded for
+/// `cwd`: its settings directories, then whatever its dialects read or
+/// looked for outside them (a hooks file a plugin manifest names).
+fn roots_of(setup: &Setup, cwd: Option<&Path>, loaded: &Loaded) -> Vec<PathBuf> {
+    let mut roots = setup.config.watch_roots(cwd);
+    roots.extend(loaded.engine.dialects().flat_map(|d| d.config_paths()));
+    roots
+}
+
+/// Loads again every configuration that watches a path in `changed`
+/// (all of them when it is `None`) and tells the harness. A file whose
 /// new text has errors the loaded configuration did not have keeps the
 /// text it had at the last load (or stays missing, if it was), and the
 /// other files' changes apply; if that still leaves new errors (or an
 /// error names no file), the configuration loaded before stays, whole.
-pub fn reload(setup: &Setup, out: &Out) {
+pub fn reload(setup: &Setup, out: &Out, changed: Option<&BTreeSet<PathBuf>>) {
     let _whole = lock(&setup.loading);
     // Loaded from files that may have changed too: loaded anew when next
     // needed.
     lock(&setup.sessions_own).clear();
     let keys: Vec<Option<PathBuf>> = lock(&setup.engines).keys().cloned().collect();
     // The files kept at their last good text after this round, for the
-    // configurations loaded later.
-    let mut still_kept = Files::new();
+    // configurations loaded later: those that did not change stay kept.
+    let mut still_kept: Files = match changed {
+        Some(changed) => lock(&setup.kept)
+            .iter()
+            .filter(|(file, _)| !changed.contains(*file))
+            .map(|(file, text)| (file.clone(), text.clone()))
+            .collect(),
+        None => Files::new(),
+    };
     // Applied together at the end, and only then announced: an event that
     // follows a notice sees every configuration reloaded, not some.
     let mut updates = Vec::new();
@@ -235,6 +274,18 @@ pub fn reload(setup: &Setup, out: &Out) {
         let Some(old) = lock(&setup.engines).get(&cwd).cloned() else {
             continue;
         };
+        // A configuration none of whose paths changed stays as it is,
+        // without a notice: an edit in one directory is news to the
+        // configurations that read it only.
+        if let Some(changed) = changed {
+            let roots = roots_of(setup, cwd.as_deref(), &old);
+            if !changed
+                .iter()
+                .any(|path| roots.iter().any(|root| path.starts_with(root)))
+            {
+                continue;
+            }
+        }
         // What cost hooks (an error, or a file peen skipped with only a
         // warning: its guards would be gone all the same).
         let before: Vec<Diagnostic> = old
