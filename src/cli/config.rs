@@ -137,9 +137,29 @@ pub struct ConfigArgs {
     #[serde(deserialize_with = "some_path")]
     #[schemars(extend("minLength" = 1))]
     pub state_dir: Option<PathBuf>,
+    /// Set by `latch serve`: messages name `initialize`'s keys
+    /// (`claude_settings`) rather than the command line's flags
+    /// (`--claude-settings`).
+    #[arg(skip)]
+    #[serde(skip)]
+    pub(crate) named_as_keys: bool,
 }
 
 impl ConfigArgs {
+    /// How a message names the setting of `flag` (`--plugin-dir`): so, or
+    /// as `initialize`'s key (`plugin_dirs`) for `latch serve`.
+    fn named(&self, flag: &str) -> String {
+        if !self.named_as_keys {
+            return flag.to_owned();
+        }
+        let key = match flag {
+            "--dialect" => "dialects",
+            "--plugin-dir" => "plugin_dirs",
+            other => other.trim_start_matches('-'),
+        };
+        format!("`{}`", key.replace('-', "_"))
+    }
+
     /// Whether any dialect's hooks are held to a trust policy.
     pub fn uses_trust(&self) -> bool {
         Policies::parse(&self.trust).is_ok_and(|p| !p.all_off())
@@ -381,7 +401,9 @@ impl ConfigArgs {
         for (flag, given, loaded, dialect) in unused {
             if given && !loaded && self.dialects.is_empty() {
                 diags.push(Diagnostic::warning(format!(
-                    "{flag} has no effect: the {dialect} dialect is not loaded (see --dialect)"
+                    "{} has no effect: the {dialect} dialect is not loaded (see {})",
+                    self.named(flag),
+                    self.named("--dialect")
                 )));
             }
         }

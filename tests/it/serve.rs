@@ -2498,9 +2498,9 @@ fn a_slow_load_for_a_new_directory_holds_up_only_its_own_event() {
     assert_eq!(s.close(), 0);
 }
 
-/// Notifications get no answer; one latch cannot use (unknown, or a
-/// `$/cancelRequest` without a usable id) is said on stderr, and the
-/// server goes on.
+/// Notifications get no answer; one latch cannot use (unknown, a
+/// `$/cancelRequest` without a usable id, or a request sent without its
+/// id) is said on stderr, and the server goes on.
 #[test]
 fn a_notification_latch_cannot_use_is_said_on_stderr() {
     let state = tempfile::tempdir().unwrap();
@@ -2510,6 +2510,7 @@ fn a_notification_latch_cannot_use_is_said_on_stderr() {
         json!({"jsonrpc": "2.0", "method": "$/cancelRequest", "params": {"id": {"a": 1}}}),
         json!({"jsonrpc": "2.0", "method": "$/cancelRequest", "params": {"id": 99}}),
         json!({"jsonrpc": "2.0", "method": "latch/unknown"}),
+        json!({"jsonrpc": "2.0", "method": "fire", "params": {"event": "stop"}}),
         json!({"jsonrpc": "2.0", "id": 2, "method": "shutdown"}),
     ]
     .map(|m| format!("{m}\n"))
@@ -2530,7 +2531,7 @@ fn a_notification_latch_cannot_use_is_said_on_stderr() {
     );
     let err = String::from_utf8_lossy(&out.stderr);
     let ignored: Vec<&str> = err.lines().filter(|l| l.contains("ignored")).collect();
-    assert_eq!(ignored.len(), 3, "an unknown id is no mistake: {err}");
+    assert_eq!(ignored.len(), 4, "an unknown id is no mistake: {err}");
     assert!(
         ignored[0].contains("`$/cancelRequest` ignored") && ignored[0].ends_with("not null"),
         "{err}"
@@ -2538,6 +2539,13 @@ fn a_notification_latch_cannot_use_is_said_on_stderr() {
     assert!(ignored[1].ends_with(r#"not {"id":{"a":1}}"#), "{err}");
     assert!(
         ignored[2].contains("unknown notification `latch/unknown`"),
+        "{err}"
+    );
+    // A request without its id is not run, and not called unknown.
+    assert!(
+        ignored[3].ends_with(
+            "`fire` sent without an `id` ignored: a request needs an `id` for its answer"
+        ),
         "{err}"
     );
 }
@@ -2576,6 +2584,26 @@ fn initialize_refuses_no_dialects_and_warns_of_a_missing_project() {
             .as_str()
             .unwrap()
             .contains("does not exist"),
+        "{r}"
+    );
+    assert_eq!(s.close(), 0);
+}
+
+/// A key of a dialect that is not loaded is said among `initialize`'s
+/// diagnostics, by its name there (`latch fire` names its flag).
+#[test]
+fn initialize_names_a_key_without_effect_by_its_key() {
+    let state = tempfile::tempdir().unwrap();
+    let mut s = Server::start(&[]);
+    let r = s.request(
+        1,
+        "initialize",
+        json!({"claude_settings": "{}", "state_dir": state.path(), "project": state.path()}),
+    );
+    let diags = r["result"]["diagnostics"].as_array().unwrap();
+    assert_eq!(
+        diags[0]["message"],
+        "`claude_settings` has no effect: the claude dialect is not loaded (see `dialects`)",
         "{r}"
     );
     assert_eq!(s.close(), 0);

@@ -191,6 +191,12 @@ pub async fn run(_args: ServeArgs) -> u8 {
                         ),
                     }
                 }
+                // A request sent without its id: it could get no answer.
+                other if schema::REQUESTS.iter().any(|(method, ..)| *method == other) => {
+                    eprintln!(
+                        "latch: warning: `{other}` sent without an `id` ignored: a request needs an `id` for its answer"
+                    );
+                }
                 other => eprintln!("latch: warning: unknown notification `{other}` ignored"),
             },
             Ok(Incoming::Request { id, method, params }) => {

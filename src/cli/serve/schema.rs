@@ -18,6 +18,18 @@ use crate::{Diagnostic, Event, Outcome};
 
 use crate::cli::config::ConfigArgs;
 
+/// The requests the server answers: each method, the schema definition of
+/// its params (`None`: it reads none), and whether params are required.
+pub(super) const REQUESTS: &[(&str, Option<&str>, bool)] = &[
+    ("initialize", Some("InitializeParams"), false),
+    ("fire", Some("FireParams"), true),
+    ("explain", Some("ExplainParams"), true),
+    ("trust/list", None, false),
+    ("trust/approve", Some("TrustApproveParams"), true),
+    ("trust/revoke", Some("TrustRevokeParams"), true),
+    ("shutdown", None, false),
+];
+
 /// The schema document: one definition per message part, with every type
 /// they use.
 pub fn schema() -> Value {
@@ -130,15 +142,7 @@ pub fn schema() -> Value {
             })
             .collect()
     };
-    let requests: &[(&str, Option<&str>, bool)] = &[
-        ("initialize", Some("InitializeParams"), false),
-        ("fire", Some("FireParams"), true),
-        ("explain", Some("ExplainParams"), true),
-        ("trust/list", None, false),
-        ("trust/approve", Some("TrustApproveParams"), true),
-        ("trust/revoke", Some("TrustRevokeParams"), true),
-        ("shutdown", None, false),
-    ];
+    let requests = REQUESTS;
     put(
         "Request",
         json!({

@@ -76,7 +76,7 @@ impl Server {
         if self.setup.is_some() {
             return rpc::error(id, code::INVALID_REQUEST, "already initialized");
         }
-        let config: ConfigArgs = match params.get().trim_start().as_bytes().first() {
+        let mut config: ConfigArgs = match params.get().trim_start().as_bytes().first() {
             Some(b'{') => match named(params) {
                 Ok(c) => c,
                 Err(e) => return rpc::error(id, code::INVALID_PARAMS, &e),
@@ -84,6 +84,7 @@ impl Server {
             _ if params.get() == "null" => ConfigArgs::default(),
             _ => return rpc::error(id, code::INVALID_PARAMS, "params must be an object"),
         };
+        config.named_as_keys = true;
         // `latch fire` has no way to name no dialect; here an empty list
         // would silently load the default ones.
         if serde_json::from_str::<serde_json::Value>(params.get()).is_ok_and(|p| {
