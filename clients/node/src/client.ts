@@ -24,7 +24,7 @@ import type {
   TrustedHook,
 } from "./outcome.js";
 import { AsyncQueue } from "./queue.js";
-import { Connection } from "./rpc.js";
+import { Connection, rethrowLater } from "./rpc.js";
 import { chooseBinary, holdOpen, spawnServe, Tail } from "./spawn.js";
 
 /** How many characters of latch's stderr are kept for {@link LatchDiedError}. */
@@ -38,6 +38,13 @@ const DRAIN_MS = 500;
 const NOTIFICATION_EVENTS = ["asyncResult", "diagnostics", "notification"] as const;
 /** The longest delay `setTimeout` takes; a longer limit means none. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
+/**
+ * How long a latch sent SIGTERM has to exit before SIGKILL. On SIGTERM latch
+ * cancels everything, kills its hooks' process groups and exits, waiting at
+ * most 10 s for answers nobody reads (docs/serve.md#flow-control); SIGKILL
+ * would leave its hooks running.
+ */
+const TERM_GRACE_MS = 10_000;
 
 /** Options of {@link LatchClient.start}. */
 export interface StartOptions {
@@ -61,6 +68,18 @@ export interface StartOptions {
   config?: AnyConfig | undefined;
   /** Called with each chunk latch writes on stderr (its logs). Default: kept only for errors. */
   onStderr?: ((text: string) => void) | undefined;
+  /**
+   * A listener for the `asyncResult` event, added before `initialize` is
+   * sent: unlike one added with {@link LatchClient.on} once `start`
+   * resolves, it also hears the notifications latch sends before or with
+   * its answer to `initialize`. It stays on, as `on`'s would (it keeps Node
+   * running; {@link LatchClient.off} removes it).
+   */
+  onAsyncResult?: ((result: AsyncResult) => void) | undefined;
+  /** A listener for the `diagnostics` event, added before `initialize` is sent (as `onAsyncResult`). */
+  onDiagnostics?: ((notification: DiagnosticsNotification) => void) | undefined;
+  /** A listener for the `notification` event, added before `initialize` is sent (as `onAsyncResult`). */
+  onNotification?: ((method: string, params: unknown) => void) | undefined;
   /**
    * How long latch may take to answer `initialize`, in milliseconds: past
    * it `start` rejects with {@link LatchTimeoutError} and latch is ended.
@@ -91,6 +110,10 @@ export interface RequestOptions {
    * fire rejects with {@link LatchTimeoutError}. A signal already
    * aborted when `fire` is called sends nothing and rejects with
    * `signal.reason`. For `explain`, which runs nothing, aborting rejects.
+   * For `trustList`, `trustApprove` and `trustRevoke`, aborting rejects
+   * too, but an approval or revocation already sent is not undone: latch
+   * may have applied it (or apply it still). A signal already aborted
+   * sends nothing.
    */
   signal?: AbortSignal | undefined;
 }
@@ -112,7 +135,9 @@ export interface CloseOptions {
   /**
    * How long to wait, in milliseconds, for `shutdown` (which lets every
    * `fire` in flight finish) and for the process to exit; after it latch is
-   * told to `exit` (cancelling what still runs), then killed. Default 10000.
+   * told to `exit` (cancelling what still runs), then sent SIGTERM, then
+   * killed (see {@link LatchClient.close}). Default 10000 (`Infinity`: no
+   * limit).
    */
   timeoutMs?: number | undefined;
 }
@@ -206,6 +231,7 @@ export class LatchClient implements AsyncDisposable {
     stderr: Tail,
     initializeResult: InitializeResult,
     cancelGraceMs: number,
+    listeners: Pick<StartOptions, "onAsyncResult" | "onDiagnostics" | "onNotification">,
   ) {
     this.#child = child;
     this.#connection = connection;
@@ -215,6 +241,9 @@ export class LatchClient implements AsyncDisposable {
     this.#cancelGraceMs = cancelGraceMs;
     // A listener removed (by `off`, or a `once` that fired) may leave nothing to wait for.
     this.#emitter.on("removeListener", () => this.#holdWhileBusy());
+    if (listeners.onAsyncResult !== undefined) this.on("asyncResult", listeners.onAsyncResult);
+    if (listeners.onDiagnostics !== undefined) this.on("diagnostics", listeners.onDiagnostics);
+    if (listeners.onNotification !== undefined) this.on("notification", listeners.onNotification);
   }
 
   /**
@@ -240,10 +269,16 @@ export class LatchClient implements AsyncDisposable {
     child.stderr.setEncoding("utf8");
     child.stderr.on("data", (text: string) => {
       stderr.push(text);
-      options.onStderr?.(text);
+      try {
+        options.onStderr?.(text);
+      } catch (error) {
+        rethrowLater(error);
+      }
     });
 
-    // The client exists only once initialize answered: route through late-bound handlers.
+    // The client exists only once initialize answered: route through late-bound
+    // handlers. Notifications before it (sent before, or with, the answer) are
+    // replayed to it then, when only the listeners of `options` hear them.
     let client: LatchClient | undefined;
     const early: Array<[string, unknown]> = [];
     const connection = new Connection(child.stdout, child.stdin, {
@@ -252,7 +287,7 @@ export class LatchClient implements AsyncDisposable {
         else early.push([method, params]);
       },
       onProtocolError: (error) => {
-        if (client !== undefined) client.#emitter.emit("protocolError", error);
+        if (client !== undefined) client.#emit("protocolError", error);
       },
       onPendingChange: () => {
         if (client !== undefined) client.#holdWhileBusy();
@@ -278,7 +313,7 @@ export class LatchClient implements AsyncDisposable {
           );
           if (client !== undefined) {
             client.#exitInfo = info;
-            client.#emitter.emit("exit", info);
+            client.#emit("exit", info);
           }
           resolve(info);
         });
@@ -292,7 +327,7 @@ export class LatchClient implements AsyncDisposable {
         signal,
         () => new LatchTimeoutError(`${bin} serve did not answer initialize within ${startTimeoutMs} ms`),
       );
-      client = new LatchClient(child, connection, exited, stderr, result, cancelGraceMs);
+      client = new LatchClient(child, connection, exited, stderr, result, cancelGraceMs, options);
       for (const [method, params] of early) client.#onNotification(method, params);
       client.#holdWhileBusy();
       return client;
@@ -300,11 +335,9 @@ export class LatchClient implements AsyncDisposable {
       // latch exits at the end of its input. A binary that did not answer
       // in time, or a start given up on, is told to stop at once as well.
       child.stdin.end();
-      if (error instanceof LatchTimeoutError || signal?.aborted === true) child.kill("SIGTERM");
-      if ((await Promise.race([exited, delay(2000)])) === undefined) {
-        child.kill("SIGKILL");
-        await exited;
-      }
+      const terminated = error instanceof LatchTimeoutError || signal?.aborted === true;
+      if (terminated) child.kill("SIGTERM");
+      await stop(child, exited, 2000, terminated);
       throw error;
     }
   }
@@ -383,9 +416,13 @@ export class LatchClient implements AsyncDisposable {
   /**
    * Every hook the project's configuration loads, with its trust state
    * (`trust/list`; docs/trust.md), for the harness's own approval prompt.
+   * Aborting `signal` rejects with `signal.reason`; one already aborted
+   * sends nothing.
    */
   trustList(options: RequestOptions = {}): Promise<TrustedHook[]> {
-    return this.#withSignal(this.#request<TrustedHook[]>("trust/list", null).result, options.signal);
+    const { signal } = options;
+    if (signal?.aborted === true) return Promise.reject(signal.reason);
+    return this.#withSignal(this.#request<TrustedHook[]>("trust/list", null).result, signal);
   }
 
   /**
@@ -393,29 +430,43 @@ export class LatchClient implements AsyncDisposable {
    * or every one that needs approval with `all: true`. Resolves to the
    * approved hooks.
    *
+   * A `signal` already aborted sends nothing and rejects with
+   * `signal.reason`. Aborting it later rejects the same way, but does not
+   * undo the request: latch may have applied it already (or apply it
+   * still); {@link trustList} says what holds.
+   *
    * @throws {LatchRpcError} a name matches no loaded hook, or none is given.
    */
   async trustApprove(
     select: { hooks?: string[]; all?: boolean },
     options: RequestOptions = {},
   ): Promise<TrustChange[]> {
+    options.signal?.throwIfAborted();
     const params = { hooks: select.hooks ?? [], all: select.all ?? false };
     const result = this.#request<{ approved: TrustChange[] }>("trust/approve", params).result;
     return (await this.#withSignal(result, options.signal)).approved;
   }
 
-  /** Withdraws approvals (hooks named as for {@link trustApprove}). */
+  /**
+   * Withdraws approvals (hooks named as for {@link trustApprove}; `signal`
+   * as there: an abort after the request was sent does not undo it).
+   */
   async trustRevoke(
     select: { hooks?: string[]; all?: boolean },
     options: RequestOptions = {},
   ): Promise<TrustChange[]> {
+    options.signal?.throwIfAborted();
     const params = { hooks: select.hooks ?? [], all: select.all ?? false };
     const result = this.#request<{ revoked: TrustChange[] }>("trust/revoke", params).result;
     return (await this.#withSignal(result, options.signal)).revoked;
   }
 
-  /** `result`, or the signal's reason once it aborts. */
+  /**
+   * `result`, or the signal's reason once it aborts. The request was sent:
+   * its answer, or its error, is then dropped (never an unhandled rejection).
+   */
   #withSignal<T>(result: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+    result.catch(() => undefined);
     if (signal === undefined) return result;
     if (signal.aborted) return Promise.reject(signal.reason);
     return new Promise((resolve, reject) => {
@@ -527,12 +578,25 @@ export class LatchClient implements AsyncDisposable {
   /**
    * Ends latch: `shutdown` (every `fire` in flight finishes first), then
    * `exit`, then waits for the process. Past `timeoutMs` latch gets `exit`
-   * at once (cancelling what still runs) and, if it still runs a second
-   * later, SIGKILL. Requests still waiting then reject with
+   * at once (cancelling what still runs); if it still runs a second later
+   * (it reads nothing while its flow control holds it, docs/serve.md), it
+   * is sent SIGTERM, on which it kills every hook and exits; and if it
+   * still runs 10 s after that, SIGKILL (which would leave its hooks
+   * running). Requests still waiting then reject with
    * {@link LatchClosedError}. Calling it again returns the same promise.
+   *
+   * @throws {RangeError} `timeoutMs` is not a number of milliseconds (the promise rejects).
    */
   close(options: CloseOptions = {}): Promise<ExitInfo> {
-    this.#closing ??= this.#close(options.timeoutMs ?? 10_000);
+    if (this.#closing === undefined) {
+      let timeoutMs: number;
+      try {
+        timeoutMs = milliseconds(options.timeoutMs, 10_000, "timeoutMs");
+      } catch (error) {
+        return Promise.reject(error);
+      }
+      this.#closing = this.#close(timeoutMs);
+    }
     this.#holdWhileBusy();
     return this.#closing;
   }
@@ -552,11 +616,7 @@ export class LatchClient implements AsyncDisposable {
     await Promise.race([shutdown, this.#exited, delay(timeoutMs)]);
     this.#connection.notify("exit");
     this.#child.stdin.end();
-    const left = Math.max(deadline - Date.now(), 1000);
-    const ended = await Promise.race([this.#exited, delay(left)]);
-    if (ended !== undefined) return ended;
-    this.#child.kill("SIGKILL");
-    return this.#exited;
+    return stop(this.#child, this.#exited, Math.max(deadline - Date.now(), 1000));
   }
 
   #request<T>(method: string, params: unknown): { id: number; result: Promise<T> } {
@@ -581,20 +641,67 @@ export class LatchClient implements AsyncDisposable {
   }
 
   #onNotification(method: string, params: unknown): void {
-    this.#emitter.emit("notification", method, params);
+    this.#emit("notification", method, params);
     if (method === "latch/asyncResult") {
-      this.#emitter.emit("asyncResult", params as AsyncResult);
+      this.#emit("asyncResult", params as AsyncResult);
     } else if (method === "latch/diagnostics") {
-      this.#emitter.emit("diagnostics", params as DiagnosticsNotification);
+      this.#emit("diagnostics", params as DiagnosticsNotification);
+    }
+  }
+
+  /**
+   * Calls the listeners of `event` as `emit` does, but one that throws stops
+   * neither the others nor the client (the rest of what latch sent, the end
+   * of {@link close}): its exception is thrown again on its own, an
+   * `uncaughtException` as a throwing `data` listener of a stream gives.
+   */
+  #emit<K extends keyof LatchClientEvents>(event: K, ...args: LatchClientEvents[K]): void {
+    // `rawListeners`: a `once` listener's wrapper removes it as it calls it.
+    for (const listener of this.#emitter.rawListeners(event)) {
+      try {
+        Reflect.apply(listener, this.#emitter, args);
+      } catch (error) {
+        rethrowLater(error);
+      }
     }
   }
 }
 
+/** Resolves after `ms` milliseconds; never, past the longest delay `setTimeout` takes. */
 function delay(ms: number): Promise<void> {
+  if (ms > MAX_TIMER_MS) return new Promise(() => undefined);
   return new Promise((resolve) => setTimeout(resolve, ms).unref());
 }
 
-/** A limit in milliseconds: `value`, or `fallback` when it is not given. */
+/**
+ * Waits `ms` milliseconds for a latch told to stop (`exit`, the end of its
+ * input) to exit; then sends SIGTERM, on which latch cancels everything,
+ * kills its hooks' process groups and exits; and past
+ * {@link TERM_GRACE_MS} more, SIGKILL. `terminated`: SIGTERM was sent
+ * already, SIGKILL follows `ms`.
+ */
+async function stop(
+  child: ChildProcessWithoutNullStreams,
+  exited: Promise<ExitInfo>,
+  ms: number,
+  terminated = false,
+): Promise<ExitInfo> {
+  let ended = await Promise.race([exited, delay(ms)]);
+  if (ended !== undefined) return ended;
+  if (!terminated) {
+    child.kill("SIGTERM");
+    ended = await Promise.race([exited, delay(TERM_GRACE_MS)]);
+    if (ended !== undefined) return ended;
+  }
+  child.kill("SIGKILL");
+  return exited;
+}
+
+/**
+ * A limit in milliseconds: `value`, or `fallback` when it is not given. One
+ * past the longest delay `setTimeout` takes (`Infinity` included) is no limit:
+ * every timer made from it goes through {@link delay} or checks `MAX_TIMER_MS`.
+ */
 function milliseconds(value: number | undefined, fallback: number, name: string): number {
   if (value === undefined) return fallback;
   if (!(value >= 0)) throw new RangeError(`${name} must be a number of milliseconds, not ${String(value)}`);

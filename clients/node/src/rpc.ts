@@ -44,7 +44,8 @@ export class Connection {
   /** Requests given up on ({@link abandon}) whose answer has not come yet: it is dropped. */
   readonly #abandoned = new Set<RequestId>();
   #nextId = 1;
-  #buffer = "";
+  /** The pieces of a line still without its newline, joined once it comes. */
+  #partial: string[] = [];
   #failure: Error | undefined;
 
   constructor(input: Readable, output: Writable, handlers: ConnectionHandlers) {
@@ -113,14 +114,33 @@ export class Connection {
     this.#handlers.onPendingChange?.(this.#pending.size);
   }
 
+  /**
+   * Splits what arrived into lines. Only the new chunk is searched, and a
+   * line's pieces are joined once, at its end: a long line in many chunks
+   * costs its length, not its length times their number. (The stream
+   * decodes UTF-8 itself, so a character split between two chunks comes
+   * whole.) A handler that throws stops neither this chunk's other lines
+   * nor the ones after: its exception is thrown again on its own.
+   */
   #receive(chunk: string): void {
-    this.#buffer += chunk;
+    let start = 0;
     let newline: number;
-    while ((newline = this.#buffer.indexOf("\n")) !== -1) {
-      const line = this.#buffer.slice(0, newline);
-      this.#buffer = this.#buffer.slice(newline + 1);
-      if (line.trim() !== "") this.#dispatch(line);
+    while ((newline = chunk.indexOf("\n", start)) !== -1) {
+      let line = chunk.slice(start, newline);
+      start = newline + 1;
+      if (this.#partial.length > 0) {
+        this.#partial.push(line);
+        line = this.#partial.join("");
+        this.#partial = [];
+      }
+      if (line.trim() === "") continue;
+      try {
+        this.#dispatch(line);
+      } catch (error) {
+        rethrowLater(error);
+      }
     }
+    if (start < chunk.length) this.#partial.push(start === 0 ? chunk : chunk.slice(start));
   }
 
   #dispatch(line: string): void {
@@ -165,6 +185,17 @@ export class Connection {
       pending.resolve(m["result"]);
     }
   }
+}
+
+/**
+ * Throws `error` again from a microtask of its own: an exception of a
+ * listener becomes the process's `uncaughtException`, as one thrown by a
+ * stream's `data` listener does, without stopping the loop that called it.
+ */
+export function rethrowLater(error: unknown): void {
+  queueMicrotask(() => {
+    throw error;
+  });
 }
 
 function isRpcError(value: unknown): value is { code: number; message: string; data?: unknown } {

@@ -93,3 +93,26 @@ test("trust methods list, approve and revoke the project's hooks", async (t) => 
   const revoked = await latch.trustRevoke({ hooks: [hooks[0]?.hook ?? ""] });
   assert.equal(revoked.length, 1);
 });
+
+test("a trust request with a signal aborted beforehand sends nothing and rejects with its reason", async (t) => {
+  const root = await mkdtemp(join(tmpdir(), "latch-client-trust-abort-"));
+  t.after(() => rm(root, { recursive: true, force: true }));
+  const project = join(root, "project");
+  await mkdir(join(project, ".claude"), { recursive: true });
+  await mkdir(join(root, "home"));
+  const guard = { hooks: { PreToolUse: [{ matcher: "Bash", hooks: [{ type: "command", command: "echo no >&2; exit 2" }] }] } };
+  await writeFile(join(project, ".claude", "settings.json"), JSON.stringify(guard));
+
+  await using latch = await LatchClient.start({
+    bin: latchBin(),
+    cwd: root,
+    config: { dialects: ["claude"], project, home: join(root, "home"), claudeManagedDir: join(root, "managed"), stateDir: join(root, "state"), trust: ["require"] },
+  });
+  const signal = AbortSignal.abort(new Error("the user closed the approval prompt"));
+  await assert.rejects(latch.trustApprove({ all: true }, { signal }), /closed the approval prompt/);
+  // Sent, this one would be refused (no such hook), and nothing would handle that.
+  await assert.rejects(latch.trustRevoke({ hooks: ["nope"] }, { signal }), /closed the approval prompt/);
+  await assert.rejects(latch.trustList({ signal }), /closed the approval prompt/);
+  // latch runs trust requests in the order they came: an approval sent above would show here.
+  assert.deepEqual((await latch.trustList())[0]?.trust, { state: "new" });
+});

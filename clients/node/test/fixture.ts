@@ -1,6 +1,6 @@
 /**
- * Test fixtures: a throw-away claude project with real hook scripts, and the
- * binary under test (`$LATCH_BIN`).
+ * Test fixtures: a throw-away claude project with real hook scripts, the
+ * binary under test (`$LATCH_BIN`), and a stand-in for it.
  */
 
 import { chmod, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
@@ -106,4 +106,36 @@ export function within<T>(promise: Promise<T>, ms: number, what: string): Promis
     timer = setTimeout(() => reject(new Error(`${what}: no answer within ${ms} ms`)), ms);
   });
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
+/**
+ * A stand-in for `latch serve`, for what the real one does not do on demand
+ * (say, a notification in the same write as an answer): a Node script
+ * written at `path` (ending in `.cjs`) that answers each request with the
+ * messages `answer` returns, all in one write. `answer` is the source of a
+ * function of the request, which may use `result(request, value)`,
+ * `notification(method, params)` and `initialized` (an `initialize`
+ * result). It exits on `exit` and at the end of its input.
+ */
+export async function fakeLatch(path: string, answer: string): Promise<string> {
+  await writeFile(
+    path,
+    `#!${process.execPath}
+const { createInterface } = require("node:readline");
+const result = (request, value) => ({ jsonrpc: "2.0", id: request.id, result: value });
+const notification = (method, params) => ({ jsonrpc: "2.0", method, params });
+const initialized = { server: { name: "latch", version: "0.0.0" }, dialects: ["claude"], diagnostics: [] };
+const answer = ${answer};
+createInterface({ input: process.stdin })
+  .on("line", (line) => {
+    const request = JSON.parse(line);
+    if (request.method === "exit") process.exit(0);
+    if (!("id" in request)) return;
+    process.stdout.write(answer(request).map((message) => JSON.stringify(message) + "\\n").join(""));
+  })
+  .on("close", () => process.exit(0));
+`,
+  );
+  await chmod(path, 0o755);
+  return path;
 }

@@ -12,6 +12,9 @@
  *   first one (an async hook's answer), then falls off the end without
  *   `close()`: Node exits only if the `break` removed the iterator's
  *   listeners.
+ * - `throwing` (with test/fixture.ts's fakeLatch answering a fire with a
+ *   notification and the outcome in one write): listeners that throw, for
+ *   a notification and for `exit`, while a fire and `close()` wait.
  */
 
 import { LatchClient, type LatchConfig, type LatchEvent } from "../src/index.js";
@@ -85,6 +88,22 @@ switch (mode) {
       tool: { name: "Write", input: { file_path: "a.txt", content: "a" }, output: "ok" },
     });
     await reading;
+    break;
+  }
+  case "throwing": {
+    process.on("uncaughtException", (error) => console.log(`uncaught ${error.message}`));
+    latch.on("notification", () => {
+      throw new Error("from a notification listener");
+    });
+    latch.once("asyncResult", () => {
+      throw new Error("from an asyncResult listener");
+    });
+    latch.on("asyncResult", () => console.log("the next asyncResult listener heard it"));
+    latch.on("exit", () => {
+      throw new Error("from an exit listener");
+    });
+    console.log(`fire ${(await latch.fire({ event: "stop", session_id: "t" })).decision}`);
+    console.log(`closed ${JSON.stringify(await latch.close())}`);
     break;
   }
   default:

@@ -191,6 +191,21 @@ describe("starting and ending latch", () => {
     assert.ok(settled);
   });
 
+  test("close with timeoutMs Infinity, or past the longest timer, waits for the fires in flight", async () => {
+    // setTimeout takes at most 2^31 - 1 ms, and fires at once past it.
+    for (const timeoutMs of [Infinity, 2 ** 31]) {
+      const latch = await LatchClient.start({ bin: latchBin(), config: project.config });
+      const fired = latch.fire({ event: "tool_before", session_id: "forever", tool: { name: "Nap" } });
+      const closed = latch.close({ timeoutMs });
+      const outcome = await fired;
+      assert.match(outcome.context?.[0]?.text ?? "", /session=forever/, `timeoutMs ${timeoutMs}: ${JSON.stringify(outcome)}`);
+      assert.deepEqual(await closed, { exitCode: 0, signal: null });
+    }
+    const latch = await LatchClient.start({ bin: latchBin(), config: project.config });
+    for (const timeoutMs of [-1, Number.NaN]) await assert.rejects(latch.close({ timeoutMs }), RangeError);
+    assert.deepEqual(await latch.close(), { exitCode: 0, signal: null });
+  });
+
   test("await using closes latch", async () => {
     let pid: number | undefined;
     {

@@ -5,11 +5,12 @@
  */
 
 import assert from "node:assert/strict";
-import { writeFile } from "node:fs/promises";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
 import { LatchClient, type LatchNotification } from "../src/index.js";
-import { latchBin, makeProject, within } from "./fixture.js";
+import { fakeLatch, latchBin, makeProject, within } from "./fixture.js";
 
 /** A `tool_after` of the fixture's `Write`, whose `async` hook answers 0.2 s later. */
 const write = (session_id: string) =>
@@ -69,4 +70,36 @@ test("the notification iterators end when latch exits, and at once after it or w
   for (const next of waiting) assert.deepEqual(await within(next, 5000, "the end"), { value: undefined, done: true });
   assert.deepEqual(await latch.diagnostics().next(), { value: undefined, done: true });
   assert.deepEqual(await latch.notifications().next(), { value: undefined, done: true });
+});
+
+test("the listeners given to start hear the notifications sent before and with initialize's answer", async (t) => {
+  const scratch = await mkdtemp(join(tmpdir(), "latch-client-early-"));
+  t.after(() => rm(scratch, { recursive: true, force: true }));
+  // One write: a notification, the answer to initialize, two notifications.
+  const bin = await fakeLatch(
+    join(scratch, "early.cjs"),
+    `(request) => {
+      const diagnostics = (cwd) => notification("latch/diagnostics", { cwd, first_load: true, reloaded: true, reason: null, kept: [], diagnostics: [] });
+      const asyncResult = notification("latch/asyncResult", { session_id: "s", dialect: "claude", hook: "h", event: "PostToolUse", texts: ["t"] });
+      return request.method === "initialize"
+        ? [diagnostics("/before"), result(request, initialized), diagnostics("/with"), asyncResult]
+        : [result(request, null)];
+    }`,
+  );
+  const heard: string[] = [];
+  const latch = await LatchClient.start({
+    bin,
+    onNotification: (method) => heard.push(method),
+    onDiagnostics: (note) => heard.push(`diagnostics ${String(note.cwd)}`),
+    onAsyncResult: (result) => heard.push(`asyncResult ${result.session_id}`),
+  });
+  assert.deepEqual(heard, [
+    "latch/diagnostics",
+    "diagnostics /before",
+    "latch/diagnostics",
+    "diagnostics /with",
+    "latch/asyncResult",
+    "asyncResult s",
+  ]);
+  assert.deepEqual(await latch.close(), { exitCode: 0, signal: null });
 });

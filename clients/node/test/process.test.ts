@@ -5,7 +5,7 @@
 
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { chmod, mkdir, mkdtemp, readFile, rm, symlink, writeFile } from "node:fs/promises";
+import { chmod, mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
@@ -13,7 +13,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 import { after, before, describe, test } from "node:test";
 import { LatchClient, LatchNotFoundError, LatchTimeoutError, type LatchConfig } from "../src/index.js";
-import { latchBin, makeProject, within, type Project } from "./fixture.js";
+import { fakeLatch, latchBin, makeProject, within, type Project } from "./fixture.js";
 
 const HARNESS = fileURLToPath(new URL("./harness.js", import.meta.url));
 
@@ -36,8 +36,9 @@ function runHarness(
   config: LatchConfig,
   ms: number,
   onLine: (line: string, groupPid: number) => void = () => undefined,
+  bin: string = latchBin(),
 ): Promise<HarnessRun> {
-  const child = spawn(process.execPath, [HARNESS, mode, latchBin(), JSON.stringify(config)], {
+  const child = spawn(process.execPath, [HARNESS, mode, bin, JSON.stringify(config)], {
     detached: true,
     stdio: ["ignore", "pipe", "pipe"],
   });
@@ -76,6 +77,26 @@ async function ended(pid: number, ms: number): Promise<boolean> {
     if (Date.now() >= deadline) return false;
     await sleep(50);
   }
+}
+
+/** The processes below `pid` (its children, theirs, …), from /proc. */
+async function descendants(pid: number): Promise<number[]> {
+  const children = new Map<number, number[]>();
+  for (const entry of await readdir("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    const stat = await readFile(`/proc/${entry}/stat`, "utf8").catch(() => "");
+    // `PID (COMM) STATE PPID …`, where COMM may hold spaces and parentheses.
+    const ppid = /^\) \S+ (\d+)/.exec(stat.slice(stat.lastIndexOf(")")));
+    if (ppid === null) continue;
+    const parent = Number(ppid[1]);
+    children.set(parent, [...(children.get(parent) ?? []), Number(entry)]);
+  }
+  const found: number[] = [];
+  for (let next = [pid]; next.length > 0; ) {
+    next = next.flatMap((p) => children.get(p) ?? []);
+    found.push(...next);
+  }
+  return found;
 }
 
 describe("latch's process and this one", () => {
@@ -165,6 +186,64 @@ describe("latch's process and this one", () => {
       process.kill(pid, "SIGCONT");
       await latch.close({ timeoutMs: 2000 });
     }
+  });
+
+  test("close stops a latch its flow control holds with SIGTERM, which kills the hooks, not with SIGKILL", { timeout: 60_000 }, async () => {
+    const latch = await LatchClient.start({ bin: latchBin(), config: project.config });
+    const pid = latch.pid ?? 0;
+    // Six 14 MiB events of one session, each for a 30 s hook: past 64 MiB of
+    // events in flight latch reads nothing more (docs/serve.md#flow-control),
+    // so neither the `exit` nor the end of input that close sends reach it.
+    const pad = "b".repeat(14 << 20);
+    const fires = Array.from({ length: 6 }, () =>
+      latch.fire({ event: "tool_before", session_id: "stalled", tool: { name: "Slow", input: { pad } } }).catch(() => undefined),
+    );
+    let hooks: number[] = [];
+    try {
+      const deadline = Date.now() + 20_000;
+      while ((hooks = await descendants(pid)).length === 0) {
+        assert.ok(Date.now() < deadline, "the first hook did not start within 20 s");
+        await sleep(50);
+      }
+      await sleep(2000); // latch reads on, up to its limit
+      const info = await latch.close({ timeoutMs: 300 });
+      assert.deepEqual(info, { exitCode: 0, signal: null }, "latch exited by itself");
+      for (const hook of hooks) assert.ok(await ended(hook, 5000), `hook process ${hook} still runs`);
+      await Promise.all(fires);
+    } finally {
+      for (const hook of hooks) {
+        try {
+          process.kill(hook, "SIGKILL");
+        } catch {
+          // ended
+        }
+      }
+    }
+  });
+
+  test("listeners that throw stop neither the rest of what latch wrote nor close", { timeout: 30_000 }, async () => {
+    const bin = await fakeLatch(
+      join(scratch, "throwing.cjs"),
+      `(request) => request.method === "initialize"
+        ? [result(request, initialized)]
+        : request.method === "fire"
+          ? [
+              notification("latch/asyncResult", { session_id: "t", dialect: "claude", hook: "h", event: "PostToolUse", texts: ["x"] }),
+              result(request, { event: "stop", decision: "proceed", runs: [] }),
+            ]
+          : [result(request, null)]`,
+    );
+    const run = await runHarness("throwing", {}, 20_000, undefined, bin);
+    assert.equal(run.code, 0, `the harness did not end well (a fire or close hung?): ${run.stderr}`);
+    // Each exception comes on its own, as the process's uncaughtException.
+    assert.deepEqual(run.lines.sort(), [
+      'closed {"exitCode":0,"signal":null}',
+      "fire proceed",
+      "the next asyncResult listener heard it",
+      "uncaught from a notification listener",
+      "uncaught from an asyncResult listener",
+      "uncaught from an exit listener",
+    ].sort());
   });
 
   test("a client never closed lets Node exit once nothing waits, and latch exits with it", { timeout: 30_000 }, async () => {
