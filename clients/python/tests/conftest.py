@@ -120,6 +120,26 @@ def hanging(tmp_path: Path) -> Iterator[Project]:
         pass
 
 
+def stalling_fire(session: str = "stall") -> Dict[str, Any]:
+    """A 14 MiB ``tool_before`` event for Bash. Five of them, for the
+    :func:`hanging` project's hook, stall latch: once the fires it read and
+    has not answered come to 64 MiB, it reads no further message, not even
+    ``exit`` nor the end of its input, until the hook ends (flow control,
+    docs/serve.md). A sixth one is stuck in the pipe, half written."""
+    return {
+        "event": "tool_before",
+        "session_id": session,
+        "tool": {"name": "Bash", "input": {"command": "x", "pad": "b" * (14 << 20)}},
+    }
+
+
+def touching(base: Path) -> Project:
+    """A project whose hook for Bash creates ``hook.ran`` in the project."""
+    touch = 'touch "$CLAUDE_PROJECT_DIR"/hook.ran'
+    settings = {"hooks": {"PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": touch}]}]}}
+    return make_project(base / "touching", settings)
+
+
 def hook_pid(project: Project, within: float = 10.0) -> int:
     """The process id of the hanging hook of ``project`` (the :func:`hanging`
     fixture), once it started."""

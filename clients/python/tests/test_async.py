@@ -7,6 +7,7 @@ import contextlib
 import gc
 import json
 import logging
+import math
 import os
 import signal
 import time
@@ -15,7 +16,17 @@ from typing import Any, Awaitable, Callable, List, Tuple, TypeVar
 
 import pytest
 
-from conftest import Project, bash, bash_after, fake_server, hook_pid, interrupt_harness, process_gone
+from conftest import (
+    Project,
+    bash,
+    bash_after,
+    fake_server,
+    hook_pid,
+    interrupt_harness,
+    process_gone,
+    stalling_fire,
+    touching,
+)
 from latch_client import (
     AsyncClient,
     AsyncResult,
@@ -289,6 +300,99 @@ def test_abort_during_aclose_cancels_the_fires_at_once(hanging: Project) -> None
         return hook
 
     assert process_gone(run(main))
+
+
+async def _stall(latch: AsyncClient, project: Project, fires: int) -> Tuple[int, List["asyncio.Task[Outcome]"]]:
+    """Stall latch with ``fires`` fires of :func:`stalling_fire`: the hook's
+    process id and the fires."""
+    tasks = [asyncio.ensure_future(latch.fire(stalling_fire())) for _ in range(fires)]
+    hook = await asyncio.to_thread(hook_pid, project)
+    await asyncio.sleep(2)  # latch reads the fires until it stalls
+    return hook, tasks
+
+
+@pytest.mark.parametrize("how, fires", [("aclose", 5), ("aclose", 6), ("abort", 6)])
+def test_a_server_that_reads_nothing_gets_sigterm_before_sigkill(hanging: Project, how: str, fires: int) -> None:
+    """latch, stalled by flow control, reads neither ``exit`` nor the end of
+    its input. After ``timeout`` the client sends SIGTERM, on which latch
+    cancels the fires, kills the hook's process group and exits; a SIGKILL
+    would leave the hook running and lose the outcomes."""
+
+    async def main() -> int:
+        latch = AsyncClient(**hanging.config())
+        await latch.open()
+        hook, tasks = await _stall(latch, hanging, fires)
+        await getattr(latch, how)(timeout=1)
+        assert latch.returncode is not None and latch.returncode != -signal.SIGKILL
+        results = await asyncio.wait_for(asyncio.gather(*tasks, return_exceptions=True), 5)
+        outcomes = [r for r in results if not isinstance(r, BaseException)]
+        assert len(outcomes) == 5 and all(is_cancelled(o) for o in outcomes), results  # those latch read
+        assert all(isinstance(r, LatchClosed) for r in results if isinstance(r, BaseException)), results
+        return hook
+
+    started = time.monotonic()
+    hook = run(main)
+    assert time.monotonic() - started < 15  # not the hook's 30 s
+    assert process_gone(hook, within=5)
+
+
+def test_a_timeout_counts_while_the_request_is_written(hanging: Project) -> None:
+    """latch, stalled by flow control, reads no request: a fire's
+    ``timeout`` ends the wait for the write too, long before the hook that
+    holds latch ends."""
+
+    async def main() -> None:
+        latch = AsyncClient(**hanging.config())
+        await latch.open()
+        try:
+            await _stall(latch, hanging, 5)
+            other = {"event": "tool_before", "session_id": "o", "tool": {"name": "Read", "input": {"pad": "x" * (1 << 20)}}}
+            started = time.monotonic()
+            with pytest.raises(LatchTimeout, match="could not be sent within 1"):
+                await latch.fire(other, timeout=1)
+            assert time.monotonic() - started < 10  # not the hook's 30 s
+        finally:
+            await latch.abort(timeout=1)
+
+    run(main)
+
+
+def test_infinite_and_invalid_timeouts(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``math.inf`` is no limit; NaN and negative timeouts are refused
+    before anything is sent."""
+    project = touching(tmp_path)
+    with pytest.raises(ValueError):
+        AsyncClient(**project.config(), cancel_grace=-1.0)
+
+    async def main() -> None:
+        latch = AsyncClient(**project.config(), timeout=math.inf, start_timeout=math.inf, close_timeout=math.inf)
+        await latch.open()
+        written: List[bytes] = []
+        real_write = os.write
+
+        def spy(fd: int, data: bytes) -> int:
+            written.append(bytes(data))
+            return real_write(fd, data)
+
+        monkeypatch.setattr(os, "write", spy)
+        for bad in (math.nan, -1.0):
+            with pytest.raises(ValueError):
+                await latch.fire(bash("ls"), timeout=bad)
+            with pytest.raises(ValueError):
+                await latch.explain(bash("ls"), timeout=bad)
+            with pytest.raises(ValueError):
+                await latch.aclose(timeout=bad)
+            with pytest.raises(ValueError):
+                await latch.abort(timeout=bad)
+        monkeypatch.undo()
+        assert written == []
+        assert not (project.root / "hook.ran").exists()
+        assert (await latch.fire(bash("ls")))["decision"] == "proceed"
+        assert (await latch.fire(bash("ls"), timeout=math.inf))["decision"] == "proceed"
+        await latch.aclose(timeout=math.inf)
+        assert latch.returncode == 0
+
+    run(main)
 
 
 CTRL_C_CLOSE_HARNESS = r"""

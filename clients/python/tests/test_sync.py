@@ -5,6 +5,7 @@ from __future__ import annotations
 import gc
 import json
 import logging
+import math
 import os
 import queue
 import shlex
@@ -12,16 +13,28 @@ import signal
 import threading
 import time
 from pathlib import Path
-from typing import Callable, List
+from typing import Callable, List, Tuple, Union
 
 import pytest
 
-from conftest import Project, bash, bash_after, fake_server, hook_pid, interrupt_harness, make_project, process_gone
+from conftest import (
+    Project,
+    bash,
+    bash_after,
+    fake_server,
+    hook_pid,
+    interrupt_harness,
+    make_project,
+    process_gone,
+    stalling_fire,
+    touching,
+)
 from latch_client import (
     AsyncResult,
     Client,
     DiagnosticsNotification,
     InvalidParams,
+    LatchClientError,
     LatchClosed,
     LatchDied,
     LatchNotFound,
@@ -415,6 +428,126 @@ def test_abort_during_close_cancels_the_fires_at_once(hanging: Project) -> None:
     assert process_gone(hook)
     firing.join(10)
     assert len(outcomes) == 1 and is_cancelled(outcomes[0]), outcomes
+
+
+def _stall(
+    latch: Client, project: Project, fires: int
+) -> Tuple[int, List[threading.Thread], List[Union[Outcome, LatchClientError]]]:
+    """Stall latch with ``fires`` fires of :func:`stalling_fire`, each from
+    a thread of its own: the hook's process id, the threads, and what each
+    fire returned or raised."""
+    results: List[Union[Outcome, LatchClientError]] = []
+
+    def fire() -> None:
+        try:
+            results.append(latch.fire(stalling_fire()))
+        except LatchClientError as error:
+            results.append(error)
+
+    threads = [threading.Thread(target=fire, daemon=True) for _ in range(fires)]
+    for thread in threads:
+        thread.start()
+    hook = hook_pid(project)
+    time.sleep(2)  # latch reads the fires until it stalls
+    return hook, threads, results
+
+
+@pytest.mark.parametrize("how, fires", [("close", 5), ("close", 6), ("abort", 6)])
+def test_a_server_that_reads_nothing_gets_sigterm_before_sigkill(hanging: Project, how: str, fires: int) -> None:
+    """latch, stalled by flow control, reads neither ``exit`` nor the end of
+    its input (and with six fires, one is stuck half written, holding the
+    write). After ``timeout`` the client sends SIGTERM, on which latch
+    cancels the fires, kills the hook's process group and exits; a SIGKILL
+    would leave the hook running and lose the outcomes."""
+    latch = Client(**hanging.config())
+    latch.open()
+    hook, threads, results = _stall(latch, hanging, fires)
+    started = time.monotonic()
+    getattr(latch, how)(timeout=1)
+    assert time.monotonic() - started < 15  # not the hook's 30 s
+    assert latch.returncode is not None and latch.returncode != -signal.SIGKILL
+    assert process_gone(hook, within=5)
+    for thread in threads:
+        thread.join(10)
+    outcomes = [r for r in results if not isinstance(r, LatchClientError)]
+    assert len(outcomes) == 5 and all(is_cancelled(o) for o in outcomes), results  # those latch read
+    assert all(isinstance(r, LatchClosed) for r in results if isinstance(r, LatchClientError)), results
+
+
+def test_a_timeout_counts_while_the_request_is_written(hanging: Project) -> None:
+    """latch, stalled by flow control, reads no request: a fire's
+    ``timeout`` (or ``cancel``) ends the wait for the write too, long
+    before the hook that holds latch ends."""
+    latch = Client(**hanging.config())
+    latch.open()
+    try:
+        _stall(latch, hanging, 5)
+        other = {"event": "tool_before", "session_id": "other", "tool": {"name": "Read", "input": {"pad": "x" * (1 << 20)}}}
+        started = time.monotonic()
+        with pytest.raises(LatchTimeout, match="could not be sent within 1"):
+            latch.fire(other, timeout=1)
+        assert time.monotonic() - started < 10  # not the hook's 30 s
+        stop = threading.Event()
+        threading.Timer(0.5, stop.set).start()
+        started = time.monotonic()
+        with pytest.raises(LatchTimeout, match="was cancelled"):
+            latch.fire(bash("ls", session="another"), cancel=stop)
+        assert time.monotonic() - started < 10
+    finally:
+        latch.abort(timeout=1)
+
+
+def test_infinite_and_invalid_timeouts(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``math.inf`` is no limit; NaN and negative timeouts are refused
+    before anything is sent."""
+    project = touching(tmp_path)
+    with pytest.raises(ValueError):
+        Client(**project.config(), close_timeout=math.nan)
+    latch = Client(**project.config(), timeout=math.inf, start_timeout=math.inf, cancel_grace=math.inf)
+    latch.open()
+    written: List[bytes] = []
+    real_write = os.write
+
+    def spy(fd: int, data: bytes) -> int:
+        written.append(bytes(data))
+        return real_write(fd, data)
+
+    monkeypatch.setattr(os, "write", spy)
+    for bad in (math.nan, -1.0):
+        with pytest.raises(ValueError):
+            latch.fire(bash("ls"), timeout=bad)
+        with pytest.raises(ValueError):
+            latch.explain(bash("ls"), timeout=bad)
+        with pytest.raises(ValueError):
+            latch.close(timeout=bad)
+        with pytest.raises(ValueError):
+            latch.abort(timeout=bad)
+    monkeypatch.undo()
+    assert written == []
+    assert not (project.root / "hook.ran").exists()
+    assert latch.fire(bash("ls"))["decision"] == "proceed"
+    assert latch.fire(bash("ls"), timeout=math.inf)["decision"] == "proceed"
+    assert latch.explain(bash("ls"), timeout=math.inf)[0]["runs"]
+    latch.close(timeout=math.inf)
+    assert latch.returncode == 0
+
+
+def test_a_cancel_set_before_the_fire_sends_nothing(tmp_path: Path) -> None:
+    """Sent, then cancelled, a fire may start its hooks; a ``cancel``
+    already set sends nothing, and raises as a cancel answered by nothing
+    does."""
+    project = touching(tmp_path)
+    with Client(**project.config()) as latch:
+        stop = threading.Event()
+        stop.set()
+        for i in range(20):
+            with pytest.raises(LatchTimeout, match="cancelled before it was sent"):
+                latch.fire(bash("ls", session=f"s{i}"), cancel=stop)
+        latch.explain(bash("ls"))  # a round trip
+        assert not (project.root / "hook.ran").exists()
+        # The hook does write the file when it runs.
+        assert not is_cancelled(latch.fire(bash("ls"), cancel=threading.Event()))
+        assert (project.root / "hook.ran").exists()
 
 
 def test_outcome_keeps_unknown_fields(project: Project) -> None:

@@ -126,7 +126,9 @@ class AsyncClient(InitializeInfo):
     ``exit``, and waits for the process. Leaving because of an exception
     (a cancellation included) skips ``shutdown``: ``exit`` cancels whatever
     still runs. Every wait is bounded by ``close_timeout``; a server that
-    does not exit in time is killed. A client opened and never closed ends
+    does not exit in time gets ``SIGTERM`` (latch then cancels what still
+    runs, kills every hook's process group and exits), and is killed if it
+    does not exit within ``close_timeout`` more. A client opened and never closed ends
     its server's input, with a :class:`ResourceWarning`, when it is
     garbage collected or when its event loop ends (``asyncio.run``
     returns).
@@ -228,20 +230,27 @@ class AsyncClient(InitializeInfo):
 
     async def aclose(self, timeout: Optional[float] = None) -> None:
         """Send ``shutdown`` (waiting for the fires in flight) and ``exit``,
-        then wait for the process; kill it if a step takes longer than
-        ``timeout`` (default: ``close_timeout``). Closing twice does nothing.
+        then wait for the process. Each step may take ``timeout`` (default:
+        ``close_timeout``; ``math.inf``: no limit): a server that does not
+        exit in time gets ``SIGTERM``, on which latch cancels what still
+        runs, kills every hook's process group and exits; one that does not
+        exit within ``timeout`` more is killed (``SIGKILL``, which would
+        leave the hooks running). Closing twice does nothing.
 
         Cancelled while the fires in flight finish (as Ctrl-C under
         ``asyncio.run`` cancels the task in ``async with``), it sends
         ``exit`` at once, as :meth:`abort` does: latch cancels what still
         runs (the fires get the outcome of what ran), kills every hook's
-        process group and exits. It waits for that (killing the server only
-        after ``timeout``), then raises :class:`asyncio.CancelledError`."""
+        process group and exits. It waits for that (stopping the server as
+        above only after ``timeout``), then raises
+        :class:`asyncio.CancelledError`; cancelled again meanwhile, it sends
+        ``SIGTERM`` at once (and ``SIGKILL`` after ``timeout``, if the event
+        loop still runs)."""
         await self._stop(graceful=True, timeout=timeout)
 
     async def abort(self, timeout: Optional[float] = None) -> None:
         """Send ``exit`` at once, cancelling whatever still runs, and wait for
-        the process (killed after ``timeout``). The fires in flight get the
+        the process (stopped as :meth:`aclose` does after ``timeout``). The fires in flight get the
         outcome of what ran, which latch sends before it exits (else they
         raise :class:`~latch_client.LatchClosed`). During an :meth:`aclose`
         (in another task) this cancels the fires it waits for, and that
@@ -251,9 +260,10 @@ class AsyncClient(InitializeInfo):
     async def _stop(self, graceful: bool, timeout: Optional[float]) -> None:
         if self._channel is None:
             return
+        limit = self._opts.close_limit(timeout)
         if self._finalizer is not None:
             self._finalizer.detach()
-        await self._channel.stop(graceful, self._opts.close_timeout if timeout is None else timeout)
+        await self._channel.stop(graceful, limit)
 
     # ------------------------------------------------------------------
     # Requests
@@ -275,16 +285,32 @@ class AsyncClient(InitializeInfo):
         …`` (see :func:`~latch_client.is_cancelled`), and a deny decided
         before the cancel stays.
 
+        ``timeout`` counts while the request is written too: a server that
+        reads nothing (flow control, docs/serve.md) may hold the write. If
+        the request is not written whole when the timeout passes, it is
+        cancelled (it goes out whole, then its ``$/cancelRequest``) and
+        :class:`~latch_client.LatchTimeout` is raised at once.
+
         :raises InvalidParams: the event is not valid; the message names the field.
         :raises LatchDied: the server exited.
-        :raises LatchTimeout: not even the cancelled outcome came within ``cancel_grace``.
+        :raises LatchTimeout: not even the cancelled outcome came within
+            ``cancel_grace``, or the request was not written whole in time.
+        :raises ValueError: ``timeout`` is NaN or negative (nothing is sent).
         """
         channel = self._open_channel()
-        request_id, future = await channel.send("fire", self._opts.event(event))
-        wait = self._opts.timeout if isinstance(timeout, Unset) else timeout
+        params = self._opts.event(event)
+        wait = self._opts.wait(timeout)
+        deadline = channel.deadline(wait)
+        try:
+            request_id, future = await channel.send("fire", params, deadline=deadline)
+        except _NotWritten:
+            raise LatchTimeout(
+                f"fire could not be sent within {wait}s: latch read no input meanwhile "
+                "(flow control, docs/serve.md); it is cancelled"
+            ) from None
         try:
             try:
-                return cast(Outcome, await asyncio.wait_for(asyncio.shield(future), wait))
+                return cast(Outcome, await asyncio.wait_for(asyncio.shield(future), channel.remaining(deadline)))
             except asyncio.TimeoutError:
                 channel.cancel(request_id)
                 try:
@@ -309,7 +335,7 @@ class AsyncClient(InitializeInfo):
         :raises InvalidParams: the event is not valid.
         :raises LatchTimeout: no answer within ``timeout``.
         """
-        wait = self._opts.timeout if isinstance(timeout, Unset) else timeout
+        wait = self._opts.wait(timeout)
         return cast(List[ExplainEntry], await self._call("explain", self._opts.event(event), wait))
 
     async def trust_list(self, *, timeout: Union[float, None, Unset] = UNSET) -> List[TrustedHook]:
@@ -319,7 +345,7 @@ class AsyncClient(InitializeInfo):
 
         :raises LatchTimeout: no answer within ``timeout``.
         """
-        wait = self._opts.timeout if isinstance(timeout, Unset) else timeout
+        wait = self._opts.wait(timeout)
         return cast(List[TrustedHook], await self._call("trust/list", None, wait))
 
     async def trust_approve(
@@ -335,7 +361,7 @@ class AsyncClient(InitializeInfo):
 
         :raises InvalidParams: a name matches no loaded hook, or none is given.
         """
-        wait = self._opts.timeout if isinstance(timeout, Unset) else timeout
+        wait = self._opts.wait(timeout)
         result = await self._call("trust/approve", {"hooks": list(hooks), "all": all}, wait)
         return cast(List[Dict[str, str]], result["approved"])
 
@@ -348,7 +374,7 @@ class AsyncClient(InitializeInfo):
     ) -> List[Dict[str, str]]:
         """Withdraws approvals (as :meth:`trust_approve` names hooks).
         Returns the hooks whose approval was withdrawn."""
-        wait = self._opts.timeout if isinstance(timeout, Unset) else timeout
+        wait = self._opts.wait(timeout)
         result = await self._call("trust/revoke", {"hooks": list(hooks), "all": all}, wait)
         return cast(List[Dict[str, str]], result["revoked"])
 
@@ -464,7 +490,7 @@ class _AsyncChannel:
     # Closing
     # ------------------------------------------------------------------
 
-    async def stop(self, graceful: bool, limit: float) -> None:
+    async def stop(self, graceful: bool, limit: Optional[float]) -> None:
         """``AsyncClient.aclose`` (``graceful``) or ``AsyncClient.abort``.
 
         Each call does what is left to do: an abort during a close (from
@@ -489,29 +515,30 @@ class _AsyncChannel:
             raise
         await self._finish(limit)
 
-    async def _send_shutdown(self, limit: float) -> None:
+    async def _send_shutdown(self, limit: Optional[float]) -> None:
         """Send ``shutdown`` and wait for its answer (the fires in flight)."""
         try:
             await self.call("shutdown", None, limit, internal=True)
         except LatchClientError as error:
             logger.warning("latch serve did not shut down cleanly: %s", error)
 
-    async def _finish(self, limit: float) -> None:
-        """Send ``exit``, close stdin and wait for the process (killed after
-        ``limit``), then for what it wrote before it exited."""
+    async def _finish(self, limit: Optional[float]) -> None:
+        """Send ``exit``, close stdin and wait for the process (stopped after
+        ``limit``, see :meth:`_wait_exit`), then for what it wrote before it
+        exited."""
         proc = self.proc
         self._end_input()
         try:
-            await asyncio.wait_for(proc.wait(), limit)
-        except asyncio.TimeoutError:
-            logger.warning("latch serve did not exit within %ss; killing it", limit)
-            _kill(proc)
-            await proc.wait()
+            await self._wait_exit(limit)
         except asyncio.CancelledError:
             # Cancelled again while latch exits: `exit` went out, so a
             # latch that still runs is stuck; no one will wait for it now.
+            # SIGTERM still has it end its hooks; SIGKILL (which would leave
+            # them running) only if it outlives ``limit`` with the loop.
             if proc.returncode is None:
-                _kill(proc)
+                _terminate(proc)
+                if limit is not None:
+                    self._loop.call_later(limit, _kill, proc)
             raise
         # Read what the server wrote before it exited: after `exit` (or the
         # end of its input) it still answers the fires in flight with the
@@ -523,6 +550,26 @@ class _AsyncChannel:
                 task.cancel()
         self.fail(LatchClosed("the client was closed"))
         self._stopped = True
+
+    async def _wait_exit(self, limit: Optional[float]) -> None:
+        """Wait for the process to exit, after its end of input. After
+        ``limit``, ``SIGTERM`` it: latch then cancels what still runs, kills
+        every hook's process group and exits (a ``SIGKILL`` would leave the
+        hooks running, docs/serve.md). After ``limit`` more, ``SIGKILL`` it."""
+        proc = self.proc
+        try:
+            await asyncio.wait_for(proc.wait(), limit)
+            return
+        except asyncio.TimeoutError:
+            pass
+        logger.warning("latch serve did not exit within %ss; stopping it (SIGTERM)", limit)
+        _terminate(proc)
+        try:
+            await asyncio.wait_for(proc.wait(), limit)
+        except asyncio.TimeoutError:
+            logger.warning("latch serve did not exit within %ss of SIGTERM; killing it", limit)
+            _kill(proc)
+            await proc.wait()
 
     def _end_input(self) -> None:
         """Send ``exit`` and close the server's stdin (once): latch cancels
@@ -561,18 +608,40 @@ class _AsyncChannel:
     # Requests
     # ------------------------------------------------------------------
 
+    def deadline(self, wait: Optional[float]) -> Optional[float]:
+        """The loop's time at which a wait of ``wait`` seconds ends
+        (``None``: never)."""
+        return None if wait is None else self._loop.time() + wait
+
+    def remaining(self, deadline: Optional[float]) -> Optional[float]:
+        """The seconds left until ``deadline`` (``None``: no limit)."""
+        return None if deadline is None else max(0.0, deadline - self._loop.time())
+
     async def call(self, method: str, params: Any, timeout: Optional[float], internal: bool = False) -> Any:
-        """Send a request and wait for its result."""
-        request_id, future = await self.send(method, params, internal)
+        """Send a request and wait for its result, ``timeout`` counting from
+        the start of the write."""
+        deadline = self.deadline(timeout)
         try:
-            return await asyncio.wait_for(future, timeout)
+            request_id, future = await self.send(method, params, internal, deadline)
+        except _NotWritten:
+            raise LatchTimeout(f"{method} could not be sent within {timeout}s: latch read no input meanwhile") from None
+        try:
+            return await asyncio.wait_for(future, self.remaining(deadline))
         except asyncio.TimeoutError:
             raise LatchTimeout(f"{method} did not answer within {timeout}s") from None
         finally:
             self.forget(request_id)
 
-    async def send(self, method: str, params: Any, internal: bool = False) -> Tuple[int, asyncio.Future[Any]]:
-        """Send a request; its id and the future of its result."""
+    async def send(
+        self, method: str, params: Any, internal: bool = False, deadline: Optional[float] = None
+    ) -> Tuple[int, asyncio.Future[Any]]:
+        """Send a request; its id and the future of its result.
+
+        :raises _NotWritten: the request was not written whole by
+            ``deadline`` (the loop's time): it goes out whole later (a
+            fire's ``$/cancelRequest`` after it), and no one waits for its
+            answer.
+        """
         proc = self.proc
         if self.failure is not None:
             raise self.failure
@@ -603,17 +672,30 @@ class _AsyncChannel:
                 self.cancel(request_id)
             raise
         try:
-            async with self._drain_lock:
-                await proc.stdin.drain()
+            # A server that reads nothing (flow control) holds the drain: a
+            # line still in the buffer at the deadline is given up on.
+            async with asyncio.timeout_at(deadline):
+                async with self._drain_lock:
+                    await proc.stdin.drain()
         except (ConnectionError, RuntimeError):
+            # The server is gone. The line may have gone out before the
+            # lines after it got stuck (flow control), and been answered
+            # before latch exited (on SIGTERM, or at the end of its input).
+            failure = await self._died()
+            if future.done() and not future.cancelled():
+                answer = future.exception()
+                if answer is None or isinstance(answer, LatchError):
+                    return request_id, future
             self.forget(request_id)
-            raise await self._died() from None
-        except BaseException:
-            # Cancelled while the line was being written: it is whole in the
-            # transport's buffer, and goes out.
+            raise failure from None
+        except BaseException as error:
+            # Cancelled (or out of time) while the line was being written:
+            # it is whole in the transport's buffer, and goes out.
             self.forget(request_id)
             if method == "fire":
                 self.cancel(request_id)
+            if isinstance(error, TimeoutError):
+                raise _NotWritten() from None
             raise
         return request_id, future
 
@@ -693,9 +775,9 @@ class _AsyncChannel:
             self.closing = True
         self._close_stdin()
         try:
-            await asyncio.wait_for(self.proc.wait(), self._opts.close_timeout)
-        except (asyncio.TimeoutError, asyncio.CancelledError):
-            _kill(self.proc)
+            await self._wait_exit(self._opts.close_timeout)
+        except asyncio.CancelledError:
+            _terminate(self.proc)
         self.fail(LatchClosed("the client's event loop ended"))
 
     async def _read_stderr(self) -> None:
@@ -764,7 +846,23 @@ class _AsyncChannel:
             logger.error("a latch notification callback raised", exc_info=task.exception())
 
 
+class _NotWritten(Exception):
+    """A request was not written whole by its deadline (see
+    :meth:`_AsyncChannel.send`)."""
+
+
+def _terminate(proc: asyncio.subprocess.Process) -> None:
+    if proc.returncode is not None:
+        return
+    try:
+        proc.terminate()
+    except ProcessLookupError:  # it exited meanwhile
+        pass
+
+
 def _kill(proc: asyncio.subprocess.Process) -> None:
+    if proc.returncode is not None:
+        return
     try:
         proc.kill()
     except ProcessLookupError:  # it exited meanwhile

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import enum
+import math
 import os
 from dataclasses import dataclass
 from typing import Any, Callable, Dict, List, Mapping, Optional, Tuple, Union
@@ -22,6 +23,17 @@ UNSET = Unset.UNSET
 """An argument left out (a ``timeout`` of ``None`` means "no limit")."""
 
 
+def check_timeout(name: str, value: Optional[float]) -> Optional[float]:
+    """A timeout as given, checked before anything is sent: ``None`` or
+    ``math.inf`` is no limit (``None``); NaN or a negative number is
+    refused (``ValueError``)."""
+    if value is None:
+        return None
+    if math.isnan(value) or value < 0:
+        raise ValueError(f"{name} must be a number of seconds, not negative nor NaN, got {value}")
+    return None if math.isinf(value) else value
+
+
 @dataclass(frozen=True)
 class ClientOptions:
     """A client's settings, checked once."""
@@ -30,10 +42,10 @@ class ClientOptions:
     binary: Optional[StrPath]
     cwd: Optional[str]
     env: Optional[Dict[str, str]]
-    timeout: Optional[float]
-    start_timeout: float
-    close_timeout: float
-    cancel_grace: float
+    timeout: Optional[float]  # each of these four: None is no limit
+    start_timeout: Optional[float]
+    close_timeout: Optional[float]
+    cancel_grace: Optional[float]
     line_limit: int
 
     @classmethod
@@ -50,26 +62,28 @@ class ClientOptions:
         cancel_grace: float,
     ) -> ClientOptions:
         """Merge the configuration and check the options."""
-        for name, value in (
-            ("timeout", timeout),
-            ("start_timeout", start_timeout),
-            ("close_timeout", close_timeout),
-            ("cancel_grace", cancel_grace),
-        ):
-            if value is not None and value < 0:
-                raise ValueError(f"{name} must not be negative, got {value}")
         environment = None if env is None else dict(env)
         return cls(
             params=_protocol.initialize_params(config, options),
             binary=binary,
             cwd=None if cwd is None else os.fspath(cwd),
             env=environment,
-            timeout=timeout,
-            start_timeout=start_timeout,
-            close_timeout=close_timeout,
-            cancel_grace=cancel_grace,
+            timeout=check_timeout("timeout", timeout),
+            start_timeout=check_timeout("start_timeout", start_timeout),
+            close_timeout=check_timeout("close_timeout", close_timeout),
+            cancel_grace=check_timeout("cancel_grace", cancel_grace),
             line_limit=_protocol.line_limit(environment),
         )
+
+    def wait(self, timeout: Union[float, None, Unset]) -> Optional[float]:
+        """A request's ``timeout``, checked (see :func:`check_timeout`):
+        the client's ``timeout`` when left out."""
+        return self.timeout if isinstance(timeout, Unset) else check_timeout("timeout", timeout)
+
+    def close_limit(self, timeout: Optional[float]) -> Optional[float]:
+        """The ``timeout`` of a close or abort, checked: ``close_timeout``
+        when ``None``."""
+        return self.close_timeout if timeout is None else check_timeout("timeout", timeout)
 
     def find_binary(self) -> str:
         """The executable to start, as an absolute path (see

@@ -62,7 +62,9 @@ class Client(InitializeInfo):
     waits for the fires in flight) and ``exit``, and waits for the process.
     Leaving because of an exception skips ``shutdown``: ``exit`` cancels
     whatever still runs. Every wait is bounded by ``close_timeout``; a
-    server that does not exit in time is killed. A client opened and never
+    server that does not exit in time gets ``SIGTERM`` (latch then cancels
+    what still runs, kills every hook's process group and exits), and is
+    killed if it does not exit within ``close_timeout`` more. A client opened and never
     closed is closed when it is garbage collected, with a
     :class:`ResourceWarning`: its server's input ends, and latch exits.
 
@@ -95,6 +97,10 @@ class Client(InitializeInfo):
     :param close_timeout: how long each step of closing may take.
     :param cancel_grace: after a ``fire`` timed out and was cancelled, how
         long to wait for the outcome of what ran.
+
+    Every timeout, here and in the methods, is in seconds; ``None`` or
+    ``math.inf`` is no limit, and NaN or a negative number raises
+    ``ValueError`` before anything is sent.
     :param options: configuration keys, as in :class:`~latch_client.Config`.
     """
 
@@ -180,8 +186,12 @@ class Client(InitializeInfo):
 
     def close(self, timeout: Optional[float] = None) -> None:
         """Send ``shutdown`` (waiting for the fires in flight) and ``exit``,
-        then wait for the process; kill it if a step takes longer than
-        ``timeout`` (default: ``close_timeout``). Closing twice does nothing.
+        then wait for the process. Each step may take ``timeout`` (default:
+        ``close_timeout``; ``math.inf``: no limit): a server that does not
+        exit in time gets ``SIGTERM``, on which latch cancels what still
+        runs, kills every hook's process group and exits; one that does not
+        exit within ``timeout`` more is killed (``SIGKILL``, which would
+        leave the hooks running). Closing twice does nothing.
 
         An interrupt (``KeyboardInterrupt``) while the fires in flight finish
         sends ``exit`` at once, as :meth:`abort` does, then propagates:
@@ -191,7 +201,7 @@ class Client(InitializeInfo):
 
     def abort(self, timeout: Optional[float] = None) -> None:
         """Send ``exit`` at once, cancelling whatever still runs, and wait for
-        the process (killed after ``timeout``). The fires in flight get the
+        the process (stopped as :meth:`close` does after ``timeout``). The fires in flight get the
         outcome of what ran, which latch sends before it exits (else they
         raise :class:`~latch_client.LatchClosed`). During a :meth:`close`
         (in another thread) this cancels the fires it waits for, and that
@@ -201,9 +211,10 @@ class Client(InitializeInfo):
     def _stop(self, graceful: bool, timeout: Optional[float]) -> None:
         if self._channel is None:
             return
+        limit = self._opts.close_limit(timeout)
         if self._finalizer is not None:
             self._finalizer.detach()
-        self._channel.stop(graceful, self._opts.close_timeout if timeout is None else timeout)
+        self._channel.stop(graceful, limit)
 
     # ------------------------------------------------------------------
     # Requests
@@ -228,19 +239,43 @@ class Client(InitializeInfo):
         also cancels the dispatch, then propagates; the client stays
         usable (an interrupt never leaves a request half written).
 
+        ``timeout`` and ``cancel`` count while the request is written too:
+        a server that reads nothing (flow control, docs/serve.md) may hold
+        the write. If the request is not written whole when the timeout
+        passes or ``cancel`` is set, :class:`~latch_client.LatchTimeout` is
+        raised at once: a request not started is dropped, one going out is
+        finished and cancelled. A ``cancel`` set before the call sends
+        nothing, and raises the same way: no hook runs.
+
         :raises InvalidParams: the event is not valid; the message names the field.
         :raises LatchDied: the server exited.
-        :raises LatchTimeout: not even the cancelled outcome came within ``cancel_grace``.
+        :raises LatchTimeout: not even the cancelled outcome came within
+            ``cancel_grace``; or the request was not written whole in time,
+            or ``cancel`` was set before it was (see above).
+        :raises ValueError: ``timeout`` is NaN or negative (nothing is sent).
         """
         channel = self._open_channel()
-        request_id, future = channel.send("fire", self._opts.event(event))
-        wait = self._opts.timeout if isinstance(timeout, Unset) else timeout
+        params = self._opts.event(event)
+        wait = self._opts.wait(timeout)
+        if cancel is not None and cancel.is_set():
+            # Sent, the fire would run hooks until its cancel arrived.
+            raise LatchTimeout("fire was cancelled before it was sent; nothing ran")
+        deadline = _deadline(wait)
         try:
-            return cast(Outcome, _wait(future, wait, cancel))
+            request_id, future = channel.send("fire", params, deadline=deadline, cancel=cancel)
+        except _NotWritten:
+            why = "was cancelled" if cancel is not None and cancel.is_set() else f"could not be sent within {wait}s"
+            raise LatchTimeout(
+                f"fire {why} before its request was written whole (latch reads nothing under flow control, "
+                "docs/serve.md): a request not started was dropped, one going out is cancelled"
+            ) from None
+        try:
+            return cast(Outcome, _wait(future, deadline, cancel))
         except FutureTimeout:
-            channel.cancel(request_id)
+            grace = _deadline(self._opts.cancel_grace)
+            channel.cancel(request_id, grace)
             try:
-                return cast(Outcome, future.result(self._opts.cancel_grace))
+                return cast(Outcome, future.result(_remaining(grace)))
             except FutureTimeout:
                 channel.forget(request_id)
                 why = "was cancelled" if cancel is not None and cancel.is_set() else f"did not answer within {wait}s"
@@ -262,7 +297,7 @@ class Client(InitializeInfo):
         :raises InvalidParams: the event is not valid.
         :raises LatchTimeout: no answer within ``timeout``.
         """
-        wait = self._opts.timeout if isinstance(timeout, Unset) else timeout
+        wait = self._opts.wait(timeout)
         return cast(List[ExplainEntry], self._call("explain", self._opts.event(event), wait))
 
     def trust_list(self, *, timeout: Union[float, None, Unset] = UNSET) -> List[TrustedHook]:
@@ -272,7 +307,7 @@ class Client(InitializeInfo):
 
         :raises LatchTimeout: no answer within ``timeout``.
         """
-        wait = self._opts.timeout if isinstance(timeout, Unset) else timeout
+        wait = self._opts.wait(timeout)
         return cast(List[TrustedHook], self._call("trust/list", None, wait))
 
     def trust_approve(
@@ -288,7 +323,7 @@ class Client(InitializeInfo):
 
         :raises InvalidParams: a name matches no loaded hook, or none is given.
         """
-        wait = self._opts.timeout if isinstance(timeout, Unset) else timeout
+        wait = self._opts.wait(timeout)
         result = self._call("trust/approve", {"hooks": list(hooks), "all": all}, wait)
         return cast(List[Dict[str, str]], result["approved"])
 
@@ -301,7 +336,7 @@ class Client(InitializeInfo):
     ) -> List[Dict[str, str]]:
         """Withdraws approvals (as :meth:`trust_approve` names hooks).
         Returns the hooks whose approval was withdrawn."""
-        wait = self._opts.timeout if isinstance(timeout, Unset) else timeout
+        wait = self._opts.wait(timeout)
         result = self._call("trust/revoke", {"hooks": list(hooks), "all": all}, wait)
         return cast(List[Dict[str, str]], result["revoked"])
 
@@ -356,21 +391,45 @@ def _collected(channel: _Channel) -> None:
 _CANCEL_POLL = 0.01
 
 
-def _wait(future: Future[Any], wait: Optional[float], cancel: Optional[threading.Event]) -> Any:
-    """``future.result(wait)``, ending early with ``FutureTimeout`` when
-    ``cancel`` is set."""
+def _deadline(wait: Optional[float]) -> Optional[float]:
+    """The ``time.monotonic()`` at which a wait of ``wait`` seconds ends
+    (``None``: never)."""
+    return None if wait is None else time.monotonic() + wait
+
+
+def _remaining(deadline: Optional[float]) -> Optional[float]:
+    """The seconds left until ``deadline`` (``None``: no limit)."""
+    return None if deadline is None else max(0.0, deadline - time.monotonic())
+
+
+def _wait(future: Future[Any], deadline: Optional[float], cancel: Optional[threading.Event]) -> Any:
+    """``future.result()`` until ``deadline``, ending early with
+    ``FutureTimeout`` when ``cancel`` is set."""
     if cancel is None:
-        return future.result(wait)
-    deadline = None if wait is None else time.monotonic() + wait
+        return future.result(_remaining(deadline))
     while True:
         if cancel.is_set():
             raise FutureTimeout()
-        step = _CANCEL_POLL if deadline is None else min(_CANCEL_POLL, max(0.0, deadline - time.monotonic()))
+        step = _CANCEL_POLL if deadline is None else min(_CANCEL_POLL, _remaining(deadline) or 0.0)
         try:
             return future.result(step)
         except FutureTimeout:
             if deadline is not None and time.monotonic() >= deadline:
                 raise
+
+
+def _wait_event(event: threading.Event, deadline: Optional[float], cancel: Optional[threading.Event]) -> bool:
+    """``event.wait()`` until ``deadline``, ending early when ``cancel`` is
+    set: whether ``event`` was set."""
+    if cancel is None:
+        return event.wait(_remaining(deadline))
+    while not cancel.is_set():
+        step = _CANCEL_POLL if deadline is None else min(_CANCEL_POLL, _remaining(deadline) or 0.0)
+        if event.wait(step):
+            return True
+        if deadline is not None and time.monotonic() >= deadline:
+            return False
+    return event.is_set()
 
 
 class _Channel:
@@ -429,7 +488,7 @@ class _Channel:
     # Closing
     # ------------------------------------------------------------------
 
-    def stop(self, graceful: bool, limit: float) -> None:
+    def stop(self, graceful: bool, limit: Optional[float]) -> None:
         """``Client.close`` (``graceful``) or ``Client.abort``.
 
         Each call does what is left to do, so that a close that was
@@ -438,7 +497,7 @@ class _Channel:
         on from there. A close while another waits for ``shutdown`` waits
         for the same answer.
         """
-        proc = self.proc
+        deadline = _deadline(limit)
         with self._lock:
             if self._stopped:
                 return
@@ -450,10 +509,10 @@ class _Channel:
         try:
             if start:
                 assert shutdown is not None
-                self._send_shutdown(shutdown)
+                self._send_shutdown(shutdown, deadline)
             if graceful and shutdown is not None and not self._exited:
                 try:
-                    shutdown.result(limit)
+                    shutdown.result(_remaining(deadline))
                 except FutureTimeout:
                     logger.warning("latch serve did not shut down cleanly: shutdown did not answer within %ss", limit)
                 except LatchClientError as error:
@@ -466,12 +525,7 @@ class _Channel:
             self._end_input(limit)
             raise
         self._end_input(limit)
-        try:
-            proc.wait(limit)
-        except subprocess.TimeoutExpired:
-            logger.warning("latch serve did not exit within %ss; killing it", limit)
-            proc.kill()
-            proc.wait()
+        self._wait_exit(limit)
         # Read what the server wrote before it exited: after `exit` (or the
         # end of its input) it still answers the fires in flight with the
         # outcome of what ran.
@@ -484,9 +538,29 @@ class _Channel:
         with self._lock:
             self._stopped = True
 
-    def _send_shutdown(self, future: Future[Any]) -> None:
+    def _wait_exit(self, limit: Optional[float]) -> None:
+        """Wait for the process to exit, after its end of input. After
+        ``limit``, ``SIGTERM`` it: latch then cancels what still runs, kills
+        every hook's process group and exits (a ``SIGKILL`` would leave the
+        hooks running, docs/serve.md). After ``limit`` more, ``SIGKILL`` it."""
+        proc = self.proc
+        try:
+            proc.wait(limit)
+            return
+        except subprocess.TimeoutExpired:
+            pass
+        logger.warning("latch serve did not exit within %ss; stopping it (SIGTERM)", limit)
+        proc.terminate()
+        try:
+            proc.wait(limit)
+        except subprocess.TimeoutExpired:
+            logger.warning("latch serve did not exit within %ss of SIGTERM; killing it", limit)
+            proc.kill()
+            proc.wait()
+
+    def _send_shutdown(self, future: Future[Any], deadline: Optional[float]) -> None:
         """Send ``shutdown``, whose answer resolves ``future`` (a server gone
-        already fails it)."""
+        already fails it, as does one that reads nothing until ``deadline``)."""
         # Each outcome sets the future only if nothing did first (the
         # reader fails every pending request when the server goes).
         if self.proc.poll() is not None:
@@ -494,10 +568,13 @@ class _Channel:
                 future.set_result(None)
             return
         try:
-            self.send("shutdown", None, internal=True, future=future)
+            self.send("shutdown", None, internal=True, future=future, deadline=deadline)
         except LatchClientError as error:
             if not future.done():
                 future.set_exception(error)
+        except _NotWritten:
+            if not future.done():
+                future.set_exception(LatchTimeout("shutdown could not be sent: latch read no input"))
         except BaseException:
             # Interrupted: the request was dropped, and nothing answers it.
             if not future.done():
@@ -523,16 +600,22 @@ class _Channel:
         except RuntimeError:  # the interpreter is exiting, which ends the input too
             pass
 
-    def _end_input(self, limit: float) -> None:
+    def _end_input(self, limit: Optional[float]) -> None:
         """Send ``exit`` and close the server's stdin (once): latch cancels
         whatever still runs, kills every hook's process group and exits."""
         with self._lock:
             self._exited = True
-        if not self._write_lock.acquire(timeout=limit):
-            # A write is stuck on a server that reads nothing: free it.
-            logger.warning("latch serve read nothing for %ss; killing it", limit)
-            self.proc.kill()
-            self._write_lock.acquire()
+        if not self._write_lock.acquire(timeout=-1 if limit is None else limit):
+            # A write is stuck on a server that reads nothing: free it. On
+            # SIGTERM latch cancels what still runs, kills every hook's
+            # process group and exits, which ends the write; SIGKILL (which
+            # would leave the hooks running) only if it does not.
+            logger.warning("latch serve read nothing for %ss; stopping it (SIGTERM)", limit)
+            self.proc.terminate()
+            if not self._write_lock.acquire(timeout=-1 if limit is None else limit):
+                logger.warning("latch serve did not exit within %ss of SIGTERM; killing it", limit)
+                self.proc.kill()
+                self._write_lock.acquire()
         try:
             if self._stdin_open and self.failure is None:
                 # A line shorter than PIPE_BUF goes out whole when the pipe
@@ -565,10 +648,15 @@ class _Channel:
     # ------------------------------------------------------------------
 
     def call(self, method: str, params: Any, timeout: Optional[float], internal: bool = False) -> Any:
-        """Send a request and wait for its result."""
-        request_id, future = self.send(method, params, internal)
+        """Send a request and wait for its result, ``timeout`` counting from
+        the start of the write."""
+        deadline = _deadline(timeout)
         try:
-            return future.result(timeout)
+            request_id, future = self.send(method, params, internal, deadline=deadline)
+        except _NotWritten:
+            raise LatchTimeout(f"{method} could not be sent within {timeout}s: latch read no input meanwhile") from None
+        try:
+            return future.result(_remaining(deadline))
         except FutureTimeout:
             self.forget(request_id)
             raise LatchTimeout(f"{method} did not answer within {timeout}s") from None
@@ -578,10 +666,21 @@ class _Channel:
             raise
 
     def send(
-        self, method: str, params: Any, internal: bool = False, future: Optional[Future[Any]] = None
+        self,
+        method: str,
+        params: Any,
+        internal: bool = False,
+        future: Optional[Future[Any]] = None,
+        deadline: Optional[float] = None,
+        cancel: Optional[threading.Event] = None,
     ) -> Tuple[int, Future[Any]]:
         """Send a request; its id and the future of its result (``future``,
-        if given)."""
+        if given).
+
+        :raises _NotWritten: the request was not written whole by
+            ``deadline``, or before ``cancel`` was set (see :meth:`write`);
+            no one waits for its answer.
+        """
         if future is None:
             future = Future()
         with self._lock:
@@ -596,16 +695,34 @@ class _Channel:
         # A fire interrupted as it is written may have gone out: cancel it.
         then = encode_notification("$/cancelRequest", {"id": request_id}) if method == "fire" else None
         try:
-            self.write(line, then)
+            self.write(line, then, deadline, cancel)
         except BaseException:
             self.forget(request_id)
             raise
         return request_id, future
 
-    def cancel(self, request_id: int) -> None:
-        """Send ``$/cancelRequest`` (nothing if the server is gone)."""
+    def cancel(self, request_id: int, deadline: Optional[float] = None) -> None:
+        """Send ``$/cancelRequest`` (nothing if the server is gone). With a
+        ``deadline``, wait for the write until then at most: a server that
+        reads nothing holds it, and it goes out once the server reads."""
+        line = encode_notification("$/cancelRequest", {"id": request_id})
+        if deadline is None:
+            self._write_quietly(line)
+            return
+        written = threading.Event()
+
+        def run() -> None:
+            try:
+                self._write_quietly(line)
+            finally:
+                written.set()
+
+        threading.Thread(target=run, name=f"latch-client-cancel-{self.proc.pid}", daemon=True).start()
+        written.wait(_remaining(deadline))
+
+    def _write_quietly(self, line: bytes) -> None:
         try:
-            self.write(encode_notification("$/cancelRequest", {"id": request_id}))
+            self.write(line)
         except LatchClientError:
             pass
 
@@ -618,7 +735,13 @@ class _Channel:
     # Writing
     # ------------------------------------------------------------------
 
-    def write(self, line: bytes, then: Optional[bytes] = None) -> None:
+    def write(
+        self,
+        line: bytes,
+        then: Optional[bytes] = None,
+        deadline: Optional[float] = None,
+        cancel: Optional[threading.Event] = None,
+    ) -> None:
         """Write one line to the server's stdin, whole.
 
         A line cut short would have the next one glued to it, and the server
@@ -630,17 +753,28 @@ class _Channel:
         ``line`` when the caller is interrupted while ``line`` may have gone
         out (a fire's ``$/cancelRequest``).
 
+        With a ``deadline`` (a ``time.monotonic()``) or a ``cancel`` event,
+        any line goes to a thread of its own, as a server that reads nothing
+        holds the write (flow control, or another thread's line stuck
+        before it): when the deadline passes or ``cancel`` is set first, a
+        line not started is dropped, one going out is finished and followed
+        by ``then``, and :class:`_NotWritten` is raised.
+
         :raises LatchDied: the server is gone (its stdin is closed).
+        :raises _NotWritten: the line was not written whole in time.
         """
-        if len(line) > _PIPE_BUF and threading.current_thread() is threading.main_thread():
-            job = _LongWrite(self, line, then)
+        bounded = deadline is not None or cancel is not None
+        if bounded or (len(line) > _PIPE_BUF and threading.current_thread() is threading.main_thread()):
+            job = _WriteJob(self, line, then)
             threading.Thread(target=job.run, name=f"latch-client-write-{self.proc.pid}", daemon=True).start()
             try:
-                job.finished.wait()
+                written = _wait_event(job.finished, deadline, cancel)
             except BaseException:
                 if not job.abandon() and then is not None and job.error is None:
                     self.write_line(then)
                 raise
+            if not written and job.abandon():
+                raise _NotWritten()
             error = job.error
         else:
             try:
@@ -658,12 +792,15 @@ class _Channel:
                 self._stdout_thread.join(self._opts.close_timeout)
             raise self.failure or LatchDied(self.proc.poll(), self.stderr.text()) from None
 
-    def write_line(self, line: bytes) -> Optional[OSError]:
+    def write_line(self, line: bytes, start: Optional[Callable[[], bool]] = None) -> Optional[OSError]:
         """Write ``line`` whole, holding the write lock; the pipe's error, if
-        any (the server is gone)."""
+        any (the server is gone). ``start``, called once the lock is held,
+        says whether to write it after all."""
         with self._write_lock:
             if not self._stdin_open:
                 return BrokenPipeError("the server's stdin is closed")
+            if start is not None and not start():
+                return None
             view = memoryview(line)
             try:
                 while view:
@@ -784,9 +921,15 @@ def _is_parse_error(response: Response) -> bool:
     return response.id is None and response.error is not None and response.error.get("code") == -32700
 
 
-class _LongWrite:
-    """A line longer than ``PIPE_BUF`` that the main thread hands to a
-    thread of its own to write (see :meth:`_Channel.write`)."""
+class _NotWritten(Exception):
+    """A caller stopped waiting for its line before it was written whole
+    (see :meth:`_Channel.write`)."""
+
+
+class _WriteJob:
+    """A line that a caller hands to a thread of its own to write, so that
+    it may stop waiting (interrupted, or out of time) without leaving the
+    line half written (see :meth:`_Channel.write`)."""
 
     def __init__(self, channel: _Channel, line: bytes, then: Optional[bytes]) -> None:
         self._channel = channel
@@ -795,23 +938,33 @@ class _LongWrite:
         self.error: Optional[BaseException] = None
         self.finished = threading.Event()
         self._lock = threading.Lock()
+        self._started = False
         self._abandoned = False
 
     def run(self) -> None:
-        """Write the line, then ``then`` if the caller stopped waiting."""
+        """Write the line (unless the caller stopped waiting before it
+        started), then ``then`` if the caller stopped waiting meanwhile."""
         try:
-            self.error = self._channel.write_line(self._line)
+            self.error = self._channel.write_line(self._line, self._start)
         except BaseException as error:  # not a signal's (see _Channel.write_line)
             self.error = error
         with self._lock:
-            abandoned = self._abandoned
+            follow = self._abandoned and self._started
             self.finished.set()
-        if abandoned and self._then is not None and self.error is None:
+        if follow and self._then is not None and self.error is None:
             self._channel.write_line(self._then)
 
+    def _start(self) -> bool:
+        """Whether to write the line, asked with the write lock held: not
+        once the caller stopped waiting."""
+        with self._lock:
+            self._started = not self._abandoned
+            return self._started
+
     def abandon(self) -> bool:
-        """The caller was interrupted: True when the line is still being
-        written (``then`` follows it), False when it was written already."""
+        """The caller stopped waiting: True when the line was not written
+        whole yet (dropped if it had not started, else finished and
+        followed by ``then``), False when it was written already."""
         with self._lock:
             if self.finished.is_set():
                 return False
