@@ -5,7 +5,8 @@
 #
 # VENV_DIR defaults to a temporary directory, removed afterwards. latch-client
 # is installed from clients/python (from a copy, so that nothing is written
-# there), with pytest and mypy from PyPI; the tests run against $LATCH_BIN,
+# there), with pytest 9 and mypy 2 from PyPI (the major versions the tests
+# and the typing were checked with); the tests run against $LATCH_BIN,
 # by default ../../target/debug/latch relative to this script, and then
 # `mypy --strict` checks the harness and its tests. Extra pytest arguments
 # can be given in $PYTEST_ADDOPTS.
@@ -24,9 +25,8 @@ fi
 LATCH_BIN=$(cd "$(dirname "$LATCH_BIN")" && pwd)/$(basename "$LATCH_BIN")
 export LATCH_BIN
 
-cleanup=
 work=$(mktemp -d "${TMPDIR:-/tmp}/latch-harness.XXXXXX")
-trap 'rm -rf "$work" $cleanup' EXIT
+trap 'rm -rf "$work"' EXIT
 if [ $# -ge 1 ]; then
     venv=$1
 else
@@ -36,7 +36,7 @@ fi
 "$python" -m venv "$venv"
 pip() { "$venv/bin/python" -m pip --quiet --disable-pip-version-check "$@"; }
 cp -R "$here/../../clients/python" "$work/client"
-pip install "$work/client" pytest mypy
+pip install "$work/client" "pytest>=9,<10" "mypy>=2,<3"
 
 # Caches go nowhere (pytest, bytecode) or into $work (mypy).
 cd "$here"

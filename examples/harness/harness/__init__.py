@@ -5,13 +5,14 @@
 
 from .loop import Agent
 from .models import Model, ModelError, OpenAIModel, Reply, ScriptedModel, ToolSpec, ToolUse
-from .state import Policy, Turn
+from .state import Approval, Policy, Turn
 from .tools import DEFAULT_NAMES, TOOL_NAMES, ToolNames, Workspace
 
 __all__ = [
     "DEFAULT_NAMES",
     "TOOL_NAMES",
     "Agent",
+    "Approval",
     "Model",
     "ModelError",
     "OpenAIModel",

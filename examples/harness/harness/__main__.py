@@ -18,7 +18,6 @@ import logging
 import queue
 import sys
 from pathlib import Path
-from typing import Any
 
 from latch_client import Client, Config, LatchClientError, LatchNotFound
 from latch_client.types import Team
@@ -26,7 +25,7 @@ from latch_client.types import Team
 from .loop import Agent
 from .models import Model, ModelError, OpenAIModel, Reply, ScriptedModel, ToolUse
 from .outcomes import describe
-from .state import Note, Policy
+from .state import Approval, Note, Policy
 from .tools import DEFAULT_NAMES, TOOL_NAMES, Workspace
 
 
@@ -46,8 +45,10 @@ def load_script(path: Path) -> ScriptedModel:
     return ScriptedModel(replies)
 
 
-def ask_terminal(name: str, args: Any) -> bool:
-    return input(f"Allow {name} {json.dumps(args)}? [y/N] ").strip().lower() in ("y", "yes")
+def ask_terminal(request: Approval) -> bool:
+    why = "".join(f"{reason}\n" for reason in request.reasons)  # a hook's reasons to ask
+    answer = input(f"{why}Allow {request.action} {json.dumps(request.input)}? [y/N] ")
+    return answer.strip().lower() in ("y", "yes")
 
 
 def answer_terminal(question: str) -> str | None:
@@ -95,7 +96,7 @@ def main(argv: list[str] | None = None) -> int:
         config["state_dir"] = args.state_dir.resolve()
     policy = Policy(frozenset(args.ask))
     if args.approve:
-        policy.approver = lambda name, a: True
+        policy.approver = lambda request: True
     if args.interactive:
         policy.approver, policy.answerer = ask_terminal, answer_terminal
     team: Team | None = {"team_name": args.team, "teammate_name": args.teammate} if args.team else None
@@ -125,6 +126,9 @@ def main(argv: list[str] | None = None) -> int:
                 raise
             agent.end()
             return status
+    except KeyboardInterrupt:  # Ctrl-C outside a turn (a turn's own cancels only that turn)
+        print("harness: interrupted", file=sys.stderr)
+        return 130
     except LatchNotFound as missing:
         print(f"harness: {missing}; set LATCH_BIN to the latch binary, or put latch on PATH", file=sys.stderr)
         return 2
@@ -141,8 +145,10 @@ def session(agent: Agent, args: argparse.Namespace) -> int:
     """Setup, the worktree, then one turn per prompt: the exit status."""
     if args.init:
         agent.setup("init")
-    if args.maintenance:
+    if args.maintenance and not agent.halted:
         agent.setup("maintenance")
+    if agent.halted:  # a hook stopped the agent before its first prompt (claude `continue: false`)
+        return 1
     if args.worktree:
         problem = agent.create_worktree(args.worktree)
         if problem:

@@ -25,23 +25,29 @@ COMPACT_PROMPT = (
 class Compacting(Outcomes):
     """Compacting the conversation."""
 
-    def maybe_compact(self) -> Turn | None:
-        """Compact when the conversation is over the token budget."""
+    def maybe_compact(self, step: int) -> Turn | None:
+        """Compact when the conversation is over the token budget, before
+        the turn's model round STEP. A Turn when the turn must end: peen
+        refused the compaction; else the turn goes on, compacted or not."""
         if self.token_budget is None or len(self.messages) < 2 or self.estimate() <= self.token_budget:
             return None
-        return self.compact("auto")
+        compacted = self.compact("auto", step=step)
+        if compacted.status == "denied" and "peen" in self.latch.dialects:
+            return Turn("failed", compacted.text)  # peen: a refused compaction fails the turn
+        return None
 
-    def compact(self, trigger: Literal["auto", "manual"], instructions: str = "") -> Turn | None:
-        """Replace the conversation with a summary the model writes. A Turn
-        when the turn must end (peen refused the compaction)."""
+    def compact(self, trigger: Literal["auto", "manual"], instructions: str = "", step: int = 1) -> Turn:
+        """Replace the conversation with a summary the model writes, at the
+        turn's model round STEP (``/compact``: its first). How it went:
+        ``done``, ``denied`` (a hook refused it) or ``failed`` (the summary
+        request failed); unless done, the conversation stays as it was."""
         if len(self.messages) < 2:
             self.say("latch", "nothing to compact")
-            return None
-        top = self.top
-        top.compactions += 1
+            return Turn("done", "nothing to compact")
+        self.top.compactions += 1
         figures: Compaction = {
             "estimated_tokens": self.estimate(),
-            "round": top.compactions,
+            "round": step,  # the model round within the turn
             "messages_covered": len(self.messages),
         }
         if self.token_budget is not None:
@@ -50,12 +56,7 @@ class Compacting(Outcomes):
             figures["instructions"] = instructions
         before = self.fire({"event": "compact_before", "trigger": trigger, "compaction": figures})
         if before["decision"] == "deny":
-            if trigger == "auto" and "peen" in self.latch.dialects:  # peen: the turn fails
-                return self.refuse_turn("failed", before)
-            self.say(
-                "latch", "compaction refused: " + "; ".join(r["text"] for r in before.get("reasons", []))
-            )
-            return None
+            return self.refuse_turn("denied", before)
         contexts = before.get("context", [])
         extra = [c["text"] for c in contexts if c["placement"] == "compaction_prompt"]
         request = COMPACT_PROMPT
@@ -67,7 +68,7 @@ class Compacting(Outcomes):
             summary = self.model.complete([*self.conversation(), user_message([request])], []).text
         except ModelError as error:
             self.say("latch", f"compaction failed: {error.details}")
-            return None
+            return Turn("failed", f"compaction failed: {error.details}")
         blocks = [
             summary,
             *(n["text"] for n in before.get("notices", [])),  # a system reminder after compaction
@@ -75,7 +76,8 @@ class Compacting(Outcomes):
         ]
         self.messages = [user_message(blocks)]
         self.place(before, notices=False)  # any other placement
-        self.say("latch", f"compacted {figures['messages_covered']} messages")
+        done = f"compacted {figures['messages_covered']} messages"
+        self.say("latch", done)
         self.fire(
             {
                 "event": "compact_after",
@@ -83,4 +85,4 @@ class Compacting(Outcomes):
                 "compaction": {**figures, "summary": summary, "summary_tokens": len(summary) // 4},
             }
         )
-        return None
+        return Turn("done", done)

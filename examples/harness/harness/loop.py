@@ -55,6 +55,7 @@ import shlex
 import time
 import uuid
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 from latch_client import Event, Outcome, ToolCall
@@ -62,10 +63,10 @@ from latch_client.types import Halt, ModelSwitch
 
 from .compaction import Compacting
 from .models import Message, ModelError, Reply, ToolSpec, ToolUse
-from .outcomes import Deferred, after_blank_line, blocked_text, render_events
+from .outcomes import Deferred, Halted, after_blank_line, blocked_text, render_events
 from .own_tools import OwnTools
 from .session import COMMANDS, Session
-from .state import Turn
+from .state import Approval, Turn
 from .tools import CLAUDE_NAMES, ToolResult, tool_specs, unknown_tool, validate
 
 
@@ -84,14 +85,18 @@ class Agent(Session, OwnTools, Compacting):
     def run(self, prompt: str) -> Turn:
         """One user prompt, to the end of its turn. Without peen, the
         session's first prompt is preceded by ``session_start`` (Claude
-        Code's order), and its ``initial_user_message`` by a turn of its own."""
-        if not self.started and not self.peen_order():
-            first = self.start_session()
-            if isinstance(first, Turn):
-                return first
-            if first:  # claude `initialUserMessage`: a prompt before the user's
-                self.turn(first)
-        return self.turn(prompt)
+        Code's order), and its ``initial_user_message`` by a turn of its
+        own. A Ctrl-C anywhere in it cancels the turn."""
+        try:
+            if not self.started and not self.peen_order():
+                first = self.start_session()
+                if isinstance(first, Turn):
+                    return first
+                if first:  # claude `initialUserMessage`: a prompt before the user's
+                    self.turn(first)
+            return self.turn(prompt)
+        except KeyboardInterrupt:  # the user cancelled the turn (Ctrl-C)
+            return self.cancel()
 
     def peen_order(self) -> bool:
         """Whether ``session_start`` comes after the first ``user_prompt``:
@@ -101,24 +106,45 @@ class Agent(Session, OwnTools, Compacting):
     def start_session(self) -> str | Turn | None:
         """``session_start`` (``startup``), then the workspace's
         instructions: the hooks' first user message, if any, or the Turn
-        when a hook refused the start (peen)."""
+        when a hook refused the start (peen) or halted it (claude): the
+        prompt is not run then, in either order."""
         self.started = True
         started = self.fire({"event": "session_start", "source": "startup", "model": self.model.name})
         if started["decision"] == "deny":  # peen: the turn fails before the model is called
             return self.refuse_turn("failed", started)
         self.place(started)
         self.load_instructions()
+        if halted := self.halt():  # claude `continue: false`: the session started, the turn ends
+            return halted
         return started.get("initial_user_message")
 
     def turn(self, prompt: str) -> Turn:
-        """One prompt's turn: a built-in command, else ``user_prompt`` (and
-        a ``/command``'s expansion), the opening events, then the loop."""
+        """One prompt's turn: a built-in command, else the opening events
+        (:meth:`open_turn`), then the loop."""
         self.top.halted = None  # a halt ends a turn, not the session
         self.turn_id, self.turn_context = f"turn-{uuid.uuid4().hex[:8]}", []
         self.say("user", prompt)
         self.check_settings()  # edited between turns
         if prompt.startswith("/") and (done := self.builtin(prompt)) is not None:
             return done
+        # What earlier events left for the next user message (a Stop
+        # notice, model_switch_after's context) waits aside: a turn that
+        # ends before its prompt reaches the model drops only what it added.
+        earlier, self.pending = self.pending, []
+        try:
+            opened = self.open_turn(prompt)
+        finally:
+            added, self.pending = self.pending, earlier
+        if isinstance(opened, Turn):  # refused, stopped, or an unknown command
+            return opened
+        self.pending += added
+        self.add_user(opened)
+        return self.loop()
+
+    def open_turn(self, prompt: str) -> str | Turn:
+        """``user_prompt`` (and a ``/command``'s expansion), then the opening
+        events: the prompt for the model, or the Turn when a hook refused
+        or stopped it first."""
         # Every real prompt goes through user_prompt, a `/command` as typed
         # (Claude Code fires UserPromptSubmit before it expands one, and
         # whether the expansion is then refused or not); that also resets
@@ -150,13 +176,15 @@ class Agent(Session, OwnTools, Compacting):
             if outcome["decision"] == "deny":  # peen: the turn fails before the model is called
                 return self.refuse_turn("failed", outcome)
             self.place(outcome)
-        self.add_user(prompt)
-        try:
-            return self.loop()
-        except KeyboardInterrupt:  # the user cancelled the turn (Ctrl-C)
-            self.answer_unanswered("not run: the user cancelled the turn")
-            self.fire({"event": "turn_cancelled", "reason": "user"})
-            return Turn("cancelled", "cancelled by the user")
+        return prompt
+
+    def cancel(self) -> Turn:
+        """Ctrl-C: the turn ends at once. Each call of the model's last
+        message still without a result gets one (a call that was running
+        has its own), and hooks hear of it (``turn_cancelled``)."""
+        self.answer_unanswered("not run: the user cancelled the turn")
+        self.fire({"event": "turn_cancelled", "reason": "user"})
+        return Turn("cancelled", "cancelled by the user")
 
     def stop_prompt(self, prompt: str, halt: Halt) -> Turn:
         """claude `continue: false` on ``user_prompt`` or
@@ -176,7 +204,7 @@ class Agent(Session, OwnTools, Compacting):
         name, _, args = typed[1:].partition(" ")
         args = args.strip()
         if name == "compact":
-            return self.compact("manual", args) or Turn("done", "compacted")
+            return self.compact("manual", args)
         if name == "add-dir":
             return self.add_directory(args)
         if name == "model":
@@ -193,11 +221,12 @@ class Agent(Session, OwnTools, Compacting):
             return Turn("done", self.model.name)
         switch: ModelSwitch = {"from": self.model.name, "to": requested, "requested": requested}
         before = self.fire({"event": "model_switch_before", "source": "command", "model_switch": switch})
-        reason = "\n".join(r["text"] for r in before.get("reasons", []))
+        reason = "\n".join(reasons(before))
         refused = before["decision"] in ("deny", "defer")
         if before["decision"] == "ask":
             approve = self.policy.approver
-            if approve is None or not approve("/model", {"model": requested, "reason": reason}):
+            asked = Approval("/model", {"model": requested}, reasons(before))
+            if approve is None or not approve(asked):
                 # Claude Code's words where no one can confirm.
                 refused, reason = True, f"{reason or 'confirmation required'} (run /model interactively to confirm)"
         if refused:
@@ -242,42 +271,54 @@ class Agent(Session, OwnTools, Compacting):
     def run_preamble(self, name: str, template: str, args: str) -> str | Turn:
         """A command's ``!`cmd` `` run before the model reads it. They are
         found in the command's own file, never in the typed ARGS (a
-        command's ``$ARGUMENTS`` gets them shell-quoted). Each goes through
-        the permission check, then every allowed one through
-        ``skill_shell_before``; only once all have answered, and none
-        stopped the command, do the unrefused ones run. Each output takes
-        its command's place; a refusal's place reads the outcome's reason,
-        and a command no one approved is handed to the model instead."""
+        command's ``$ARGUMENTS`` gets them shell-quoted). As for a tool
+        call, hooks decide first: each goes through ``skill_shell_before``,
+        then, unless a hook allowed it, the permission check; only once all
+        have answered, and none stopped the command, do the allowed ones
+        run. Each output takes its command's place; a refusal's place reads
+        the outcome's reason, and a command no one approved is handed to
+        the model instead. They run where the shell is, but a ``cd`` in
+        them does not carry over: they expand a prompt, they are no tool
+        call of the model's."""
+        ws = self.workspace
         found = list(PREAMBLE.finditer(template))
         commands = [m.group(1).replace("$ARGUMENTS", shlex.quote(args)) for m in found]
-        places: list[str | None] = []  # None: runs once every hook answered
+        checked: list[Outcome] = []
         for i, cmd in enumerate(commands):
-            if self.needs_approval(self.workspace.names.shell) and not (
-                self.policy.approver is not None and self.policy.approver(self.workspace.names.shell, cmd)
-            ):
-                places.append(f"[run this first, exactly as written, with the {self.workspace.names.shell} tool and use its output: `{cmd}`]")
-                continue
-            checked = self.fire(
+            outcome = self.fire(
                 {
                     "event": "skill_shell_before",
                     "tool": {
-                        "name": self.workspace.names.shell,
-                        "input": {self.workspace.names.shell_arg: cmd},
+                        "name": ws.names.shell,
+                        "input": {ws.names.shell_arg: cmd},
                         "call_id": f"{self.turn_id}:preamble-{i}",
                     },
                     "expansion": {"command_name": name, "command_source": "projectSettings", "invoked_by": "user"},
                 }
             )
-            if halt := checked.get("halt"):  # no command of it runs
+            if halt := outcome.get("halt"):  # no command of it runs, and no one is asked
                 stopped = halt.get("message", "Operation stopped by hook")
                 self.say("latch", stopped)
                 return Turn("halted", stopped)
-            refused = checked["decision"] == "deny"
-            places.append("\n".join(r["text"] for r in checked.get("reasons", [])) if refused else None)
+            checked.append(outcome)
+        places: list[str | None] = []  # None: runs once every command is checked
+        for cmd, outcome in zip(commands, checked):
+            if outcome["decision"] == "deny":
+                places.append("\n".join(reasons(outcome)))
+            elif (
+                outcome["decision"] != "allow"
+                and self.needs_approval(ws.names.shell)
+                and not self.ask_permission(Approval(ws.names.shell, {ws.names.shell_arg: cmd}))
+            ):
+                hint = f"run this first, exactly as written, with the {ws.names.shell} tool and use its output"
+                places.append(f"[{hint}: `{cmd}`]")
+            else:
+                places.append(None)
         for i, cmd in enumerate(commands):
             if places[i] is None:
-                shell = self.workspace.names
-                places[i] = self.workspace.run(shell.shell, {shell.shell_arg: cmd}).text.strip()
+                cwd = ws.cwd
+                places[i] = ws.run(ws.names.shell, {ws.names.shell_arg: cmd}).text.strip()
+                ws.cwd = cwd  # its `cd` does not carry over (so no cwd_changed)
         # The ARGS go where the file's own text says `$ARGUMENTS` (else
         # after it); the commands' outputs are not searched for it.
         parts: list[str] = []
@@ -302,11 +343,12 @@ class Agent(Session, OwnTools, Compacting):
         return Turn("done", f"added {directory}")
 
     def loop(self) -> Turn:
-        for _ in range(self.max_steps):
+        """The model rounds of a turn (a sub-agent's: of its task)."""
+        for step in range(1, self.max_steps + 1):
             if halted := self.halt():
                 return halted
             self.drain_inbox()
-            compacted = self.maybe_compact()
+            compacted = self.maybe_compact(step)
             if compacted is not None:
                 return compacted
             self.add_user(None)  # pending context and events not yet delivered
@@ -402,6 +444,10 @@ class Agent(Session, OwnTools, Compacting):
                 self.messages.append(tool_result(call.id, deferred))
                 self.answer_unanswered("not run: a hook deferred an earlier call, which ended the turn")
                 return Turn("deferred", f"a hook deferred {call.name}")
+            except Halted:  # inside the sub-agent; the hook's reason is the user's, never the model's
+                self.messages.append(tool_result(call.id, "not finished: a hook stopped the turn"))
+                self.answer_unanswered("not run: a hook halted the turn")
+                return self.halt()
             self.messages.append(tool_result(call.id, text))
             done: ToolCall = {"name": call.name, "input": call.input, "call_id": call.id}
             if ok:
@@ -415,7 +461,8 @@ class Agent(Session, OwnTools, Compacting):
         self.check_watched()
         self.check_settings()
         batch = self.fire({"event": "tool_batch", "tool_calls": results})
-        appended = self.place(batch)
+        appended: list[str] = []
+        self.place(batch, result=appended)
         if appended:  # at the end of the batch's last tool result
             self.messages[-1]["content"] = after_blank_line(self.messages[-1]["content"], appended)
         return self.halt()
@@ -426,12 +473,19 @@ class Agent(Session, OwnTools, Compacting):
         validation; docs/events.md)."""
         return set(self.latch.dialects) == {"evener"}
 
+    def reports_interruptions(self) -> bool:
+        """Whether a tool call that was cancelled or ran out of time gets
+        its ``tool_after``/``tool_failure``: not with peen loaded, since
+        Peen runs no post or failure hooks after such an interruption
+        (docs/events.md); the other dialects hear of it as a failure."""
+        return "peen" not in self.latch.dialects
+
     def answer_unanswered(self, text: str) -> None:
         """Give each call of the last model message that has no result yet
         TEXT as its result: the turn ended before it ran (a ``defer``, a
-        Ctrl-C). The conversation stays one a model accepts (OpenAI refuses
-        tool calls without results), and the model reads that they did not
-        run."""
+        halt, a Ctrl-C). The conversation stays one a model accepts (OpenAI
+        refuses tool calls without results), and the model reads that they
+        did not run."""
         last = next((m for m in reversed(self.messages) if m["role"] == "assistant"), {})
         calls = last.get("tool_calls", [])
         answered = {m.get("tool_call_id") for m in self.messages if m["role"] == "tool"}
@@ -471,10 +525,14 @@ class Agent(Session, OwnTools, Compacting):
         if problem := validate(self.specs(), call.name, args):
             lead = "invalid call:" if args == call.input else "a hook rewrote the arguments, but"
             return self.result(call, f"{lead} {problem}", False, before)
-        old_cwd, started = ws.cwd, time.monotonic()
-        result = self.execute(call.name, args)
         appended = self.with_result(before)  # a rewrite notice goes with the result
-        if result.timed_out:  # interrupted: peen runs no post hooks, so none is sent
+        old_cwd, started = ws.cwd, time.monotonic()
+        try:
+            result = self.execute(call.name, args)
+        except KeyboardInterrupt:  # Ctrl-C while it ran: it stopped part way, and the turn ends
+            self.interrupted(call, args, started, old_cwd, appended)
+            raise
+        if result.timed_out and not self.reports_interruptions():
             return self.result(call, result.text, False, appended=appended)
         ran: ToolCall = {**tool, "input": args, "duration_ms": int((time.monotonic() - started) * 1000)}
         if result.failed:
@@ -489,9 +547,24 @@ class Agent(Session, OwnTools, Compacting):
         appended += self.with_result(after)
         if ws.cwd != old_cwd:
             changed = self.fire({"event": "cwd_changed", "cwd": str(ws.cwd), "old_cwd": str(old_cwd)})
-            appended += self.place(changed)
+            self.place(changed, result=appended)
         ok = not result.failed and after["decision"] != "deny"  # peen: a denied post event is an error
         return self.result(call, text, ok, appended=appended)
+
+    def interrupted(
+        self, call: ToolUse, args: Any, started: float, cwd: Path, appended: Sequence[str]
+    ) -> None:
+        """The user's Ctrl-C stopped CALL while it ran: its result says so,
+        and ``tool_failure`` (``interrupted``) tells the hooks, unless peen
+        is loaded (:meth:`reports_interruptions`)."""
+        self.messages.append(tool_result(call.id, after_blank_line(INTERRUPTED, appended)))
+        self.say("result", INTERRUPTED)
+        if self.reports_interruptions():
+            ms = int((time.monotonic() - started) * 1000)
+            tool: ToolCall = {"name": call.name, "input": args, "call_id": call.id, "duration_ms": ms}
+            failed: ToolCall = {**tool, "error": INTERRUPTED, "interrupted": True}
+            # The turn ends: the outcome's context waits for the next user message.
+            self.place(self.fire({"event": "tool_failure", "cwd": str(cwd), "tool": failed}))
 
     def execute(self, name: str, args: dict[str, Any]) -> ToolResult:
         """Run a tool: the workspace's, or one of the agent's own."""
@@ -537,14 +610,14 @@ class Agent(Session, OwnTools, Compacting):
             return blocked_text(asked), args
         if asked["decision"] == "allow":  # a hook answered for the user
             return None, asked.get("tool_input", args)
+        why = reasons(before)  # a hook's `ask`: the user reads why
         if self.policy.approver is not None:  # a user to ask: they decide
-            self.notify(f"The agent needs your permission to use {call.name}", "permission_prompt")
-            if self.policy.approver(call.name, args):
+            if self.ask_permission(Approval(call.name, args, why)):
                 return None, args
             return f"The user did not allow {call.name}.", args
         # No one to ask: the harness's automatic check refuses, with the
         # hooks' reasons (an `ask`), as Claude Code's -p mode does.
-        reason = "\n".join(r["text"] for r in before.get("reasons", [])) or (
+        reason = "\n".join(why) or (
             f"{call.name} needs the user's approval, and no one can give it in this run."
         )
         denied = self.fire(
@@ -554,6 +627,23 @@ class Agent(Session, OwnTools, Compacting):
         if not denied.get("retry"):  # the model may not try it again
             self.top.refused.add(key)
         return reason, args
+
+    def ask_permission(self, request: Approval) -> bool:
+        """Ask the user (``notification``, then the approver); False when
+        no one can be asked, or the user said no."""
+        if self.policy.approver is None:
+            return False
+        why = f": {'; '.join(request.reasons)}" if request.reasons else ""
+        self.notify(f"The agent needs your permission to use {request.action}{why}", "permission_prompt")
+        return self.policy.approver(request)
+
+
+INTERRUPTED = "interrupted: the user cancelled the turn while this call ran"
+
+
+def reasons(outcome: Outcome) -> tuple[str, ...]:
+    """The texts of an outcome's ``reasons`` (a deny's, an ``ask``'s)."""
+    return tuple(r["text"] for r in outcome.get("reasons", []))
 
 
 def tool_result(call_id: str, text: str) -> Message:

@@ -8,6 +8,7 @@ and a test can read exactly what a real model would have read.
 from __future__ import annotations
 
 import copy
+import http.client
 import json
 import os
 import urllib.error
@@ -135,26 +136,43 @@ class OpenAIModel:
         )
         try:
             with urllib.request.urlopen(request, timeout=self.timeout) as response:
-                choice = json.load(response)["choices"][0]
+                body = json.load(response)
         except urllib.error.HTTPError as error:
             raise ModelError(
                 http_error_kind(error.code), f"HTTP {error.code}: {error.read(500).decode(errors='replace')}"
             ) from error
-        except (OSError, ValueError, LookupError, TypeError) as error:  # unreachable, timeout, bad JSON
+        except (OSError, http.client.HTTPException, ValueError) as error:  # unreachable, cut, not JSON
             raise ModelError("unknown", f"{type(error).__name__}: {error}") from error
+        return parse_reply(body)
+
+
+def parse_reply(body: Any) -> Reply:
+    """The Reply in a ``/chat/completions`` answer. Whatever else the
+    endpoint sent (a field missing, a value of the wrong type) is a failed
+    request, a :class:`ModelError`, never the harness's crash."""
+    try:
+        choice = body["choices"][0]
         message = choice["message"]
-        calls = []
-        for call in message.get("tool_calls") or []:
-            try:
-                arguments = json.loads(call["function"]["arguments"] or "{}")
-            except json.JSONDecodeError:
-                arguments = {}  # the loop's validation reports the missing arguments
-            calls.append(
-                ToolUse(
-                    call["function"]["name"], arguments if isinstance(arguments, dict) else {}, call["id"]
-                )
-            )
-        return Reply(message.get("content") or "", calls, choice.get("finish_reason") or "stop")
+        calls = [parse_call(call) for call in message.get("tool_calls") or []]
+        text, finish = message.get("content") or "", choice.get("finish_reason") or "stop"
+        if not isinstance(text, str) or not isinstance(finish, str):
+            raise TypeError("content and finish_reason must be strings")
+    except (LookupError, TypeError, AttributeError, ValueError) as error:
+        raise ModelError("unknown", f"malformed reply: {type(error).__name__}: {error}") from error
+    return Reply(text, calls, finish)
+
+
+def parse_call(call: Any) -> ToolUse:
+    """One entry of a reply's ``tool_calls``; a wrong shape raises."""
+    function = call["function"]
+    name, call_id, raw = function["name"], call["id"], function.get("arguments") or "{}"
+    if not all(isinstance(value, str) for value in (name, call_id, raw)):
+        raise TypeError("a tool call's id, name and arguments must be strings")
+    try:
+        arguments = json.loads(raw)
+    except json.JSONDecodeError:
+        arguments = {}  # the loop's validation reports the missing arguments
+    return ToolUse(name, arguments if isinstance(arguments, dict) else {}, call_id)
 
 
 def http_error_kind(status: int) -> str:

@@ -32,6 +32,11 @@ class Deferred(Exception):
     """A hook deferred a tool call: the turn ends without running it."""
 
 
+class Halted(Exception):
+    """A hook halted the turn inside a sub-agent: the delegate call ends
+    without a result of its own, and so does the turn."""
+
+
 class Outcomes(AgentState):
     """Firing events, and what every outcome asks of the agent."""
 
@@ -76,40 +81,43 @@ class Outcomes(AgentState):
             log.info("%s: a hook asked to look for skills again", event["event"])
         return outcome
 
-    def place(self, outcome: Outcome, notices: bool = True) -> list[str]:
-        """Route `context` by placement; return the blocks that belong right
-        after a tool result (``append_to_tool_result``), for the caller.
-        Compaction's own placements are taken by :meth:`compact`."""
-        appended: list[str] = []
+    def place(self, outcome: Outcome, notices: bool = True, result: list[str] | None = None) -> None:
+        """Route `context` by placement. ``append_to_tool_result`` blocks go
+        to RESULT, the blocks the caller adds to a tool result; an event
+        with no tool result of its own sends them to the next user message,
+        which comes right after the last tool result. Compaction's own
+        placements are taken by :meth:`compact`."""
         for ctx in outcome.get("context", []):
             where = ctx["placement"]
             if where == "system_prompt":  # for the session from session_start, else for this turn
                 scope = self.system_context if outcome["event"] == "session_start" else self.turn_context
                 scope.append(ctx["text"])
-            elif where == "append_to_tool_result":
-                appended.append(ctx["text"])
+            elif where == "append_to_tool_result" and result is not None:
+                result.append(ctx["text"])
             elif where == "first_user_message":
                 self.leading.append(ctx["text"])
             elif where in COMPACTION:  # compact() takes them from compact_before
                 if outcome["event"] != "compact_before":
                     log.warning("%s context outside compaction dropped", where)
-            else:  # with_prompt, after_tool_result: the next user message
+            else:  # with_prompt, after_tool_result, a tool result's leftovers: the next user message
                 self.pending.append(ctx["text"])
         if notices:
             self.pending += [n["text"] for n in outcome.get("notices", [])]
-        return appended
 
     def with_result(self, outcome: Outcome) -> list[str]:
         """For a tool event: route `context`, and return the blocks that go
         at the end of the tool result (its notices, but `block` ones, which
         are the result itself, and ``append_to_tool_result`` context)."""
-        notices = [n["text"] for n in outcome.get("notices", []) if n["kind"] != "block"]
-        return notices + self.place(outcome, notices=False)
+        blocks = [n["text"] for n in outcome.get("notices", []) if n["kind"] != "block"]
+        self.place(outcome, notices=False, result=blocks)
+        return blocks
 
     def refuse_turn(self, status: TurnStatus, outcome: Outcome) -> Turn:
+        """A hook refused the turn: the user reads the reasons. The refused
+        event's context is not placed (:meth:`~harness.loop.Agent.turn`
+        drops what the turn added before its prompt reached the model)."""
         reasons = "\n".join(r["text"] for r in outcome.get("reasons", []))
         self.say("latch", f"{outcome['event']} denied: {reasons}")
-        self.pending.clear()  # no turn to attach them to (leading ones wait for the first)
         return Turn(status, reasons)
 
     def add_user(self, text: str | None) -> None:

@@ -17,7 +17,7 @@ from typing import Any
 from latch_client import Event
 from latch_client.types import ElicitationRequest, Task
 
-from .outcomes import Deferred, Outcomes, blocked_text
+from .outcomes import Deferred, Halted, Outcomes, blocked_text
 from .tools import ToolResult
 
 ANSWER_SCHEMA = {"type": "object", "properties": {"answer": {"type": "string"}}, "required": ["answer"]}
@@ -40,6 +40,7 @@ class OwnTools(Outcomes):
             self.policy,
             system_prompt=self.system_prompt,
             max_steps=self.max_steps,
+            token_budget=self.token_budget,  # its conversation compacts too
             out=self.out,
             err=self.err,
             session_id=self.session_id,
@@ -55,6 +56,8 @@ class OwnTools(Outcomes):
         self.events += child.events  # undelivered session events come back to the session
         if turn.status == "deferred":  # the whole turn stops there
             raise Deferred
+        if turn.status == "halted":  # so does it here; the halt's reason is for the user only
+            raise Halted
         return ToolResult(turn.text, failed=turn.status != "done")
 
     def ask_user(self, question: str) -> ToolResult:

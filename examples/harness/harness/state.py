@@ -22,8 +22,22 @@ from .models import Message, Model
 from .tools import Workspace
 
 TurnStatus = Literal["done", "denied", "failed", "deferred", "halted", "cancelled", "max_steps"]
-Approver = Callable[[str, Any], bool]
-"""Asks the user whether tool NAME may run with ARGS."""
+
+
+@dataclass(frozen=True)
+class Approval:
+    """What the user is asked to allow: ``action`` (a tool's name, or
+    ``/model``) with ``input`` (the tool's arguments, which for a
+    ``!`cmd` `` are the shell's; ``{"model": NAME}`` for ``/model``), and
+    ``reasons``, why hooks ask (their ``ask``), to show with the question."""
+
+    action: str
+    input: Any
+    reasons: tuple[str, ...] = ()
+
+
+Approver = Callable[[Approval], bool]
+"""Asks the user whether the agent may do what the Approval says."""
 Answerer = Callable[[str], "str | None"]
 """Asks the user QUESTION (the ``ask_user`` tool); None: no answer."""
 Note = AsyncResult | DiagnosticsNotification
@@ -59,7 +73,7 @@ class AgentState:
     workspace: Workspace
     policy: Policy = field(default_factory=Policy)
     system_prompt: str = "You are a coding agent. Use the tools to work in the workspace."
-    max_steps: int = 20  # model calls per turn, continuations included
+    max_steps: int = 20  # model calls (rounds) per turn, continuations included
     token_budget: int | None = None  # compact when the conversation is larger
     out: TextIO | None = None  # the transcript, for the user (None: stdout)
     err: TextIO | None = None  # warnings, for the user (None: stderr)

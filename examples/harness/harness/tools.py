@@ -117,7 +117,7 @@ class ToolResult:
 
     text: str
     failed: bool = False
-    timed_out: bool = False  # interrupted: no tool_after/tool_failure is sent
+    timed_out: bool = False  # ran out of time: with peen loaded, no tool_after/tool_failure is sent
 
 
 class Workspace:
@@ -186,7 +186,7 @@ class Workspace:
         with subprocess.Popen(
             ["/bin/sh", "-c", script],
             cwd=self.cwd,
-            env={**os.environ, **self.env},
+            env={**shell_environ(), **self.env},
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,
@@ -209,6 +209,16 @@ class Workspace:
         target.write_text(content)
         shown = target.relative_to(self.root) if target.is_relative_to(self.root) else target
         return ToolResult(f"wrote {len(content)} bytes to {shown}")
+
+
+SECRETS = ("OPENAI_API_KEY",)
+"""The harness's own secrets: never in the environment of a command the
+model wrote (a hook's ``shell_env`` may still set one on purpose)."""
+
+
+def shell_environ() -> dict[str, str]:
+    """This process's environment without its secrets."""
+    return {name: value for name, value in os.environ.items() if name not in SECRETS}
 
 
 def kill_group(process: subprocess.Popen[str]) -> None:

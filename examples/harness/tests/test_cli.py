@@ -106,3 +106,22 @@ def test_cli_without_latch(
     assert len(err.splitlines()) == 1
     assert err.startswith("harness: ") and "no-such-latch" in err and "set LATCH_BIN" in err
     assert not (project / "ran.txt").exists()
+
+
+def test_cli_setup_halted(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """claude `continue: false` on Setup (--init): no prompt runs, exit 1."""
+    project = tmp_path / "project"
+    (project / ".claude").mkdir(parents=True)
+    halt = json.dumps({"continue": False, "stopReason": "not set up yet"})
+    settings = {"hooks": {"Setup": [{"hooks": [{"type": "command", "command": f"echo '{halt}'"}]}]}}
+    (project / ".claude" / "settings.json").write_text(json.dumps(settings))
+    script = tmp_path / "script.json"
+    script.write_text(json.dumps([{"calls": [{"name": "shell", "input": {"cmd": "touch ran.txt"}}]}]))
+    args = ["--dialect", "claude", "--project", str(project), "--home", str(tmp_path / "home")]
+    args += ["--state-dir", str(tmp_path / "state"), "--script", str(script), "--init", "Go."]
+    status = main(args)
+    out, err = capsys.readouterr()
+    assert status == 1
+    assert out == "[latch] stopped by a hook: not set up yet\n"
+    assert "[turn]" not in err
+    assert not (project / "ran.txt").exists()

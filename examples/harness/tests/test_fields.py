@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 from conftest import Runner, call, records, stop_feedback, texts
-from harness import Agent, Policy, Reply, ScriptedModel, ToolSpec
+from harness import Agent, Approval, Policy, Reply, ScriptedModel, ToolSpec
 from harness.models import Message
 from harness.outcomes import for_terminal
 
@@ -75,8 +75,8 @@ def test_permission_batch_context_and_halt(run: Runner, tmp_path: Path) -> None:
     project.mkdir()
     asked: list[str] = []
 
-    def ask_user(name: str, args: object) -> bool:
-        asked.append(name)
+    def ask_user(request: Approval) -> bool:
+        asked.append(request.action)
         return False
 
     s = run(
@@ -135,7 +135,7 @@ def test_permission_updates_allow_a_tool_for_the_session(run: Runner, tmp_path: 
             Reply("Done."),
         ],
         claude_settings=hooks(PermissionRequest=take_offer),
-        policy=Policy(ask=frozenset({"shell"}), approver=lambda name, args: False),
+        policy=Policy(ask=frozenset({"shell"}), approver=lambda request: False),
     )
     asked = [json.loads(line) for line in seen.read_text().splitlines()]
     assert len(asked) == 1  # the second call needed no approval
@@ -555,3 +555,104 @@ def test_terminal_sequences_for_the_terminal() -> None:
     assert for_terminal(title, {"TMUX": "/tmp/tmux-0/default,1,0"}) == "\u001bPtmux;\u001b\u001b]0;working\u0007\u001b\\"
     assert for_terminal(title, {"STY": "1.pts-0.host"}) == "\u001bP\u001b]0;working\u0007\u001b\\"
     assert for_terminal(bell, {"TMUX": "/tmp/tmux-0/default,1,0"}) == bell
+
+
+def test_a_halt_in_a_sub_agent_is_the_users_alone(run: Runner, tmp_path: Path) -> None:
+    """claude `continue: false` inside a sub-agent ends the whole turn, as
+    a deferred call does: the delegate call reads a neutral result, and
+    its `stopReason`, for the user only, reaches neither the model nor a
+    hook (no PostToolUseFailure carries it)."""
+    project = tmp_path / "project"
+    project.mkdir()
+    log = tmp_path / "post.jsonl"
+    halt = "echo '" + json.dumps({"continue": False, "stopReason": "SECRET-FOR-THE-USER"}) + "'"
+    s = run(
+        ["claude"],
+        project,
+        ["Delegate it.", "Next."],
+        [
+            Reply("", [call("delegate", prompt="Look around."), call("shell", cmd="echo later > later.txt")]),
+            Reply("Next done."),
+        ],
+        claude_settings=hooks(SubagentStart=halt, PostToolUse=f"cat >> {log}", PostToolUseFailure=f"cat >> {log}"),
+    )
+    assert s.turns == ["halted", "done"]
+    assert "[agent-1:latch] stopped by a hook: SECRET-FOR-THE-USER" in s.out
+    assert len(s.model.seen) == 2  # the sub-agent's model was never called
+    assert [m["content"] for m in s.seen(1) if m["role"] == "tool"] == [
+        "not finished: a hook stopped the turn",
+        "not run: a hook halted the turn",
+    ]
+    assert not (project / "later.txt").exists()
+    assert "SECRET" not in json.dumps(s.model.seen)
+    assert records(log) == []
+
+
+def test_a_refused_prompt_keeps_what_earlier_events_left(run: Runner, tmp_path: Path) -> None:
+    """A refused `/command` drops what its own turn added (its prompt's
+    UserPromptSubmit context), not what earlier events left for the next
+    message (PostModelSwitch's context)."""
+    project = tmp_path / "project"
+    (project / ".harness" / "commands").mkdir(parents=True)
+    (project / ".harness" / "commands" / "deploy.md").write_text("Deploy to $ARGUMENTS.\n")
+    s = run(
+        ["claude"],
+        project,
+        ["/model big", "/deploy prod", "Hello."],
+        [Reply("Hi.")],
+        claude_settings=hooks(
+            PostModelSwitch=answer("PostModelSwitch", additionalContext="switched models"),
+            UserPromptSubmit=answer("UserPromptSubmit", additionalContext="for this prompt only"),
+            UserPromptExpansion="echo 'no deploys' >&2; exit 2",
+        ),
+    )
+    assert s.turns == ["done", "denied", "done"]
+    blocks = texts(s.seen(0)[-1])
+    assert blocks[-1] == "Hello."
+    assert any("switched models" in b for b in blocks)  # left by /model, two prompts before
+    assert len([b for b in blocks if "for this prompt only" in b]) == 1  # "Hello."'s, not /deploy's
+
+
+@pytest.mark.parametrize("dialects", [["claude"], ["claude", "peen"]])
+def test_a_halt_on_session_start_ends_the_first_turn(run: Runner, tmp_path: Path, dialects: list[str]) -> None:
+    """claude `continue: false` on SessionStart: the first prompt is not
+    run, before (Claude Code's order) or after its user_prompt (with
+    peen loaded); the next prompt is."""
+    project = tmp_path / "project"
+    project.mkdir()
+    halt = "echo '" + json.dumps({"continue": False, "stopReason": "maintenance window"}) + "'"
+    s = run(dialects, project, ["Hello.", "Again."], [Reply("Answered.")], claude_settings=hooks(SessionStart=halt))
+    assert s.turns == ["halted", "done"]
+    assert "[latch] stopped by a hook: maintenance window" in s.out
+    assert len(s.model.seen) == 1
+    assert [texts(m) for m in s.seen(0) if m["role"] == "user"] == [["Again."]]
+    assert "maintenance window" not in json.dumps(s.model.seen)
+
+
+def test_ask_shows_the_hooks_reasons_to_the_user(run: Runner, tmp_path: Path) -> None:
+    """A PreToolUse `ask`: the user is asked with the hook's reason, in the
+    request the approver gets and in the permission_prompt notification."""
+    project = tmp_path / "project"
+    project.mkdir()
+    log = tmp_path / "notifications.jsonl"
+    asked: list[Approval] = []
+
+    def user(request: Approval) -> bool:
+        asked.append(request)
+        return False
+
+    s = run(
+        ["claude"],
+        project,
+        ["Drop it."],
+        [Reply("", [call("shell", cmd="echo drop db")]), Reply("Not dropped.")],
+        claude_settings=hooks(
+            PreToolUse=answer("PreToolUse", permissionDecision="ask", permissionDecisionReason="check the backup"),
+            Notification=f"cat >> {log}",
+        ),
+        policy=Policy(approver=user),
+    )
+    assert s.turns == ["done"]
+    assert asked == [Approval("shell", {"cmd": "echo drop db"}, ("check the backup",))]
+    assert [r["message"] for r in records(log)] == ["The agent needs your permission to use shell: check the backup"]
+    assert s.tool_results() == ["The user did not allow shell."]

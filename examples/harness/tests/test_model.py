@@ -14,7 +14,8 @@ from typing import Any
 import pytest
 from conftest import EXAMPLES, Runner, call
 
-from harness import OpenAIModel, Reply
+from harness import TOOL_NAMES, ModelError, OpenAIModel, Reply
+from harness.tools import tool_specs
 
 DENY = {
     "hookSpecificOutput": {
@@ -25,11 +26,12 @@ DENY = {
 
 
 class Endpoint:
-    """``/v1/chat/completions`` on 127.0.0.1: the agent's requests (they
-    offer tools) get the scripted answers in turn, an int being an HTTP
-    error; a prompt hook's requests get a deny for `rm -rf`, else ``{}``."""
+    """``/v1/chat/completions`` on 127.0.0.1: the agent's requests get the
+    scripted answers in turn (a message; an int, an HTTP error; a string,
+    the whole body as is); a prompt hook's requests (they offer no tools)
+    get a deny for `rm -rf`, else ``{}``."""
 
-    def __init__(self, answers: list[dict[str, Any] | int]) -> None:
+    def __init__(self, answers: list[dict[str, Any] | int | str]) -> None:
         self.answers = answers
         self.requests: list[tuple[str, str, dict[str, Any]]] = []  # (who, Authorization, body)
         endpoint = self
@@ -41,7 +43,7 @@ class Endpoint:
                 endpoint.requests.append((who, self.headers["Authorization"], body))
                 if who == "hook":
                     verdict = DENY if "rm -rf" in body["messages"][0]["content"] else {}
-                    answer: dict[str, Any] | int = {"role": "assistant", "content": json.dumps(verdict)}
+                    answer: dict[str, Any] | int | str = {"role": "assistant", "content": json.dumps(verdict)}
                 else:
                     answer = endpoint.answers.pop(0)
                 if isinstance(answer, int):
@@ -50,7 +52,7 @@ class Endpoint:
                     self.wfile.write(b'{"error": {"message": "slow down"}}')
                     return
                 reply = {"choices": [{"message": answer, "finish_reason": "stop"}]}
-                data = json.dumps(reply).encode()
+                data = answer.encode() if isinstance(answer, str) else json.dumps(reply).encode()
                 self.send_response(200)
                 self.send_header("Content-Type", "application/json")
                 self.send_header("Content-Length", str(len(data)))
@@ -175,3 +177,28 @@ def test_prompt_plugin_with_scripted_model(run: Runner, endpoint: Endpoint, tmp_
     assert s.tool_results() == ["it deletes files outside the project", "wrote 14 bytes to NOTES.md", "hi\n"]
     assert (other / "keep.txt").exists()
     assert s.agent.warnings == []
+
+
+MALFORMED = [
+    '{"choices": []}',
+    '{"choices": [{"message": "Hello."}]}',
+    '{"choices": [{"message": {"content": 7}}]}',
+    '{"choices": [{"message": {"tool_calls": [{"id": "c1", "type": "function"}]}}]}',
+    '{"choices": [{"message": {"tool_calls": [{"function": {"name": "shell", "arguments": "{}"}}]}}]}',
+    '{"choices": [{"message": {"tool_calls": [{"id": 1, "function": {"name": "shell", "arguments": "{}"}}]}}]}',
+    '{"choices": [{"message": {"tool_calls": "shell"}}]}',
+    "[]",
+    "not JSON",
+]
+
+
+@pytest.mark.parametrize("body", MALFORMED)
+def test_a_malformed_reply_is_a_failed_request(endpoint: Endpoint, body: str) -> None:
+    """Whatever shape the endpoint's answer has, a reply that is not one is
+    a ModelError (the loop's stop_failure), never a KeyError."""
+    endpoint.answers.append(body)
+    with pytest.raises(ModelError) as failed:
+        OpenAIModel("test-model", endpoint.url, "sk-agent").complete(
+            [{"role": "user", "content": "Hi."}], tool_specs(TOOL_NAMES["cmd"])
+        )
+    assert failed.value.error == "unknown"

@@ -1,17 +1,22 @@
 """The tools when things go wrong: what the system refuses is the tool's
 failure (tool_failure fires), a removed working directory, a timed-out
 shell's processes, and a turn that ends in the middle of a batch (a
-deferred call, a Ctrl-C) leaving a conversation a model accepts."""
+deferred call, a Ctrl-C) leaving a conversation a model accepts; a Ctrl-C
+before the model is called, or while a tool runs; a timeout per dialect;
+a command's `!`cmd`` (hooks first, no `cd` kept); the shell's environment."""
 
 from __future__ import annotations
 
 import json
+import signal
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from conftest import Runner, call, records
-from harness import Agent, Policy, Reply
+import pytest
+from conftest import Runner, call, records, texts
+from harness import Agent, Approval, Policy, Reply
 from harness.models import Message
 
 
@@ -165,7 +170,7 @@ def test_a_cancelled_turn_leaves_a_valid_conversation(run: Runner, tmp_path: Pat
     project = tmp_path / "project"
     project.mkdir()
 
-    def ctrl_c(name: str, args: object) -> bool:
+    def ctrl_c(request: Approval) -> bool:
         raise KeyboardInterrupt
 
     s = run(
@@ -189,3 +194,173 @@ def test_a_cancelled_turn_leaves_a_valid_conversation(run: Runner, tmp_path: Pat
     assert not (project / "notes.txt").exists() and not (project / "last.txt").exists()
     assert unanswered(s.seen(1)) == []
     assert results(s.seen(1)) == ["first\n", *["not run: the user cancelled the turn"] * 2]
+
+
+PEEN_CANCELLED = """\
+version: 1
+turnCancelled:
+  - name: log-cancel
+    actions:
+      - type: command
+        command: /bin/sh
+        args: ["-c", "cat > cancelled.json"]
+"""
+
+
+def peen_config(tmp_path: Path) -> Path:
+    """A peen configuration layer whose turnCancelled hook writes
+    cancelled.json in the workspace."""
+    config = tmp_path / "peen-config"
+    (config / ".agents").mkdir(parents=True)
+    (config / ".agents" / "hooks.yaml").write_text(PEEN_CANCELLED)
+    return config
+
+
+def test_a_ctrl_c_before_the_model_cancels_the_turn(run: Runner, tmp_path: Path) -> None:
+    """Ctrl-C at the permission prompt of a command's `!`cmd`` (before any
+    model call): the turn is cancelled (turn_cancelled: peen's
+    turnCancelled runs), and the next prompt is a new turn."""
+    project = tmp_path / "project"
+    (project / ".harness" / "commands").mkdir(parents=True)
+    (project / ".harness" / "commands" / "look.md").write_text("Look: !`touch ran.txt`\n")
+
+    def ctrl_c(request: Approval) -> bool:
+        raise KeyboardInterrupt
+
+    s = run(
+        ["peen"],
+        project,
+        ["/look", "Never mind."],
+        [Reply("All right.")],
+        tools="peen",
+        peen_config_dir=peen_config(tmp_path),
+        policy=Policy(ask=frozenset({"runCommand"}), approver=ctrl_c),
+    )
+    assert s.turns == ["cancelled", "done"]
+    assert not (project / "ran.txt").exists()
+    cancelled = json.loads((project / "cancelled.json").read_text())
+    assert cancelled["event"] == "turnCancelled"
+    assert [texts(m) for m in s.seen(0) if m["role"] == "user"] == [["Never mind."]]
+
+
+@pytest.fixture
+def sigint_raises() -> Iterator[None]:
+    """SIGINT raises KeyboardInterrupt, as a terminal's Ctrl-C does (a
+    process started as a background job may have SIGINT ignored)."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, previous)
+
+
+@pytest.mark.usefixtures("sigint_raises")
+@pytest.mark.parametrize("dialects", [["claude"], ["claude", "peen"]])
+def test_a_ctrl_c_while_a_tool_runs(run: Runner, tmp_path: Path, dialects: list[str]) -> None:
+    """Ctrl-C while the shell runs (the command sends the harness SIGINT):
+    the call's result says it was interrupted, the calls after it did not
+    run, and tool_failure (claude: PostToolUseFailure with `is_interrupt`)
+    tells the hooks, unless peen is loaded (Peen runs no failure hooks
+    after an interruption); turn_cancelled follows."""
+    project = tmp_path / "project"
+    project.mkdir()
+    log = tmp_path / "failed.jsonl"
+    s = run(
+        dialects,
+        project,
+        ["Wait.", "Never mind."],
+        [
+            Reply("", [call("shell", cmd="kill -INT $PPID; sleep 10"), call("shell", cmd="touch after.txt")]),
+            Reply("All right."),
+        ],
+        peen_config_dir=peen_config(tmp_path),
+        claude_settings=json.dumps(
+            {"hooks": {"PostToolUseFailure": [{"hooks": [{"type": "command", "command": f"cat >> {log}"}]}]}}
+        ),
+    )
+    assert s.turns == ["cancelled", "done"]
+    assert not (project / "after.txt").exists()
+    assert unanswered(s.seen(1)) == []
+    assert results(s.seen(1)) == [
+        "interrupted: the user cancelled the turn while this call ran",
+        "not run: the user cancelled the turn",
+    ]
+    failed = [(r["tool_input"], r["is_interrupt"]) for r in records(log)]
+    if "peen" in dialects:
+        assert failed == []
+        assert json.loads((project / "cancelled.json").read_text())["event"] == "turnCancelled"
+    else:
+        assert failed == [({"command": "kill -INT $PPID; sleep 10"}, True)]
+
+
+@pytest.mark.parametrize("dialects", [["claude"], ["claude", "peen"]])
+def test_a_timeout_is_a_failure_unless_peen_is_loaded(run: Runner, tmp_path: Path, dialects: list[str]) -> None:
+    """A shell call out of time fails; hooks hear of it (PostToolUseFailure)
+    unless peen is loaded, which runs no post or failure hooks after one."""
+    project = tmp_path / "project"
+    project.mkdir()
+    log = tmp_path / "failed.jsonl"
+
+    def short_timeout(agent: Agent) -> None:
+        agent.workspace.shell_timeout = 1
+
+    s = run(
+        dialects,
+        project,
+        ["Wait."],
+        [Reply("", [call("shell", cmd="sleep 30")]), Reply("Gave up.")],
+        claude_settings=json.dumps(
+            {"hooks": {"PostToolUseFailure": [{"hooks": [{"type": "command", "command": f"cat >> {log}"}]}]}}
+        ),
+        before=short_timeout,
+    )
+    assert s.turns == ["done"]
+    assert s.tool_results() == ["timed out after 1s"]
+    failed = [(r["error"], r["is_interrupt"]) for r in records(log)]
+    assert failed == ([] if "peen" in dialects else [("timed out after 1s", False)])
+
+
+def test_a_commands_shell_lines_hooks_first_and_no_cd(run: Runner, tmp_path: Path) -> None:
+    """A command's `!`cmd``: PreSkillShellCommand hooks decide before the
+    user is asked (as PreToolUse comes before a tool's prompt), and its
+    `cd` does not move the shell (no CwdChanged)."""
+    project = tmp_path / "project"
+    (project / ".harness" / "commands").mkdir(parents=True)
+    (project / ".harness" / "commands" / "where.md").write_text("Here: !`cd sub && pwd`\n")
+    (project / "sub").mkdir()
+    log = tmp_path / "events.jsonl"
+    asked: list[list[str]] = []
+
+    def user(request: Approval) -> bool:
+        asked.append([r["hook_event_name"] for r in records(log)])  # what hooks saw by then
+        return True
+
+    record = [{"hooks": [{"type": "command", "command": f"cat >> {log}"}]}]
+    s = run(
+        ["claude"],
+        project,
+        ["/where"],
+        [Reply("", [call("shell", cmd="pwd")]), Reply("Done.")],
+        claude_settings=json.dumps({"hooks": {"PreSkillShellCommand": record, "CwdChanged": record}}),
+        policy=Policy(ask=frozenset({"shell"}), approver=user),
+    )
+    assert s.turns == ["done"]
+    root = project.resolve()
+    assert asked == [["PreSkillShellCommand"], ["PreSkillShellCommand"]]  # the `!`cmd``, then the model's shell call
+    assert texts(s.seen(0)[-1]) == [f"Here: {root}/sub"]
+    assert s.tool_results() == [f"{root}\n"]
+    assert [r["hook_event_name"] for r in records(log)] == ["PreSkillShellCommand"]
+
+
+def test_the_shell_gets_no_api_key(run: Runner, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """OPENAI_API_KEY, the harness's own secret, is not in the environment
+    of the commands the model writes."""
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-harness")
+    monkeypatch.setenv("HARNESS_TEST_GREETING", "hello")  # the rest of the environment is kept
+    project = tmp_path / "project"
+    project.mkdir()
+    s = run(
+        ["claude"],
+        project,
+        ["Show me."],
+        [Reply("", [call("shell", cmd="echo ${OPENAI_API_KEY:-unset} $HARNESS_TEST_GREETING")]), Reply("Shown.")],
+    )
+    assert s.tool_results() == ["unset hello\n"]
