@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { test } from "node:test";
+import { type TestContext, test } from "node:test";
 import { LatchClient, type DiagnosticsNotification } from "../src/index.js";
 import { latchBin } from "./fixture.js";
 
@@ -66,20 +66,28 @@ test("a broken edit on disk keeps that file's last good version and says so", as
   assert.equal(outcome.decision, "deny");
 });
 
-test("trust methods list, approve and revoke the project's hooks", async (t) => {
-  const root = await mkdtemp(join(tmpdir(), "latch-client-trust-"));
+/**
+ * latch started under `trust: ["require"]` on a claude project with one
+ * Bash guard (`echo no >&2; exit 2`), in a temporary directory removed
+ * after the test.
+ */
+async function startGuarded(t: TestContext, name: string): Promise<LatchClient> {
+  const root = await mkdtemp(join(tmpdir(), `latch-client-${name}-`));
   t.after(() => rm(root, { recursive: true, force: true }));
   const project = join(root, "project");
   await mkdir(join(project, ".claude"), { recursive: true });
   await mkdir(join(root, "home"));
   const guard = { hooks: { PreToolUse: [{ matcher: "Bash", hooks: [{ type: "command", command: "echo no >&2; exit 2" }] }] } };
   await writeFile(join(project, ".claude", "settings.json"), JSON.stringify(guard));
-
-  await using latch = await LatchClient.start({
+  return LatchClient.start({
     bin: latchBin(),
     cwd: root,
     config: { dialects: ["claude"], project, home: join(root, "home"), claudeManagedDir: join(root, "managed"), stateDir: join(root, "state"), trust: ["require"] },
   });
+}
+
+test("trust methods list, approve and revoke the project's hooks", async (t) => {
+  await using latch = await startGuarded(t, "trust");
   const bash = { event: "tool_before", session_id: "t", tool: { name: "Bash", input: { command: "ls" } } } as const;
   const held = await latch.fire(bash);
   assert.equal(held.runs[0]?.status, "untrusted");
@@ -95,19 +103,7 @@ test("trust methods list, approve and revoke the project's hooks", async (t) => 
 });
 
 test("a trust request with a signal aborted beforehand sends nothing and rejects with its reason", async (t) => {
-  const root = await mkdtemp(join(tmpdir(), "latch-client-trust-abort-"));
-  t.after(() => rm(root, { recursive: true, force: true }));
-  const project = join(root, "project");
-  await mkdir(join(project, ".claude"), { recursive: true });
-  await mkdir(join(root, "home"));
-  const guard = { hooks: { PreToolUse: [{ matcher: "Bash", hooks: [{ type: "command", command: "echo no >&2; exit 2" }] }] } };
-  await writeFile(join(project, ".claude", "settings.json"), JSON.stringify(guard));
-
-  await using latch = await LatchClient.start({
-    bin: latchBin(),
-    cwd: root,
-    config: { dialects: ["claude"], project, home: join(root, "home"), claudeManagedDir: join(root, "managed"), stateDir: join(root, "state"), trust: ["require"] },
-  });
+  await using latch = await startGuarded(t, "trust-abort");
   const signal = AbortSignal.abort(new Error("the user closed the approval prompt"));
   await assert.rejects(latch.trustApprove({ all: true }, { signal }), /closed the approval prompt/);
   // Sent, this one would be refused (no such hook), and nothing would handle that.

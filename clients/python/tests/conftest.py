@@ -13,7 +13,7 @@ import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Dict, Iterator, Tuple
+from typing import Any, Dict, Iterator, List, Tuple
 
 import pytest
 
@@ -131,6 +131,20 @@ def stalling_fire(session: str = "stall") -> Dict[str, Any]:
         "session_id": session,
         "tool": {"name": "Bash", "input": {"command": "x", "pad": "b" * (14 << 20)}},
     }
+
+
+def spy_writes(monkeypatch: pytest.MonkeyPatch) -> List[bytes]:
+    """Records every ``os.write`` from now on (each still done), until
+    ``monkeypatch.undo()``: what a client sends."""
+    written: List[bytes] = []
+    real_write = os.write
+
+    def spy(fd: int, data: bytes) -> int:
+        written.append(bytes(data))
+        return real_write(fd, data)
+
+    monkeypatch.setattr(os, "write", spy)
+    return written
 
 
 def touching(base: Path) -> Project:

@@ -24,6 +24,7 @@ from conftest import (
     hook_pid,
     interrupt_harness,
     process_gone,
+    spy_writes,
     stalling_fire,
     touching,
 )
@@ -367,14 +368,7 @@ def test_infinite_and_invalid_timeouts(tmp_path: Path, monkeypatch: pytest.Monke
     async def main() -> None:
         latch = AsyncClient(**project.config(), timeout=math.inf, start_timeout=math.inf, close_timeout=math.inf)
         await latch.open()
-        written: List[bytes] = []
-        real_write = os.write
-
-        def spy(fd: int, data: bytes) -> int:
-            written.append(bytes(data))
-            return real_write(fd, data)
-
-        monkeypatch.setattr(os, "write", spy)
+        written = spy_writes(monkeypatch)
         for bad in (math.nan, -1.0):
             with pytest.raises(ValueError):
                 await latch.fire(bash("ls"), timeout=bad)

@@ -26,6 +26,7 @@ from conftest import (
     interrupt_harness,
     make_project,
     process_gone,
+    spy_writes,
     stalling_fire,
     touching,
 )
@@ -505,14 +506,7 @@ def test_infinite_and_invalid_timeouts(tmp_path: Path, monkeypatch: pytest.Monke
         Client(**project.config(), close_timeout=math.nan)
     latch = Client(**project.config(), timeout=math.inf, start_timeout=math.inf, cancel_grace=math.inf)
     latch.open()
-    written: List[bytes] = []
-    real_write = os.write
-
-    def spy(fd: int, data: bytes) -> int:
-        written.append(bytes(data))
-        return real_write(fd, data)
-
-    monkeypatch.setattr(os, "write", spy)
+    written = spy_writes(monkeypatch)
     for bad in (math.nan, -1.0):
         with pytest.raises(ValueError):
             latch.fire(bash("ls"), timeout=bad)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import inspect
 import select
+import signal
 import warnings
 import weakref
 from types import TracebackType
@@ -852,18 +853,18 @@ class _NotWritten(Exception):
 
 
 def _terminate(proc: asyncio.subprocess.Process) -> None:
-    if proc.returncode is not None:
-        return
-    try:
-        proc.terminate()
-    except ProcessLookupError:  # it exited meanwhile
-        pass
+    _signal(proc, signal.SIGTERM)
 
 
 def _kill(proc: asyncio.subprocess.Process) -> None:
+    _signal(proc, signal.SIGKILL)
+
+
+def _signal(proc: asyncio.subprocess.Process, sig: signal.Signals) -> None:
+    """Sends ``sig`` to the server, unless it has exited."""
     if proc.returncode is not None:
         return
     try:
-        proc.kill()
+        proc.send_signal(sig)
     except ProcessLookupError:  # it exited meanwhile
         pass
