@@ -161,6 +161,12 @@ impl Server {
         }
     }
 
+    /// Sends a request and returns the next message, whatever it is.
+    fn exchange(&mut self, id: i64, method: &str, params: Value) -> Value {
+        self.send(json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
+        self.recv()
+    }
+
     pub(crate) fn fire(&mut self, id: i64, event: Value) {
         self.send(json!({"jsonrpc": "2.0", "id": id, "method": "fire", "params": event}));
     }
@@ -1119,7 +1125,7 @@ fn a_new_working_directory_reloads_nothing() {
     // Well past the watcher's poll and settle times: nothing changed on
     // disk, so the next message is the answer to the next request.
     std::thread::sleep(Duration::from_millis(1200));
-    let r = s.request(3, "explain", bash_before("ls"));
+    let r = s.exchange(3, "explain", bash_before("ls"));
     assert_eq!(r["id"], 3, "no reload notification: {r}");
     assert_eq!(s.close(), 0);
 }
@@ -1144,7 +1150,7 @@ fn the_project_directory_and_no_directory_share_one_configuration() {
     assert_eq!(n["params"]["reloaded"], true, "{n}");
     // A reload sends all its notices at once: a second one would come
     // before this answer.
-    let r = s.request(4, "explain", bash_before("ls"));
+    let r = s.exchange(4, "explain", bash_before("ls"));
     assert_eq!(r["id"], 4, "one notice only: {r}");
     s.fire(5, in_project);
     assert_eq!(s.recv()["result"]["decision"], "deny");
@@ -1824,13 +1830,35 @@ fn three_configurations(c: &Claude) -> Server {
 fn an_edit_in_one_directory_reloads_that_directory_alone() {
     let c = Claude::new().project_settings(&settings("PreToolUse", None, &["true"]));
     let mut s = three_configurations(&c);
+    // Past the watcher's next look: `b` is watched as any other.
+    std::thread::sleep(Duration::from_millis(600));
     c.write("project/b/.claude/settings.json", "{\"hooks\": {}}");
-    let n = s.notification("latch/diagnostics");
+    let n = s.recv();
+    assert_eq!(n["method"], "latch/diagnostics", "{n}");
     assert_eq!(n["params"]["cwd"], json!(c.project().join("b")), "{n}");
     // Well past the watcher's poll and settle times: no other notice.
     std::thread::sleep(Duration::from_millis(1200));
-    let r = s.request(5, "explain", bash_before("ls"));
+    let r = s.exchange(5, "explain", bash_before("ls"));
     assert_eq!(r["id"], 5, "one notice only: {r}");
+    assert_eq!(s.close(), 0);
+}
+
+/// An edit of a new directory's settings made as soon as its first event
+/// is answered, before the watcher looked again, is reloaded: its load
+/// noted what they looked like before it read them.
+#[test]
+fn an_edit_right_after_a_new_directory_loaded_is_reloaded() {
+    let c = Claude::new().project_settings(&settings("PreToolUse", None, &["true"]));
+    let mut s = three_configurations(&c);
+    c.write("project/d/.claude/settings.json", "{}");
+    let mut e = bash_before("ls");
+    e["cwd"] = json!(c.project().join("d"));
+    s.fire(6, e);
+    assert_eq!(s.recv()["id"], 6);
+    c.write("project/d/.claude/settings.json", "{\"hooks\": {}}");
+    let n = s.recv();
+    assert_eq!(n["method"], "latch/diagnostics", "{n}");
+    assert_eq!(n["params"]["cwd"], json!(c.project().join("d")), "{n}");
     assert_eq!(s.close(), 0);
 }
 

@@ -73,21 +73,23 @@ impl Room {
         self.freed.notified().await;
     }
 
-    /// Waits until the outbox has room and fewer than [`FIRES_AT_ONCE`]
-    /// fires run, and returns the turn of one more until dropped.
+    /// Waits until fewer than [`FIRES_AT_ONCE`] fires run and the outbox
+    /// has room, and returns the turn of one more until dropped.
     pub async fn turn(&self) -> Option<SemaphorePermit<'_>> {
+        // The turn first, then the room: a fire that waited for its turn
+        // while the outbox filled does not start its hooks then.
+        // (The semaphore is never closed.)
+        let turn = self.turns.acquire().await.ok()?;
         loop {
             let drained = self.drained.notified();
             tokio::pin!(drained);
             // Registered before the check: a release in between wakes it.
             drained.as_mut().enable();
             if self.outbox.load(Ordering::SeqCst) < OUTBOX_LIMIT {
-                break;
+                return Some(turn);
             }
             drained.await;
         }
-        // The semaphore is never closed.
-        self.turns.acquire().await.ok()
     }
 
     /// Counts a request of `bytes` in flight until the returned guard is
@@ -209,5 +211,40 @@ mod tests {
         drop(outbox);
         assert!(out.send("late".to_owned()).is_err());
         assert!(!room.full(), "a line that could not be sent is not counted");
+    }
+
+    /// A fire that waits for its turn while the outbox fills does not start
+    /// when a turn comes free: it waits for room too.
+    #[test]
+    fn a_turn_that_comes_free_waits_for_room_in_the_outbox() {
+        use std::future::Future;
+        use std::task::{Context, Waker};
+
+        let (out, mut outbox) = outbox();
+        let room = Arc::clone(out.room());
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .build()
+            .expect("runtime");
+        runtime.block_on(async {
+            let mut running = Vec::new();
+            for _ in 0..FIRES_AT_ONCE {
+                running.push(room.turn().await.expect("a turn"));
+            }
+            // A fresh budget: tokio makes a task that used it up wait.
+            tokio::task::yield_now().await;
+            let mut waiting = Box::pin(room.turn());
+            let mut cx = Context::from_waker(Waker::noop());
+            assert!(waiting.as_mut().poll(&mut cx).is_pending(), "no turn left");
+            out.send("x".repeat(OUTBOX_LIMIT))
+                .expect("the outbox is open");
+            drop(running.pop());
+            assert!(
+                waiting.as_mut().poll(&mut cx).is_pending(),
+                "a turn came free, but the outbox is full"
+            );
+            let line = outbox.recv().await.expect("a line");
+            outbox.written(line.len());
+            assert!(waiting.as_mut().poll(&mut cx).is_ready(), "room again");
+        });
     }
 }

@@ -47,8 +47,9 @@ pub(super) struct Setup {
     pub(super) loading: Mutex<()>,
     /// The configurations loaded since the watcher last looked, each with
     /// what its settings directories looked like before its load read
-    /// them (see [`watch`]): an edit made meanwhile is reloaded.
-    pub(super) fresh: Mutex<Vec<(Option<PathBuf>, watch::Fingerprint)>>,
+    /// them (see [`watch`]): an edit made meanwhile is reloaded. Changed
+    /// under the `engines` lock, so it names only cached configurations.
+    pub(super) fresh: Mutex<HashMap<Option<PathBuf>, watch::Fingerprint>>,
     /// Engines loaded with the settings a session keeps (see [`Accepted`]),
     /// by working directory and a hash of those settings.
     pub(super) sessions_own: Mutex<HashMap<(Option<PathBuf>, u64), Loaded>>,
@@ -228,11 +229,13 @@ fn loaded_for(setup: &Setup, out: &Out, cwd: Option<PathBuf>) -> (Loaded, Vec<Di
         let first = engines.is_empty();
         // A harness that moves through many directories does not grow the
         // cache without end: past the bound it starts again.
+        let mut fresh = lock(&setup.fresh);
         if engines.len() >= MAX_ENGINES {
             engines.clear();
+            fresh.clear();
         }
         engines.insert(key.clone(), loaded);
-        lock(&setup.fresh).push((key.clone(), before));
+        fresh.insert(key.clone(), before);
         first
     };
     if !first && (!diags.is_empty() || !kept.is_empty()) {

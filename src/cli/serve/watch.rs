@@ -9,7 +9,7 @@
 //! [`MAX_DEPTH`] levels); a change that stays for [`SETTLE`] is reloaded,
 //! in the configurations that watch a changed path.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, SystemTime};
@@ -137,22 +137,21 @@ pub fn watch(setup: Arc<Setup>, out: Out, before: Fingerprint) -> impl Future<Ou
             // edit made while it loaded, or before this look, is news).
             let (s, old, seen) = (setup.clone(), watched, last);
             let (now_watched, mut paths, baseline) = off_thread(move || {
-                let now_watched = roots(&s);
+                // Taken together (a load adds its configuration and its
+                // fingerprint under the `engines` lock): a configuration
+                // is watched from the round that compares its fingerprint.
+                let (now_watched, fresh) = roots_and_fresh(&s);
+                // A configuration loaded for a new directory widens the
+                // watch: a new baseline, taken before the comparisons
+                // below, so an edit is seen either by them or against it.
+                let widened = (now_watched != old).then(|| fingerprint(&now_watched));
                 let now_old = fingerprint(&old);
                 let mut paths = now_old.changed_since(&seen);
-                let fresh = std::mem::take(&mut *lock(&s.fresh));
                 for (cwd, before) in fresh {
                     let now = fingerprint(&s.config.watch_roots(cwd.as_deref()));
                     paths.extend(now.changed_since(&before));
                 }
-                // A configuration loaded for a new directory widens the
-                // watch: a new baseline.
-                let baseline = if now_watched == old {
-                    now_old
-                } else {
-                    fingerprint(&now_watched)
-                };
-                (now_watched, paths, baseline)
+                (now_watched, paths, widened.unwrap_or(now_old))
             })
             .await;
             watched = now_watched;
@@ -213,11 +212,25 @@ pub async fn off_thread_caught<R: Send + 'static>(
     }
 }
 
+/// [`roots`], and the configurations loaded since the last call with the
+/// fingerprints taken before their loads ([`Setup::fresh`]), both at one
+/// moment.
+fn roots_and_fresh(setup: &Arc<Setup>) -> (Vec<PathBuf>, Vec<(Option<PathBuf>, Fingerprint)>) {
+    let engines = lock(&setup.engines);
+    let fresh = std::mem::take(&mut *lock(&setup.fresh));
+    (roots_among(setup, &engines), fresh.into_iter().collect())
+}
+
 /// The paths to watch: the settings directories of every loaded
 /// configuration, then whatever each loaded dialect read or looked for
 /// outside them (a hooks file a plugin manifest names).
 fn roots(setup: &Arc<Setup>) -> Vec<PathBuf> {
-    let mut roots: Vec<PathBuf> = lock(&setup.engines)
+    roots_among(setup, &lock(&setup.engines))
+}
+
+/// [`roots`] of the configurations `engines`.
+fn roots_among(setup: &Setup, engines: &HashMap<Option<PathBuf>, Loaded>) -> Vec<PathBuf> {
+    let mut roots: Vec<PathBuf> = engines
         .iter()
         .flat_map(|(cwd, loaded)| roots_of(setup, cwd.as_deref(), loaded))
         .collect();
@@ -257,15 +270,11 @@ pub fn reload(setup: &Setup, out: &Out, changed: Option<&BTreeSet<PathBuf>>) {
     lock(&setup.sessions_own).clear();
     let keys: Vec<Option<PathBuf>> = lock(&setup.engines).keys().cloned().collect();
     // The files kept at their last good text after this round, for the
-    // configurations loaded later: those that did not change stay kept.
-    let mut still_kept: Files = match changed {
-        Some(changed) => lock(&setup.kept)
-            .iter()
-            .filter(|(file, _)| !changed.contains(*file))
-            .map(|(file, text)| (file.clone(), text.clone()))
-            .collect(),
-        None => Files::new(),
-    };
+    // configurations loaded later.
+    let mut still_kept = Files::new();
+    // The files the configurations reloaded this round read, and those the
+    // others read.
+    let (mut reloaded_reads, mut unchanged_reads) = (BTreeSet::new(), BTreeSet::new());
     // Applied together at the end, and only then announced: an event that
     // follows a notice sees every configuration reloaded, not some.
     let mut updates = Vec::new();
@@ -283,9 +292,11 @@ pub fn reload(setup: &Setup, out: &Out, changed: Option<&BTreeSet<PathBuf>>) {
                 .iter()
                 .any(|path| roots.iter().any(|root| path.starts_with(root)))
             {
+                unchanged_reads.extend(old.files.keys().cloned());
                 continue;
             }
         }
+        reloaded_reads.extend(old.files.keys().cloned());
         // What cost hooks (an error, or a file peen skipped with only a
         // warning: its guards would be gone all the same).
         let before: Vec<Diagnostic> = old
@@ -354,6 +365,15 @@ pub fn reload(setup: &Setup, out: &Out, changed: Option<&BTreeSet<PathBuf>>) {
             &json!({"cwd": cwd, "first_load": false, "reloaded": reloaded, "reason": reason, "kept": kept, "diagnostics": diagnostics}),
         ));
     }
+    // A kept file that only configurations left as they are read stays
+    // kept, as they hold its last good text (the reloaded ones decided
+    // anew above); one no loaded configuration reads any more is dropped.
+    let carried: Files = lock(&setup.kept)
+        .iter()
+        .filter(|(file, _)| unchanged_reads.contains(*file) && !reloaded_reads.contains(*file))
+        .map(|(file, text)| (file.clone(), text.clone()))
+        .collect();
+    still_kept.extend(carried);
     lock(&setup.engines).extend(updates);
     *lock(&setup.kept) = still_kept;
     for notice in notices {
