@@ -282,8 +282,9 @@ impl ConfigArgs {
     /// Loads the dialects for `event`: those named with `--dialect`, else
     /// poolside, peen (its workspace is the event's `cwd`, else the
     /// project, so a directory change applies to the next event), and
-    /// evener when plugin directories are given. Problems outside any file (bad `PEEN_*` values) go to
-    /// `diags`; file problems are the engine's diagnostics.
+    /// evener when plugin directories are given. Problems outside any file
+    /// (bad `PEEN_*` values) go to `diags`; file problems are the engine's
+    /// diagnostics.
     ///
     /// A dialect whose loader panics (a latch bug) is replaced by a
     /// [`FailedLoad`] that reports it and answers by that dialect's rule for

@@ -112,9 +112,10 @@ fn walk(root: &Path, entries: &mut Vec<Entry>) {
 /// settled change every loaded configuration that watches a changed path
 /// is loaded again, and the harness gets `latch/diagnostics` for each. A
 /// configuration whose reload has an error the loaded one does not have
-/// is kept, and the notification says why. `before` is the fingerprint of the settings directories taken
-/// before the first load: if they changed since, they are reloaded at
-/// once, so an edit made while the server started is not missed.
+/// is kept, and the notification says why. `before` is the fingerprint
+/// of the settings directories taken before the first load: if they
+/// changed since, they are reloaded at once, so an edit made while the
+/// server started is not missed.
 pub fn watch(setup: Arc<Setup>, out: Out, before: Fingerprint) -> impl Future<Output = ()> {
     // The baseline is taken now, before `initialize` answers: an edit the
     // harness makes once it has the answer is a change.
