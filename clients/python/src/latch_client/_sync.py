@@ -764,7 +764,20 @@ class _Channel:
         :raises _NotWritten: the line was not written whole in time.
         """
         bounded = deadline is not None or cancel is not None
-        if bounded or (len(line) > _PIPE_BUF and threading.current_thread() is threading.main_thread()):
+        done = False
+        error: Optional[BaseException] = None
+        if bounded and len(line) <= _PIPE_BUF:
+            # Most lines are short and the pipe has room: written here, at
+            # once, without a thread (which would double a fire's cost).
+            try:
+                done, error = self._write_at_once(line)
+            except BaseException:
+                if then is not None:
+                    self.write_line(then)
+                raise
+        if not done and (
+            bounded or (len(line) > _PIPE_BUF and threading.current_thread() is threading.main_thread())
+        ):
             job = _WriteJob(self, line, then)
             threading.Thread(target=job.run, name=f"latch-client-write-{self.proc.pid}", daemon=True).start()
             try:
@@ -776,7 +789,7 @@ class _Channel:
             if not written and job.abandon():
                 raise _NotWritten()
             error = job.error
-        else:
+        elif not done:
             try:
                 error = self.write_line(line)
             except BaseException:
@@ -791,6 +804,32 @@ class _Channel:
             if self._stdout_thread is not threading.current_thread():
                 self._stdout_thread.join(self._opts.close_timeout)
             raise self.failure or LatchDied(self.proc.poll(), self.stderr.text()) from None
+
+    def _write_at_once(self, line: bytes) -> Tuple[bool, Optional[OSError]]:
+        """Write ``line`` (at most ``PIPE_BUF`` bytes) only if that needs no
+        wait: the write lock is free and the pipe takes it now. Whether it
+        was written (or the pipe failed), and the pipe's error if any.
+
+        The write is non-blocking for its duration: a pipe takes a write of
+        at most ``PIPE_BUF`` bytes whole or not at all, so the line is never
+        cut short."""
+        if not self._write_lock.acquire(blocking=False):
+            return False, None
+        try:
+            if not self._stdin_open:
+                return True, BrokenPipeError("the server's stdin is closed")
+            os.set_blocking(self._stdin_fd, False)
+            try:
+                os.write(self._stdin_fd, line)
+            except BlockingIOError:
+                return False, None
+            except OSError as error:
+                return True, error
+            finally:
+                os.set_blocking(self._stdin_fd, True)
+            return True, None
+        finally:
+            self._write_lock.release()
 
     def write_line(self, line: bytes, start: Optional[Callable[[], bool]] = None) -> Optional[OSError]:
         """Write ``line`` whole, holding the write lock; the pipe's error, if
