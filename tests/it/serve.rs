@@ -1416,6 +1416,47 @@ fn a_broken_peen_file_keeps_its_last_good_version() {
     assert_eq!(s.close(), 0);
 }
 
+/// An event from a directory that does not exist yet loads with the
+/// project as its peen workspace (the project's hooks apply); once the
+/// directory is made, even empty, it is the workspace, as `latch fire`
+/// would take it: its creation reloads that configuration.
+#[test]
+fn a_working_directory_made_after_its_first_event_becomes_its_workspace() {
+    let root = tempfile::tempdir().unwrap();
+    let project = root.path().join("project");
+    let guard = "version: 1\npreToolUse:\n  - name: no-rm\n    match: {tool: runCommand}\n    actions: [{name: block, type: deny, reason: no}]\n";
+    write_file(&project, ".agents/hooks.yaml", guard);
+    let mut s = Server::start(&[]);
+    let r = s.request(
+        1,
+        "initialize",
+        json!({"dialects": ["peen"], "project": project, "home": root.path().join("home"),
+            "peen_config_dir": root.path().join("peen"), "state_dir": root.path().join("state")}),
+    );
+    assert_eq!(r["result"]["diagnostics"], json!([]), "{r}");
+    let later = project.join("later");
+    let rm = json!({"event": "tool_before", "session_id": "s", "cwd": later,
+        "tool": {"name": "runCommand", "input": {"command": "rm -rf /"}}});
+    s.fire(2, rm.clone());
+    assert_eq!(
+        s.recv()["result"]["decision"],
+        "deny",
+        "the project's hooks"
+    );
+    // Past the watcher's next look, so that only the creation tells.
+    std::thread::sleep(Duration::from_millis(600));
+    std::fs::create_dir(&later).unwrap();
+    let n = s.notification("latch/diagnostics");
+    assert_eq!(n["params"]["cwd"], json!(later), "{n}");
+    s.fire(3, rm);
+    assert_eq!(
+        s.recv()["result"]["decision"],
+        "proceed",
+        "its own workspace, which has no hooks"
+    );
+    assert_eq!(s.close(), 0);
+}
+
 /// A trust store that cannot be used: `-32603` with the reason where the
 /// request needs it; `trust/list` with no store to read shows each hook
 /// `new`, as `latch trust` does.

@@ -65,6 +65,10 @@ pub(super) struct Loaded {
     /// Whether `files` name a ConfigChange hook (see [`Accepted`]), found
     /// once per load rather than once per event.
     pub(super) watches_config_change: bool,
+    /// The working directory it was loaded for, when that was not a
+    /// directory then (peen took the project as its workspace): watched,
+    /// so that its creation loads the configuration again.
+    pub(super) missing_cwd: Option<PathBuf>,
 }
 
 /// Configuration files' texts, by path.
@@ -294,6 +298,7 @@ pub(super) fn load(
                 .chain(setup.config.inline_claude_settings().map(str::as_bytes)),
         ),
         files: Arc::new(files),
+        missing_cwd: cwd.filter(|d| !d.is_dir()).map(std::path::Path::to_path_buf),
     };
     (loaded, diags)
 }

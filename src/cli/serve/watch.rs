@@ -251,10 +251,13 @@ fn roots_among(setup: &Setup, engines: &HashMap<Option<PathBuf>, Loaded>) -> Vec
 
 /// The paths whose changes can change the configuration loaded for
 /// `cwd`: its settings directories, then whatever its dialects read or
-/// looked for outside them (a hooks file a plugin manifest names).
+/// looked for outside them (a hooks file a plugin manifest names), and
+/// `cwd` itself while it did not exist at the load (its creation gives
+/// peen its own workspace; once it exists, it is no longer walked).
 fn roots_of(setup: &Setup, cwd: Option<&Path>, loaded: &Loaded) -> Vec<PathBuf> {
     let mut roots = setup.config.watch_roots(cwd);
     roots.extend(loaded.engine.dialects().flat_map(|d| d.config_paths()));
+    roots.extend(loaded.missing_cwd.clone());
     roots
 }
 
