@@ -498,6 +498,44 @@ def test_a_timeout_counts_while_the_request_is_written(hanging: Project) -> None
         latch.abort(timeout=1)
 
 
+def test_a_write_given_up_on_ends_its_thread(hanging: Project) -> None:
+    """Fires that time out while another line is stuck in latch's input
+    leave no thread behind waiting for their turn to write."""
+    latch = Client(**hanging.config())
+    latch.open()
+    try:
+        _stall(latch, hanging, 6)  # the sixth holds the write, half written
+        for n in range(30):
+            with pytest.raises(LatchTimeout, match="could not be sent"):
+                latch.fire(bash("ls", session=f"s{n}"), timeout=0.02)
+        deadline = time.monotonic() + 5
+        while time.monotonic() < deadline and _writers():
+            time.sleep(0.05)
+        assert _writers() == []
+    finally:
+        latch.abort(timeout=1)
+
+
+def _writers() -> List[str]:
+    """The client's threads that write a line."""
+    return [t.name for t in threading.enumerate() if t.name.startswith("latch-client-write")]
+
+
+def test_a_pipe_left_non_blocking_still_takes_a_long_line(project: Project) -> None:
+    """A short request is written non-blocking for a moment; were the pipe
+    left so (an interrupt at the wrong instant), a long line is still
+    written whole, waiting for room, rather than cut and taken for a
+    closed pipe."""
+    with Client(**project.config()) as latch:
+        channel = latch._channel
+        assert channel is not None
+        os.set_blocking(channel._stdin_fd, False)
+        big = bash("ls")
+        big["tool"]["input"]["pad"] = "x" * (4 << 20)
+        assert latch.fire(big)["decision"] == "proceed"
+        assert latch.fire(bash("ls"), timeout=5)["decision"] == "proceed"
+
+
 def test_infinite_and_invalid_timeouts(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """``math.inf`` is no limit; NaN and negative timeouts are refused
     before anything is sent."""

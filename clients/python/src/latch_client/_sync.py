@@ -389,6 +389,9 @@ def _collected(channel: _Channel) -> None:
 #: How often a wait looks at a ``cancel`` event (a ``threading.Event``
 #: cannot wake a wait on a future, so the wait is cut in slices).
 _CANCEL_POLL = 0.01
+# How often a writing thread waiting for its turn asks whether its line is
+# still wanted.
+_LOCK_POLL = 0.05
 
 
 def _deadline(wait: Optional[float]) -> Optional[float]:
@@ -818,8 +821,11 @@ class _Channel:
         try:
             if not self._stdin_open:
                 return True, BrokenPipeError("the server's stdin is closed")
-            os.set_blocking(self._stdin_fd, False)
             try:
+                # Inside the `try`: an interrupt raised as this returns
+                # still finds the pipe blocking again (and `write_line`
+                # waits out a pipe left non-blocking all the same).
+                os.set_blocking(self._stdin_fd, False)
                 os.write(self._stdin_fd, line)
             except BlockingIOError:
                 return False, None
@@ -831,11 +837,22 @@ class _Channel:
         finally:
             self._write_lock.release()
 
-    def write_line(self, line: bytes, start: Optional[Callable[[], bool]] = None) -> Optional[OSError]:
+    def write_line(
+        self,
+        line: bytes,
+        start: Optional[Callable[[], bool]] = None,
+        wanted: Optional[Callable[[], bool]] = None,
+    ) -> Optional[OSError]:
         """Write ``line`` whole, holding the write lock; the pipe's error, if
         any (the server is gone). ``start``, called once the lock is held,
-        says whether to write it after all."""
-        with self._write_lock:
+        says whether to write it after all; ``wanted``, asked while the lock
+        is held by a line stuck behind a server that reads nothing, whether
+        to go on waiting (a job its caller gave up on does not: its thread
+        ends)."""
+        while not self._write_lock.acquire(timeout=-1 if wanted is None else _LOCK_POLL):
+            if wanted is not None and not wanted():
+                return None
+        try:
             if not self._stdin_open:
                 return BrokenPipeError("the server's stdin is closed")
             if start is not None and not start():
@@ -843,7 +860,10 @@ class _Channel:
             view = memoryview(line)
             try:
                 while view:
-                    view = view[os.write(self._stdin_fd, view) :]
+                    try:
+                        view = view[os.write(self._stdin_fd, view) :]
+                    except BlockingIOError:  # left non-blocking (see _write_at_once)
+                        select.select([], [self._stdin_fd], [])
             except OSError as error:
                 return error
             except BaseException:
@@ -854,6 +874,8 @@ class _Channel:
                 if len(line) > _PIPE_BUF:
                     self._end_cut_line()
                 raise
+        finally:
+            self._write_lock.release()
         return None
 
     def _end_cut_line(self) -> None:
@@ -984,7 +1006,7 @@ class _WriteJob:
         """Write the line (unless the caller stopped waiting before it
         started), then ``then`` if the caller stopped waiting meanwhile."""
         try:
-            self.error = self._channel.write_line(self._line, self._start)
+            self.error = self._channel.write_line(self._line, self._start, self._wanted)
         except BaseException as error:  # not a signal's (see _Channel.write_line)
             self.error = error
         with self._lock:
@@ -992,6 +1014,12 @@ class _WriteJob:
             self.finished.set()
         if follow and self._then is not None and self.error is None:
             self._channel.write_line(self._then)
+
+    def _wanted(self) -> bool:
+        """Whether the caller still waits for the line (asked while its
+        turn to write has not come)."""
+        with self._lock:
+            return not self._abandoned
 
     def _start(self) -> bool:
         """Whether to write the line, asked with the write lock held: not
