@@ -28,7 +28,11 @@ class Compacting(Outcomes):
     def maybe_compact(self, step: int) -> Turn | None:
         """Compact when the conversation is over the token budget, before
         the turn's model round STEP. A Turn when the turn must end: peen
-        refused the compaction; else the turn goes on, compacted or not."""
+        refused the compaction; else the turn goes on, compacted or not.
+        A refused compaction is tried again (``compact_before`` fired, the
+        refusal shown) each round the conversation is still over the
+        budget, as Claude Code fires PreCompact again while its context
+        stays over the limit."""
         if self.token_budget is None or len(self.messages) < 2 or self.estimate() <= self.token_budget:
             return None
         compacted = self.compact("auto", step=step)
@@ -55,8 +59,8 @@ class Compacting(Outcomes):
         if instructions:
             figures["instructions"] = instructions
         before = self.fire({"event": "compact_before", "trigger": trigger, "compaction": figures})
-        if before["decision"] == "deny":
-            return self.refuse_turn("denied", before)
+        if before["decision"] == "deny":  # no compaction; whether the turn goes on is the caller's
+            return Turn("denied", self.show_refusal(before))
         contexts = before.get("context", [])
         extra = [c["text"] for c in contexts if c["placement"] == "compaction_prompt"]
         request = COMPACT_PROMPT

@@ -86,14 +86,28 @@ class Agent(Session, OwnTools, Compacting):
         """One user prompt, to the end of its turn. Without peen, the
         session's first prompt is preceded by ``session_start`` (Claude
         Code's order), and its ``initial_user_message`` by a turn of its
-        own. A Ctrl-C anywhere in it cancels the turn."""
-        try:
-            if not self.started and not self.peen_order():
+        own. A Ctrl-C cancels the turn it interrupts: during that start,
+        the user's prompt does not run (the next one starts the session
+        again); during the ``initial_user_message``'s turn, the user's
+        prompt still does, as a prompt after a cancelled turn would."""
+        # A halt ends the turn it came in. One from before any turn (a
+        # `setup` hook's) is the caller's to act on, as __main__ does (it
+        # runs no prompt then); it never ends this turn, in either order.
+        self.top.halted = None
+        if not self.started and not self.peen_order():
+            try:
                 first = self.start_session()
-                if isinstance(first, Turn):
-                    return first
-                if first:  # claude `initialUserMessage`: a prompt before the user's
-                    self.turn(first)
+            except KeyboardInterrupt:  # the user cancelled the turn (Ctrl-C)
+                return self.cancel()
+            if isinstance(first, Turn):
+                return first
+            if first:  # claude `initialUserMessage`: a prompt before the user's, cancelled alone
+                self.cancellable(first)
+        return self.cancellable(prompt)
+
+    def cancellable(self, prompt: str) -> Turn:
+        """PROMPT's turn; a Ctrl-C anywhere in it cancels it."""
+        try:
             return self.turn(prompt)
         except KeyboardInterrupt:  # the user cancelled the turn (Ctrl-C)
             return self.cancel()
@@ -107,13 +121,23 @@ class Agent(Session, OwnTools, Compacting):
         """``session_start`` (``startup``), then the workspace's
         instructions: the hooks' first user message, if any, or the Turn
         when a hook refused the start (peen) or halted it (claude): the
-        prompt is not run then, in either order."""
+        prompt is not run then, in either order. The session counts as
+        started once both are done: a Ctrl-C before then (a slow hook)
+        undoes what the start placed, and the next prompt starts it again
+        (with peen loaded, latch then runs no second ``sessionStart``: it
+        is the first turn's alone; docs/dialects/peen.md)."""
+        marks = len(self.system_context), len(self.pending), len(self.leading)
+        try:
+            started = self.fire({"event": "session_start", "source": "startup", "model": self.model.name})
+            if started["decision"] != "deny":
+                self.place(started)
+                self.load_instructions()
+        except KeyboardInterrupt:  # not started: the next prompt's start places it all again
+            del self.system_context[marks[0] :], self.pending[marks[1] :], self.leading[marks[2] :]
+            raise
         self.started = True
-        started = self.fire({"event": "session_start", "source": "startup", "model": self.model.name})
         if started["decision"] == "deny":  # peen: the turn fails before the model is called
             return self.refuse_turn("failed", started)
-        self.place(started)
-        self.load_instructions()
         if halted := self.halt():  # claude `continue: false`: the session started, the turn ends
             return halted
         return started.get("initial_user_message")
@@ -128,23 +152,32 @@ class Agent(Session, OwnTools, Compacting):
         if prompt.startswith("/") and (done := self.builtin(prompt)) is not None:
             return done
         # What earlier events left for the next user message (a Stop
-        # notice, model_switch_after's context) waits aside: a turn that
-        # ends before its prompt reaches the model drops only what it added.
-        earlier, self.pending = self.pending, []
+        # notice, model_switch_after's context) stays first in `pending`.
+        # A turn that ends before its prompt reaches the model drops only
+        # what it added after them; a stopped prompt (stop_prompt) has
+        # already taken them all into the conversation, in that order.
+        earlier = len(self.pending)
         try:
             opened = self.open_turn(prompt)
-        finally:
-            added, self.pending = self.pending, earlier
+        except KeyboardInterrupt:
+            del self.pending[earlier:]
+            raise
         if isinstance(opened, Turn):  # refused, stopped, or an unknown command
+            del self.pending[earlier:]
             return opened
-        self.pending += added
-        self.add_user(opened)
+        prompt, first = opened
+        if first:  # claude `initialUserMessage`, peen's order: a user message before the prompt
+            self.add_user(first)
+        self.add_user(prompt)
         return self.loop()
 
-    def open_turn(self, prompt: str) -> str | Turn:
+    def open_turn(self, prompt: str) -> tuple[str, str | None] | Turn:
         """``user_prompt`` (and a ``/command``'s expansion), then the opening
-        events: the prompt for the model, or the Turn when a hook refused
-        or stopped it first."""
+        events: the prompt for the model, with the hooks' first user
+        message when this turn started the session (peen's order), or the
+        Turn when a hook refused or stopped it first. Nothing reaches the
+        conversation until every opening event let the turn go on (but a
+        stopped prompt, which stays in it: :meth:`stop_prompt`)."""
         # Every real prompt goes through user_prompt, a `/command` as typed
         # (Claude Code fires UserPromptSubmit before it expands one, and
         # whether the expansion is then refused or not); that also resets
@@ -161,12 +194,12 @@ class Agent(Session, OwnTools, Compacting):
             if isinstance(command, Turn):
                 return command
             prompt = command
+        first = None
         if not self.started:  # peen's order: session_start after the first user_prompt
-            first = self.start_session()
-            if isinstance(first, Turn):
-                return first
-            if first:  # claude `initialUserMessage`: here, a user message before the prompt
-                self.add_user(first)
+            started = self.start_session()
+            if isinstance(started, Turn):
+                return started
+            first = started
         opening: list[Event] = [
             {"event": "user_prompt_ready", "prompt": prompt},
             {"event": "turn_start", "model": self.model.name},
@@ -176,7 +209,7 @@ class Agent(Session, OwnTools, Compacting):
             if outcome["decision"] == "deny":  # peen: the turn fails before the model is called
                 return self.refuse_turn("failed", outcome)
             self.place(outcome)
-        return prompt
+        return prompt, first
 
     def cancel(self) -> Turn:
         """Ctrl-C: the turn ends at once. Each call of the model's last
@@ -223,10 +256,8 @@ class Agent(Session, OwnTools, Compacting):
         before = self.fire({"event": "model_switch_before", "source": "command", "model_switch": switch})
         reason = "\n".join(reasons(before))
         refused = before["decision"] in ("deny", "defer")
-        if before["decision"] == "ask":
-            approve = self.policy.approver
-            asked = Approval("/model", {"model": requested}, reasons(before))
-            if approve is None or not approve(asked):
+        if before["decision"] == "ask":  # the user is asked as for a tool (notification first)
+            if not self.ask_permission(Approval("/model", {"model": requested}, reasons(before))):
                 # Claude Code's words where no one can confirm.
                 refused, reason = True, f"{reason or 'confirmation required'} (run /model interactively to confirm)"
         if refused:
@@ -534,37 +565,53 @@ class Agent(Session, OwnTools, Compacting):
             raise
         if result.timed_out and not self.reports_interruptions():
             return self.result(call, result.text, False, appended=appended)
-        ran: ToolCall = {**tool, "input": args, "duration_ms": int((time.monotonic() - started) * 1000)}
-        if result.failed:
-            after = self.fire(
-                {"event": "tool_failure", "cwd": str(old_cwd), "tool": {**ran, "error": result.text}}
-            )
-        else:
-            after = self.fire(
-                {"event": "tool_after", "cwd": str(old_cwd), "tool": {**ran, "output": result.text}}
-            )
-        text = after.get("tool_output", result.text)  # verbatim: tags included
-        appended += self.with_result(after)
-        if ws.cwd != old_cwd:
-            changed = self.fire({"event": "cwd_changed", "cwd": str(ws.cwd), "old_cwd": str(old_cwd)})
-            self.place(changed, result=appended)
+        text = result.text
+        try:
+            ran: ToolCall = {**tool, "input": args, "duration_ms": int((time.monotonic() - started) * 1000)}
+            if result.failed:
+                after = self.fire(
+                    {"event": "tool_failure", "cwd": str(old_cwd), "tool": {**ran, "error": result.text}}
+                )
+            else:
+                after = self.fire(
+                    {"event": "tool_after", "cwd": str(old_cwd), "tool": {**ran, "output": result.text}}
+                )
+            text = after.get("tool_output", result.text)  # verbatim: tags included
+            appended += self.with_result(after)
+            if ws.cwd != old_cwd:
+                changed = self.fire({"event": "cwd_changed", "cwd": str(ws.cwd), "old_cwd": str(old_cwd)})
+                self.place(changed, result=appended)
+        except KeyboardInterrupt:
+            # Ctrl-C in its hooks: the call ran, so the model reads what it
+            # did (as far as the hooks got with it), and that the turn
+            # ended before they finished.
+            text = after_blank_line(text, [*appended, HOOKS_CANCELLED])
+            self.messages.append(tool_result(call.id, text))
+            self.say("result", text)
+            raise
         ok = not result.failed and after["decision"] != "deny"  # peen: a denied post event is an error
         return self.result(call, text, ok, appended=appended)
 
     def interrupted(
         self, call: ToolUse, args: Any, started: float, cwd: Path, appended: Sequence[str]
     ) -> None:
-        """The user's Ctrl-C stopped CALL while it ran: its result says so,
-        and ``tool_failure`` (``interrupted``) tells the hooks, unless peen
-        is loaded (:meth:`reports_interruptions`)."""
-        self.messages.append(tool_result(call.id, after_blank_line(INTERRUPTED, appended)))
-        self.say("result", INTERRUPTED)
+        """The user's Ctrl-C stopped CALL while it ran: ``tool_failure``
+        (``interrupted``) tells the hooks, unless peen is loaded
+        (:meth:`reports_interruptions`), and its result says so, with
+        what they add to it (a second Ctrl-C during them leaves it
+        without)."""
+        blocks = list(appended)
         if self.reports_interruptions():
             ms = int((time.monotonic() - started) * 1000)
             tool: ToolCall = {"name": call.name, "input": args, "call_id": call.id, "duration_ms": ms}
             failed: ToolCall = {**tool, "error": INTERRUPTED, "interrupted": True}
-            # The turn ends: the outcome's context waits for the next user message.
-            self.place(self.fire({"event": "tool_failure", "cwd": str(cwd), "tool": failed}))
+            try:
+                # Other context waits for the next user message: the turn ends.
+                blocks += self.with_result(self.fire({"event": "tool_failure", "cwd": str(cwd), "tool": failed}))
+            except KeyboardInterrupt:
+                pass  # the turn is being cancelled already
+        self.messages.append(tool_result(call.id, after_blank_line(INTERRUPTED, blocks)))
+        self.say("result", INTERRUPTED)
 
     def execute(self, name: str, args: dict[str, Any]) -> ToolResult:
         """Run a tool: the workspace's, or one of the agent's own."""
@@ -639,6 +686,7 @@ class Agent(Session, OwnTools, Compacting):
 
 
 INTERRUPTED = "interrupted: the user cancelled the turn while this call ran"
+HOOKS_CANCELLED = "cancelled: the user cancelled the turn after this call ran, before its hooks finished"
 
 
 def reasons(outcome: Outcome) -> tuple[str, ...]:

@@ -82,11 +82,15 @@ class Outcomes(AgentState):
         return outcome
 
     def place(self, outcome: Outcome, notices: bool = True, result: list[str] | None = None) -> None:
-        """Route `context` by placement. ``append_to_tool_result`` blocks go
-        to RESULT, the blocks the caller adds to a tool result; an event
-        with no tool result of its own sends them to the next user message,
-        which comes right after the last tool result. Compaction's own
-        placements are taken by :meth:`compact`."""
+        """Route `context` by placement, and the notices (unless NOTICES is
+        false) to the next user message. ``append_to_tool_result`` blocks
+        go to RESULT, the blocks the caller appends to the tool result it
+        makes; without RESULT (an event with no tool result of its own)
+        they go to the next user message too, like ``with_prompt`` and
+        ``after_tool_result`` context (after a tool batch, that message
+        comes right after the last tool result; before the model's first
+        call of a turn, it is the prompt's). Compaction's own placements
+        are taken by :meth:`compact`."""
         for ctx in outcome.get("context", []):
             where = ctx["placement"]
             if where == "system_prompt":  # for the session from session_start, else for this turn
@@ -112,13 +116,19 @@ class Outcomes(AgentState):
         self.place(outcome, notices=False, result=blocks)
         return blocks
 
-    def refuse_turn(self, status: TurnStatus, outcome: Outcome) -> Turn:
-        """A hook refused the turn: the user reads the reasons. The refused
-        event's context is not placed (:meth:`~harness.loop.Agent.turn`
-        drops what the turn added before its prompt reached the model)."""
+    def show_refusal(self, outcome: Outcome) -> str:
+        """A hook refused OUTCOME's event: the user reads the reasons,
+        which this returns. Its context is not placed."""
         reasons = "\n".join(r["text"] for r in outcome.get("reasons", []))
         self.say("latch", f"{outcome['event']} denied: {reasons}")
-        return Turn(status, reasons)
+        return reasons
+
+    def refuse_turn(self, status: TurnStatus, outcome: Outcome) -> Turn:
+        """A hook refused the turn (its prompt, its opening, peen's stop):
+        it ends with STATUS, and the user reads why (:meth:`show_refusal`).
+        :meth:`~harness.loop.Agent.turn` also drops what the turn added
+        before its prompt reached the model."""
+        return Turn(status, self.show_refusal(outcome))
 
     def add_user(self, text: str | None) -> None:
         """A user message: the pending blocks (context, notices, events),

@@ -136,8 +136,9 @@ class Session(Outcomes):
                 self.place(self.fire({"event": "file_changed", "file_path": path, "change": change}))
 
     def end(self, reason: str = "exit") -> None:
-        """Close the session: [worktree_remove], ``session_end``, and report
-        what is left."""
+        """Close the session: [worktree_remove], ``session_end`` (for a
+        session that started: not when a Ctrl-C cut its only start short),
+        and report what is left."""
         self.remove_worktree()
         if self.started:
             self.fire({"event": "session_end", "reason": reason})

@@ -212,8 +212,12 @@ class Workspace:
 
 
 SECRETS = ("OPENAI_API_KEY",)
-"""The harness's own secrets: never in the environment of a command the
-model wrote (a hook's ``shell_env`` may still set one on purpose)."""
+"""The harness's own secrets, which the shell that runs the model's
+commands does not inherit (a hook's ``shell_env`` may still set one on
+purpose). A courtesy, not isolation: such a command runs as the same
+user, and can still read them, from ``/proc/$PPID/environ`` say; hooks,
+and ``latch serve``, get them in their own environment. Run the harness
+as a separate user, or in a sandbox, to keep them from the model."""
 
 
 def shell_environ() -> dict[str, str]:

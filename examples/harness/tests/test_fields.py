@@ -629,6 +629,115 @@ def test_a_halt_on_session_start_ends_the_first_turn(run: Runner, tmp_path: Path
     assert "maintenance window" not in json.dumps(s.model.seen)
 
 
+def test_a_stopped_prompt_comes_after_what_earlier_events_left(run: Runner, tmp_path: Path) -> None:
+    """A prompt stopped by a hook takes what earlier events left for the
+    next user message (PostModelSwitch's context) with it, in order:
+    before itself, not after."""
+    project = tmp_path / "project"
+    project.mkdir()
+    stop = "grep -q Deploy && echo '" + json.dumps({"continue": False, "stopReason": "quiet hours"}) + "' || true"
+    s = run(
+        ["claude"],
+        project,
+        ["/model big", "Deploy now.", "What now?"],
+        [Reply("Wait.")],
+        claude_settings=hooks(
+            PostModelSwitch=answer("PostModelSwitch", additionalContext="switched models"),
+            UserPromptSubmit=stop,
+        ),
+    )
+    assert s.turns == ["done", "halted", "done"]
+    users = [texts(m) for m in s.seen(0) if m["role"] == "user"]
+    assert len(users) == 3
+    assert ["switched models" in b for b in users[0]] == [True, False] and users[0][-1] == "Deploy now."
+    assert users[2] == ["What now?"]
+
+
+PEEN_REFUSE_FIRST_TURN = """\
+version: 1
+turnStart:
+  - name: not-yet
+    actions:
+      - type: command
+        command: /bin/sh
+        args: ["-c", "[ -e refused ] || { touch refused; exit 1; }"]
+"""
+
+
+def test_a_refused_first_turn_leaves_nothing_in_peens_order(run: Runner, tmp_path: Path) -> None:
+    """With peen loaded, the first turn's session_start comes after its
+    user_prompt; when turn_start then refuses the turn, neither that
+    prompt's context nor SessionStart's initialUserMessage stays in the
+    conversation."""
+    project = tmp_path / "project"
+    (project / ".agents").mkdir(parents=True)
+    (project / ".agents" / "hooks.yaml").write_text(PEEN_REFUSE_FIRST_TURN)
+    s = run(
+        ["claude", "peen"],
+        project,
+        ["First.", "Second."],
+        [Reply("Answered.")],
+        claude_settings=hooks(
+            SessionStart=answer("SessionStart", initialUserMessage="Read NOTES."),
+            UserPromptSubmit=answer("UserPromptSubmit", additionalContext="for this prompt"),
+        ),
+    )
+    assert s.turns == ["failed", "done"]
+    users = [texts(m) for m in s.seen(0) if m["role"] == "user"]
+    assert len(users) == 1 and users[0][-1] == "Second."
+    assert len([b for b in users[0] if "for this prompt" in b]) == 1
+    assert "Read NOTES." not in json.dumps(s.seen(0))
+
+
+def test_model_asks_the_user_like_a_tool(run: Runner, tmp_path: Path) -> None:
+    """A PreModelSwitch `ask`: the user is asked as for a tool, after the
+    permission_prompt notification."""
+    project = tmp_path / "project"
+    project.mkdir()
+    log = tmp_path / "notifications.jsonl"
+    asked: list[Approval] = []
+
+    def user(request: Approval) -> bool:
+        asked.append(request)
+        return True
+
+    s = run(
+        ["claude"],
+        project,
+        ["/model big"],
+        [],
+        claude_settings=hooks(
+            PreModelSwitch=answer("PreModelSwitch", permissionDecision="ask", permissionDecisionReason="it costs more"),
+            Notification=f"cat >> {log}",
+        ),
+        policy=Policy(approver=user),
+    )
+    assert s.turns == ["done"] and s.model.name == "big"
+    assert asked == [Approval("/model", {"model": "big"}, ("it costs more",))]
+    assert [(r["notification_type"], r["message"]) for r in records(log)] == [
+        ("permission_prompt", "The agent needs your permission to use /model: it costs more")
+    ]
+
+
+@pytest.mark.parametrize("dialects", [["claude"], ["claude", "peen"]])
+def test_a_setup_halt_is_the_callers_in_either_order(run: Runner, tmp_path: Path, dialects: list[str]) -> None:
+    """A Setup hook's halt stops the agent before any turn: the caller
+    reads it (`halted`; the CLI then runs no prompt). A caller that runs a
+    prompt anyway gets the same turn in either opening order."""
+    project = tmp_path / "project"
+    project.mkdir()
+    halt = "echo '" + json.dumps({"continue": False, "stopReason": "not set up"}) + "'"
+    halted: list[str | None] = []
+
+    def set_up(agent: Agent) -> None:
+        agent.setup("maintenance")
+        halted.append(agent.halted)
+
+    s = run(dialects, project, ["Hello."], [Reply("Hi.")], claude_settings=hooks(Setup=halt), before=set_up)
+    assert halted == ["not set up"]
+    assert s.turns == ["done"]
+
+
 def test_ask_shows_the_hooks_reasons_to_the_user(run: Runner, tmp_path: Path) -> None:
     """A PreToolUse `ask`: the user is asked with the hook's reason, in the
     request the approver gets and in the permission_prompt notification."""

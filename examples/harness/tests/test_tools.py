@@ -2,12 +2,14 @@
 failure (tool_failure fires), a removed working directory, a timed-out
 shell's processes, and a turn that ends in the middle of a batch (a
 deferred call, a Ctrl-C) leaving a conversation a model accepts; a Ctrl-C
-before the model is called, or while a tool runs; a timeout per dialect;
+during the session's start, before the model is called, while a tool or
+its hooks run, or in the initial message's turn; a timeout per dialect;
 a command's `!`cmd`` (hooks first, no `cd` kept); the shell's environment."""
 
 from __future__ import annotations
 
 import json
+import os
 import signal
 import time
 from collections.abc import Iterator
@@ -291,6 +293,139 @@ def test_a_ctrl_c_while_a_tool_runs(run: Runner, tmp_path: Path, dialects: list[
         assert failed == [({"command": "kill -INT $PPID; sleep 10"}, True)]
 
 
+def ctrl_c_once(flag: Path) -> str:
+    """A hook command that presses Ctrl-C (SIGINT to the harness, this
+    process) the first time it runs, and waits to be cancelled."""
+    return f"[ -e {flag} ] || {{ touch {flag}; kill -INT {os.getpid()}; sleep 10; }}"
+
+
+@pytest.mark.usefixtures("sigint_raises")
+@pytest.mark.parametrize("dialects", [["claude"], ["claude", "peen"]])
+@pytest.mark.parametrize("pressed", ["in SessionStart", "after AGENTS.md"])
+def test_a_ctrl_c_during_the_start_starts_the_session_again(
+    run: Runner, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, dialects: list[str], pressed: str
+) -> None:
+    """Ctrl-C while a SessionStart hook runs, or once AGENTS.md is loaded
+    (InstructionsLoaded hooks run in the background: a Ctrl-C then is the
+    harness's own): the turn is cancelled, and the next prompt starts the
+    session again (SessionStart fires again, AGENTS.md is loaded), each
+    text placed once, before (Claude Code's order) or after its
+    user_prompt (peen's)."""
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "AGENTS.md").write_text("Always answer in French.")
+    log = tmp_path / "started.jsonl"
+    context = json.dumps({"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": "START-CTX"}})
+    start = f"cat >> {log}; echo '{context}'"
+    presses: list[str] = []
+
+    def press_once_after_loading(agent: Agent) -> None:
+        load = agent.load_instructions
+
+        def load_then_press() -> None:
+            load()
+            if not presses:
+                presses.append("pressed")
+                raise KeyboardInterrupt
+
+        monkeypatch.setattr(agent, "load_instructions", load_then_press)
+
+    if pressed == "in SessionStart":
+        start = f"{ctrl_c_once(tmp_path / 'pressed')}; {start}"
+    s = run(
+        dialects,
+        project,
+        ["Hello.", "Again."],
+        [Reply("Bonjour.")],
+        claude_settings=hooks(SessionStart=start),
+        before=press_once_after_loading if pressed == "after AGENTS.md" else None,
+    )
+    assert s.turns == ["cancelled", "done"]
+    assert len(records(log)) == (1 if pressed == "in SessionStart" else 2)  # the first got no further
+    system = s.seen(0)[0]["content"]
+    assert system.count("Instructions from AGENTS.md:\n\nAlways answer in French.") == 1
+    assert json.dumps(s.seen(0)).count("START-CTX") == 1
+    assert [texts(m)[-1] for m in s.seen(0) if m["role"] == "user"] == ["Again."]
+
+
+@pytest.mark.usefixtures("sigint_raises")
+@pytest.mark.parametrize("slow", ["PostToolUse", "CwdChanged"])
+def test_a_ctrl_c_during_a_calls_hooks_keeps_its_result(run: Runner, tmp_path: Path, slow: str) -> None:
+    """Ctrl-C while a call's PostToolUse or CwdChanged hook runs: the call
+    ran, so the model reads its output, then that the turn was cancelled
+    before its hooks finished; the calls after it did not run."""
+    project = tmp_path / "project"
+    project.mkdir()
+    s = run(
+        ["claude"],
+        project,
+        ["Move.", "Where are we?"],
+        [
+            Reply("", [call("shell", cmd="mkdir sub && cd sub && echo moved"), call("shell", cmd="touch after")]),
+            Reply("In sub."),
+        ],
+        claude_settings=hooks(**{slow: ctrl_c_once(tmp_path / "pressed")}),
+    )
+    assert s.turns == ["cancelled", "done"]
+    assert (project / "sub").is_dir() and not (project / "sub" / "after").exists()
+    assert unanswered(s.seen(1)) == []
+    assert results(s.seen(1)) == [
+        "moved\n\ncancelled: the user cancelled the turn after this call ran, before its hooks finished",
+        "not run: the user cancelled the turn",
+    ]
+
+
+@pytest.mark.usefixtures("sigint_raises")
+@pytest.mark.parametrize("presses", [1, 2])
+def test_an_interrupted_calls_failure_context_goes_with_its_result(run: Runner, tmp_path: Path, presses: int) -> None:
+    """Ctrl-C while the shell runs: PostToolUseFailure's context is
+    appended to that call's result (not left for the next user message).
+    A second Ctrl-C during that hook leaves the result without it."""
+    project = tmp_path / "project"
+    project.mkdir()
+    context = json.dumps(
+        {"hookSpecificOutput": {"hookEventName": "PostToolUseFailure", "additionalContext": "FAIL-CTX"}}
+    )
+    failure = f"echo '{context}'" if presses == 1 else f"kill -INT {os.getpid()}; sleep 10"
+    s = run(
+        ["claude"],
+        project,
+        ["Wait.", "Never mind."],
+        [Reply("", [call("shell", cmd="kill -INT $PPID; sleep 10")]), Reply("All right.")],
+        claude_settings=hooks(PostToolUseFailure=failure),
+    )
+    assert s.turns == ["cancelled", "done"]
+    interrupted = "interrupted: the user cancelled the turn while this call ran"
+    if presses == 1:
+        assert results(s.seen(1)) == [
+            f"{interrupted}\n\n<system-reminder>\nPostToolUseFailure:Bash hook additional context: FAIL-CTX\n"
+            "</system-reminder>"
+        ]
+    else:
+        assert results(s.seen(1)) == [interrupted]
+    assert [texts(m) for m in s.seen(1) if m["role"] == "user"] == [["Wait."], ["Never mind."]]
+
+
+@pytest.mark.usefixtures("sigint_raises")
+def test_a_ctrl_c_in_the_initial_messages_turn_still_runs_the_prompt(run: Runner, tmp_path: Path) -> None:
+    """Ctrl-C in the turn of SessionStart's initialUserMessage (Claude
+    Code's order: a prompt of its own): that turn is cancelled, and the
+    user's prompt, the next, still runs."""
+    project = tmp_path / "project"
+    project.mkdir()
+    first = json.dumps({"hookSpecificOutput": {"hookEventName": "SessionStart", "initialUserMessage": "Read NOTES."}})
+    s = run(
+        ["claude"],
+        project,
+        ["Hello."],
+        [Reply("", [call("shell", cmd="kill -INT $PPID; sleep 10")]), Reply("Hi.")],
+        claude_settings=hooks(SessionStart=f"echo '{first}'"),
+    )
+    assert s.turns == ["done"]
+    assert [texts(m)[-1] for m in s.seen(1) if m["role"] == "user"] == ["Read NOTES.", "Hello."]
+    assert "[assistant] Hi." in s.out
+
+
 @pytest.mark.parametrize("dialects", [["claude"], ["claude", "peen"]])
 def test_a_timeout_is_a_failure_unless_peen_is_loaded(run: Runner, tmp_path: Path, dialects: list[str]) -> None:
     """A shell call out of time fails; hooks hear of it (PostToolUseFailure)
@@ -351,8 +486,9 @@ def test_a_commands_shell_lines_hooks_first_and_no_cd(run: Runner, tmp_path: Pat
 
 
 def test_the_shell_gets_no_api_key(run: Runner, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """OPENAI_API_KEY, the harness's own secret, is not in the environment
-    of the commands the model writes."""
+    """OPENAI_API_KEY, the harness's own secret, is not inherited by the
+    shell that runs the commands the model writes (a courtesy, not
+    isolation: see tools.SECRETS)."""
     monkeypatch.setenv("OPENAI_API_KEY", "sk-harness")
     monkeypatch.setenv("HARNESS_TEST_GREETING", "hello")  # the rest of the environment is kept
     project = tmp_path / "project"
