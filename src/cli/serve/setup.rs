@@ -298,7 +298,9 @@ pub(super) fn load(
                 .chain(setup.config.inline_claude_settings().map(str::as_bytes)),
         ),
         files: Arc::new(files),
-        missing_cwd: cwd.filter(|d| !d.is_dir()).map(std::path::Path::to_path_buf),
+        missing_cwd: cwd
+            .filter(|d| !d.is_dir())
+            .map(std::path::Path::to_path_buf),
     };
     (loaded, diags)
 }
