@@ -1443,8 +1443,6 @@ fn a_working_directory_made_after_its_first_event_becomes_its_workspace() {
         "deny",
         "the project's hooks"
     );
-    // Past the watcher's next look, so that only the creation tells.
-    std::thread::sleep(Duration::from_millis(600));
     std::fs::create_dir(&later).unwrap();
     let n = s.notification("latch/diagnostics");
     assert_eq!(n["params"]["cwd"], json!(later), "{n}");

@@ -66,8 +66,8 @@ pub(super) struct Loaded {
     /// once per load rather than once per event.
     pub(super) watches_config_change: bool,
     /// The working directory it was loaded for, when that was not a
-    /// directory then (peen took the project as its workspace): watched,
-    /// so that its creation loads the configuration again.
+    /// directory then (peen took the project as its workspace): looked at
+    /// by the watcher, so that its creation loads the configuration again.
     pub(super) missing_cwd: Option<PathBuf>,
 }
 
@@ -263,6 +263,11 @@ pub(super) fn load(
     let mut diags = Vec::new();
     let mut event = Event::new(crate::EventKind::SessionStart);
     event.cwd = cwd.map(std::path::Path::to_path_buf);
+    // Looked at before the load: a directory made during it is then
+    // reloaded once, never missed.
+    let missing_cwd = cwd
+        .filter(|d| !d.is_dir())
+        .map(std::path::Path::to_path_buf);
     let (engine, files) = crate::config::files::load_with(replace, || {
         setup.config.clone().engine(&event, &mut diags)
     });
@@ -298,9 +303,7 @@ pub(super) fn load(
                 .chain(setup.config.inline_claude_settings().map(str::as_bytes)),
         ),
         files: Arc::new(files),
-        missing_cwd: cwd
-            .filter(|d| !d.is_dir())
-            .map(std::path::Path::to_path_buf),
+        missing_cwd,
     };
     (loaded, diags)
 }

@@ -121,6 +121,8 @@ pub fn watch(setup: Arc<Setup>, out: Out, before: Fingerprint) -> impl Future<Ou
     // harness makes once it has the answer is a change.
     let mut watched = roots(&setup);
     let mut last = fingerprint(&watched);
+    // The working directories made since their load, already reloaded.
+    let mut told = BTreeSet::new();
     // Changed while the first load read them: reload without waiting.
     let mut pending = fingerprint(&setup.config.watch_roots(None)) != before;
     // From then on, each look at the disk runs on tokio's blocking pool,
@@ -136,8 +138,9 @@ pub fn watch(setup: Arc<Setup>, out: Out, before: Fingerprint) -> impl Future<Ou
             // then, and among those of each configuration loaded since,
             // against what they looked like before its load read them (an
             // edit made while it loaded, or before this look, is news).
-            let (s, old, seen) = (setup.clone(), watched, last);
-            let (now_watched, mut paths, baseline) = off_thread(move || {
+            let (s, old, seen, mut was_told) =
+                (setup.clone(), watched, last, std::mem::take(&mut told));
+            let (now_watched, mut paths, baseline, now_told) = off_thread(move || {
                 // Taken together (a load adds its configuration and its
                 // fingerprint under the `engines` lock): a configuration
                 // is watched from the round that compares its fingerprint.
@@ -152,9 +155,11 @@ pub fn watch(setup: Arc<Setup>, out: Out, before: Fingerprint) -> impl Future<Ou
                     let now = fingerprint(&s.config.watch_roots(cwd.as_deref()));
                     paths.extend(now.changed_since(&before));
                 }
-                (now_watched, paths, widened.unwrap_or(now_old))
+                paths.extend(made_since(&s, &mut was_told));
+                (now_watched, paths, widened.unwrap_or(now_old), was_told)
             })
             .await;
+            told = now_told;
             watched = now_watched;
             last = baseline;
             let whole = std::mem::take(&mut pending);
@@ -217,24 +222,33 @@ pub async fn off_thread_caught<R: Send + 'static>(
 /// fingerprints taken before their loads ([`Setup::fresh`]), both at one
 /// moment.
 fn roots_and_fresh(setup: &Arc<Setup>) -> (Vec<PathBuf>, Vec<(Option<PathBuf>, Fingerprint)>) {
-    let engines = lock(&setup.engines);
-    let fresh = std::mem::take(&mut *lock(&setup.fresh));
-    (roots_among(setup, &engines), fresh.into_iter().collect())
+    let (roots, fresh) = {
+        let engines = lock(&setup.engines);
+        let fresh = std::mem::take(&mut *lock(&setup.fresh));
+        (roots_among(setup, &engines), fresh)
+    };
+    // Sorted once the lock is free: the sort looks at the disk.
+    (in_order(roots), fresh.into_iter().collect())
 }
 
 /// The paths to watch: the settings directories of every loaded
 /// configuration, then whatever each loaded dialect read or looked for
 /// outside them (a hooks file a plugin manifest names).
 fn roots(setup: &Arc<Setup>) -> Vec<PathBuf> {
-    roots_among(setup, &lock(&setup.engines))
+    let roots = roots_among(setup, &lock(&setup.engines));
+    in_order(roots)
 }
 
-/// [`roots`] of the configurations `engines`.
+/// [`roots`] of the configurations `engines`, in no order.
 fn roots_among(setup: &Setup, engines: &HashMap<Option<PathBuf>, Loaded>) -> Vec<PathBuf> {
-    let mut roots: Vec<PathBuf> = engines
+    engines
         .iter()
         .flat_map(|(cwd, loaded)| roots_of(setup, cwd.as_deref(), loaded))
-        .collect();
+        .collect()
+}
+
+/// `roots` without repeats, in the order they are walked.
+fn in_order(mut roots: Vec<PathBuf>) -> Vec<PathBuf> {
     roots.sort();
     roots.dedup();
     // The settings directories first, whole directories such as plugins
@@ -251,14 +265,26 @@ fn roots_among(setup: &Setup, engines: &HashMap<Option<PathBuf>, Loaded>) -> Vec
 
 /// The paths whose changes can change the configuration loaded for
 /// `cwd`: its settings directories, then whatever its dialects read or
-/// looked for outside them (a hooks file a plugin manifest names), and
-/// `cwd` itself while it did not exist at the load (its creation gives
-/// peen its own workspace; once it exists, it is no longer walked).
+/// looked for outside them (a hooks file a plugin manifest names).
 fn roots_of(setup: &Setup, cwd: Option<&Path>, loaded: &Loaded) -> Vec<PathBuf> {
     let mut roots = setup.config.watch_roots(cwd);
     roots.extend(loaded.engine.dialects().flat_map(|d| d.config_paths()));
-    roots.extend(loaded.missing_cwd.clone());
     roots
+}
+
+/// The working directories that were not directories when their
+/// configuration loaded (peen took the project as the workspace) and are
+/// now, each once (`told`): looked at, not walked, as a new directory
+/// may be a busy checkout.
+fn made_since(setup: &Setup, told: &mut BTreeSet<PathBuf>) -> BTreeSet<PathBuf> {
+    let missing: Vec<PathBuf> = lock(&setup.engines)
+        .values()
+        .filter_map(|loaded| loaded.missing_cwd.clone())
+        .collect();
+    missing
+        .into_iter()
+        .filter(|cwd| cwd.is_dir() && told.insert(cwd.clone()))
+        .collect()
 }
 
 /// Loads again every configuration that watches a path in `changed`
@@ -277,7 +303,7 @@ pub fn reload(setup: &Setup, out: &Out, changed: Option<&BTreeSet<PathBuf>>) {
     // configurations loaded later.
     let mut still_kept = Files::new();
     // The files the configurations reloaded this round read, and those the
-    // others read.
+    // others (left as they are, or kept whole) read.
     let (mut reloaded_reads, mut unchanged_reads) = (BTreeSet::new(), BTreeSet::new());
     // Applied together at the end, and only then announced: an event that
     // follows a notice sees every configuration reloaded, not some.
@@ -292,15 +318,14 @@ pub fn reload(setup: &Setup, out: &Out, changed: Option<&BTreeSet<PathBuf>>) {
         // configurations that read it only.
         if let Some(changed) = changed {
             let roots = roots_of(setup, cwd.as_deref(), &old);
-            if !changed
-                .iter()
-                .any(|path| roots.iter().any(|root| path.starts_with(root)))
-            {
+            if !changed.iter().any(|path| {
+                roots.iter().any(|root| path.starts_with(root))
+                    || old.missing_cwd.as_ref() == Some(path)
+            }) {
                 unchanged_reads.extend(old.files.keys().cloned());
                 continue;
             }
         }
-        reloaded_reads.extend(old.files.keys().cloned());
         // What cost hooks (an error, or a file peen skipped with only a
         // warning: its guards would be gone all the same).
         let before: Vec<Diagnostic> = old
@@ -344,11 +369,14 @@ pub fn reload(setup: &Setup, out: &Out, changed: Option<&BTreeSet<PathBuf>>) {
         };
         let (reloaded, reason) = match applied {
             Some(loaded) => {
+                reloaded_reads.extend(old.files.keys().cloned());
                 updates.push((cwd.clone(), loaded));
                 let reason = (!kept.is_empty()).then(|| kept_reason(kept.iter()));
                 (true, reason)
             }
             None => {
+                // Kept whole: it holds the texts it was loaded from still.
+                unchanged_reads.extend(old.files.keys().cloned());
                 kept.clear();
                 let mut files: Vec<&Path> =
                     broken.iter().filter_map(|d| d.file.as_deref()).collect();
