@@ -161,6 +161,15 @@ impl Server {
         }
     }
 
+    /// Waits well past the watcher's poll and settle times, then asserts
+    /// that the next message is the answer to an `explain` sent now (id
+    /// `id`): the server sent nothing meanwhile (`why` says what not).
+    fn assert_quiet(&mut self, id: i64, why: &str) {
+        std::thread::sleep(Duration::from_millis(1200));
+        let r = self.exchange(id, "explain", bash_before("ls"));
+        assert_eq!(r["id"], id, "{why}: {r}");
+    }
+
     /// Sends a request and returns the next message, whatever it is.
     fn exchange(&mut self, id: i64, method: &str, params: Value) -> Value {
         self.send(json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
@@ -1122,11 +1131,8 @@ fn a_new_working_directory_reloads_nothing() {
     e["cwd"] = json!(c.project().join("sub"));
     s.fire(2, e);
     assert_eq!(s.recv()["id"], 2);
-    // Well past the watcher's poll and settle times: nothing changed on
-    // disk, so the next message is the answer to the next request.
-    std::thread::sleep(Duration::from_millis(1200));
-    let r = s.exchange(3, "explain", bash_before("ls"));
-    assert_eq!(r["id"], 3, "no reload notification: {r}");
+    // Nothing changed on disk: no notice.
+    s.assert_quiet(3, "no reload notification");
     assert_eq!(s.close(), 0);
 }
 
@@ -1451,6 +1457,57 @@ fn a_working_directory_made_after_its_first_event_becomes_its_workspace() {
         s.recv()["result"]["decision"],
         "proceed",
         "its own workspace, which has no hooks"
+    );
+    assert_eq!(s.close(), 0);
+}
+
+/// A working directory made, then removed, and gone when its
+/// configuration reloads, is waited for again: made anew, it is the
+/// workspace again.
+#[test]
+fn a_working_directory_made_again_is_the_workspace_again() {
+    let root = tempfile::tempdir().unwrap();
+    let project = root.path().join("project");
+    let guard = "version: 1\npreToolUse:\n  - name: no-rm\n    match: {tool: runCommand}\n    actions: [{name: block, type: deny, reason: no}]\n";
+    write_file(&project, ".agents/hooks.yaml", guard);
+    let mut s = Server::start(&[]);
+    s.request(
+        1,
+        "initialize",
+        json!({"dialects": ["peen"], "project": project, "home": root.path().join("home"),
+            "peen_config_dir": root.path().join("peen"), "state_dir": root.path().join("state")}),
+    );
+    let later = project.join("later");
+    let rm = json!({"event": "tool_before", "session_id": "s", "cwd": later,
+        "tool": {"name": "runCommand", "input": {"command": "rm -rf /"}}});
+    let notice_for = |s: &Server, cwd: &std::path::Path| loop {
+        let n = s.notification("latch/diagnostics");
+        if n["params"]["cwd"] == json!(cwd) {
+            return n;
+        }
+    };
+    let decision =
+        |s: &mut Server, id: i64| s.request(id, "fire", rm.clone())["result"]["decision"].clone();
+    assert_eq!(decision(&mut s, 2), "deny");
+    std::fs::create_dir(&later).unwrap();
+    notice_for(&s, &later);
+    assert_eq!(decision(&mut s, 3), "proceed");
+    // Gone again when the project's hooks change: reloaded, it waits for
+    // the directory once more.
+    std::fs::remove_dir(&later).unwrap();
+    write_file(
+        &project,
+        ".agents/hooks.yaml",
+        &guard.replace("reason: no", "reason: again"),
+    );
+    notice_for(&s, &later);
+    assert_eq!(decision(&mut s, 4), "deny");
+    std::fs::create_dir(&later).unwrap();
+    notice_for(&s, &later);
+    assert_eq!(
+        decision(&mut s, 5),
+        "proceed",
+        "made again: its own workspace"
     );
     assert_eq!(s.close(), 0);
 }
@@ -1875,10 +1932,7 @@ fn an_edit_in_one_directory_reloads_that_directory_alone() {
     let n = s.recv();
     assert_eq!(n["method"], "latch/diagnostics", "{n}");
     assert_eq!(n["params"]["cwd"], json!(c.project().join("b")), "{n}");
-    // Well past the watcher's poll and settle times: no other notice.
-    std::thread::sleep(Duration::from_millis(1200));
-    let r = s.exchange(5, "explain", bash_before("ls"));
-    assert_eq!(r["id"], 5, "one notice only: {r}");
+    s.assert_quiet(5, "one notice only");
     assert_eq!(s.close(), 0);
 }
 

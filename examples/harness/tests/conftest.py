@@ -16,7 +16,7 @@ from typing import Any, Protocol
 import pytest
 from latch_client import Client, Config
 
-from harness import TOOL_NAMES, Agent, Model, Reply, ScriptedModel, ToolUse, Workspace
+from harness import TOOL_NAMES, Agent, Approval, Model, Reply, ScriptedModel, ToolUse, Workspace
 from harness.models import Message
 from harness.state import Note
 
@@ -91,6 +91,19 @@ def call(name: str, **args: Any) -> ToolUse:
 def texts(message: Message) -> list[str]:
     """The text blocks of a user message."""
     return [part["text"] for part in message["content"]]
+
+
+class RecordingUser:
+    """An approver that answers every request with ``answer``, keeping
+    what it was asked (``asked``)."""
+
+    def __init__(self, answer: bool) -> None:
+        self.answer = answer
+        self.asked: list[Approval] = []
+
+    def __call__(self, request: Approval) -> bool:
+        self.asked.append(request)
+        return self.answer
 
 
 def records(path: Path) -> list[dict[str, Any]]:

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import Runner, call, records, stop_feedback, texts
+from conftest import RecordingUser, Runner, call, records, stop_feedback, texts
 from harness import Agent, Approval, Policy, Reply, ScriptedModel, ToolSpec
 from harness.models import Message
 from harness.outcomes import for_terminal
@@ -695,11 +695,7 @@ def test_model_asks_the_user_like_a_tool(run: Runner, tmp_path: Path) -> None:
     project = tmp_path / "project"
     project.mkdir()
     log = tmp_path / "notifications.jsonl"
-    asked: list[Approval] = []
-
-    def user(request: Approval) -> bool:
-        asked.append(request)
-        return True
+    user = RecordingUser(True)
 
     s = run(
         ["claude"],
@@ -713,7 +709,7 @@ def test_model_asks_the_user_like_a_tool(run: Runner, tmp_path: Path) -> None:
         policy=Policy(approver=user),
     )
     assert s.turns == ["done"] and s.model.name == "big"
-    assert asked == [Approval("/model", {"model": "big"}, ("it costs more",))]
+    assert user.asked == [Approval("/model", {"model": "big"}, ("it costs more",))]
     assert [(r["notification_type"], r["message"]) for r in records(log)] == [
         ("permission_prompt", "The agent needs your permission to use /model: it costs more")
     ]
@@ -744,11 +740,7 @@ def test_ask_shows_the_hooks_reasons_to_the_user(run: Runner, tmp_path: Path) ->
     project = tmp_path / "project"
     project.mkdir()
     log = tmp_path / "notifications.jsonl"
-    asked: list[Approval] = []
-
-    def user(request: Approval) -> bool:
-        asked.append(request)
-        return False
+    user = RecordingUser(False)
 
     s = run(
         ["claude"],
@@ -762,6 +754,6 @@ def test_ask_shows_the_hooks_reasons_to_the_user(run: Runner, tmp_path: Path) ->
         policy=Policy(approver=user),
     )
     assert s.turns == ["done"]
-    assert asked == [Approval("shell", {"cmd": "echo drop db"}, ("check the backup",))]
+    assert user.asked == [Approval("shell", {"cmd": "echo drop db"}, ("check the backup",))]
     assert [r["message"] for r in records(log)] == ["The agent needs your permission to use shell: check the backup"]
     assert s.tool_results() == ["The user did not allow shell."]

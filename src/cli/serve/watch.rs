@@ -277,10 +277,13 @@ fn roots_of(setup: &Setup, cwd: Option<&Path>, loaded: &Loaded) -> Vec<PathBuf> 
 /// now, each once (`told`): looked at, not walked, as a new directory
 /// may be a busy checkout.
 fn made_since(setup: &Setup, told: &mut BTreeSet<PathBuf>) -> BTreeSet<PathBuf> {
-    let missing: Vec<PathBuf> = lock(&setup.engines)
+    let missing: BTreeSet<PathBuf> = lock(&setup.engines)
         .values()
         .filter_map(|loaded| loaded.missing_cwd.clone())
         .collect();
+    // Told of once, until no configuration waits for it any more: one
+    // loaded while it was gone again is told of its creation again.
+    told.retain(|cwd| missing.contains(cwd));
     missing
         .into_iter()
         .filter(|cwd| cwd.is_dir() && told.insert(cwd.clone()))
