@@ -537,6 +537,11 @@ impl Gate {
         Gate::new(policies, store)
     }
 
+    /// The approvals it judges by, or why they could not be read.
+    pub fn store(&self) -> Result<&Store, &str> {
+        self.store.as_ref().map_err(String::as_str)
+    }
+
     /// Whether any dialect's policy asks for anything.
     pub fn active(&self) -> bool {
         !self.policies.all_off()

@@ -90,6 +90,23 @@ impl Server {
         self
     }
 
+    /// A server for the claude and peen dialects in `c`'s tree: peen's
+    /// workspace is the event's working directory, so each directory's
+    /// `.agents/hooks.yaml` is its own configuration.
+    fn claude_and_peen(c: &Claude) -> Server {
+        let mut s = Server::start(&[]);
+        let r = s.request(
+            1,
+            "initialize",
+            json!({"dialects": ["claude", "peen"], "project": c.project(), "home": c.home(),
+                "claude_managed_dir": c.root.path().join("managed"),
+                "peen_config_dir": c.root.path().join("peen"),
+                "state_dir": c.root.path().join("state")}),
+        );
+        assert_eq!(r["result"]["dialects"], json!(["peen", "claude"]), "{r}");
+        s
+    }
+
     /// Initializes the server for the claude dialect in `c`'s tree, with
     /// the trust policy `require`.
     pub(crate) fn for_claude_trusting(mut self, c: &Claude) -> Server {
@@ -696,10 +713,10 @@ fn an_edit_of_a_linked_settings_files_target_is_reloaded() {
 }
 
 /// A script a hook runs is not configuration: an edit applies to the next
-/// run as it is. Kept in a watched directory, it still counts as a change
-/// there, and the notification says nothing new.
+/// run as it is. Kept in a watched directory, it changes nothing any
+/// configuration read, so no notice comes.
 #[test]
-fn a_script_edited_in_a_watched_directory_applies_at_once_with_an_empty_notice() {
+fn a_script_edited_in_a_watched_directory_applies_at_once_without_a_notice() {
     let c = Claude::new().project_settings(&settings(
         "PreToolUse",
         Some("Bash"),
@@ -710,13 +727,76 @@ fn a_script_edited_in_a_watched_directory_applies_at_once_with_an_empty_notice()
     s.fire(1, bash_before("ls"));
     assert_eq!(s.recv()["result"]["decision"], "proceed");
     c.write("project/.claude/hooks/check.sh", "echo no >&2; exit 2\n");
-    // The edit applies at once, whether its notice came yet or not.
     s.fire(2, bash_before("ls"));
-    let (r, n) = s.answer_and_notice(2);
+    let r = s.recv();
     assert_eq!(r["result"]["decision"], "deny", "{r}");
+    s.assert_quiet(3, "a script is not configuration");
+    assert_eq!(s.close(), 0);
+}
+
+/// A change on disk that leaves every file a configuration read as it was
+/// (a log in a watched directory, a broken file written again as it was)
+/// reloads nothing the harness needs to hear of.
+#[test]
+fn a_change_that_leaves_the_configuration_as_it_was_sends_no_notice() {
+    let (c, project_file) = guarded_project();
+    let mut s = Server::claude(&c);
+    c.write("project/.claude/notes.txt", "a log line\n");
+    s.assert_quiet(1, "a file no dialect reads");
+    // Kept at its last good text: said once, not again for each change
+    // elsewhere, nor for the same broken text written again.
+    c.write("project/.claude/settings.json", "{\"hooks\": ");
+    let n = s.notification("latch/diagnostics");
+    assert_eq!(n["params"]["kept"], json!([project_file]), "{n}");
+    c.write("project/.claude/notes.txt", "another line\n");
+    s.assert_quiet(2, "a log beside a kept file");
+    c.write("project/.claude/settings.json", "{\"hooks\": ");
+    s.assert_quiet(3, "the same broken text again");
+    let r = s.request(4, "fire", bash_before("ls"));
+    assert_eq!(r["result"]["decision"], "deny", "{r}");
+    // Another broken text is news: its diagnostics name the new position.
+    c.write("project/.claude/settings.json", "{\"hooks\": [");
+    let n = s.notification("latch/diagnostics");
+    assert_eq!(n["params"]["kept"], json!([project_file]), "{n}");
+    assert!(n.to_string().contains("\"column\":11"), "{n}");
+    assert_eq!(s.close(), 0);
+}
+
+/// A watched directory written into all the time (a plugin's log) holds
+/// off no reload: an edit of the settings beside it is reloaded and
+/// announced all the same, and the writes alone are not.
+#[test]
+fn a_directory_that_never_stops_changing_holds_off_no_reload() {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    let c = Claude::new().project_settings(&settings("PreToolUse", Some("Bash"), &["true"]));
+    let mut s = Server::claude(&c);
+    let stop = std::sync::Arc::new(AtomicBool::new(false));
+    let log = c.root.path().join("project/.claude/plugin.log");
+    let writer = {
+        let stop = stop.clone();
+        std::thread::spawn(move || {
+            let mut n = 0u64;
+            while !stop.load(Ordering::Relaxed) {
+                n += 1;
+                std::fs::write(&log, format!("line {n}\n")).expect("write the log");
+                std::thread::sleep(Duration::from_millis(50));
+            }
+        })
+    };
+    // Past the longest wait for a change to settle, with writes all along.
+    std::thread::sleep(Duration::from_millis(2600));
+    s.assert_quiet(1, "writes that change no configuration");
+    c.write(
+        "project/.claude/settings.json",
+        &settings("PreToolUse", Some("Bash"), &["echo no >&2; exit 2"]).to_string(),
+    );
+    let n = s.recv();
+    stop.store(true, Ordering::Relaxed);
+    writer.join().expect("the writer");
+    assert_eq!(n["method"], "latch/diagnostics", "{n}");
     assert_eq!(n["params"]["reloaded"], true, "{n}");
-    assert_eq!(n["params"]["diagnostics"], json!([]), "{n}");
-    assert_eq!(n["params"]["kept"], json!([]), "{n}");
+    let r = s.request(2, "fire", bash_before("ls"));
+    assert_eq!(r["result"]["decision"], "deny", "{r}");
     assert_eq!(s.close(), 0);
 }
 
@@ -1859,12 +1939,7 @@ fn the_end_of_input_kills_what_finished_hooks_left_in_the_background() {
 
 #[test]
 fn a_broken_edit_is_kept_for_configurations_loaded_later_too() {
-    let c = Claude::new().project_settings(&settings(
-        "PreToolUse",
-        Some("Bash"),
-        &["echo no >&2; exit 2"],
-    ));
-    let project_file = c.root.path().join("project/.claude/settings.json");
+    let (c, project_file) = guarded_project();
     let mut s = Server::claude(&c);
     s.fire(1, bash_before("ls"));
     assert_eq!(s.recv()["result"]["decision"], "deny");
@@ -1903,12 +1978,25 @@ fn a_broken_edit_is_kept_for_configurations_loaded_later_too() {
     assert_eq!(r["result"]["decision"], "proceed", "{r}");
 }
 
+/// A project whose settings deny every `Bash` call, and that settings
+/// file.
+fn guarded_project() -> (Claude, std::path::PathBuf) {
+    let c = Claude::new().project_settings(&settings(
+        "PreToolUse",
+        Some("Bash"),
+        &["echo no >&2; exit 2"],
+    ));
+    let file = c.root.path().join("project/.claude/settings.json");
+    (c, file)
+}
+
 /// A server with the project's configuration and those of its
-/// subdirectories `a` and `b` loaded (each has a settings file).
+/// subdirectories `a` and `b` loaded (each the workspace of peen, with a
+/// hooks file).
 fn three_configurations(c: &Claude) -> Server {
-    c.write("project/a/.claude/settings.json", "{}");
-    c.write("project/b/.claude/settings.json", "{}");
-    let mut s = Server::claude(c);
+    c.write("project/a/.agents/hooks.yaml", "version: 1\n");
+    c.write("project/b/.agents/hooks.yaml", "version: 1\n");
+    let mut s = Server::claude_and_peen(c);
     for (id, dir) in [(2, None), (3, Some("a")), (4, Some("b"))] {
         let mut e = bash_before("ls");
         if let Some(dir) = dir {
@@ -1928,7 +2016,7 @@ fn an_edit_in_one_directory_reloads_that_directory_alone() {
     let mut s = three_configurations(&c);
     // Past the watcher's next look: `b` is watched as any other.
     std::thread::sleep(Duration::from_millis(600));
-    c.write("project/b/.claude/settings.json", "{\"hooks\": {}}");
+    c.write("project/b/.agents/hooks.yaml", "version: 1\n# edited\n");
     let n = s.recv();
     assert_eq!(n["method"], "latch/diagnostics", "{n}");
     assert_eq!(n["params"]["cwd"], json!(c.project().join("b")), "{n}");
@@ -1943,12 +2031,12 @@ fn an_edit_in_one_directory_reloads_that_directory_alone() {
 fn an_edit_right_after_a_new_directory_loaded_is_reloaded() {
     let c = Claude::new().project_settings(&settings("PreToolUse", None, &["true"]));
     let mut s = three_configurations(&c);
-    c.write("project/d/.claude/settings.json", "{}");
+    c.write("project/d/.agents/hooks.yaml", "version: 1\n");
     let mut e = bash_before("ls");
     e["cwd"] = json!(c.project().join("d"));
     s.fire(6, e);
     assert_eq!(s.recv()["id"], 6);
-    c.write("project/d/.claude/settings.json", "{\"hooks\": {}}");
+    c.write("project/d/.agents/hooks.yaml", "version: 1\n# edited\n");
     let n = s.recv();
     assert_eq!(n["method"], "latch/diagnostics", "{n}");
     assert_eq!(n["params"]["cwd"], json!(c.project().join("d")), "{n}");
@@ -1959,12 +2047,7 @@ fn an_edit_right_after_a_new_directory_loaded_is_reloaded() {
 /// elsewhere reloads another configuration.
 #[test]
 fn a_kept_file_stays_kept_through_an_edit_elsewhere() {
-    let c = Claude::new().project_settings(&settings(
-        "PreToolUse",
-        Some("Bash"),
-        &["echo no >&2; exit 2"],
-    ));
-    let project_file = c.root.path().join("project/.claude/settings.json");
+    let (c, project_file) = guarded_project();
     let mut s = three_configurations(&c);
     // Every configuration reads the project's file: three notices.
     c.write("project/.claude/settings.json", "{\"hooks\": ");
@@ -1972,7 +2055,7 @@ fn a_kept_file_stays_kept_through_an_edit_elsewhere() {
         let n = s.notification("latch/diagnostics");
         assert_eq!(n["params"]["kept"], json!([project_file]), "{n}");
     }
-    c.write("project/a/.claude/settings.json", "{\"hooks\": {}}");
+    c.write("project/a/.agents/hooks.yaml", "version: 1\n# edited\n");
     let n = s.notification("latch/diagnostics");
     assert_eq!(n["params"]["cwd"], json!(c.project().join("a")), "{n}");
     assert_eq!(n["params"]["kept"], json!([project_file]), "{n}");
@@ -3084,6 +3167,55 @@ fn at_most_128_fires_run_at_once_and_a_waiting_one_cancels_at_once() {
 /// that the cache starts again, and a directory loaded again says so as
 /// a first load would (here with the kept last good version of a broken
 /// settings file, which makes every load send a notice).
+/// A file kept at its last good text in a directory that left the cache,
+/// and fixed while it was out (no reload saw the fix): the directory's
+/// next event reads the fixed file, not the kept text.
+#[test]
+fn a_kept_file_fixed_while_its_directory_was_out_of_the_cache_is_read_fixed() {
+    let root = tempfile::tempdir().unwrap();
+    let dir = |i: usize| root.path().join(format!("dirs/{i}"));
+    let rm = |i: usize| {
+        json!({"event": "tool_before", "session_id": format!("s{i}"), "cwd": dir(i),
+            "tool": {"name": "runCommand", "input": {"command": "rm -rf /"}}})
+    };
+    let guard = "version: 1\npreToolUse:\n  - name: no-rm\n    match: {tool: runCommand}\n    actions: [{name: block, type: deny, reason: no}]\n";
+    let file = write_file(&dir(0), ".agents/hooks.yaml", guard);
+    std::fs::create_dir(root.path().join("project")).unwrap();
+    let mut s = Server::start(&[]);
+    s.request(
+        1,
+        "initialize",
+        json!({"dialects": ["peen"], "project": root.path().join("project"),
+            "home": root.path().join("home"), "peen_config_dir": root.path().join("peen"),
+            "state_dir": root.path().join("state")}),
+    );
+    let r = s.request(2, "fire", rm(0));
+    assert_eq!(r["result"]["reasons"][0]["text"], "no", "{r}");
+    write_file(&dir(0), ".agents/hooks.yaml", "version: 1\npreToolUse: [\n");
+    let n = s.notification("latch/diagnostics");
+    assert_eq!(n["params"]["kept"], json!([file]), "{n}");
+    // The project's configuration, `dirs/0` and 62 more fill the cache;
+    // one more starts it again, without `dirs/0`.
+    for i in 1..=63 {
+        std::fs::create_dir_all(dir(i)).expect("mkdir");
+        let id = 100 + i64::try_from(i).expect("small");
+        assert_eq!(s.request(id, "fire", rm(i))["id"], id);
+    }
+    // Past the watcher's next look: `dirs/0` is watched no more.
+    std::thread::sleep(Duration::from_millis(600));
+    write_file(
+        &dir(0),
+        ".agents/hooks.yaml",
+        &guard.replace("reason: no", "reason: fixed"),
+    );
+    std::thread::sleep(Duration::from_millis(600));
+    s.fire(3, rm(0));
+    let r = s.recv();
+    assert_eq!(r["id"], 3, "nothing kept, nothing to say: {r}");
+    assert_eq!(r["result"]["reasons"][0]["text"], "fixed", "{r}");
+    assert_eq!(s.close(), 0);
+}
+
 #[test]
 fn the_cache_of_64_configurations_starts_again_past_its_bound() {
     let c = Claude::new().project_settings(&settings(

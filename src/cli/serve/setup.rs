@@ -3,15 +3,17 @@
 //! the watcher (see [`super::watch`]), and the ones a session that kept
 //! its settings runs with.
 
-use std::collections::HashMap;
-use std::path::PathBuf;
+use std::collections::{BTreeSet, HashMap};
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use serde_json::json;
 use serde_json::value::RawValue;
 
 use crate::cli::config::ConfigArgs;
+use crate::config::files::Files;
 use crate::dialect::claude::accepted::Accepted;
+use crate::dialect::lost_hooks;
 use crate::{Diagnostic, Engine, Event};
 
 use super::flow::Out;
@@ -39,7 +41,7 @@ pub(super) struct Setup {
     /// The files whose last good text stands in for a broken edit on disk
     /// (see [`watch`]): every configuration loaded from now on reads them
     /// so too, until an edit fixes them.
-    pub(super) kept: Mutex<crate::config::files::Files>,
+    pub(super) kept: Mutex<Files>,
     /// Held by each [`watch`] reload for its whole run, and by each load
     /// of a configuration not cached yet: a load sees a reload whole,
     /// never half done. Both run on tokio's blocking pool (but the first
@@ -69,6 +71,70 @@ pub(super) struct Loaded {
     /// directory then (peen took the project as its workspace): looked at
     /// by the watcher, so that its creation loads the configuration again.
     pub(super) missing_cwd: Option<PathBuf>,
+    /// What the disk showed the load of this configuration (not the last
+    /// good texts of files it kept): a reload that sees the same changed
+    /// nothing, and is not announced. `None` when that is not known (see
+    /// [`Loaded::seeing_as`]).
+    pub(super) seen: Option<Arc<Seen>>,
+}
+
+impl Loaded {
+    /// Whether `self` and `other` were loaded from the same disk (never
+    /// when either is not known).
+    pub(super) fn saw_the_same_as(&self, other: &Loaded) -> bool {
+        matches!((&self.seen, &other.seen), (Some(a), Some(b)) if a == b)
+    }
+
+    /// This configuration, loaded with the files of `replaced` read as
+    /// given, with what the disk showed `disk` (the same configuration
+    /// loaded from disk just before) as its own, if the two loads read the
+    /// same of every other file. If one changed between the two loads,
+    /// this configuration holds the newer text and `disk` the older: what
+    /// it was loaded from is not known, and the next reload is news even
+    /// if the disk is back to what `disk` saw.
+    pub(super) fn seeing_as(self, disk: &Loaded, replaced: &Files) -> Loaded {
+        let agree = match (&self.seen, &disk.seen) {
+            (Some(mine), Some(theirs)) => mine.agrees_but_for(theirs, replaced),
+            _ => false,
+        };
+        Loaded {
+            seen: if agree { disk.seen.clone() } else { None },
+            ..self
+        }
+    }
+}
+
+/// Everything a load depends on, as the disk gave it: every input of a
+/// load but the server's own settings. Two loads that saw the same load
+/// the same hooks, so a change on disk that leaves it as it was (a log
+/// written in a watched directory, a hook's script edited) is no news.
+#[derive(PartialEq)]
+pub(super) struct Seen {
+    /// The text of each configuration file read (a file looked for and
+    /// missing is absent).
+    files: Arc<FileTexts>,
+    /// The load's diagnostics.
+    diagnostics: Vec<Diagnostic>,
+    /// [`Loaded::missing_cwd`].
+    missing_cwd: Option<PathBuf>,
+    /// The trust approvals, when a trust policy is on.
+    approvals: Option<Result<crate::trust::Store, String>>,
+}
+
+impl Seen {
+    /// Whether two loads read the same, but for the files of `replaced`.
+    fn agrees_but_for(&self, other: &Seen, replaced: &Files) -> bool {
+        let others = |s: &Seen| {
+            s.files
+                .iter()
+                .filter(|(file, _)| !replaced.contains_key(*file))
+                .map(|(file, text)| (file.clone(), text.clone()))
+                .collect::<FileTexts>()
+        };
+        others(self) == others(other)
+            && self.missing_cwd == other.missing_cwd
+            && self.approvals == other.approvals
+    }
 }
 
 /// Configuration files' texts, by path.
@@ -220,13 +286,8 @@ fn loaded_for(setup: &Setup, out: &Out, cwd: Option<PathBuf>) -> (Loaded, Vec<Di
         return (loaded, Vec::new());
     }
     let before = watch::fingerprint(&setup.config.watch_roots(key.as_deref()));
-    let replace = lock(&setup.kept).clone();
-    let (loaded, diags) = load(setup, out, key.as_deref(), replace.clone());
-    let kept: Vec<&PathBuf> = replace
-        .keys()
-        .filter(|f| loaded.files.contains_key(*f))
-        .collect();
-    let reason = (!kept.is_empty()).then(|| watch::kept_reason(kept.iter().copied()));
+    let (loaded, diags, kept) = load_keeping(setup, out, key.as_deref());
+    let reason = (!kept.is_empty()).then(|| watch::kept_reason(&kept));
     let answer = loaded.clone();
     let first = {
         let mut engines = lock(&setup.engines);
@@ -237,6 +298,8 @@ fn loaded_for(setup: &Setup, out: &Out, cwd: Option<PathBuf>) -> (Loaded, Vec<Di
         if engines.len() >= MAX_ENGINES {
             engines.clear();
             fresh.clear();
+            // Their files are watched no more either.
+            lock(&setup.sessions_own).clear();
         }
         engines.insert(key.clone(), loaded);
         fresh.insert(key.clone(), before);
@@ -251,23 +314,62 @@ fn loaded_for(setup: &Setup, out: &Out, cwd: Option<PathBuf>) -> (Loaded, Vec<Di
     (answer, diags)
 }
 
+/// Loads the configuration for events in `cwd` from disk, but for the
+/// files kept at their last good text ([`Setup::kept`]) that are still
+/// broken there: those read as kept. Returns it, the diagnostics of the
+/// files on disk (what the user has to fix), and the files read as kept.
+///
+/// A kept file that this load looks for and finds without an error, or
+/// does not find, was fixed or removed while no loaded configuration read
+/// it (its directory left the cache, so no reload saw it): it is kept no
+/// more.
+fn load_keeping(
+    setup: &Setup,
+    out: &Out,
+    cwd: Option<&Path>,
+) -> (Loaded, Vec<Diagnostic>, Vec<PathBuf>) {
+    let (disk, diags) = load(setup, out, cwd, Files::new());
+    let broken: BTreeSet<&PathBuf> = diags
+        .iter()
+        .filter(|d| lost_hooks(d))
+        .filter_map(|d| d.file.as_ref())
+        .collect();
+    let looked: BTreeSet<PathBuf> = disk
+        .engine
+        .dialects()
+        .flat_map(|d| d.config_paths())
+        .collect();
+    let replace: Files = {
+        let mut kept = lock(&setup.kept);
+        kept.retain(|file, _| broken.contains(file) || !looked.contains(file));
+        kept.iter()
+            .filter(|(file, _)| broken.contains(file))
+            .map(|(file, text)| (file.clone(), text.clone()))
+            .collect()
+    };
+    if replace.is_empty() {
+        return (disk, diags, Vec::new());
+    }
+    let (patched, _) = load(setup, out, cwd, replace.clone());
+    let loaded = patched.seeing_as(&disk, &replace);
+    (loaded, diags, replace.into_keys().collect())
+}
+
 /// Loads the configuration for events in `cwd`, with every diagnostic of
 /// the load; the files of `replace` are read as given instead of from disk
 /// (see [`crate::config::files`]).
 pub(super) fn load(
     setup: &Setup,
     out: &Out,
-    cwd: Option<&std::path::Path>,
-    replace: crate::config::files::Files,
+    cwd: Option<&Path>,
+    replace: Files,
 ) -> (Loaded, Vec<Diagnostic>) {
     let mut diags = Vec::new();
     let mut event = Event::new(crate::EventKind::SessionStart);
-    event.cwd = cwd.map(std::path::Path::to_path_buf);
+    event.cwd = cwd.map(Path::to_path_buf);
     // Looked at before the load: a directory made during it is then
     // reloaded once, never missed.
-    let missing_cwd = cwd
-        .filter(|d| !d.is_dir())
-        .map(std::path::Path::to_path_buf);
+    let missing_cwd = cwd.filter(|d| !d.is_dir()).map(Path::to_path_buf);
     let (engine, files) = crate::config::files::load_with(replace, || {
         setup.config.clone().engine(&event, &mut diags)
     });
@@ -294,6 +396,15 @@ pub(super) fn load(
         engine = engine.with_telemetry(t.clone());
     }
     diags.extend(engine.diagnostics().cloned());
+    let files = Arc::new(files);
+    let seen = Some(Arc::new(Seen {
+        files: files.clone(),
+        diagnostics: diags.clone(),
+        missing_cwd: missing_cwd.clone(),
+        approvals: engine
+            .trust_gate()
+            .map(|gate| gate.store().cloned().map_err(ToOwned::to_owned)),
+    }));
     let loaded = Loaded {
         engine: Arc::new(engine),
         watches_config_change: crate::dialect::claude::accepted::watches_config_change(
@@ -302,8 +413,9 @@ pub(super) fn load(
                 .map(Vec::as_slice)
                 .chain(setup.config.inline_claude_settings().map(str::as_bytes)),
         ),
-        files: Arc::new(files),
+        files,
         missing_cwd,
+        seen,
     };
     (loaded, diags)
 }
@@ -353,4 +465,52 @@ pub(super) async fn with_accepted(
         loaded
     })
     .await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A configuration loaded from `files` (path, text).
+    fn loaded(files: &[(&str, &str)]) -> Loaded {
+        let files: Arc<FileTexts> = Arc::new(
+            files
+                .iter()
+                .map(|(path, text)| (PathBuf::from(path), text.as_bytes().to_vec()))
+                .collect(),
+        );
+        Loaded {
+            engine: Arc::new(Engine::new()),
+            files: files.clone(),
+            watches_config_change: false,
+            missing_cwd: None,
+            seen: Some(Arc::new(Seen {
+                files,
+                diagnostics: Vec::new(),
+                missing_cwd: None,
+                approvals: None,
+            })),
+        }
+    }
+
+    #[test]
+    fn a_patched_load_takes_what_the_disk_showed_only_if_its_other_files_agree() {
+        let disk = loaded(&[("/p/a.json", "broken"), ("/p/b.json", "B1")]);
+        let replaced = Files::from([(PathBuf::from("/p/a.json"), Some(b"good".to_vec()))]);
+        // Read as kept, and the other file as the disk load read it: it
+        // was loaded from what the disk showed.
+        let patched = loaded(&[("/p/a.json", "good"), ("/p/b.json", "B1")]);
+        let patched = patched.seeing_as(&disk, &replaced);
+        assert!(patched.saw_the_same_as(&disk));
+        // The other file changed between the two loads: not known, so even
+        // a disk back at B1 is news next time.
+        let torn = loaded(&[("/p/a.json", "good"), ("/p/b.json", "B2")]);
+        let torn = torn.seeing_as(&disk, &replaced);
+        assert!(torn.seen.is_none());
+        assert!(!torn.saw_the_same_as(&disk));
+        assert!(!torn.saw_the_same_as(&torn.clone()));
+        // A file the patched load found and the disk load did not.
+        let more = loaded(&[("/p/a.json", "good"), ("/p/b.json", "B1"), ("/p/c", "")]);
+        assert!(more.seeing_as(&disk, &replaced).seen.is_none());
+    }
 }

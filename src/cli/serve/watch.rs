@@ -29,6 +29,10 @@ pub const POLL: Duration = Duration::from_millis(250);
 /// file in several steps).
 pub const SETTLE: Duration = Duration::from_millis(200);
 
+/// The longest a change is waited for to settle: one that goes on longer
+/// (a log written every 100 ms) is reloaded as it stands.
+pub const MAX_SETTLE: Duration = Duration::from_secs(2);
+
 /// The most entries one fingerprint looks at below one watched path.
 const MAX_ENTRIES: usize = 4096;
 
@@ -166,9 +170,13 @@ pub fn watch(setup: Arc<Setup>, out: Out, before: Fingerprint) -> impl Future<Ou
             if paths.is_empty() && !whole {
                 continue;
             }
-            // Let the edit finish.
+            // Let the edit finish, but not for ever: a directory that
+            // never stops changing (a log a plugin writes into) is
+            // reloaded every `MAX_SETTLE` or so, and only a configuration
+            // whose files changed is announced.
+            let started = tokio::time::Instant::now();
             let mut settled = fingerprint_off_thread(&watched).await;
-            loop {
+            while started.elapsed() < MAX_SETTLE {
                 tokio::time::sleep(SETTLE).await;
                 let again = fingerprint_off_thread(&watched).await;
                 if again == settled {
@@ -298,9 +306,6 @@ fn made_since(setup: &Setup, told: &mut BTreeSet<PathBuf>) -> BTreeSet<PathBuf> 
 /// error names no file), the configuration loaded before stays, whole.
 pub fn reload(setup: &Setup, out: &Out, changed: Option<&BTreeSet<PathBuf>>) {
     let _whole = lock(&setup.loading);
-    // Loaded from files that may have changed too: loaded anew when next
-    // needed.
-    lock(&setup.sessions_own).clear();
     let keys: Vec<Option<PathBuf>> = lock(&setup.engines).keys().cloned().collect();
     // The files kept at their last good text after this round, for the
     // configurations loaded later.
@@ -345,6 +350,15 @@ pub fn reload(setup: &Setup, out: &Out, changed: Option<&BTreeSet<PathBuf>>) {
                 .collect()
         };
         let (fresh, diagnostics) = load(setup, out, cwd.as_deref(), Files::new());
+        // Nothing it reads changed (a log written in a watched directory,
+        // a hook's script edited, an edit undone): it stays as it is,
+        // without a notice. An explicit reload (`changed` is `None`) is
+        // always announced.
+        if changed.is_some() && fresh.saw_the_same_as(&old) {
+            unchanged_reads.extend(old.files.keys().cloned());
+            continue;
+        }
+        let seen = fresh.seen.clone();
         let broken = new_errors(&diagnostics);
         let mut kept: BTreeSet<PathBuf> = BTreeSet::new();
         let applied = if broken.is_empty() {
@@ -359,6 +373,8 @@ pub fn reload(setup: &Setup, out: &Out, changed: Option<&BTreeSet<PathBuf>>) {
                     .collect();
                 let (patched, patched_diagnostics) =
                     load(setup, out, cwd.as_deref(), replace.clone());
+                // What the disk showed, for the next round to compare.
+                let patched = patched.seeing_as(&fresh, &replace);
                 kept = files;
                 let applies = new_errors(&patched_diagnostics).is_empty();
                 if applies {
@@ -378,8 +394,11 @@ pub fn reload(setup: &Setup, out: &Out, changed: Option<&BTreeSet<PathBuf>>) {
                 (true, reason)
             }
             None => {
-                // Kept whole: it holds the texts it was loaded from still.
+                // Kept whole: it holds the texts it was loaded from still,
+                // and the next round compares against the disk as it is
+                // now (this notice is not sent again).
                 unchanged_reads.extend(old.files.keys().cloned());
+                updates.push((cwd.clone(), Loaded { seen, ..old }));
                 kept.clear();
                 let mut files: Vec<&Path> =
                     broken.iter().filter_map(|d| d.file.as_deref()).collect();
@@ -409,6 +428,13 @@ pub fn reload(setup: &Setup, out: &Out, changed: Option<&BTreeSet<PathBuf>>) {
         .map(|(file, text)| (file.clone(), text.clone()))
         .collect();
     still_kept.extend(carried);
+    // Loaded from files that may have changed too: loaded anew when next
+    // needed. (A round that left every configuration as it was changed
+    // none of their files: a session's own reads those, but for its
+    // settings, which the configuration of its directory reads too.)
+    if !(updates.is_empty() && notices.is_empty()) {
+        lock(&setup.sessions_own).clear();
+    }
     lock(&setup.engines).extend(updates);
     *lock(&setup.kept) = still_kept;
     for notice in notices {
