@@ -2465,6 +2465,59 @@ fn a_rejected_edit_is_held_back_for_its_session(inline: bool) {
     assert_eq!(s.close(), 0);
 }
 
+/// A session that keeps its own settings loads its own configuration
+/// when its event comes: from the disk of that moment. A managed deny
+/// removed, an event of that session, and the deny put back, all before
+/// the watcher's next look, leaves every cached configuration as it was;
+/// the session's own is loaded again all the same, and denies again.
+#[test]
+fn a_deny_removed_and_put_back_between_two_looks_is_back_for_a_session_that_kept_its_settings() {
+    let c = Claude::new();
+    let marker = c.root.path().join("reject");
+    let reject = format!("if [ -f '{}' ]; then exit 2; fi", marker.display());
+    let rejecting = settings("ConfigChange", None, &[&reject]);
+    let c = c.project_settings(&rejecting);
+    let managed = |tag: &str, exit: u8| {
+        c.write(
+            "managed/managed-settings.json",
+            &settings(
+                "PreToolUse",
+                Some("Bash"),
+                &[&format!("echo {tag} >&2; exit {exit}")],
+            )
+            .to_string(),
+        )
+    };
+    managed("v1", 2);
+    let mut s = Server::claude(&c);
+    let s1 = |mut e: Value| {
+        e["session_id"] = json!("s1");
+        e
+    };
+    s.request(2, "fire", s1(json!({"event": "session_start"})));
+    // s1 rejects an edit of the project's settings: it keeps its own.
+    let mut edited = rejecting.clone();
+    edited["hooks"]["PostToolUse"] =
+        settings("PostToolUse", Some("Bash"), &["true"])["hooks"]["PostToolUse"].clone();
+    let file = c.write("project/.claude/settings.json", &edited.to_string());
+    s.notification("latch/diagnostics");
+    std::fs::write(&marker, "").unwrap();
+    let change = json!({"event": "config_change", "source": "project_settings", "file_path": file});
+    let r = s.request(3, "fire", s1(change));
+    assert_eq!(r["result"]["decision"], "deny", "{r}");
+    managed("v1b", 2);
+    s.notification("latch/diagnostics");
+    // Removed, used by s1, put back: one window between two looks.
+    managed("v2", 0);
+    let r = s.request(4, "fire", s1(bash_before("ls")));
+    assert_eq!(r["result"]["decision"], "proceed", "{r}");
+    managed("v1b", 2);
+    std::thread::sleep(Duration::from_millis(1500));
+    let r = s.request(5, "fire", s1(bash_before("ls")));
+    assert_eq!(r["result"]["decision"], "deny", "the deny is back: {r}");
+    assert_eq!(s.close(), 0);
+}
+
 #[test]
 fn a_session_that_rejected_a_configuration_change_keeps_its_settings_in_the_server() {
     a_rejected_edit_is_held_back_for_its_session(false);

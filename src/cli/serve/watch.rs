@@ -429,12 +429,10 @@ pub fn reload(setup: &Setup, out: &Out, changed: Option<&BTreeSet<PathBuf>>) {
         .collect();
     still_kept.extend(carried);
     // Loaded from files that may have changed too: loaded anew when next
-    // needed. (A round that left every configuration as it was changed
-    // none of their files: a session's own reads those, but for its
-    // settings, which the configuration of its directory reads too.)
-    if !(updates.is_empty() && notices.is_empty()) {
-        lock(&setup.sessions_own).clear();
-    }
+    // needed. Even after a quiet round: a session's own was loaded when
+    // its event came, maybe from a text changed since and changed back
+    // (an undo, a `git stash pop`) before this round looked.
+    lock(&setup.sessions_own).clear();
     lock(&setup.engines).extend(updates);
     *lock(&setup.kept) = still_kept;
     for notice in notices {
