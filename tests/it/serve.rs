@@ -1385,6 +1385,65 @@ fn a_hooks_file_named_by_a_plugin_manifest_is_watched() {
     assert_eq!(s.close(), 0);
 }
 
+/// A broken plugin manifest keeps its last good text, which names a
+/// hooks file the broken one does not: that file is read again at each
+/// reload, so a log beside it sends nothing and its edit applies.
+#[test]
+fn a_file_only_a_kept_text_names_is_compared_too() {
+    let c = Claude::new();
+    let plugin = c.root.path().join("plugin");
+    let manifest = write_file(
+        &plugin,
+        ".claude-plugin/plugin.json",
+        r#"{"name": "q", "hooks": "extra.json"}"#,
+    );
+    let guard = |tag: &str| {
+        write_file(
+            &plugin,
+            "extra.json",
+            &settings(
+                "PreToolUse",
+                Some("Bash"),
+                &[&format!("echo {tag} >&2; exit 2")],
+            )
+            .to_string(),
+        );
+    };
+    guard("guard");
+    let mut s = Server::start(&[]);
+    s.request(
+        1,
+        "initialize",
+        json!({"dialects": ["claude"], "project": c.project(), "home": c.home(),
+            "claude_managed_dir": c.root.path().join("managed"), "plugin_dirs": [plugin],
+            "state_dir": c.root.path().join("state")}),
+    );
+    write_file(
+        &plugin,
+        ".claude-plugin/plugin.json",
+        r#"{"name": "q", "hooks": "#,
+    );
+    let n = s.notification("latch/diagnostics");
+    assert_eq!(n["params"]["kept"], json!([manifest]), "{n}");
+    // Where the manifest breaks.
+    let d = &n["params"]["diagnostics"][0];
+    assert_eq!(
+        (&d["file"], &d["line"]),
+        (&json!(manifest), &json!(1)),
+        "{n}"
+    );
+    assert!(d["column"].as_u64().is_some_and(|c| c > 20), "{n}");
+    write_file(&plugin, "log.txt", "a line\n");
+    s.assert_quiet(2, "a log beside the kept manifest");
+    guard("guard2");
+    let n = s.notification("latch/diagnostics");
+    assert_eq!(n["params"]["kept"], json!([manifest]), "{n}");
+    let r = s.request(3, "fire", bash_before("ls"));
+    assert_eq!(r["result"]["decision"], "deny", "{r}");
+    assert!(r.to_string().contains("guard2"), "{r}");
+    assert_eq!(s.close(), 0);
+}
+
 /// The user's poolside file is `~/.config/poolside/settings.yaml`; an edit
 /// of it alone reloads.
 #[test]

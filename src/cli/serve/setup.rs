@@ -76,29 +76,44 @@ pub(super) struct Loaded {
     /// nothing, and is not announced. `None` when that is not known (see
     /// [`Loaded::seeing_as`]).
     pub(super) seen: Option<Arc<Seen>>,
+    /// The files it read that a load from disk did not, as it read them:
+    /// files only the last good text of a kept file names (a plugin
+    /// manifest's hooks file), which `seen` cannot hold.
+    pub(super) only_kept_read: Arc<FileTexts>,
 }
 
 impl Loaded {
-    /// Whether `self` and `other` were loaded from the same disk (never
-    /// when either is not known).
-    pub(super) fn saw_the_same_as(&self, other: &Loaded) -> bool {
-        matches!((&self.seen, &other.seen), (Some(a), Some(b)) if a == b)
+    /// Whether `fresh`, loaded from disk now, finds the disk as this
+    /// configuration's load saw it (never when either is not known), and
+    /// the files only this one read are as it read them.
+    pub(super) fn unchanged_by(&self, fresh: &Loaded) -> bool {
+        let same = matches!((&self.seen, &fresh.seen), (Some(a), Some(b)) if a == b);
+        // Bounded by the text it had: a longer file changed.
+        let still = |(path, text): (&PathBuf, &Vec<u8>)| {
+            crate::config::read_bounded(path, text.len() as u64).is_ok_and(|now| now == *text)
+        };
+        same && self.only_kept_read.iter().all(still)
     }
 
     /// This configuration, loaded with the files of `replaced` read as
     /// given, with what the disk showed `disk` (the same configuration
     /// loaded from disk just before) as its own, if the two loads read the
-    /// same of every other file. If one changed between the two loads,
-    /// this configuration holds the newer text and `disk` the older: what
-    /// it was loaded from is not known, and the next reload is news even
-    /// if the disk is back to what `disk` saw.
+    /// same of every other file both read; the files only this one read
+    /// become [`Loaded::only_kept_read`]. If a file changed between the two
+    /// loads, this configuration holds the newer text and `disk` the
+    /// older: what it was loaded from is not known, and the next reload is
+    /// news even if the disk is back to what `disk` saw.
     pub(super) fn seeing_as(self, disk: &Loaded, replaced: &Files) -> Loaded {
-        let agree = match (&self.seen, &disk.seen) {
-            (Some(mine), Some(theirs)) => mine.agrees_but_for(theirs, replaced),
-            _ => false,
+        let (seen, only_kept_read) = match (&self.seen, &disk.seen) {
+            (Some(mine), Some(theirs)) => match mine.agrees_but_for(theirs, replaced) {
+                Some(only_mine) => (disk.seen.clone(), only_mine),
+                None => (None, FileTexts::new()),
+            },
+            _ => (None, FileTexts::new()),
         };
         Loaded {
-            seen: if agree { disk.seen.clone() } else { None },
+            seen,
+            only_kept_read: Arc::new(only_kept_read),
             ..self
         }
     }
@@ -122,18 +137,25 @@ pub(super) struct Seen {
 }
 
 impl Seen {
-    /// Whether two loads read the same, but for the files of `replaced`.
-    fn agrees_but_for(&self, other: &Seen, replaced: &Files) -> bool {
-        let others = |s: &Seen| {
-            s.files
-                .iter()
-                .filter(|(file, _)| !replaced.contains_key(*file))
-                .map(|(file, text)| (file.clone(), text.clone()))
-                .collect::<FileTexts>()
-        };
-        others(self) == others(other)
-            && self.missing_cwd == other.missing_cwd
-            && self.approvals == other.approvals
+    /// Whether two loads read the same of every file both read, but for
+    /// the files of `replaced`: if so, the files only `self` read, with
+    /// their texts.
+    fn agrees_but_for(&self, other: &Seen, replaced: &Files) -> Option<FileTexts> {
+        let mut only_mine = FileTexts::new();
+        for (file, text) in self.files.iter() {
+            if replaced.contains_key(file) {
+                continue;
+            }
+            match other.files.get(file) {
+                Some(theirs) if theirs != text => return None,
+                Some(_) => {}
+                None => {
+                    only_mine.insert(file.clone(), text.clone());
+                }
+            }
+        }
+        (self.missing_cwd == other.missing_cwd && self.approvals == other.approvals)
+            .then_some(only_mine)
     }
 }
 
@@ -416,6 +438,7 @@ pub(super) fn load(
         files,
         missing_cwd,
         seen,
+        only_kept_read: Arc::default(),
     };
     (loaded, diags)
 }
@@ -472,11 +495,11 @@ mod tests {
     use super::*;
 
     /// A configuration loaded from `files` (path, text).
-    fn loaded(files: &[(&str, &str)]) -> Loaded {
+    fn loaded(files: &[(&Path, &str)]) -> Loaded {
         let files: Arc<FileTexts> = Arc::new(
             files
                 .iter()
-                .map(|(path, text)| (PathBuf::from(path), text.as_bytes().to_vec()))
+                .map(|(path, text)| (path.to_path_buf(), text.as_bytes().to_vec()))
                 .collect(),
         );
         Loaded {
@@ -490,27 +513,37 @@ mod tests {
                 missing_cwd: None,
                 approvals: None,
             })),
+            only_kept_read: Arc::default(),
         }
     }
 
     #[test]
-    fn a_patched_load_takes_what_the_disk_showed_only_if_its_other_files_agree() {
-        let disk = loaded(&[("/p/a.json", "broken"), ("/p/b.json", "B1")]);
-        let replaced = Files::from([(PathBuf::from("/p/a.json"), Some(b"good".to_vec()))]);
+    fn a_patched_load_takes_what_the_disk_showed_only_if_the_files_both_read_agree() {
+        let d = tempfile::tempdir().unwrap();
+        let (a, b, c) = (d.path().join("a"), d.path().join("b"), d.path().join("c"));
+        let disk = loaded(&[(&a, "broken"), (&b, "B1")]);
+        let replaced = Files::from([(a.clone(), Some(b"good".to_vec()))]);
         // Read as kept, and the other file as the disk load read it: it
         // was loaded from what the disk showed.
-        let patched = loaded(&[("/p/a.json", "good"), ("/p/b.json", "B1")]);
-        let patched = patched.seeing_as(&disk, &replaced);
-        assert!(patched.saw_the_same_as(&disk));
+        let patched = loaded(&[(&a, "good"), (&b, "B1")]).seeing_as(&disk, &replaced);
+        assert!(patched.unchanged_by(&disk));
         // The other file changed between the two loads: not known, so even
         // a disk back at B1 is news next time.
-        let torn = loaded(&[("/p/a.json", "good"), ("/p/b.json", "B2")]);
-        let torn = torn.seeing_as(&disk, &replaced);
+        let torn = loaded(&[(&a, "good"), (&b, "B2")]).seeing_as(&disk, &replaced);
         assert!(torn.seen.is_none());
-        assert!(!torn.saw_the_same_as(&disk));
-        assert!(!torn.saw_the_same_as(&torn.clone()));
-        // A file the patched load found and the disk load did not.
-        let more = loaded(&[("/p/a.json", "good"), ("/p/b.json", "B1"), ("/p/c", "")]);
-        assert!(more.seeing_as(&disk, &replaced).seen.is_none());
+        assert!(!torn.unchanged_by(&disk));
+        assert!(!torn.unchanged_by(&torn.clone()));
+        // A file only the kept text names is read again from disk: no
+        // news while it is as the load read it.
+        std::fs::write(&c, "C1").unwrap();
+        let more = loaded(&[(&a, "good"), (&b, "B1"), (&c, "C1")]).seeing_as(&disk, &replaced);
+        assert!(more.seen.is_some());
+        assert!(more.unchanged_by(&disk));
+        std::fs::write(&c, "C2").unwrap();
+        assert!(!more.unchanged_by(&disk), "edited");
+        std::fs::write(&c, "C1 and more").unwrap();
+        assert!(!more.unchanged_by(&disk), "grown");
+        std::fs::remove_file(&c).unwrap();
+        assert!(!more.unchanged_by(&disk), "removed");
     }
 }

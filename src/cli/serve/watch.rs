@@ -354,7 +354,7 @@ pub fn reload(setup: &Setup, out: &Out, changed: Option<&BTreeSet<PathBuf>>) {
         // a hook's script edited, an edit undone): it stays as it is,
         // without a notice. An explicit reload (`changed` is `None`) is
         // always announced.
-        if changed.is_some() && fresh.saw_the_same_as(&old) {
+        if changed.is_some() && old.unchanged_by(&fresh) {
             unchanged_reads.extend(old.files.keys().cloned());
             continue;
         }
@@ -398,7 +398,14 @@ pub fn reload(setup: &Setup, out: &Out, changed: Option<&BTreeSet<PathBuf>>) {
                 // and the next round compares against the disk as it is
                 // now (this notice is not sent again).
                 unchanged_reads.extend(old.files.keys().cloned());
-                updates.push((cwd.clone(), Loaded { seen, ..old }));
+                updates.push((
+                    cwd.clone(),
+                    Loaded {
+                        seen,
+                        only_kept_read: Arc::default(),
+                        ..old
+                    },
+                ));
                 kept.clear();
                 let mut files: Vec<&Path> =
                     broken.iter().filter_map(|d| d.file.as_deref()).collect();

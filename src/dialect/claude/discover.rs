@@ -220,15 +220,17 @@ fn load_plugin(dir: &Path, home: Option<&Path>, diags: &mut Vec<Diagnostic>) -> 
     let manifest_present = crate::config::files::presence(&manifest_path)
         .unwrap_or_else(|| std::fs::symlink_metadata(&manifest_path).is_ok());
     let manifest = if manifest_present {
+        // A syntax error says where it is.
         match read_bounded_text(&manifest_path, MAX_FILE)
-            .map_err(|e| e.to_string())
-            .and_then(|t| crate::config::json::parse(&t).map_err(|e| e.message))
+            .map_err(|e| (e.to_string(), None))
+            .and_then(|t| crate::config::json::parse(&t).map_err(|e| (e.message, e.position)))
         {
             Ok(node) => Some(node),
-            Err(e) => {
+            Err((e, position)) => {
                 diags.push(
                     Diagnostic::error(format!("cannot read the plugin manifest: {e}"))
                         .in_file(&manifest_path)
+                        .at(position)
                         .for_dialect(DIALECT),
                 );
                 None
