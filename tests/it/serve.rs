@@ -1,6 +1,7 @@
 //! `latch serve`: JSON-RPC over stdin/stdout against the real binary.
 
 use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
@@ -1385,31 +1386,16 @@ fn a_hooks_file_named_by_a_plugin_manifest_is_watched() {
     assert_eq!(s.close(), 0);
 }
 
-/// A broken plugin manifest keeps its last good text, which names a
-/// hooks file the broken one does not: that file is read again at each
-/// reload, so a log beside it sends nothing and its edit applies.
-#[test]
-fn a_file_only_a_kept_text_names_is_compared_too() {
-    let c = Claude::new();
+/// A claude server with the plugin `c/plugin`, whose manifest names the
+/// hooks file `extra.json`; returns the server, the plugin's directory and
+/// its manifest.
+fn server_with_a_plugin(c: &Claude) -> (Server, PathBuf, PathBuf) {
     let plugin = c.root.path().join("plugin");
     let manifest = write_file(
         &plugin,
         ".claude-plugin/plugin.json",
         r#"{"name": "q", "hooks": "extra.json"}"#,
     );
-    let guard = |tag: &str| {
-        write_file(
-            &plugin,
-            "extra.json",
-            &settings(
-                "PreToolUse",
-                Some("Bash"),
-                &[&format!("echo {tag} >&2; exit 2")],
-            )
-            .to_string(),
-        );
-    };
-    guard("guard");
     let mut s = Server::start(&[]);
     s.request(
         1,
@@ -1418,13 +1404,44 @@ fn a_file_only_a_kept_text_names_is_compared_too() {
             "claude_managed_dir": c.root.path().join("managed"), "plugin_dirs": [plugin],
             "state_dir": c.root.path().join("state")}),
     );
+    (s, plugin, manifest)
+}
+
+/// Writes a plugin's `extra.json` with a `Bash` guard that says `tag`.
+fn plugin_guard(plugin: &Path, tag: &str) {
     write_file(
-        &plugin,
+        plugin,
+        "extra.json",
+        &settings(
+            "PreToolUse",
+            Some("Bash"),
+            &[&format!("echo {tag} >&2; exit 2")],
+        )
+        .to_string(),
+    );
+}
+
+/// Breaks a plugin's manifest: it names no hooks file any more.
+fn break_manifest(s: &Server, plugin: &Path, manifest: &Path) -> Value {
+    write_file(
+        plugin,
         ".claude-plugin/plugin.json",
         r#"{"name": "q", "hooks": "#,
     );
     let n = s.notification("latch/diagnostics");
     assert_eq!(n["params"]["kept"], json!([manifest]), "{n}");
+    n
+}
+
+/// A broken plugin manifest keeps its last good text, which names a
+/// hooks file the broken one does not: that file is read again at each
+/// reload, so a log beside it sends nothing and its edit applies.
+#[test]
+fn a_file_only_a_kept_text_names_is_compared_too() {
+    let c = Claude::new();
+    plugin_guard(&c.root.path().join("plugin"), "guard");
+    let (mut s, plugin, manifest) = server_with_a_plugin(&c);
+    let n = break_manifest(&s, &plugin, &manifest);
     // Where the manifest breaks.
     let d = &n["params"]["diagnostics"][0];
     assert_eq!(
@@ -1435,12 +1452,61 @@ fn a_file_only_a_kept_text_names_is_compared_too() {
     assert!(d["column"].as_u64().is_some_and(|c| c > 20), "{n}");
     write_file(&plugin, "log.txt", "a line\n");
     s.assert_quiet(2, "a log beside the kept manifest");
-    guard("guard2");
+    plugin_guard(&plugin, "guard2");
     let n = s.notification("latch/diagnostics");
     assert_eq!(n["params"]["kept"], json!([manifest]), "{n}");
     let r = s.request(3, "fire", bash_before("ls"));
     assert_eq!(r["result"]["decision"], "deny", "{r}");
     assert!(r.to_string().contains("guard2"), "{r}");
+    assert_eq!(s.close(), 0);
+}
+
+/// The hooks file a kept manifest names was missing: its creation is a
+/// change too.
+#[test]
+fn a_file_a_kept_text_names_and_did_not_find_is_watched_for() {
+    let c = Claude::new();
+    let (mut s, plugin, manifest) = server_with_a_plugin(&c);
+    break_manifest(&s, &plugin, &manifest);
+    plugin_guard(&plugin, "made");
+    let n = s.notification("latch/diagnostics");
+    assert_eq!(n["params"]["kept"], json!([manifest]), "{n}");
+    let r = s.request(2, "fire", bash_before("ls"));
+    assert!(r.to_string().contains("made"), "{r}");
+    assert_eq!(s.close(), 0);
+}
+
+/// With the manifest broken, its hooks file breaks too: the configuration
+/// loaded before is kept whole, and the notice names the hooks file and
+/// its error. Once the hooks file is fixed, that applies.
+#[test]
+fn a_configuration_kept_whole_for_a_file_a_kept_text_names_follows_that_file() {
+    let c = Claude::new();
+    plugin_guard(&c.root.path().join("plugin"), "guard");
+    let (mut s, plugin, manifest) = server_with_a_plugin(&c);
+    break_manifest(&s, &plugin, &manifest);
+    let extra = write_file(&plugin, "extra.json", "{");
+    let n = s.notification("latch/diagnostics");
+    assert_eq!(n["params"]["reloaded"], false, "{n}");
+    assert!(
+        n["params"]["reason"]
+            .as_str()
+            .is_some_and(|r| r.contains(extra.to_str().unwrap())),
+        "{n}"
+    );
+    assert!(
+        n["params"]["diagnostics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|d| d["file"] == json!(extra) && d["line"] == 1),
+        "{n}"
+    );
+    write_file(&plugin, "extra.json", r#"{"hooks": {}}"#);
+    let n = s.notification("latch/diagnostics");
+    assert_eq!(n["params"]["reloaded"], true, "{n}");
+    let r = s.request(2, "fire", bash_before("ls"));
+    assert_eq!(r["result"]["decision"], "proceed", "{r}");
     assert_eq!(s.close(), 0);
 }
 

@@ -76,10 +76,11 @@ pub(super) struct Loaded {
     /// nothing, and is not announced. `None` when that is not known (see
     /// [`Loaded::seeing_as`]).
     pub(super) seen: Option<Arc<Seen>>,
-    /// The files it read that a load from disk did not, as it read them:
-    /// files only the last good text of a kept file names (a plugin
-    /// manifest's hooks file), which `seen` cannot hold.
-    pub(super) only_kept_read: Arc<FileTexts>,
+    /// The files it read, or looked for and did not find, that a load
+    /// from disk did not look at: files only the last good text of a kept
+    /// file names (a plugin manifest's hooks file), which `seen` cannot
+    /// hold. With their texts as read (`None`: missing).
+    pub(super) only_kept_read: Arc<Files>,
 }
 
 impl Loaded {
@@ -88,9 +89,13 @@ impl Loaded {
     /// the files only this one read are as it read them.
     pub(super) fn unchanged_by(&self, fresh: &Loaded) -> bool {
         let same = matches!((&self.seen, &fresh.seen), (Some(a), Some(b)) if a == b);
-        // Bounded by the text it had: a longer file changed.
-        let still = |(path, text): (&PathBuf, &Vec<u8>)| {
-            crate::config::read_bounded(path, text.len() as u64).is_ok_and(|now| now == *text)
+        let still = |(path, text): (&PathBuf, &Option<Vec<u8>>)| match text {
+            // Bounded by the text it had: a longer file changed.
+            Some(text) => {
+                crate::config::read_bounded(path, text.len() as u64).is_ok_and(|now| now == *text)
+            }
+            // As a load looks for a file.
+            None => std::fs::symlink_metadata(path).is_err(),
         };
         same && self.only_kept_read.iter().all(still)
     }
@@ -98,24 +103,41 @@ impl Loaded {
     /// This configuration, loaded with the files of `replaced` read as
     /// given, with what the disk showed `disk` (the same configuration
     /// loaded from disk just before) as its own, if the two loads read the
-    /// same of every other file both read; the files only this one read
-    /// become [`Loaded::only_kept_read`]. If a file changed between the two
-    /// loads, this configuration holds the newer text and `disk` the
-    /// older: what it was loaded from is not known, and the next reload is
-    /// news even if the disk is back to what `disk` saw.
+    /// same of every other file; the files only this one read or looked
+    /// for become [`Loaded::only_kept_read`]. If a file changed between
+    /// the two loads, this configuration holds the newer text and `disk`
+    /// the older: what it was loaded from is not known, and the next
+    /// reload is news even if the disk is back to what `disk` saw.
     pub(super) fn seeing_as(self, disk: &Loaded, replaced: &Files) -> Loaded {
-        let (seen, only_kept_read) = match (&self.seen, &disk.seen) {
-            (Some(mine), Some(theirs)) => match mine.agrees_but_for(theirs, replaced) {
-                Some(only_mine) => (disk.seen.clone(), only_mine),
-                None => (None, FileTexts::new()),
-            },
-            _ => (None, FileTexts::new()),
+        let agreed = match (&self.seen, &disk.seen) {
+            (Some(mine), Some(theirs)) => mine.agrees_but_for(theirs, replaced),
+            _ => None,
+        };
+        let (seen, only_kept_read) = match agreed {
+            Some(mut only_mine) => {
+                let disk_looked = disk.looked();
+                for path in self.looked() {
+                    if !disk_looked.contains(&path) && !replaced.contains_key(&path) {
+                        only_mine.entry(path).or_insert(None);
+                    }
+                }
+                (disk.seen.clone(), only_mine)
+            }
+            None => (None, Files::new()),
         };
         Loaded {
             seen,
             only_kept_read: Arc::new(only_kept_read),
             ..self
         }
+    }
+
+    /// Every configuration path its load looked at.
+    fn looked(&self) -> BTreeSet<PathBuf> {
+        self.engine
+            .dialects()
+            .flat_map(|d| d.config_paths())
+            .collect()
     }
 }
 
@@ -137,11 +159,12 @@ pub(super) struct Seen {
 }
 
 impl Seen {
-    /// Whether two loads read the same of every file both read, but for
-    /// the files of `replaced`: if so, the files only `self` read, with
-    /// their texts.
-    fn agrees_but_for(&self, other: &Seen, replaced: &Files) -> Option<FileTexts> {
-        let mut only_mine = FileTexts::new();
+    /// Whether two loads read the same of every file but those of
+    /// `replaced`, apart from files only `self` read: if so, those files,
+    /// with their texts. A file only `other` read (gone before `self`
+    /// looked) is a disagreement.
+    fn agrees_but_for(&self, other: &Seen, replaced: &Files) -> Option<Files> {
+        let mut only_mine = Files::new();
         for (file, text) in self.files.iter() {
             if replaced.contains_key(file) {
                 continue;
@@ -150,11 +173,15 @@ impl Seen {
                 Some(theirs) if theirs != text => return None,
                 Some(_) => {}
                 None => {
-                    only_mine.insert(file.clone(), text.clone());
+                    only_mine.insert(file.clone(), Some(text.clone()));
                 }
             }
         }
-        (self.missing_cwd == other.missing_cwd && self.approvals == other.approvals)
+        let only_theirs = other
+            .files
+            .keys()
+            .any(|file| !replaced.contains_key(file) && !self.files.contains_key(file));
+        (!only_theirs && self.missing_cwd == other.missing_cwd && self.approvals == other.approvals)
             .then_some(only_mine)
     }
 }
@@ -533,6 +560,10 @@ mod tests {
         assert!(torn.seen.is_none());
         assert!(!torn.unchanged_by(&disk));
         assert!(!torn.unchanged_by(&torn.clone()));
+        // A file the load from disk read and the other did not find: gone
+        // between the two, so not known either.
+        let gone = loaded(&[(&a, "good")]).seeing_as(&disk, &replaced);
+        assert!(gone.seen.is_none());
         // A file only the kept text names is read again from disk: no
         // news while it is as the load read it.
         std::fs::write(&c, "C1").unwrap();

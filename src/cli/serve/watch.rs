@@ -349,7 +349,7 @@ pub fn reload(setup: &Setup, out: &Out, changed: Option<&BTreeSet<PathBuf>>) {
                 .cloned()
                 .collect()
         };
-        let (fresh, diagnostics) = load(setup, out, cwd.as_deref(), Files::new());
+        let (fresh, mut diagnostics) = load(setup, out, cwd.as_deref(), Files::new());
         // Nothing it reads changed (a log written in a watched directory,
         // a hook's script edited, an edit undone): it stays as it is,
         // without a notice. An explicit reload (`changed` is `None`) is
@@ -358,9 +358,12 @@ pub fn reload(setup: &Setup, out: &Out, changed: Option<&BTreeSet<PathBuf>>) {
             unchanged_reads.extend(old.files.keys().cloned());
             continue;
         }
-        let seen = fresh.seen.clone();
         let broken = new_errors(&diagnostics);
         let mut kept: BTreeSet<PathBuf> = BTreeSet::new();
+        let mut refusal = Refusal {
+            seen: fresh.seen.clone(),
+            ..Refusal::default()
+        };
         let applied = if broken.is_empty() {
             Some(fresh)
         } else {
@@ -376,14 +379,19 @@ pub fn reload(setup: &Setup, out: &Out, changed: Option<&BTreeSet<PathBuf>>) {
                 // What the disk showed, for the next round to compare.
                 let patched = patched.seeing_as(&fresh, &replace);
                 kept = files;
-                let applies = new_errors(&patched_diagnostics).is_empty();
-                if applies {
-                    // A file kept as missing is read from disk by later
-                    // loads, so its errors show there instead of a silent
-                    // absence.
-                    still_kept.extend(replace.into_iter().filter(|(_, text)| text.is_some()));
+                let errors = new_errors(&patched_diagnostics);
+                if !errors.is_empty() {
+                    refusal = Refusal {
+                        seen: patched.seen.clone(),
+                        only_kept_read: patched.only_kept_read.clone(),
+                        errors,
+                    };
+                    return None;
                 }
-                applies.then_some(patched)
+                // A file kept as missing is read from disk by later loads,
+                // so its errors show there instead of a silent absence.
+                still_kept.extend(replace.into_iter().filter(|(_, text)| text.is_some()));
+                Some(patched)
             })
         };
         let (reloaded, reason) = match applied {
@@ -401,15 +409,30 @@ pub fn reload(setup: &Setup, out: &Out, changed: Option<&BTreeSet<PathBuf>>) {
                 updates.push((
                     cwd.clone(),
                     Loaded {
-                        seen,
-                        only_kept_read: Arc::default(),
+                        seen: refusal.seen,
+                        only_kept_read: refusal.only_kept_read,
                         ..old
                     },
                 ));
                 kept.clear();
-                let mut files: Vec<&Path> =
-                    broken.iter().filter_map(|d| d.file.as_deref()).collect();
-                files.dedup();
+                // The files with errors: on disk, and those only the
+                // kept texts name (said in the diagnostics too, as the
+                // load from disk did not read them).
+                let mut files: Vec<PathBuf> = Vec::new();
+                for file in broken
+                    .iter()
+                    .chain(&refusal.errors)
+                    .filter_map(|d| d.file.clone())
+                {
+                    if !files.contains(&file) {
+                        files.push(file);
+                    }
+                }
+                for error in refusal.errors {
+                    if !diagnostics.contains(&error) {
+                        diagnostics.push(error);
+                    }
+                }
                 let reason = if files.is_empty() {
                     "the configuration loaded before is kept: the new one has errors".to_owned()
                 } else {
@@ -445,6 +468,17 @@ pub fn reload(setup: &Setup, out: &Out, changed: Option<&BTreeSet<PathBuf>>) {
     for notice in notices {
         let _ = out.send(notice);
     }
+}
+
+/// What a reload that keeps the configuration loaded before whole leaves
+/// for the next round: what that compares with (the disk as it is now,
+/// and what only the refused load with kept texts read), and the errors
+/// of that load that the disk's diagnostics do not show.
+#[derive(Default)]
+struct Refusal {
+    seen: Option<Arc<super::setup::Seen>>,
+    only_kept_read: Arc<Files>,
+    errors: Vec<Diagnostic>,
 }
 
 /// The `reason` of a `latch/diagnostics` for configuration files kept at
