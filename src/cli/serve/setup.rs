@@ -383,11 +383,7 @@ fn load_keeping(
         .filter(|d| lost_hooks(d))
         .filter_map(|d| d.file.as_ref())
         .collect();
-    let looked: BTreeSet<PathBuf> = disk
-        .engine
-        .dialects()
-        .flat_map(|d| d.config_paths())
-        .collect();
+    let looked = disk.looked();
     let replace: Files = {
         let mut kept = lock(&setup.kept);
         kept.retain(|file, _| broken.contains(file) || !looked.contains(file));
