@@ -91,6 +91,19 @@ impl Server {
         self
     }
 
+    /// A server for the peen dialect alone, with `root/project` as its
+    /// project, and the answer to its `initialize`.
+    fn peen(root: &Path) -> (Server, Value) {
+        let mut s = Server::start(&[]);
+        let r = s.request(
+            1,
+            "initialize",
+            json!({"dialects": ["peen"], "project": root.join("project"), "home": root.join("home"),
+                "peen_config_dir": root.join("peen"), "state_dir": root.join("state")}),
+        );
+        (s, r)
+    }
+
     /// A server for the claude and peen dialects in `c`'s tree: peen's
     /// workspace is the event's working directory, so each directory's
     /// `.agents/hooks.yaml` is its own configuration.
@@ -1386,6 +1399,10 @@ fn a_hooks_file_named_by_a_plugin_manifest_is_watched() {
     assert_eq!(s.close(), 0);
 }
 
+/// A peen hooks file that denies every `runCommand` call, with the reason
+/// `no`.
+const PEEN_GUARD: &str = "version: 1\npreToolUse:\n  - name: no-rm\n    match: {tool: runCommand}\n    actions: [{name: block, type: deny, reason: no}]\n";
+
 /// A claude server with the plugin `c/plugin`, whose manifest names the
 /// hooks file `extra.json`; returns the server, the plugin's directory and
 /// its manifest.
@@ -1579,15 +1596,8 @@ fn a_broken_poolside_file_keeps_its_last_good_version_while_the_other_reloads() 
 fn a_broken_peen_file_keeps_its_last_good_version() {
     let root = tempfile::tempdir().unwrap();
     let project = root.path().join("project");
-    let guard = "version: 1\npreToolUse:\n  - name: no-rm\n    match: {tool: runCommand}\n    actions: [{name: block, type: deny, reason: no}]\n";
-    let file = write_file(&project, ".agents/hooks.yaml", guard);
-    let mut s = Server::start(&[]);
-    let r = s.request(
-        1,
-        "initialize",
-        json!({"dialects": ["peen"], "project": project, "home": root.path().join("home"),
-            "peen_config_dir": root.path().join("peen"), "state_dir": root.path().join("state")}),
-    );
+    let file = write_file(&project, ".agents/hooks.yaml", PEEN_GUARD);
+    let (mut s, r) = Server::peen(root.path());
     assert_eq!(r["result"]["diagnostics"], json!([]), "{r}");
     let rm = json!({"event": "tool_before", "session_id": "s",
         "tool": {"name": "runCommand", "input": {"command": "rm -rf /"}}});
@@ -1617,7 +1627,7 @@ fn a_broken_peen_file_keeps_its_last_good_version() {
     write_file(
         &project,
         ".agents/hooks.yaml",
-        &guard.replace("reason: no", "reason: fixed"),
+        &PEEN_GUARD.replace("reason: no", "reason: fixed"),
     );
     let n = s.notification("latch/diagnostics");
     assert_eq!(n["params"]["kept"], json!([]), "{n}");
@@ -1635,15 +1645,8 @@ fn a_broken_peen_file_keeps_its_last_good_version() {
 fn a_working_directory_made_after_its_first_event_becomes_its_workspace() {
     let root = tempfile::tempdir().unwrap();
     let project = root.path().join("project");
-    let guard = "version: 1\npreToolUse:\n  - name: no-rm\n    match: {tool: runCommand}\n    actions: [{name: block, type: deny, reason: no}]\n";
-    write_file(&project, ".agents/hooks.yaml", guard);
-    let mut s = Server::start(&[]);
-    let r = s.request(
-        1,
-        "initialize",
-        json!({"dialects": ["peen"], "project": project, "home": root.path().join("home"),
-            "peen_config_dir": root.path().join("peen"), "state_dir": root.path().join("state")}),
-    );
+    write_file(&project, ".agents/hooks.yaml", PEEN_GUARD);
+    let (mut s, r) = Server::peen(root.path());
     assert_eq!(r["result"]["diagnostics"], json!([]), "{r}");
     let later = project.join("later");
     let rm = json!({"event": "tool_before", "session_id": "s", "cwd": later,
@@ -1673,15 +1676,8 @@ fn a_working_directory_made_after_its_first_event_becomes_its_workspace() {
 fn a_working_directory_made_again_is_the_workspace_again() {
     let root = tempfile::tempdir().unwrap();
     let project = root.path().join("project");
-    let guard = "version: 1\npreToolUse:\n  - name: no-rm\n    match: {tool: runCommand}\n    actions: [{name: block, type: deny, reason: no}]\n";
-    write_file(&project, ".agents/hooks.yaml", guard);
-    let mut s = Server::start(&[]);
-    s.request(
-        1,
-        "initialize",
-        json!({"dialects": ["peen"], "project": project, "home": root.path().join("home"),
-            "peen_config_dir": root.path().join("peen"), "state_dir": root.path().join("state")}),
-    );
+    write_file(&project, ".agents/hooks.yaml", PEEN_GUARD);
+    let (mut s, _) = Server::peen(root.path());
     let later = project.join("later");
     let rm = json!({"event": "tool_before", "session_id": "s", "cwd": later,
         "tool": {"name": "runCommand", "input": {"command": "rm -rf /"}}});
@@ -1703,7 +1699,7 @@ fn a_working_directory_made_again_is_the_workspace_again() {
     write_file(
         &project,
         ".agents/hooks.yaml",
-        &guard.replace("reason: no", "reason: again"),
+        &PEEN_GUARD.replace("reason: no", "reason: again"),
     );
     notice_for(&s, &later);
     assert_eq!(decision(&mut s, 4), "deny");
@@ -3356,17 +3352,9 @@ fn a_kept_file_fixed_while_its_directory_was_out_of_the_cache_is_read_fixed() {
         json!({"event": "tool_before", "session_id": format!("s{i}"), "cwd": dir(i),
             "tool": {"name": "runCommand", "input": {"command": "rm -rf /"}}})
     };
-    let guard = "version: 1\npreToolUse:\n  - name: no-rm\n    match: {tool: runCommand}\n    actions: [{name: block, type: deny, reason: no}]\n";
-    let file = write_file(&dir(0), ".agents/hooks.yaml", guard);
+    let file = write_file(&dir(0), ".agents/hooks.yaml", PEEN_GUARD);
     std::fs::create_dir(root.path().join("project")).unwrap();
-    let mut s = Server::start(&[]);
-    s.request(
-        1,
-        "initialize",
-        json!({"dialects": ["peen"], "project": root.path().join("project"),
-            "home": root.path().join("home"), "peen_config_dir": root.path().join("peen"),
-            "state_dir": root.path().join("state")}),
-    );
+    let (mut s, _) = Server::peen(root.path());
     let r = s.request(2, "fire", rm(0));
     assert_eq!(r["result"]["reasons"][0]["text"], "no", "{r}");
     write_file(&dir(0), ".agents/hooks.yaml", "version: 1\npreToolUse: [\n");
@@ -3384,7 +3372,7 @@ fn a_kept_file_fixed_while_its_directory_was_out_of_the_cache_is_read_fixed() {
     write_file(
         &dir(0),
         ".agents/hooks.yaml",
-        &guard.replace("reason: no", "reason: fixed"),
+        &PEEN_GUARD.replace("reason: no", "reason: fixed"),
     );
     std::thread::sleep(Duration::from_millis(600));
     s.fire(3, rm(0));

@@ -257,13 +257,7 @@ async fn dispatch(
         .dialects()
         .any(|d| d.name() == crate::dialect::claude::DIALECT)
     {
-        let looked = || {
-            loaded
-                .engine
-                .dialects()
-                .flat_map(|d| d.config_paths())
-                .collect()
-        };
+        let looked = || loaded.looked();
         let settled = accepted
             .settle(
                 event,

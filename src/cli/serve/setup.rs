@@ -132,8 +132,9 @@ impl Loaded {
         }
     }
 
-    /// Every configuration path its load looked at.
-    fn looked(&self) -> BTreeSet<PathBuf> {
+    /// Every configuration path its load looked at (its dialects'
+    /// `config_paths`).
+    pub(super) fn looked(&self) -> BTreeSet<PathBuf> {
         self.engine
             .dialects()
             .flat_map(|d| d.config_paths())

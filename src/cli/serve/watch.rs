@@ -276,7 +276,7 @@ fn in_order(mut roots: Vec<PathBuf>) -> Vec<PathBuf> {
 /// looked for outside them (a hooks file a plugin manifest names).
 fn roots_of(setup: &Setup, cwd: Option<&Path>, loaded: &Loaded) -> Vec<PathBuf> {
     let mut roots = setup.config.watch_roots(cwd);
-    roots.extend(loaded.engine.dialects().flat_map(|d| d.config_paths()));
+    roots.extend(loaded.looked());
     roots
 }
 
