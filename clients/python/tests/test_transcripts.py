@@ -128,6 +128,16 @@ SETUPS: Dict[str, Setup] = {
     "state-file": Setup(files={".claude/settings.json": GUARD}, state="file"),
     # `guard`, with no state directory at all.
     "no-state": Setup(files={".claude/settings.json": GUARD}, state="none", initialized=False),
+    # A plugin `q` in the project whose manifest names the hooks file
+    # `extra.json`, with a PreToolUse hook for Bash that denies; the
+    # transcript gives its own `initialize` (with `plugin_dirs`).
+    "plugin": Setup(
+        files={
+            "q/.claude-plugin/plugin.json": '{"name": "q", "hooks": "extra.json"}\n',
+            "q/extra.json": GUARD,
+        },
+        initialized=False,
+    ),
     # Nothing, and no `initialize`.
     "bare": Setup(initialized=False),
 }
