@@ -70,6 +70,11 @@ pub struct Answer {
     pub event: String,
     /// The texts the model reads with the session's next tool result.
     pub texts: Vec<String>,
+    /// What went wrong keeping the answer for the session's next event
+    /// (its state cannot be used): the texts above are then all there is
+    /// of it.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
 }
 
 /// Called with every answer as it arrives.
@@ -161,9 +166,12 @@ impl Tasks {
             return;
         };
         let session = Session::open_or_unusable(&self.state_root, &id);
-        let texts = keep_answer(&answered, stdout, ended, &session)
-            .await
-            .unwrap_or_default();
+        let (texts, kept) = keep_answer(&answered, stdout, ended, &session).await;
+        let warnings = kept
+            .err()
+            .map(|e| format!("latch could not keep this answer for the session's next event: {e}"))
+            .into_iter()
+            .collect();
         if let Some(listener) = &self.listener {
             listener(&Answer {
                 session_id: id,
@@ -171,6 +179,7 @@ impl Tasks {
                 hook: answered.hook,
                 event: answered.event,
                 texts,
+                warnings,
             });
         }
     }
@@ -210,18 +219,20 @@ pub fn ended(result: &RunResult) -> bool {
 /// Reads what a finished background hook printed on stdout by its
 /// dialect's rules (`ended`: it ended on its own, not stopped at its
 /// timeout) and keeps its answer in `session` for a later event; returns
-/// the texts kept. An unknown dialect keeps nothing.
+/// the answer's texts, and whether they were kept. An unknown dialect
+/// gives none.
 pub async fn keep_answer(
     answered: &Answered,
     stdout: &[u8],
     ended: bool,
     session: &Session,
-) -> std::io::Result<Vec<String>> {
+) -> (Vec<String>, std::io::Result<()>) {
     use crate::dialect::claude;
     if answered.dialect != claude::DIALECT {
-        return Ok(Vec::new());
+        return (Vec::new(), Ok(()));
     }
     let texts = claude::background::answer_of(stdout, ended, &answered.event);
-    claude::background::store(session, &Cancel::never(), &answered.hook, texts.clone()).await?;
-    Ok(texts)
+    let kept =
+        claude::background::store(session, &Cancel::never(), &answered.hook, texts.clone()).await;
+    (texts, kept)
 }

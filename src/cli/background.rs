@@ -347,7 +347,7 @@ async fn keep(state_root: Option<PathBuf>, answered: &Answered, stdout: &[u8], e
     };
     let session = Session::open_or_unusable(&root, id);
     match keep_answer(answered, stdout, ended, &session).await {
-        Ok(_) => exit::OK,
-        Err(_) => exit::INTERNAL,
+        (_, Ok(())) => exit::OK,
+        (_, Err(_)) => exit::INTERNAL,
     }
 }

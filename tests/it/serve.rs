@@ -582,6 +582,38 @@ fn cancel_request_and_end_of_input_kill_the_hooks() {
     }
 }
 
+/// A cancel that kills a hook still running after another hook blocked
+/// the prompt says so, in the warning and in that hook's run; the block
+/// stands.
+#[test]
+fn a_cancel_after_a_prompt_was_blocked_says_it_killed_the_hook_still_running() {
+    let c = Claude::new();
+    let blocked = c.hook_dir().join("blocked");
+    let block = format!("echo no >&2; touch {}; exit 2", blocked.display());
+    let c = c.project_settings(&json!({"hooks": {"UserPromptSubmit": [{"hooks": [
+        {"type": "command", "command": block},
+        {"type": "command", "command": "sleep 20"}]}]}}));
+    let mut s = Server::claude(&c);
+    s.fire(
+        1,
+        json!({"event": "user_prompt", "session_id": "s", "prompt": "hi"}),
+    );
+    wait_for_file(&blocked, "the blocking hook");
+    // Let latch see the blocking hook's exit before the cancel comes.
+    std::thread::sleep(Duration::from_millis(200));
+    s.send(json!({"jsonrpc": "2.0", "method": "$/cancelRequest", "params": {"id": 1}}));
+    let r = s.recv();
+    assert_eq!(r["result"]["decision"], "deny", "{r}");
+    let warnings = r["result"]["warnings"].to_string();
+    assert!(warnings.contains("latch killed the running hook"), "{r}");
+    let killed = &r["result"]["runs"][1];
+    assert_eq!(killed["hook"], "sleep 20", "{r}");
+    assert_eq!(killed["error"], "cancelled", "{r}");
+    assert_eq!(killed["status"], "failed", "{r}");
+    assert_eq!(killed["signal"], 15, "{r}");
+    assert_eq!(s.close(), 0);
+}
+
 #[test]
 fn explain_answers_what_latch_explain_prints() {
     let c = Claude::new();
@@ -723,6 +755,62 @@ fn an_edit_of_a_linked_settings_files_target_is_reloaded() {
     assert_eq!(n["params"]["reloaded"], true, "{n}");
     let r = s.request(2, "fire", bash_before("ls"));
     assert_eq!(r["result"]["decision"], "deny", "{r}");
+    assert_eq!(s.close(), 0);
+}
+
+/// An edit that keeps the file's length and puts its modification time
+/// back (as `cp -p` and `tar x` do) is reloaded: the watcher compares the
+/// change time, which no one can set, too.
+#[test]
+fn an_edit_that_keeps_the_length_and_the_modification_time_is_reloaded() {
+    let c = Claude::new().project_settings(&settings(
+        "PreToolUse",
+        Some("Bas_"),
+        &["echo no >&2; exit 2"],
+    ));
+    let file = c.root.path().join("project/.claude/settings.json");
+    let mut s = Server::claude(&c);
+    let r = s.request(1, "fire", bash_before("ls"));
+    assert_eq!(r["result"]["decision"], "proceed", "{r}");
+    let before = std::fs::metadata(&file).unwrap();
+    // The change time moves on the clock's tick, not on every write.
+    std::thread::sleep(Duration::from_millis(50));
+    let text = std::fs::read_to_string(&file).unwrap();
+    std::fs::write(&file, text.replace("Bas_", "Bash")).unwrap();
+    let times = std::fs::FileTimes::new().set_modified(before.modified().unwrap());
+    let edited = std::fs::File::options().write(true).open(&file).unwrap();
+    edited.set_times(times).unwrap();
+    let after = std::fs::metadata(&file).unwrap();
+    assert_eq!(
+        (after.len(), after.modified().unwrap()),
+        (before.len(), before.modified().unwrap())
+    );
+    let n = s.notification("latch/diagnostics");
+    assert_eq!(n["params"]["reloaded"], true, "{n}");
+    let r = s.request(2, "fire", bash_before("ls"));
+    assert_eq!(r["result"]["decision"], "deny", "{r}");
+    assert_eq!(s.close(), 0);
+}
+
+/// A file broken from the start has no good version to keep: a broken
+/// edit keeps the version loaded before, and the notice says that one has
+/// errors too.
+#[test]
+fn a_file_broken_from_the_start_is_not_called_good_when_kept() {
+    let c = Claude::new();
+    let file = c.write("project/.claude/settings.json", "{\"hooks\": ");
+    let s = Server::claude(&c);
+    c.write("project/.claude/settings.json", "{\"hooks\": [");
+    let n = s.notification("latch/diagnostics");
+    let file = file.display();
+    assert_eq!(
+        n["params"]["reason"],
+        format!(
+            "the version of {file} loaded before, which has errors too, is kept: the new one has errors"
+        ),
+        "{n}"
+    );
+    assert_eq!(n["params"]["kept"], json!([file.to_string()]), "{n}");
     assert_eq!(s.close(), 0);
 }
 
@@ -2503,6 +2591,42 @@ fn a_hook_whose_first_line_is_async_is_answered_at_once_and_followed_in_the_serv
     assert_eq!(s.close(), 0);
 }
 
+/// An async answer that the session's state cannot keep (its directory
+/// became a link meanwhile, which latch does not follow) still comes whole
+/// in `latch/asyncResult`, which says why it was not kept.
+#[test]
+fn an_async_answer_the_session_cannot_keep_comes_with_a_warning() {
+    let c = Claude::new();
+    let sessions = c.root.path().join("state/sessions");
+    let hook = format!(
+        r#"printf '{{"async":true}}\n'; sleep 0.5; mv '{s}/s1' '{s}/moved'; ln -s '{s}/moved' '{s}/s1'; printf '%s\n' '{}'"#,
+        json!({"hookSpecificOutput": {"hookEventName": "PostToolUse", "additionalContext": "LATER"}}),
+        s = sessions.display()
+    );
+    let c = c.project_settings(&settings("PostToolUse", Some("Bash"), &[&hook]));
+    let mut s = Server::claude(&c);
+    let after = crate::claude_util::bash_after("date", json!({"stdout": "hi"}));
+    let r = s.request(2, "fire", after);
+    assert_eq!(r["result"]["decision"], "proceed", "{r}");
+    let n = s.notification("latch/asyncResult");
+    assert_eq!(
+        n["params"]["texts"],
+        json!(["<system-reminder>\nLATER\n</system-reminder>"]),
+        "{n}"
+    );
+    let warnings = n["params"]["warnings"].to_string();
+    assert!(
+        warnings.contains("latch could not keep this answer for the session's next event"),
+        "{n}"
+    );
+    assert!(
+        std::fs::symlink_metadata(sessions.join("s1"))
+            .unwrap()
+            .is_symlink()
+    );
+    assert_eq!(s.close(), 0);
+}
+
 #[test]
 fn a_hook_in_the_background_dies_with_the_server() {
     let c = Claude::new();
@@ -2886,6 +3010,7 @@ fn a_notification_latch_cannot_use_is_said_on_stderr() {
         json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"state_dir": state.path()}}),
         json!({"jsonrpc": "2.0", "method": "$/cancelRequest"}),
         json!({"jsonrpc": "2.0", "method": "$/cancelRequest", "params": {"id": {"a": 1}}}),
+        json!({"jsonrpc": "2.0", "method": "$/cancelRequest", "params": {"id": 99, "extra": 1}}),
         json!({"jsonrpc": "2.0", "method": "$/cancelRequest", "params": {"id": 99}}),
         json!({"jsonrpc": "2.0", "method": "latch/unknown"}),
         json!({"jsonrpc": "2.0", "method": "fire", "params": {"event": "stop"}}),
@@ -2909,19 +3034,20 @@ fn a_notification_latch_cannot_use_is_said_on_stderr() {
     );
     let err = String::from_utf8_lossy(&out.stderr);
     let ignored: Vec<&str> = err.lines().filter(|l| l.contains("ignored")).collect();
-    assert_eq!(ignored.len(), 4, "an unknown id is no mistake: {err}");
+    assert_eq!(ignored.len(), 5, "an unknown id is no mistake: {err}");
     assert!(
         ignored[0].contains("`$/cancelRequest` ignored") && ignored[0].ends_with("not null"),
         "{err}"
     );
     assert!(ignored[1].ends_with(r#"not {"id":{"a":1}}"#), "{err}");
+    assert!(ignored[2].ends_with(r#"not {"id":99,"extra":1}"#), "{err}");
     assert!(
-        ignored[2].contains("unknown notification `latch/unknown`"),
+        ignored[3].contains("unknown notification `latch/unknown`"),
         "{err}"
     );
     // A request without its id is not run, and not called unknown.
     assert!(
-        ignored[3].ends_with(
+        ignored[4].ends_with(
             "`fire` sent without an `id` ignored: a request needs an `id` for its answer"
         ),
         "{err}"

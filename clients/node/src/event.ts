@@ -2,9 +2,11 @@
  * The event JSON: what happened, as the harness tells latch (`fire`'s and
  * `explain`'s params). See `docs/events.md` in the latch repository.
  *
- * latch rejects unknown fields, so a misspelled field fails with a
- * {@link LatchRpcError} naming it; the types here still accept extra keys
- * so that a newer latch can be used before this package knows its fields.
+ * The types are closed, as latch is: latch rejects unknown fields at
+ * every level (with a {@link LatchRpcError} naming the field), and so does
+ * the compiler, for an event written as an object literal. A field a newer
+ * latch knows and this package does not yet needs a cast
+ * (`{ ... } as LatchEvent`).
  *
  * @module
  */
@@ -70,7 +72,6 @@ export interface ToolCall {
   interrupted?: boolean | undefined;
   /** The tool server (MCP) the tool belongs to: its name and where it is configured. */
   server?: { name: string; source: string } | undefined;
-  [key: string]: unknown;
 }
 
 /** Compaction figures, on `compact_before` and `compact_after`. */
@@ -85,17 +86,33 @@ export interface Compaction {
   instructions?: string | undefined;
   /** The summary, on `compact_after`. */
   summary?: string | undefined;
-  [key: string]: unknown;
 }
 
+/** The event kinds that carry a tool call: on these, `tool` is required. */
+export type ToolEventKind = "tool_before" | "permission_request" | "permission_denied" | "tool_after" | "tool_failure";
+
 /**
- * One event. Only `event` is required; `tool` is required on the tool events
- * (`tool_before`, `permission_request`, `permission_denied`, `tool_after`,
- * `tool_failure`). `null` means absent for every optional field.
+ * One event: `event` is required, and `tool` on the tool events
+ * ({@link ToolEventKind}). `null` means absent for every optional field.
  */
-export interface LatchEvent {
+export type LatchEvent = ToolEvent | OtherEvent;
+
+/** An event of a {@link ToolEventKind}: its tool call is required. */
+export interface ToolEvent extends EventFields {
   /** What kind of point this is. */
-  event: EventKind | (string & {});
+  event: ToolEventKind;
+  /** The tool call. */
+  tool: ToolCall;
+}
+
+/** An event of any other kind. */
+export interface OtherEvent extends EventFields {
+  /** What kind of point this is. */
+  event: Exclude<EventKind, ToolEventKind>;
+}
+
+/** The fields every event kind may carry, but `event` (see {@link LatchEvent}). */
+export interface EventFields {
   /** An id for this occurrence; latch makes one up when absent. */
   id?: string | undefined;
   /** The session the event belongs to; per-session state needs it. */
@@ -151,7 +168,6 @@ export interface LatchEvent {
     command_source?: string;
     /** On `skill_shell_before`: `user`, `claude` or `other`. */
     invoked_by?: "user" | "claude" | "other" | (string & {});
-    [key: string]: unknown;
   } | undefined;
   /** On `model_switch_before` and `model_switch_after`: the change of model. */
   model_switch?: {
@@ -164,7 +180,6 @@ export interface LatchEvent {
     prompt_cache_warm?: boolean;
     cache_ttl?: "5m" | "1h" | (string & {});
     pricing?: "configured" | "catalog" | "default" | (string & {});
-    [key: string]: unknown;
   } | undefined;
   instructions?: {
     file_path?: string;
@@ -173,15 +188,14 @@ export interface LatchEvent {
     globs?: string[];
     trigger_file_path?: string;
     parent_file_path?: string;
-    [key: string]: unknown;
   } | undefined;
   file_path?: string | undefined;
   change?: "change" | "add" | "unlink" | (string & {}) | undefined;
   old_cwd?: string | undefined;
   directory?: string | undefined;
-  worktree?: { name?: string; path?: string; [key: string]: unknown } | undefined;
-  task?: { id?: string; subject?: string; description?: string; [key: string]: unknown } | undefined;
-  team?: { teammate_name?: string; team_name?: string; [key: string]: unknown } | undefined;
+  worktree?: { name?: string; path?: string } | undefined;
+  task?: { id?: string; subject?: string; description?: string } | undefined;
+  team?: { teammate_name?: string; team_name?: string } | undefined;
   elicitation?: {
     server?: string;
     message?: string;
@@ -191,10 +205,8 @@ export interface LatchEvent {
     requested_schema?: unknown;
     action?: string;
     content?: unknown;
-    [key: string]: unknown;
   } | undefined;
-  display?: { message_id?: string; index?: number; final?: boolean; delta?: string; [key: string]: unknown } | undefined;
+  display?: { message_id?: string; index?: number; final?: boolean; delta?: string } | undefined;
   /** `permission_request`: the permission rules the harness would offer with its prompt. */
   permission_suggestions?: Json | undefined;
-  [key: string]: unknown;
 }

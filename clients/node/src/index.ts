@@ -42,7 +42,17 @@ export {
   LatchRpcError,
   LatchTimeoutError,
 } from "./errors.js";
-export type { Compaction, EventKind, Json, LatchEvent, ToolCall } from "./event.js";
+export type {
+  Compaction,
+  EventFields,
+  EventKind,
+  Json,
+  LatchEvent,
+  OtherEvent,
+  ToolCall,
+  ToolEvent,
+  ToolEventKind,
+} from "./event.js";
 export { isCancelled } from "./outcome.js";
 export type {
   AsyncResult,

@@ -21,7 +21,6 @@ export interface Reason {
   /** The label of the hook that denied. */
   hook: string;
   text: string;
-  [key: string]: unknown;
 }
 
 /** Where the harness adds a context text. */
@@ -46,7 +45,6 @@ export interface ContextEntry {
    * `PermissionDenied` retry reminder); absent otherwise.
    */
   own_message?: boolean;
-  [key: string]: unknown;
 }
 
 /** Why the model is told about a hook. */
@@ -59,7 +57,6 @@ export interface Notice {
   event: string;
   kind: NoticeKind | (string & {});
   text: string;
-  [key: string]: unknown;
 }
 
 /** A session event a hook published (peen's `emitEvent`). */
@@ -69,14 +66,12 @@ export interface PublishedEvent {
   data?: { [key: string]: Json };
   delivery?: "queue" | "wake" | (string & {});
   source: string;
-  [key: string]: unknown;
 }
 
 /** On `stop` (and a few others): keep working with `prompt` as the next input. */
 export interface Continuation {
   prompt: string;
   hooks: string[];
-  [key: string]: unknown;
 }
 
 /** The claude dialect's `continue: false`: end the agent loop after this event. */
@@ -88,7 +83,6 @@ export interface Halt {
   message?: string;
   /** With `message`: what the conversation keeps after the prompt (a user message the model reads). */
   kept?: string;
-  [key: string]: unknown;
 }
 
 /** A hook's answer to a tool server in place of the user's. */
@@ -96,7 +90,6 @@ export interface ElicitationAnswer {
   hook: string;
   action: "accept" | "decline" | "cancel" | (string & {});
   content?: Json;
-  [key: string]: unknown;
 }
 
 /** `permission_request`: permission rules one hook asks the harness to change (claude: `updatedPermissions`). */
@@ -110,7 +103,6 @@ export interface SourceLocation {
   file: string;
   line?: number;
   column?: number;
-  [key: string]: unknown;
 }
 
 /** How a hook run ended. */
@@ -137,7 +129,6 @@ export interface Run {
   ignored_fields?: string[];
   /** Only when a trust policy checked the hook (docs/trust.md). */
   trust?: "not_required" | "approved" | "new" | "changed" | "unknown";
-  [key: string]: unknown;
 }
 
 /** The outcome of one event. */
@@ -182,7 +173,6 @@ export interface Outcome {
   /** Terminal escape sequences to write to the user's terminal, in order. */
   terminal_sequences?: string[];
   runs: Run[];
-  [key: string]: unknown;
 }
 
 /**
@@ -208,10 +198,9 @@ export interface Explanation {
   runs: boolean;
   /** Why, or why not. */
   reason: string;
-  ignored?: Array<{ key: string; why: string; [key: string]: unknown }>;
+  ignored?: Array<{ key: string; why: string }>;
   /** The time limit it would run under, in milliseconds. */
   timeout_ms?: number | null;
-  [key: string]: unknown;
 }
 
 /** A load diagnostic, as `latch lint --format json` writes it. */
@@ -225,17 +214,15 @@ export interface Diagnostic {
   hook?: string;
   event?: string;
   hint?: string;
-  [key: string]: unknown;
 }
 
 /** `initialize`'s result. */
 export interface InitializeResult {
-  server: { name: string; version: string; [key: string]: unknown };
+  server: { name: string; version: string };
   /** The dialects latch loaded. */
   dialects: string[];
   /** Every load diagnostic of the configuration. */
   diagnostics: Diagnostic[];
-  [key: string]: unknown;
 }
 
 /** `latch/asyncResult`: an `async` hook (claude dialect) finished. */
@@ -246,7 +233,11 @@ export interface AsyncResult {
   event: string;
   /** The texts, which also come with the session's next tool result. */
   texts: string[];
-  [key: string]: unknown;
+  /**
+   * Why the texts could not be kept for the session's next event (its state
+   * cannot be used): they are then all there is of the answer.
+   */
+  warnings?: string[];
 }
 
 /**
@@ -268,7 +259,6 @@ export interface DiagnosticsNotification {
   /** Files whose new text has errors: each keeps its last good version. */
   kept: string[];
   diagnostics: Diagnostic[];
-  [key: string]: unknown;
 }
 
 /** One hook as `trustList` returns it (`latch trust --format json`; docs/trust.md). */
@@ -280,7 +270,7 @@ export interface TrustedHook {
   source: string;
   needs_approval: boolean;
   matcher?: string;
-  runs: { kind: "command" | "exec" | "http" | "text"; [key: string]: unknown };
+  runs: { kind: "command" | "exec" | "http" | "text" };
   scripts?: string[];
   /** Other settings that change what runs, by name. */
   settings?: Record<string, string>;

@@ -73,10 +73,13 @@ describe("a running latch", () => {
   test("an event no hook matches runs nothing", async () => {
     const outcome = await latch.fire({ event: "notification", message: "Build finished" });
     assert.deepEqual(outcome, { event: "notification", decision: "proceed", runs: [] });
+    // @ts-expect-error: the outcome's fields are closed too: a misspelled one does not read as `undefined`.
+    assert.equal(outcome.decison, undefined);
   });
 
-  test("an invalid event is an error naming the field", async () => {
+  test("an invalid event is an error naming the field, and a type error too", async () => {
     await assert.rejects(
+      // @ts-expect-error: the event types are closed, as latch is.
       latch.fire({ event: "stop", sesion_id: "x" }),
       (error: unknown) =>
         error instanceof LatchRpcError &&
@@ -85,6 +88,13 @@ describe("a running latch", () => {
         error.rpcMessage.includes("unknown field `sesion_id`"),
     );
     await assert.rejects(
+      // @ts-expect-error: an event kind latch does not know.
+      latch.fire({ event: "tool_befor", session_id: "x" }),
+      (error: unknown) =>
+        error instanceof LatchRpcError && error.code === ErrorCode.InvalidParams && /tool_befor/.test(error.message),
+    );
+    await assert.rejects(
+      // @ts-expect-error: a tool event's `tool` is required.
       latch.fire({ event: "tool_before" }),
       (error: unknown) =>
         error instanceof LatchRpcError && error.code === ErrorCode.InvalidParams && /`tool` object/.test(error.message),
@@ -211,4 +221,30 @@ describe("a running latch", () => {
       [["append_to_tool_result", "<system-reminder>\nX\n</system-reminder>"]],
     );
   });
+});
+
+test("an event over latch's size limit and a line over its line limit are refused, and latch goes on", async () => {
+  const project = await makeProject();
+  const env = { ...process.env, LATCH_MAX_EVENT_BYTES: "1000" };
+  const latch = await LatchClient.start({ bin: latchBin(), cwd: project.dir, config: project.config, env });
+  try {
+    await assert.rejects(
+      latch.fire({ event: "user_prompt", session_id: "s", prompt: "x".repeat(2000) }),
+      (error: unknown) =>
+        error instanceof LatchRpcError &&
+        error.code === ErrorCode.InvalidParams &&
+        error.rpcMessage.includes("over the limit of 1000 bytes"),
+    );
+    // The line limit is the event limit plus 1 MiB: latch skips the line
+    // unread and answers with its id.
+    await assert.rejects(
+      latch.fire({ event: "user_prompt", session_id: "s", prompt: "x".repeat(2 << 20) }),
+      (error: unknown) =>
+        error instanceof LatchRpcError && error.code === ErrorCode.InvalidRequest && error.method === "fire",
+    );
+    assert.equal((await latch.fire({ event: "stop", session_id: "s" })).decision, "proceed");
+  } finally {
+    await latch.close();
+    await project.cleanup();
+  }
 });

@@ -13,7 +13,9 @@ import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Dict, Iterator, List, Tuple
+from typing import Any, Dict, Iterator, List, Tuple, Unpack
+
+from latch_client import Config, Event, ToolCall
 
 import pytest
 
@@ -57,9 +59,9 @@ class Project:
     managed: Path
     state: Path
 
-    def config(self, **extra: Any) -> Dict[str, Any]:
+    def config(self, **extra: Unpack[Config]) -> Config:
         """The ``initialize`` configuration for this project."""
-        config: Dict[str, Any] = {
+        config: Config = {
             "dialects": ["claude"],
             "project": str(self.root),
             "home": str(self.home),
@@ -120,7 +122,7 @@ def hanging(tmp_path: Path) -> Iterator[Project]:
         pass
 
 
-def stalling_fire(session: str = "stall") -> Dict[str, Any]:
+def stalling_fire(session: str = "stall") -> Event:
     """A 14 MiB ``tool_before`` event for Bash. Five of them, for the
     :func:`hanging` project's hook, stall latch: once the fires it read and
     has not answered come to 64 MiB, it reads no further message, not even
@@ -194,12 +196,15 @@ def project(tmp_path: Path) -> Project:
     return make_project(tmp_path, default_settings())
 
 
-def bash(command: str, session: str = "s1", **tool: Any) -> Dict[str, Any]:
+def bash(command: str, session: str = "s1", call_id: str | None = None) -> Event:
     """A ``tool_before`` event for the Bash tool."""
-    return {"event": "tool_before", "session_id": session, "tool": {"name": "Bash", "input": {"command": command}, **tool}}
+    tool: ToolCall = {"name": "Bash", "input": {"command": command}}
+    if call_id is not None:
+        tool["call_id"] = call_id
+    return {"event": "tool_before", "session_id": session, "tool": tool}
 
 
-def bash_after(command: str, output: str, session: str = "s1") -> Dict[str, Any]:
+def bash_after(command: str, output: str, session: str = "s1") -> Event:
     """A ``tool_after`` event for the Bash tool."""
     return {
         "event": "tool_after",
@@ -216,7 +221,7 @@ def fake_server(tmp_path: Path, script: str) -> str:
     return str(path)
 
 
-def interrupt_harness(tmp_path: Path, code: str, config: Dict[str, Any]) -> Tuple[int, str, str]:
+def interrupt_harness(tmp_path: Path, code: str, config: Config) -> Tuple[int, str, str]:
     """Run ``code`` as a harness in a session (and process group) of its
     own, as a shell runs a job; once it prints ``ready``, wait a little and
     press Ctrl-C, which sends SIGINT to the whole foreground process group.

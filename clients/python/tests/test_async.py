@@ -33,6 +33,7 @@ from latch_client import (
     AsyncResult,
     AsyncResultNotification,
     DiagnosticsNotification,
+    Event,
     InvalidParams,
     LatchClosed,
     LatchDied,
@@ -76,7 +77,7 @@ def test_invalid_event(project: Project) -> None:
     async def main() -> None:
         async with AsyncClient(**project.config()) as latch:
             with pytest.raises(InvalidParams, match="sesion_id"):
-                await latch.fire({"event": "stop", "sesion_id": "x"})
+                await latch.fire({"event": "stop", "sesion_id": "x"})  # type: ignore[typeddict-unknown-key]
 
     run(main)
 
@@ -347,7 +348,7 @@ def test_a_timeout_counts_while_the_request_is_written(hanging: Project) -> None
         await latch.open()
         try:
             await _stall(latch, hanging, 5)
-            other = {"event": "tool_before", "session_id": "o", "tool": {"name": "Read", "input": {"pad": "x" * (1 << 20)}}}
+            other: Event = {"event": "tool_before", "session_id": "o", "tool": {"name": "Read", "input": {"pad": "x" * (1 << 20)}}}
             started = time.monotonic()
             with pytest.raises(LatchTimeout, match="could not be sent within 1"):
                 await latch.fire(other, timeout=1)

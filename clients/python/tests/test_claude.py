@@ -19,7 +19,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 import pytest
 
-from latch_client import Client
+from latch_client import Client, Event, ToolCall
 from latch_client.claude import Attachment, Message, Piece, ToolResult, piece_from_context, user_message
 from latch_client.types import Context
 
@@ -165,7 +165,7 @@ def test_context_entries_are_attachments_but_the_retry_reminder(tmp_path: Path) 
     settings = {"hooks": {"PermissionDenied": [{"hooks": [handler]}]}}
     (project / ".claude" / "settings.json").write_text(json.dumps(settings))
     with Client(dialects=["claude"], project=project, home=home, claude_managed_dir=managed, state_dir=state) as latch:
-        tool = {"name": "Bash", "input": {"command": "rm -rf x"}, "call_id": "toolu_1"}
+        tool: ToolCall = {"name": "Bash", "input": {"command": "rm -rf x"}, "call_id": "toolu_1"}
         outcome = latch.fire({"event": "permission_denied", "session_id": "s1", "tool": tool, "reason": "no"})
     [retry] = outcome["context"]
     assert retry["placement"] == "after_tool_result"
@@ -283,6 +283,12 @@ def pieces_of(outcome: Any) -> List[Piece]:
     return [p for c in outcome.get("context", []) if (p := piece_from_context(c))]
 
 
+
+def in_turn(event: Event) -> Event:
+    """``event``, with the fields every event of the recorded turn carries."""
+    event.update({"session_id": "s1", "prompt_id": "p1", "permission_mode": "bypassPermissions"})
+    return event
+
 def rebuilt_message(tmp_path: Path, case: str, outputs: Sequence[Any]) -> Any:
     """Runs the recorded batch through latch as a harness would (for each
     call ``tool_before``, the tool, ``tool_after``; then ``tool_batch``),
@@ -296,24 +302,23 @@ def rebuilt_message(tmp_path: Path, case: str, outputs: Sequence[Any]) -> Any:
     (project / ".claude" / "settings.json").write_text(json.dumps(recorded_settings(case, hook)))
     calls = recorded_calls(case)
     assert len(calls) == len(outputs), f"{case}: one output per call"
-    turn = {"session_id": "s1", "prompt_id": "p1", "permission_mode": "bypassPermissions"}
     pieces: List[Piece] = []
-    batch: List[Dict[str, Any]] = []
+    batch: List[ToolCall] = []
     with Client(dialects=["claude"], project=project, home=home, claude_managed_dir=managed, state_dir=state) as latch:
         for i, ((name, tool_input), output) in enumerate(zip(calls, outputs)):
             call_id = f"toolu_fake_00_{i:02d}"
-            tool = {"name": name, "input": tool_input, "call_id": call_id}
-            before = latch.fire({"event": "tool_before", **turn, "tool": tool})
+            tool: ToolCall = {"name": name, "input": tool_input, "call_id": call_id}
+            before = latch.fire(in_turn({"event": "tool_before", "tool": tool}))
             pieces += pieces_of(before)
             if before["decision"] == "deny":
                 pieces.append(ToolResult(call_id, before["notices"][0]["text"], is_error=True))
                 continue
             pieces.append(ToolResult(call_id, output))
-            after = latch.fire({"event": "tool_after", **turn, "tool": {**tool, "output": output}})
+            after = latch.fire(in_turn({"event": "tool_after", "tool": {**tool, "output": output}}))
             pieces += pieces_of(after)
             batch.append({**tool, "output": output})
         if batch:
-            done = latch.fire({"event": "tool_batch", **turn, "tool_calls": batch})
+            done = latch.fire(in_turn({"event": "tool_batch", "tool_calls": batch}))
             pieces += pieces_of(done)
     return json.loads(json.dumps(user_message(pieces)))
 

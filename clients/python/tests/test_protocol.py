@@ -15,10 +15,9 @@ from latch_client import (
     AsyncResultNotification,
     DiagnosticsNotification,
     InvalidParams,
-    InvalidRequest,
     LatchDied,
-    LatchError,
     LatchNotFound,
+    LatchRpcError,
     OtherNotification,
     ShuttingDown,
     find_binary,
@@ -31,7 +30,6 @@ from latch_client._protocol import (
     encode_notification,
     encode_request,
     initialize_params,
-    line_limit,
     parse_line,
 )
 
@@ -39,27 +37,16 @@ pytestmark = pytest.mark.no_latch
 
 
 def test_request_framing() -> None:
-    line = encode_request(7, "fire", {"event": "stop", "reason": "é\n"}, limit=1000)
+    line = encode_request(7, "fire", {"event": "stop", "reason": "é\n"})
     assert line.endswith(b"\n") and line.count(b"\n") == 1
     assert json.loads(line) == {"jsonrpc": "2.0", "id": 7, "method": "fire", "params": {"event": "stop", "reason": "é\n"}}
-    assert json.loads(encode_request(1, "shutdown", None, 1000)) == {"jsonrpc": "2.0", "id": 1, "method": "shutdown"}
+    assert json.loads(encode_request(1, "shutdown", None)) == {"jsonrpc": "2.0", "id": 1, "method": "shutdown"}
     assert json.loads(encode_notification("exit")) == {"jsonrpc": "2.0", "method": "exit"}
-
-
-def test_over_long_request_is_refused_locally() -> None:
-    with pytest.raises(InvalidRequest, match="line limit"):
-        encode_request(1, "fire", {"event": "stop", "reason": "x" * 100}, limit=50)
 
 
 def test_not_json_is_refused_locally() -> None:
     with pytest.raises(ValueError):
-        encode_request(1, "fire", {"event": "stop", "context_tokens": float("nan")}, limit=1000)
-
-
-def test_line_limit() -> None:
-    assert line_limit({}) == 17 * 1024 * 1024
-    assert line_limit({"LATCH_MAX_EVENT_BYTES": "1000"}) == 1000 + 1024 * 1024
-    assert line_limit({"LATCH_MAX_EVENT_BYTES": ""}) == 17 * 1024 * 1024
+        encode_request(1, "fire", {"event": "stop", "context_tokens": float("nan")})
 
 
 def test_parse_messages() -> None:
@@ -92,12 +79,12 @@ def test_parse_messages() -> None:
 
 
 def test_errors_by_code() -> None:
-    error = LatchError.from_error({"code": -32602, "message": "unknown field `x`"}, "fire")
+    error = LatchRpcError.from_error({"code": -32602, "message": "unknown field `x`"}, "fire")
     assert isinstance(error, InvalidParams)
     assert (error.code, error.message, error.method) == (-32602, "unknown field `x`", "fire")
-    assert isinstance(LatchError.from_error({"code": -32003, "message": "m"}), ShuttingDown)
-    unknown = LatchError.from_error({"code": -1, "message": "m", "data": {"k": 1}})
-    assert type(unknown) is LatchError and unknown.data == {"k": 1}
+    assert isinstance(LatchRpcError.from_error({"code": -32003, "message": "m"}), ShuttingDown)
+    unknown = LatchRpcError.from_error({"code": -1, "message": "m", "data": {"k": 1}})
+    assert type(unknown) is LatchRpcError and unknown.data == {"k": 1}
 
 
 def test_latch_died_message() -> None:

@@ -34,10 +34,12 @@ from latch_client import (
     AsyncResult,
     Client,
     DiagnosticsNotification,
+    Event,
     InvalidParams,
-    LatchClientError,
+    InvalidRequest,
     LatchClosed,
     LatchDied,
+    LatchError,
     LatchNotFound,
     LatchTimeout,
     Outcome,
@@ -127,7 +129,7 @@ def test_explain(project: Project) -> None:
 def test_invalid_event_names_the_field(project: Project) -> None:
     with Client(**project.config()) as latch:
         with pytest.raises(InvalidParams) as misspelled:
-            latch.fire({"event": "stop", "sesion_id": "x"})
+            latch.fire({"event": "stop", "sesion_id": "x"})  # type: ignore[typeddict-unknown-key]
         with pytest.raises(InvalidParams) as missing:
             latch.fire({"event": "tool_before"})
         # The server goes on.
@@ -138,8 +140,23 @@ def test_invalid_event_names_the_field(project: Project) -> None:
     assert "`tool` object" in missing.value.message
 
 
+def test_over_long_event_and_line(project: Project) -> None:
+    """An event over latch's size limit is refused by name; a line over
+    the line limit (the event limit plus 1 MiB) is skipped unread and
+    refused with its id. The server goes on after both."""
+    env = {**os.environ, "LATCH_MAX_EVENT_BYTES": "1000"}
+    with Client(**project.config(), env=env) as latch:
+        with pytest.raises(InvalidParams, match="over the limit of 1000 bytes"):
+            latch.fire({"event": "user_prompt", "session_id": "s", "prompt": "x" * 2000})
+        with pytest.raises(InvalidRequest) as over_long:
+            latch.fire({"event": "user_prompt", "session_id": "s", "prompt": "x" * (2 << 20)})
+        assert over_long.value.code == -32600
+        assert over_long.value.method == "fire"
+        assert latch.fire({"event": "stop", "session_id": "s"})["decision"] == "proceed"
+
+
 def test_unknown_config_key(project: Project) -> None:
-    client = Client(**project.config(dialectz=["claude"]))
+    client = Client(**project.config(dialectz=["claude"]))  # type: ignore[call-arg]
     with pytest.raises(InvalidParams, match="dialectz"):
         client.open()
     # The server was stopped.
@@ -433,16 +450,16 @@ def test_abort_during_close_cancels_the_fires_at_once(hanging: Project) -> None:
 
 def _stall(
     latch: Client, project: Project, fires: int
-) -> Tuple[int, List[threading.Thread], List[Union[Outcome, LatchClientError]]]:
+) -> Tuple[int, List[threading.Thread], List[Union[Outcome, LatchError]]]:
     """Stall latch with ``fires`` fires of :func:`stalling_fire`, each from
     a thread of its own: the hook's process id, the threads, and what each
     fire returned or raised."""
-    results: List[Union[Outcome, LatchClientError]] = []
+    results: List[Union[Outcome, LatchError]] = []
 
     def fire() -> None:
         try:
             results.append(latch.fire(stalling_fire()))
-        except LatchClientError as error:
+        except LatchError as error:
             results.append(error)
 
     threads = [threading.Thread(target=fire, daemon=True) for _ in range(fires)]
@@ -470,9 +487,9 @@ def test_a_server_that_reads_nothing_gets_sigterm_before_sigkill(hanging: Projec
     assert process_gone(hook, within=5)
     for thread in threads:
         thread.join(10)
-    outcomes = [r for r in results if not isinstance(r, LatchClientError)]
+    outcomes = [r for r in results if not isinstance(r, LatchError)]
     assert len(outcomes) == 5 and all(is_cancelled(o) for o in outcomes), results  # those latch read
-    assert all(isinstance(r, LatchClosed) for r in results if isinstance(r, LatchClientError)), results
+    assert all(isinstance(r, LatchClosed) for r in results if isinstance(r, LatchError)), results
 
 
 def test_a_timeout_counts_while_the_request_is_written(hanging: Project) -> None:
@@ -483,7 +500,7 @@ def test_a_timeout_counts_while_the_request_is_written(hanging: Project) -> None
     latch.open()
     try:
         _stall(latch, hanging, 5)
-        other = {"event": "tool_before", "session_id": "other", "tool": {"name": "Read", "input": {"pad": "x" * (1 << 20)}}}
+        other: Event = {"event": "tool_before", "session_id": "other", "tool": {"name": "Read", "input": {"pad": "x" * (1 << 20)}}}
         started = time.monotonic()
         with pytest.raises(LatchTimeout, match="could not be sent within 1"):
             latch.fire(other, timeout=1)
@@ -659,7 +676,7 @@ def test_an_interrupted_long_write_leaves_the_client_usable(project: Project) ->
     # latch is stopped, so the pipe fills and the write of a 4 MiB event
     # blocks; a signal handler raises KeyboardInterrupt in the middle of it,
     # as Ctrl-C does. No half line may stay in the pipe.
-    big = {"event": "user_prompt", "session_id": "big", "prompt": "x" * (4 << 20)}
+    big: Event = {"event": "user_prompt", "session_id": "big", "prompt": "x" * (4 << 20)}
     with Client(**project.config(), cancel_grace=1.0) as latch:
         pid = latch.pid or 0
 

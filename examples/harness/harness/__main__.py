@@ -19,7 +19,7 @@ import queue
 import sys
 from pathlib import Path
 
-from latch_client import Client, Config, LatchClientError, LatchNotFound
+from latch_client import Client, Config, LatchError, LatchNotFound
 from latch_client.types import Team
 
 from .loop import Agent
@@ -119,7 +119,7 @@ def main(argv: list[str] | None = None) -> int:
             )
             try:
                 status = session(agent, args)
-            except LatchClientError:
+            except LatchError:
                 raise  # the hooks cannot run now, session_end's either
             except BaseException:
                 agent.end()
@@ -132,7 +132,7 @@ def main(argv: list[str] | None = None) -> int:
     except LatchNotFound as missing:
         print(f"harness: {missing}; set LATCH_BIN to the latch binary, or put latch on PATH", file=sys.stderr)
         return 2
-    except LatchClientError as error:
+    except LatchError as error:
         # latch died, did not answer in time, or refused a request. Fail
         # closed: every tool call goes through latch's hooks first, and
         # without an answer no hook can refuse one, so nothing more runs.

@@ -168,6 +168,7 @@ pub async fn run(_args: ServeArgs) -> u8 {
                 "exit" => break,
                 "$/cancelRequest" => {
                     #[derive(serde::Deserialize)]
+                    #[serde(deny_unknown_fields)]
                     struct Params {
                         id: Box<RawValue>,
                     }

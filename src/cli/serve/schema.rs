@@ -87,7 +87,7 @@ pub fn schema() -> Value {
     put("ShutdownResult", json!({"type": "null"}));
     put(
         "CancelRequestParams",
-        json!({"type": "object", "required": ["id"], "properties": {"id": {"type": ["number", "string"], "description": "The id of the `fire` to cancel, as its request wrote it."}}}),
+        json!({"type": "object", "required": ["id"], "additionalProperties": false, "properties": {"id": {"type": ["number", "string"], "description": "The id of the `fire` to cancel, as its request wrote it."}}}),
     );
     put("AsyncResultParams", answer);
     put(

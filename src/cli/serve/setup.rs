@@ -336,8 +336,7 @@ fn loaded_for(setup: &Setup, out: &Out, cwd: Option<PathBuf>) -> (Loaded, Vec<Di
         return (loaded, Vec::new());
     }
     let before = watch::fingerprint(&setup.config.watch_roots(key.as_deref()));
-    let (loaded, diags, kept) = load_keeping(setup, out, key.as_deref());
-    let reason = (!kept.is_empty()).then(|| watch::kept_reason(&kept));
+    let (loaded, diags, kept, reason) = load_keeping(setup, out, key.as_deref());
     let answer = loaded.clone();
     let first = {
         let mut engines = lock(&setup.engines);
@@ -367,7 +366,8 @@ fn loaded_for(setup: &Setup, out: &Out, cwd: Option<PathBuf>) -> (Loaded, Vec<Di
 /// Loads the configuration for events in `cwd` from disk, but for the
 /// files kept at their last good text ([`Setup::kept`]) that are still
 /// broken there: those read as kept. Returns it, the diagnostics of the
-/// files on disk (what the user has to fix), and the files read as kept.
+/// files on disk (what the user has to fix), and the files read as kept
+/// with the `reason` that says so (see [`watch::kept_reason`]).
 ///
 /// A kept file that this load looks for and finds without an error, or
 /// does not find, was fixed or removed while no loaded configuration read
@@ -377,7 +377,7 @@ fn load_keeping(
     setup: &Setup,
     out: &Out,
     cwd: Option<&Path>,
-) -> (Loaded, Vec<Diagnostic>, Vec<PathBuf>) {
+) -> (Loaded, Vec<Diagnostic>, Vec<PathBuf>, Option<String>) {
     let (disk, diags) = load(setup, out, cwd, Files::new());
     let broken: BTreeSet<&PathBuf> = diags
         .iter()
@@ -394,11 +394,12 @@ fn load_keeping(
             .collect()
     };
     if replace.is_empty() {
-        return (disk, diags, Vec::new());
+        return (disk, diags, Vec::new(), None);
     }
-    let (patched, _) = load(setup, out, cwd, replace.clone());
+    let (patched, patched_diags) = load(setup, out, cwd, replace.clone());
     let loaded = patched.seeing_as(&disk, &replace);
-    (loaded, diags, replace.into_keys().collect())
+    let reason = watch::kept_reason(replace.keys(), &patched_diags);
+    (loaded, diags, replace.into_keys().collect(), Some(reason))
 }
 
 /// Loads the configuration for events in `cwd`, with every diagnostic of
@@ -434,6 +435,9 @@ pub(super) fn load(
             crate::background::Tasks::new(root)
                 .with_runner(runner)
                 .with_listener(move |answer| {
+                    for warning in &answer.warnings {
+                        eprintln!("latch: warning: {}: {warning}", answer.hook);
+                    }
                     let _ = notify.send(rpc::notification("latch/asyncResult", answer));
                 }),
         );

@@ -43,8 +43,11 @@ const MAX_TOTAL: usize = 4 * MAX_ENTRIES;
 /// How deep below a watched directory it looks.
 const MAX_DEPTH: usize = 6;
 
-/// One file's facts.
-type Entry = (PathBuf, u64, Option<SystemTime>, u64);
+/// One file's facts: its length, modification time, inode and change
+/// time. The change time is the kernel's (no one can set it), so an edit
+/// that keeps the length and puts the modification time back (`cp -p`,
+/// `tar x`, `touch -r`) still counts.
+type Entry = (PathBuf, u64, Option<SystemTime>, u64, (i64, i64));
 
 /// What the watched paths look like.
 #[derive(Debug, PartialEq, Eq)]
@@ -87,7 +90,13 @@ fn walk(root: &Path, entries: &mut Vec<Entry>) {
         let Ok(meta) = std::fs::symlink_metadata(&path) else {
             continue;
         };
-        entries.push((path.clone(), meta.len(), meta.modified().ok(), meta.ino()));
+        entries.push((
+            path.clone(),
+            meta.len(),
+            meta.modified().ok(),
+            meta.ino(),
+            (meta.ctime(), meta.ctime_nsec()),
+        ));
         // A linked file (a dotfile manager's `settings.json`) changes at
         // its target: that is watched too, without following a linked
         // directory down.
@@ -99,6 +108,7 @@ fn walk(root: &Path, entries: &mut Vec<Entry>) {
                 target.len(),
                 target.modified().ok(),
                 target.ino(),
+                (target.ctime(), target.ctime_nsec()),
             ));
         }
         if meta.is_dir()
@@ -360,6 +370,8 @@ pub fn reload(setup: &Setup, out: &Out, changed: Option<&BTreeSet<PathBuf>>) {
         }
         let broken = new_errors(&diagnostics);
         let mut kept: BTreeSet<PathBuf> = BTreeSet::new();
+        // Why `kept` is kept (see [`kept_reason`]).
+        let mut kept_why = None;
         let mut refusal = Refusal {
             seen: fresh.seen.clone(),
             ..Refusal::default()
@@ -378,6 +390,7 @@ pub fn reload(setup: &Setup, out: &Out, changed: Option<&BTreeSet<PathBuf>>) {
                     load(setup, out, cwd.as_deref(), replace.clone());
                 // What the disk showed, for the next round to compare.
                 let patched = patched.seeing_as(&fresh, &replace);
+                kept_why = Some(kept_reason(&files, &patched_diagnostics));
                 kept = files;
                 let errors = new_errors(&patched_diagnostics);
                 if !errors.is_empty() {
@@ -398,8 +411,7 @@ pub fn reload(setup: &Setup, out: &Out, changed: Option<&BTreeSet<PathBuf>>) {
             Some(loaded) => {
                 reloaded_reads.extend(old.files.keys().cloned());
                 updates.push((cwd.clone(), loaded));
-                let reason = (!kept.is_empty()).then(|| kept_reason(kept.iter()));
-                (true, reason)
+                (true, kept_why.filter(|_| !kept.is_empty()))
             }
             None => {
                 // Kept whole: it holds the texts it was loaded from still,
@@ -482,12 +494,29 @@ struct Refusal {
 }
 
 /// The `reason` of a `latch/diagnostics` for configuration files kept at
-/// their last good version.
-pub fn kept_reason<'a>(kept: impl IntoIterator<Item = &'a PathBuf>) -> String {
-    format!(
-        "the last good version of {} is kept: the new one has errors",
-        joined(kept)
-    )
+/// their last good version. `diagnostics` are those of the load with the
+/// kept texts: a file that was broken from the start has no good version,
+/// and its kept text, with errors of its own, is named as such.
+pub fn kept_reason<'a>(
+    kept: impl IntoIterator<Item = &'a PathBuf>,
+    diagnostics: &[Diagnostic],
+) -> String {
+    let (flawed, good): (Vec<&PathBuf>, Vec<&PathBuf>) = kept.into_iter().partition(|file| {
+        diagnostics
+            .iter()
+            .any(|d| lost_hooks(d) && d.file.as_ref() == Some(*file))
+    });
+    let mut parts = Vec::new();
+    if !good.is_empty() {
+        parts.push(format!("the last good version of {} is kept", joined(good)));
+    }
+    if !flawed.is_empty() {
+        parts.push(format!(
+            "the version of {} loaded before, which has errors too, is kept",
+            joined(flawed)
+        ));
+    }
+    format!("{}: the new one has errors", parts.join("; "))
 }
 
 /// Paths for a message: `a, b`.

@@ -41,7 +41,7 @@ from ._protocol import (
     own_process_group,
     parse_line,
 )
-from .errors import LatchClientError, LatchClosed, LatchDied, LatchError, LatchNotFound, LatchTimeout
+from .errors import LatchClosed, LatchDied, LatchError, LatchNotFound, LatchRpcError, LatchTimeout
 from .types import (
     AsyncResult,
     Config,
@@ -75,10 +75,10 @@ class NotificationStream(AsyncIterator[Notification]):
 
     def __init__(self, streams: Set[NotificationStream]) -> None:
         self._streams = streams
-        self._queue: asyncio.Queue[Union[Notification, LatchClientError]] = asyncio.Queue()
+        self._queue: asyncio.Queue[Union[Notification, LatchError]] = asyncio.Queue()
         self._done = False
 
-    def _put(self, item: Union[Notification, LatchClientError]) -> None:
+    def _put(self, item: Union[Notification, LatchError]) -> None:
         self._queue.put_nowait(item)
 
     def __aiter__(self) -> NotificationStream:
@@ -88,7 +88,7 @@ class NotificationStream(AsyncIterator[Notification]):
         if self._done:
             raise StopAsyncIteration
         item = await self._queue.get()
-        if isinstance(item, LatchClientError):
+        if isinstance(item, LatchError):
             self._done = True
             self._streams.discard(self)
             # Every other reader waiting ends the same way.
@@ -146,7 +146,7 @@ class AsyncClient(InitializeInfo):
 
     def __init__(
         self,
-        config: Union[Config, Mapping[str, Any], None] = None,
+        config: Optional[Config] = None,
         *,
         binary: Optional[StrPath] = None,
         cwd: Optional[StrPath] = None,
@@ -271,7 +271,7 @@ class AsyncClient(InitializeInfo):
     # ------------------------------------------------------------------
 
     async def fire(
-        self, event: Union[Event, Mapping[str, Any]], *, timeout: Union[float, None, Unset] = UNSET
+        self, event: Event, *, timeout: Union[float, None, Unset] = UNSET
     ) -> Outcome:
         """Run the hooks of one event and return the outcome.
 
@@ -328,7 +328,7 @@ class AsyncClient(InitializeInfo):
             channel.forget(request_id)
 
     async def explain(
-        self, event: Union[Event, Mapping[str, Any]], *, timeout: Union[float, None, Unset] = UNSET
+        self, event: Event, *, timeout: Union[float, None, Unset] = UNSET
     ) -> List[ExplainEntry]:
         """Every configured hook, whether it would run for ``event``, and why.
         Nothing runs.
@@ -469,7 +469,7 @@ class _AsyncChannel:
         self._next_id = 0
         self._pending: Dict[int, Tuple[str, asyncio.Future[Any]]] = {}
         self._cut_lines = 0  # lines cut short, whose parse errors are expected
-        self.failure: Optional[LatchClientError] = None
+        self.failure: Optional[LatchError] = None
         self.closing = False  # no new requests
         self._stopping = False
         self._shutdown: Optional[asyncio.Future[None]] = None  # the `shutdown` sent, until answered
@@ -520,7 +520,7 @@ class _AsyncChannel:
         """Send ``shutdown`` and wait for its answer (the fires in flight)."""
         try:
             await self.call("shutdown", None, limit, internal=True)
-        except LatchClientError as error:
+        except LatchError as error:
             logger.warning("latch serve did not shut down cleanly: %s", error)
 
     async def _finish(self, limit: Optional[float]) -> None:
@@ -650,7 +650,7 @@ class _AsyncChannel:
             raise LatchClosed("the client is closing")
         self._next_id += 1
         request_id = self._next_id
-        line = encode_request(request_id, method, params, self._opts.line_limit)
+        line = encode_request(request_id, method, params)
         future: asyncio.Future[Any] = self._loop.create_future()
         self._pending[request_id] = (method, future)
         assert proc.stdin is not None
@@ -685,7 +685,7 @@ class _AsyncChannel:
             failure = await self._died()
             if future.done() and not future.cancelled():
                 answer = future.exception()
-                if answer is None or isinstance(answer, LatchError):
+                if answer is None or isinstance(answer, LatchRpcError):
                     return request_id, future
             self.forget(request_id)
             raise failure from None
@@ -717,7 +717,7 @@ class _AsyncChannel:
         except (ConnectionError, RuntimeError):
             pass
 
-    async def _died(self) -> LatchClientError:
+    async def _died(self) -> LatchError:
         """The failure once the server's output ended (waiting for it a little)."""
         if self._reader is not None and self.failure is None:
             await asyncio.wait([self._reader], timeout=self._opts.close_timeout)
@@ -754,7 +754,7 @@ class _AsyncChannel:
         except asyncio.TimeoutError:
             returncode = None
         if self.closing:
-            error: LatchClientError = LatchClosed("the client was closed")
+            error: LatchError = LatchClosed("the client was closed")
         else:
             if self._stderr_reader is not None:
                 await asyncio.wait([self._stderr_reader], timeout=1.0)
@@ -806,11 +806,11 @@ class _AsyncChannel:
         if future.done():
             return
         if response.error is not None:
-            future.set_exception(LatchError.from_error(response.error, method))
+            future.set_exception(LatchRpcError.from_error(response.error, method))
         else:
             future.set_result(response.result)
 
-    def fail(self, error: LatchClientError) -> None:
+    def fail(self, error: LatchError) -> None:
         """Fail every request waiting, and every later one, with ``error``
         (the first failure stays)."""
         if self.failure is None:

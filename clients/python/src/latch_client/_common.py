@@ -46,7 +46,6 @@ class ClientOptions:
     start_timeout: Optional[float]
     close_timeout: Optional[float]
     cancel_grace: Optional[float]
-    line_limit: int
 
     @classmethod
     def make(
@@ -62,17 +61,15 @@ class ClientOptions:
         cancel_grace: float,
     ) -> ClientOptions:
         """Merge the configuration and check the options."""
-        environment = None if env is None else dict(env)
         return cls(
             params=_protocol.initialize_params(config, options),
             binary=binary,
             cwd=None if cwd is None else os.fspath(cwd),
-            env=environment,
+            env=None if env is None else dict(env),
             timeout=check_timeout("timeout", timeout),
             start_timeout=check_timeout("start_timeout", start_timeout),
             close_timeout=check_timeout("close_timeout", close_timeout),
             cancel_grace=check_timeout("cancel_grace", cancel_grace),
-            line_limit=_protocol.line_limit(environment),
         )
 
     def wait(self, timeout: Union[float, None, Unset]) -> Optional[float]:

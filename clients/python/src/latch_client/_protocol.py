@@ -22,9 +22,6 @@ ASYNC_RESULT = "latch/asyncResult"
 DIAGNOSTICS = "latch/diagnostics"
 """The method of the notification of a configuration loaded after ``initialize``."""
 
-DEFAULT_EVENT_LIMIT = 16 * 1024 * 1024
-LINE_SLACK = 1024 * 1024
-MAX_EVENT_VAR = "LATCH_MAX_EVENT_BYTES"
 
 _PATH_KEYS = frozenset(
     {
@@ -192,17 +189,6 @@ def initialize_params(config: Union[Config, Mapping[str, Any], None], overrides:
     return params
 
 
-def line_limit(env: Optional[Mapping[str, str]]) -> int:
-    """The longest line the server reads: the event size limit plus 1 MiB."""
-    environ = os.environ if env is None else env
-    raw = environ.get(MAX_EVENT_VAR, "").strip()
-    try:
-        limit = int(raw) if raw else DEFAULT_EVENT_LIMIT
-    except ValueError:
-        limit = DEFAULT_EVENT_LIMIT
-    return (limit if limit > 0 else DEFAULT_EVENT_LIMIT) + LINE_SLACK
-
-
 MAX_STDERR_LINE = 8192
 """The most bytes kept of one stderr line (the Node client's limit too)."""
 
@@ -306,26 +292,18 @@ def _encode(message: Dict[str, Any]) -> bytes:
     return text.encode("utf-8") + b"\n"
 
 
-def encode_request(request_id: int, method: str, params: Any, limit: int) -> bytes:
-    """One request line.
+def encode_request(request_id: int, method: str, params: Any) -> bytes:
+    """One request line. A line over the server's limit is sent too: latch
+    skips it unread and answers ``InvalidRequest`` with its id (found in the
+    line's first 4 KiB, where ``id`` comes first), as it does for the Node
+    client; the limit is the server's to know (``$LATCH_MAX_EVENT_BYTES``).
 
-    :raises InvalidRequest: when the line is over the server's limit (the
-        server would answer it with ``"id": null``, which no request can
-        be matched with, so it is refused here).
     :raises TypeError, ValueError: when ``params`` is not JSON.
     """
     message: Dict[str, Any] = {"jsonrpc": "2.0", "id": request_id, "method": method}
     if params is not None:
         message["params"] = params
-    line = _encode(message)
-    if len(line) > limit:
-        raise InvalidRequest(
-            InvalidRequest.CODE,
-            f"the request is {len(line)} bytes, over the server's line limit of {limit} bytes "
-            f"(the event size limit plus 1 MiB; see ${MAX_EVENT_VAR})",
-            method=method,
-        )
-    return line
+    return _encode(message)
 
 
 def encode_notification(method: str, params: Any = None) -> bytes:

@@ -29,7 +29,7 @@ from ._protocol import (
     own_process_group,
     parse_line,
 )
-from .errors import LatchClientError, LatchClosed, LatchDied, LatchError, LatchNotFound, LatchTimeout
+from .errors import LatchClosed, LatchDied, LatchError, LatchNotFound, LatchRpcError, LatchTimeout
 from .types import (
     AsyncResult,
     Config,
@@ -106,7 +106,7 @@ class Client(InitializeInfo):
 
     def __init__(
         self,
-        config: Union[Config, Mapping[str, Any], None] = None,
+        config: Optional[Config] = None,
         *,
         binary: Optional[StrPath] = None,
         cwd: Optional[StrPath] = None,
@@ -222,7 +222,7 @@ class Client(InitializeInfo):
 
     def fire(
         self,
-        event: Union[Event, Mapping[str, Any]],
+        event: Event,
         *,
         timeout: Union[float, None, Unset] = UNSET,
         cancel: Optional[threading.Event] = None,
@@ -289,7 +289,7 @@ class Client(InitializeInfo):
             raise
 
     def explain(
-        self, event: Union[Event, Mapping[str, Any]], *, timeout: Union[float, None, Unset] = UNSET
+        self, event: Event, *, timeout: Union[float, None, Unset] = UNSET
     ) -> List[ExplainEntry]:
         """Every configured hook, whether it would run for ``event``, and why.
         Nothing runs.
@@ -463,7 +463,7 @@ class _Channel:
         self._next_id = 0
         self._pending: Dict[int, Tuple[str, Future[Any]]] = {}
         self._cut_lines = 0  # lines cut short, whose parse errors are expected
-        self.failure: Optional[LatchClientError] = None
+        self.failure: Optional[LatchError] = None
         self.closing = False  # no new requests (guarded by _lock, as are the next three)
         self._shutdown: Optional[Future[Any]] = None  # the answer to `shutdown`, once sent
         self._exited = False  # `exit` sent and stdin closed, or about to be
@@ -518,7 +518,7 @@ class _Channel:
                     shutdown.result(_remaining(deadline))
                 except FutureTimeout:
                     logger.warning("latch serve did not shut down cleanly: shutdown did not answer within %ss", limit)
-                except LatchClientError as error:
+                except LatchError as error:
                     logger.warning("latch serve did not shut down cleanly: %s", error)
         except BaseException:
             # Interrupted (Ctrl-C) while the fires in flight finish: cancel
@@ -572,7 +572,7 @@ class _Channel:
             return
         try:
             self.send("shutdown", None, internal=True, future=future, deadline=deadline)
-        except LatchClientError as error:
+        except LatchError as error:
             if not future.done():
                 future.set_exception(error)
         except _NotWritten:
@@ -693,7 +693,7 @@ class _Channel:
                 raise LatchClosed("the client is closing")
             self._next_id += 1
             request_id = self._next_id
-            line = encode_request(request_id, method, params, self._opts.line_limit)
+            line = encode_request(request_id, method, params)
             self._pending[request_id] = (method, future)
         # A fire interrupted as it is written may have gone out: cancel it.
         then = encode_notification("$/cancelRequest", {"id": request_id}) if method == "fire" else None
@@ -726,7 +726,7 @@ class _Channel:
     def _write_quietly(self, line: bytes) -> None:
         try:
             self.write(line)
-        except LatchClientError:
+        except LatchError:
             pass
 
     def forget(self, request_id: int) -> None:
@@ -908,7 +908,7 @@ class _Channel:
         except subprocess.TimeoutExpired:
             returncode = None
         if self.closing:
-            error: LatchClientError = LatchClosed("the client was closed")
+            error: LatchError = LatchClosed("the client was closed")
         else:
             self._stderr_thread.join(1.0)
             error = LatchDied(returncode, self.stderr.text())
@@ -946,11 +946,11 @@ class _Channel:
         if future.done():  # failed meanwhile (an interrupted close)
             return
         if response.error is not None:
-            future.set_exception(LatchError.from_error(response.error, method))
+            future.set_exception(LatchRpcError.from_error(response.error, method))
         else:
             future.set_result(response.result)
 
-    def fail(self, error: LatchClientError) -> None:
+    def fail(self, error: LatchError) -> None:
         """Fail every request waiting, and every later one, with ``error``
         (the first failure stays)."""
         with self._lock:

@@ -1,12 +1,12 @@
 """The exceptions of latch_client.
 
-Everything the client raises on its own derives from :class:`LatchClientError`:
+Everything the client raises on its own derives from :class:`LatchError`:
 
 - :class:`LatchNotFound`: no ``latch`` binary to start;
 - :class:`LatchDied`: the server exited (or closed its output) unexpectedly;
 - :class:`LatchTimeout`: the server did not answer in time;
 - :class:`LatchClosed`: the client is not open (not started, or closed);
-- :class:`LatchError` and its subclasses: the server answered a request
+- :class:`LatchRpcError` and its subclasses: the server answered a request
   with a JSON-RPC error.
 """
 
@@ -18,11 +18,11 @@ __all__ = [
     "InternalError",
     "InvalidParams",
     "InvalidRequest",
-    "LatchClientError",
     "LatchClosed",
     "LatchDied",
     "LatchError",
     "LatchNotFound",
+    "LatchRpcError",
     "LatchTimeout",
     "MethodNotFound",
     "NotInitialized",
@@ -31,11 +31,11 @@ __all__ = [
 ]
 
 
-class LatchClientError(Exception):
+class LatchError(Exception):
     """The base of every exception latch_client raises."""
 
 
-class LatchNotFound(LatchClientError, FileNotFoundError):
+class LatchNotFound(LatchError, FileNotFoundError):
     """No ``latch`` binary: not at the given path, ``$LATCH_BIN`` or on ``PATH``."""
 
     def __init__(self, message: str, binary: Optional[str] = None) -> None:
@@ -47,7 +47,7 @@ class LatchNotFound(LatchClientError, FileNotFoundError):
         return str(self.args[0])
 
 
-class LatchDied(LatchClientError):
+class LatchDied(LatchError):
     """The ``latch serve`` process exited, or closed its stdout, unexpectedly.
 
     Every request in flight and every later request raises it.
@@ -70,15 +70,15 @@ class LatchDied(LatchClientError):
         super().__init__(message)
 
 
-class LatchTimeout(LatchClientError, TimeoutError):
+class LatchTimeout(LatchError, TimeoutError):
     """The server did not answer in time."""
 
 
-class LatchClosed(LatchClientError):
+class LatchClosed(LatchError):
     """The client is not running: it was never started, or it was closed."""
 
 
-class LatchError(LatchClientError):
+class LatchRpcError(LatchError):
     """The server answered a request with a JSON-RPC error.
 
     :meth:`from_error` picks the subclass for the code, so callers can
@@ -94,7 +94,7 @@ class LatchError(LatchClientError):
     """The error's ``data`` member, ``None`` when absent."""
 
     CODE: ClassVar[Optional[int]] = None
-    _BY_CODE: ClassVar[Dict[int, Type[LatchError]]] = {}
+    _BY_CODE: ClassVar[Dict[int, Type[LatchRpcError]]] = {}
 
     def __init__(self, code: int, message: str, data: Any = None, method: Optional[str] = None) -> None:
         super().__init__(f"{message} (code {code})" if method is None else f"{method}: {message} (code {code})")
@@ -107,55 +107,55 @@ class LatchError(LatchClientError):
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
         if cls.CODE is not None:
-            LatchError._BY_CODE[cls.CODE] = cls
+            LatchRpcError._BY_CODE[cls.CODE] = cls
 
     @staticmethod
-    def from_error(error: Dict[str, Any], method: Optional[str] = None) -> LatchError:
+    def from_error(error: Dict[str, Any], method: Optional[str] = None) -> LatchRpcError:
         """Build the exception for a JSON-RPC ``error`` object."""
         raw_code = error.get("code")
         code = raw_code if isinstance(raw_code, int) else -32603
         message = str(error.get("message", "unknown error"))
-        cls = LatchError._BY_CODE.get(code, LatchError)
+        cls = LatchRpcError._BY_CODE.get(code, LatchRpcError)
         return cls(code, message, error.get("data"), method)
 
 
-class ParseError(LatchError):
+class ParseError(LatchRpcError):
     """-32700: the server could not parse a line as JSON."""
 
     CODE = -32700
 
 
-class InvalidRequest(LatchError):
+class InvalidRequest(LatchRpcError):
     """-32600: not a request (or a second ``initialize``, or a line too long)."""
 
     CODE = -32600
 
 
-class MethodNotFound(LatchError):
+class MethodNotFound(LatchRpcError):
     """-32601: the server does not know the method."""
 
     CODE = -32601
 
 
-class InvalidParams(LatchError):
+class InvalidParams(LatchRpcError):
     """-32602: invalid params; the message names the field."""
 
     CODE = -32602
 
 
-class InternalError(LatchError):
+class InternalError(LatchRpcError):
     """-32603: latch could not run the request (a state directory it cannot use)."""
 
     CODE = -32603
 
 
-class NotInitialized(LatchError):
+class NotInitialized(LatchRpcError):
     """-32002: a request before ``initialize``."""
 
     CODE = -32002
 
 
-class ShuttingDown(LatchError):
+class ShuttingDown(LatchRpcError):
     """-32003: a request after ``shutdown``."""
 
     CODE = -32003

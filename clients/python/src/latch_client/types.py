@@ -14,7 +14,7 @@ protocol) and ``docs/lint.md`` (diagnostics).
 from __future__ import annotations
 
 import os
-from typing import Any, Dict, List, Literal, Optional, Required, Sequence, TypedDict, Union
+from typing import Any, Dict, List, Literal, NotRequired, Optional, Required, Sequence, TypedDict, Union
 
 __all__ = [
     "AsyncResult",
@@ -207,19 +207,19 @@ ModelSwitch = TypedDict(
 class Instructions(TypedDict, total=False):
     """The file an ``instructions_loaded`` event loaded."""
 
-    file_path: str
+    file_path: StrPath
     memory_type: str
     load_reason: str
     globs: List[str]
-    trigger_file_path: str
-    parent_file_path: str
+    trigger_file_path: StrPath
+    parent_file_path: StrPath
 
 
 class Worktree(TypedDict, total=False):
     """The worktree of ``worktree_create`` (``name``) / ``worktree_remove`` (``path``)."""
 
     name: str
-    path: str
+    path: StrPath
 
 
 class Task(TypedDict, total=False):
@@ -260,18 +260,21 @@ class DisplayChunk(TypedDict, total=False):
 
 
 class Event(TypedDict, total=False):
-    """One event, as ``latch fire`` reads it. Only ``event`` is required.
+    """One event, as ``latch fire`` reads it. Only ``event`` is required,
+    and ``tool`` on the tool events.
 
     latch rejects unknown keys at every level, so a misspelled key fails
-    with :class:`~latch_client.InvalidParams` naming it.
+    with :class:`~latch_client.InvalidParams` naming it; a type checker
+    refuses it first, in an event written as a literal where an ``Event``
+    is expected (``fire``'s argument). Paths may be :class:`os.PathLike`.
     """
 
     event: Required[EventKind]
     id: str
     session_id: str
-    cwd: str
-    transcript_path: str
-    scratchpad_dir: str
+    cwd: StrPath
+    transcript_path: StrPath
+    scratchpad_dir: StrPath
     request_id: str
     turn_id: str
     agent_run_id: str
@@ -281,7 +284,7 @@ class Event(TypedDict, total=False):
     prompt_id: str
     agent_id: str
     agent_type: str
-    agent_transcript_path: str
+    agent_transcript_path: StrPath
     last_assistant_message: str
     title: str
     session_title: str
@@ -305,10 +308,10 @@ class Event(TypedDict, total=False):
     expansion: Expansion
     model_switch: ModelSwitch
     instructions: Instructions
-    file_path: str
+    file_path: StrPath
     change: str
-    old_cwd: str
-    directory: str
+    old_cwd: StrPath
+    directory: StrPath
     worktree: Worktree
     task: Task
     team: Team
@@ -564,3 +567,6 @@ class AsyncResult(TypedDict):
     hook: str
     event: str
     texts: List[str]
+    warnings: NotRequired[List[str]]
+    """Why the texts could not be kept for the session's next event (its
+    state cannot be used): they are then all there is of the answer."""

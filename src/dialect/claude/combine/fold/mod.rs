@@ -140,7 +140,12 @@ impl Fold<'_> {
             ClaudeEvent::UserPromptSubmit | ClaudeEvent::UserPromptExpansion
         );
         if prompt && self.prompt_ended {
-            record.message = Some(text::AFTER_PROMPT_ENDED.to_owned());
+            match verdict {
+                // Killed by latch (its timeout, a cancel): the run says so,
+                // and what it printed is not applied either.
+                Verdict::Stopped(category, _) => record.fail(category, text::AFTER_PROMPT_ENDED),
+                _ => record.message = Some(text::AFTER_PROMPT_ENDED.to_owned()),
+            }
             return;
         }
         self.apply_verdict(index, naming, verdict, record, cx);
