@@ -189,7 +189,8 @@ class Outcomes(AgentState):
     def drain_inbox(self) -> None:
         """Tell the user which async hooks finished, and when latch reloaded
         the hooks. Async texts need no delivery: latch keeps them and adds
-        them to the next tool result."""
+        them to the next tool result (unless its ``warnings`` say it could
+        not keep them, which the user hears)."""
         told: set[str] = set()
         while self.inbox is not None and not self.inbox.empty():
             note = self.inbox.get()
@@ -204,6 +205,8 @@ class Outcomes(AgentState):
             elif note["session_id"] == self.session_id:
                 self.top.async_results.append(note)
                 self.say("latch", f"async hook {note['hook']} ({note['event']}) finished")
+                for warning in note.get("warnings", []):
+                    self.warn(warning)
 
     def reloaded(self, note: DiagnosticsNotification) -> None:
         """``latch/diagnostics``: latch reloaded the hooks after an edit on
