@@ -50,10 +50,10 @@ static LINGERING: Mutex<Vec<i32>> = Mutex::new(Vec::new());
 /// zombies of such adopted orphans. Hooks are then started as child
 /// subreapers too where the spawn can ([`super::spawn`]): a hook holds its
 /// own orphans while it runs, so what this process adopts meanwhile is not
-/// taken for that hook's when it is killed. Without it, the runner still kills every
-/// descendant it can reach through parent links, process groups and
-/// sessions, but an orphan that left the hook's group and whose parent died
-/// before the kill goes to init and escapes.
+/// taken for that hook's when it is killed. Without it, the runner still
+/// kills every descendant it can reach through parent links, process
+/// groups and sessions, but an orphan that left the hook's group and whose
+/// parent died before the kill goes to init and escapes.
 ///
 /// # Errors
 /// When the operating system refuses, or is not Linux.

@@ -751,6 +751,12 @@ fn an_edit_of_a_linked_settings_files_target_is_reloaded() {
         "dotfiles/settings.json",
         &settings("PreToolUse", Some("Bash"), &["echo no >&2; exit 2"]).to_string(),
     );
+    reloaded_into_a_deny(s);
+}
+
+/// After an edit that gave the `Bash` call a deny: the reload is
+/// announced, and the next call is denied.
+fn reloaded_into_a_deny(mut s: Server) {
     let n = s.notification("latch/diagnostics");
     assert_eq!(n["params"]["reloaded"], true, "{n}");
     let r = s.request(2, "fire", bash_before("ls"));
@@ -785,11 +791,7 @@ fn an_edit_that_keeps_the_length_and_the_modification_time_is_reloaded() {
         (after.len(), after.modified().unwrap()),
         (before.len(), before.modified().unwrap())
     );
-    let n = s.notification("latch/diagnostics");
-    assert_eq!(n["params"]["reloaded"], true, "{n}");
-    let r = s.request(2, "fire", bash_before("ls"));
-    assert_eq!(r["result"]["decision"], "deny", "{r}");
-    assert_eq!(s.close(), 0);
+    reloaded_into_a_deny(s);
 }
 
 /// A file broken from the start has no good version to keep: a broken

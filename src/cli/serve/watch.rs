@@ -80,7 +80,6 @@ pub fn fingerprint(roots: &[PathBuf]) -> Fingerprint {
 /// large directory (a plugin's `node_modules`) cannot hide the others'
 /// changes.
 fn walk(root: &Path, entries: &mut Vec<Entry>) {
-    use std::os::unix::fs::MetadataExt;
     let budget = (entries.len() + MAX_ENTRIES).min(MAX_TOTAL);
     let mut stack: Vec<(PathBuf, usize)> = vec![(root.to_path_buf(), 0)];
     while let Some((path, depth)) = stack.pop() {
@@ -90,26 +89,14 @@ fn walk(root: &Path, entries: &mut Vec<Entry>) {
         let Ok(meta) = std::fs::symlink_metadata(&path) else {
             continue;
         };
-        entries.push((
-            path.clone(),
-            meta.len(),
-            meta.modified().ok(),
-            meta.ino(),
-            (meta.ctime(), meta.ctime_nsec()),
-        ));
+        entries.push(entry(&path, &meta));
         // A linked file (a dotfile manager's `settings.json`) changes at
         // its target: that is watched too, without following a linked
         // directory down.
         if meta.file_type().is_symlink()
             && let Ok(target) = std::fs::metadata(&path)
         {
-            entries.push((
-                path.clone(),
-                target.len(),
-                target.modified().ok(),
-                target.ino(),
-                (target.ctime(), target.ctime_nsec()),
-            ));
+            entries.push(entry(&path, &target));
         }
         if meta.is_dir()
             && depth < MAX_DEPTH
@@ -120,6 +107,18 @@ fn walk(root: &Path, entries: &mut Vec<Entry>) {
             }
         }
     }
+}
+
+/// The facts of `path`, whose metadata is `meta` (see [`Entry`]).
+fn entry(path: &Path, meta: &std::fs::Metadata) -> Entry {
+    use std::os::unix::fs::MetadataExt;
+    (
+        path.to_path_buf(),
+        meta.len(),
+        meta.modified().ok(),
+        meta.ino(),
+        (meta.ctime(), meta.ctime_nsec()),
+    )
 }
 
 /// Watches `setup`'s configuration until the task is dropped: after each
