@@ -48,7 +48,7 @@ static LINGERING: Mutex<Vec<i32>> = Mutex::new(Vec::new());
 /// descendant when the hook is killed (so it should not fork children of
 /// its own while hooks run, or it may lose them), and the runner reaps the
 /// zombies of such adopted orphans. Hooks are then started as child
-/// subreapers too where the spawn can ([`super::spawn`]): a hook holds its
+/// subreapers too where the spawn can (`run::spawn`): a hook holds its
 /// own orphans while it runs, so what this process adopts meanwhile is not
 /// taken for that hook's when it is killed. Without it, the runner still
 /// kills every descendant it can reach through parent links, process
