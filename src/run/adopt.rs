@@ -47,13 +47,10 @@ static LINGERING: Mutex<Vec<i32>> = Mutex::new(Vec::new());
 /// started after a hook and is not a hook of its own counts as that hook's
 /// descendant when the hook is killed (so it should not fork children of
 /// its own while hooks run, or it may lose them), and the runner reaps the
-/// zombies of such adopted orphans. Hooks are then started as child
-/// subreapers too where the spawn can (`run::spawn`): a hook holds its
-/// own orphans while it runs, so what this process adopts meanwhile is not
-/// taken for that hook's when it is killed. Without it, the runner still
-/// kills every descendant it can reach through parent links, process
-/// groups and sessions, but an orphan that left the hook's group and whose
-/// parent died before the kill goes to init and escapes.
+/// zombies of such adopted orphans. Without it, the runner still kills every
+/// descendant it can reach through parent links, process groups and
+/// sessions, but an orphan that left the hook's group and whose parent died
+/// before the kill goes to init and escapes.
 ///
 /// # Errors
 /// When the operating system refuses, or is not Linux.

@@ -49,8 +49,6 @@ pub(super) struct Child {
     /// The start time it was recorded with as a hook leader, if it was
     /// (see [`super::adopt`]).
     leader_start: Option<u64>,
-    /// Whether it is a child subreaper (see [`super::spawn::Spawned`]).
-    subreaper: bool,
 }
 
 /// The pidfd: plain until [`Child::wait`] first needs the reactor, which a
@@ -105,7 +103,7 @@ pub(super) fn start_process(
     let (stdin_child, stdin_ours) = stdin_pipe()?;
     let (stdout_ours, stdout_child) = pipe()?;
     let (stderr_ours, stderr_child) = pipe()?;
-    let spawned = start(&SpawnArgs {
+    let pid = start(&SpawnArgs {
         program: &program,
         argv: &argv,
         envp: &environment.pointers(),
@@ -115,19 +113,14 @@ pub(super) fn start_process(
             stdout_child.as_fd(),
             stderr_child.as_fd(),
         ],
-        // Only where orphans come to latch at all (see `adopt`): a hook
-        // that is one keeps its own orphans while it runs.
-        subreaper: super::adopt::adopting(),
     })?;
-    let pid =
-        Pid::from_raw(spawned.pid).ok_or_else(|| io::Error::other("the spawn returned pid 0"))?;
+    let pid = Pid::from_raw(pid).ok_or_else(|| io::Error::other("the spawn returned pid 0"))?;
     let child = Child {
         pid,
         pidfd: None,
         pidfd_tried: false,
         exit: None,
         leader_start: None,
-        subreaper: spawned.subreaper,
     };
     // From here on `child` owns the process: an error below kills and
     // reaps it (Drop).
@@ -157,11 +150,6 @@ impl Child {
     /// Notes the start time it was recorded with as a hook leader.
     pub(super) fn set_leader_start(&mut self, start: Option<u64>) {
         self.leader_start = start;
-    }
-
-    /// Whether it is a child subreaper (see [`super::spawn::Spawned`]).
-    pub(super) fn is_subreaper(&self) -> bool {
-        self.subreaper
     }
 
     /// The process id.

@@ -13,13 +13,12 @@ pub(super) struct GroupGuard {
 
 impl GroupGuard {
     /// A guard for the hook `pid` (none if the pid is unknown), whose start
-    /// time was recorded at spawn when orphan adoption is on, and which is
-    /// a child subreaper or not (see [`HookTree::new`]).
-    pub(super) fn new(pid: Option<u32>, start: Option<u64>, subreaper: bool) -> Self {
+    /// time was recorded at spawn when orphan adoption is on.
+    pub(super) fn new(pid: Option<u32>, start: Option<u64>) -> Self {
         let tree = pid
             .and_then(|p| i32::try_from(p).ok())
             .filter(|&p| p > 0)
-            .map(|p| HookTree::new(p, start, subreaper));
+            .map(|p| HookTree::new(p, start));
         GroupGuard { tree }
     }
 

@@ -258,7 +258,7 @@ fn launch(program: &Program, env: &EnvPolicy, cwd: Option<&Path>) -> io::Result<
         let (child, pipes) = child::start_process(program, env, cwd)?;
         (child, pipes, None)
     };
-    let guard = GroupGuard::new(Some(child.id()), leader_start, child.is_subreaper());
+    let guard = GroupGuard::new(Some(child.id()), leader_start);
     Ok(Launched {
         guard,
         child,

@@ -11,11 +11,7 @@
 //!   time), whatever became of its parent;
 //! - with orphan adoption on ([`super::become_subreaper`]), every child of
 //!   latch that started after the hook, is not another hook, and does not
-//!   belong to another running hook's group or session; but not while the
-//!   hook runs as a child subreaper ([`super::spawn::Spawned::subreaper`]):
-//!   its own orphans are then its children, and what latch adopts
-//!   meanwhile comes from another hook (a daemon a hook of another session
-//!   left, which outlives its hook: it is not this one's to kill);
+//!   belong to another running hook's group or session;
 //!
 //! and then, until nothing new turns up, the children of those, the members
 //! of groups and sessions they lead. Killing first freezes the set with
@@ -53,27 +49,18 @@ pub(super) struct HookTree {
     leader_start: Option<u64>,
     /// Whether the leader is reaped (its pid may then be reused).
     leader_reaped: bool,
-    /// Whether the leader is a child subreaper.
-    subreaper: bool,
-    /// Orphans latch held while the leader ran as a subreaper, which
-    /// holds its own: pid to start time. They came from other hooks, and
-    /// stay out of this tree after the leader is gone too (a kill that
-    /// follows the polite SIGTERM).
-    not_mine: HashMap<i32, u64>,
     /// Every process seen in the tree: pid to start time.
     members: HashMap<i32, u64>,
 }
 
 impl HookTree {
     /// The tree of the hook `leader`, spawned with `leader_start` recorded
-    /// (see [`adopt::record_leader`]), as a child subreaper or not.
-    pub(super) fn new(leader: i32, leader_start: Option<u64>, subreaper: bool) -> Self {
+    /// (see [`adopt::record_leader`]).
+    pub(super) fn new(leader: i32, leader_start: Option<u64>) -> Self {
         HookTree {
             leader,
             leader_start,
             leader_reaped: false,
-            subreaper,
-            not_mine: HashMap::new(),
             members: HashMap::new(),
         }
     }
@@ -169,12 +156,7 @@ impl HookTree {
     /// The live processes of the tree in `procs` (remembering them).
     fn collect(&mut self, procs: &[ProcInfo], leaders: &[(i32, u64)]) -> HashSet<i32> {
         let me = i32::try_from(std::process::id()).unwrap_or(0);
-        // A leader that is a subreaper and still runs holds its orphans
-        // itself: latch's own are not its.
-        let holds_its_orphans = self.subreaper
-            && !self.leader_reaped
-            && procs.iter().any(|p| p.pid == self.leader && !p.zombie);
-        let adopting = adopt::adopting() && !holds_its_orphans;
+        let adopting = adopt::adopting();
         let mut set: HashSet<i32> = HashSet::new();
         let other_leader = |p: &ProcInfo| p.pid != self.leader && adopt::is_leader(leaders, p);
         // The groups finished hooks left behind; an id that names a live
@@ -197,16 +179,12 @@ impl HookTree {
             if p.zombie || p.pid == me || other_leader(p) {
                 continue;
             }
-            if holds_its_orphans && p.ppid == me {
-                self.not_mine.insert(p.pid, p.start);
-            }
             let seed = (p.pid == self.leader && !self.leader_reaped)
                 || p.pgid == self.leader
                 || self.members.get(&p.pid) == Some(&p.start)
                 || (adopting
                     && p.ppid == me
                     && self.leader_start.is_some_and(|s| p.start >= s)
-                    && self.not_mine.get(&p.pid) != Some(&p.start)
                     && !foreign(p));
             if seed {
                 set.insert(p.pid);
@@ -287,7 +265,7 @@ impl HookTree {
 /// process that is not a running hook, and what it started.
 pub(super) fn kill_leftovers(groups: &[i32]) {
     for &group in groups.iter().filter(|&&g| adopt::still_lingering(g)) {
-        let mut tree = HookTree::new(group, None, false);
+        let mut tree = HookTree::new(group, None);
         tree.leader_reaped = true;
         tree.kill();
     }
@@ -305,7 +283,7 @@ pub(super) fn kill_leftovers(groups: &[i32]) {
     };
     for (pid, zombie) in orphans {
         if !zombie {
-            HookTree::new(pid, None, false).kill();
+            HookTree::new(pid, None).kill();
         }
         reap_one(pid);
     }

@@ -2111,69 +2111,6 @@ fn one_sessions_timeout_does_not_kill_what_another_sessions_hook_left_running() 
     assert_eq!(s.close(), 0);
 }
 
-/// A daemon one session's hook leaves (it leaves the hook's group, and its
-/// parent dies at once) outlives another session's hook killed at its
-/// timeout or by a cancel while the daemon started: each hook keeps its own
-/// orphans while it runs, so the orphans latch adopts meanwhile are not the
-/// killed hook's. The end of input still ends them.
-#[test]
-fn a_daemon_one_sessions_hook_left_outlives_another_sessions_timeout_and_cancel() {
-    let c = Claude::new();
-    let pids = c.hook_dir().join("pids");
-    let daemon = format!(
-        "cat >/dev/null; (setsid sh -c 'echo $$ >> {}; exec sleep 60' </dev/null >/dev/null 2>&1 &)",
-        pids.display()
-    );
-    let c = c.project_settings(&json!({"hooks": {"PreToolUse": [
-        {"matcher": "Daemon", "hooks": [{"type": "command", "command": daemon}]},
-        {"matcher": "Slow", "hooks": [{"type": "command", "command": "sleep 10", "timeout": 1}]},
-        {"matcher": "Hang", "hooks": [{"type": "command", "command": "sleep 30"}]}]}}));
-    let mut s = Server::claude(&c);
-    let tool = |session: &str, name: &str| json!({"event": "tool_before", "session_id": session, "tool": {"name": name, "input": {}}});
-    let daemons = |n: usize| {
-        let start = Instant::now();
-        loop {
-            let text = std::fs::read_to_string(&pids).unwrap_or_default();
-            let list: Vec<i32> = text.lines().filter_map(|l| l.trim().parse().ok()).collect();
-            if list.len() >= n {
-                return list;
-            }
-            assert!(start.elapsed() < Duration::from_secs(20), "no daemon");
-            std::thread::sleep(Duration::from_millis(20));
-        }
-    };
-    // Started while the slow hook runs, which then times out.
-    s.fire(2, tool("b", "Slow"));
-    std::thread::sleep(Duration::from_millis(300));
-    let r = s.request(3, "fire", tool("a", "Daemon"));
-    assert_eq!(r["result"]["runs"][0]["status"], "ok", "{r}");
-    let first = daemons(1);
-    let r = s.recv();
-    assert_eq!(r["id"], 2, "{r}");
-    assert_eq!(r["result"]["runs"][0]["error"], "timeout", "{r}");
-    // Started while the hanging hook runs, which is then cancelled.
-    s.fire(4, tool("c", "Hang"));
-    std::thread::sleep(Duration::from_millis(300));
-    let r = s.request(5, "fire", tool("a", "Daemon"));
-    assert_eq!(r["result"]["runs"][0]["status"], "ok", "{r}");
-    let both = daemons(2);
-    s.send(json!({"jsonrpc": "2.0", "method": "$/cancelRequest", "params": {"id": 4}}));
-    let r = s.recv();
-    assert_eq!(r["id"], 4, "{r}");
-    assert_eq!(r["result"]["runs"][0]["error"], "cancelled", "{r}");
-    for pid in &both {
-        assert!(
-            !process_is_dead(*pid),
-            "daemon {pid} died with another session's hook"
-        );
-    }
-    assert_eq!(first[0], both[0]);
-    assert_eq!(s.close(), 0);
-    for pid in both {
-        gone(pid, &format!("daemon {pid} outlived serve"));
-    }
-}
-
 #[test]
 fn the_end_of_input_kills_what_finished_hooks_left_in_the_background() {
     let c = Claude::new();

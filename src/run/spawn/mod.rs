@@ -93,28 +93,10 @@ pub(super) struct SpawnArgs<'a> {
     /// What becomes the child's descriptors 0, 1 and 2. Each must be 3 or
     /// more, so that no `dup2` overwrites another before it is copied.
     pub stdio: [BorrowedFd<'a>; 3],
-    /// Make the process a child subreaper before it execs (see
-    /// [`Spawned::subreaper`]).
-    pub subreaper: bool,
 }
 
-/// A started process.
-#[derive(Debug, Clone, Copy)]
-pub(super) struct Spawned {
-    /// Its pid.
-    pub pid: libc::pid_t,
-    /// Whether it is a child subreaper (`PR_SET_CHILD_SUBREAPER`, which
-    /// `exec` keeps): [`SpawnArgs::subreaper`] asked, and the spawn could
-    /// (the `clone3` spawn only; `posix_spawn` has no such step). While
-    /// it runs, its descendants orphaned by the death of their parent
-    /// become its children, not latch's, so they stay in its tree, and an
-    /// orphan latch adopts meanwhile is not this hook's (see
-    /// `run::tree`).
-    pub subreaper: bool,
-}
-
-/// Starts the process.
-pub(super) fn spawn(args: &SpawnArgs<'_>) -> io::Result<Spawned> {
+/// Starts the process and returns its pid.
+pub(super) fn spawn(args: &SpawnArgs<'_>) -> io::Result<libc::pid_t> {
     if args.stdio.iter().any(|fd| fd.as_raw_fd() < 3) {
         return Err(io::Error::from(io::ErrorKind::InvalidInput));
     }
@@ -124,11 +106,7 @@ pub(super) fn spawn(args: &SpawnArgs<'_>) -> io::Result<Spawned> {
     if let Some(spawned) = vfork::spawn(args, &argv, &envp) {
         return spawned;
     }
-    let pid = posix_spawnp(args, &argv, &envp)?;
-    Ok(Spawned {
-        pid,
-        subreaper: false,
-    })
+    posix_spawnp(args, &argv, &envp)
 }
 
 /// Starts the process with `posix_spawnp(3)`.

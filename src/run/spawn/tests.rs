@@ -77,7 +77,6 @@ fn run_searching(
             stdout_child.as_fd(),
             stderr_child.as_fd(),
         ],
-        subreaper: false,
     };
     let (argv_ptrs, envp_ptrs): (Vec<*mut c_char>, Vec<*mut c_char>) =
         (null_terminated(argv), null_terminated(&env));
@@ -86,14 +85,10 @@ fn run_searching(
         (Way::Clone3, Some(path)) => {
             super::vfork::spawn_searching(&args, &argv_ptrs, &envp_ptrs, Some(path))
                 .expect("clone3 with CLONE_CLEAR_SIGHAND is available on this kernel")?
-                .pid
         }
         #[cfg(all(target_os = "linux", target_arch = "x86_64"))]
-        (Way::Clone3, None) => {
-            super::vfork::spawn(&args, &argv_ptrs, &envp_ptrs)
-                .expect("clone3 with CLONE_CLEAR_SIGHAND is available on this kernel")?
-                .pid
-        }
+        (Way::Clone3, None) => super::vfork::spawn(&args, &argv_ptrs, &envp_ptrs)
+            .expect("clone3 with CLONE_CLEAR_SIGHAND is available on this kernel")?,
         (Way::PosixSpawn, _) => posix_spawnp(&args, &argv_ptrs, &envp_ptrs)?,
     };
     drop((stdin_child, stdout_child, stderr_child, stderr_ours));
@@ -431,9 +426,7 @@ fn run_with_fallback(program: &CStr, argv: &[&CStr]) -> io::Result<Ran> {
             stdout_child.as_fd(),
             stderr_child.as_fd(),
         ],
-        subreaper: false,
-    })?
-    .pid;
+    })?;
     drop((
         stdin_child,
         stdout_child,

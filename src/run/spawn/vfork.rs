@@ -36,7 +36,7 @@ use std::os::unix::ffi::OsStrExt;
 use std::ptr;
 use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
 
-use super::{SpawnArgs, Spawned};
+use super::SpawnArgs;
 
 const CLONE_VM: u64 = 0x100;
 const CLONE_VFORK: u64 = 0x4000;
@@ -97,10 +97,6 @@ struct Plan {
     stdio: [c_int; 3],
     /// The child's `errno` when its setup or `exec` failed, else 0.
     error: AtomicI32,
-    /// Whether the child should become a child subreaper.
-    subreaper: bool,
-    /// Set by the child once it is one.
-    subreaper_set: AtomicBool,
 }
 
 /// Starts the process. `None` when `clone3` is unavailable here: the
@@ -109,7 +105,7 @@ pub(super) fn spawn(
     args: &SpawnArgs<'_>,
     argv: &[*mut c_char],
     envp: &[*mut c_char],
-) -> Option<io::Result<Spawned>> {
+) -> Option<io::Result<libc::pid_t>> {
     spawn_searching(args, argv, envp, std::env::var_os("PATH").as_deref())
 }
 
@@ -120,7 +116,7 @@ pub(super) fn spawn_searching(
     argv: &[*mut c_char],
     envp: &[*mut c_char],
     path: Option<&OsStr>,
-) -> Option<io::Result<Spawned>> {
+) -> Option<io::Result<libc::pid_t>> {
     if REFUSED.load(Ordering::Relaxed) {
         return None;
     }
@@ -139,8 +135,6 @@ pub(super) fn spawn_searching(
             args.stdio[2].as_raw_fd(),
         ],
         error: AtomicI32::new(0),
-        subreaper: args.subreaper,
-        subreaper_set: AtomicBool::new(false),
     };
     let stack = match Stack::take() {
         Ok(stack) => stack,
@@ -208,10 +202,7 @@ pub(super) fn spawn_searching(
         return Some(Err(io::Error::other("clone3 returned an impossible pid")));
     };
     match plan.error.load(Ordering::Acquire) {
-        0 => Some(Ok(Spawned {
-            pid,
-            subreaper: plan.subreaper_set.load(Ordering::Acquire),
-        })),
+        0 => Some(Ok(pid)),
         errno => {
             // The child exited with SPAWN_ERROR; reap it.
             // SAFETY: waits for our own child, status discarded.
@@ -392,8 +383,7 @@ unsafe fn clone3(args: &CloneArgs, plan: &Plan) -> isize {
 
 /// The child, between `clone3` and `execve`: SIGPIPE back to its default
 /// action (latch ignores it), its own process group, the pipes as its
-/// stdio, the working directory, an empty signal mask, a child subreaper
-/// if asked (a refusal leaves it none, and is no failure), then `exec`. On a
+/// stdio, the working directory, an empty signal mask, then `exec`. On a
 /// failure it leaves its `errno` in the plan and exits with 127. Every
 /// step is a direct system call (see the module's documentation).
 ///
@@ -447,17 +437,6 @@ unsafe extern "C" fn child(plan: *const Plan) -> ! {
                 if result < 0 {
                     break 'setup -result;
                 }
-            }
-            if plan.subreaper
-                && syscall4(
-                    libc::SYS_prctl,
-                    libc::PR_SET_CHILD_SUBREAPER as usize,
-                    1,
-                    0,
-                    0,
-                ) >= 0
-            {
-                plan.subreaper_set.store(true, Ordering::Release);
             }
             // `execvp`'s search: EACCES is remembered while the search
             // goes on; a missing file or directory moves to the next
