@@ -3002,6 +3002,29 @@ fn a_slow_load_for_a_new_directory_holds_up_only_its_own_event() {
     assert_eq!(s.close(), 0);
 }
 
+/// A server that cannot start (a malformed event size limit) answers
+/// nothing, says why on stderr and exits 4, as every latch command does.
+#[test]
+fn a_server_that_cannot_start_exits_4_and_answers_nothing() {
+    let out = assert_cmd::Command::cargo_bin("latch")
+        .unwrap()
+        .arg("serve")
+        .env("LATCH_MAX_EVENT_BYTES", "abc")
+        .write_stdin("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{}}\n")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(4));
+    assert!(
+        out.stdout.is_empty(),
+        "{:?}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    assert_eq!(
+        String::from_utf8_lossy(&out.stderr),
+        "latch: error: LATCH_MAX_EVENT_BYTES=\"abc\" is not a positive number of bytes\n"
+    );
+}
+
 /// Notifications get no answer; one latch cannot use (unknown, a
 /// `$/cancelRequest` without a usable id, or a request sent without its
 /// id) is said on stderr, and the server goes on.
