@@ -369,7 +369,7 @@ pub fn reload(setup: &Setup, out: &Out, changed: Option<&BTreeSet<PathBuf>>) {
         }
         let broken = new_errors(&diagnostics);
         let mut kept: BTreeSet<PathBuf> = BTreeSet::new();
-        // Why `kept` is kept (see [`kept_reason`]).
+        // Why `kept` is kept (see [`kept_reason`]), set with it.
         let mut kept_why = None;
         let mut refusal = Refusal {
             seen: fresh.seen.clone(),
@@ -410,7 +410,7 @@ pub fn reload(setup: &Setup, out: &Out, changed: Option<&BTreeSet<PathBuf>>) {
             Some(loaded) => {
                 reloaded_reads.extend(old.files.keys().cloned());
                 updates.push((cwd.clone(), loaded));
-                (true, kept_why.filter(|_| !kept.is_empty()))
+                (true, kept_why)
             }
             None => {
                 // Kept whole: it holds the texts it was loaded from still,
